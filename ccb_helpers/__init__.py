@@ -1,0 +1,61 @@
+"""ccb_helpers: the formulas, topologies, cost models and tools of the collective-communication
+lower-bounds textbook (集合通信理论下界).
+
+Every number the book shows is computed here. Units are SI: seconds, bytes, bytes/s; β is the
+bandwidth of one link in one direction. ``M`` follows the book's buffer conventions (see
+:mod:`ccb_helpers.primitives`).
+
+>>> import ccb_helpers as ccb
+>>> ccb.info_steps(125, k=4)
+3
+>>> ccb.ring(8).diameter
+4
+"""
+
+from .algorithms import (
+    ALGORITHM_LABELS,
+    ALGORITHMS,
+    Cost,
+    algorithm_cost,
+    algorithm_terms,
+    applicable_algorithms,
+    best_algorithm,
+    efficiency,
+    optimal_chunks,
+    tree_height,
+)
+from .bandwidth import (
+    Volume,
+    bandwidth_lower_bound,
+    effective_ports,
+    forced_volume,
+    role_volumes,
+    routing_lower_bound,
+    routing_volumes,
+    uniform_routing,
+    volume_coefficient,
+)
+from .bisection import bisection_bytes, bisection_lower_bound, node_lower_bound, tighter_bound
+from .bounds import combined_lower_bound, crossover_size, latency_lower_bound, latency_steps_lower_bound, regime
+from .broadcast import broadcast_steps, eccentricity, search_broadcast_steps
+from .hardware import PRESETS, HardwarePreset, preset
+from .primitives import PRIMITIVE_LABELS, PRIMITIVES, ROOTED_PRIMITIVES
+from .propagation import coverage, info_latency_bound, info_steps
+from .topology import (
+    TOPOLOGY_FAMILIES,
+    Topology,
+    fat_tree,
+    fully_connected,
+    hypercube,
+    measured_bisection,
+    measured_diameter,
+    mesh,
+    ring,
+    single_switch,
+    torus,
+)
+from .units import GiB, KiB, MiB, format_bandwidth, format_bytes, format_time
+
+__version__ = "0.1.0"
+
+__all__ = [name for name in dir() if not name.startswith("_")]

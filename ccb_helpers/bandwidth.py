@@ -1,0 +1,303 @@
+"""Bandwidth lower bounds: the bytes each node must move, over the bandwidth it has.
+
+Two arguments give the volumes, and both are needed:
+
+* **Information flow** (per node): a node must receive at least one value for every output
+  element that depends on data it does not hold, and must send at least one value for every
+  input element that some other node's output depends on (no coding across elements).
+* **Byte conservation** (all nodes together): every byte sent is received, so the total sent
+  equals the total received, and the busiest node moves at least the average. For AllReduce
+  the total is fixed by the gossip argument: one element needs at least ``2(N-1)`` one-way
+  transmissions (``N-1`` before the first node knows the full sum, ``N-1`` after), so the
+  busiest node sends and receives ``2(N-1)M/N`` bytes (Patarasuk & Yuan 2009).
+
+``eq:cc-bound-bw-general``: :math:`T_\\beta \\ge \\max(S, R) / (p\\,\\beta)` with
+:math:`p = \\min(k, d)` ports used in parallel. β is the bandwidth of one link in one
+direction, in bytes/s.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ._validation import check_bandwidth, check_int, check_size, is_array
+from .primitives import ROOTED_PRIMITIVES, check_primitive
+
+__all__ = [
+    "Volume",
+    "role_volumes",
+    "forced_volume",
+    "volume_coefficient",
+    "effective_ports",
+    "bandwidth_lower_bound",
+    "uniform_routing",
+    "routing_volumes",
+    "routing_lower_bound",
+]
+
+
+class Volume(NamedTuple):
+    """Bytes sent and received by one node (or the busiest node)."""
+
+    send: float
+    recv: float
+
+
+def _frac(n):
+    """(N - 1) / N, elementwise."""
+    return (n - 1) / n
+
+
+def role_volumes(primitive, n, m):
+    """Bytes each kind of node must send and receive, by information flow alone.
+
+    These are the per-node volumes forced by each node's own inputs and outputs (the columns
+    S and R of ``tbl-cc-bound-bw-1port``). For symmetric primitives the busiest node can be
+    forced to move more by byte conservation: see :func:`forced_volume`.
+
+    Parameters
+    ----------
+    primitive : str
+        One of :data:`ccb_helpers.PRIMITIVES`.
+    n : int
+        Number of nodes, ``n >= 1``.
+    m : float
+        Message size in bytes, by the book's buffer conventions.
+
+    Returns
+    -------
+    dict
+        ``{"root": Volume, "non_root": Volume}`` for rooted primitives,
+        ``{"every_node": Volume}`` otherwise.
+
+    Examples
+    --------
+    >>> role_volumes("scatter", 4, 1024)
+    {'root': Volume(send=768.0, recv=0.0), 'non_root': Volume(send=0.0, recv=256.0)}
+    >>> role_volumes("all_reduce", 4, 1024)
+    {'every_node': Volume(send=1024.0, recv=1024.0)}
+    """
+    primitive = check_primitive(primitive)
+    n = check_int("n", n, minimum=1)
+    m = check_size("m", m)
+    if is_array(n) or is_array(m):
+        raise TypeError("role_volumes takes scalar n and m; use forced_volume for arrays")
+    if n == 1:
+        zero = Volume(0.0, 0.0)
+        return {"root": zero, "non_root": zero} if primitive in ROOTED_PRIMITIVES else {"every_node": zero}
+    block = m / n
+    rest = m - block  # (N-1) M / N
+    table = {
+        "broadcast": {"root": Volume(m, 0.0), "non_root": Volume(0.0, m)},
+        "scatter": {"root": Volume(rest, 0.0), "non_root": Volume(0.0, block)},
+        "gather": {"root": Volume(0.0, rest), "non_root": Volume(block, 0.0)},
+        "reduce": {"root": Volume(0.0, m), "non_root": Volume(m, 0.0)},
+        "reduce_scatter": {"every_node": Volume(rest, block)},
+        "all_gather": {"every_node": Volume(block, rest)},
+        "all_reduce": {"every_node": Volume(m, m)},
+        "all_to_all": {"every_node": Volume(rest, rest)},
+    }
+    return table[primitive]
+
+
+def volume_coefficient(primitive, n):
+    """``max(S, R) / M`` for the busiest node: the bandwidth coefficient of the bound.
+
+    Examples
+    --------
+    >>> volume_coefficient("all_reduce", 4), volume_coefficient("all_gather", 4)
+    (1.5, 0.75)
+    >>> volume_coefficient("broadcast", 1)
+    0.0
+    """
+    primitive = check_primitive(primitive)
+    n = check_int("n", n, minimum=1)
+    s, r = forced_volume(primitive, n, 1.0)
+    return np.maximum(s, r) if is_array(n) else max(s, r)
+
+
+def forced_volume(primitive, n, m):
+    """Bytes the busiest node must send and receive: information flow plus conservation.
+
+    ================ ======================= =======================
+    primitive        S (bytes sent)          R (bytes received)
+    ================ ======================= =======================
+    broadcast        M (root)                M (any non-root)
+    scatter          (N-1)M/N (root)         M/N
+    gather           M/N                     (N-1)M/N (root)
+    reduce           M (any non-root)        M (root)
+    reduce_scatter   (N-1)M/N                (N-1)M/N (conservation)
+    all_gather       (N-1)M/N (conservation) (N-1)M/N
+    all_reduce       2(N-1)M/N (gossip)      2(N-1)M/N (gossip)
+    all_to_all       (N-1)M/N                (N-1)M/N
+    ================ ======================= =======================
+
+    Parameters
+    ----------
+    primitive : str
+        One of :data:`ccb_helpers.PRIMITIVES`.
+    n : int or array of int
+        Number of nodes, ``n >= 1`` (one node moves nothing).
+    m : float or array
+        Message size in bytes (buffer conventions of the book).
+
+    Returns
+    -------
+    Volume
+        ``(send, recv)`` in bytes; arrays when ``n`` or ``m`` are arrays.
+
+    Examples
+    --------
+    >>> forced_volume("all_reduce", 8, 8 * 2**20)
+    Volume(send=14680064.0, recv=14680064.0)
+    >>> forced_volume("reduce_scatter", 4, 400)
+    Volume(send=300.0, recv=300.0)
+    """
+    primitive = check_primitive(primitive)
+    n = check_int("n", n, minimum=1)
+    m = check_size("m", m)
+    many = n > 1  # scalar bool or array
+    frac = _frac(n)
+    if primitive in ("broadcast", "reduce"):
+        send = recv = np.where(many, m, 0.0)
+    elif primitive == "scatter":
+        send, recv = frac * m, np.where(many, m / n, 0.0)
+    elif primitive == "gather":
+        send, recv = np.where(many, m / n, 0.0), frac * m
+    elif primitive == "all_reduce":
+        send = recv = 2 * frac * m
+    else:  # reduce_scatter, all_gather, all_to_all
+        send = recv = frac * m
+    send, recv = np.broadcast_arrays(np.asarray(send, dtype=float), np.asarray(recv, dtype=float))
+    if send.ndim == 0:
+        return Volume(float(send), float(recv))
+    return Volume(send.copy(), recv.copy())
+
+
+def effective_ports(ports=1, degree=None):
+    """:math:`p = \\min(k, d)`: the links a node can use at once.
+
+    >>> effective_ports(6, degree=2), effective_ports(2), effective_ports(4, degree=None)
+    (2, 2, 4)
+    """
+    ports = check_int("ports", ports, minimum=1)
+    if degree is None:
+        return ports
+    degree = check_int("degree", degree, minimum=1)
+    return np.minimum(ports, degree) if (is_array(ports) or is_array(degree)) else min(ports, degree)
+
+
+def bandwidth_lower_bound(primitive, n, m, beta, ports=1, degree=None):
+    """Node-level bandwidth lower bound in seconds, ``eq:cc-bound-bw-general``.
+
+    :math:`T_\\beta^{\\min} = \\max(S, R) / (p\\,\\beta)` with the busiest node's volumes of
+    :func:`forced_volume` and :math:`p = \\min(k, d)`.
+
+    Parameters
+    ----------
+    primitive : str
+        One of :data:`ccb_helpers.PRIMITIVES`.
+    n : int or array of int
+        Number of nodes, ``n >= 1``.
+    m : float or array
+        Message size in bytes.
+    beta : float
+        Bandwidth of one link in one direction, bytes/s (``> 0``).
+    ports : int, default 1
+        Ports per node ``k``.
+    degree : int, optional
+        Node degree ``d``; when given, ``p = min(ports, degree)``.
+
+    Examples
+    --------
+    AllReduce of 1 GiB on 8 nodes over 100 GB/s links, 1-port (2 * 7/8 GiB / 100 GB/s):
+
+    >>> round(bandwidth_lower_bound("all_reduce", 8, 2**30, 100e9) * 1e3, 4)
+    18.7905
+    >>> bandwidth_lower_bound("all_gather", 8, 2**30, 100e9, ports=2) * 2 == \\
+    ...     bandwidth_lower_bound("all_gather", 8, 2**30, 100e9)
+    True
+    """
+    beta = check_bandwidth("beta", beta)
+    p = effective_ports(ports, degree)
+    send, recv = forced_volume(primitive, n, m)
+    return np.maximum(send, recv) / (p * beta) if is_array(send) else max(send, recv) / (p * beta)
+
+
+def uniform_routing(n, m):
+    """The routing matrix of a uniform AllToAll: ``M/N`` bytes from every node to every node.
+
+    Entry ``[i, j]`` is the bytes node ``i`` sends to node ``j`` (the diagonal stays local).
+
+    >>> uniform_routing(2, 8).tolist()
+    [[4.0, 4.0], [4.0, 4.0]]
+    """
+    n = check_int("n", n, minimum=1)
+    m = check_size("m", m)
+    if is_array(n) or is_array(m):
+        raise TypeError("uniform_routing takes scalar n and m")
+    return np.full((n, n), m / n)
+
+
+def _check_routing(matrix) -> np.ndarray:
+    array = np.asarray(matrix)
+    if array.dtype == bool or not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
+        raise TypeError(f"matrix must hold real numbers (bytes), got dtype {array.dtype}")
+    if array.ndim != 2 or array.shape[0] != array.shape[1] or array.shape[0] < 1:
+        raise ValueError(f"matrix must be square N x N with N >= 1, got shape {array.shape}")
+    array = array.astype(float)
+    if not np.all(np.isfinite(array)) or np.any(array < 0):
+        raise ValueError("matrix entries must be finite and >= 0 (bytes)")
+    return array
+
+
+def routing_volumes(matrix):
+    """Per-node bytes sent ``S_i`` and received ``R_j`` for a routing matrix (diagonal excluded).
+
+    This is Dispatch (tokens to experts) or, transposed, Combine; ``matrix[i, j]`` is the bytes
+    node ``i`` sends to node ``j``.
+
+    Returns
+    -------
+    Volume
+        Arrays ``send[i] = sum_{j != i} matrix[i, j]`` and ``recv[j] = sum_{i != j} matrix[i, j]``.
+
+    Examples
+    --------
+    >>> routing_volumes([[0, 3, 1], [2, 0, 2], [0, 5, 0]])
+    Volume(send=array([4., 4., 5.]), recv=array([2., 8., 3.]))
+    """
+    array = _check_routing(matrix)
+    off = array - np.diag(np.diag(array))
+    return Volume(off.sum(axis=1), off.sum(axis=0))
+
+
+def routing_lower_bound(matrix, beta, ports=1):
+    """Bandwidth lower bound of a non-uniform Dispatch / Combine, in seconds.
+
+    :math:`\\max(\\max_i S_i, \\max_j R_j) / (p\\,\\beta)`. The source lists only the
+    receive side :math:`\\max_j R_j / \\beta`; a node that sends much more than it receives
+    (a rank with many tokens) is just as much a bottleneck, so both sides are taken.
+
+    Parameters
+    ----------
+    matrix : (N, N) array_like
+        Bytes from node ``i`` (row) to node ``j`` (column).
+    beta : float
+        Link bandwidth per direction, bytes/s.
+    ports : int, default 1
+        Parallel ports ``p``.
+
+    Examples
+    --------
+    >>> routing_lower_bound([[0, 3, 1], [2, 0, 2], [0, 5, 0]], beta=1.0)
+    8.0
+    >>> routing_lower_bound(uniform_routing(4, 400), beta=100.0)  # = (N-1)M/(N beta)
+    3.0
+    """
+    beta = check_bandwidth("beta", beta)
+    ports = check_int("ports", ports, minimum=1)
+    send, recv = routing_volumes(matrix)
+    return float(max(send.max(), recv.max())) / (ports * beta)

@@ -1,0 +1,125 @@
+"""Information propagation: how fast one node's data can reach N nodes.
+
+In one round of the k-port model every node that already holds the data can hand it to at
+most k new nodes, so the number of informed nodes grows at most by a factor k + 1 per round
+(a factor 2 for 1-port). That gives the latency lower bounds ``eq:cc-bound-info-1port`` and
+``eq:cc-bound-info-kport`` of the source chapter.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._intmath import ceil_log
+from ._validation import check_int, check_real, is_array
+
+__all__ = ["info_steps", "coverage", "info_latency_bound"]
+
+
+def info_steps(n, k=1):
+    """Minimum number of rounds for one node's data to reach ``n`` nodes (k-port model).
+
+    Implements ``eq:cc-bound-info-kport``, :math:`t_{\\min} = \\lceil \\log_{k+1} N \\rceil`,
+    and ``eq:cc-bound-info-1port`` for ``k = 1``. Computed with integer arithmetic only, so it
+    is exact for every ``n`` (Python ints of any size; int64 arrays up to 2**63 - 1).
+
+    Parameters
+    ----------
+    n : int or array of int
+        Number of nodes, ``n >= 1``.
+    k : int or array of int, default 1
+        Ports per node (sends per round), ``k >= 1``. All-port on N nodes is ``k = n - 1``.
+
+    Returns
+    -------
+    int or ndarray of int64
+        The smallest ``t`` with ``(k + 1) ** t >= n``.
+
+    Examples
+    --------
+    >>> info_steps(8), info_steps(8, k=2), info_steps(125, k=4), info_steps(1000, k=3)
+    (3, 2, 3, 5)
+    >>> info_steps([4, 8, 16, 32, 64], k=2).tolist()
+    [2, 2, 3, 4, 4]
+    """
+    n = check_int("n", n, minimum=1)
+    k = check_int("k", k, minimum=1)
+    return ceil_log(n, k + 1)
+
+
+def coverage(t, k=1, n=None):
+    """Upper bound on the number of informed nodes after ``t`` rounds: ``min((k+1)**t, n)``.
+
+    This is the doubling argument behind ``eq:cc-bound-info-1port`` (``k = 1``: at most
+    ``2**t`` nodes after ``t`` rounds).
+
+    Parameters
+    ----------
+    t : int or array of int
+        Rounds, ``t >= 0``.
+    k : int, default 1
+        Ports per node, ``k >= 1``.
+    n : int, optional
+        Total number of nodes; caps the coverage when given.
+
+    Returns
+    -------
+    int or ndarray of int64
+        Python int for scalar ``t`` (exact, any size); int64 array for array ``t`` (then
+        ``n`` is required so the values stay in range).
+
+    Examples
+    --------
+    >>> [coverage(t) for t in range(5)]
+    [1, 2, 4, 8, 16]
+    >>> coverage(3, k=2, n=20)
+    20
+    >>> coverage(np.arange(4), k=6, n=100).tolist()
+    [1, 7, 49, 100]
+    """
+    t = check_int("t", t, minimum=0)
+    k = check_int("k", k, minimum=1)
+    if is_array(k):
+        raise TypeError("k must be a scalar integer in coverage()")
+    if n is not None:
+        n = check_int("n", n, minimum=1)
+        if is_array(n):
+            raise TypeError("n must be a scalar integer in coverage()")
+    if isinstance(t, np.ndarray):
+        if n is None:
+            raise ValueError("n is required when t is an array (it caps the int64 values)")
+        return np.array([coverage(int(x), k, n) for x in t.ravel()], dtype=np.int64).reshape(t.shape)
+    if n is None:
+        return (k + 1) ** t
+    # Multiply step by step so that huge t with a cap never builds a huge integer.
+    reach = 1
+    for _ in range(t):
+        if reach >= n:
+            break
+        reach *= k + 1
+    return min(reach, n)
+
+
+def info_latency_bound(n, alpha, k=1):
+    """Latency lower bound :math:`\\lceil \\log_{k+1} N \\rceil \\cdot \\alpha` in seconds.
+
+    Implements ``eq:cc-bound-delay-1port`` (``k = 1``) and ``eq:cc-bound-delay-kport``.
+
+    Parameters
+    ----------
+    n : int or array of int
+        Number of nodes, ``n >= 1``.
+    alpha : float or array
+        Per-round start-up latency in seconds, ``alpha >= 0``.
+    k : int, default 1
+        Ports per node, ``k >= 1``.
+
+    Examples
+    --------
+    >>> info_latency_bound(64, 2e-6)
+    1.2e-05
+    >>> info_latency_bound(64, 2e-6, k=2)
+    8e-06
+    """
+    alpha = check_real("alpha", alpha)
+    return info_steps(n, k) * alpha
