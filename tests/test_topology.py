@@ -1,0 +1,128 @@
+"""Topologies: closed-form degree / diameter / bisection against measurement on the graphs."""
+
+import itertools
+
+import networkx as nx
+import pytest
+
+import ccb_helpers as ccb
+
+
+def small_topologies():
+    yield from (ccb.ring(n) for n in range(1, 17))
+    for dims in itertools.chain(
+        itertools.product(range(1, 6), repeat=2), [(2, 2, 2), (2, 2, 3), (3, 3, 2), (2, 2, 4), (2, 3, 3), (2, 8)]
+    ):
+        if 1 < ccb.torus(*dims).n <= 18:
+            yield ccb.torus(*dims)
+            yield ccb.mesh(*dims)
+    yield from (ccb.hypercube(d) for d in range(0, 5))
+    yield from (ccb.fully_connected(n) for n in range(1, 11))
+    yield from (ccb.single_switch(n) for n in range(2, 11))
+    yield ccb.fat_tree(4)
+    yield ccb.fat_tree(8, hosts_per_leaf=2)
+    yield ccb.fat_tree(8, hosts_per_leaf=4)
+    yield ccb.fat_tree(8, oversubscription=2, hosts_per_leaf=4)
+    yield ccb.fat_tree(8, oversubscription=4, hosts_per_leaf=4)
+    yield ccb.fat_tree(6, hosts_per_leaf=2)  # three leaves: an odd number of leaves
+    yield ccb.fat_tree(9, hosts_per_leaf=3)  # odd n
+
+
+TOPOLOGIES = list(small_topologies())
+
+
+@pytest.mark.parametrize("topo", TOPOLOGIES, ids=str)
+def test_node_count_and_degree(topo):
+    ends = ccb.topology.endpoints(topo)
+    assert len(ends) == topo.n
+    assert sorted(ends) == list(range(topo.n))
+    measured_degree = max((topo.graph.degree(v) for v in ends), default=0)
+    assert topo.degree == measured_degree
+
+
+@pytest.mark.parametrize("topo", TOPOLOGIES, ids=str)
+def test_diameter_closed_form_matches_bfs(topo):
+    assert topo.diameter == ccb.measured_diameter(topo)
+
+
+@pytest.mark.parametrize("topo", TOPOLOGIES, ids=str)
+def test_bisection_closed_form_matches_exhaustive_min_cut(topo):
+    assert topo.bisection_links == ccb.measured_bisection(topo)
+
+
+def test_hand_values():
+    # Hand-derived: an 8-ring has antipodes 4 hops apart and any balanced cut of a cycle cuts 2 edges.
+    assert (ccb.ring(8).diameter, ccb.ring(8).bisection_links) == (4, 2)
+    # 8x8x8 torus: 4 + 4 + 4 hops; cutting one axis in half crosses 2 planes of 64 links.
+    t = ccb.torus(8, 8, 8)
+    assert (t.n, t.degree, t.diameter, t.bisection_links) == (512, 6, 12, 128)
+    # 16x16 torus: 2 * 16 links; 16x16 mesh: 16 links.
+    assert ccb.torus(16, 16).bisection_links == 32
+    assert ccb.mesh(16, 16).bisection_links == 16
+    assert ccb.mesh(16, 16).diameter == 30
+    # Hypercube of dimension 10: 512 links cross the cut of one address bit.
+    assert ccb.hypercube(10).bisection_links == 512
+    # K_9: 4 * 5 edges between halves of 4 and 5.
+    assert ccb.fully_connected(9).bisection_links == 20
+    # Full-bisection fat-tree of 64 hosts: 32 links; 4:1 oversubscribed: 8.
+    assert ccb.fat_tree(64).bisection_links == 32
+    assert ccb.fat_tree(64, oversubscription=4).bisection_links == 8
+
+
+def test_odd_grid_staircase():
+    # 3x3 torus: a 2x2 block has 4 internal edges among its 16 edge-ends: 16 - 2*4 = 8 cut links.
+    assert ccb.torus(3, 3).bisection_links == 8
+    # 3x3 mesh: the staircase (a row plus one node) cuts 4 edges.
+    assert ccb.mesh(3, 3).bisection_links == 4
+
+
+def test_switched_step_diameter():
+    assert ccb.fat_tree(16).step_diameter == 1
+    assert ccb.single_switch(8).step_diameter == 1
+    assert ccb.torus(4, 4).step_diameter == 4
+    assert ccb.ring(1).step_diameter == 0
+
+
+def test_graph_is_lazy_and_large_sizes_are_cheap():
+    big = ccb.ring(10**6)
+    assert big.diameter == 500_000
+    assert "graph" not in big.__dict__
+
+
+def test_bisection_bandwidth():
+    assert ccb.ring(8).bisection_bandwidth(50e9) == 100e9
+
+
+def test_fat_tree_graph_structure():
+    t = ccb.fat_tree(16, oversubscription=2)
+    switches = [v for v, kind in t.graph.nodes(data="kind") if kind == "switch"]
+    leaves = [v for v in switches if v[0] == "leaf"]
+    spines = [v for v in switches if v[0] == "spine"]
+    assert len(leaves) == 4 and len(spines) == 2
+    for leaf in leaves:
+        hosts = [u for u in t.graph[leaf] if not isinstance(u, tuple)]
+        ups = [u for u in t.graph[leaf] if isinstance(u, tuple)]
+        assert len(hosts) / len(ups) == 2  # 2:1 oversubscription
+    assert nx.is_connected(t.graph)
+
+
+@pytest.mark.parametrize(
+    "call, error",
+    [
+        (lambda: ccb.ring(0), ValueError),
+        (lambda: ccb.ring(2.5), TypeError),
+        (lambda: ccb.torus(), ValueError),
+        (lambda: ccb.torus(4, 0), ValueError),
+        (lambda: ccb.mesh(4, "4"), TypeError),
+        (lambda: ccb.hypercube(-1), ValueError),
+        (lambda: ccb.fat_tree(16, oversubscription=0.5), ValueError),
+        (lambda: ccb.fat_tree(16, oversubscription=3), ValueError),
+        (lambda: ccb.fat_tree(16, hosts_per_leaf=3), ValueError),
+        (lambda: ccb.fat_tree(3), ValueError),
+        (lambda: ccb.single_switch(1), ValueError),
+        (lambda: ccb.measured_bisection(ccb.ring(40)), ValueError),
+    ],
+)
+def test_bad_input(call, error):
+    with pytest.raises(error):
+        call()
