@@ -1,0 +1,80 @@
+"""Combined bound, crossover size and regime."""
+
+import numpy as np
+import pytest
+
+import ccb_helpers as ccb
+
+
+def test_combined_is_max_of_terms():
+    n, alpha, beta = 16, 2e-6, 50e9
+    for m in (1.0, 1e3, 1e5, 1e7, 1e9):
+        t_alpha = 4 * alpha  # ceil(log2 16)
+        t_beta = 2 * 15 / 16 * m / beta
+        assert ccb.combined_lower_bound("all_reduce", n, m, alpha, beta) == pytest.approx(max(t_alpha, t_beta))
+
+
+def test_diameter_raises_latency_term():
+    # Ring of 16: D = 8 > log2 16 = 4.
+    assert ccb.latency_steps_lower_bound("all_reduce", 16, diameter=ccb.ring(16).step_diameter) == 8
+    assert ccb.latency_lower_bound("all_reduce", 16, 1e-6, diameter=8) == pytest.approx(8e-6)
+
+
+def test_kport_tightens_both_terms():
+    n, m, alpha, beta = 64, 1e6, 1e-6, 1e9
+    one = ccb.combined_lower_bound("all_gather", n, m, alpha, beta)
+    two = ccb.combined_lower_bound("all_gather", n, m, alpha, beta, ports=2)
+    assert two == pytest.approx(one / 2)  # bandwidth-bound here
+    assert ccb.latency_steps_lower_bound("all_gather", n, ports=2) == 4  # ceil(log3 64)
+
+
+def test_degree_caps_ports():
+    # k = 6 on a ring (d = 2): p = 2 for both terms.
+    assert ccb.latency_steps_lower_bound("broadcast", 9, ports=6, degree=2) == 2  # 3^2 = 9
+    assert ccb.latency_steps_lower_bound("broadcast", 9, ports=6) == 2  # 7^2 >= 9
+    assert ccb.latency_steps_lower_bound("broadcast", 50, ports=6, degree=2) == 4  # 3^4 = 81 >= 50
+
+
+def test_crossover_is_half_the_source_value_for_allreduce():
+    n, alpha, beta = 64, 5e-6, 25e9
+    source = n * beta * 6 * alpha / (n - 1)  # eq:cc-bound-crossover as printed
+    ours = ccb.crossover_size("all_reduce", n, alpha, beta)
+    assert ours == pytest.approx(source / 2)
+    # At M* both terms are equal.
+    t_alpha = ccb.latency_lower_bound("all_reduce", n, alpha)
+    t_beta = ccb.bandwidth_lower_bound("all_reduce", n, ours, beta)
+    assert t_alpha == pytest.approx(t_beta)
+
+
+def test_regime():
+    n, alpha, beta = 8, 5e-6, 25e9
+    m_star = ccb.crossover_size("all_reduce", n, alpha, beta)
+    assert ccb.regime("all_reduce", n, m_star * 0.9, alpha, beta) == "latency"
+    assert ccb.regime("all_reduce", n, m_star * 1.1, alpha, beta) == "bandwidth"
+    grid = ccb.regime("all_reduce", n, np.array([m_star / 10, m_star * 10]), alpha, beta)
+    assert grid.tolist() == ["latency", "bandwidth"]
+
+
+def test_one_node_costs_nothing():
+    assert ccb.combined_lower_bound("all_reduce", 1, 1e9, 1e-6, 1e9) == 0.0
+    assert ccb.latency_steps_lower_bound("all_reduce", 1, diameter=3) == 0
+
+
+def test_grid_in_one_call():
+    n = np.arange(2, 1002, dtype=np.int64)[:, None]
+    m = np.logspace(0, 10, 1000)[None, :]
+    t = ccb.combined_lower_bound("all_reduce", n, m, 2e-6, 50e9)
+    assert t.shape == (1000, 1000)
+    assert t[0, 0] == pytest.approx(ccb.combined_lower_bound("all_reduce", 2, 1.0, 2e-6, 50e9))
+    assert t[-1, -1] == pytest.approx(ccb.combined_lower_bound("all_reduce", 1001, 1e10, 2e-6, 50e9))
+
+
+def test_errors():
+    with pytest.raises(ValueError):
+        ccb.crossover_size("all_reduce", 1, 1e-6, 1e9)
+    with pytest.raises(ValueError):
+        ccb.combined_lower_bound("all_reduce", 8, 1e6, -1e-6, 1e9)
+    with pytest.raises(ValueError):
+        ccb.combined_lower_bound("all_reduce", 8, 1e6, 1e-6, 1e9, diameter=-1)
+    with pytest.raises(TypeError):
+        ccb.combined_lower_bound("all_reduce", 8, 1e6, 1e-6, 1e9, ports=1.0)

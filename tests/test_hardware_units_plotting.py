@@ -1,0 +1,43 @@
+"""Presets, formatting helpers and the figure style."""
+
+import matplotlib.pyplot as plt
+import pytest
+
+import ccb_helpers as ccb
+
+
+def test_presets_are_documented_and_sane():
+    assert {"sg2260", "a100_nvlink", "h100_nvswitch", "ib_ndr", "tpu_torus"} <= set(ccb.PRESETS)
+    for p in ccb.PRESETS.values():
+        assert 0 < p.alpha < 1e-3
+        assert 1e9 <= p.beta <= 1e12
+        assert p.ports is None or p.ports >= 1
+        assert len(p.source) > 40
+    assert ccb.preset("sg2260").ports == 2
+    assert ccb.preset("a100_nvlink").ports == 6
+    assert ccb.preset("ib_ndr").ports_for(32) == 31
+    with pytest.raises(ValueError):
+        ccb.preset("b200")
+
+
+def test_format_bytes():
+    assert ccb.format_bytes(4096) == "4 KiB"
+    assert ccb.format_bytes(2**20 * 1.5) == "1.5 MiB"
+    assert ccb.format_bytes(512) == "512 B"
+
+
+def test_format_time():
+    assert ccb.format_time(1.5e-6) == "1.5 µs"
+    assert ccb.format_time(2e-9) == "2 ns"
+
+
+def test_cjk_font_renders_chinese_without_glyph_warnings(recwarn):
+    from ccb_helpers.plotting import cjk_font_name, use_book_style
+
+    use_book_style()
+    assert cjk_font_name() is not None
+    fig, ax = plt.subplots()
+    ax.set_title("带宽下界与拓扑直径")
+    fig.canvas.draw()
+    plt.close(fig)
+    assert not [w for w in recwarn if "Glyph" in str(w.message)]
