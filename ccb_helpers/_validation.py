@@ -36,7 +36,7 @@ def check_int(name: str, value, minimum: int | None = None, maximum: int | None 
             raise ValueError(f"{name} must be >= {minimum}, got min {array.min()}")
         if maximum is not None and np.any(array > maximum):
             raise ValueError(f"{name} must be <= {maximum}, got max {array.max()}")
-        return array.astype(np.int64)
+        return array.astype(np.int64, copy=False)
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
     value = int(value)
@@ -55,7 +55,7 @@ def check_real(name: str, value, *, minimum: float = 0.0, strict: bool = False):
             raise TypeError(f"{name} must be a real number or an array of real numbers, got dtype {array.dtype}")
         if array.size == 0:
             raise ValueError(f"{name} must not be empty")
-        array = array.astype(float)
+        array = array.astype(float, copy=False)
         if not np.all(np.isfinite(array)):
             raise ValueError(f"{name} must be finite (no inf or nan)")
         bad = array <= minimum if strict else array < minimum

@@ -302,7 +302,7 @@ def _evaluate(model: _Model, n, m, ports, options):
     if steps.ndim == 0 and volume.ndim == 0:
         return Cost(int(steps), float(volume))
     steps, volume = np.broadcast_arrays(steps, volume)
-    return Cost(steps.astype(np.int64), volume.astype(float))
+    return Cost(steps.astype(np.int64, copy=False), volume.astype(float, copy=False))
 
 
 def _check_applicable(algorithm, model: _Model, n, ports):
@@ -456,15 +456,18 @@ def best_algorithm(primitive, n, m, alpha, beta, ports=1):
     n_f, m_f, a_f, b_f = flat[0].astype(np.int64), flat[1].astype(float), flat[2].astype(float), flat[3].astype(float)
     times = np.full((len(names), n_f.size), np.inf)
     for i, name in enumerate(names):
-        valid = is_power_of_two(n_f) if ALGORITHMS[name][primitive].power_of_two else np.ones(n_f.size, dtype=bool)
+        if not ALGORITHMS[name][primitive].power_of_two:
+            times[i] = algorithm_cost(name, primitive, n_f, m_f, a_f, b_f, ports)
+            continue
+        valid = is_power_of_two(n_f)
         if np.any(valid):
             times[i, valid] = algorithm_cost(name, primitive, n_f[valid], m_f[valid], a_f[valid], b_f[valid], ports)
     winner = np.argmin(times, axis=0)
     best_time = times[winner, np.arange(n_f.size)].reshape(shape)
-    best_name = np.array(names, dtype=object)[winner].reshape(shape)
+    best_name = np.array(names)[winner].reshape(shape)
     if scalar:
         return str(best_name.item()), float(best_time.item())
-    return best_name.astype(str), best_time
+    return best_name, best_time
 
 
 def efficiency(algorithm, primitive, n, m, alpha, beta, ports=1, diameter=0, **options):
