@@ -39,6 +39,7 @@ from .bisection import bisection_bytes, bisection_lower_bound, node_lower_bound,
 from .bounds import combined_lower_bound, crossover_size, latency_lower_bound, latency_steps_lower_bound, regime
 from .broadcast import broadcast_steps, eccentricity, search_broadcast_steps
 from .hardware import PRESETS, HardwarePreset, preset
+from .plotting import draw_schedule, use_book_style
 from .primitives import PRIMITIVE_LABELS, PRIMITIVES, ROOTED_PRIMITIVES
 from .propagation import coverage, info_latency_bound, info_steps
 from .topology import (
@@ -54,6 +55,9 @@ from .topology import (
     single_switch,
     torus,
 )
+from .generators import generate, knomial_tree, nccl_double_binary_tree
+from .schedule import Round, Schedule, Transfer, block_bounds
+from .simulate import ScheduleError, SimulationResult, run_schedule, simulate
 from .units import GiB, KiB, MiB, format_bandwidth, format_bytes, format_time
 
 __version__ = "0.1.0"

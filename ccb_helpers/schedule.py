@@ -1,0 +1,256 @@
+"""Schedules: a collective written as plain data, round by round.
+
+A :class:`Schedule` is a list of rounds; a round is a set of :class:`Transfer` s that happen at
+the same time. A transfer moves ``length`` bytes from a region of a buffer on node ``src`` to a
+region of a buffer on node ``dst``, either overwriting it (``"copy"``) or adding into it
+(``"reduce"``). All transfers of a round read the buffers as they were at the start of the
+round, then write — like real synchronous rounds.
+
+Buffers: every node has a ``"data"`` buffer of M bytes (``"send"`` and ``"recv"`` for AllToAll),
+and may use a ``"work"`` scratch buffer of M bytes. Block ``i`` of a buffer is the bytes
+``[i*M//N, (i+1)*M//N)`` (see :func:`block_bounds`).
+
+Internally each round is stored as numpy columns, so generated schedules with millions of
+transfers stay fast; ``Schedule.from_transfers`` builds one from hand-written transfers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from ._validation import check_choice, check_int
+from .primitives import check_primitive
+
+__all__ = ["Transfer", "Round", "Schedule", "block_bounds", "buffers_for", "OPS"]
+
+OPS = ("copy", "reduce")
+
+
+def buffers_for(primitive: str) -> tuple[str, ...]:
+    """Standard buffer names of a primitive (``"work"`` scratch is always allowed too)."""
+    return ("send", "recv") if primitive == "all_to_all" else ("data",)
+
+
+def block_bounds(m: int, n: int, parts: int | None = None) -> np.ndarray:
+    """Start offsets of ``parts`` (default ``n``) nearly equal blocks of ``m`` bytes, plus ``m``.
+
+    >>> block_bounds(10, 4).tolist()
+    [0, 2, 5, 7, 10]
+    """
+    parts = n if parts is None else parts
+    return (np.arange(parts + 1, dtype=np.int64) * m) // parts
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """One message piece: ``length`` bytes from ``src``'s buffer region to ``dst``'s.
+
+    Parameters
+    ----------
+    src, dst : int
+        Sending and receiving node. ``src == dst`` is a local copy (free, no port used).
+    offset : int
+        Start byte in the source buffer.
+    length : int
+        Bytes moved.
+    op : {"copy", "reduce"}
+        Overwrite the destination region, or add into it (elementwise, uint8 wrap-around).
+    buffer : str
+        Source buffer name (``"data"``, ``"send"``, ``"recv"``, ``"work"``).
+    dst_offset : int, optional
+        Start byte in the destination buffer (default ``offset``).
+    dst_buffer : str, optional
+        Destination buffer (default ``buffer``).
+    """
+
+    src: int
+    dst: int
+    offset: int
+    length: int
+    op: str = "copy"
+    buffer: str = "data"
+    dst_offset: int | None = None
+    dst_buffer: str | None = None
+
+    def __str__(self) -> str:
+        target = self.dst_buffer or self.buffer
+        doff = self.offset if self.dst_offset is None else self.dst_offset
+        arrow = "+=" if self.op == "reduce" else "<-"
+        return (
+            f"{self.dst}.{target}[{doff}:{doff + self.length}] {arrow} "
+            f"{self.src}.{self.buffer}[{self.offset}:{self.offset + self.length}]"
+        )
+
+
+class Round:
+    """The transfers of one round, as numpy columns (all int64 arrays of one length)."""
+
+    __slots__ = ("src", "dst", "offset", "length", "reduce", "buffer", "dst_offset", "dst_buffer")
+
+    def __init__(self, src, dst, offset, length, reduce=False, buffer=0, dst_offset=None, dst_buffer=None):
+        src = np.atleast_1d(np.asarray(src, dtype=np.int64))
+        size = src.shape[0]
+
+        def column(value, dtype=np.int64):
+            return np.broadcast_to(np.asarray(value, dtype=dtype), (size,)).copy()
+
+        self.src = src
+        self.dst = column(dst)
+        self.offset = column(offset)
+        self.length = column(length)
+        self.reduce = column(reduce, bool)
+        self.buffer = column(buffer)
+        self.dst_offset = self.offset.copy() if dst_offset is None else column(dst_offset)
+        self.dst_buffer = self.buffer.copy() if dst_buffer is None else column(dst_buffer)
+
+    @classmethod
+    def empty(cls) -> "Round":
+        return cls(np.zeros(0, dtype=np.int64), 0, 0, 0)
+
+    @classmethod
+    def concat(cls, rounds: Sequence["Round"]) -> "Round":
+        rounds = [r for r in rounds if len(r)]
+        if not rounds:
+            return cls.empty()
+        return cls(
+            np.concatenate([r.src for r in rounds]),
+            np.concatenate([r.dst for r in rounds]),
+            np.concatenate([r.offset for r in rounds]),
+            np.concatenate([r.length for r in rounds]),
+            np.concatenate([r.reduce for r in rounds]),
+            np.concatenate([r.buffer for r in rounds]),
+            np.concatenate([r.dst_offset for r in rounds]),
+            np.concatenate([r.dst_buffer for r in rounds]),
+        )
+
+    def reversed(self, reduce: bool) -> "Round":
+        """The same pieces flowing back (``dst -> src``), as reductions or as copies.
+
+        Running a broadcast-like copy schedule backwards with ``reduce=True`` gives its dual
+        reduction (AllGather -> ReduceScatter, Broadcast -> Reduce); with ``reduce=False`` a
+        Scatter becomes a Gather.
+        """
+        return Round(self.dst, self.src, self.dst_offset, self.length, reduce, self.dst_buffer, self.offset, self.buffer)
+
+    def __len__(self) -> int:
+        return int(self.src.shape[0])
+
+    def transfers(self, buffer_names: Sequence[str]) -> list[Transfer]:
+        """The round as :class:`Transfer` objects (for printing and inspection)."""
+        return [
+            Transfer(
+                int(s), int(d), int(o), int(l), "reduce" if r else "copy", buffer_names[b],
+                int(do), buffer_names[db],
+            )
+            for s, d, o, l, r, b, do, db in zip(
+                self.src, self.dst, self.offset, self.length, self.reduce, self.buffer, self.dst_offset, self.dst_buffer
+            )
+        ]
+
+
+@dataclass
+class Schedule:
+    """A collective as data: ``rounds`` of transfers on ``n`` nodes for a message of ``m`` bytes.
+
+    Attributes
+    ----------
+    primitive : str
+        What the schedule claims to compute (checked by the simulator).
+    n : int
+        Nodes.
+    m : int
+        Message size in bytes (the book's buffer conventions).
+    rounds : list of Round
+        The communication rounds, in order.
+    buffers : tuple of str
+        Buffer names the columns index into (standard buffers first, ``"work"`` if used).
+    root : int
+        Root of a rooted primitive.
+    algorithm : str
+        Name of the generator (``"custom"`` for hand-written schedules).
+    prologue, epilogue : Round
+        Local copies (``src == dst``) before the first / after the last round; they cost nothing.
+    """
+
+    primitive: str
+    n: int
+    m: int
+    rounds: list[Round]
+    buffers: tuple[str, ...] = ("data",)
+    root: int = 0
+    algorithm: str = "custom"
+    prologue: Round = field(default_factory=Round.empty)
+    epilogue: Round = field(default_factory=Round.empty)
+
+    @classmethod
+    def from_transfers(
+        cls,
+        primitive: str,
+        n: int,
+        m: int,
+        rounds: Iterable[Iterable[Transfer]],
+        root: int = 0,
+        prologue: Iterable[Transfer] = (),
+        epilogue: Iterable[Transfer] = (),
+    ) -> "Schedule":
+        """Build a schedule from hand-written :class:`Transfer` lists, one list per round.
+
+        Examples
+        --------
+        Two nodes AllReduce 8 bytes: swap halves and add, then swap the sums back.
+
+        >>> T = Transfer
+        >>> s = Schedule.from_transfers("all_reduce", 2, 8, [
+        ...     [T(0, 1, 4, 4, "reduce"), T(1, 0, 0, 4, "reduce")],
+        ...     [T(0, 1, 0, 4), T(1, 0, 4, 4)],
+        ... ])
+        >>> len(s.rounds), s.rounds[0].length.tolist()
+        (2, [4, 4])
+        >>> print(s)
+        all_reduce on 2 nodes, 8 B, 2 rounds (custom)
+        round 1: 1.data[4:8] += 0.data[4:8]; 0.data[0:4] += 1.data[0:4]
+        round 2: 1.data[0:4] <- 0.data[0:4]; 0.data[4:8] <- 1.data[4:8]
+        """
+        primitive = check_primitive(primitive)
+        n = check_int("n", n, minimum=1)
+        m = check_int("m", m, minimum=0)
+        names = list(buffers_for(primitive))
+        all_rounds = [list(r) for r in rounds]
+        pro, epi = list(prologue), list(epilogue)
+        for i, t in enumerate(t for r in all_rounds + [pro, epi] for t in r):
+            if not isinstance(t, Transfer):
+                raise TypeError(f"transfer {i} must be a Transfer, got {type(t).__name__}")
+            for name in (t.buffer, t.dst_buffer or t.buffer):
+                if name not in names:
+                    if name != "work":
+                        raise ValueError(f"unknown buffer {name!r} for {primitive}; allowed: {names + ['work']}")
+                    names.append("work")
+            check_choice("op", t.op, OPS)
+
+        def to_round(transfers: list[Transfer]) -> Round:
+            if not transfers:
+                return Round.empty()
+            return Round(
+                [t.src for t in transfers],
+                [t.dst for t in transfers],
+                [t.offset for t in transfers],
+                [t.length for t in transfers],
+                [t.op == "reduce" for t in transfers],
+                [names.index(t.buffer) for t in transfers],
+                [t.offset if t.dst_offset is None else t.dst_offset for t in transfers],
+                [names.index(t.dst_buffer or t.buffer) for t in transfers],
+            )
+
+        return cls(
+            primitive, n, m, [to_round(r) for r in all_rounds], tuple(names), check_int("root", root, minimum=0, maximum=n - 1),
+            prologue=to_round(pro), epilogue=to_round(epi),
+        )
+
+    def __str__(self) -> str:
+        lines = [f"{self.primitive} on {self.n} nodes, {self.m} B, {len(self.rounds)} rounds ({self.algorithm})"]
+        for i, r in enumerate(self.rounds, start=1):
+            lines.append(f"round {i}: " + "; ".join(str(t) for t in r.transfers(self.buffers)))
+        return "\n".join(lines)

@@ -1,0 +1,219 @@
+"""Executable schedules: every generator against its cost model, the bounds, and the port / link rules."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import ccb_helpers as ccb
+from ccb_helpers.schedule import Transfer as T
+
+NS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 16, 17, 24, 31, 32]
+MODELS = [(a, p) for a, models in ccb.ALGORITHMS.items() for p in models]
+
+
+def cases():
+    for algorithm, primitive in MODELS:
+        info = ccb.ALGORITHMS[algorithm][primitive]
+        for n in NS:
+            if info.power_of_two and n & (n - 1):
+                continue
+            yield algorithm, primitive, n
+
+
+def options(algorithm):
+    return {"chunks": 3} if algorithm == "double_binary_tree" else {}
+
+
+@pytest.mark.parametrize("algorithm, primitive, n", list(cases()))
+def test_generator_matches_cost_model_and_is_correct(algorithm, primitive, n):
+    ports = ccb.ALGORITHMS[algorithm][primitive].min_ports
+    m = 96 * n  # divisible by n, by 2n and by the 6 chunk halves
+    result = ccb.simulate(algorithm, primitive, n, m, ports=ports, **options(algorithm))
+    model = ccb.algorithm_terms(algorithm, primitive, n, m, ports=ports, **options(algorithm))
+    assert result.correct, result.errors
+    assert result.rounds == model.steps
+    assert result.bandwidth_bytes == pytest.approx(model.bandwidth_bytes)
+    assert result.bytes_sent.sum() == result.bytes_received.sum()
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 8, 12, 16])
+def test_per_node_bytes_of_bandwidth_optimal_algorithms(n):
+    m = 48 * n
+    forced = 2 * (n - 1) * m / n
+    for algorithm, ports in (("ring", 1), ("bidirectional_ring", 2)):
+        r = ccb.simulate(algorithm, "all_reduce", n, m, ports=ports)
+        assert r.bytes_sent.tolist() == [forced] * n
+        assert r.bytes_received.tolist() == [forced] * n
+    if n & (n - 1) == 0:
+        r = ccb.simulate("recursive_halving_doubling", "all_reduce", n, m)
+        assert r.bytes_sent.tolist() == [forced] * n
+    for algorithm in ("pairwise", "bruck"):
+        r = ccb.simulate(algorithm, "all_to_all", n, m)
+        if algorithm == "pairwise":
+            assert r.bytes_sent.tolist() == [(n - 1) * m / n] * n  # exactly the forced volume
+        else:
+            assert r.bytes_sent.min() >= (n - 1) * m / n  # Bruck relays: more than forced
+
+
+@pytest.mark.parametrize("root", [0, 3, 6])
+@pytest.mark.parametrize("primitive", ["broadcast", "reduce", "scatter", "gather"])
+def test_rooted_primitives_any_root(root, primitive):
+    r = ccb.simulate("binomial_tree", primitive, 7, 7 * 16, root=root)
+    assert r.correct, r.errors
+
+
+@pytest.mark.parametrize("n", [2, 5, 9, 16, 27, 30])
+@pytest.mark.parametrize("k", [1, 2, 3, 5])
+def test_knomial_broadcast_attains_the_kport_bound(n, k):
+    r = ccb.simulate("binomial_tree", "broadcast", n, 64, ports=k, topology=ccb.fully_connected(n))
+    assert r.correct
+    assert r.rounds == ccb.info_steps(n, k)
+
+
+@pytest.mark.parametrize("n", range(2, 10))
+def test_exhaustive_search_confirms_binomial_is_optimal_on_complete_graphs(n):
+    topo = ccb.fully_connected(n)
+    assert ccb.simulate("binomial_tree", "broadcast", n, 8, topology=topo).rounds == ccb.search_broadcast_steps(topo)
+
+
+@pytest.mark.parametrize("n", range(2, 15))
+def test_ring_broadcast_bound_tight_only_for_even_n(n):
+    # The minimum 1-port broadcast on a ring (exhaustive search) is ceil(n/2): it meets max(log2 N, D)
+    # for even n (and for n = 3, 5, where ceil(log2 n) = ceil(n/2)) and misses it by one round for odd n >= 7.
+    topo = ccb.ring(n)
+    best = ccb.search_broadcast_steps(topo)
+    bound = max(ccb.info_steps(n), topo.diameter)
+    assert best == (n + 1) // 2
+    assert best - bound == (1 if n % 2 == 1 and n >= 7 else 0)
+
+
+def test_ring_algorithms_use_only_ring_links():
+    for n in (3, 4, 7, 8):
+        topo = ccb.ring(n)
+        assert ccb.simulate("ring", "all_reduce", n, 8 * n, topology=topo).correct
+        assert ccb.simulate("bidirectional_ring", "all_reduce", n, 8 * n, ports=2, topology=topo).correct
+
+
+def test_recursive_doubling_uses_only_hypercube_links():
+    for dim in range(1, 6):
+        topo = ccb.hypercube(dim)
+        assert ccb.simulate("recursive_doubling", "all_gather", topo.n, 4 * topo.n, topology=topo).correct
+        assert ccb.simulate("recursive_halving_doubling", "all_reduce", topo.n, 4 * topo.n, topology=topo).correct
+
+
+def test_link_violation_names_round_and_transfer():
+    with pytest.raises(ccb.ScheduleError, match=r"round 2: transfer \d+ \(\d+->\d+\) uses no link of ring 8"):
+        ccb.simulate("binomial_tree", "broadcast", 8, 64, topology=ccb.ring(8))
+
+
+def test_port_violation_names_round_and_node():
+    with pytest.raises(ccb.ScheduleError, match="round 1: node .* but ports=1"):
+        # A 2-port schedule run under the 1-port model.
+        ccb.run_schedule(ccb.generate("bidirectional_ring", "all_gather", 8, 64, ports=2), ports=1)
+    with pytest.raises(ccb.ScheduleError, match="receives from 2 nodes"):
+        ccb.run_schedule(ccb.Schedule.from_transfers("all_gather", 3, 3, [[T(1, 0, 1, 1), T(2, 0, 2, 1)]]))
+
+
+def test_buffer_bounds_are_checked():
+    with pytest.raises(ccb.ScheduleError, match="outside buffer 'data' of 8 bytes"):
+        ccb.run_schedule(ccb.Schedule.from_transfers("broadcast", 2, 8, [[T(0, 1, 4, 8)]]))
+    with pytest.raises(ccb.ScheduleError, match="outside 0..1"):
+        ccb.run_schedule(ccb.Schedule.from_transfers("broadcast", 2, 8, [[T(0, 2, 0, 8)]]))
+
+
+def test_wrong_schedule_is_reported_incorrect():
+    # A "broadcast" that forgets node 2.
+    s = ccb.Schedule.from_transfers("broadcast", 3, 8, [[T(0, 1, 0, 8)]])
+    r = ccb.run_schedule(s)
+    assert not r.correct and "node 2" in r.errors[0]
+    # A reduce that copies instead of adding.
+    s = ccb.Schedule.from_transfers("reduce", 2, 8, [[T(1, 0, 0, 8, "copy")]])
+    assert not ccb.run_schedule(s).correct
+
+
+def test_hand_written_two_node_allreduce():
+    s = ccb.Schedule.from_transfers(
+        "all_reduce", 2, 8,
+        [[T(0, 1, 4, 4, "reduce"), T(1, 0, 0, 4, "reduce")], [T(0, 1, 0, 4), T(1, 0, 4, 4)]],
+    )
+    r = ccb.run_schedule(s, seed=7)
+    assert r.correct and r.rounds == 2
+    assert r.time(1.0, 4.0) == pytest.approx(2 * 1.0 + (4 + 4) / 4.0)
+
+
+def test_pieces_to_the_same_peer_are_one_message():
+    # Two pieces 0 -> 1 in one round use one port and cost as one 8-byte message.
+    s = ccb.Schedule.from_transfers("broadcast", 2, 8, [[T(0, 1, 0, 4), T(0, 1, 4, 4)]])
+    r = ccb.run_schedule(s)
+    assert r.correct and r.max_message.tolist() == [8]
+
+
+def test_unequal_blocks_still_correct():
+    for algorithm, primitive in [("ring", "all_reduce"), ("bruck", "all_gather"), ("recursive_halving_doubling", "all_reduce"),
+                                 ("binomial_tree", "scatter"), ("bidirectional_ring", "all_reduce")]:
+        ports = ccb.ALGORITHMS[algorithm][primitive].min_ports
+        assert ccb.simulate(algorithm, primitive, 6, 101, ports=ports).correct, algorithm
+
+
+def test_ring_allreduce_1024_nodes_runs():
+    r = ccb.simulate("ring", "all_reduce", 1024, 8192)
+    assert r.correct and r.rounds == 2046
+
+
+@given(
+    model=st.sampled_from(MODELS),
+    n=st.integers(1, 24),
+    blocks=st.integers(0, 8),
+    alpha=st.floats(0, 1e-4),
+    beta=st.floats(1e6, 1e11),
+)
+def test_simulated_time_never_below_the_bound(model, n, blocks, alpha, beta):
+    algorithm, primitive = model
+    info = ccb.ALGORITHMS[algorithm][primitive]
+    if info.power_of_two:
+        n = 1 << (n.bit_length() - 1)
+    m = blocks * 6 * n
+    r = ccb.simulate(algorithm, primitive, n, m, ports=info.min_ports, **options(algorithm))
+    assert r.correct
+    bound = ccb.combined_lower_bound(primitive, n, m, alpha, beta, ports=info.min_ports)
+    assert r.time(alpha, beta) >= bound * (1 - 1e-12)
+
+
+def test_schedule_printing_and_errors():
+    s = ccb.generate("pairwise", "all_to_all", 3, 6)
+    assert "recv" in str(s)
+    with pytest.raises(TypeError):
+        ccb.run_schedule("not a schedule")
+    with pytest.raises(ValueError, match="n=4 nodes"):
+        ccb.run_schedule(s, topology=ccb.ring(4))
+    with pytest.raises(ValueError, match="divisible"):
+        ccb.generate("bruck", "all_to_all", 3, 7)
+    with pytest.raises(ValueError, match="chunks"):
+        ccb.generate("ring", "all_reduce", 4, 8, chunks=2)
+    with pytest.raises(ValueError, match="unknown buffer"):
+        ccb.Schedule.from_transfers("broadcast", 2, 8, [[T(0, 1, 0, 8, buffer="tmp")]])
+    with pytest.raises(TypeError):
+        ccb.Schedule.from_transfers("broadcast", 2, 8, [[(0, 1, 0, 8)]])
+
+
+def test_draw_schedule():
+    import matplotlib.pyplot as plt
+
+    ax = ccb.draw_schedule(ccb.simulate("ring", "all_gather", 4, 64))
+    assert len(ax.patches) == 3 * 4
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="max_messages"):
+        ccb.draw_schedule(ccb.generate("ring", "all_reduce", 64, 64), max_messages=100)
+
+
+@pytest.mark.parametrize(
+    "algorithm, primitive, ports",
+    [("ring", "all_reduce", 1), ("recursive_doubling", "all_reduce", 1), ("bidirectional_ring", "reduce_scatter", 2),
+     ("binomial_tree", "reduce", 2), ("bruck", "all_to_all", 1)],
+)
+def test_long_pieces_take_the_slice_path_and_stay_correct(algorithm, primitive, ports):
+    # 4 nodes x 512 KiB: pieces of >= 64 KiB are moved slice by slice; recursive doubling reads and
+    # writes the same region in one round, which needs the snapshot copy.
+    r = ccb.simulate(algorithm, primitive, 4, 512 * 1024, ports=ports)
+    assert r.correct, r.errors
