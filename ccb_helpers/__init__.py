@@ -39,9 +39,10 @@ from .bisection import bisection_bytes, bisection_lower_bound, node_lower_bound,
 from .bounds import combined_lower_bound, crossover_size, latency_lower_bound, latency_steps_lower_bound, regime
 from .broadcast import broadcast_steps, eccentricity, search_broadcast_steps
 from .hardware import PRESETS, HardwarePreset, preset
-from .plotting import draw_schedule, use_book_style
+from .plotting import draw_knomial_tree, draw_schedule, plot_info_steps, use_book_style
 from .primitives import PRIMITIVE_LABELS, PRIMITIVES, ROOTED_PRIMITIVES
 from .propagation import coverage, info_latency_bound, info_steps
+from .tables import Table, broadcast_attainment_table, exhaustive_broadcast_table, info_propagation_table, preset_steps_table
 from .topology import (
     TOPOLOGY_FAMILIES,
     Topology,
@@ -55,6 +56,7 @@ from .topology import (
     single_switch,
     torus,
 )
+from .explorers import Explorer, PropagationExplorer
 from .generators import generate, knomial_tree, nccl_double_binary_tree
 from .schedule import Round, Schedule, Transfer, block_bounds
 from .simulate import ScheduleError, SimulationResult, run_schedule, simulate

@@ -155,7 +155,7 @@ def nccl_double_binary_tree(n: int):
         ``parent[t][r]`` for trees ``t = 0, 1`` (``-1`` at the root).
 
     >>> [p.tolist() for p in nccl_double_binary_tree(4)]
-    [[-1, 2, 0, 2], [1, -1, 1, 2]]
+    [[-1, 2, 0, 2], [1, 3, 1, -1]]
     """
     def btree_parent(rank: int) -> int:
         if rank == 0:

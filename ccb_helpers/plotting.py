@@ -12,6 +12,7 @@ from functools import lru_cache
 
 import matplotlib
 from matplotlib import font_manager
+from matplotlib.ticker import MaxNLocator
 
 __all__ = ["cjk_font_name", "use_book_style", "COLORS"]
 
@@ -73,8 +74,8 @@ def use_book_style() -> None:
         }
     )
     if font is not None:
-        matplotlib.rcParams["font.sans-serif"] = [font, "DejaVu Sans"]
-        matplotlib.rcParams["font.family"] = "sans-serif"
+        # A list of families lets matplotlib fall back per glyph (⌈ ⌉ are not in Noto Sans CJK).
+        matplotlib.rcParams["font.family"] = [font, "DejaVu Sans"]
 
 
 def draw_schedule(schedule, ax=None, max_messages: int = 4000, title: str | None = None):
@@ -129,7 +130,7 @@ def draw_schedule(schedule, ax=None, max_messages: int = 4000, title: str | None
         raise ValueError(f"schedule has {len(messages)} messages, more than max_messages={max_messages}; draw a smaller n")
     use_book_style()
     if ax is None:
-        _, ax = plt.subplots(figsize=(min(1.0 + 0.6 * max(len(schedule.rounds), 1), 12), min(1.0 + 0.35 * schedule.n, 8)))
+        _, ax = plt.subplots(figsize=(min(max(5.0, 1.0 + 0.6 * len(schedule.rounds)), 12), min(max(3.0, 1.0 + 0.35 * schedule.n), 8)))
     biggest = max((mm[3] for mm in messages), default=1) or 1
     for index, src, dst, size, red in messages:
         ax.add_patch(
@@ -151,7 +152,104 @@ def draw_schedule(schedule, ax=None, max_messages: int = 4000, title: str | None
     for x in range(rounds + 1):
         ax.axvline(x, color="#dddddd", linewidth=0.6, zorder=0)
     ax.set_title(title or f"{schedule.algorithm} · {schedule.primitive} · N = {schedule.n} · {rounds} 轮")
-    ax.plot([], [], color=COLORS["latency"], label="copy 复制")
-    ax.plot([], [], color=COLORS["bandwidth"], label="reduce 归约")
-    ax.legend(loc="upper right", fontsize=8, bbox_to_anchor=(1.0, 1.12), ncol=2)
+    kinds = {red for *_, red in messages}
+    if False in kinds:
+        ax.plot([], [], color=COLORS["latency"], label="copy 复制")
+    if True in kinds:
+        ax.plot([], [], color=COLORS["bandwidth"], label="reduce 归约（相加）")
+    if kinds:
+        ax.legend(loc="upper center", fontsize=8, bbox_to_anchor=(0.5, -0.14), ncol=2)
+    return ax
+
+
+def plot_info_steps(ks=(1, 2, 6), n_max: int = 10**6, all_port: bool = True, ax=None):
+    """Steps ``ceil(log_{k+1} N)`` against N (log axis) for several port counts k.
+
+    Exact integer steps at every N from 2 to ``n_max`` (drawn as step functions).
+
+    >>> ax = plot_info_steps(n_max=1000)
+    >>> [line.get_label() for line in ax.get_lines()]
+    ['1-port', '2-port', '6-port', 'all-port (k = N-1)']
+    """
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from ._validation import check_int
+    from .propagation import info_steps
+
+    n_max = check_int("n_max", n_max, minimum=2)
+    use_book_style()
+    if ax is None:
+        _, ax = plt.subplots()
+    n = np.arange(2, n_max + 1, dtype=np.int64)
+    palette = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#8c564b"]
+    for color, k in zip(palette, ks):
+        ax.step(n, info_steps(n, k), where="post", color=color, label=f"{k}-port")
+    if all_port:
+        ax.step(n, np.ones_like(n), where="post", color="#7f7f7f", linestyle="--", label="all-port (k = N-1)")
+    ax.set_xscale("log")
+    ax.set_xlabel("节点数 N")
+    ax.set_ylabel(r"步数下界 $\lceil \log_{k+1} N \rceil$")
+    ax.set_title("信息传播步数下界随 N 的增长")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.legend(loc="upper left")
+    return ax
+
+
+def draw_knomial_tree(n: int, k: int = 1, ax=None):
+    """Draw the k-nomial broadcast tree on ``n`` nodes; colour = the round a node is informed.
+
+    Nodes sit at height ``-round``; the root is informed at round 0.
+
+    >>> ax = draw_knomial_tree(9, k=2)
+    >>> len(ax.collections[0].get_offsets())   # one marker per node
+    9
+    """
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from ._validation import check_int
+    from .generators import knomial_tree
+
+    n = check_int("n", n, minimum=1, maximum=256)
+    k = check_int("k", k, minimum=1)
+    use_book_style()
+    if ax is None:
+        _, ax = plt.subplots()
+    rounds = knomial_tree(n, k)
+    informed = np.zeros(n, dtype=int)
+    children: dict[int, list[int]] = {v: [] for v in range(n)}
+    for t, edges in enumerate(rounds, start=1):
+        for parent, child in edges:
+            informed[child] = t
+            children[parent].append(child)
+    # x positions: leaves in depth-first order, parents centred over their subtree.
+    x = np.zeros(n)
+    counter = [0]
+
+    def place(v: int) -> float:
+        if not children[v]:
+            x[v] = counter[0]
+            counter[0] += 1
+        else:
+            xs = [place(c) for c in children[v]]
+            x[v] = (min(xs) + max(xs)) / 2
+        return x[v]
+
+    place(0)
+    y = -informed.astype(float)
+    for parent in range(n):
+        for child in children[parent]:
+            ax.plot([x[parent], x[child]], [y[parent], y[child]], color="#999999", linewidth=0.8, zorder=1)
+    cmap = plt.get_cmap("viridis", max(len(rounds), 1) + 1)
+    ax.scatter(x, y, c=informed, cmap=cmap, vmin=-0.5, vmax=len(rounds) + 0.5, s=60 if n <= 32 else 18, zorder=2,
+               edgecolors="white", linewidths=0.5)
+    if n <= 32:
+        for v in range(n):
+            ax.annotate(str(v), (x[v], y[v]), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=7)
+    ax.set_yticks(-np.arange(len(rounds) + 1), [str(t) for t in range(len(rounds) + 1)])
+    ax.set_ylabel("被通知的轮次")
+    ax.set_xticks([])
+    ax.grid(False)
+    ax.set_title(f"{k + 1}-nomial 树（{k}-port），N = {n}：{len(rounds)} 轮")
     return ax

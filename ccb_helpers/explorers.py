@@ -1,0 +1,157 @@
+"""Interactive explorers (ipywidgets) used by the chapters; a notebook cell is one line.
+
+Each explorer owns its controls, one matplotlib :class:`~matplotlib.figure.Figure` (never shown
+through pyplot, so redraws never stack figures) rendered to PNG into an ``Image`` widget, and an
+HTML readout. In Jupyter / Colab the live widget is displayed; the static site (which has no
+kernel) shows the PNG of the default state instead: ``_repr_mimebundle_`` returns both, and the
+book's ``nb_mime_priority_overrides`` drops the widget view for HTML.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from abc import ABC, abstractmethod
+
+import ipywidgets as widgets
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from ._validation import check_int
+from .plotting import COLORS, draw_knomial_tree, use_book_style
+from .propagation import coverage, info_steps
+
+__all__ = ["Explorer", "PropagationExplorer"]
+
+
+class Explorer(ABC):
+    """Base class: subclasses define ``_controls()`` and ``draw(figure, **values) -> readout html``."""
+
+    figsize = (8.6, 3.8)
+
+    def __init__(self, **values):
+        use_book_style()
+        self.controls: dict[str, widgets.ValueWidget] = self._controls()
+        unknown = set(values) - set(self.controls)
+        if unknown:
+            raise TypeError(f"unknown control(s) {sorted(unknown)}; controls are {sorted(self.controls)}")
+        self.figure = Figure(figsize=self.figsize, dpi=100)
+        FigureCanvasAgg(self.figure)
+        self.image = widgets.Image(format="png", layout=widgets.Layout(width="100%", max_width=f"{int(self.figsize[0] * 100)}px"))
+        self.readout = widgets.HTML()
+        self._holding = False
+        self.redraws = 0
+        for name, value in values.items():
+            self.controls[name].value = value
+        for control in self.controls.values():
+            control.observe(self._on_change, names="value")
+        self.widget = widgets.VBox(
+            [widgets.HBox(list(self.controls.values()), layout=widgets.Layout(flex_flow="row wrap")), self.readout, self.image]
+        )
+        self.update()
+
+    # -- subclass API ---------------------------------------------------------------------
+    @abstractmethod
+    def _controls(self) -> dict:
+        """The controls, by name (their names are the keyword arguments of ``draw``)."""
+
+    @abstractmethod
+    def draw(self, figure: Figure, **values) -> str:
+        """Draw ``figure`` (already cleared) for these control values; return the readout HTML."""
+
+    # -- machinery ------------------------------------------------------------------------
+    @property
+    def values(self) -> dict:
+        """Current control values."""
+        return {name: control.value for name, control in self.controls.items()}
+
+    def _on_change(self, _change) -> None:
+        if not self._holding:
+            self.update()
+
+    def update(self, **values) -> None:
+        """Set any controls (one redraw for all of them) and redraw figure and readout."""
+        self._holding = True
+        try:
+            for name, value in values.items():
+                if name not in self.controls:
+                    raise TypeError(f"unknown control {name!r}; controls are {sorted(self.controls)}")
+                self.controls[name].value = value
+        finally:
+            self._holding = False
+        self.figure.clear()
+        self.readout.value = self.draw(self.figure, **self.values)
+        self.image.value = self.png()
+        self.redraws += 1
+
+    def png(self) -> bytes:
+        """The current figure as PNG bytes."""
+        buffer = io.BytesIO()
+        self.figure.savefig(buffer, format="png", dpi=100)
+        return buffer.getvalue()
+
+    def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
+        bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude, **kwargs) or {}
+        bundle = dict(bundle)
+        bundle["image/png"] = base64.b64encode(bytes(self.image.value)).decode("ascii")
+        bundle["text/plain"] = f"<{type(self).__name__}: {self.values}>"
+        return bundle
+
+
+class PropagationExplorer(Explorer):
+    """Information propagation: informed nodes per round against ``(k+1)**t`` and ``N``, and the tree.
+
+    Controls: ``n`` (nodes), ``k`` (ports), ``all_port`` (``k = N - 1``).
+
+    Examples
+    --------
+    >>> e = PropagationExplorer(n=64, k=1)
+    >>> e.steps
+    6
+    >>> e.update(k=2); e.steps
+    4
+    >>> e.update(all_port=True); e.steps
+    1
+    """
+
+    def _controls(self) -> dict:
+        style = {"description_width": "initial"}
+        return {
+            "n": widgets.IntSlider(value=64, min=2, max=1024, description="节点数 N", style=style, continuous_update=False),
+            "k": widgets.IntSlider(value=1, min=1, max=8, description="端口数 k", style=style, continuous_update=False),
+            "all_port": widgets.Checkbox(value=False, description="all-port（k = N−1）", style=style),
+        }
+
+    def draw(self, figure: Figure, n, k, all_port) -> str:
+        n = check_int("n", n, minimum=2)
+        k = n - 1 if all_port else check_int("k", k, minimum=1)
+        self.n, self.k = n, k
+        self.steps = info_steps(n, k)
+        one_port = info_steps(n, 1)
+        left, right = figure.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.25]})
+        rounds = list(range(self.steps + 1))
+        informed = [coverage(t, k, n) for t in rounds]
+        self.informed = informed
+        left.bar(rounds, informed, color=COLORS["latency"], alpha=0.75, label="已通知节点数")
+        ideal = [(k + 1) ** t for t in rounds]
+        left.plot(rounds, ideal, "o--", color=COLORS["bandwidth"], label=f"$(k+1)^t$, k = {k}")
+        left.axhline(n, color=COLORS["bound"], linewidth=1, label=f"N = {n}")
+        left.set_yscale("log")
+        left.set_xticks(rounds)
+        left.set_xlabel("轮次 t")
+        left.set_ylabel("持有数据的节点数")
+        left.set_title(rf"$\lceil \log_{{{k + 1}}} N \rceil = {self.steps}$ 轮覆盖全部 N 个节点")
+        left.legend(loc="lower right", fontsize=8)
+        if n <= 64:
+            draw_knomial_tree(n, k, ax=right)
+        else:
+            right.axis("off")
+            right.text(0.5, 0.5, f"N = {n} > 64：树太大，不画\n（把 N 调到 64 以下可看到 {k + 1}-nomial 树）",
+                       ha="center", va="center", fontsize=11, transform=right.transAxes)
+        figure.tight_layout()
+        saved = one_port - self.steps
+        return (
+            f"<b>N = {n}, k = {'N−1 (all-port)' if all_port else k}</b>：下界 ⌈log<sub>{k + 1}</sub> N⌉ = "
+            f"<b>{self.steps}</b> 轮（延迟 ≥ {self.steps}·α）；1-port 需 {one_port} 轮，"
+            f"{'少 ' + str(saved) + ' 轮' if saved else '没有减少'}。"
+        )

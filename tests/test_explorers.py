@@ -1,0 +1,56 @@
+"""Explorers: drive every control (extremes included) through the update path and check the result."""
+
+import base64
+
+import pytest
+
+import ccb_helpers as ccb
+
+
+def test_propagation_explorer_controls_and_readout():
+    e = ccb.PropagationExplorer()
+    assert (e.n, e.k, e.steps) == (64, 1, 6)
+    first_png = bytes(e.image.value)
+    assert first_png.startswith(b"\x89PNG")
+    e.update(k=2)
+    assert e.steps == 4 and "<b>4</b>" in e.readout.value
+    assert bytes(e.image.value) != first_png
+    e.update(n=27)
+    assert e.steps == 3 and e.informed == [1, 3, 9, 27]
+    e.update(n=28)
+    assert e.steps == 4 and e.informed[-1] == 28
+    e.update(all_port=True)
+    assert e.k == 27 and e.steps == 1
+
+
+@pytest.mark.parametrize("n", [2, 64, 65, 1024])
+@pytest.mark.parametrize("k", [1, 8])
+def test_propagation_explorer_extremes(n, k):
+    e = ccb.PropagationExplorer(n=n, k=k)
+    assert e.steps == ccb.info_steps(n, k)
+    assert e.informed[-1] == n
+    assert len(e.figure.axes) == 2
+
+
+def test_moving_a_slider_redraws_once():
+    e = ccb.PropagationExplorer()
+    before = e.redraws
+    e.controls["n"].value = 100  # what a reader's slider does
+    assert e.redraws == before + 1 and e.n == 100
+    e.update(n=200, k=3)  # several controls at once: one redraw
+    assert e.redraws == before + 2 and (e.n, e.k) == (200, 3)
+
+
+def test_mimebundle_has_widget_and_png():
+    e = ccb.PropagationExplorer()
+    bundle = e._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert base64.b64decode(bundle["image/png"]).startswith(b"\x89PNG")
+
+
+def test_unknown_control():
+    with pytest.raises(TypeError, match="unknown control"):
+        ccb.PropagationExplorer(size=3)
+    e = ccb.PropagationExplorer()
+    with pytest.raises(TypeError):
+        e.update(size=3)
