@@ -52,6 +52,14 @@ def main() -> None:
         t_bare = best_of(lambda: bare_redraw(fig, min(n, 64)))
         print(f"PropagationExplorer N={n:5d}: update {t_explorer * 1e3:6.1f} ms, bare matplotlib {t_bare * 1e3:6.1f} ms, "
               f"ratio {t_explorer / t_bare:4.2f}")
+    topo = ccb.TopologyExplorer()
+    for family, size in (("ring", 48), ("torus2d", 10), ("torus3d", 5), ("fat_tree", 64)):
+        topo.update(family=family, size=size)
+        t_explorer = best_of(lambda: topo.update(k=1 + topo.values["k"] % 2), repeat=5)
+        nodes = topo.topology.graph.number_of_nodes()
+        t_bare = best_of(lambda: bare_redraw(fig, min(nodes, 200)), repeat=5)
+        print(f"TopologyExplorer {family:8s} N={topo.topology.n:4d}: update {t_explorer * 1e3:6.1f} ms, "
+              f"bare matplotlib {t_bare * 1e3:6.1f} ms, ratio {t_explorer / t_bare:4.2f}")
 
 
 if __name__ == "__main__":

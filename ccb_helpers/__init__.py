@@ -39,10 +39,19 @@ from .bisection import bisection_bytes, bisection_lower_bound, node_lower_bound,
 from .bounds import combined_lower_bound, crossover_size, latency_lower_bound, latency_steps_lower_bound, regime
 from .broadcast import broadcast_steps, eccentricity, search_broadcast_steps
 from .hardware import PRESETS, HardwarePreset, preset
-from .plotting import draw_knomial_tree, draw_schedule, plot_info_steps, use_book_style
+from .plotting import draw_knomial_tree, draw_schedule, draw_topology, plot_diameters, plot_info_steps, use_book_style
 from .primitives import PRIMITIVE_LABELS, PRIMITIVES, ROOTED_PRIMITIVES
 from .propagation import coverage, info_latency_bound, info_steps
-from .tables import Table, broadcast_attainment_table, exhaustive_broadcast_table, info_propagation_table, preset_steps_table
+from .tables import (
+    Table,
+    broadcast_attainment_table,
+    diameter_table,
+    exhaustive_broadcast_table,
+    first_diameter_bound_table,
+    info_propagation_table,
+    preset_steps_table,
+    ring_diameter_table,
+)
 from .topology import (
     TOPOLOGY_FAMILIES,
     Topology,
@@ -56,7 +65,8 @@ from .topology import (
     single_switch,
     torus,
 )
-from .explorers import Explorer, PropagationExplorer
+from .diameter import FAMILIES, binding_latency_term, diameter_binding_sizes, family_instance, family_instances, first_diameter_bound
+from .explorers import Explorer, PropagationExplorer, TopologyExplorer
 from .generators import generate, knomial_tree, nccl_double_binary_tree
 from .schedule import Round, Schedule, Transfer, block_bounds
 from .simulate import ScheduleError, SimulationResult, run_schedule, simulate

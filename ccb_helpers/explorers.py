@@ -16,12 +16,13 @@ from abc import ABC, abstractmethod
 import ipywidgets as widgets
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from ._validation import check_int
 from .plotting import COLORS, draw_knomial_tree, use_book_style
 from .propagation import coverage, info_steps
 
-__all__ = ["Explorer", "PropagationExplorer"]
+__all__ = ["Explorer", "PropagationExplorer", "TopologyExplorer"]
 
 
 class Explorer(ABC):
@@ -65,9 +66,19 @@ class Explorer(ABC):
         """Current control values."""
         return {name: control.value for name, control in self.controls.items()}
 
-    def _on_change(self, _change) -> None:
-        if not self._holding:
-            self.update()
+    def _adjust(self, name: str) -> None:
+        """Hook: after control ``name`` changed, adapt other controls (e.g. a slider's range)."""
+
+    def _on_change(self, change) -> None:
+        if self._holding:
+            return
+        name = next(n for n, c in self.controls.items() if c is change["owner"])
+        self._holding = True
+        try:
+            self._adjust(name)
+        finally:
+            self._holding = False
+        self.update()
 
     def update(self, **values) -> None:
         """Set any controls (one redraw for all of them) and redraw figure and readout."""
@@ -76,6 +87,9 @@ class Explorer(ABC):
             for name, value in values.items():
                 if name not in self.controls:
                     raise TypeError(f"unknown control {name!r}; controls are {sorted(self.controls)}")
+                self.controls[name].value = value
+                self._adjust(name)
+            for name, value in values.items():  # an explicit value wins over an adjustment
                 self.controls[name].value = value
         finally:
             self._holding = False
@@ -154,4 +168,90 @@ class PropagationExplorer(Explorer):
             f"<b>N = {n}, k = {'N−1 (all-port)' if all_port else k}</b>：下界 ⌈log<sub>{k + 1}</sub> N⌉ = "
             f"<b>{self.steps}</b> 轮（延迟 ≥ {self.steps}·α）；1-port 需 {one_port} 轮，"
             f"{'少 ' + str(saved) + ' 轮' if saved else '没有减少'}。"
+        )
+
+
+class TopologyExplorer(Explorer):
+    """Topology diameter against the information bound: the graph with BFS layers from node 0.
+
+    Controls: ``family`` (ring, 2D/3D torus, 2D mesh, hypercube, fat-tree, fully connected), ``size``
+    (its meaning follows the family: N, a side length or a dimension) and ``k`` (ports).
+
+    Examples
+    --------
+    >>> e = TopologyExplorer(family="ring", size=12)
+    >>> e.diameter, e.info, e.binding
+    (6, 4, 'diameter')
+    >>> e.update(family="hypercube"); e.topology.n, e.binding
+    (16, 'tie')
+    """
+
+    # family -> (min size, max size, default size)
+    SIZES = {
+        "ring": (3, 48, 12),
+        "torus2d": (2, 10, 4),
+        "torus3d": (2, 5, 3),
+        "mesh2d": (2, 10, 4),
+        "hypercube": (1, 7, 4),
+        "fat_tree": (4, 64, 16),
+        "fully_connected": (2, 16, 8),
+    }
+    figsize = (9.0, 4.2)
+
+    def _controls(self) -> dict:
+        from .diameter import FAMILIES
+
+        style = {"description_width": "initial"}
+        lo, hi, default = self.SIZES["ring"]
+        return {
+            "family": widgets.Dropdown(options=[(f"{label}（{meaning}）", key) for key, (label, meaning) in FAMILIES.items()],
+                                       value="ring", description="拓扑", style=style),
+            "size": widgets.IntSlider(value=default, min=lo, max=hi, description="规模", style=style, continuous_update=False),
+            "k": widgets.IntSlider(value=1, min=1, max=6, description="端口数 k", style=style, continuous_update=False),
+        }
+
+    def _adjust(self, name: str) -> None:
+        if name != "family":
+            return
+        lo, hi, default = self.SIZES[self.controls["family"].value]
+        size = self.controls["size"]
+        size.min, size.max = 0, max(hi, size.max)  # widen first so the new range is always valid
+        size.value = default
+        size.min, size.max = lo, hi
+
+    def draw(self, figure: Figure, family, size, k) -> str:
+        from .broadcast import broadcast_steps
+        from .diameter import FAMILIES, binding_latency_term, family_instance
+        from .plotting import draw_topology
+
+        topo = family_instance(family, size)
+        self.topology = topo
+        p = max(1, min(k, topo.degree))
+        self.diameter = topo.step_diameter
+        self.info = info_steps(topo.n, p)
+        self.binding = binding_latency_term(topo, k)
+        try:
+            self.broadcast = broadcast_steps(topo, k=k)
+        except ValueError:  # no closed form and too large for the exhaustive search
+            self.broadcast = None
+        left, right = figure.subplots(1, 2, gridspec_kw={"width_ratios": [1.35, 1]})
+        draw_topology(topo, ax=left)
+        labels = ["直径 D", rf"$\lceil \log_{{{p + 1}}} N \rceil$", "最少 broadcast"]
+        heights = [self.diameter, self.info, self.broadcast or 0]
+        colors = [COLORS["bisection"], COLORS["latency"], COLORS["bound"]]
+        bars = right.bar(labels, heights, color=colors, alpha=0.8)
+        for bar, value in zip(bars, [self.diameter, self.info, self.broadcast]):
+            right.annotate("未知" if value is None else str(value), (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                           ha="center", va="bottom", fontsize=10)
+        right.set_ylabel("轮数")
+        right.yaxis.set_major_locator(MaxNLocator(integer=True))
+        right.set_title(f"N = {topo.n}，p = min(k, d) = {p}", fontsize=10)
+        figure.tight_layout()
+        verdict = {"diameter": "直径更紧：这个拓扑的延迟受直径限制",
+                   "information": "信息传播下界更紧",
+                   "tie": "两个下界相等"}[self.binding]
+        rounds = "—（规模超出穷举范围）" if self.broadcast is None else f"{self.broadcast} 轮"
+        return (
+            f"<b>{FAMILIES[family][0]}，N = {topo.n}，度 d = {topo.degree}</b>：直径 D = <b>{self.diameter}</b> 轮，"
+            f"⌈log<sub>{p + 1}</sub> N⌉ = <b>{self.info}</b>；{verdict}。最少 broadcast：{rounds}。"
         )

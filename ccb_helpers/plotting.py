@@ -253,3 +253,142 @@ def draw_knomial_tree(n: int, k: int = 1, ax=None):
     ax.grid(False)
     ax.set_title(f"{k + 1}-nomial 树（{k}-port），N = {n}：{len(rounds)} 轮")
     return ax
+
+
+def _layout(topology):
+    """Positions for drawing: circles, grids (3-D projected), hypercube projection, fat-tree layers."""
+    import math
+
+    import numpy as np
+
+    g = topology.graph
+    family = topology.family
+    pos = {}
+    if family in ("torus", "mesh"):
+        for v, coord in g.nodes(data="coord"):
+            c = list(coord) + [0] * (3 - len(coord))
+            pos[v] = (c[0] + 0.45 * c[2], c[1] + 0.3 * c[2]) if len(coord) == 3 else (c[0], c[1] if len(coord) > 1 else 0)
+    elif family == "hypercube":
+        dim = topology.degree
+        angles = [math.pi * b / max(dim, 1) for b in range(dim)]
+        for v in g.nodes:
+            pos[v] = (sum(math.cos(a) for b, a in enumerate(angles) if v >> b & 1),
+                      sum(math.sin(a) for b, a in enumerate(angles) if v >> b & 1))
+    elif family == "fat_tree":
+        hosts = [v for v in g.nodes if not isinstance(v, tuple)]
+        leaves = sorted(v for v in g.nodes if isinstance(v, tuple) and v[0] == "leaf")
+        spines = sorted(v for v in g.nodes if isinstance(v, tuple) and v[0] == "spine")
+        width = max(len(hosts) - 1, 1)
+        for i, v in enumerate(sorted(hosts)):
+            pos[v] = (i, 0)
+        for row, group in ((1, leaves), (2, spines)):
+            for i, v in enumerate(group):
+                pos[v] = ((i + 0.5) * width / len(group) - 0.5 + 0.5, row * max(2.0, width / 6))
+    else:  # ring, fully connected, single switch: a circle (switch in the centre)
+        ends = [v for v in g.nodes if not isinstance(v, tuple)]
+        for i, v in enumerate(sorted(ends)):
+            angle = math.pi / 2 - 2 * math.pi * i / max(len(ends), 1)
+            pos[v] = (math.cos(angle), math.sin(angle))
+        for v in g.nodes:
+            if isinstance(v, tuple):
+                pos[v] = (0.0, 0.0)
+    return {v: np.asarray(p, dtype=float) for v, p in pos.items()}
+
+
+def draw_topology(topology, root: int = 0, ax=None, max_nodes: int = 600):
+    """Draw a topology with its endpoints coloured by BFS distance (hops) from ``root``.
+
+    Switches are grey squares; wrap-around links of a torus are drawn as dashed arcs.
+
+    >>> import ccb_helpers as ccb
+    >>> ax = draw_topology(ccb.torus(4, 4))
+    >>> ax.get_title()
+    'torus 4x4：从节点 0 出发的 BFS 层（直径 D = 4）'
+    """
+    import matplotlib.pyplot as plt
+    import networkx as nx
+    import numpy as np
+    from matplotlib.patches import FancyArrowPatch
+
+    from .topology import Topology
+
+    if not isinstance(topology, Topology):
+        raise TypeError(f"topology must be a Topology, got {type(topology).__name__}")
+    if topology.graph.number_of_nodes() > max_nodes:
+        raise ValueError(f"{topology.name} has more than max_nodes={max_nodes} vertices to draw")
+    use_book_style()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5, 5))
+    g = topology.graph
+    pos = _layout(topology)
+    dist = nx.single_source_shortest_path_length(g, root)
+    coords = {v: pos[v] for v in g.nodes}
+    for u, v in g.edges:
+        a, b = coords[u], coords[v]
+        wrap = topology.family == "torus" and np.abs(a - b).max() > 1.5
+        if wrap:
+            ax.add_patch(FancyArrowPatch(tuple(a), tuple(b), arrowstyle="-", connectionstyle="arc3,rad=0.25",
+                                         color="#bbbbbb", linewidth=0.7, linestyle="--", zorder=1))
+        else:
+            ax.plot([a[0], b[0]], [a[1], b[1]], color="#bbbbbb", linewidth=0.8, zorder=1)
+    ends = [v for v, kind in g.nodes(data="kind") if kind == "endpoint"]
+    switches = [v for v, kind in g.nodes(data="kind") if kind == "switch"]
+    hops = np.array([dist[v] for v in ends])
+    size = 90 if len(ends) <= 32 else (40 if len(ends) <= 128 else 14)
+    ax.scatter([coords[v][0] for v in ends], [coords[v][1] for v in ends], c=hops, cmap="viridis_r", s=size,
+               zorder=3, edgecolors="white", linewidths=0.6)
+    if switches:
+        ax.scatter([coords[v][0] for v in switches], [coords[v][1] for v in switches], marker="s", color="#888888",
+                   s=size * 0.8, zorder=2)
+    ax.scatter([coords[root][0]], [coords[root][1]], s=size * 2.2, facecolors="none", edgecolors=COLORS["bandwidth"],
+               linewidths=1.5, zorder=4)
+    if len(ends) <= 32:
+        far = max(hops.max(), 1)
+        for v in ends:
+            # viridis_r is light for small distances: dark digits there, white ones on the dark end.
+            ax.annotate(str(dist[v]), coords[v], ha="center", va="center", fontsize=6.5, zorder=5,
+                        color="black" if dist[v] < far / 2 else "white")
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.axis("off")
+    ax.set_title(f"{topology.name.split(' (')[0]}：从节点 {root} 出发的 BFS 层（直径 D = {topology.diameter}）", fontsize=9.5)
+    return ax
+
+
+def plot_diameters(families=("ring", "torus2d", "torus3d", "mesh2d", "hypercube", "fat_tree", "fully_connected"),
+                   max_n: int = 10**6, ax=None):
+    """Latency-relevant diameter (rounds) against N for each family, with the ceil(log2 N) line.
+
+    >>> ax = plot_diameters(families=("ring", "hypercube"), max_n=1024)
+    >>> [line.get_label() for line in ax.get_lines()]
+    ['Ring', 'Hypercube', '⌈log₂ N⌉（信息下界，1-port）']
+    """
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from .diameter import FAMILIES, family_instances
+    from .propagation import info_steps
+
+    use_book_style()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7.5, 4.6))
+    palette = {"ring": COLORS["ring"], "torus2d": "#1f77b4", "torus3d": "#2ca02c", "mesh2d": "#ff7f0e",
+               "hypercube": "#9467bd", "fat_tree": "#8c564b", "fully_connected": "#7f7f7f"}
+    for family in families:
+        if family in ("ring", "fully_connected"):
+            ns = np.unique(np.logspace(np.log10(2), np.log10(max_n), 300).astype(int))
+            ds = ns // 2 if family == "ring" else np.ones_like(ns)
+        else:
+            topos = list(family_instances(family, max_n))
+            ns = np.array([t.n for t in topos])
+            ds = np.array([t.step_diameter for t in topos])
+        ax.plot(ns, ds, marker="o" if len(ns) < 40 else None, markersize=3, color=palette.get(family),
+                label=FAMILIES[family][0])
+    n = np.unique(np.logspace(0.3, np.log10(max_n), 400).astype(np.int64))
+    ax.step(n, info_steps(n), where="post", color=COLORS["bound"], linewidth=2, label="⌈log₂ N⌉（信息下界，1-port）")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("节点数 N")
+    ax.set_ylabel("直径 D（轮）")
+    ax.set_title("拓扑直径与信息传播下界（曲线高于黑线处，直径更紧）", fontsize=10)
+    ax.legend(fontsize=8, loc="upper left")
+    return ax

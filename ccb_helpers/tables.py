@@ -138,3 +138,75 @@ def exhaustive_broadcast_table(ns: Sequence[int] = range(2, 10), ks: Sequence[in
         rows.append(cells)
     headers = ["$N$"] + [h for k in ks for h in (f"{k}-port 穷举最优", rf"$\lceil \log_{{{k + 1}}} N \rceil$")]
     return Table(headers, rows, "全连接图上穷举所有调度得到的最少 broadcast 轮数", values)
+
+
+def diameter_table(topologies, k: int = 1, measure_up_to: int = 2000) -> Table:
+    """Diameters from closed forms next to BFS measurements, and which latency bound binds.
+
+    ``measure_up_to``: graphs with more vertices show the closed form only.
+
+    >>> from ccb_helpers.topology import ring, torus
+    >>> diameter_table([ring(16), torus(8, 8)]).values
+    [('ring 16', 16, 2, 8, 8, 4, 'diameter'), ('torus 8x8', 64, 4, 8, 8, 6, 'diameter')]
+    """
+    from .diameter import binding_latency_term
+    from .topology import measured_diameter
+
+    k = check_int("k", k, minimum=1)
+    labels = {"diameter": "直径", "information": "信息传播", "tie": "两者相等"}
+    rows, values = [], []
+    for topo in topologies:
+        p = max(1, min(k, topo.degree))
+        info = info_steps(topo.n, p)
+        measured = measured_diameter(topo) if topo.n + (topo.n if topo.switched else 0) <= measure_up_to else None
+        binding = binding_latency_term(topo, k)
+        values.append((topo.name, topo.n, topo.degree, topo.diameter, measured, info, binding))
+        rows.append([topo.name.split(" (")[0], str(topo.n), str(topo.degree), str(topo.diameter),
+                     "—" if measured is None else str(measured), str(topo.step_diameter), str(info), labels[binding]])
+    headers = ["拓扑", "$N$", "度 $d$", "直径 $D$（闭式）", "BFS 实测", "延迟用的 $D$（轮）",
+               rf"$\lceil \log_{{p+1}} N \rceil$（$p=\min({k},d)$）", "更紧的是"]
+    return Table(headers, rows, "各拓扑的直径：闭式与在图上 BFS 实测一致；交换机网络中一轮即可跨越全网", values)
+
+
+def ring_diameter_table(ns: Sequence[int] = (4, 8, 16, 32), search_up_to: int = 14) -> Table:
+    """``tbl-cc-bound-ring-diam`` plus the true minimum broadcast rounds on the ring (1- and 2-port).
+
+    >>> ring_diameter_table(ns=(7,)).values
+    [(7, 3, 3, 4, 3, True)]
+    """
+    from .broadcast import broadcast_steps
+    from .topology import ring
+
+    rows, values = [], []
+    for n in ns:
+        n = check_int("n", n, minimum=2)
+        topo = ring(n)
+        diam, eff = n // 2, -(-(n - 1) // 2)
+        one, two = broadcast_steps(topo, k=1), broadcast_steps(topo, k=2)
+        checked = n <= search_up_to and one == search_broadcast_steps(topo, 1) and two == search_broadcast_steps(topo, 2)
+        values.append((n, diam, eff, one, two, checked if n <= search_up_to else None))
+        rows.append([str(n), str(diam), str(eff), str(one), str(two), "一致" if checked else ("—" if n > search_up_to else "不一致")])
+    headers = ["$N$", r"1-port Ring 直径 $\lfloor N/2 \rfloor$", r"2-port 有效直径 $\lceil (N-1)/2 \rceil$",
+               "1-port 最少 broadcast 轮数", "2-port 最少 broadcast 轮数", "穷举搜索核对"]
+    return Table(headers, rows, "Ring 的直径与真实的最少 broadcast 轮数（公式与小规模穷举）", values)
+
+
+def first_diameter_bound_table(families=("ring", "torus2d", "torus3d", "mesh2d", "hypercube", "fat_tree", "fully_connected"),
+                               ks: Sequence[int] = (1, 2), max_n: int = 10**4) -> Table:
+    """From which N on each family is diameter-bound (``None``: never, up to ``max_n``).
+
+    >>> first_diameter_bound_table(families=("ring",), ks=(1,)).values
+    [('ring', 1, 10)]
+    """
+    from .diameter import FAMILIES, first_diameter_bound
+
+    rows, values = [], []
+    for family in families:
+        cells = [FAMILIES[family][0]]
+        for k in ks:
+            first = first_diameter_bound(family, max_n=max_n, k=k)
+            values.append((family, k, first))
+            cells.append("从不" if first is None else f"N ≥ {first}")
+        rows.append(cells)
+    headers = ["拓扑族"] + [f"{k}-port：直径更紧" for k in ks]
+    return Table(headers, rows, f"从哪个 N 起（直到 N = {max_n}）直径始终比信息传播下界更紧", values)

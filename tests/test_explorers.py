@@ -54,3 +54,26 @@ def test_unknown_control():
     e = ccb.PropagationExplorer()
     with pytest.raises(TypeError):
         e.update(size=3)
+
+
+def test_topology_explorer_every_family_and_extreme():
+    e = ccb.TopologyExplorer()
+    for family, (lo, hi, default) in ccb.TopologyExplorer.SIZES.items():
+        e.update(family=family)
+        assert e.values["size"] == default  # the size slider follows the family
+        assert (e.controls["size"].min, e.controls["size"].max) == (lo, hi)
+        for size in (lo, hi):
+            for k in (1, 6):
+                e.update(size=size, k=k)
+                topo = ccb.family_instance(family, size)
+                assert e.topology.n == topo.n and e.diameter == topo.step_diameter
+                assert e.info == ccb.info_steps(topo.n, max(1, min(k, topo.degree)))
+                assert str(e.diameter) in e.readout.value
+
+
+def test_topology_explorer_dropdown_like_a_reader():
+    e = ccb.TopologyExplorer()
+    e.controls["family"].value = "torus2d"  # the reader picks another family
+    assert e.topology.name == "torus 4x4" and e.binding == "tie"  # D = 4 = ceil(log2 16)
+    e.controls["size"].value = 8
+    assert e.binding == "diameter"
