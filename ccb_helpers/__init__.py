@@ -49,6 +49,7 @@ from .tables import (
     exhaustive_broadcast_table,
     first_diameter_bound_table,
     info_propagation_table,
+    kport_ring_table,
     preset_steps_table,
     ring_diameter_table,
 )

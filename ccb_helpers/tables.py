@@ -210,3 +210,26 @@ def first_diameter_bound_table(families=("ring", "torus2d", "torus3d", "mesh2d",
         rows.append(cells)
     headers = ["拓扑族"] + [f"{k}-port：直径更紧" for k in ks]
     return Table(headers, rows, f"从哪个 N 起（直到 N = {max_n}）直径始终比信息传播下界更紧", values)
+
+
+def kport_ring_table(n: int = 16, ks: Sequence[int] = (1, 2, 3, 4, 6)) -> Table:
+    """``ceil((N-1)/k)`` against the true minimum broadcast rounds on a k-port ring.
+
+    >>> kport_ring_table(16, ks=(1, 2, 3)).values
+    [(1, 15, 8, 8), (2, 8, 8, 8), (3, 5, 8, 8)]
+    """
+    from .broadcast import broadcast_steps
+    from .topology import ring
+
+    n = check_int("n", n, minimum=2)
+    rows, values = [], []
+    topo = ring(n)
+    for k in ks:
+        k = check_int("k", k, minimum=1)
+        formula = -(-(n - 1) // k)
+        true = broadcast_steps(topo, k=k)
+        values.append((k, formula, true, topo.diameter))
+        verdict = "相等" if formula == true else ("公式偏大" if formula > true else "公式偏小（低于真实最少轮数）")
+        rows.append([str(k), str(formula), str(true), str(topo.diameter), verdict])
+    return Table(["$k$", r"$\lceil (N-1)/k \rceil$", "Ring 上最少 broadcast 轮数", r"直径 $\lfloor N/2 \rfloor$", "比较"],
+                 rows, f"N = {n} 的 Ring：k ≥ 2 时真实轮数恒为 ⌊N/2⌋，与 k 无关", values)
