@@ -25,10 +25,14 @@ from .algorithms import (
     tree_height,
 )
 from .bandwidth import (
+    algorithm_bandwidth,
+    bus_bandwidth,
+    hot_expert_routing,
     Volume,
     bandwidth_lower_bound,
     effective_ports,
     forced_volume,
+    gossip_transmissions,
     role_volumes,
     routing_lower_bound,
     routing_volumes,
@@ -44,7 +48,11 @@ from .primitives import PRIMITIVE_LABELS, PRIMITIVES, ROOTED_PRIMITIVES
 from .propagation import coverage, info_latency_bound, info_steps
 from .tables import (
     Table,
+    bandwidth_attainment_table,
+    bandwidth_table,
+    bandwidth_table_2port,
     broadcast_attainment_table,
+    busbw_table,
     diameter_table,
     exhaustive_broadcast_table,
     first_diameter_bound_table,
@@ -67,7 +75,7 @@ from .topology import (
     torus,
 )
 from .diameter import FAMILIES, binding_latency_term, diameter_binding_sizes, family_instance, family_instances, first_diameter_bound
-from .explorers import Explorer, PropagationExplorer, TopologyExplorer
+from .explorers import BandwidthExplorer, Explorer, PropagationExplorer, TopologyExplorer
 from .generators import generate, knomial_tree, nccl_double_binary_tree
 from .schedule import Round, Schedule, Transfer, block_bounds
 from .simulate import ScheduleError, SimulationResult, run_schedule, simulate

@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validation import check_bandwidth, check_int, check_size, is_array
+from ._validation import check_bandwidth, check_int, check_real, check_size, is_array
 from .primitives import ROOTED_PRIMITIVES, check_primitive
 
 __all__ = [
@@ -35,6 +35,10 @@ __all__ = [
     "uniform_routing",
     "routing_volumes",
     "routing_lower_bound",
+    "hot_expert_routing",
+    "algorithm_bandwidth",
+    "bus_bandwidth",
+    "gossip_transmissions",
 ]
 
 
@@ -301,3 +305,77 @@ def routing_lower_bound(matrix, beta, ports=1):
     ports = check_int("ports", ports, minimum=1)
     send, recv = routing_volumes(matrix)
     return float(max(send.max(), recv.max())) / (ports * beta)
+
+
+def hot_expert_routing(n, m, hot=0, factor=3.0):
+    """A MoE-style Dispatch matrix: uniform ``M/N`` per pair, except every node sends ``factor`` times
+    as much to the ``hot`` node (a popular expert).
+
+    >>> hot_expert_routing(3, 300, factor=2).tolist()
+    [[100.0, 100.0, 100.0], [200.0, 100.0, 100.0], [200.0, 100.0, 100.0]]
+    """
+    n = check_int("n", n, minimum=2)
+    hot = check_int("hot", hot, minimum=0, maximum=n - 1)
+    factor = check_size("factor", factor)
+    matrix = uniform_routing(n, m)
+    column = matrix[:, hot].copy()
+    column[np.arange(n) != hot] *= factor
+    matrix[:, hot] = column
+    return matrix
+
+
+def algorithm_bandwidth(m, seconds):
+    """nccl-tests' *algbw*: message size over time, bytes/s.
+
+    >>> algorithm_bandwidth(2**30, 0.01) / 1e9
+    107.3741824
+    """
+    m = check_size("m", m)
+    seconds = check_real("seconds", seconds, strict=True)
+    return m / seconds
+
+
+def bus_bandwidth(primitive, n, m, seconds):
+    """nccl-tests' *busbw*: algbw times the per-collective factor, bytes/s.
+
+    The factors nccl-tests uses (AllReduce ``2(N-1)/N``, AllGather / ReduceScatter / AllToAll
+    ``(N-1)/N``, Broadcast / Reduce 1) are exactly :func:`volume_coefficient`: busbw is the
+    busiest node's forced volume over the time. So the node-level bandwidth bound says
+    ``busbw <= p * beta`` for every algorithm, and ``busbw / (p * beta)`` is the fraction of the
+    bandwidth bound an implementation reaches.
+
+    >>> round(bus_bandwidth("all_reduce", 8, 2**30, 0.01) / 1e9, 3)   # 1.75 x algbw
+    187.905
+    """
+    seconds = check_real("seconds", seconds, strict=True)
+    return volume_coefficient(primitive, n) * check_size("m", m) / seconds
+
+
+def gossip_transmissions(n):
+    """Fewest one-way messages after which every node knows all ``n`` inputs (exhaustive search).
+
+    A message ``u -> v`` merges what ``u`` knows into ``v``. Breadth-first search over knowledge
+    states, so only tiny ``n`` (at most 4; 5 takes ~10 s). The answer, ``2(N-1)``, is the per-element count
+    behind AllReduce's forced volume ``2(N-1)M/N``.
+
+    >>> [gossip_transmissions(n) for n in (2, 3, 4)]
+    [2, 4, 6]
+    """
+    import itertools
+
+    n = check_int("n", n, minimum=1, maximum=4)
+    start = tuple(1 << i for i in range(n))
+    full = (1 << n) - 1
+    frontier, seen, depth = {start}, {start}, 0
+    while not any(all(s == full for s in state) for state in frontier):
+        nxt = set()
+        for state in frontier:
+            for u, v in itertools.permutations(range(n), 2):
+                new = list(state)
+                new[v] |= state[u]
+                new = tuple(new)
+                if new not in seen:
+                    seen.add(new)
+                    nxt.add(new)
+        frontier, depth = nxt, depth + 1
+    return depth

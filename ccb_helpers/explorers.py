@@ -22,7 +22,7 @@ from ._validation import check_int
 from .plotting import COLORS, draw_knomial_tree, use_book_style
 from .propagation import coverage, info_steps
 
-__all__ = ["Explorer", "PropagationExplorer", "TopologyExplorer"]
+__all__ = ["Explorer", "PropagationExplorer", "TopologyExplorer", "BandwidthExplorer"]
 
 
 class Explorer(ABC):
@@ -254,4 +254,75 @@ class TopologyExplorer(Explorer):
         return (
             f"<b>{FAMILIES[family][0]}，N = {topo.n}，度 d = {topo.degree}</b>：直径 D = <b>{self.diameter}</b> 轮，"
             f"⌈log<sub>{p + 1}</sub> N⌉ = <b>{self.info}</b>；{verdict}。最少 broadcast：{rounds}。"
+        )
+
+
+class BandwidthExplorer(Explorer):
+    """Bandwidth lower bound: per-node forced bytes by role, the bound, and ``(N-1)/N -> 1``.
+
+    Controls: ``primitive``, ``n``, ``k`` (ports, ``p = k`` links used in parallel), ``m`` (bytes)
+    and ``beta_gbps`` (link bandwidth per direction, GB/s).
+
+    Examples
+    --------
+    >>> e = BandwidthExplorer(primitive="all_gather", n=8, k=2, m=2**30, beta_gbps=100)
+    >>> round(e.bound * 1e3, 3)   # 7/8 GiB over 2 x 100 GB/s
+    4.698
+    """
+
+    figsize = (9.0, 3.8)
+
+    def _controls(self) -> dict:
+        from .primitives import PRIMITIVE_LABELS
+
+        style = {"description_width": "initial"}
+        return {
+            "primitive": widgets.Dropdown(options=[(label, key) for key, label in PRIMITIVE_LABELS.items()], value="all_reduce",
+                                          description="原语", style=style),
+            "n": widgets.IntSlider(value=8, min=2, max=256, description="节点数 N", style=style, continuous_update=False),
+            "k": widgets.IntSlider(value=1, min=1, max=8, description="端口数 k", style=style, continuous_update=False),
+            "m": widgets.FloatLogSlider(value=2**30, base=2, min=10, max=34, step=1, description="M (B)", style=style,
+                                        continuous_update=False, readout_format=".3g"),
+            "beta_gbps": widgets.FloatLogSlider(value=100, base=10, min=0, max=3, step=0.1, description="β (GB/s)",
+                                                style=style, continuous_update=False, readout_format=".3g"),
+        }
+
+    def draw(self, figure: Figure, primitive, n, k, m, beta_gbps) -> str:
+        import numpy as np
+
+        from .bandwidth import bandwidth_lower_bound, forced_volume, role_volumes, volume_coefficient
+        from .primitives import PRIMITIVE_LABELS
+        from .units import format_bytes, format_time
+
+        beta = beta_gbps * 1e9
+        self.bound = bandwidth_lower_bound(primitive, n, m, beta, ports=k)
+        self.volume = forced_volume(primitive, n, m)
+        roles = role_volumes(primitive, n, m)
+        left, right = figure.subplots(1, 2, gridspec_kw={"width_ratios": [1.1, 1]})
+        names = {"root": "root", "non_root": "非 root", "every_node": "每个节点"}
+        x = np.arange(len(roles) + 1)
+        sends = [v.send for v in roles.values()] + [self.volume.send]
+        recvs = [v.recv for v in roles.values()] + [self.volume.recv]
+        top = max(max(sends), max(recvs), 1.0)
+        unit, scale = next((u, s) for u, s in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10), ("B", 1)) if top >= s)
+        left.bar(x - 0.2, np.array(sends) / scale, width=0.4, color=COLORS["latency"], label="发送 S")
+        left.bar(x + 0.2, np.array(recvs) / scale, width=0.4, color=COLORS["bandwidth"], label="接收 R")
+        left.set_xticks(x, [names[r] + "\n（单节点必传）" for r in roles] + ["最忙节点\n（守恒 / 计数）"], fontsize=8)
+        left.set_ylabel(f"字节（{unit}）")
+        left.set_title(f"{PRIMITIVE_LABELS[primitive]}，N = {n}，M = {format_bytes(m)}", fontsize=10)
+        left.legend(fontsize=8, loc="upper left")
+        ns = np.unique(np.geomspace(2, 1024, 200).astype(np.int64))
+        coeff = np.array([volume_coefficient(primitive, int(v)) for v in ns])
+        right.plot(ns, coeff, color=COLORS["bound"])
+        right.scatter([n], [volume_coefficient(primitive, n)], color=COLORS["bandwidth"], zorder=3)
+        right.axhline(coeff[-1], color="#999999", linestyle="--", linewidth=0.8)
+        right.set_xscale("log")
+        right.set_ylim(0, max(coeff.max(), 1) * 1.15)
+        right.set_xlabel("N")
+        right.set_ylabel("max(S, R) / M")
+        right.set_title("系数随 N 趋于常数（(N−1)/N → 1）", fontsize=10)
+        figure.tight_layout()
+        return (
+            f"<b>{PRIMITIVE_LABELS[primitive]}</b>：最忙节点发送 {format_bytes(self.volume.send)}、接收 {format_bytes(self.volume.recv)}；"
+            f"p = {k} 条链路 × β = {beta_gbps:.3g} GB/s ⇒ 带宽下界 T<sub>β</sub> ≥ <b>{format_time(self.bound)}</b>。"
         )

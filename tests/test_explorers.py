@@ -77,3 +77,22 @@ def test_topology_explorer_dropdown_like_a_reader():
     assert e.topology.name == "torus 4x4" and e.binding == "tie"  # D = 4 = ceil(log2 16)
     e.controls["size"].value = 8
     assert e.binding == "diameter"
+
+
+def test_bandwidth_explorer_every_primitive_and_extreme():
+    e = ccb.BandwidthExplorer()
+    settings = [{"primitive": p} for p in ccb.PRIMITIVES]
+    settings += [{"n": 2}, {"n": 256}, {"k": 8}, {"k": 1}, {"m": 2.0**10}, {"m": 2.0**34}, {"beta_gbps": 1.0}, {"beta_gbps": 1000.0}]
+    for change in settings:  # one control at a time, each to its extremes
+        e.update(**change)
+        v = e.values
+        want = ccb.bandwidth_lower_bound(v["primitive"], v["n"], v["m"], v["beta_gbps"] * 1e9, ports=v["k"])
+        assert e.bound == pytest.approx(want)
+        assert ccb.format_time(want) in e.readout.value
+
+
+def test_bandwidth_explorer_readout_changes_with_ports():
+    e = ccb.BandwidthExplorer(primitive="all_gather", n=8, m=2**30, beta_gbps=100)
+    one = e.bound
+    e.controls["k"].value = 2
+    assert e.bound == pytest.approx(one / 2)
