@@ -43,11 +43,22 @@ from .bisection import bisection_bytes, bisection_lower_bound, node_lower_bound,
 from .bounds import combined_lower_bound, crossover_size, latency_lower_bound, latency_steps_lower_bound, regime
 from .broadcast import broadcast_steps, eccentricity, search_broadcast_steps
 from .hardware import PRESETS, HardwarePreset, preset
-from .plotting import draw_knomial_tree, draw_schedule, draw_topology, plot_diameters, plot_info_steps, use_book_style
+from .plotting import (
+    draw_knomial_tree,
+    draw_schedule,
+    draw_topology,
+    plot_algorithm_times,
+    plot_best_algorithm_map,
+    plot_diameters,
+    plot_info_steps,
+    plot_regime_map,
+    use_book_style,
+)
 from .primitives import PRIMITIVE_LABELS, PRIMITIVES, ROOTED_PRIMITIVES
 from .propagation import coverage, info_latency_bound, info_steps
 from .tables import (
     Table,
+    algorithm_comparison_table,
     bandwidth_attainment_table,
     bandwidth_table,
     bandwidth_table_2port,
@@ -60,6 +71,8 @@ from .tables import (
     kport_ring_table,
     preset_steps_table,
     ring_diameter_table,
+    simulated_vs_bound_table,
+    tree_ring_crossover_table,
 )
 from .topology import (
     TOPOLOGY_FAMILIES,
@@ -75,9 +88,10 @@ from .topology import (
     torus,
 )
 from .diameter import FAMILIES, binding_latency_term, diameter_binding_sizes, family_instance, family_instances, first_diameter_bound
-from .explorers import BandwidthExplorer, Explorer, PropagationExplorer, TopologyExplorer
+from .explorers import AlgorithmExplorer, BandwidthExplorer, Explorer, PropagationExplorer, TopologyExplorer
 from .generators import generate, knomial_tree, nccl_double_binary_tree
 from .schedule import Round, Schedule, Transfer, block_bounds
+from .selection import best_algorithm_bands, crossover_between, optimality
 from .simulate import ScheduleError, SimulationResult, run_schedule, simulate
 from .units import GiB, KiB, MiB, format_bandwidth, format_bytes, format_time
 

@@ -22,7 +22,7 @@ from ._validation import check_int
 from .plotting import COLORS, draw_knomial_tree, use_book_style
 from .propagation import coverage, info_steps
 
-__all__ = ["Explorer", "PropagationExplorer", "TopologyExplorer", "BandwidthExplorer"]
+__all__ = ["Explorer", "PropagationExplorer", "TopologyExplorer", "BandwidthExplorer", "AlgorithmExplorer"]
 
 
 class Explorer(ABC):
@@ -326,3 +326,69 @@ class BandwidthExplorer(Explorer):
             f"<b>{PRIMITIVE_LABELS[primitive]}</b>：最忙节点发送 {format_bytes(self.volume.send)}、接收 {format_bytes(self.volume.recv)}；"
             f"p = {k} 条链路 × β = {beta_gbps:.3g} GB/s ⇒ 带宽下界 T<sub>β</sub> ≥ <b>{format_time(self.bound)}</b>。"
         )
+
+
+class AlgorithmExplorer(Explorer):
+    """AllReduce time against M for the lower bound and every algorithm, with the best one per size band.
+
+    Controls: ``preset`` (sets α and β; ``"custom"`` leaves them free), ``alpha_us``, ``beta_gbps``,
+    ``n``, ``k`` (ports: 2 brings the bidirectional ring and the double binary tree in) and
+    ``efficiency`` (plot bound / time instead of time).
+
+    Examples
+    --------
+    >>> e = AlgorithmExplorer(preset="a100_nvlink", n=64, k=1)
+    >>> [name for *_, name in e.bands]
+    ['recursive_doubling', 'recursive_halving_doubling']
+    >>> e.update(n=48); [name for *_, name in e.bands]   # no power of two: RHD pays for folding
+    ['recursive_doubling', 'recursive_halving_doubling', 'ring']
+    """
+
+    figsize = (9.0, 4.4)
+
+    def _controls(self) -> dict:
+        from .hardware import PRESETS
+
+        style = {"description_width": "initial"}
+        first = PRESETS["a100_nvlink"]
+        return {
+            "preset": widgets.Dropdown(options=[(p.label, key) for key, p in PRESETS.items()] + [("自定义 α、β", "custom")],
+                                       value="a100_nvlink", description="硬件", style=style),
+            "alpha_us": widgets.FloatLogSlider(value=first.alpha * 1e6, base=10, min=-1, max=2, step=0.05, description="α (µs)",
+                                               style=style, continuous_update=False, readout_format=".3g"),
+            "beta_gbps": widgets.FloatLogSlider(value=first.beta / 1e9, base=10, min=0, max=3, step=0.05, description="β (GB/s)",
+                                                style=style, continuous_update=False, readout_format=".3g"),
+            "n": widgets.IntSlider(value=16, min=2, max=1024, description="节点数 N", style=style, continuous_update=False),
+            "k": widgets.IntSlider(value=1, min=1, max=2, description="端口数 k", style=style, continuous_update=False),
+            "efficiency": widgets.Checkbox(value=False, description="画效率（下界 / 时间）", style=style),
+        }
+
+    def _adjust(self, name: str) -> None:
+        from .hardware import PRESETS
+
+        if name == "preset" and self.controls["preset"].value != "custom":
+            p = PRESETS[self.controls["preset"].value]
+            self.controls["alpha_us"].value = p.alpha * 1e6
+            self.controls["beta_gbps"].value = p.beta / 1e9
+        elif name in ("alpha_us", "beta_gbps"):
+            self.controls["preset"].value = "custom"
+
+    def draw(self, figure: Figure, preset, alpha_us, beta_gbps, n, k, efficiency) -> str:
+        from .algorithms import ALGORITHM_LABELS
+        from .bounds import crossover_size
+        from .plotting import plot_algorithm_times
+        from .selection import best_algorithm_bands
+        from .units import format_bytes
+
+        alpha, beta = alpha_us * 1e-6, beta_gbps * 1e9
+        ax = figure.subplots()
+        plot_algorithm_times("all_reduce", n, alpha, beta, ports=k, efficiency=efficiency, ax=ax)
+        self.m_star = crossover_size("all_reduce", n, alpha, beta, ports=k)
+        self.bands = best_algorithm_bands("all_reduce", n, alpha, beta, ports=k, m_min=2.0**6, m_max=2.0**32, points=240)
+        transform = ax.get_xaxis_transform()
+        for start, end, name in self.bands:
+            ax.axvspan(start, end, ymin=0, ymax=0.035, color=COLORS.get(name), alpha=0.9, transform=transform)
+        figure.tight_layout()
+        bands = "；".join(f"{format_bytes(a)}–{format_bytes(b)}：{ALGORITHM_LABELS[name]}" for a, b, name in self.bands)
+        return (f"<b>N = {n}，{k}-port</b>：下界的交叉点 M* = <b>{format_bytes(self.m_star)}</b>。"
+                f"最快的算法（图底色带）：{bands}。")

@@ -392,3 +392,133 @@ def plot_diameters(families=("ring", "torus2d", "torus3d", "mesh2d", "hypercube"
     ax.set_title("拓扑直径与信息传播下界（曲线高于黑线处，直径更紧）", fontsize=10)
     ax.legend(fontsize=8, loc="upper left")
     return ax
+
+
+def plot_regime_map(primitive="all_reduce", preset_keys=("a100_nvlink", "h100_nvswitch", "ib_ndr"), n_max=4096,
+                    m_range=(2.0**6, 2.0**34), axes=None):
+    """Latency- vs bandwidth-bound regions of the lower bound over (N, M), with the M* curve, per preset.
+
+    Uses each preset's α, β and ``k = ports_for(N)`` capped at 1 for bandwidth when the preset
+    shares one NIC (InfiniBand); the M* curve is :func:`ccb_helpers.crossover_size`.
+
+    >>> axes = plot_regime_map(preset_keys=("a100_nvlink",), n_max=256)
+    >>> len(axes)
+    1
+    """
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from matplotlib.colors import ListedColormap
+
+    from .bounds import crossover_size, regime
+    from .hardware import PRESETS
+    from .units import format_bytes
+
+    use_book_style()
+    if axes is None:
+        _, axes = plt.subplots(1, len(preset_keys), figsize=(4.2 * len(preset_keys), 3.8), squeeze=False)
+        axes = list(axes[0])
+    ns = np.unique(np.geomspace(2, n_max, 120).astype(np.int64))
+    ms = np.geomspace(*m_range, 160)
+    for ax, key in zip(axes, preset_keys):
+        p = PRESETS[key]
+        ports = 1 if p.ports is None else p.ports
+        grid = regime(primitive, ns[:, None], ms[None, :], p.alpha, p.beta, ports=ports)
+        ax.pcolormesh(ns, ms, (grid == "bandwidth").T.astype(float), cmap=ListedColormap(["#dbe9f6", "#f8dcdc"]),
+                      shading="auto", vmin=0, vmax=1)
+        m_star = np.array([crossover_size(primitive, int(n), p.alpha, p.beta, ports=ports) for n in ns])
+        ax.plot(ns, m_star, color=COLORS["bound"], linewidth=2, label="$M^*$")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log", base=2)
+        ax.set_xlabel("节点数 N")
+        ax.set_ylabel("消息大小 M")
+        ax.yaxis.set_major_formatter(lambda v, _pos: format_bytes(v))
+        ax.set_title(f"{p.label.split(' (')[0]}\nα = {p.alpha * 1e6:g} µs，β = {p.beta / 1e9:g} GB/s，k = {ports}", fontsize=9)
+        ax.text(0.04, 0.93, "带宽主导", transform=ax.transAxes, fontsize=9, color=COLORS["bandwidth"])
+        ax.text(0.60, 0.06, "延迟主导", transform=ax.transAxes, fontsize=9, color=COLORS["latency"])
+        ax.grid(False)
+    return axes
+
+
+def plot_best_algorithm_map(primitive="all_reduce", alpha=1.5e-6, beta=50e9, ports=1, n_max=1024, m_range=(2.0**6, 2.0**32), ax=None):
+    """The fastest modelled algorithm over (N, M), with the lower bound's crossover size M*.
+
+    Algorithms that need a power of two compete only at those N (the vertical stripes).
+
+    >>> ax = plot_best_algorithm_map(n_max=64)
+    >>> ax.get_xlabel()
+    '节点数 N'
+    """
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    from .algorithms import ALGORITHM_LABELS, applicable_algorithms, best_algorithm
+    from .bounds import crossover_size
+    from .units import format_bytes
+
+    use_book_style()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7.5, 4.6))
+    ns = np.unique(np.geomspace(2, n_max, 140).astype(np.int64))
+    ms = np.geomspace(*m_range, 160)
+    names, times = best_algorithm(primitive, ns[:, None], ms[None, :], alpha, beta, ports)
+    candidates = applicable_algorithms(primitive, ports=ports)
+    present = [a for a in candidates if np.any(names == a)]
+    index = np.vectorize(present.index)(names)
+    cmap = ListedColormap([COLORS.get(a, "#cccccc") for a in present])
+    ax.pcolormesh(ns, ms, index.T, cmap=cmap, shading="auto", vmin=-0.5, vmax=len(present) - 0.5, alpha=0.55)
+    m_star = np.array([crossover_size(primitive, int(n), alpha, beta, ports=ports) for n in ns])
+    ax.plot(ns, m_star, color=COLORS["bound"], linewidth=1.5, linestyle="--", label="$M^*$（下界的交叉点）")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.yaxis.set_major_formatter(lambda v, _pos: format_bytes(v))
+    ax.set_xlabel("节点数 N")
+    ax.set_ylabel("消息大小 M")
+    ax.set_title(f"每个 (N, M) 上最快的算法；α = {alpha * 1e6:g} µs，β = {beta / 1e9:g} GB/s，{ports}-port", fontsize=9)
+    handles = [Patch(color=COLORS.get(a, "#cccccc"), alpha=0.55, label=ALGORITHM_LABELS[a]) for a in present]
+    ax.legend(handles=handles + ax.get_legend_handles_labels()[0], fontsize=8, loc="upper left")
+    ax.grid(False)
+    return ax
+
+
+def plot_algorithm_times(primitive="all_reduce", n=16, alpha=1.5e-6, beta=50e9, ports=1, m_range=(2.0**6, 2.0**32),
+                         efficiency=False, ax=None):
+    """Time (or efficiency = bound / time) against M for the lower bound and every applicable algorithm.
+
+    >>> ax = plot_algorithm_times(n=8)
+    >>> ax.get_lines()[0].get_label()
+    '下界 max(Tα, Tβ)'
+    """
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from .algorithms import ALGORITHM_LABELS, algorithm_cost, applicable_algorithms
+    from .bounds import combined_lower_bound, crossover_size
+    from .units import format_bytes
+
+    use_book_style()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7.5, 4.4))
+    ms = np.geomspace(*m_range, 200)
+    bound = combined_lower_bound(primitive, n, ms, alpha, beta, ports=ports)
+    if not efficiency:
+        ax.plot(ms, bound, color=COLORS["bound"], linewidth=2.5, label="下界 max(Tα, Tβ)")
+    for name in applicable_algorithms(primitive, n=n, ports=ports):
+        t = algorithm_cost(name, primitive, n, ms, alpha, beta, ports=ports)
+        ax.plot(ms, bound / t if efficiency else t, color=COLORS.get(name), label=ALGORITHM_LABELS[name])
+    if n >= 2:
+        ax.axvline(crossover_size(primitive, n, alpha, beta, ports=ports), color="#999999", linestyle="--", linewidth=1,
+                   label="$M^*$")
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_formatter(lambda v, _pos: format_bytes(v))
+    if efficiency:
+        ax.set_ylim(0, 1.05)
+        ax.set_ylabel("效率 = 下界 / 时间")
+    else:
+        ax.set_yscale("log")
+        ax.set_ylabel("时间 (s)")
+    ax.set_xlabel("消息大小 M")
+    ax.set_title(f"N = {n}，α = {alpha * 1e6:g} µs，β = {beta / 1e9:g} GB/s，{ports}-port", fontsize=10)
+    ax.legend(fontsize=8)
+    return ax

@@ -364,3 +364,111 @@ def busbw_table(n: int = 8, sizes: Sequence[float] = (2**12, 2**16, 2**20, 2**24
         rows.append([format_bytes(m), format_time(t), format_bandwidth(algbw), format_bandwidth(busbw), f"{busbw / p.beta:.1%}"])
     headers = ["$M$", "时间（α-β 模型）", "algbw = M / t", r"busbw = algbw $\times \frac{2(N-1)}{N}$", r"busbw / $\beta$"]
     return Table(headers, rows, f"{p.label}、N = {n} 的 Ring AllReduce：busbw 永远不超过 β = {format_bandwidth(p.beta)}", values)
+
+
+_VERDICTS = {"exact": "是（恰好）", "constant": "只差常数倍", "grows": "否"}
+
+
+def algorithm_comparison_table(ports: int = 1, ns: Sequence[int] = (8, 12), m: float = 2**20) -> Table:
+    """``tbl-cc-bound-1port-algo-cmp`` / ``tbl-cc-bound-2port-algo-cmp`` from the cost models.
+
+    For each algorithm and ``N``: rounds and bandwidth coefficient, their ratios to the two lower
+    bounds (with the ports the algorithm uses), and the verdict (see
+    :func:`ccb_helpers.selection.optimality`).
+
+    The double binary tree appears twice: unpipelined (the source's row: ``2H`` rounds of ``M/2``)
+    and pipelined with 64 chunks (bytes near optimal, but ``2(H + C - 1)`` rounds).
+
+    >>> t = algorithm_comparison_table(ports=1, ns=(8,))
+    >>> [(v[0], v[2], v[5], v[6]) for v in t.values]   # doctest: +NORMALIZE_WHITESPACE
+    [('ring', 14, 'grows', 'exact'), ('double_binary_tree_unpipelined', 6, 'constant', 'grows'),
+     ('double_binary_tree', 132, 'grows', 'constant'), ('recursive_halving_doubling', 6, 'constant', 'exact')]
+    """
+    from .algorithms import ALGORITHMS, algorithm_terms
+    from .selection import optimality
+
+    first = "ring" if ports == 1 else "bidirectional_ring"
+    # (algorithm, pipelined): the double binary tree appears unpipelined (the source's row) and pipelined.
+    algorithms = [(first, True), ("double_binary_tree", False), ("double_binary_tree", True), ("recursive_halving_doubling", True)]
+    rows, values = [], []
+    for algorithm, pipelined in algorithms:
+        used = max(ports, ALGORITHMS[algorithm]["all_reduce"].min_ports)
+        for n in ns:
+            options = {}
+            if algorithm == "double_binary_tree":
+                options = {"chunks": 64} if pipelined else {"pipelined": False}
+            cost = algorithm_terms(algorithm, "all_reduce", n, m, ports=used, **options)
+            steps, coeff = cost.steps, cost.bandwidth_bytes / m
+            o = optimality(algorithm, "all_reduce", n, m, ports=used, pipelined=pipelined)
+            if algorithm == "double_binary_tree" and pipelined:
+                # With many chunks the latency is 2(H + C - 1) rounds: judge latency unpipelined, bytes pipelined.
+                o["latency"], o["steps_ratio"] = "grows", steps / info_steps(n, used)
+            values.append((algorithm if pipelined or algorithm != "double_binary_tree" else "double_binary_tree_unpipelined",
+                           n, steps, coeff, used, o["latency"], o["bandwidth"]))
+            name = ALGORITHM_LABELS[algorithm]
+            if algorithm == "double_binary_tree":
+                name += "（64 块流水线；2 端口）" if pipelined else "（未流水线；2 端口）"
+            rows.append([name, str(n), str(used), f"{steps}α（下界 {info_steps(n, used)}α）",
+                         _VERDICTS[o["latency"]] + (f"，{o['steps_ratio']:.3g}×" if o["latency"] != "exact" else ""),
+                         f"{coeff:.4g}", _VERDICTS[o["bandwidth"]] + (f"，{o['bandwidth_ratio']:.3g}×" if o["bandwidth"] != "exact" else "")])
+    headers = ["算法", "$N$", "端口", "延迟项", "达到延迟下界？", r"带宽系数（$\times M/\beta$）", "达到带宽下界？"]
+    return Table(headers, rows, f"AllReduce 算法与下界（按各算法实际使用的端口数比较；倍数 = 算法 / 下界）", values)
+
+
+def simulated_vs_bound_table(cases=(("ring", 16, 2**20), ("recursive_halving_doubling", 16, 2**20), ("double_binary_tree", 16, 2**20),
+                                    ("ring", 16, 2**12), ("recursive_halving_doubling", 16, 2**12), ("double_binary_tree", 16, 2**12)),
+                             preset_key: str = "a100_nvlink") -> Table:
+    """Run AllReduce schedules in the simulator and compare their α-β time with the combined bound.
+
+    >>> t = simulated_vs_bound_table(cases=(("ring", 4, 4096),))
+    >>> t.values[0][:3]
+    ('ring', 4, 4096)
+    """
+    from .algorithms import ALGORITHMS, algorithm_cost
+    from .bounds import combined_lower_bound
+    from .hardware import PRESETS
+    from .units import format_bytes, format_time
+
+    p = PRESETS[preset_key]
+    rows, values = [], []
+    for algorithm, n, m in cases:
+        ports = ALGORITHMS[algorithm]["all_reduce"].min_ports
+        options = {}
+        if algorithm == "double_binary_tree":
+            from .algorithms import optimal_chunks
+
+            options["chunks"] = optimal_chunks(n, m, p.alpha, p.beta)
+        result = simulate(algorithm, "all_reduce", n, m, ports=ports, **options)
+        t_sim = result.time(p.alpha, p.beta)
+        t_model = algorithm_cost(algorithm, "all_reduce", n, m, p.alpha, p.beta, ports=ports, **options)
+        bound = combined_lower_bound("all_reduce", n, m, p.alpha, p.beta, ports=ports)
+        values.append((algorithm, n, m, t_sim, t_model, bound, result.correct))
+        rows.append([ALGORITHM_LABELS[algorithm] + (f"（{options['chunks']} 块）" if options else ""), str(n), format_bytes(m),
+                     str(ports), str(result.rounds), format_time(t_sim), format_time(bound), f"{bound / t_sim:.0%}",
+                     "正确" if result.correct else "错误"])
+    headers = ["算法", "$N$", "$M$", "端口", "模拟轮数", "模拟时间", "综合下界（同端口）", "效率 = 下界 / 时间", "结果"]
+    return Table(headers, rows, f"模拟器中运行的 AllReduce（{p.label} 的 α、β）", values)
+
+
+def tree_ring_crossover_table(ns: Sequence[int] = (4, 8, 16, 32, 64, 128, 256, 512), preset_key: str = "a100_nvlink", ports: int = 2) -> Table:
+    """Size where NCCL's two AllReduce algorithms (Ring, pipelined double binary tree) cost the same.
+
+    Both use 2 ports: the ring runs in both directions (``bidirectional_ring``), as NCCL's rings
+    use every link; the tree uses each rank's two trees at once.
+
+    >>> t = tree_ring_crossover_table(ns=(8, 64))
+    >>> t.values[0][1] < t.values[1][1]
+    True
+    """
+    from .hardware import PRESETS
+    from .selection import crossover_between
+    from .units import format_bytes
+
+    p = PRESETS[preset_key]
+    rows, values = [], []
+    for n in ns:
+        m = crossover_between("double_binary_tree", "bidirectional_ring", "all_reduce", n, p.alpha, p.beta, ports=ports)
+        values.append((n, m))
+        rows.append([str(n), "—" if m is None else format_bytes(m)])
+    return Table(["$N$", "Tree 与 Ring（双向）等时的消息大小"], rows,
+                 f"{p.label}：小于该大小时双二叉树更快，大于时 Ring 更快（{ports} 端口）", values)

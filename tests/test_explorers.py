@@ -96,3 +96,20 @@ def test_bandwidth_explorer_readout_changes_with_ports():
     one = e.bound
     e.controls["k"].value = 2
     assert e.bound == pytest.approx(one / 2)
+
+
+def test_algorithm_explorer_controls():
+    e = ccb.AlgorithmExplorer()
+    e.controls["preset"].value = "ib_ndr"  # a reader picks a preset: alpha and beta follow
+    p = ccb.preset("ib_ndr")
+    assert e.values["alpha_us"] == pytest.approx(p.alpha * 1e6) and e.values["beta_gbps"] == pytest.approx(p.beta / 1e9)
+    e.controls["alpha_us"].value = 20.0  # moving alpha makes it custom
+    assert e.values["preset"] == "custom"
+    for change in ({"n": 2}, {"n": 1024}, {"k": 2}, {"k": 1}, {"efficiency": True}, {"alpha_us": 0.1}, {"alpha_us": 100.0},
+                   {"beta_gbps": 1.0}, {"beta_gbps": 1000.0}):
+        e.update(**change)
+        v = e.values
+        m_star = ccb.crossover_size("all_reduce", v["n"], v["alpha_us"] * 1e-6, v["beta_gbps"] * 1e9, ports=v["k"])
+        assert e.m_star == pytest.approx(m_star)
+        assert ccb.format_bytes(m_star) in e.readout.value
+        assert e.bands[0][0] == 64.0
