@@ -39,7 +39,7 @@ from .bandwidth import (
     uniform_routing,
     volume_coefficient,
 )
-from .bisection import bisection_bytes, bisection_lower_bound, node_lower_bound, tighter_bound
+from .bisection import bisection_bytes, bisection_lower_bound, bisection_partition, cut_links, node_lower_bound, tighter_bound
 from .bounds import combined_lower_bound, crossover_size, latency_lower_bound, latency_steps_lower_bound, regime
 from .broadcast import broadcast_steps, eccentricity, search_broadcast_steps
 from .hardware import PRESETS, HardwarePreset, preset
@@ -49,6 +49,7 @@ from .plotting import (
     draw_topology,
     plot_algorithm_times,
     plot_best_algorithm_map,
+    plot_bisection_ratio,
     plot_diameters,
     plot_info_steps,
     plot_regime_map,
@@ -62,6 +63,8 @@ from .tables import (
     bandwidth_attainment_table,
     bandwidth_table,
     bandwidth_table_2port,
+    bisection_comparison_table,
+    bisection_width_table,
     broadcast_attainment_table,
     busbw_table,
     diameter_table,
@@ -69,9 +72,11 @@ from .tables import (
     first_diameter_bound_table,
     info_propagation_table,
     kport_ring_table,
+    oversubscription_table,
     preset_steps_table,
     ring_diameter_table,
     simulated_vs_bound_table,
+    source_bisection_table,
     tree_ring_crossover_table,
 )
 from .topology import (
@@ -88,7 +93,7 @@ from .topology import (
     torus,
 )
 from .diameter import FAMILIES, binding_latency_term, diameter_binding_sizes, family_instance, family_instances, first_diameter_bound
-from .explorers import AlgorithmExplorer, BandwidthExplorer, Explorer, PropagationExplorer, TopologyExplorer
+from .explorers import AlgorithmExplorer, BandwidthExplorer, BisectionExplorer, Explorer, PropagationExplorer, TopologyExplorer
 from .generators import generate, knomial_tree, nccl_double_binary_tree
 from .schedule import Round, Schedule, Transfer, block_bounds
 from .selection import best_algorithm_bands, crossover_between, optimality

@@ -34,7 +34,7 @@ from .bandwidth import bandwidth_lower_bound
 from .primitives import check_primitive
 from .topology import Topology
 
-__all__ = ["bisection_bytes", "bisection_lower_bound", "node_lower_bound", "tighter_bound"]
+__all__ = ["bisection_bytes", "bisection_lower_bound", "node_lower_bound", "tighter_bound", "bisection_partition", "cut_links"]
 
 
 def bisection_bytes(primitive, n, m):
@@ -127,3 +127,74 @@ def tighter_bound(primitive, topology, m, beta, ports=1) -> str:
     bis = bisection_lower_bound(primitive, topology, m, beta)
     node = node_lower_bound(primitive, topology, m, beta, ports)
     return "bisection" if bis > node else "node"
+
+
+def bisection_partition(topology: Topology) -> set:
+    """The endpoints on one side (``floor(N/2)`` of them) of a minimum balanced cut.
+
+    Built from the same construction as the closed-form ``bisection_links`` (so the cut drawn in
+    the book is the one the number counts): the first half of a ring or complete graph, a plane
+    or staircase cut of a torus / mesh, one address bit of a hypercube, half the leaves of a
+    fat-tree (hosts moved to balance when the leaf count is odd).
+
+    >>> from ccb_helpers.topology import ring, torus
+    >>> sorted(bisection_partition(ring(6)))
+    [0, 1, 2]
+    >>> cut_links(torus(3, 3), bisection_partition(torus(3, 3)))
+    8
+    """
+    from .topology import _grid_partition
+
+    if not isinstance(topology, Topology):
+        raise TypeError(f"topology must be a Topology, got {type(topology).__name__}")
+    n = topology.n
+    family = topology.family
+    if family in ("ring", "fully_connected", "single_switch"):
+        return set(range(n // 2))
+    if family == "hypercube":
+        dim = topology.degree
+        return {v for v in range(n) if dim and not v >> (dim - 1) & 1}
+    if family in ("torus", "mesh"):
+        coords = dict(topology.graph.nodes(data="coord"))
+        dims = tuple(max(c[i] for c in coords.values()) + 1 for i in range(len(next(iter(coords.values())))))
+        small = _grid_partition(dims, periodic=family == "torus")
+        return {v for v, c in coords.items() if c in small}
+    # fat tree: the leaf count l and host moves that the closed form minimised
+    g = topology.graph
+    leaves = sorted(v for v in g.nodes if isinstance(v, tuple) and v[0] == "leaf")
+    spines = [v for v in g.nodes if isinstance(v, tuple) and v[0] == "spine"]
+    per_leaf = n // len(leaves)
+    target = n // 2
+    best = min(range(len(leaves) + 1),
+               key=lambda l: len(spines) * min(l, len(leaves) - l) + abs(target - per_leaf * l))
+    side = set(range(best * per_leaf))  # hosts of the first `best` leaves
+    extra = target - len(side)
+    if extra > 0:
+        side |= set(range(best * per_leaf, best * per_leaf + extra))
+    elif extra < 0:
+        side -= set(range(best * per_leaf + extra, best * per_leaf))
+    return side
+
+
+def cut_links(topology: Topology, side) -> int:
+    """Links crossing between ``side`` (endpoints) and the rest; switches are placed optimally.
+
+    >>> from ccb_helpers.topology import ring
+    >>> cut_links(ring(8), {0, 1, 2, 3})
+    2
+    """
+    import math
+
+    import networkx as nx
+
+    side = set(side)
+    g = topology.graph
+    if not topology.switched:
+        return sum(1 for u, v in g.edges if (u in side) != (v in side))
+    flow = nx.DiGraph()
+    for u, v in g.edges:
+        flow.add_edge(u, v, capacity=1)
+        flow.add_edge(v, u, capacity=1)
+    for v in range(topology.n):
+        flow.add_edge("_s", v, capacity=math.inf) if v in side else flow.add_edge(v, "_t", capacity=math.inf)
+    return int(nx.minimum_cut_value(flow, "_s", "_t"))

@@ -22,7 +22,7 @@ from ._validation import check_int
 from .plotting import COLORS, draw_knomial_tree, use_book_style
 from .propagation import coverage, info_steps
 
-__all__ = ["Explorer", "PropagationExplorer", "TopologyExplorer", "BandwidthExplorer", "AlgorithmExplorer"]
+__all__ = ["Explorer", "PropagationExplorer", "TopologyExplorer", "BandwidthExplorer", "AlgorithmExplorer", "BisectionExplorer"]
 
 
 class Explorer(ABC):
@@ -392,3 +392,104 @@ class AlgorithmExplorer(Explorer):
         bands = "；".join(f"{format_bytes(a)}–{format_bytes(b)}：{ALGORITHM_LABELS[name]}" for a, b, name in self.bands)
         return (f"<b>N = {n}，{k}-port</b>：下界的交叉点 M* = <b>{format_bytes(self.m_star)}</b>。"
                 f"最快的算法（图底色带）：{bands}。")
+
+
+class BisectionExplorer(Explorer):
+    """Bisection vs node-level bound: the cut drawn on the graph, and both bounds against N.
+
+    Controls: ``family``, ``size`` (as in :class:`TopologyExplorer`), ``primitive`` and
+    ``oversubscription`` (fat-tree only: leaf downlinks / uplinks). The node-level bound uses every
+    link of a node (``p = degree``), as the bisection bound uses every link of the cut.
+
+    Examples
+    --------
+    >>> e = BisectionExplorer(family="torus2d", size=4, primitive="all_to_all")
+    >>> e.tighter, e.topology.bisection_links
+    ('bisection', 8)
+    >>> e.update(primitive="all_reduce"); e.tighter
+    'node'
+    """
+
+    SIZES = TopologyExplorer.SIZES
+    figsize = (9.0, 4.2)
+
+    def _controls(self) -> dict:
+        from .diameter import FAMILIES
+        from .primitives import PRIMITIVE_LABELS
+
+        style = {"description_width": "initial"}
+        lo, hi, default = self.SIZES["torus2d"]
+        return {
+            "family": widgets.Dropdown(options=[(f"{label}（{meaning}）", key) for key, (label, meaning) in FAMILIES.items()],
+                                       value="torus2d", description="拓扑", style=style),
+            "size": widgets.IntSlider(value=default, min=lo, max=hi, description="规模", style=style, continuous_update=False),
+            "primitive": widgets.Dropdown(options=[(label, key) for key, label in PRIMITIVE_LABELS.items()], value="all_to_all",
+                                          description="原语", style=style),
+            "oversubscription": widgets.Dropdown(options=[("1:1", 1.0), ("2:1", 2.0), ("4:1", 4.0)], value=1.0,
+                                                 description="oversubscription（fat-tree）", style=style),
+        }
+
+    def _adjust(self, name: str) -> None:
+        TopologyExplorer._adjust(self, name)
+        # The factor only means something for a fat-tree: grey it out elsewhere (no silent control).
+        self.controls["oversubscription"].disabled = self.controls["family"].value != "fat_tree"
+
+    def _topology(self, family, size, oversubscription):
+        from .diameter import family_instance
+        from .topology import fat_tree
+
+        if family == "fat_tree":
+            return fat_tree(size, oversubscription=oversubscription) if self._fat_tree_ok(size, oversubscription) else fat_tree(size)
+        return family_instance(family, size)
+
+    @staticmethod
+    def _fat_tree_ok(n, o) -> bool:
+        from .topology import fat_tree
+
+        try:
+            fat_tree(n, oversubscription=o)
+            return True
+        except ValueError:
+            return False
+
+    def draw(self, figure: Figure, family, size, primitive, oversubscription) -> str:
+        import numpy as np
+
+        from .bisection import bisection_lower_bound, bisection_partition, node_lower_bound
+        from .diameter import FAMILIES, family_instances
+        from .plotting import draw_topology
+        from .primitives import PRIMITIVE_LABELS
+        from .topology import fat_tree
+        from .units import format_time
+
+        m, beta = 2.0**30, 50e9
+        self.controls["oversubscription"].disabled = family != "fat_tree"
+        topo = self._topology(family, size, oversubscription)
+        self.topology = topo
+        applied = topo.oversubscription if family == "fat_tree" else None
+        self.bisection = bisection_lower_bound(primitive, topo, m, beta)
+        self.node = node_lower_bound(primitive, topo, m, beta, ports=max(topo.degree, 1))
+        self.tighter = "bisection" if self.bisection > self.node else "node"
+        left, right = figure.subplots(1, 2, gridspec_kw={"width_ratios": [1.25, 1]})
+        draw_topology(topo, ax=left, side=bisection_partition(topo))
+        if family == "fat_tree":
+            topos = [fat_tree(n, oversubscription=applied) for n in (2**e for e in range(2, 13)) if self._fat_tree_ok(n, applied)]
+        else:
+            topos = [t for t in family_instances(family, 4096) if t.n >= 2]
+        ns = np.array([t.n for t in topos])
+        bis = np.array([bisection_lower_bound(primitive, t, m, beta) for t in topos])
+        node = np.array([node_lower_bound(primitive, t, m, beta, ports=max(t.degree, 1)) for t in topos])
+        right.plot(ns, bis, color=COLORS["bisection"], label="bisection 下界")
+        right.plot(ns, node, color=COLORS["latency"], label="节点级下界（p = d）")
+        right.scatter([topo.n, topo.n], [self.bisection, self.node], color=[COLORS["bisection"], COLORS["latency"]], zorder=3)
+        right.set_xscale("log", base=2)
+        right.set_yscale("log")
+        right.set_xlabel("N")
+        right.set_ylabel("时间下界 (s)，M = 1 GiB，β = 50 GB/s")
+        right.set_title(f"{FAMILIES[family][0]} · {PRIMITIVE_LABELS[primitive]}", fontsize=10)
+        right.legend(fontsize=8)
+        figure.tight_layout()
+        note = f"（oversubscription {applied:g}:1）" if family == "fat_tree" else ""
+        verdict = "bisection 下界更紧" if self.tighter == "bisection" else "节点级下界更紧"
+        return (f"<b>{topo.name.split(' (')[0]}{note}</b>：割上 {topo.bisection_links} 条链路；{PRIMITIVE_LABELS[primitive]} 的 "
+                f"bisection 下界 {format_time(self.bisection)}，节点级下界 {format_time(self.node)}：<b>{verdict}</b>。")

@@ -22,6 +22,7 @@ COLORS = {
     "latency": "#1f77b4",
     "bandwidth": "#d62728",
     "bisection": "#9467bd",
+    "ring_b": "#ff7f0e",
     "ring": "#d62728",
     "bidirectional_ring": "#ff7f0e",
     "binomial_tree": "#1f77b4",
@@ -295,10 +296,12 @@ def _layout(topology):
     return {v: np.asarray(p, dtype=float) for v, p in pos.items()}
 
 
-def draw_topology(topology, root: int = 0, ax=None, max_nodes: int = 600):
+def draw_topology(topology, root: int = 0, ax=None, max_nodes: int = 600, side=None):
     """Draw a topology with its endpoints coloured by BFS distance (hops) from ``root``.
 
-    Switches are grey squares; wrap-around links of a torus are drawn as dashed arcs.
+    Switches are grey squares; wrap-around links of a torus are drawn as dashed arcs. With
+    ``side`` (a set of endpoints, e.g. :func:`ccb_helpers.bisection_partition`), endpoints are
+    coloured by side instead and the links of the cut are drawn in red.
 
     >>> import ccb_helpers as ccb
     >>> ax = draw_topology(ccb.torus(4, 4))
@@ -323,26 +326,49 @@ def draw_topology(topology, root: int = 0, ax=None, max_nodes: int = 600):
     pos = _layout(topology)
     dist = nx.single_source_shortest_path_length(g, root)
     coords = {v: pos[v] for v in g.nodes}
+    crossing = set()
+    if side is not None:
+        side = set(side)
+        if topology.switched:
+            # Switches sit with the side that holds most of their endpoint neighbours (leaves) or
+            # of their leaves (spines): the placement that the closed form counts.
+            placed = {v: v in side for v in range(topology.n)}
+            for level in ("leaf", "spine", "switch"):
+                for v in g.nodes:
+                    if isinstance(v, tuple) and v[0] == level:
+                        votes = [placed[u] for u in g[v] if u in placed]
+                        placed[v] = sum(votes) * 2 > len(votes) if votes else False
+            crossing = {frozenset((u, v)) for u, v in g.edges if placed[u] != placed[v]}
+        else:
+            crossing = {frozenset((u, v)) for u, v in g.edges if (u in side) != (v in side)}
     for u, v in g.edges:
         a, b = coords[u], coords[v]
+        cut = frozenset((u, v)) in crossing
+        color, width = (COLORS["bandwidth"], 2.0) if cut else ("#bbbbbb", 0.8)
         wrap = topology.family == "torus" and np.abs(a - b).max() > 1.5
         if wrap:
             ax.add_patch(FancyArrowPatch(tuple(a), tuple(b), arrowstyle="-", connectionstyle="arc3,rad=0.25",
-                                         color="#bbbbbb", linewidth=0.7, linestyle="--", zorder=1))
+                                         color=color, linewidth=width * 0.9, linestyle="--", zorder=1))
         else:
-            ax.plot([a[0], b[0]], [a[1], b[1]], color="#bbbbbb", linewidth=0.8, zorder=1)
+            ax.plot([a[0], b[0]], [a[1], b[1]], color=color, linewidth=width, zorder=1)
     ends = [v for v, kind in g.nodes(data="kind") if kind == "endpoint"]
     switches = [v for v, kind in g.nodes(data="kind") if kind == "switch"]
     hops = np.array([dist[v] for v in ends])
     size = 90 if len(ends) <= 32 else (40 if len(ends) <= 128 else 14)
-    ax.scatter([coords[v][0] for v in ends], [coords[v][1] for v in ends], c=hops, cmap="viridis_r", s=size,
-               zorder=3, edgecolors="white", linewidths=0.6)
+    if side is None:
+        ax.scatter([coords[v][0] for v in ends], [coords[v][1] for v in ends], c=hops, cmap="viridis_r", s=size,
+                   zorder=3, edgecolors="white", linewidths=0.6)
+    else:
+        colors = [COLORS["latency"] if v in side else COLORS["ring_b"] for v in ends]
+        ax.scatter([coords[v][0] for v in ends], [coords[v][1] for v in ends], c=colors, s=size, zorder=3,
+                   edgecolors="white", linewidths=0.6)
     if switches:
         ax.scatter([coords[v][0] for v in switches], [coords[v][1] for v in switches], marker="s", color="#888888",
                    s=size * 0.8, zorder=2)
-    ax.scatter([coords[root][0]], [coords[root][1]], s=size * 2.2, facecolors="none", edgecolors=COLORS["bandwidth"],
-               linewidths=1.5, zorder=4)
-    if len(ends) <= 32:
+    if side is None:
+        ax.scatter([coords[root][0]], [coords[root][1]], s=size * 2.2, facecolors="none", edgecolors=COLORS["bandwidth"],
+                   linewidths=1.5, zorder=4)
+    if len(ends) <= 32 and side is None:
         far = max(hops.max(), 1)
         for v in ends:
             # viridis_r is light for small distances: dark digits there, white ones on the dark end.
@@ -350,7 +376,10 @@ def draw_topology(topology, root: int = 0, ax=None, max_nodes: int = 600):
                         color="black" if dist[v] < far / 2 else "white")
     ax.set_aspect("equal", adjustable="datalim")
     ax.axis("off")
-    ax.set_title(f"{topology.name.split(' (')[0]}：从节点 {root} 出发的 BFS 层（直径 D = {topology.diameter}）", fontsize=9.5)
+    if side is None:
+        ax.set_title(f"{topology.name.split(' (')[0]}：从节点 {root} 出发的 BFS 层（直径 D = {topology.diameter}）", fontsize=9.5)
+    else:
+        ax.set_title(f"{topology.name.split(' (')[0]}：平衡割切断 {len(crossing)} 条链路（红色）", fontsize=9.5)
     return ax
 
 
@@ -522,3 +551,54 @@ def plot_algorithm_times(primitive="all_reduce", n=16, alpha=1.5e-6, beta=50e9, 
     ax.set_title(f"N = {n}，α = {alpha * 1e6:g} µs，β = {beta / 1e9:g} GB/s，{ports}-port", fontsize=10)
     ax.legend(fontsize=8)
     return ax
+
+
+def plot_bisection_ratio(primitives=("all_reduce", "all_to_all"), families=("ring", "torus2d", "torus3d", "hypercube", "fat_tree"),
+                         max_n=2**14, m=2.0**30, beta=50e9, axes=None):
+    """Bisection bound / node-level bound against N (node bound with every link, p = degree).
+
+    Above 1 the bisection bound is the tighter one.
+
+    >>> axes = plot_bisection_ratio(primitives=("all_to_all",), families=("ring",), max_n=256)
+    >>> axes[0].get_lines()[0].get_label()
+    'Ring'
+    """
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from .bisection import bisection_lower_bound, node_lower_bound
+    from .diameter import FAMILIES, family_instances
+    from .primitives import PRIMITIVE_LABELS
+
+    use_book_style()
+    if axes is None:
+        _, axes = plt.subplots(1, len(primitives), figsize=(5.2 * len(primitives), 4.0), squeeze=False)
+        axes = list(axes[0])
+    palette = {"ring": COLORS["ring"], "torus2d": "#1f77b4", "torus3d": "#2ca02c", "mesh2d": "#ff7f0e",
+               "hypercube": "#9467bd", "fat_tree": "#8c564b", "fully_connected": "#7f7f7f"}
+    for ax, primitive in zip(axes, primitives):
+        for family in families:
+            if family == "ring":
+                topos = [ccb_ring(n) for n in np.unique(np.geomspace(4, max_n, 60).astype(int))]
+            else:
+                topos = list(family_instances(family, max_n))
+            topos = [t for t in topos if t.n >= 4]
+            ns = [t.n for t in topos]
+            ratio = [bisection_lower_bound(primitive, t, m, beta) / node_lower_bound(primitive, t, m, beta, ports=max(t.degree, 1))
+                     for t in topos]
+            ax.plot(ns, ratio, marker="o" if len(ns) < 30 else None, markersize=3, color=palette[family], label=FAMILIES[family][0])
+        ax.axhline(1.0, color=COLORS["bound"], linewidth=1.2, linestyle="--")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("节点数 N")
+        ax.set_ylabel("bisection 下界 / 节点级下界")
+        ax.set_title(f"{PRIMITIVE_LABELS[primitive]}：虚线之上 bisection 更紧", fontsize=10)
+        ax.legend(fontsize=8)
+    return axes
+
+
+def ccb_ring(n):
+    """``ccb_helpers.ring`` (kept importable here without a cycle)."""
+    from .topology import ring
+
+    return ring(int(n))

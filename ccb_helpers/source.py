@@ -7,7 +7,7 @@ bound: the tables put these values next to :mod:`ccb_helpers.bandwidth` and say 
 
 from __future__ import annotations
 
-__all__ = ["SOURCE_BW_1PORT", "SOURCE_BW_2PORT", "SOURCE_RING_STEPS_2PORT", "OUR_BW_FORMULAS"]
+__all__ = ["SOURCE_BW_1PORT", "SOURCE_BW_2PORT", "SOURCE_RING_STEPS_2PORT", "OUR_BW_FORMULAS", "SOURCE_BISECTION"]
 
 # tbl-cc-bound-bw-1port: per primitive, (S, R, bound) as printed, and as functions.
 SOURCE_BW_1PORT = {
@@ -58,4 +58,13 @@ OUR_BW_FORMULAS = {
     "all_reduce": {"S": (r"$\frac{2(N-1)}{N} M$（gossip 计数）", lambda n, m: 2 * (n - 1) * m / n),
                    "R": (r"$\frac{2(N-1)}{N} M$（gossip 计数）", lambda n, m: 2 * (n - 1) * m / n)},
     "all_to_all": {"S": (r"$\frac{N-1}{N} M$", lambda n, m: (n - 1) * m / n), "R": (r"$\frac{N-1}{N} M$", lambda n, m: (n - 1) * m / n)},
+}
+
+# tbl-cc-bound-bisection-cmp: (B_bisection as printed, bisection bound as printed, its function,
+# node-level bound as printed, the source's verdict).
+SOURCE_BISECTION = {
+    "ring": (r"$2 \beta$", r"$\frac{M}{4 \beta}$", lambda n, m, b: m / (4 * b), r"$\frac{(N-1) M}{N \beta}$", "节点级"),
+    "fat_tree": (r"$\frac{N}{2} \beta$", r"$\frac{M}{N \beta}$", lambda n, m, b: m / (n * b), r"$\frac{(N-1) M}{N \beta}$", "节点级"),
+    "torus2d": (r"$2 \sqrt{N} \beta$", r"$\frac{M}{4 \sqrt{N} \beta}$", lambda n, m, b: m / (4 * n**0.5 * b),
+                r"$\frac{(N-1) M}{N \beta}$", "N 大时 bisection 紧"),
 }

@@ -472,3 +472,119 @@ def tree_ring_crossover_table(ns: Sequence[int] = (4, 8, 16, 32, 64, 128, 256, 5
         rows.append([str(n), "—" if m is None else format_bytes(m)])
     return Table(["$N$", "Tree 与 Ring（双向）等时的消息大小"], rows,
                  f"{p.label}：小于该大小时双二叉树更快，大于时 Ring 更快（{ports} 端口）", values)
+
+
+def bisection_width_table(topologies, search_up_to: int = 16) -> Table:
+    """Bisection widths: closed form, exhaustive balanced min-cut (small graphs) and the constructed cut.
+
+    >>> from ccb_helpers.topology import ring, torus
+    >>> bisection_width_table([ring(9), torus(3, 3)]).values
+    [('ring 9', 9, 2, 2, 2), ('torus 3x3', 9, 8, 8, 8)]
+    """
+    from .bisection import bisection_partition, cut_links
+    from .topology import measured_bisection
+
+    rows, values = [], []
+    for topo in topologies:
+        exhaustive = measured_bisection(topo) if topo.n <= search_up_to else None
+        constructed = cut_links(topo, bisection_partition(topo))
+        values.append((topo.name, topo.n, topo.bisection_links, exhaustive, constructed))
+        rows.append([topo.name.split(" (")[0], str(topo.n), str(topo.bisection_links), "—" if exhaustive is None else str(exhaustive),
+                     str(constructed)])
+    return Table(["拓扑", "$N$", "bisection 链路数（闭式）", "穷举最小平衡割", "书中画出的割"], rows,
+                 "Bisection 宽度：闭式、穷举（N ≤ 16）与构造出的割三者一致", values)
+
+
+def bisection_comparison_table(topologies, m: float = 2**30, beta: float = 50e9, primitives=("all_reduce", "all_to_all")) -> Table:
+    """``tbl-cc-bound-bisection-cmp`` extended: bisection vs node-level bound, per topology and primitive.
+
+    The node-level bound uses every link of a node (``p = degree``), as the bisection bound uses
+    every link of the cut. ``values``: ``(topology, primitive, bisection s, node s, tighter)``.
+
+    >>> from ccb_helpers.topology import ring
+    >>> [v[-1] for v in bisection_comparison_table([ring(64)]).values]
+    ['node', 'bisection']
+    """
+    from .bisection import bisection_lower_bound, node_lower_bound
+    from .primitives import PRIMITIVE_LABELS
+    from .units import format_time
+
+    labels = {"node": "节点级", "bisection": "bisection"}
+    rows, values = [], []
+    for topo in topologies:
+        cells = [topo.name.split(" (")[0], str(topo.n), f"{topo.bisection_links} β"]
+        for primitive in primitives:
+            bis = bisection_lower_bound(primitive, topo, m, beta)
+            node = node_lower_bound(primitive, topo, m, beta, ports=max(topo.degree, 1))
+            tighter = "bisection" if bis > node else "node"
+            values.append((topo.name, primitive, bis, node, tighter))
+            cells += [format_time(bis), format_time(node), labels[tighter]]
+        rows.append(cells)
+    headers = ["拓扑", "$N$", r"$B_{\text{bisection}}$"]
+    for primitive in primitives:
+        label = PRIMITIVE_LABELS[primitive]
+        headers += [f"{label}：bisection 下界", f"{label}：节点级下界", f"{label}：更紧的是"]
+    return Table(headers, rows, "Bisection 下界与节点级下界（M = {}，每条链路 β = {:g} GB/s）".format(
+        __import__("ccb_helpers").format_bytes(m), beta / 1e9), values)
+
+
+def source_bisection_table(ns: Sequence[int] = (16, 64, 256, 1024, 4096), m: float = 2**30, beta: float = 50e9) -> Table:
+    """The source's three rows of ``tbl-cc-bound-bisection-cmp`` checked at several N, for AllReduce.
+
+    >>> t = source_bisection_table(ns=(64,))
+    >>> [(v[0], v[2], v[5]) for v in t.values]
+    [('ring', 0.5, 'node'), ('fat_tree', 0.5, 'node'), ('torus2d', 0.5, 'node')]
+    """
+    from .bisection import bisection_lower_bound, node_lower_bound
+    from .source import SOURCE_BISECTION
+    from .topology import fat_tree, ring, torus
+
+    rows, values = [], []
+    for key, builder in (("ring", ring), ("fat_tree", fat_tree), ("torus2d", lambda n: torus(int(round(n**0.5)), int(round(n**0.5))))):
+        b_text, src_text, src_fn, _node_text, src_verdict = SOURCE_BISECTION[key]
+        for n in ns:
+            topo = builder(n)
+            bis = bisection_lower_bound("all_reduce", topo, m, beta)
+            node = node_lower_bound("all_reduce", topo, m, beta, ports=max(topo.degree, 1))
+            tighter = "bisection" if bis > node else "node"
+            ratio = src_fn(n, m, beta) / bis
+            values.append((key, n, ratio, bis, node, tighter))
+            rows.append([topo.name.split(" (")[0], f"{topo.bisection_links} 条（原文 {b_text}）", src_text, f"{ratio:g}",
+                         f"{bis / node:.3g}", "节点级" if tighter == "node" else "bisection", src_verdict])
+    headers = ["拓扑", r"$B_{\text{bisection}}$", "原文的 bisection 下界", "原文 / 正确值", "bisection / 节点级（正确值）", "更紧的是", "原文的结论"]
+    return Table(headers, rows, "原讲义 tbl-cc-bound-bisection-cmp 的三行（AllReduce），逐个 N 核对", values)
+
+
+def oversubscription_table(n: int = 64, hosts_per_leaf: int = 8, m: float = 2**30, beta: float = 50e9,
+                           primitives=("all_reduce", "all_to_all")) -> Table:
+    """Bisection vs node bound on a two-level fat-tree for every oversubscription factor it admits.
+
+    16 hosts, 4 per leaf, 2:1: 4 cut links carry 8 * 8 * M / 16 = 4M, i.e. M / beta, just above the
+    node bound 15/16 M / beta:
+
+    >>> t = oversubscription_table(n=16, hosts_per_leaf=4)
+    >>> [(v[0], v[-1]) for v in t.values if v[1] == "all_to_all"]
+    [(1.0, 'node'), (1.3333333333333333, 'node'), (2.0, 'bisection'), (4.0, 'bisection')]
+    """
+    from .bisection import bisection_lower_bound, node_lower_bound
+    from .primitives import PRIMITIVE_LABELS
+    from .topology import fat_tree
+    from .units import format_time
+
+    rows, values = [], []
+    for spines in range(hosts_per_leaf, 0, -1):
+        o = hosts_per_leaf / spines
+        topo = fat_tree(n, oversubscription=o, hosts_per_leaf=hosts_per_leaf)
+        cells = [f"{o:g}:1", str(topo.bisection_links)]
+        for primitive in primitives:
+            bis = bisection_lower_bound(primitive, topo, m, beta)
+            node = node_lower_bound(primitive, topo, m, beta)
+            tighter = "bisection" if bis > node else "node"
+            values.append((o, primitive, bis, node, tighter))
+            cells += [format_time(bis), format_time(node), "bisection" if tighter == "bisection" else "节点级"]
+        rows.append(cells)
+    headers = ["oversubscription", "割上的链路"]
+    for primitive in primitives:
+        label = PRIMITIVE_LABELS[primitive]
+        headers += [f"{label}：bisection", f"{label}：节点级", "更紧的是"]
+    return Table(headers, rows, f"两级 fat-tree（{n} 台主机，每个 leaf {hosts_per_leaf} 台）随 oversubscription 的变化", values)

@@ -140,20 +140,12 @@ def _grid_graph(dims: tuple[int, ...], periodic: bool) -> nx.Graph:
     return g
 
 
-def _grid_bisection(dims: tuple[int, ...], periodic: bool) -> int:
-    """Closed-form bisection width of a torus / mesh.
-
-    Cut perpendicular to one axis of length ``a``: a plane cut crosses ``N / a`` links once
-    (mesh) or twice (torus, wrap-around, ``a >= 3``). For even ``a`` the plane splits the
-    nodes exactly in half. For odd ``a`` the middle slab has to be split too (a staircase
-    cut): that adds the bisection width of the slab, a grid of the remaining axes. The best
-    axis wins. Exact for even sides (the classic ``2 k**(n-1)`` of a k-ary n-cube); for odd
-    sides checked against exhaustive search on every instance up to 18 nodes.
-    """
+def _grid_cut(dims: tuple[int, ...], periodic: bool) -> tuple[int, int | None]:
+    """(links cut, axis) of the best plane / staircase cut of a torus or mesh (see below)."""
     n = _prod(dims)
     if n == 1:
-        return 0
-    best = None
+        return 0, None
+    best, best_axis = None, None
     for axis, a in enumerate(dims):
         if a == 1:
             continue
@@ -162,9 +154,43 @@ def _grid_bisection(dims: tuple[int, ...], periodic: bool) -> int:
         cost = crossings * slab
         if a % 2 == 1:
             rest = dims[:axis] + dims[axis + 1:]
-            cost += _grid_bisection(rest, periodic) if rest else 0
-        best = cost if best is None else min(best, cost)
-    return best
+            cost += _grid_cut(rest, periodic)[0] if rest else 0
+        if best is None or cost < best:
+            best, best_axis = cost, axis
+    return best, best_axis
+
+
+def _grid_bisection(dims: tuple[int, ...], periodic: bool) -> int:
+    """Closed-form bisection width of a torus / mesh.
+
+    Cut perpendicular to one axis of length ``a``: a plane cut crosses ``N / a`` links once
+    (mesh) or twice (torus, wrap-around, ``a >= 3``). For even ``a`` the plane splits the
+    nodes exactly in half. For odd ``a`` the middle slab has to be split too (a staircase
+    cut): that adds the bisection width of the slab, a grid of the remaining axes. The best
+    axis wins. Exact for even sides (the classic ``2 k**(n-1)`` of a k-ary n-cube); for odd
+    sides checked against exhaustive search on every instance up to 18 nodes. The cut itself is
+    :func:`_grid_partition`.
+    """
+    return _grid_cut(dims, periodic)[0]
+
+
+def _grid_partition(dims: tuple[int, ...], periodic: bool) -> set:
+    """The coordinates on the small side (``floor(N/2)`` nodes) of the cut of :func:`_grid_bisection`."""
+    n = _prod(dims)
+    if n == 1:
+        return set()
+    _, axis = _grid_cut(dims, periodic)
+    a = dims[axis]
+    h = a // 2
+    rest = dims[:axis] + dims[axis + 1:]
+    side = set()
+    for coord in itertools.product(*[range(x) for x in dims]):
+        if coord[axis] < h:
+            side.add(coord)
+    if a % 2 == 1 and rest:
+        for sub in _grid_partition(rest, periodic):
+            side.add(sub[:axis] + (h,) + sub[axis:])
+    return side
 
 
 # --------------------------------------------------------------------------- direct networks

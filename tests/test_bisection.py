@@ -73,3 +73,43 @@ def test_errors():
         ccb.bisection_lower_bound("all_reduce", ccb.ring(8), M, 0)
     with pytest.raises(ValueError):
         ccb.bisection_bytes("allreduce", 8, M)
+
+
+def _instances():
+    import itertools
+
+    yield from (ccb.ring(n) for n in range(2, 24))
+    for dims in itertools.product(range(1, 7), repeat=2):
+        if dims[0] * dims[1] > 1:
+            yield ccb.torus(*dims)
+            yield ccb.mesh(*dims)
+    for dims in itertools.product(range(2, 5), repeat=3):
+        yield ccb.torus(*dims)
+        yield ccb.mesh(*dims)
+    yield from (ccb.hypercube(d) for d in range(1, 8))
+    yield from (ccb.fully_connected(n) for n in range(2, 10))
+    for n, h, o in [(8, 4, 1), (8, 4, 2), (12, 4, 2), (16, 4, 4), (18, 6, 2), (64, 8, 4), (6, 2, 1), (9, 3, 1)]:
+        yield ccb.fat_tree(n, oversubscription=o, hosts_per_leaf=h)
+
+
+@pytest.mark.parametrize("topo", list(_instances()), ids=str)
+def test_constructed_cut_is_balanced_and_achieves_the_closed_form(topo):
+    side = ccb.bisection_partition(topo)
+    assert len(side) == topo.n // 2
+    assert ccb.cut_links(topo, side) == topo.bisection_links
+
+
+def test_allreduce_bisection_never_binds_with_a_cut_of_one_link_or_more():
+    # AllReduce needs M across the cut but 2(N-1)M/N at every node: with L >= 1 cut links and p = d links
+    # per node the bisection bound wins only if L < N d / (2(N-1)); a degree-1 fat-tree never qualifies.
+    for o in (1, 2, 4, 8):
+        topo = ccb.fat_tree(64, oversubscription=o, hosts_per_leaf=8)
+        assert ccb.tighter_bound("all_reduce", topo, M, 1e9) == "node"
+
+
+def test_oversubscription_threshold_for_alltoall():
+    # 64 hosts, 8 per leaf: cut links = 32 / o. AllToAll crosses 32*32*M/64 = 16 M: bisection time
+    # 16 M o / (32 beta) = o M / (2 beta) against node (63/64) M / beta: binds once o > 2 * 63/64.
+    t = ccb.oversubscription_table(n=64, hosts_per_leaf=8)
+    alltoall = [(o, tighter) for o, primitive, *_, tighter in t.values if primitive == "all_to_all"]
+    assert [o for o, tighter in alltoall if tighter == "bisection"] == [2.0, 8 / 3, 4.0, 8.0]

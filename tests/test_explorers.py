@@ -113,3 +113,19 @@ def test_algorithm_explorer_controls():
         assert e.m_star == pytest.approx(m_star)
         assert ccb.format_bytes(m_star) in e.readout.value
         assert e.bands[0][0] == 64.0
+
+
+def test_bisection_explorer_controls():
+    e = ccb.BisectionExplorer()
+    assert e.controls["oversubscription"].disabled  # torus: the factor does not apply
+    e.controls["family"].value = "fat_tree"
+    assert not e.controls["oversubscription"].disabled and e.topology.family == "fat_tree"
+    e.controls["oversubscription"].value = 4.0
+    assert e.topology.oversubscription == 4.0 and e.tighter == "bisection"  # AllToAll, 4:1
+    e.controls["primitive"].value = "all_reduce"
+    assert e.tighter == "node"
+    for change in ({"size": 4}, {"size": 64}, {"family": "ring"}, {"size": 3}, {"size": 48}, {"family": "fully_connected"}):
+        e.update(**change)
+        topo = e.topology
+        assert e.bisection == pytest.approx(ccb.bisection_lower_bound(e.values["primitive"], topo, 2**30, 50e9))
+        assert str(topo.bisection_links) in e.readout.value
