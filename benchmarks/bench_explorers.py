@@ -60,6 +60,16 @@ def main() -> None:
         t_bare = best_of(lambda: bare_redraw(fig, min(nodes, 200)), repeat=5)
         print(f"TopologyExplorer {family:8s} N={topo.topology.n:4d}: update {t_explorer * 1e3:6.1f} ms, "
               f"bare matplotlib {t_bare * 1e3:6.1f} ms, ratio {t_explorer / t_bare:4.2f}")
+    t_bare = best_of(lambda: bare_redraw(fig, 64), repeat=5)
+    others = [
+        ("BandwidthExplorer", ccb.BandwidthExplorer(), lambda e: e.update(n=8 + e.values["n"] % 64)),
+        ("AlgorithmExplorer", ccb.AlgorithmExplorer(), lambda e: e.update(n=16 + e.values["n"] % 64)),
+        ("BisectionExplorer", ccb.BisectionExplorer(), lambda e: e.update(size=2 + e.values["size"] % 6)),
+    ]
+    for name, explorer, move in others:
+        t_explorer = best_of(lambda: move(explorer), repeat=5)
+        print(f"{name:18s}: update {t_explorer * 1e3:6.1f} ms, bare matplotlib {t_bare * 1e3:6.1f} ms, "
+              f"ratio {t_explorer / t_bare:4.2f}")
 
 
 if __name__ == "__main__":

@@ -474,6 +474,12 @@ def tree_ring_crossover_table(ns: Sequence[int] = (4, 8, 16, 32, 64, 128, 256, 5
                  f"{p.label}：小于该大小时双二叉树更快，大于时 Ring 更快（{ports} 端口）", values)
 
 
+def _short_name(topo) -> str:
+    """``"fat-tree 64 hosts 4:1"``-style labels: the name without the construction details."""
+    name = topo.name.split(" (")[0]
+    return name + (f"，{topo.oversubscription:g}:1" if topo.oversubscription != 1 else "")
+
+
 def bisection_width_table(topologies, search_up_to: int = 16) -> Table:
     """Bisection widths: closed form, exhaustive balanced min-cut (small graphs) and the constructed cut.
 
@@ -489,7 +495,7 @@ def bisection_width_table(topologies, search_up_to: int = 16) -> Table:
         exhaustive = measured_bisection(topo) if topo.n <= search_up_to else None
         constructed = cut_links(topo, bisection_partition(topo))
         values.append((topo.name, topo.n, topo.bisection_links, exhaustive, constructed))
-        rows.append([topo.name.split(" (")[0], str(topo.n), str(topo.bisection_links), "—" if exhaustive is None else str(exhaustive),
+        rows.append([_short_name(topo), str(topo.n), str(topo.bisection_links), "—" if exhaustive is None else str(exhaustive),
                      str(constructed)])
     return Table(["拓扑", "$N$", "bisection 链路数（闭式）", "穷举最小平衡割", "书中画出的割"], rows,
                  "Bisection 宽度：闭式、穷举（N ≤ 16）与构造出的割三者一致", values)
@@ -512,7 +518,7 @@ def bisection_comparison_table(topologies, m: float = 2**30, beta: float = 50e9,
     labels = {"node": "节点级", "bisection": "bisection"}
     rows, values = [], []
     for topo in topologies:
-        cells = [topo.name.split(" (")[0], str(topo.n), f"{topo.bisection_links} β"]
+        cells = [_short_name(topo), str(topo.n), f"{topo.bisection_links} β"]
         for primitive in primitives:
             bis = bisection_lower_bound(primitive, topo, m, beta)
             node = node_lower_bound(primitive, topo, m, beta, ports=max(topo.degree, 1))
@@ -522,10 +528,12 @@ def bisection_comparison_table(topologies, m: float = 2**30, beta: float = 50e9,
         rows.append(cells)
     headers = ["拓扑", "$N$", r"$B_{\text{bisection}}$"]
     for primitive in primitives:
-        label = PRIMITIVE_LABELS[primitive]
-        headers += [f"{label}：bisection 下界", f"{label}：节点级下界", f"{label}：更紧的是"]
-    return Table(headers, rows, "Bisection 下界与节点级下界（M = {}，每条链路 β = {:g} GB/s）".format(
-        __import__("ccb_helpers").format_bytes(m), beta / 1e9), values)
+        headers += ["bisection 下界", "节点级下界", "更紧的是"] if len(primitives) == 1 else \
+            [f"{PRIMITIVE_LABELS[primitive]}：bisection", f"{PRIMITIVE_LABELS[primitive]}：节点级", "更紧的是"]
+    from .units import format_bytes
+
+    which = "、".join(PRIMITIVE_LABELS[p] for p in primitives)
+    return Table(headers, rows, f"{which}：bisection 下界与节点级下界（M = {format_bytes(m)}，每条链路 β = {beta / 1e9:g} GB/s）", values)
 
 
 def source_bisection_table(ns: Sequence[int] = (16, 64, 256, 1024, 4096), m: float = 2**30, beta: float = 50e9) -> Table:
@@ -549,7 +557,7 @@ def source_bisection_table(ns: Sequence[int] = (16, 64, 256, 1024, 4096), m: flo
             tighter = "bisection" if bis > node else "node"
             ratio = src_fn(n, m, beta) / bis
             values.append((key, n, ratio, bis, node, tighter))
-            rows.append([topo.name.split(" (")[0], f"{topo.bisection_links} 条（原文 {b_text}）", src_text, f"{ratio:g}",
+            rows.append([_short_name(topo), f"{topo.bisection_links} 条（原文 {b_text}）", src_text, f"{ratio:g}",
                          f"{bis / node:.3g}", "节点级" if tighter == "node" else "bisection", src_verdict])
     headers = ["拓扑", r"$B_{\text{bisection}}$", "原文的 bisection 下界", "原文 / 正确值", "bisection / 节点级（正确值）", "更紧的是", "原文的结论"]
     return Table(headers, rows, "原讲义 tbl-cc-bound-bisection-cmp 的三行（AllReduce），逐个 N 核对", values)
