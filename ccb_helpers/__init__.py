@@ -53,6 +53,7 @@ from .plotting import (
     plot_diameters,
     plot_info_steps,
     plot_regime_map,
+    plot_volume_coefficients,
     use_book_style,
 )
 from .primitives import PRIMITIVE_LABELS, PRIMITIVES, ROOTED_PRIMITIVES

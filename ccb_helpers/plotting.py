@@ -602,3 +602,33 @@ def ccb_ring(n):
     from .topology import ring
 
     return ring(int(n))
+
+
+def plot_volume_coefficients(n_max: int = 1024, ax=None):
+    """``max(S, R) / M`` of the busiest node against N for all eight primitives.
+
+    >>> ax = plot_volume_coefficients(n_max=64)
+    >>> len(ax.get_lines())
+    8
+    """
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from .bandwidth import volume_coefficient
+    from .primitives import PRIMITIVE_LABELS, PRIMITIVES
+
+    use_book_style()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7.0, 4.0))
+    ns = np.unique(np.geomspace(2, n_max, 120).astype(np.int64))
+    styles = ["-", "--", ":", "-."]
+    for i, primitive in enumerate(PRIMITIVES):
+        ax.plot(ns, volume_coefficient(primitive, ns), linestyle=styles[i % 4], linewidth=1.8,
+                label=PRIMITIVE_LABELS[primitive])
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(0, 2.15)
+    ax.set_xlabel("节点数 N")
+    ax.set_ylabel("最忙节点必传量 max(S, R) / M")
+    ax.set_title("带宽下界的系数：(N−1)/N → 1，AllReduce → 2", fontsize=10)
+    ax.legend(fontsize=8, ncol=2, loc="lower right")
+    return ax
