@@ -14,7 +14,7 @@ import matplotlib
 from matplotlib import font_manager
 from matplotlib.ticker import MaxNLocator
 
-__all__ = ["cjk_font_name", "use_book_style", "COLORS"]
+__all__ = ["cjk_font_name", "use_book_style", "COLORS", "FAMILY_COLORS"]
 
 #: Colour per algorithm / bound, shared by every chapter so a reader learns them once.
 COLORS = {
@@ -33,6 +33,10 @@ COLORS = {
     "pairwise": "#7f7f7f",
     "scatter_allgather": "#bcbd22",
 }
+
+#: Colour per topology family (keys of ccb_helpers.diameter.FAMILIES).
+FAMILY_COLORS = {"ring": COLORS["ring"], "torus2d": "#1f77b4", "torus3d": "#2ca02c", "mesh2d": "#ff7f0e",
+                 "hypercube": "#9467bd", "fat_tree": "#8c564b", "fully_connected": "#7f7f7f"}
 
 _SYSTEM_CJK = ("Noto Sans CJK SC", "Noto Sans CJK TC", "Noto Sans CJK JP", "Source Han Sans SC", "WenQuanYi Zen Hei")
 
@@ -400,8 +404,6 @@ def plot_diameters(families=("ring", "torus2d", "torus3d", "mesh2d", "hypercube"
     use_book_style()
     if ax is None:
         _, ax = plt.subplots(figsize=(7.5, 4.6))
-    palette = {"ring": COLORS["ring"], "torus2d": "#1f77b4", "torus3d": "#2ca02c", "mesh2d": "#ff7f0e",
-               "hypercube": "#9467bd", "fat_tree": "#8c564b", "fully_connected": "#7f7f7f"}
     for family in families:
         if family in ("ring", "fully_connected"):
             ns = np.unique(np.logspace(np.log10(2), np.log10(max_n), 300).astype(int))
@@ -410,7 +412,7 @@ def plot_diameters(families=("ring", "torus2d", "torus3d", "mesh2d", "hypercube"
             topos = list(family_instances(family, max_n))
             ns = np.array([t.n for t in topos])
             ds = np.array([t.step_diameter for t in topos])
-        ax.plot(ns, ds, marker="o" if len(ns) < 40 else None, markersize=3, color=palette.get(family),
+        ax.plot(ns, ds, marker="o" if len(ns) < 40 else None, markersize=3, color=FAMILY_COLORS[family],
                 label=FAMILIES[family][0])
     n = np.unique(np.logspace(0.3, np.log10(max_n), 400).astype(np.int64))
     ax.step(n, info_steps(n), where="post", color=COLORS["bound"], linewidth=2, label="⌈log₂ N⌉（信息下界，1-port）")
@@ -569,24 +571,23 @@ def plot_bisection_ratio(primitives=("all_reduce", "all_to_all"), families=("rin
     from .bisection import bisection_lower_bound, node_lower_bound
     from .diameter import FAMILIES, family_instances
     from .primitives import PRIMITIVE_LABELS
+    from .topology import ring
 
     use_book_style()
     if axes is None:
         _, axes = plt.subplots(1, len(primitives), figsize=(5.2 * len(primitives), 4.0), squeeze=False)
         axes = list(axes[0])
-    palette = {"ring": COLORS["ring"], "torus2d": "#1f77b4", "torus3d": "#2ca02c", "mesh2d": "#ff7f0e",
-               "hypercube": "#9467bd", "fat_tree": "#8c564b", "fully_connected": "#7f7f7f"}
     for ax, primitive in zip(axes, primitives):
         for family in families:
             if family == "ring":
-                topos = [ccb_ring(n) for n in np.unique(np.geomspace(4, max_n, 60).astype(int))]
+                topos = [ring(int(n)) for n in np.unique(np.geomspace(4, max_n, 60).astype(int))]
             else:
                 topos = list(family_instances(family, max_n))
             topos = [t for t in topos if t.n >= 4]
             ns = [t.n for t in topos]
             ratio = [bisection_lower_bound(primitive, t, m, beta) / node_lower_bound(primitive, t, m, beta, ports=max(t.degree, 1))
                      for t in topos]
-            ax.plot(ns, ratio, marker="o" if len(ns) < 30 else None, markersize=3, color=palette[family], label=FAMILIES[family][0])
+            ax.plot(ns, ratio, marker="o" if len(ns) < 30 else None, markersize=3, color=FAMILY_COLORS[family], label=FAMILIES[family][0])
         ax.axhline(1.0, color=COLORS["bound"], linewidth=1.2, linestyle="--")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
@@ -595,13 +596,6 @@ def plot_bisection_ratio(primitives=("all_reduce", "all_to_all"), families=("rin
         ax.set_title(f"{PRIMITIVE_LABELS[primitive]}：虚线之上 bisection 更紧", fontsize=10)
         ax.legend(fontsize=8)
     return axes
-
-
-def ccb_ring(n):
-    """``ccb_helpers.ring`` (kept importable here without a cycle)."""
-    from .topology import ring
-
-    return ring(int(n))
 
 
 def plot_volume_coefficients(n_max: int = 1024, ax=None):
