@@ -66,11 +66,9 @@ def _digest(path: pathlib.Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-@pytest.fixture(scope="module", params=sorted(CASES))
-def graded(request, tmp_path_factory):
-    ps = request.param
-    nbgrader = _nbgrader()
-    course = tmp_path_factory.mktemp(ps) / "course"
+def _grade_problem_set(ps: str, nbgrader: list[str], workdir: pathlib.Path):
+    """Release ``ps``, submit four notebooks, autograde and export: (course, scores, digests before, after)."""
+    course = workdir / ps / "course"
     shutil.copytree(ASSIGNMENTS / "source", course / "source")
     shutil.copy(ASSIGNMENTS / "nbgrader_config.py", course)
     _run(nbgrader + ["generate_assignment", ps, "--force"], course)
@@ -78,7 +76,7 @@ def graded(request, tmp_path_factory):
     source = nbformat.read(course / "source" / ps / f"{ps}.ipynb", as_version=4)
 
     _, test_id, _, solution_id, wrong_source = CASES[ps]
-    wrong = nbformat.read(course / "source" / ps / f"{ps}.ipynb", as_version=4)
+    wrong = copy.deepcopy(source)
     _cell(wrong, solution_id).source = wrong_source
     tampered = copy.deepcopy(wrong)
     _cell(tampered, test_id).source = "assert True  # the student 'fixed' the test"
@@ -95,7 +93,25 @@ def graded(request, tmp_path_factory):
     with open(course / "grades.csv", newline="") as handle:
         scores = {row["student_id"]: (float(row["raw_score"]), float(row["max_score"])) for row in csv.DictReader(handle)}
     after = {s: _digest(course / "submitted" / s / ps / f"{ps}.ipynb") for s in submissions}
-    return ps, course, scores, digests, after
+    return course, scores, digests, after
+
+
+@pytest.fixture(scope="module")
+def all_graded(tmp_path_factory):
+    # The three problem sets are graded concurrently: most of the time is nbgrader start-up and
+    # kernel launches, which overlap well on two cores.
+    from concurrent.futures import ThreadPoolExecutor
+
+    nbgrader = _nbgrader()
+    workdir = tmp_path_factory.mktemp("assignments")
+    with ThreadPoolExecutor(max_workers=len(CASES)) as pool:
+        futures = {ps: pool.submit(_grade_problem_set, ps, nbgrader, workdir) for ps in CASES}
+        return {ps: future.result() for ps, future in futures.items()}
+
+
+@pytest.fixture(params=sorted(CASES))
+def graded(request, all_graded):
+    return (request.param, *all_graded[request.param])
 
 
 def test_source_notebook_executes_cleanly(graded):
