@@ -9,22 +9,15 @@ the helpers add on top (computing the numbers, the tree layout, the readout).
 from __future__ import annotations
 
 import io
-import time
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 import ccb_helpers as ccb
+from _timing import best_of
 
 
-def best_of(fn, repeat=7):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def bare_redraw(fig: Figure, n: int) -> None:

@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 
 import ccb_helpers as ccb
+from _timing import best_of
 
 
-def best_of(fn, repeat=5):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:
