@@ -61,8 +61,7 @@ def family_instances(family: str, max_n: int) -> Iterator[Topology]:
         sizes = range(1, max_n.bit_length())
     else:
         power = 3 if family == "torus3d" else 2
-        sizes = (s for s in range(2, max_n + 1) if s**power <= max_n)
-        sizes = list(sizes)
+        sizes = [s for s in range(2, max_n + 1) if s**power <= max_n]
     for size in sizes:
         yield family_instance(family, size)
 

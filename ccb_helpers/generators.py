@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._intmath import ceil_log, ceil_log2, floor_log2, is_power_of_two
+from ._intmath import ceil_log2, floor_log2
 from ._validation import check_int
-from .algorithms import ALGORITHMS, _model
+from .algorithms import _check_applicable, _model
 from .schedule import Round, Schedule, block_bounds, buffers_for
 
 __all__ = ["generate", "nccl_double_binary_tree", "knomial_tree"]
@@ -380,10 +380,7 @@ def generate(algorithm, primitive, n, m, ports=1, root=0, chunks=None, pipelined
     m = check_int("m", m, minimum=0)
     ports = check_int("ports", ports, minimum=1)
     root = check_int("root", root, minimum=0, maximum=n - 1)
-    if ports < model.min_ports:
-        raise ValueError(f"algorithm {algorithm!r} needs ports >= {model.min_ports}, got ports={ports}")
-    if model.power_of_two and not is_power_of_two(n):
-        raise ValueError(f"algorithm {algorithm!r} for {primitive!r} needs n to be a power of two, got n={n}")
+    _check_applicable(algorithm, model, n, ports)
     if algorithm != "double_binary_tree" and (chunks is not None or not pipelined):
         raise ValueError("chunks and pipelined apply only to double_binary_tree")
     buffers = buffers_for(primitive)

@@ -288,7 +288,7 @@ def _layout(topology):
             pos[v] = (i, 0)
         for row, group in ((1, leaves), (2, spines)):
             for i, v in enumerate(group):
-                pos[v] = ((i + 0.5) * width / len(group) - 0.5 + 0.5, row * max(2.0, width / 6))
+                pos[v] = ((i + 0.5) * width / len(group), row * max(2.0, width / 6))
     else:  # ring, fully connected, single switch: a circle (switch in the centre)
         ends = [v for v in g.nodes if not isinstance(v, tuple)]
         for i, v in enumerate(sorted(ends)):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import check_bandwidth, check_int, check_real
-from .algorithms import algorithm_cost, applicable_algorithms, best_algorithm
+from .algorithms import algorithm_cost, best_algorithm
 from .primitives import check_primitive
 
 __all__ = ["crossover_between", "best_algorithm_bands", "optimality"]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import check_bandwidth, check_int, check_real
-from .schedule import Schedule, block_bounds, buffers_for
+from .schedule import Schedule, block_bounds
 from .topology import Topology
 
 __all__ = ["ScheduleError", "SimulationResult", "run_schedule", "simulate"]

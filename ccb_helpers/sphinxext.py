@@ -17,7 +17,7 @@ def _drop_thebe_and_duplicates(app, pagename, templatename, context, doctree) ->
     for script in scripts:
         filename = str(getattr(script, "filename", script) or "")
         body = str(getattr(script, "attributes", {}).get("body", ""))
-        if "THEBE_JS_URL" in body or filename.endswith("sphinx-thebe.js") or "thebe" in filename and "unpkg" in filename:
+        if "THEBE_JS_URL" in body or filename.endswith("sphinx-thebe.js") or ("thebe" in filename and "unpkg" in filename):
             continue
         key = (filename, body)
         if key in seen:

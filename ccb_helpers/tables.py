@@ -412,7 +412,7 @@ def algorithm_comparison_table(ports: int = 1, ns: Sequence[int] = (8, 12), m: f
                          _VERDICTS[o["latency"]] + (f"，{o['steps_ratio']:.3g}×" if o["latency"] != "exact" else ""),
                          f"{coeff:.4g}", _VERDICTS[o["bandwidth"]] + (f"，{o['bandwidth_ratio']:.3g}×" if o["bandwidth"] != "exact" else "")])
     headers = ["算法", "$N$", "端口", "延迟项", "达到延迟下界？", r"带宽系数（$\times M/\beta$）", "达到带宽下界？"]
-    return Table(headers, rows, f"AllReduce 算法与下界（按各算法实际使用的端口数比较；倍数 = 算法 / 下界）", values)
+    return Table(headers, rows, "AllReduce 算法与下界（按各算法实际使用的端口数比较；倍数 = 算法 / 下界）", values)
 
 
 def simulated_vs_bound_table(cases=(("ring", 16, 2**20), ("recursive_halving_doubling", 16, 2**20), ("double_binary_tree", 16, 2**20),

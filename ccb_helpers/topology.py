@@ -21,7 +21,6 @@ from operator import mul
 from typing import Callable
 
 import networkx as nx
-import numpy as np
 
 from ._validation import check_int, check_real
 

@@ -155,3 +155,14 @@ def test_bad_types():
         ccb.forced_volume("all_reduce", 4, "1MB")
     with pytest.raises(TypeError):
         ccb.routing_volumes([["a", "b"], ["c", "d"]])
+
+
+@pytest.mark.parametrize("n", [2, 3, 8, 17])
+def test_displayed_formulas_match_forced_volume(n):
+    # ccb_helpers.source.OUR_BW_FORMULAS is what the bandwidth table prints; it must say what forced_volume computes.
+    from ccb_helpers.source import OUR_BW_FORMULAS
+
+    for primitive in ccb.PRIMITIVES:
+        send, recv = ccb.forced_volume(primitive, n, M)
+        assert OUR_BW_FORMULAS[primitive]["S"][1](n, M) == pytest.approx(send)
+        assert OUR_BW_FORMULAS[primitive]["R"][1](n, M) == pytest.approx(recv)

@@ -1,6 +1,5 @@
 """Executable schedules: every generator against its cost model, the bounds, and the port / link rules."""
 
-import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st

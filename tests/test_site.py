@@ -46,10 +46,8 @@ def site():
 
 @pytest.fixture(scope="module")
 def server(site):
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
-
-    class Quiet(handler.func):  # type: ignore[misc, valid-type]
-        def log_message(self, *args):
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):  # keep pytest's output clean
             pass
 
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
