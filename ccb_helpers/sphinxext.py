@@ -13,6 +13,9 @@ What it does to every HTML page:
 - Renders sphinx-proof's hard-coded "Proof." as 证明.
 - Translates the theme's remaining English labels and tooltips (Sphinx, pydata-sphinx-theme,
   sphinx-book-theme and sphinx-proof message catalogs, plus a few strings hard-coded in templates).
+- Bibliography in author-year form, like the citations in the text: the label of an entry is
+  "Chan et al., 2007" (not "CHPvdG07"), and works with the same authors and year get "2024a",
+  "2024b" in both the text and the list.
 - Serves ``_static/ccb.css`` / ``ccb.js``: tables that scroll sideways get a visible hint, and the
   search page's snippets drop TeX source, buttons and the page TOC, with each page listed once.
 """
@@ -180,6 +183,9 @@ class ChineseTypography(SphinxPostTransform):
                 new = _UNIT.sub("\\1\u00a0", str(text))
                 if new != str(text):
                     text.parent.replace(text, nodes.Text(new))
+        for image in self.document.findall(nodes.image):
+            if not image.get("alt"):  # else the page says the file name (e.g. for figures from code cells)
+                image["alt"] = "图（由代码生成）"
         for admonition in list(self.document.findall(nodes.admonition)):
             if "proof" in admonition["classes"] and admonition.children and isinstance(admonition[0], nodes.paragraph):
                 first = admonition[0]
@@ -227,6 +233,67 @@ class ChineseTypography(SphinxPostTransform):
         parent.insert(index, wrapper)
 
 
+def _latex_text(value: str) -> str:
+    from pybtex.richtext import Text
+
+    return Text.from_latex(value).render_as("text")
+
+
+def _authors(entry) -> str:
+    """"Chan et al.", "Patarasuk and Yuan", "NVIDIA": the author part of an author-year label."""
+    persons = entry.persons.get("author") or entry.persons.get("editor") or []
+    last = [_latex_text(" ".join(p.prelast_names + p.last_names)) for p in persons]
+    if not last:
+        return _latex_text(entry.fields.get("title", entry.key))
+    if len(last) == 1:
+        return last[0]
+    if len(last) == 2:
+        return f"{last[0]} and {last[1]}"
+    return f"{last[0]} et al."
+
+
+def _disambiguate_years(app) -> None:
+    """Same authors, same year: 2024a, 2024b (by title), in the citations and the bibliography alike."""
+    try:
+        domain = app.env.get_domain("cite")
+    except Exception:  # sphinxcontrib-bibtex not loaded
+        return
+    entries = domain.bibdata.data.entries
+    groups: dict[tuple[str, str], list] = {}
+    for entry in entries.values():
+        year = entry.fields.setdefault("ccb_year", entry.fields.get("year", ""))
+        entry.fields["year"] = year
+        groups.setdefault((_authors(entry), year), []).append(entry)
+    for (_author, year), group in groups.items():
+        if len(group) > 1 and year:
+            for letter, entry in zip("abcdefghijklmnopqrstuvwxyz", sorted(group, key=lambda e: _latex_text(e.fields.get("title", "")).lower())):
+                entry.fields["year"] = year + letter
+
+
+def _register_bibliography_style() -> None:
+    from pybtex.plugin import register_plugin
+    from pybtex.style.formatting.plain import Style as PlainStyle
+    from pybtex.style.labels import BaseLabelStyle
+    from pybtex.style.sorting import BaseSortingStyle
+
+    class AuthorYearLabels(BaseLabelStyle):
+        def format_labels(self, sorted_entries):
+            for entry in sorted_entries:
+                yield f"{_authors(entry)}, {entry.fields.get('year', 'n.d.')}"
+
+    class AuthorYearSorting(BaseSortingStyle):  # alphabetical by the label's authors ("{NVIDIA}" sorted after "Z")
+        def sorting_key(self, entry):
+            return _authors(entry).lower(), entry.fields.get("year", ""), _latex_text(entry.fields.get("title", "")).lower()
+
+    class AuthorYearStyle(PlainStyle):
+        default_label_style = "ccb_author_year"
+        default_sorting_style = "ccb_author_year"
+
+    register_plugin("pybtex.style.labels", "ccb_author_year", AuthorYearLabels, force=True)
+    register_plugin("pybtex.style.sorting", "ccb_author_year", AuthorYearSorting, force=True)
+    register_plugin("pybtex.style.formatting", "ccb_author_year", AuthorYearStyle, force=True)
+
+
 def _rewrite_hard_coded_labels(app, exception) -> None:
     if exception is not None or app.builder.format != "html" or not str(app.config.language or "").startswith("zh"):
         return
@@ -243,7 +310,9 @@ def _rewrite_hard_coded_labels(app, exception) -> None:
 
 
 def setup(app):
+    _register_bibliography_style()
     app.connect("builder-inited", _add_static)
+    app.connect("builder-inited", _disambiguate_years, priority=600)  # after sphinxcontrib-bibtex reads the .bib
     app.connect("html-page-context", _drop_thebe_widget_state_and_duplicates, priority=900)
     app.connect("build-finished", _rewrite_hard_coded_labels)
     app.add_post_transform(ChineseTypography)
