@@ -17,7 +17,7 @@ What it does to every HTML page:
   "Chan et al., 2007" (not "CHPvdG07"), and works with the same authors and year get "2024a",
   "2024b" in both the text and the list.
 - Serves ``_static/ccb.css`` / ``ccb.js``: tables that scroll sideways get a visible hint, and the
-  search page's snippets drop TeX source, buttons and the page TOC, with each page listed once.
+  search page's snippets drop TeX source, buttons and the page TOC, and list each page once.
 """
 
 from __future__ import annotations
@@ -66,6 +66,7 @@ TRANSLATIONS = {
     },
     "booktheme": {
         "Launch interactive content": "在线运行本章（Binder / Colab）",
+        "Launch on": "运行于",
         "Repository": "源码仓库",
         "Source repositories": "源码仓库",
         "Open issue": "报告问题",

@@ -111,15 +111,15 @@ const ccbPatchSearch = () => {
     }
     return main.textContent.replace(/\s+/g, " ");
   };
-  // One result per page and anchor: a page whose title also matched as a section (or an untitled
-  // admonition) appeared twice. Results are displayed from the end of the list, so keep the last.
+  // One result per page: a page whose title also matched as a section (or an untitled admonition)
+  // was listed twice. Results are displayed from the end of the list (best last), so keep the last.
   const perform = Search._performSearch;
   Search._performSearch = (...args) => {
     const results = perform(...args);
     const seen = new Set();
     const kept = [];
     for (let i = results.length - 1; i >= 0; i--) {
-      const key = results[i][0] + "#" + (results[i][2] || "");
+      const key = results[i][0];
       if (seen.has(key)) continue;
       seen.add(key);
       kept.push(results[i]);
