@@ -40,7 +40,8 @@ def main(argv: list[str]) -> int:
     nb.cells.append(nbformat.v4.new_code_cell(
         "import ipywidgets, matplotlib, numpy, networkx\n"
         "print('versions', ipywidgets.__version__, matplotlib.__version__, numpy.__version__, networkx.__version__)\n"
-        "print('font', ccb.cjk_font_name(), matplotlib.rcParams['font.sans-serif'][:2])"))
+        "from ccb_helpers.plotting import cjk_font_name\n"
+        "print('font', cjk_font_name(), matplotlib.rcParams['font.sans-serif'][:2])"))
     NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=False,
                    resources={"metadata": {"path": str(work)}}).execute()
     nbformat.write(nb, target)
