@@ -27,8 +27,11 @@ PAGES = ["intro", "bibliography"] + sorted(p.relative_to(ROOT / "_build" / "html
 def main(argv: list[str]) -> int:
     out = pathlib.Path(argv[0]) if argv else ROOT / "screenshots" / "site"
     out.mkdir(parents=True, exist_ok=True)
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(ROOT / "_build" / "html"))
-    handler.log_message = lambda *a: None
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=str(ROOT / "_build" / "html"))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{httpd.server_address[1]}"
@@ -45,7 +48,7 @@ def main(argv: list[str]) -> int:
                     page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=30000)
                     page.evaluate("MathJax.startup.promise")
                 page.wait_for_timeout(1500 if "search" in name else 300)
-                stem = name.split("?")[0].replace("/", "_")
+                stem = name.split("?")[0].replace(".html", "").replace("/", "_")
                 page.screenshot(path=str(out / f"{stem}_{width}.png"), full_page=True)
                 if width == 390 and name.startswith("notebooks/05"):
                     for which in ("primary", "secondary"):
