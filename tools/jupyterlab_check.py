@@ -79,10 +79,12 @@ def check_notebook(browser, base: str, path: pathlib.Path, out: pathlib.Path) ->
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     rel = path.relative_to(ROOT).as_posix()
     page.goto(f"{base}/lab/tree/{rel}", wait_until="domcontentloaded")
-    page.wait_for_selector(".jp-Notebook .jp-MarkdownCell", timeout=90000)
+    # (the first cell, the macro front matter, renders empty: wait for the cells after it)
+    page.wait_for_function("document.querySelectorAll('.jp-Notebook .jp-MarkdownCell.jp-mod-rendered').length > 3",
+                           timeout=90000)
     page.wait_for_timeout(6000)  # MyST rendering of every cell
     stem = path.stem
-    page.screenshot(path=str(out / f"{stem}_top.png"))
+    page.screenshot(path=str(out / f"{stem}_top.png"), timeout=120000)
     cells = page.locator(".jp-Notebook .jp-MarkdownCell")
     texts = [cells.nth(i).inner_text() for i in range(cells.count())]
     for i, text in enumerate(texts):
@@ -96,13 +98,14 @@ def check_notebook(browser, base: str, path: pathlib.Path, out: pathlib.Path) ->
     if red:
         problems.append(f"{rel}: {red} math errors")
     for name, needle in TARGETS.items():
-        index = next((i for i, t in enumerate(texts) if needle in t and len(t) < 3000), None)
-        if index is None:
-            continue
-        cell = cells.nth(index)
-        cell.scroll_into_view_if_needed()
-        page.wait_for_timeout(300)
-        cell.screenshot(path=str(out / f"{stem}_{name}.png"))
+        for i, text in enumerate(texts):
+            cell = cells.nth(i)
+            if needle not in text or len(text) > 3000 or not cell.is_visible():
+                continue
+            cell.scroll_into_view_if_needed(timeout=5000)
+            page.wait_for_timeout(300)
+            cell.screenshot(path=str(out / f"{stem}_{name}.png"), timeout=120000)
+            break
     if not any(needle in t for t in texts for needle in ("勘误", "定理")):
         problems.append(f"{rel}: neither a 勘误 box nor a theorem found among {len(texts)} Markdown cells")
     page.close()
