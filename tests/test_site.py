@@ -407,3 +407,15 @@ def test_chapter_pages_carry_no_widget_state(site):
     for name in CHAPTERS:
         html = (site / f"{name}.html").read_text(encoding="utf-8")
         assert "application/vnd.jupyter.widget-state+json" not in html, name
+
+
+def test_bibliography_labels_are_author_year_like_the_citations(site):
+    import re
+
+    bibliography = (site / "bibliography.html").read_text(encoding="utf-8")
+    labels = re.findall(r'<span class="label"><span class="fn-bracket">\[</span>([^<]*)<', bibliography)
+    assert labels and all(re.fullmatch(r".+, \d{4}[a-z]?", label) for label in labels), labels
+    # Two NVIDIA works of 2024: told apart as 2024a / 2024b in the list and in the text.
+    assert {"NVIDIA, 2024a", "NVIDIA, 2024b"} <= set(labels)
+    cited = "".join((site / f"{name}.html").read_text(encoding="utf-8") for name in CHAPTERS)
+    assert ">NVIDIA, 2024<" not in cited and ("NVIDIA, 2024a<" in cited or "NVIDIA, 2024b<" in cited)
