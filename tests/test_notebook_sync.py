@@ -77,5 +77,5 @@ def test_problem_sets_install_from_the_configured_repository():
 
     url = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"]["url"].rstrip("/")
     for path in sorted((ROOT / "assignments").glob("source/*/*.ipynb")):
-        for found in re.findall(r"git\+(https://[^\"@\s]+)", path.read_text(encoding="utf-8")):
+        for found in re.findall(r"git\+(https://[^\"@\s\\]+)", path.read_text(encoding="utf-8")):
             assert found.rstrip("/") == url, f"{path.relative_to(ROOT)} installs from {found}, _config.yml says {url}"
