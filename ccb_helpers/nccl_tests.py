@@ -56,6 +56,7 @@ __all__ = [
     "nccl_tests_report",
     "fit_alpha_beta",
     "busbw_ceiling",
+    "AlphaBeta",
 ]
 
 #: Largest text the reader accepts (characters): real logs with NCCL_DEBUG=INFO stay far below.
@@ -549,3 +550,427 @@ def _collective_from_text(text: str) -> str | None:
     if len(names) == 1:
         return _PROGRAMS[names.pop()]
     return None
+
+
+# -- holding a log against the bound -------------------------------------------------------------
+
+
+def _ring_steps(primitive: str, n: int) -> int:
+    """Rounds of the ring algorithms nccl-tests' numbers come from (NCCL's ring, pipelined)."""
+    return 2 * (n - 1) if primitive == "all_reduce" else n - 1
+
+
+def busbw_ceiling(primitive, n, m, alpha, beta, ports=1, latency_ports=None):
+    """The largest busbw any algorithm can show at size ``m``: ``c(N) M / T_min`` in bytes/s.
+
+    ``T_min`` is the combined lower bound (``eq:cc-bound-combined``) with the bandwidth term over
+    ``ports`` links of ``beta`` bytes/s and the latency term ``ceil(log_{k+1} N) alpha`` with
+    ``k = latency_ports`` (default ``ports``; all-port networks drive many peers at once but
+    share one NIC's bandwidth). ``c(N)`` is nccl-tests' busbw factor, which is
+    :func:`~ccb_helpers.volume_coefficient`. Large messages: the ceiling tends to ``ports * beta``;
+    measured busbw / ceiling = bound time / measured time (the efficiency).
+
+    Parameters
+    ----------
+    primitive : str
+        One of :data:`ccb_helpers.PRIMITIVES`.
+    n : int
+        Ranks, ``n >= 2``.
+    m : float or array
+        Message size in bytes (nccl-tests' ``size`` column), ``>= 0``.
+    alpha : float
+        Latency per round, seconds (``>= 0``).
+    beta : float
+        Bandwidth of one link in one direction, bytes/s (``> 0``).
+    ports, latency_ports : int
+        Links used in parallel for bandwidth, and for the latency bound.
+
+    Examples
+    --------
+    8 ranks, AllReduce, 1 µs, 100 GB/s: 1 GiB is bandwidth-bound, so the ceiling is β:
+
+    >>> round(busbw_ceiling("all_reduce", 8, 2**30, 1e-6, 100e9) / 1e9, 6)
+    100.0
+    >>> busbw_ceiling("all_reduce", 8, 1000, 1e-6, 100e9) / 1e9   # 1.75 kB / (3 us)
+    0.5833333333333334
+    """
+    n = check_int("n", n, minimum=2)
+    m = check_real("m", m)
+    alpha = check_real("alpha", alpha)
+    beta = check_bandwidth("beta", beta)
+    ports = check_int("ports", ports, minimum=1)
+    latency_ports = ports if latency_ports is None else check_int("latency_ports", latency_ports, minimum=1)
+    return _busbw_ceiling(check_choice("primitive", primitive, PRIMITIVES), n, m, alpha, beta, ports, latency_ports)
+
+
+def _busbw_ceiling(primitive, n, m, alpha, beta, ports, latency_ports):
+    coefficient = volume_coefficient(primitive, n)
+    t_alpha = latency_lower_bound(primitive, n, alpha, ports=latency_ports)
+    t_beta = coefficient * np.asarray(m, dtype=float) / (ports * beta)
+    t_min = np.maximum(t_alpha, t_beta)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ceiling = np.where(t_min > 0, coefficient * np.asarray(m, dtype=float) / np.where(t_min > 0, t_min, 1.0), ports * beta)
+    return float(ceiling) if np.ndim(ceiling) == 0 else ceiling
+
+
+@dataclass(frozen=True)
+class AlphaBeta:
+    """A least-squares fit of ``t(M) = steps * alpha + c(N) M / beta`` to measured times.
+
+    Attributes
+    ----------
+    alpha : float
+        Seconds per round (the fitted intercept over ``steps``).
+    beta : float
+        Bytes/s per link (``c(N)`` over the fitted slope), ``inf`` if the times do not grow with M.
+    steps : int
+        Rounds of the ring algorithm assumed (``2(N-1)`` for AllReduce, ``N-1`` otherwise).
+    intercept_s, seconds_per_byte : float
+        The fitted line ``t = intercept + slope * M``.
+    rms_relative_error : float
+        Root-mean-square of ``(t_fit - t) / t`` over the rows used.
+    points : int
+        Rows used (size > 0).
+    """
+
+    alpha: float
+    beta: float
+    steps: int
+    intercept_s: float
+    seconds_per_byte: float
+    rms_relative_error: float
+    points: int
+
+
+def fit_alpha_beta(log, n_ranks=None, collective=None, min_size=1, max_size=None, inplace=False) -> AlphaBeta:
+    """Fit α and β to a log's measured times, with the ring algorithm's step count.
+
+    NCCL's large-message algorithms are pipelined rings, whose cost in the α-β model is
+    ``t(M) = steps * alpha + c(N) M / beta`` (``steps = 2(N-1)`` for AllReduce, ``N-1`` for the
+    others; ``c(N)`` the busbw factor, since the ring moves exactly the forced volume). The line
+    ``t = a + b M`` is fitted by least squares on the *relative* error (weights ``1/t^2``), so
+    microsecond and second-long rows count alike; a negative intercept is clipped to 0.
+
+    Parameters
+    ----------
+    log : NcclTestsLog
+        From :func:`read_nccl_tests`.
+    n_ranks, collective : optional
+        Override (or supply) what the log says.
+    min_size, max_size : float, optional
+        Rows with ``min_size <= size <= max_size`` bytes are used (default: every non-empty row).
+    inplace : bool, default False
+        Fit the in-place half instead of the out-of-place one.
+
+    Returns
+    -------
+    AlphaBeta
+
+    Raises
+    ------
+    ValueError
+        Fewer than two usable rows of different sizes, or rank count / collective unknown.
+
+    Examples
+    --------
+    Two rows made from alpha = 1 us, beta = 10 GB/s on 2 ranks (AllReduce: 2 steps, c = 1):
+
+    >>> text = _EXAMPLE.replace("10.24", "2.102").replace("104.9", "106.9")
+    >>> fit = fit_alpha_beta(read_nccl_tests(text), collective="all_reduce")
+    >>> round(fit.alpha * 1e6, 3), round(fit.beta / 1e9, 2), fit.steps
+    (1.0, 10.0, 2)
+    """
+    log, n, primitive = _log_context(log, n_ranks, collective)
+    min_size = check_real("min_size", min_size)
+    max_size = math.inf if max_size is None else check_real("max_size", max_size)
+    if not isinstance(inplace, bool):
+        raise TypeError(f"inplace must be True or False, got {inplace!r}")
+    suffix = "_inplace" if inplace else ""
+    sizes, times = [], []
+    for row in log.rows:
+        t = getattr(row, "time_s" + suffix)
+        if row.size > 0 and min_size <= row.size <= max_size and t is not None and t > 0:
+            sizes.append(float(row.size))
+            times.append(t)
+    if len(set(sizes)) < 2:
+        raise ValueError(f"need at least two rows of different sizes in [{min_size}, {max_size}] bytes to fit alpha and beta, got {len(sizes)}")
+    return _fit(np.array(sizes), np.array(times), n, primitive)
+
+
+def _fit(sizes, times, n, primitive) -> AlphaBeta:
+    weights = 1.0 / times
+    design = np.column_stack([weights, sizes * weights])
+    (a, b), *_ = np.linalg.lstsq(design, np.ones_like(times), rcond=None)
+    if a < 0:  # no negative latency: refit the slope alone
+        a = 0.0
+        b = float(np.sum(sizes * weights * weights * times) / np.sum((sizes * weights) ** 2))
+    b = max(float(b), 0.0)
+    steps = _ring_steps(primitive, n)
+    coefficient = volume_coefficient(primitive, n)
+    fitted = a + b * sizes
+    rms = float(np.sqrt(np.mean(((fitted - times) / times) ** 2)))
+    return AlphaBeta(
+        alpha=float(a) / steps, beta=coefficient / b if b > 0 else math.inf, steps=steps,
+        intercept_s=float(a), seconds_per_byte=b, rms_relative_error=rms, points=len(sizes),
+    )
+
+
+def _log_context(log, n_ranks, collective):
+    if not isinstance(log, NcclTestsLog):
+        raise TypeError(f"log must be an NcclTestsLog (from read_nccl_tests), got {type(log).__name__}")
+    n = log.n_ranks if n_ranks is None else check_int("n_ranks", n_ranks, minimum=2, maximum=2**24)
+    if n is None:
+        raise ValueError("the log has no '# Rank' lines: pass n_ranks")
+    if n < 2:
+        raise ValueError(f"the bound needs at least 2 ranks, the log has {n}")
+    primitive = log.collective if collective is None else check_choice("collective", collective, PRIMITIVES)
+    if primitive is None:
+        raise ValueError("the log does not name its collective: pass collective (one of " + ", ".join(PRIMITIVES) + ")")
+    return log, n, primitive
+
+
+def nccl_tests_report(log, alpha, beta, ports=1, latency_ports=None, n_ranks=None, collective=None):
+    """Each row of a log against the lower bound: busbw, the bound's ceiling, efficiency, regime.
+
+    Efficiency is bound time / measured time = measured busbw / ceiling (:func:`busbw_ceiling`),
+    from the out-of-place half. A busbw above the ceiling is not reported as an efficiency above
+    1: the row is flagged instead, ``"endpoint"`` when busbw exceeds ``ports * beta`` (only
+    in-network reduction — NVLS, SHARP — or a faster path than β can do that; with in-network
+    reduction each endpoint sends and receives just ``M``, so AllReduce's ceiling becomes
+    ``2(N-1)/N * ports * beta``) and ``"latency"`` when the time is below the latency bound
+    (α is set above this system's).
+
+    Parameters
+    ----------
+    log : NcclTestsLog
+        From :func:`read_nccl_tests`.
+    alpha : float
+        Latency per round, seconds.
+    beta : float
+        Bandwidth per link per direction, bytes/s.
+    ports, latency_ports : int
+        As in :func:`busbw_ceiling`.
+    n_ranks, collective : optional
+        Override (or supply) what the log says.
+
+    Returns
+    -------
+    Table
+        Columns 大小, 实测 busbw, 上限 busbw, 效率, 区间; ``values`` holds one dict per row with
+        ``size``, ``busbw``, ``ceiling``, ``efficiency`` (``None`` when flagged), ``flag``
+        (``None``, ``"endpoint"`` or ``"latency"``), ``regime`` and ``bound_time``.
+
+    Examples
+    --------
+    >>> t = nccl_tests_report(read_nccl_tests(_EXAMPLE), 1e-6, 20e9, collective="all_reduce")
+    >>> [round(v["efficiency"], 3) for v in t.values], [v["regime"] for v in t.values]
+    ([0.098, 0.5], ['latency', 'bandwidth'])
+    """
+    from .tables import Table
+    from .units import format_bandwidth, format_bytes
+
+    log, n, primitive = _log_context(log, n_ranks, collective)
+    alpha = check_real("alpha", alpha)
+    beta = check_bandwidth("beta", beta)
+    ports = check_int("ports", ports, minimum=1)
+    latency_ports = ports if latency_ports is None else check_int("latency_ports", latency_ports, minimum=1)
+    coefficient = volume_coefficient(primitive, n)
+    t_alpha = latency_lower_bound(primitive, n, alpha, ports=latency_ports)
+    rows, values = [], []
+    for row in log.rows:
+        if row.size == 0:
+            continue
+        busbw = coefficient * row.size / row.time_s
+        ceiling = _busbw_ceiling(primitive, n, row.size, alpha, beta, ports, latency_ports)
+        t_beta = coefficient * row.size / (ports * beta)
+        bound_time = max(t_alpha, t_beta)
+        regime = "latency" if t_alpha > t_beta else "bandwidth"
+        flag = None
+        efficiency = bound_time / row.time_s
+        if efficiency > 1.0 + 1e-9:
+            flag = "endpoint" if busbw > ports * beta else "latency"
+            efficiency = None
+        values.append({"size": row.size, "busbw": busbw, "ceiling": ceiling, "efficiency": efficiency, "flag": flag,
+                       "regime": regime, "bound_time": bound_time, "time": row.time_s})
+        shown = f"{efficiency:.2f}" if efficiency is not None else ("超端点上限" if flag == "endpoint" else "快于延迟界")
+        rows.append([format_bytes(row.size), format_bandwidth(busbw), format_bandwidth(ceiling), shown,
+                     "延迟" if regime == "latency" else "带宽"])
+    headers = ["大小", "实测 busbw", "上限 busbw", "效率", "区间"]
+    caption = (f"{primitive}，N = {n}：α = {alpha * 1e6:.3g} µs，β = {beta / 1e9:.3g} GB/s，p = {ports}"
+               f"（效率 = 下界时间 / 实测时间 = 实测 busbw / 上限）")
+    return Table(headers, rows, caption, values)
+
+
+# -- command line ------------------------------------------------------------------------------
+
+_USAGE_EXAMPLE = "python -m ccb_helpers.nccl_tests all_reduce.log --preset h100_nvswitch --plot report.png"
+
+
+def _plot(log, n, primitive, alpha, beta, ports, latency_ports, report, path):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from .plotting import COLORS, use_book_style
+
+    use_book_style()
+    figure = Figure(figsize=(9.0, 3.8))
+    FigureCanvasAgg(figure)
+    left, right = figure.subplots(1, 2)
+    sizes = np.array([v["size"] for v in report.values], dtype=float)
+    busbw = np.array([v["busbw"] for v in report.values]) / 1e9
+    grid = np.geomspace(sizes.min(), sizes.max(), 200)
+    left.plot(sizes, busbw, "o-", color=COLORS["ring"], markersize=3, label="实测 busbw")
+    left.plot(grid, _busbw_ceiling(primitive, n, grid, alpha, beta, ports, latency_ports) / 1e9, color=COLORS["bound"],
+              label="下界给出的上限")
+    left.axhline(ports * beta / 1e9, color=COLORS["bound"], linestyle=":", linewidth=1, label="p·β")
+    left.set_xscale("log", base=2)
+    left.set_yscale("log")
+    left.set_xlabel("消息大小 M（字节）")
+    left.set_ylabel("busbw（GB/s）")
+    left.legend(fontsize=8, loc="lower right")
+    efficiency = [v["efficiency"] for v in report.values]
+    ok = [i for i, e in enumerate(efficiency) if e is not None]
+    flagged = [i for i, e in enumerate(efficiency) if e is None]
+    right.plot(sizes[ok], [efficiency[i] for i in ok], "o-", color=COLORS["latency"], markersize=3, label="下界时间 / 实测时间")
+    if flagged:
+        right.plot(sizes[flagged], np.ones(len(flagged)), "x", color=COLORS["bandwidth"], label="超过上限（标记）")
+    right.set_xscale("log", base=2)
+    right.set_ylim(0, 1.05)
+    right.set_xlabel("消息大小 M（字节）")
+    right.set_ylabel("效率")
+    right.legend(fontsize=8, loc="upper left")
+    figure.suptitle(f"{primitive}，N = {n}：α = {alpha * 1e6:.3g} µs，β = {beta / 1e9:.3g} GB/s，p = {ports}", fontsize=10)
+    figure.tight_layout()
+    figure.savefig(path, dpi=200)
+
+
+def main(argv=None) -> int:
+    """Command line: ``python -m ccb_helpers.nccl_tests LOGFILE [--preset KEY | --alpha S --beta BPS --ports P]``.
+
+    Prints, per message size, the measured busbw, the bound's busbw ceiling, the efficiency
+    (bound time / measured time) and the regime, then α and β fitted to the measured times.
+    Returns 0, or 2 on bad input (missing file, unparseable log, bad numbers) after printing why.
+
+    >>> main(["/no/such/file.log", "--alpha", "1e-6", "--beta", "1e11"])
+    2
+    """
+    import argparse
+
+    from .hardware import PRESETS
+    from .units import format_bytes
+
+    parser = argparse.ArgumentParser(
+        prog="python -m ccb_helpers.nccl_tests",
+        description="Hold an nccl-tests log against the collective-communication lower bound.",
+        epilog=f"Example: {_USAGE_EXAMPLE}",
+    )
+    parser.add_argument("logfile", help="text printed by all_reduce_perf, all_gather_perf, ... (one run)")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--preset", choices=sorted(PRESETS), help="hardware preset giving alpha, beta and ports")
+    source.add_argument("--alpha", type=float, help="latency per round, seconds (with --beta)")
+    parser.add_argument("--beta", type=float, help="bandwidth per link per direction, bytes/s")
+    parser.add_argument("--ports", type=int, default=1, help="links used in parallel (default 1)")
+    parser.add_argument("--collective", choices=PRIMITIVES, help="when the log does not name its program")
+    parser.add_argument("--ranks", type=int, help="when the log has no '# Rank' lines")
+    parser.add_argument("--plot", metavar="OUT.png", help="also draw busbw and efficiency against size")
+
+    def fail(message: str) -> int:
+        print(f"error: {message}", file=sys.stderr)
+        return 2
+
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    try:
+        with open(args.logfile, encoding="utf-8", errors="replace") as handle:
+            text = handle.read(MAX_TEXT_CHARS + 1)
+    except OSError as error:
+        return fail(f"cannot read {args.logfile}: {error.strerror or error}")
+    try:
+        log = read_nccl_tests(text, collective=args.collective)
+        if log.collective is None:
+            return fail("the log does not name its program (no '..._perf' command, no 'Collective test starting' line): "
+                        "pass --collective, one of " + ", ".join(PRIMITIVES))
+        if log.n_ranks is None and args.ranks is None:
+            return fail("the log has no '# Rank ... device ...' lines: pass --ranks N")
+        n = log.n_ranks if args.ranks is None else args.ranks
+        if args.preset:
+            preset = PRESETS[args.preset]
+            alpha, beta = preset.alpha, preset.beta
+            # All-port presets drive many peers at once (latency) through one NIC (bandwidth).
+            ports = preset.ports or 1
+            latency_ports = preset.ports_for(n) if (n is not None and n >= 2) else ports
+            label = f"preset {preset.key}: {preset.label}"
+        else:
+            if args.beta is None:
+                return fail("--alpha needs --beta (bytes/s), e.g. --alpha 2e-6 --beta 50e9")
+            alpha, beta, ports = args.alpha, args.beta, args.ports
+            latency_ports = ports
+            label = "alpha/beta from the command line"
+        report = nccl_tests_report(log, alpha, beta, ports=ports, latency_ports=latency_ports, n_ranks=n,
+                                   collective=log.collective if args.collective is None else args.collective)
+        log, n, primitive = _log_context(log, n, args.collective)
+        fit = _fit_or_none(log, n, primitive)
+        if args.plot:
+            _plot(log, n, primitive, alpha, beta, ports, latency_ports, report, args.plot)
+    except (ValueError, TypeError) as error:
+        return fail(str(error))
+    except OSError as error:
+        return fail(f"cannot write {args.plot}: {error.strerror or error}")
+
+    first = log.rows[0]
+    hosts = f" on {len(log.hosts)} hosts" if log.hosts else ""
+    print(f"nccl-tests log: {args.logfile}")
+    print(f"collective {primitive}, {n} ranks{hosts}, {len(log.rows)} rows"
+          f"{', NCCL ' + log.nccl_version if log.nccl_version else ''}"
+          f"{', type ' + first.type if first.type else ''}{', op ' + first.redop if first.redop else ''}")
+    print(f"bound: {label}; alpha = {alpha * 1e6:.4g} us, beta = {beta / 1e9:.4g} GB/s, ports = {ports}"
+          f"{f' (latency bound with {latency_ports} ports)' if latency_ports != ports else ''}")
+    print(f"endpoint busbw ceiling p*beta = {ports * beta / 1e9:.4g} GB/s")
+    print()
+    varied = len({(r.type, r.redop, r.root) for r in log.rows if r.size > 0}) > 1
+    print(f"{'size':>10}  {'busbw GB/s':>10}  {'ceiling GB/s':>12}  {'efficiency':>10}  regime" + ("     type/op" if varied else ""))
+    notes = set()
+    described = [r for r in log.rows if r.size > 0]
+    for v, row in zip(report.values, described):
+        if v["efficiency"] is not None:
+            shown = f"{v['efficiency']:.2f}"
+        elif v["flag"] == "endpoint":
+            shown = "> p*beta"
+            notes.add("endpoint")
+        else:
+            shown = "< latency"
+            notes.add("latency")
+        extra = f"  {row.type}/{row.redop}" if varied else ""
+        print(f"{format_bytes(v['size']):>10}  {v['busbw'] / 1e9:>10.2f}  {v['ceiling'] / 1e9:>12.2f}  {shown:>10}  {v['regime']:<9}{extra}")
+    print()
+    if "endpoint" in notes:
+        in_network = volume_coefficient(primitive, n) * ports * beta if primitive in ("all_reduce",) else None
+        print("> p*beta: busbw exceeds the endpoint ceiling p*beta, which no algorithm that only sends and receives "
+              "through the endpoints can reach. Either the network reduces in flight (NVLS, SHARP: each endpoint "
+              "then moves only M"
+              + (f", so AllReduce's ceiling is 2(N-1)/N*p*beta = {in_network / 1e9:.4g} GB/s" if in_network else "")
+              + ") or the traffic has a faster path than beta (e.g. NVLink inside a node when beta is the NIC).")
+    if "latency" in notes:
+        print("< latency: the time is below the latency bound ceil(log_{k+1} N)*alpha: alpha is set above this system's.")
+    if fit is None:
+        print("fit: needs at least two non-empty rows of different sizes")
+    else:
+        print(f"fit (ring, {fit.steps} steps, least squares on relative error over {fit.points} rows): "
+              f"alpha = {fit.alpha * 1e6:.3g} us, beta = {fit.beta / 1e9:.4g} GB/s "
+              f"(rms relative error {100 * fit.rms_relative_error:.0f} %)")
+    if args.plot:
+        print(f"plot written to {args.plot}")
+    return 0
+
+
+def _fit_or_none(log, n, primitive):
+    try:
+        return fit_alpha_beta(log, n_ranks=n, collective=primitive)
+    except ValueError:
+        return None
+
+
+if __name__ == "__main__":  # pragma: no cover - exercised through subprocess in the tests
+    sys.exit(main())
