@@ -100,6 +100,18 @@ from .schedule import Round, Schedule, Transfer, block_bounds
 from .selection import best_algorithm_bands, crossover_between, optimality
 from .simulate import ScheduleError, SimulationResult, run_schedule, simulate
 from .units import GiB, KiB, MiB, format_bandwidth, format_bytes, format_time
+from .nccl_tests import AlphaBeta, NcclTestsLog, NcclTestsRow, busbw_ceiling, fit_alpha_beta, nccl_tests_report, read_nccl_tests
+from .nccl_model import (
+    NCCL_ALGORITHMS,
+    NCCL_COLLECTIVES,
+    NCCL_MODEL_VERSION,
+    NCCL_PROTOCOLS,
+    NCCL_TOPOLOGIES,
+    NcclPrediction,
+    NcclTopology,
+    nccl_predict,
+    nccl_tuning_table,
+)
 
 __version__ = "0.1.0"
 
