@@ -111,7 +111,11 @@ from .nccl_model import (
     NcclTopology,
     nccl_predict,
     nccl_tuning_table,
+    NcclVsBound,
+    nccl_bound_parameters,
+    nccl_vs_bound,
 )
+from .nccl_figures import NCCL_PICK_COLORS, NcclExplorer, plot_busbw_against_bound, plot_nccl_pick_map, plot_nccl_times
 
 __version__ = "0.1.0"
 

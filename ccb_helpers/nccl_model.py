@@ -54,6 +54,8 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
 from ._validation import check_choice, check_int, check_real
 
@@ -67,6 +69,9 @@ __all__ = [
     "NcclPrediction",
     "nccl_predict",
     "nccl_tuning_table",
+    "NcclVsBound",
+    "nccl_bound_parameters",
+    "nccl_vs_bound",
 ]
 
 NCCL_MODEL_VERSION = "2.21.5-1"
@@ -297,8 +302,12 @@ def _log2i(n: int) -> int:
     return max(0, int(n).bit_length() - 1)
 
 
+@lru_cache(maxsize=4096)
 def _tuning(primitive: str, n_ranks: int, n_nodes: int, topo: NcclTopology):
-    """NCCL's per-communicator (latency µs, bandwidth GB/s) per (algorithm, protocol) that it considers."""
+    """NCCL's per-communicator (latency µs, bandwidth GB/s) per (algorithm, protocol) that it considers.
+
+    Cached: NCCL too computes these once per communicator.
+    """
     node_col = n_nodes - 1 if n_nodes <= 2 else 2
     gpu = topo.gpu
     if n_nodes == 1:
@@ -516,3 +525,105 @@ def nccl_tuning_table(primitive, n_ranks, n_nodes, topology="dgx_h100", **overri
         values.append((a, p, lat * 1e-6, bandwidth[a, p] * 1e9))
     caption = f"NCCL {NCCL_MODEL_VERSION} 的估计：{primitive}，{n_ranks} 个 rank，{n_nodes} 个节点，{topo.label}"
     return Table(["算法", "协议", "延迟 (µs)", "带宽 (GB/s)"], rows, caption, values)
+
+
+# -- NCCL's model next to the lower bound ---------------------------------------------------------
+
+
+def nccl_bound_parameters(topology="dgx_h100", **overrides):
+    """The lower bound's α and β in NCCL's own units: ``(alpha, beta, node_beta)``.
+
+    * ``alpha``: the cheapest hop NCCL's model charges (Ring/LL over the intra-node link, 0.6 µs
+      on NVLink) — any algorithm needs ``ceil(log2 N)`` such rounds;
+    * ``beta``: the bandwidth NCCL credits one GPU with, ``ring_channels * ring_bw_intra``
+      (bytes/s per direction);
+    * ``node_beta``: the network bandwidth per node its rings use, ``ring_channels * ring_bw_inter``.
+
+    >>> a, b, nb = nccl_bound_parameters("dgx_h100")
+    >>> round(a * 1e6, 2), b / 1e9, nb / 1e9
+    (0.6, 360.0, 360.0)
+    """
+    topo = _resolve_topology(topology, overrides)
+    alpha = min(HW_LATENCY_US[topo.intra_link]["ring"]) * 1e-6
+    return alpha, topo.ring_bus_bandwidth, topo.node_bandwidth
+
+
+class NcclVsBound(NamedTuple):
+    """NCCL's predicted time for one call against the lower bound (seconds)."""
+
+    pick: str
+    nccl_time: float
+    bound_time: float
+    in_network_bound_time: float
+    efficiency: float
+    in_network: bool
+    book_algorithm: str | None
+    book_time: float | None
+
+
+def _two_level_bound(primitive, n_ranks, n_nodes, m, alpha, beta, node_beta):
+    from .bandwidth import volume_coefficient
+    from .propagation import info_steps
+
+    t_alpha = info_steps(n_ranks, 1) * alpha
+    t_gpu = volume_coefficient(primitive, n_ranks) * m / beta
+    t_node = volume_coefficient(primitive, n_nodes) * m / node_beta if n_nodes > 1 else 0.0
+    return max(t_alpha, t_gpu, t_node)
+
+
+def _in_network_bound(primitive, n_ranks, n_nodes, m, alpha, beta, node_beta):
+    # In-network reduction (NVLS, SHARP): the switch sums, so an endpoint (and a node) only sends
+    # its M bytes and receives the M-byte result: T >= M / beta, and one round of latency.
+    # TODO(truth helper): switch to the in-network model of bandwidth.py when it lands on main.
+    if primitive != "all_reduce":
+        return _two_level_bound(primitive, n_ranks, n_nodes, m, alpha, beta, node_beta)
+    return max(alpha, m / beta, m / node_beta if n_nodes > 1 else 0.0)
+
+
+def nccl_vs_bound(primitive, n_ranks, n_nodes, m, topology="dgx_h100", **overrides) -> NcclVsBound:
+    """NCCL's pick and predicted time next to the lower bound, in NCCL's own α and β.
+
+    The bound is the combined bound of chapter 4 with :func:`nccl_bound_parameters`, plus, on
+    several nodes, the node-level bound (the same forced volume with the node count, over the
+    node's network bandwidth — chapter 5's cut around a node):
+
+    .. math:: T \\ge \\max\\Big(\\lceil \\log_2 N \\rceil \\alpha,\\ \\frac{c(N) M}{\\beta},\\
+              \\frac{c(K) M}{\\beta_{\\text{node}}}\\Big).
+
+    NVLS and NVLS-Tree reduce inside the switch, which no endpoint bound covers: for them the
+    efficiency is taken against the in-network bound ``max(alpha, M/beta, M/beta_node)`` (each
+    endpoint sends its M bytes and receives the M-byte sum). ``efficiency`` = bound / NCCL's time.
+    On one node, ``book_algorithm`` / ``book_time`` are the book's selector
+    (:func:`~ccb_helpers.best_algorithm`, 1 port) with the same α and β.
+
+    Examples
+    --------
+    >>> r = nccl_vs_bound("all_reduce", 8, 1, 2**30)
+    >>> r.pick, r.in_network, round(r.efficiency, 3)   # NVLS: 333.3 GB/s of NCCL's 360
+    ('NVLS/Simple', True, 0.919)
+    >>> r = nccl_vs_bound("all_reduce", 8, 1, 1024)
+    >>> r.pick, round(r.efficiency, 3), r.book_algorithm     # 1.8 us bound, 15.0 us NCCL
+    ('Ring/LL', 0.12, 'recursive_doubling')
+    """
+    primitive, n_ranks, n_nodes, m = _check_call(primitive, n_ranks, n_nodes, m)
+    topo = _resolve_topology(topology, overrides)
+    return _vs_bound(primitive, n_ranks, n_nodes, m, topo)
+
+
+def _vs_bound(primitive, n_ranks, n_nodes, m, topo, book=True) -> NcclVsBound:
+    prediction = _predict(primitive, n_ranks, n_nodes, m, topo)
+    alpha = min(HW_LATENCY_US[topo.intra_link]["ring"]) * 1e-6
+    beta, node_beta = topo.ring_bus_bandwidth, topo.node_bandwidth
+    bound = _two_level_bound(primitive, n_ranks, n_nodes, m, alpha, beta, node_beta)
+    in_network_bound = _in_network_bound(primitive, n_ranks, n_nodes, m, alpha, beta, node_beta)
+    in_network = prediction.algorithm in ("nvls", "nvls_tree")
+    reference = in_network_bound if in_network else bound
+    book_algorithm = book_time = None
+    if n_nodes == 1 and book:
+        from .algorithms import best_algorithm
+
+        book_algorithm, book_time = best_algorithm(primitive, n_ranks, float(m), alpha, beta)
+    return NcclVsBound(
+        pick=prediction.label, nccl_time=prediction.time, bound_time=bound, in_network_bound_time=in_network_bound,
+        efficiency=reference / prediction.time, in_network=in_network, book_algorithm=book_algorithm, book_time=book_time,
+    )
