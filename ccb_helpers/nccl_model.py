@@ -72,6 +72,7 @@ __all__ = [
     "NcclVsBound",
     "nccl_bound_parameters",
     "nccl_vs_bound",
+    "nccl_vs_bound_table",
 ]
 
 NCCL_MODEL_VERSION = "2.21.5-1"
@@ -627,3 +628,27 @@ def _vs_bound(primitive, n_ranks, n_nodes, m, topo, book=True) -> NcclVsBound:
         pick=prediction.label, nccl_time=prediction.time, bound_time=bound, in_network_bound_time=in_network_bound,
         efficiency=reference / prediction.time, in_network=in_network, book_algorithm=book_algorithm, book_time=book_time,
     )
+
+
+def nccl_vs_bound_table(cases, topology="dgx_h100", primitive="all_reduce"):
+    """:func:`nccl_vs_bound` for several ``(n_ranks, n_nodes, m)``: NCCL's pick, its time, the bound.
+
+    >>> t = nccl_vs_bound_table([(8, 1, 1024), (8, 1, 2**30)])
+    >>> [row[2] for row in t.rows], [row[-1] for row in t.rows]
+    (['Ring/LL', 'NVLS/Simple'], ['0.12', '0.92*'])
+    """
+    from .tables import Table
+    from .units import format_bytes, format_time
+
+    topo = _resolve_topology(topology, {})
+    rows, values = [], []
+    for n_ranks, n_nodes, m in cases:
+        primitive_, n_ranks, n_nodes, m = _check_call(primitive, n_ranks, n_nodes, m)
+        r = _vs_bound(primitive_, n_ranks, n_nodes, m, topo, book=False)
+        reference = r.in_network_bound_time if r.in_network else r.bound_time
+        values.append(r)
+        rows.append([f"{n_ranks}（{n_nodes}）", format_bytes(m), r.pick, format_time(r.nccl_time), format_time(reference),
+                     f"{r.efficiency:.2f}" + ("*" if r.in_network else "")])
+    headers = ["N（节点）", "M", "NCCL 的选择", "NCCL 估计", "下界", "效率"]
+    caption = f"{topo.label}：NCCL {NCCL_MODEL_VERSION} 的估计对照下界（* 网内归约：对照网内归约的下界）"
+    return Table(headers, rows, caption, values)

@@ -56,6 +56,7 @@ __all__ = [
     "nccl_tests_report",
     "fit_alpha_beta",
     "busbw_ceiling",
+    "two_level_busbw_ceiling",
     "AlphaBeta",
 ]
 
@@ -611,6 +612,53 @@ def _busbw_ceiling(primitive, n, m, alpha, beta, ports, latency_ports):
     with np.errstate(divide="ignore", invalid="ignore"):
         ceiling = np.where(t_min > 0, coefficient * np.asarray(m, dtype=float) / np.where(t_min > 0, t_min, 1.0), ports * beta)
     return float(ceiling) if np.ndim(ceiling) == 0 else ceiling
+
+
+def two_level_busbw_ceiling(primitive, n_ranks, n_nodes, beta, node_beta=None, ports=1):
+    """Large-message busbw ceiling of GPUs in nodes: endpoint links and each node's network.
+
+    Two cuts bound the time (chapter 3's endpoint bound, chapter 5's cut around a node): every
+    GPU moves ``c(N) M`` over ``ports * beta``, and every node — its GPUs together — must move
+    the forced volume of the same primitive among ``K = n_nodes`` nodes, ``c(K) M``, through its
+    network bandwidth ``node_beta``. So
+
+    .. math:: \\text{busbw} = \\frac{c(N) M}{T} \\le \\min\\Big(p\\beta,\\ \\frac{c(N)}{c(K)}\\,\\beta_{\\text{node}}\\Big).
+
+    Parameters
+    ----------
+    primitive : str
+        One of :data:`ccb_helpers.PRIMITIVES`.
+    n_ranks, n_nodes : int
+        GPUs and nodes, ``2 <= n_ranks``, ``1 <= n_nodes <= n_ranks``.
+    beta : float
+        Per-GPU link bandwidth per direction, bytes/s (NVLink: the GPU's total into the switch).
+    node_beta : float, optional
+        Network bandwidth per node per direction, bytes/s (required when ``n_nodes > 1``).
+    ports : int, default 1
+        Links of ``beta`` a GPU drives at once.
+
+    Examples
+    --------
+    16 H100 on 2 nodes (450 GB/s NVLink each, 8 x 200 Gb/s NICs = 200 GB/s per node):
+    AllReduce's node term is 1.875 / 1 * 200 = 375 GB/s, below NVLink's 450.
+
+    >>> two_level_busbw_ceiling("all_reduce", 16, 2, 450e9, 200e9) / 1e9
+    375.0
+    >>> two_level_busbw_ceiling("all_reduce", 8, 1, 450e9) / 1e9
+    450.0
+    """
+    primitive = check_choice("primitive", primitive, PRIMITIVES)
+    n_ranks = check_int("n_ranks", n_ranks, minimum=2, maximum=2**24)
+    n_nodes = check_int("n_nodes", n_nodes, minimum=1, maximum=n_ranks)
+    beta = check_bandwidth("beta", beta)
+    ports = check_int("ports", ports, minimum=1)
+    ceiling = ports * beta
+    if n_nodes > 1:
+        if node_beta is None:
+            raise ValueError(f"node_beta (bytes/s per node) is required for n_nodes = {n_nodes} > 1")
+        node_beta = check_bandwidth("node_beta", node_beta)
+        ceiling = min(ceiling, volume_coefficient(primitive, n_ranks) / volume_coefficient(primitive, n_nodes) * node_beta)
+    return float(ceiling)
 
 
 @dataclass(frozen=True)
