@@ -97,11 +97,11 @@ def plot_nccl_times(primitive="all_reduce", n_ranks=8, n_nodes=1, topology="dgx_
         p = _predict(primitive, n_ranks, n_nodes, int(mark), topo)
         y = (_vs_bound(primitive, n_ranks, n_nodes, int(mark), topo, book=False).efficiency if efficiency else p.time * 1e6)
         ax.plot([mark], [y], "o", markersize=9, markerfacecolor="none", markeredgecolor=COLORS["bound"], markeredgewidth=2)
-        ax.annotate(f"{p.label}\n{format_bytes(mark)}", (mark, y), textcoords="offset points", xytext=(8, -22), fontsize=9)
+        ax.annotate(f"{p.label}，{format_bytes(mark)}", (mark, y), textcoords="offset points", xytext=(10, -14), fontsize=10)
     _size_axis(ax, *m_range)
     ax.set_xlabel("消息大小 M")
     ax.set_title(f"NCCL {predictions[0].version} 的估计：{primitive}，N = {n_ranks}，{n_nodes} 个节点", fontsize=10)
-    ax.legend(fontsize=8, ncol=2, loc="upper left" if not efficiency else "lower right")
+    ax.legend(fontsize=9, ncol=2, loc="upper left" if not efficiency else "lower right")
     return ax
 
 
@@ -164,7 +164,7 @@ def plot_nccl_pick_map(topology="dgx_h100", primitive="all_reduce", threshold=0.
     primitive = check_choice("primitive", primitive, NCCL_COLLECTIVES)
     use_book_style()
     if ax is None:
-        _, ax = plt.subplots(figsize=(4.6, 4.0))
+        _, ax = plt.subplots(figsize=(7.0, 3.6))
     sizes = 2.0 ** np.arange(4, 35)
     if topology == "dgx_h100":
         rows = [(n, 1) for n in range(2, 9)]
@@ -194,7 +194,7 @@ def plot_nccl_pick_map(topology="dgx_h100", primitive="all_reduce", threshold=0.
     ax.set_ylabel(ytitle)
     handles = [Patch(facecolor=NCCL_PICK_COLORS[n], label=n) for n in names]
     handles.append(Patch(facecolor="white", edgecolor="#444444", hatch="///", label=f"效率 < {threshold:.0%}"))
-    ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    ax.legend(handles=handles, fontsize=9.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     title = NCCL_TOPOLOGIES[topology].label
     ax.set_title(title, fontsize=10)
     return ax, {"labels": labels, "efficiency": eff, "rows": rows, "sizes": sizes}
@@ -235,7 +235,7 @@ def plot_busbw_against_bound(log, alpha, beta, ports=1, label=None, ax=None, n_r
     ax.set_yscale("log")
     ax.set_xlabel("消息大小 M")
     ax.set_ylabel("busbw（GB/s）")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=9, loc="lower right")
     return ax
 
 

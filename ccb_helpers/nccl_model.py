@@ -647,7 +647,8 @@ def nccl_vs_bound_table(cases, topology="dgx_h100", primitive="all_reduce"):
         r = _vs_bound(primitive_, n_ranks, n_nodes, m, topo, book=False)
         reference = r.in_network_bound_time if r.in_network else r.bound_time
         values.append(r)
-        rows.append([f"{n_ranks}（{n_nodes}）", format_bytes(m), r.pick, format_time(r.nccl_time), format_time(reference),
+        rows.append([f"{n_ranks}（{n_nodes}）", format_bytes(m).replace(" ", "\u00a0"), r.pick,
+                     format_time(r.nccl_time).replace(" ", "\u00a0"), format_time(reference).replace(" ", "\u00a0"),
                      f"{r.efficiency:.2f}" + ("*" if r.in_network else "")])
     headers = ["N（节点）", "M", "NCCL 的选择", "NCCL 估计", "下界", "效率"]
     caption = f"{topo.label}：NCCL {NCCL_MODEL_VERSION} 的估计对照下界（* 网内归约：对照网内归约的下界）"

@@ -152,18 +152,24 @@ def read_published_log(key: str):
     return read_nccl_tests(published_log_text(key), collective=entry.collective)
 
 
+def _nbsp(text: str) -> str:
+    """Keep a number and its unit on one line in narrow tables."""
+    return text.replace(" ", "\u00a0")
+
+
 def published_summary_table(keys=None):
     """Each published log's largest message against the two-level busbw ceiling.
 
-    Columns: system, collective and N, NCCL version, measured busbw (out-of-place, largest size),
-    the ceiling of :func:`~ccb_helpers.two_level_busbw_ceiling` with the published link rates,
-    and their ratio (the efficiency at large messages).
+    Columns: the log (system, primitive, NCCL version), N, measured busbw (out-of-place, largest
+    size), the ceiling of :func:`~ccb_helpers.two_level_busbw_ceiling` with the published link
+    rates, and their ratio (the efficiency at large messages).
 
     >>> t = published_summary_table(["a3mega_h100_2node_all_reduce"])
-    >>> t.rows[0][3:]
-    ['339 GB/s', '375 GB/s', '0.90']
+    >>> [cell.replace("\u00a0", " ") for cell in t.rows[0][1:]]
+    ['16', '339 GB/s', '375 GB/s', '0.90']
     """
     from .nccl_tests import two_level_busbw_ceiling
+    from .primitives import PRIMITIVE_LABELS
     from .tables import Table
     from .units import format_bandwidth
 
@@ -176,7 +182,8 @@ def published_summary_table(keys=None):
         ceiling = two_level_busbw_ceiling(log.collective, log.n_ranks, entry.n_nodes, entry.gpu_beta, entry.node_beta)
         ratio = last.busbw_Bps / ceiling
         values.append({"key": key, "busbw": last.busbw_Bps, "ceiling": ceiling, "efficiency": ratio, "size": last.size})
-        rows.append([entry.system, f"{log.collective}，N = {log.n_ranks}", entry.nccl or "—",
-                     format_bandwidth(last.busbw_Bps), format_bandwidth(ceiling), f"{ratio:.2f}"])
-    headers = ["系统", "原语", "NCCL", "实测 busbw", "上限", "效率"]
+        version = f"（NCCL {entry.nccl}）" if entry.nccl else ""
+        rows.append([f"{entry.system}：{PRIMITIVE_LABELS[log.collective]}{version}", str(log.n_ranks),
+                     _nbsp(format_bandwidth(last.busbw_Bps)), _nbsp(format_bandwidth(ceiling)), f"{ratio:.2f}"])
+    headers = ["日志", "N", "busbw", "上限", "效率"]
     return Table(headers, rows, "每个日志最大消息的 busbw，对照两级带宽上限 min(pβ, c(N)/c(K)·β_node)", values)

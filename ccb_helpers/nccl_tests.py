@@ -556,6 +556,11 @@ def _collective_from_text(text: str) -> str | None:
 # -- holding a log against the bound -------------------------------------------------------------
 
 
+def _nbsp(text: str) -> str:
+    """Keep a number and its unit on one line in narrow tables."""
+    return text.replace(" ", "\u00a0")
+
+
 def _ring_steps(primitive: str, n: int) -> int:
     """Rounds of the ring algorithms nccl-tests' numbers come from (NCCL's ring, pipelined)."""
     return 2 * (n - 1) if primitive == "all_reduce" else n - 1
@@ -841,7 +846,7 @@ def nccl_tests_report(log, alpha, beta, ports=1, latency_ports=None, n_ranks=Non
         values.append({"size": row.size, "busbw": busbw, "ceiling": ceiling, "efficiency": efficiency, "flag": flag,
                        "regime": regime, "bound_time": bound_time, "time": row.time_s})
         shown = f"{efficiency:.2f}" if efficiency is not None else ("超端点上限" if flag == "endpoint" else "快于延迟界")
-        rows.append([format_bytes(row.size), format_bandwidth(busbw), format_bandwidth(ceiling), shown,
+        rows.append([_nbsp(format_bytes(row.size)), _nbsp(format_bandwidth(busbw)), _nbsp(format_bandwidth(ceiling)), shown,
                      "延迟" if regime == "latency" else "带宽"])
     headers = ["大小", "实测 busbw", "上限 busbw", "效率", "区间"]
     caption = (f"{primitive}，N = {n}：α = {alpha * 1e6:.3g} µs，β = {beta / 1e9:.3g} GB/s，p = {ports}"
