@@ -634,8 +634,8 @@ def nccl_vs_bound_table(cases, topology="dgx_h100", primitive="all_reduce"):
     """:func:`nccl_vs_bound` for several ``(n_ranks, n_nodes, m)``: NCCL's pick, its time, the bound.
 
     >>> t = nccl_vs_bound_table([(8, 1, 1024), (8, 1, 2**30)])
-    >>> [row[2] for row in t.rows], [row[-1] for row in t.rows]
-    (['Ring/LL', 'NVLS/Simple'], ['0.12', '0.92*'])
+    >>> [row[2] for row in t.rows], [row[3] for row in t.rows]
+    (['Ring/LL', 'NVLS/Simple'], ['0.12', '0.92†'])
     """
     from .tables import Table
     from .units import format_bytes, format_time
@@ -648,8 +648,8 @@ def nccl_vs_bound_table(cases, topology="dgx_h100", primitive="all_reduce"):
         reference = r.in_network_bound_time if r.in_network else r.bound_time
         values.append(r)
         rows.append([f"{n_ranks}（{n_nodes}）", format_bytes(m).replace(" ", "\u00a0"), r.pick,
-                     format_time(r.nccl_time).replace(" ", "\u00a0"), format_time(reference).replace(" ", "\u00a0"),
-                     f"{r.efficiency:.2f}" + ("*" if r.in_network else "")])
-    headers = ["N（节点）", "M", "NCCL 的选择", "NCCL 估计", "下界", "效率"]
-    caption = f"{topo.label}：NCCL {NCCL_MODEL_VERSION} 的估计对照下界（* 网内归约：对照网内归约的下界）"
+                     f"{r.efficiency:.2f}" + ("†" if r.in_network else ""),
+                     format_time(r.nccl_time).replace(" ", "\u00a0"), format_time(reference).replace(" ", "\u00a0")])
+    headers = ["N（节点）", "M", "NCCL 的选择", "效率", "NCCL 估计", "下界"]
+    caption = f"{topo.label}：NCCL {NCCL_MODEL_VERSION} 的估计对照下界（† 网内归约，对照网内归约的下界）"
     return Table(headers, rows, caption, values)

@@ -809,7 +809,8 @@ def nccl_tests_report(log, alpha, beta, ports=1, latency_ports=None, n_ranks=Non
     Returns
     -------
     Table
-        Columns 大小, 实测 busbw, 上限 busbw, 效率, 区间; ``values`` holds one dict per row with
+        Columns 大小, 效率, 区间, 实测 busbw, 上限 busbw (the verdict first, so it stays visible on a
+        phone); ``values`` holds one dict per row with
         ``size``, ``busbw``, ``ceiling``, ``efficiency`` (``None`` when flagged), ``flag``
         (``None``, ``"endpoint"`` or ``"latency"``), ``regime`` and ``bound_time``.
 
@@ -846,9 +847,9 @@ def nccl_tests_report(log, alpha, beta, ports=1, latency_ports=None, n_ranks=Non
         values.append({"size": row.size, "busbw": busbw, "ceiling": ceiling, "efficiency": efficiency, "flag": flag,
                        "regime": regime, "bound_time": bound_time, "time": row.time_s})
         shown = f"{efficiency:.2f}" if efficiency is not None else ("超端点上限" if flag == "endpoint" else "快于延迟界")
-        rows.append([_nbsp(format_bytes(row.size)), _nbsp(format_bandwidth(busbw)), _nbsp(format_bandwidth(ceiling)), shown,
-                     "延迟" if regime == "latency" else "带宽"])
-    headers = ["大小", "实测 busbw", "上限 busbw", "效率", "区间"]
+        rows.append([_nbsp(format_bytes(row.size)), shown, "延迟" if regime == "latency" else "带宽",
+                     _nbsp(format_bandwidth(busbw)), _nbsp(format_bandwidth(ceiling))])
+    headers = ["大小", "效率", "区间", "实测 busbw", "上限 busbw"]
     caption = (f"{primitive}，N = {n}：α = {alpha * 1e6:.3g} µs，β = {beta / 1e9:.3g} GB/s，p = {ports}"
                f"（效率 = 下界时间 / 实测时间 = 实测 busbw / 上限）")
     return Table(headers, rows, caption, values)
@@ -880,7 +881,7 @@ def _plot(log, n, primitive, alpha, beta, ports, latency_ports, report, path):
     left.set_yscale("log")
     left.set_xlabel("消息大小 M（字节）")
     left.set_ylabel("busbw（GB/s）")
-    left.legend(fontsize=8, loc="lower right")
+    left.legend(fontsize=9, loc="lower right")
     efficiency = [v["efficiency"] for v in report.values]
     ok = [i for i, e in enumerate(efficiency) if e is not None]
     flagged = [i for i, e in enumerate(efficiency) if e is None]
@@ -891,7 +892,7 @@ def _plot(log, n, primitive, alpha, beta, ports, latency_ports, report, path):
     right.set_ylim(0, 1.05)
     right.set_xlabel("消息大小 M（字节）")
     right.set_ylabel("效率")
-    right.legend(fontsize=8, loc="upper left")
+    right.legend(fontsize=9, loc="upper left")
     figure.suptitle(f"{primitive}，N = {n}：α = {alpha * 1e6:.3g} µs，β = {beta / 1e9:.3g} GB/s，p = {ports}", fontsize=10)
     figure.tight_layout()
     figure.savefig(path, dpi=200)

@@ -313,7 +313,7 @@ def test_report_flags_busbw_above_the_endpoint_ceiling():
     assert len(flagged) == 12 and flagged[0]["size"] == 8 * 2**20
     assert all(v["efficiency"] is None for v in flagged)
     assert all(v["efficiency"] <= 1 for v in report.values if v["flag"] is None)
-    assert report.rows[-1][3] == "超端点上限"
+    assert report.rows[-1][1] == "超端点上限"
 
 
 def test_report_by_hand():
