@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_choice, check_int
+from ._validation import check_choice, check_int, check_real
 from .explorers import Explorer
 from .nccl_model import (
     NCCL_COLLECTIVES,
@@ -70,6 +70,15 @@ def plot_nccl_times(primitive="all_reduce", n_ranks=8, n_nodes=1, topology="dgx_
 
     primitive, n_ranks, n_nodes, _ = _check_call(primitive, n_ranks, n_nodes, 0)
     topo = _resolve_topology(topology, {})
+    if not (isinstance(m_range, (tuple, list)) and len(m_range) == 2):
+        raise TypeError(f"m_range must be a (min, max) pair of sizes in bytes, got {m_range!r}")
+    lo, hi = (check_real(name, v, strict=True) for name, v in zip(("m_range[0]", "m_range[1]"), m_range))
+    if not lo < hi <= 2.0**50:
+        raise ValueError(f"m_range must satisfy 0 < min < max <= 2**50 bytes, got {m_range!r}")
+    if not isinstance(efficiency, bool):
+        raise TypeError(f"efficiency must be True or False, got {efficiency!r}")
+    if mark is not None:
+        _check_call(primitive, n_ranks, n_nodes, mark)
     use_book_style()
     if ax is None:
         _, ax = plt.subplots(figsize=(7.0, 4.2))
@@ -162,6 +171,9 @@ def plot_nccl_pick_map(topology="dgx_h100", primitive="all_reduce", threshold=0.
 
     check_choice("topology", topology, NCCL_TOPOLOGIES)
     primitive = check_choice("primitive", primitive, NCCL_COLLECTIVES)
+    threshold = check_real("threshold", threshold)
+    if threshold > 1:
+        raise ValueError(f"threshold must be an efficiency in [0, 1], got {threshold}")
     use_book_style()
     if ax is None:
         _, ax = plt.subplots(figsize=(7.0, 3.6))

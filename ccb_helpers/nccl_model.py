@@ -641,6 +641,11 @@ def nccl_vs_bound_table(cases, topology="dgx_h100", primitive="all_reduce"):
     from .units import format_bytes, format_time
 
     topo = _resolve_topology(topology, {})
+    cases = list(cases)
+    if not 1 <= len(cases) <= 1000:
+        raise ValueError(f"cases must hold 1 to 1000 (n_ranks, n_nodes, m) triples, got {len(cases)}")
+    if not all(isinstance(c, (tuple, list)) and len(c) == 3 for c in cases):
+        raise TypeError("cases must be (n_ranks, n_nodes, m) triples")
     rows, values = [], []
     for n_ranks, n_nodes, m in cases:
         primitive_, n_ranks, n_nodes, m = _check_call(primitive, n_ranks, n_nodes, m)

@@ -62,6 +62,8 @@ __all__ = [
 
 #: Largest text the reader accepts (characters): real logs with NCCL_DEBUG=INFO stay far below.
 MAX_TEXT_CHARS = 50_000_000
+#: Most message sizes :func:`busbw_ceiling` evaluates in one call (an array of 10^7 floats is 80 MB).
+MAX_SIZES = 10_000_000
 
 # nccl-tests program name -> the book's primitive (None: not a collective of the book).
 _PROGRAMS = {
@@ -591,6 +593,11 @@ def busbw_ceiling(primitive, n, m, alpha, beta, ports=1, latency_ports=None):
     ports, latency_ports : int
         Links used in parallel for bandwidth, and for the latency bound.
 
+    Raises
+    ------
+    ValueError
+        Arguments out of range, or more than :data:`MAX_SIZES` sizes at once.
+
     Examples
     --------
     8 ranks, AllReduce, 1 µs, 100 GB/s: 1 GiB is bandwidth-bound, so the ceiling is β:
@@ -600,8 +607,10 @@ def busbw_ceiling(primitive, n, m, alpha, beta, ports=1, latency_ports=None):
     >>> busbw_ceiling("all_reduce", 8, 1000, 1e-6, 100e9) / 1e9   # 1.75 kB / (3 us)
     0.5833333333333334
     """
-    n = check_int("n", n, minimum=2)
+    n = check_int("n", n, minimum=2, maximum=2**24)
     m = check_real("m", m)
+    if np.size(m) > MAX_SIZES:
+        raise ValueError(f"m has {np.size(m)} sizes; at most {MAX_SIZES} are evaluated at once")
     alpha = check_real("alpha", alpha)
     beta = check_bandwidth("beta", beta)
     ports = check_int("ports", ports, minimum=1)

@@ -95,3 +95,19 @@ def test_vs_bound_never_beats_the_bound():
                 assert r.in_network_bound_time <= r.bound_time + 1e-18
     table = ccb.nccl_vs_bound_table([(8, 1, 1024)], "dgx_h100")
     assert table.rows[0][2] == "Ring/LL"
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: ccb.plot_nccl_times(m_range=(0, 10)), ValueError, r"m_range\[0\] must be > 0"),
+    (lambda: ccb.plot_nccl_times(m_range=(10, 5)), ValueError, "0 < min < max"),
+    (lambda: ccb.plot_nccl_times(m_range=8), TypeError, "m_range must be a"),
+    (lambda: ccb.plot_nccl_times(efficiency="yes"), TypeError, "efficiency must be True or False"),
+    (lambda: ccb.plot_nccl_times(mark=1.5), ValueError, "whole number of bytes"),
+    (lambda: ccb.plot_nccl_pick_map(threshold=2), ValueError, "threshold must be an efficiency"),
+    (lambda: ccb.nccl_vs_bound_table([]), ValueError, "1 to 1000"),
+    (lambda: ccb.nccl_vs_bound_table([(8, 1)]), TypeError, "triples"),
+    (lambda: ccb.busbw_ceiling("all_reduce", 8, [1.0] * 10_000_001, 1e-6, 1e9), ValueError, "at most 10000000"),
+])
+def test_figure_and_table_arguments(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
