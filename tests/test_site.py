@@ -191,7 +191,7 @@ PUNCT_JS = r"""() => {
 }"""
 
 TABLES_JS = r"""() => {
-  const UNIT = /\d(?:[\d.,]*)\s?(?:[µmnk]?s|B|KiB|MiB|GiB|TiB|KB|MB|GB|TB|GB\/s|GiB\/s|B\/s|%|×)(?![A-Za-z])/g;
+  const UNIT = /\d(?:[\d.,]*)\s?(?:[µmnk]?s|B|KiB|MiB|GiB|TiB|KB|MB|GB|TB|GB\/s|GiB\/s|B\/s|%)(?![A-Za-z])/g;
   return Array.from(document.querySelectorAll('article table')).map((t, i) => {
     const cont = t.closest('.pst-scrollable-table-container') || t.parentElement;
     const head = t.rows[0] ? Array.from(t.rows[0].cells) : [];
@@ -363,7 +363,7 @@ _UI_ENGLISH = r"""() => {
   while ((n = walker.nextNode())) {
     const t = n.textContent.trim(), el = n.parentElement;
     if (!t || !el || !outside(el) || el.closest('script, style') || /[\u4e00-\u9fff]/.test(t) || ok.test(t)) continue;
-    if (/[A-Za-z]{3,}/.test(t) && !el.closest('.bd-sidebar-primary .bd-links, .bd-toc, .bd-toc-nav, .page-toc, .prev-next-area')) out.add('text=' + t.slice(0, 50));
+    if (/[A-Za-z]{3,}/.test(t) && !el.closest('.bd-sidebar-primary .bd-links, .bd-toc, .bd-toc-nav, .page-toc, .onlyprint, .prev-next-area')) out.add('text=' + t.slice(0, 50));
   }
   for (const p of document.querySelectorAll('article .proof')) if (p.innerText.trim().startsWith('Proof')) out.add('Proof.');
   return [...out];
