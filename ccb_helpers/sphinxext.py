@@ -201,14 +201,14 @@ class ChineseTypography(SphinxPostTransform):
         parent = math.parent
         if parent is None or isinstance(parent, nodes.inline) and "ccb-nobr" in parent["classes"]:
             return
-        index = parent.index(math)
+        # Positions by identity: Text nodes are strs, so list.index/remove would match an equal earlier one.
+        index = next(i for i, child in enumerate(parent.children) if child is math)
         after = parent[index + 1] if index + 1 < len(parent) else None
         before = parent[index - 1] if index > 0 else None
         tail = head = ""
         if isinstance(after, nodes.Text):
             text = str(after)
-            n = len(text) - len(text.lstrip(CLOSING))
-            tail = text[:n]
+            tail = text[: len(text) - len(text.lstrip(CLOSING))]
         if isinstance(before, nodes.Text):
             text = str(before)
             n = len(text) - len(text.rstrip(OPENING))
@@ -216,22 +216,23 @@ class ChineseTypography(SphinxPostTransform):
         if not tail and not head:
             return
         wrapper = nodes.inline(classes=["ccb-nobr"])
+        start, stop = index, index + 1  # the slice of parent's children the wrapper replaces
         if head:
-            rest = str(before)[: len(str(before)) - len(head)]
-            parent.replace(before, nodes.Text(rest)) if rest else parent.remove(before)
             wrapper += nodes.Text(head)
-        index = parent.index(math)
-        parent.remove(math)
+            start = index - 1
         wrapper += math
         if tail:
-            following = parent[index] if index < len(parent) else None
-            rest = str(following)[len(tail):]
-            if rest:
-                parent.replace(following, nodes.Text(rest))
-            else:
-                parent.remove(following)
             wrapper += nodes.Text(tail)
-        parent.insert(index, wrapper)
+            stop = index + 2
+        replacement = []
+        if head and len(str(before)) > len(head):
+            replacement.append(nodes.Text(str(before)[: len(str(before)) - len(head)]))
+        replacement.append(wrapper)
+        if tail and len(str(after)) > len(tail):
+            replacement.append(nodes.Text(str(after)[len(tail):]))
+        parent.children[start:stop] = []
+        for offset, node in enumerate(replacement):
+            parent.insert(start + offset, node)
 
 
 def _latex_text(value: str) -> str:
