@@ -99,6 +99,17 @@ from .generators import generate, knomial_tree, nccl_double_binary_tree
 from .schedule import Round, Schedule, Transfer, block_bounds
 from .selection import best_algorithm_bands, crossover_between, optimality
 from .simulate import ScheduleError, SimulationResult, run_schedule, simulate
+from .user_topology import dgx1, link_matrix, parse_nvidia_smi_topo, topology_from_graph, topology_from_links
+from .synthesis import (
+    FrontierPoint,
+    SynthesisTimeout,
+    pareto_frontier,
+    rounds_per_chunk_bound,
+    steps_lower_bound,
+    synthesize,
+    synthesized_time,
+    verify_synthesized,
+)
 from .units import GiB, KiB, MiB, format_bandwidth, format_bytes, format_time
 
 __version__ = "0.1.0"
