@@ -154,6 +154,26 @@ def _switched_bisection(g: nx.Graph, n: int) -> int:
     return int(best)
 
 
+def _measured_bisection(topology: Topology) -> int:
+    """Bisection of any custom topology, multiplicities as weights (the measurement behind ``bisection_links``)."""
+    g, n = topology.graph, topology.n
+    if topology.switched:
+        return _switched_bisection(g, n)
+    return _weighted_bisection(n, [(u, v, _multiplicity(d)) for u, v, d in g.edges(data=True)])
+
+
+def _bisection_side(topology: Topology) -> set:
+    """The ``floor(n/2)`` endpoints of one side of a minimum balanced cut of a custom direct network."""
+    n, g = topology.n, topology.graph
+    best, side = None, set()
+    for combo in itertools.combinations(range(n), n // 2):
+        chosen = set(combo)
+        cut = sum(_multiplicity(d) for u, v, d in g.edges(data=True) if (u in chosen) != (v in chosen))
+        if best is None or cut < best:
+            best, side = cut, chosen
+    return side
+
+
 def _build(g: nx.Graph, n: int, name: str, bisection_links) -> Topology:
     """A Topology of family ``"custom"`` from a finished graph (endpoints 0..n-1, ``links`` attributes)."""
     if n < 2:
@@ -279,11 +299,15 @@ def topology_from_links(matrix, name=None, bisection_links=None) -> Topology:
         raise ValueError(
             f"matrix must be symmetric (links are full duplex): matrix[{i}][{j}] = {array[i, j]} but matrix[{j}][{i}] = {array[j, i]}"
         )
+    return _build(_links_graph(array), n, _check_name(name, f"custom {n}"), bisection_links)
+
+
+def _links_graph(array: np.ndarray) -> nx.Graph:
     g = nx.Graph()
-    g.add_nodes_from(range(n), kind="endpoint")
+    g.add_nodes_from(range(array.shape[0]), kind="endpoint")
     for i, j in zip(*np.nonzero(np.triu(array))):
         g.add_edge(int(i), int(j), links=int(array[i, j]))
-    return _build(g, n, _check_name(name, f"custom {n}"), bisection_links)
+    return g
 
 
 def topology_from_graph(graph, name=None, bisection_links=None) -> Topology:
@@ -357,7 +381,14 @@ def dgx1() -> Topology:
     >>> t.n, t.degree, t.diameter, t.bisection_links
     (8, 6, 2, 6)
     """
-    return topology_from_links(DGX1_LINKS, name="DGX-1 (V100)")
+    g = _links_graph(np.array(DGX1_LINKS))
+    # Drawn as in NVIDIA's figure: quad 0-3 the outer square (double-link chain 0-1-3-2 on its
+    # sides), quad 4-7 the inner one, each GPU joined to its mirror.
+    outer = {0: (-1, 1), 1: (1, 1), 3: (1, -1), 2: (-1, -1)}
+    for v, (x, y) in outer.items():
+        g.nodes[v]["pos"] = (x, y)
+        g.nodes[v + 4]["pos"] = (0.45 * x, 0.45 * y)
+    return _build(g, 8, "DGX-1 (V100)", None)
 
 
 # --------------------------------------------------------------------------- nvidia-smi
