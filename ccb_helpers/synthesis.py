@@ -59,6 +59,9 @@ __all__ = [
     "synthesized_time",
     "MAX_SEND_VARIABLES",
     "MAX_TIME_LIMIT",
+    "stored_schedules",
+    "stored_schedule",
+    "stored_frontier",
 ]
 
 #: Primitives :func:`synthesize` handles (every primitive of the book).
@@ -558,6 +561,16 @@ def _solve_non_combining(topology, primitive, steps, rounds, chunks, root, m, ti
             f"instance too large: about {estimate} send variables (chunks x arcs x steps), cap {MAX_SEND_VARIABLES}; "
             f"use fewer steps or chunks"
         )
+    found = _solve_sends(topology, primitive, steps, rounds, chunks, root, time_limit, workers)
+    if found is None:
+        return None
+    per_step, rounds_used, chunk_list = found
+    name = f"synthesized S={steps} R={rounds} C={chunks}"
+    return _to_schedule(primitive, net.n, m, chunks, root, per_step, rounds_used, chunk_list, name)
+
+
+def _solve_sends(topology, primitive, steps, rounds, chunks, root, time_limit, workers=1):
+    """(sends per step, rounds per step, chunk list), or None if proved infeasible; raises on time-out."""
     enc = _encode(topology, primitive, steps, rounds, chunks, root)
     status, values = _solve_cpsat(enc, time_limit, workers=workers)
     if status == "unknown":
@@ -568,8 +581,7 @@ def _solve_non_combining(topology, primitive, steps, rounds, chunks, root, m, ti
     if status == "unsat":
         return None
     per_step, rounds_used = _decode(enc, values)
-    name = f"synthesized S={steps} R={rounds} C={chunks}"
-    return _to_schedule(primitive, net.n, m, chunks, root, per_step, rounds_used, enc.chunks, name)
+    return per_step, rounds_used, enc.chunks
 
 
 def synthesize(topology, primitive, steps, rounds, chunks, *, time_limit, root=0, m=None, workers=1):
@@ -768,3 +780,117 @@ def pareto_frontier(topology, primitive, max_steps, *, max_chunks=6, time_limit=
             frontier.append(point)
             best = point.rounds_per_chunk
     return frontier
+
+
+# --------------------------------------------------------------------------- stored certificates
+
+#: Schedules too slow to synthesize during a book build, found by ``tools/synthesize_schedules.py``.
+STORE = "data/synthesized.json"
+
+
+def _topology_from_spec(spec: dict) -> Topology:
+    from . import topology as families
+    from .user_topology import dgx1
+
+    if spec["family"] == "dgx1":
+        return dgx1()
+    return getattr(families, spec["family"])(*spec.get("args", ()))
+
+
+def _load_store() -> list:
+    import json
+    from importlib import resources
+
+    return json.loads(resources.files("ccb_helpers").joinpath(STORE).read_text())["schedules"]
+
+
+def _entry_schedule(entry: dict, m=None) -> tuple[Topology, Schedule]:
+    topology = _topology_from_spec(entry["topology"])
+    primitive, chunks, root = entry["primitive"], entry["chunks"], entry.get("root", 0)
+    base = _DUAL.get(primitive, primitive)
+    n = topology.n
+    default_m = chunks if base == "broadcast" else n * chunks
+    m = default_m if m is None else m
+    chunk_list = _chunks(base, n, chunks, root)
+    per_step = [[tuple(send) for send in step] for step in entry["sends"]]
+    schedule = _to_schedule(base, n, m, chunks, root, per_step, entry["step_rounds"], chunk_list,
+                            f"synthesized S={entry['steps']} R={entry['rounds']} C={chunks} (stored)")
+    if primitive in _DUAL:
+        schedule = _reverse_schedule(schedule, primitive)
+    return topology, schedule
+
+
+def stored_schedules() -> list:
+    """Metadata of every stored synthesized schedule: topology name, primitive, (S, R, C), solve seconds.
+
+    >>> any(e["topology_name"] == "DGX-1 (V100)" and (e["steps"], e["rounds"], e["chunks"]) == (3, 7, 6)
+    ...     for e in stored_schedules())
+    True
+    """
+    out = []
+    for entry in _load_store():
+        meta = {k: v for k, v in entry.items() if k not in ("sends",)}
+        meta["topology_name"] = _topology_from_spec(entry["topology"]).name
+        out.append(meta)
+    return out
+
+
+def stored_schedule(topology, primitive, steps, chunks, rounds=None, m=None, verify=True) -> Schedule:
+    """A stored synthesized schedule, rebuilt for ``m`` bytes and checked in the simulator.
+
+    Parameters
+    ----------
+    topology : Topology
+        Matched by name against the stored ones (DGX-1, ring 6, hypercube 3-d, torus 3x3).
+    primitive : str
+    steps, chunks : int
+    rounds : int, optional
+        Default: the fewest rounds stored for ``(steps, chunks)``.
+    m : int, optional
+        Bytes of the rebuilt schedule (default one byte per chunk piece).
+    verify : bool, default True
+        Run it in :func:`ccb_helpers.run_schedule` with the topology's link capacities and raise
+        if the result is not byte-exact (a stored certificate is checked, never trusted).
+
+    Examples
+    --------
+    >>> import ccb_helpers as ccb
+    >>> s = stored_schedule(ccb.dgx1(), "all_gather", 3, 6)
+    >>> len(s.rounds), sum(s.step_rounds)
+    (3, 7)
+    """
+    topology = _check_topology(topology)
+    primitive = check_choice("primitive", primitive, SYNTHESIS_PRIMITIVES)
+    steps = check_int("steps", steps, minimum=1)
+    chunks = check_int("chunks", chunks, minimum=1)
+    matches = [e for e in _load_store()
+               if _topology_from_spec(e["topology"]).name == topology.name and e["primitive"] == primitive
+               and e["steps"] == steps and e["chunks"] == chunks and (rounds is None or e["rounds"] == rounds)]
+    if not matches:
+        raise ValueError(f"no stored schedule for {primitive} on {topology.name} with steps={steps}, chunks={chunks}"
+                         + (f", rounds={rounds}" if rounds is not None else "") + "; see ccb.stored_schedules()")
+    entry = min(matches, key=lambda e: e["rounds"])
+    stored_topology, schedule = _entry_schedule(entry, m)
+    if verify:
+        result = verify_synthesized(schedule, stored_topology)
+        if not result.correct:
+            raise ValueError(f"stored schedule {schedule.algorithm} is wrong: {result.errors[:3]}")
+    return schedule
+
+
+def stored_frontier(topology, primitive) -> list:
+    """The stored Pareto frontier of ``primitive`` on ``topology`` (``FrontierPoint`` list, verified).
+
+    >>> import ccb_helpers as ccb
+    >>> [(p.steps, p.rounds, p.chunks) for p in stored_frontier(ccb.dgx1(), "all_gather")]
+    [(2, 3, 2), (3, 7, 6)]
+    """
+    topology = _check_topology(topology)
+    primitive = check_choice("primitive", primitive, SYNTHESIS_PRIMITIVES)
+    points = [e for e in _load_store() if e.get("frontier") and e["primitive"] == primitive
+              and _topology_from_spec(e["topology"]).name == topology.name]
+    if not points:
+        raise ValueError(f"no stored frontier for {primitive} on {topology.name}")
+    return [FrontierPoint(e["steps"], e["rounds"], e["chunks"],
+                          stored_schedule(topology, primitive, e["steps"], e["chunks"], e["rounds"]))
+            for e in sorted(points, key=lambda e: e["steps"])]

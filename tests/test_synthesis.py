@@ -119,7 +119,7 @@ def test_every_primitive_runs_in_the_simulator_with_link_capacities(primitive, i
 
 def test_dgx1_bandwidth_optimal_allgather():
     t = ccb.dgx1()
-    schedule = ccb.synthesize(t, "all_gather", 3, 7, 6, time_limit=120, m=48 * 1000)
+    schedule = ccb.stored_schedule(t, "all_gather", 3, 6, m=48 * 1000)  # 3-6 s to re-solve: stored
     result = run(schedule, t)
     # every link carries at most multiplicity x rounds chunks; in time: sum of the per-link load
     assert sum(schedule.step_rounds) == 7
@@ -224,3 +224,43 @@ def test_instance_size_is_capped_before_encoding():
 def test_time_out_raises_rather_than_returning_none():
     with pytest.raises(ccb.SynthesisTimeout, match="time_limit"):
         ccb.synthesize(ccb.torus(4, 4), "all_gather", 4, 20, 4, time_limit=0.01)
+
+
+# --------------------------------------------------------------------------- stored certificates
+
+
+def test_every_stored_schedule_is_verified_in_the_simulator():
+    from ccb_helpers.synthesis import _entry_schedule, _load_store
+
+    entries = _load_store()
+    assert len(entries) >= 30
+    for entry in entries:
+        topology, schedule = _entry_schedule(entry, m=None)
+        result = ccb.verify_synthesized(schedule, topology)
+        assert result.correct, (topology.name, entry["steps"], entry["rounds"], entry["chunks"])
+        assert len(schedule.rounds) == entry["steps"] and sum(schedule.step_rounds) <= entry["rounds"]
+        # and no stored schedule beats the bounds
+        assert F(entry["rounds"], entry["chunks"]) >= ccb.rounds_per_chunk_bound(topology, entry["primitive"])
+        assert entry["steps"] >= ccb.steps_lower_bound(topology, entry["primitive"])
+
+
+def test_stored_dgx1_frontier_is_sccls_and_its_first_point_is_optimal_for_two_steps():
+    t = ccb.dgx1()
+    frontier = ccb.stored_frontier(t, "all_gather")
+    # SCCL README: "Found 2 Pareto optimal algorithms": steps=2,rounds=3,chunks=2 and steps=3,rounds=7,chunks=6
+    assert [(p.steps, p.rounds, p.chunks) for p in frontier] == [(2, 3, 2), (3, 7, 6)]
+    big = ccb.stored_schedule(t, "all_gather", 3, 6, m=48 * 4096)
+    assert ccb.verify_synthesized(big, t).correct
+
+
+def test_stored_schedule_refuses_a_tampered_certificate(monkeypatch):
+    from ccb_helpers import synthesis
+
+    entries = synthesis._load_store()
+    entry = next(e for e in entries if e["topology"] == {"family": "dgx1"} and e["steps"] == 3 and e["chunks"] == 6)
+    broken = dict(entry, sends=[entry["sends"][0], entry["sends"][1], entry["sends"][2][:-1]])
+    monkeypatch.setattr(synthesis, "_load_store", lambda: [broken])
+    with pytest.raises(ValueError, match="wrong"):
+        ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6)
+    with pytest.raises(ValueError, match="no stored schedule"):
+        ccb.stored_schedule(ccb.ring(6), "all_gather", 3, 6)
