@@ -113,6 +113,7 @@ from .synthesis import (
     synthesized_time,
     verify_synthesized,
 )
+from .synthesis_figures import SynthesisExplorer, attainment_table, draw_synthesized_step, plot_synthesis_plane, synthesis_bounds_table
 from .units import GiB, KiB, MiB, format_bandwidth, format_bytes, format_time
 
 __version__ = "0.1.0"

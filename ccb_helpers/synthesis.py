@@ -37,6 +37,7 @@ import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import NamedTuple
 
 import networkx as nx
@@ -789,24 +790,34 @@ STORE = "data/synthesized.json"
 
 
 def _topology_from_spec(spec: dict) -> Topology:
+    return _cached_topology(spec["family"], tuple(spec.get("args", ())))
+
+
+@lru_cache(maxsize=32)
+def _cached_topology(family: str, args: tuple) -> Topology:
     from . import topology as families
     from .user_topology import dgx1
 
-    if spec["family"] == "dgx1":
-        return dgx1()
-    return getattr(families, spec["family"])(*spec.get("args", ()))
+    return dgx1() if family == "dgx1" else getattr(families, family)(*args)
 
 
 def _load_store() -> list:
+    return _read_store()
+
+
+@lru_cache(maxsize=1)
+def _read_store() -> list:
     import json
     from importlib import resources
 
     return json.loads(resources.files("ccb_helpers").joinpath(STORE).read_text())["schedules"]
 
 
-def _entry_schedule(entry: dict, m=None) -> tuple[Topology, Schedule]:
+def _entry_schedule(entry: dict, m=None, primitive=None) -> tuple[Topology, Schedule]:
+    """Rebuild a stored schedule; ``primitive`` may ask for the reduction dual of the stored one."""
     topology = _topology_from_spec(entry["topology"])
-    primitive, chunks, root = entry["primitive"], entry["chunks"], entry.get("root", 0)
+    primitive = entry["primitive"] if primitive is None else primitive
+    chunks, root = entry["chunks"], entry.get("root", 0)
     base = _DUAL.get(primitive, primitive)
     n = topology.n
     default_m = chunks if base == "broadcast" else n * chunks
@@ -863,14 +874,15 @@ def stored_schedule(topology, primitive, steps, chunks, rounds=None, m=None, ver
     primitive = check_choice("primitive", primitive, SYNTHESIS_PRIMITIVES)
     steps = check_int("steps", steps, minimum=1)
     chunks = check_int("chunks", chunks, minimum=1)
+    base = _DUAL.get(primitive, primitive)  # ReduceScatter / Reduce: the stored dual, reversed
     matches = [e for e in _load_store()
-               if _topology_from_spec(e["topology"]).name == topology.name and e["primitive"] == primitive
+               if _topology_from_spec(e["topology"]).name == topology.name and e["primitive"] == base
                and e["steps"] == steps and e["chunks"] == chunks and (rounds is None or e["rounds"] == rounds)]
     if not matches:
         raise ValueError(f"no stored schedule for {primitive} on {topology.name} with steps={steps}, chunks={chunks}"
                          + (f", rounds={rounds}" if rounds is not None else "") + "; see ccb.stored_schedules()")
     entry = min(matches, key=lambda e: e["rounds"])
-    stored_topology, schedule = _entry_schedule(entry, m)
+    stored_topology, schedule = _entry_schedule(entry, m, primitive)
     if verify:
         result = verify_synthesized(schedule, stored_topology)
         if not result.correct:
@@ -887,7 +899,7 @@ def stored_frontier(topology, primitive) -> list:
     """
     topology = _check_topology(topology)
     primitive = check_choice("primitive", primitive, SYNTHESIS_PRIMITIVES)
-    points = [e for e in _load_store() if e.get("frontier") and e["primitive"] == primitive
+    points = [e for e in _load_store() if e.get("frontier") and e["primitive"] == _DUAL.get(primitive, primitive)
               and _topology_from_spec(e["topology"]).name == topology.name]
     if not points:
         raise ValueError(f"no stored frontier for {primitive} on {topology.name}")
