@@ -85,7 +85,7 @@ def draw_synthesized_step(schedule, topology, step: int, ax=None):
                                 color=COLORS["bandwidth"] if full else COLORS["latency"], alpha=0.85, zorder=2)
         ax.add_patch(arrow)
         middle = (a + b) / 2 + 0.14 * np.array([-(b - a)[1], (b - a)[0]])
-        ax.annotate(str(count), middle, ha="center", va="center", fontsize=8.5, zorder=4,
+        ax.annotate(str(count), middle, ha="center", va="center", fontsize=9.5, zorder=4,
                     bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8})
     ends = list(range(topology.n))
     ax.scatter([pos[v][0] for v in ends], [pos[v][1] for v in ends], s=260, color="#f2f2f2", edgecolors="#444444",
@@ -144,7 +144,7 @@ def plot_synthesis_plane(steps_bound, ratio_bound, frontier=(), others=(), infea
         ax.step(xs + [smax], ys + [ys[-1]], where="post", color=COLORS["bound"], linewidth=1.4, zorder=2)
         ax.scatter(xs, ys, s=70, color=COLORS["bound"], zorder=4, label="Pareto 前沿")
         for s, r, c in frontier:
-            ax.annotate(f"({s}, {r}, {c})", (s, r / c), textcoords="offset points", xytext=(7, 6), fontsize=9)
+            ax.annotate(f"({s}, {r}, {c})", (s, r / c), textcoords="offset points", xytext=(7, 6), fontsize=10)
     if current:
         s, r, c = current
         ax.scatter([s], [r / c], s=190, facecolors="none", edgecolors=COLORS["ring_b"], linewidths=2.2, zorder=5,
@@ -154,7 +154,7 @@ def plot_synthesis_plane(steps_bound, ratio_bound, frontier=(), others=(), infea
     ax.set_xticks(range(max(1, steps_bound - 1), int(smax) + 1))
     ax.set_xlabel("步数 S（延迟：S·α）")
     ax.set_ylabel("每块轮数 R/C（带宽：×(M/N)/β）")
-    ax.legend(fontsize=8.5, loc="upper left")
+    ax.legend(fontsize=9, loc="upper left")
     if title:
         ax.set_title(title, fontsize=10)
     return ax
@@ -200,7 +200,12 @@ class SynthesisExplorer(Explorer):
 
     def __init__(self, **values):
         self._chunk_default = True
-        super().__init__(**values)
+        unknown = set(values) - {"topology", "steps", "chunks", "step"}
+        if unknown:
+            raise TypeError(f"unknown control(s) {sorted(unknown)}; controls are ['chunks', 'step', 'steps', 'topology']")
+        super().__init__()
+        if values:  # through update(), so the ranges follow the topology before the values land
+            self.update(**values)
 
     def _adjust(self, name: str) -> None:
         from .synthesis import steps_lower_bound

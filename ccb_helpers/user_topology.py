@@ -384,10 +384,11 @@ def dgx1() -> Topology:
     g = _links_graph(np.array(DGX1_LINKS))
     # Drawn as in NVIDIA's figure: quad 0-3 the outer square (double-link chain 0-1-3-2 on its
     # sides), quad 4-7 the inner one, each GPU joined to its mirror.
+    # The inner quad is a flat rectangle so that no diagonal runs through a GPU it does not join.
     outer = {0: (-1, 1), 1: (1, 1), 3: (1, -1), 2: (-1, -1)}
     for v, (x, y) in outer.items():
         g.nodes[v]["pos"] = (x, y)
-        g.nodes[v + 4]["pos"] = (0.45 * x, 0.45 * y)
+        g.nodes[v + 4]["pos"] = (0.55 * x, 0.28 * y)
     return _build(g, 8, "DGX-1 (V100)", None)
 
 
