@@ -111,22 +111,39 @@ def solve_cpsat(enc, time_limit):
 SOLVERS = {"CP-SAT": solve_cpsat, "HiGHS": solve_highs, "z3": solve_z3}
 
 
-def compare_solvers(topology):
-    print(f"Part 1: the same encoding, three solvers, DGX-1 AllGather (cap {CAP:g} s per call)")
-    print(f"{'instance':>10} {'vars':>6} " + " ".join(f"{name:>16}" for name in SOLVERS))
+def solver_times(name, topology):
+    """[(instance, vars, verdict, seconds)] for one solver (run in its own process: see compare_solvers)."""
+    solve = SOLVERS[name]
+    enc = _encode(topology, "all_gather", 2, 2, 1, root=0)
+    solve(enc, CAP)  # warm-up: load the library before timing
+    rows = []
     for inst in SCCL_REPORTED:
         enc = _encode(topology, "all_gather", *inst, root=0)
-        cells = []
-        for name, solve in SOLVERS.items():
-            try:
-                start = time.perf_counter()
-                verdict = solve(enc, CAP)
-                cells.append(f"{verdict} {time.perf_counter() - start:7.2f} s")
-            except ModuleNotFoundError:
-                cells.append("not installed")
-            except ImportError as error:
-                cells.append(f"import error: {error}"[:16])
-        print(f"{str(inst):>10} {enc.num_vars:>6} " + " ".join(f"{c:>16}" for c in cells))
+        start = time.perf_counter()
+        verdict = solve(enc, CAP)
+        rows.append((inst, enc.num_vars, verdict, time.perf_counter() - start))
+    return rows
+
+
+def compare_solvers(topology):
+    """Each solver in a fresh process: OR-Tools bundles its own HiGHS, whose symbols clash with highspy's."""
+    import json
+    import subprocess
+
+    print(f"Part 1: the same encoding, three solvers, DGX-1 AllGather (cap {CAP:g} s per call, one process each)")
+    table = {}
+    for name in SOLVERS:
+        proc = subprocess.run([sys.executable, __file__, "--solver", name], capture_output=True, text=True)
+        if proc.returncode:
+            last = (proc.stderr.strip().splitlines() or ["?"])[-1]
+            table[name] = {inst: ("not installed" if "ModuleNotFoundError" in proc.stderr else last[:16]) for inst in SCCL_REPORTED}
+            continue
+        rows = json.loads(proc.stdout.strip().splitlines()[-1])
+        table[name] = {tuple(inst): f"{verdict} {seconds:7.2f} s" for inst, _, verdict, seconds in rows}
+        sizes = {tuple(inst): nv for inst, nv, _, _ in rows}
+    print(f"{'instance':>10} {'vars':>6} " + " ".join(f"{name:>16}" for name in SOLVERS))
+    for inst in SCCL_REPORTED:
+        print(f"{str(inst):>10} {sizes.get(inst, ''):>6} " + " ".join(f"{table[name][inst]:>16}" for name in SOLVERS))
 
 
 def against_sccl(topology):
@@ -152,6 +169,13 @@ def against_sccl(topology):
 
 def main():
     topology = ccb.dgx1()
+    if "--solver" in sys.argv:
+        import json
+
+        rows = solver_times(sys.argv[sys.argv.index("--solver") + 1], topology)
+        print(json.dumps([[list(inst), nv, verdict, seconds] for inst, nv, verdict, seconds in rows]))
+        return
+    ccb.synthesize(topology, "all_gather", 2, 2, 1, time_limit=CAP)  # warm-up (library load)
     if "--skip-solvers" not in sys.argv:
         compare_solvers(topology)
     against_sccl(topology)
