@@ -10,6 +10,8 @@ the same instance on the DGX-1 (``msccl solve pareto-optimal DGX1 Allgather``, S
 microsoft/msccl-tools, formerly microsoft/sccl), and the whole Pareto frontier (goal ≤ 5 min).
 Their times come from their machine, ours from this 2-core one, so the ratio is indicative.
 
+Part 3: the chapter's explorer update time as a ratio to a bare matplotlib redraw.
+
 Run: ``python benchmarks/bench_synthesis.py [--skip-solvers]``.
 """
 
@@ -167,6 +169,41 @@ def against_sccl(topology):
           f"(SCCL README: {SCCL_FRONTIER_SECONDS:.1f} s; goal <= 300 s here)")
 
 
+def explorer_update():
+    """SynthesisExplorer: one control change (load + verify a stored schedule, redraw, PNG) vs a bare redraw."""
+    import io
+
+    import numpy as np
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from _timing import best_of
+
+    explorer = ccb.SynthesisExplorer()
+    states = iter([dict(step=2), dict(step=3), dict(step=1)] * 10)
+    update = best_of(lambda: explorer.update(**next(states)), repeat=3)
+    figure = Figure(figsize=explorer.figsize, dpi=100)
+    FigureCanvasAgg(figure)
+    rng = np.random.default_rng(0)
+
+    def bare():  # two panels, ~100 arrows and ~50 labels, then PNG: what the explorer draws
+        figure.clear()
+        left, right = figure.subplots(1, 2)
+        for _ in range(100):
+            x, y = rng.random(2)
+            left.annotate("", (x, y), (x + 0.1, y + 0.1), arrowprops={"arrowstyle": "-|>"})
+        for i in range(50):
+            left.text(*rng.random(2), str(i), fontsize=9)
+        right.step(range(10), rng.random(10))
+        right.scatter(rng.random(20), rng.random(20))
+        figure.tight_layout()
+        figure.savefig(io.BytesIO(), format="png")
+
+    baseline = best_of(bare, repeat=3)
+    print(f"\nPart 3: SynthesisExplorer update {update:.2f} s, bare matplotlib redraw {baseline:.2f} s, "
+          f"ratio {update / baseline:.2f}")
+
+
 def main():
     topology = ccb.dgx1()
     if "--solver" in sys.argv:
@@ -179,6 +216,7 @@ def main():
     if "--skip-solvers" not in sys.argv:
         compare_solvers(topology)
     against_sccl(topology)
+    explorer_update()
 
 
 if __name__ == "__main__":
