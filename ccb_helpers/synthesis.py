@@ -289,7 +289,10 @@ def rounds_per_chunk_bound(topology, primitive, root=0) -> Fraction:
     .. math:: \\frac{R}{C} \\ge \\max_X \\frac{\\mathrm{need}(X)}{\\mathrm{cap}(X)},
 
     ``need`` counted per chunk of one block. This is the cut form of the flow LP's dual; every
-    node set is enumerated (``n <= 20``), in integer arithmetic. With ``X`` a single node it is the
+    node set is enumerated (``n <= 20``), in integer arithmetic. On every topology the tests try
+    (rings, hypercube, tori, mesh, DGX-1; AllGather, AllToAll, Broadcast) it equals the optimum of
+    the multicommodity flow LP (one unit from each source to each node that needs it, multicast
+    allowed), solved independently with GLOP; in general the LP can only be larger. With ``X`` a single node it is the
     chapters' per-node bound (AllGather ``(N-1)/d``, Broadcast ``1/d``, AllToAll ``(N-1)/d``).
     ReduceScatter / Reduce / Gather are the reverse of AllGather / Broadcast / Scatter (links are
     full duplex, the bound is the same). AllReduce: ``max(2 (N-1)/d_min, AllGather's bound)``
@@ -700,9 +703,10 @@ def pareto_frontier(topology, primitive, max_steps, *, max_chunks=6, time_limit=
 
     For ``S`` from :func:`steps_lower_bound` up to ``max_steps`` it finds the least ``R/C`` (with
     ``C <= max_chunks``) strictly below the best of fewer steps: candidate ratios are tried in
-    ascending order, each with the largest ``C`` that has it (if ``k`` times the chunks cannot do
-    it, no ``C`` can: a schedule with ``C`` chunks splits into one with ``kC``); every rejected
-    candidate is an unsatisfiability **proof**. The smallest ``C`` meeting the winning ratio is
+    ascending order; a ratio is rejected when every ``C`` with that ratio that divides no other
+    such ``C`` is proved infeasible (a schedule with ``C`` chunks splits into one with ``kC``, so
+    this covers every ``C <= max_chunks``). Every rejection is an unsatisfiability **proof**, so
+    the frontier is exact for ``C <= max_chunks``. The smallest ``C`` meeting the winning ratio is
     reported. It stops when ``R/C`` reaches :func:`rounds_per_chunk_bound`.
 
     Parameters
@@ -764,13 +768,20 @@ def pareto_frontier(topology, primitive, max_steps, *, max_chunks=6, time_limit=
             below = fallback.rounds_per_chunk
         found = None
         for q in _candidate_ratios(bound, below, max_chunks, s):
-            widest = q.denominator * (max_chunks // q.denominator)
-            schedule = attempt(s, int(q * widest), widest)
-            if schedule is None:
-                continue  # proved: no C <= max_chunks reaches q in s steps
-            found = FrontierPoint(s, int(q * widest), widest, schedule)
-            for c in range(q.denominator, widest, q.denominator):
+            multiples = [q.denominator * k for k in range(1, max_chunks // q.denominator + 1)]
+            # A schedule with C chunks splits into one with kC: testing the multiples that divide no
+            # other multiple covers every C <= max_chunks with this ratio.
+            maximal = [c for c in multiples if not any(o != c and o % c == 0 for o in multiples)]
+            for c in sorted(maximal, reverse=True):
                 if q * c >= s:
+                    schedule = attempt(s, int(q * c), c)
+                    if schedule is not None:
+                        found = FrontierPoint(s, int(q * c), c, schedule)
+                        break
+            if found is None:
+                continue  # proved: no C <= max_chunks reaches q in s steps
+            for c in multiples:
+                if c < found.chunks and q * c >= s:
                     smaller = attempt(s, int(q * c), c)
                     if smaller is not None:
                         found = FrontierPoint(s, int(q * c), c, smaller)

@@ -264,3 +264,44 @@ def test_stored_schedule_refuses_a_tampered_certificate(monkeypatch):
         ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6)
     with pytest.raises(ValueError, match="no stored schedule"):
         ccb.stored_schedule(ccb.ring(6), "all_gather", 3, 6)
+
+
+# --------------------------------------------------------------------------- the cut bound is the LP optimum
+
+
+def multicommodity_lp(topology, primitive):
+    """Independent bound: min R s.t. one unit of flow from each chunk's source to each node needing it,
+    multicast (a chunk's per-link usage covers each destination's flow), per-link usage <= b R. GLOP."""
+    from ortools.linear_solver import pywraplp
+
+    from ccb_helpers.synthesis import _chunks, _network
+
+    net = _network(topology)
+    solver = pywraplp.Solver.CreateSolver("GLOP")
+    rounds = solver.NumVar(0, solver.infinity(), "R")
+    usage = {a: [] for a in range(len(net.arcs))}
+    for chunk in _chunks(primitive, net.n, 1, 0):
+        x = {a: solver.NumVar(0, 1, "") for a in usage}
+        for a in usage:
+            usage[a].append(x[a])
+        for t in chunk.needed_by - {chunk.source}:
+            g = {a: solver.NumVar(0, 1, "") for a in usage}
+            for a in g:
+                solver.Add(g[a] <= x[a])
+            for v in range(net.n):
+                out = sum(g[a] for a, (u, _) in enumerate(net.arcs) if u == v)
+                into = sum(g[a] for a, (_, w) in enumerate(net.arcs) if w == v)
+                solver.Add(out - into == (1 if v == chunk.source else -1 if v == t else 0))
+    for arcs, b in net.groups:
+        solver.Add(sum(x for a in arcs for x in usage[a]) <= b * rounds)
+    solver.Minimize(rounds)
+    assert solver.Solve() == pywraplp.Solver.OPTIMAL
+    return rounds.solution_value()
+
+
+@pytest.mark.parametrize("topology", [ccb.ring(5), ccb.hypercube(3), ccb.torus(3, 3), ccb.mesh(2, 3), ccb.dgx1()])
+@pytest.mark.parametrize("primitive", ["all_gather", "all_to_all", "broadcast"])
+def test_cut_bound_equals_the_flow_lp_optimum(topology, primitive):
+    lp = multicommodity_lp(topology, primitive)
+    assert Fraction(lp).limit_denominator(1000) == ccb.rounds_per_chunk_bound(topology, primitive)
+    assert lp == pytest.approx(float(ccb.rounds_per_chunk_bound(topology, primitive)), abs=1e-7)
