@@ -51,13 +51,29 @@ def test_macro_cell_defines_every_site_macro_and_is_hidden_from_the_site():
     assert nb.cells[0].metadata["tags"] == ["remove-cell"]
 
 
+def _pasted_text_lines(source: str) -> set[int]:
+    """Line numbers (1-based) inside multi-line string literals: pasted tool output, kept as printed."""
+    import io
+    import tokenize
+
+    lines = set()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type == tokenize.STRING and token.end[0] > token.start[0]:
+                lines.update(range(token.start[0] + 1, token.end[0]))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        pass
+    return lines
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_visible_code_lines_fit_the_page(path):
     nb = nbformat.read(path, as_version=4)
-    long = [(i, len(line)) for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
+    long = [(i, number, len(line)) for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
             and not HIDDEN & set(cell.metadata.get("tags", []))
-            for line in cell.source.splitlines() if len(line) > 88]
-    assert long == [], f"code lines over 88 characters (cell, length): {long}"
+            for number, line in enumerate(cell.source.splitlines(), 1)
+            if len(line) > 88 and number not in _pasted_text_lines(cell.source)]
+    assert long == [], f"code lines over 88 characters (cell, line, length): {long}"
 
 
 def test_one_python_version_everywhere():

@@ -4,8 +4,9 @@ Usage: python tools/sync_notebooks.py [--check] [notebooks/NAME.ipynb ...]   (de
 
 Two cells are generated, never edited by hand:
 
-1. **The install cell** (the first code cell, tagged ``hide-input``). On Colab or Binder, where the
-   package is missing, it installs ``ccb_helpers`` from the repository named in ``_config.yml``
+1. **The install block** at the top of the install cell (the first code cell, tagged
+   ``hide-input``; what follows the block is the chapter's own). On Colab, where the package is
+   missing, it installs ``ccb_helpers`` from the repository named in ``_config.yml``
    (``repository.url``) at the ref the launch buttons open (``repository.branch``), so the
    notebook and the package come from the same commit. Change the URL or the ref there, then run
    this tool.
@@ -39,7 +40,7 @@ def config() -> dict:
 
 
 def install_source(cfg: dict | None = None) -> str:
-    """The install cell: import the package, installing it from the book's repository if missing."""
+    """The install block (the start of the install cell): import the package, installing it if missing."""
     cfg = cfg or config()
     url = cfg["repository"]["url"].rstrip("/")
     ref = cfg["repository"].get("branch") or "main"
@@ -49,11 +50,17 @@ def install_source(cfg: dict | None = None) -> str:
         "except ImportError:  # on Colab / Binder: install the book's helpers first\n"
         f'    BOOK = "git+{url}@{ref}"\n'
         '    %pip install -q "ccb_helpers @ {BOOK}"\n'
-        "    import ccb_helpers as ccb\n"
-        "import matplotlib.pyplot as plt\n"
-        "\n"
-        "ccb.use_book_style()"
+        "    import ccb_helpers as ccb"
     )
+
+
+def _with_install_block(source: str, block: str) -> str:
+    """``source`` with its try/except install block (up to the second ``import ccb_helpers``) replaced."""
+    lines = source.split("\n")
+    first = next(i for i, line in enumerate(lines) if line.strip() == "try:")
+    imports = [i for i, line in enumerate(lines) if line.strip() == INSTALL_MARK]
+    last = imports[1] if len(imports) > 1 else imports[0]
+    return "\n".join(lines[:first] + block.split("\n") + lines[last + 1:])
 
 
 def macro_source(cfg: dict | None = None) -> str:
@@ -95,11 +102,12 @@ def sync(nb, cfg: dict | None = None) -> bool:
             cell["id"] = "ccb-tex-macros"
         nb.cells.insert(0, cell)
         changed = True
-    want_install = install_source(cfg)
+    block = install_source(cfg)
     for cell in nb.cells:
         if _is_install_cell(cell):
-            if cell.source != want_install:
-                cell.source = want_install
+            wanted = _with_install_block(cell.source, block)
+            if cell.source != wanted:
+                cell.source = wanted
                 changed = True
             break
     else:
