@@ -9,7 +9,8 @@ What it does to every HTML page:
 - Binds inline math (and inline code) to the Chinese punctuation that follows it (and to an opening
   bracket or quote before it) in a ``span.ccb-nobr`` (``white-space: nowrap``), so "，" "。" "）" never start
   a line after a formula.
-- In table cells, joins a number to its unit with a no-break space ("84.3 µs", "1 MiB").
+- In table cells, joins a number to its unit ("84.3 µs", "1 MiB") and a relation sign to its
+  operands ("N ≥ 6") with no-break spaces.
 - Renders sphinx-proof's hard-coded "Proof." as 证明.
 - Translates the theme's remaining English labels and tooltips (Sphinx, pydata-sphinx-theme,
   sphinx-book-theme and sphinx-proof message catalogs, plus a few strings hard-coded in templates).
@@ -35,6 +36,8 @@ STATIC = pathlib.Path(__file__).parent / "_static"
 # Closing punctuation that must not start a line (and opening punctuation that must not end one).
 CLOSING = "。，、：；！？”’）》」』】〉…"
 OPENING = "“‘（《「『【〈"
+# Spaces around a relation sign in a table cell ("S ≥", "N ≥ 6") do not break either.
+_RELATION = re.compile(r" (?=[≥≤=≠≈<>])|(?<=[≥≤=≠≈<>]) ")
 _UNIT = re.compile(r"(\d) (?=(?:[µmnk]?s|B|KiB|MiB|GiB|TiB|KB|MB|GB|TB|[KMGT]?B/s|GB/s|GiB/s|TB/s|α|β)(?![A-Za-z]))")
 
 # English UI strings of Sphinx, the themes and sphinx-proof that the zh_CN catalogs leave untranslated.
@@ -181,7 +184,7 @@ class ChineseTypography(SphinxPostTransform):
             self._bind(math)
         for cell in list(self.document.findall(nodes.entry)):
             for text in list(cell.findall(nodes.Text)):
-                new = _UNIT.sub("\\1\u00a0", str(text))
+                new = _RELATION.sub("\u00a0", _UNIT.sub("\\1\u00a0", str(text)))
                 if new != str(text):
                     text.parent.replace(text, nodes.Text(new))
         for image in self.document.findall(nodes.image):

@@ -43,3 +43,14 @@ def test_author_part_of_labels():
     assert _authors(entry("Patarasuk, Pitch", "Yuan, Xin")) == "Patarasuk and Yuan"
     assert _authors(entry("{NVIDIA}")) == "NVIDIA"
     assert _authors(entry("Tr{\\\"a}ff, Jesper")) == "Träff"
+
+
+def test_table_cells_keep_units_and_relations_together():
+    doc = new_document("test", get_default_settings(Parser))
+    table = nodes.table()
+    entry = nodes.entry()
+    entry += nodes.paragraph("", "", nodes.Text("84.3 µs，N ≥ 6，S ≥"))
+    table += entry
+    doc += table
+    ChineseTypography(doc).run()
+    assert entry.astext() == "84.3\u00a0µs，N\u00a0≥\u00a06，S\u00a0≥"
