@@ -101,7 +101,7 @@ from .selection import best_algorithm_bands, crossover_between, optimality
 from .simulate import ScheduleError, SimulationResult, run_schedule, simulate
 from .units import GiB, KiB, MiB, format_bandwidth, format_bytes, format_time
 from . import mpi  # real MPI runs (mpi4py is imported only when a command runs under mpiexec)
-from .mpi import MPIResultExplorer, fit_alpha_beta, load_mpi_result, mpi_runs_table, plot_mpi_runs, plot_pingpong
+from .mpi import MPIResultExplorer, fit_alpha_beta, load_mpi_result, mpi_runs_table, plot_mpi_ratios, plot_mpi_runs, plot_pingpong
 
 __version__ = "0.1.0"
 

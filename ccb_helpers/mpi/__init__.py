@@ -62,6 +62,7 @@ __all__ = [
     "oversubscription_settings",
     "MPIResultExplorer",
     "mpi_runs_table",
+    "plot_mpi_ratios",
     "plot_mpi_runs",
     "plot_pingpong",
 ]
@@ -323,5 +324,5 @@ def load_mpi_result(source) -> dict:
     return result
 
 
-from .plots import mpi_runs_table, plot_mpi_runs, plot_pingpong  # noqa: E402  (they use the loaders above)
+from .plots import mpi_runs_table, plot_mpi_ratios, plot_mpi_runs, plot_pingpong  # noqa: E402  (they use the loaders above)
 from .explorer import MPIResultExplorer  # noqa: E402

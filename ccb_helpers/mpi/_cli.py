@@ -94,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     def common(p, repeats_default):
         p.add_argument("--json", metavar="OUT", help="file rank 0 writes the result to (default: print it)")
         p.add_argument("--repeats", type=int, default=repeats_default, help=f"timed runs per case (default {repeats_default})")
+        p.add_argument("--note", default="", help="free text stored in the JSON (machine, job id, settings)")
 
     p = sub.add_parser("pingpong", help="ping-pong between ranks 0 and 1; fit T = alpha + M / beta")
     common(p, 10)
@@ -191,7 +192,10 @@ def check_case_for(case: dict, n: int) -> None:
 def parse_static(argv) -> dict:
     """Phase 1: parse and check everything that does not depend on N."""
     args = build_parser().parse_args(argv)
-    config = {"command": args.command, "json": args.json, "repeats": _check_count("repeats", args.repeats, 1, MAX_REPEATS)}
+    config = {"command": args.command, "json": args.json, "repeats": _check_count("repeats", args.repeats, 1, MAX_REPEATS),
+              "note": args.note}
+    if len(args.note) > 2000:
+        raise InputError(f"--note is {len(args.note)} characters; keep it under 2000")
     if args.json is not None and not args.json.strip():
         raise InputError("--json needs a file name")
     if args.command == "pingpong":
@@ -367,7 +371,8 @@ def _dispatch(comm, config: dict) -> tuple[dict | None, int]:
     started = time.time()
     env = environment(comm)
     rank0 = comm.rank == 0
-    header = {"command": config["command"], "n": comm.size, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "environment": env}
+    header = {"command": config["command"], "n": comm.size, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "note": config["note"],
+              "environment": env}
     if config["command"] == "pingpong":
         measured = pingpong(comm, config["sizes"], config["repeats"])
         if not rank0:
@@ -403,7 +408,7 @@ def _dispatch(comm, config: dict) -> tuple[dict | None, int]:
     alpha, beta, source, measured = config["alpha"], config["beta"], "given on the command line", None
     if alpha is None:
         measured = _measure_alpha_beta(comm, config.get("pingpong_sizes", QUICK_PINGPONG_SIZES))
-        if measured is None:
+        if comm.size < 2:  # the same decision on every rank (``measured`` is None on ranks > 0)
             source = "not measured (one rank)"
         else:
             values = comm.bcast((measured["alpha_s"], measured["beta_Bps"]) if rank0 else None, root=0)

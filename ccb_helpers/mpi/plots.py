@@ -13,7 +13,7 @@ from ..primitives import PRIMITIVE_LABELS
 from ..tables import Table
 from ..units import format_bytes, format_time
 
-__all__ = ["plot_pingpong", "plot_mpi_runs", "mpi_runs_table", "pair_label", "runs_by_pair", "model_and_bound"]
+__all__ = ["plot_pingpong", "plot_mpi_runs", "plot_mpi_ratios", "mpi_runs_table", "pair_label", "runs_by_pair", "model_and_bound"]
 
 LIBRARY_COLOR = "#111111"
 BOUND_COLOR = "#888888"
@@ -178,6 +178,48 @@ def plot_mpi_runs(result, pairs=None, alpha=None, beta=None, ncols=2, axes=None)
         ax.xaxis.set_tick_params(labelbottom=True)
     axes[0].figure.tight_layout()
     return axes[: len(pairs)]
+
+
+def plot_mpi_ratios(result, pairs=None, alpha=None, beta=None, axes=None):
+    """How far each pair stood from its bound (left) and from the MPI library (right), against M.
+
+    Left: measured median / combined lower bound (1 = the bound is met); right: measured median /
+    the library collective's median (below 1: the book's schedule beat the library).
+
+    Returns
+    -------
+    ndarray of two Axes
+    """
+    result = _loaded(result)
+    alpha, beta = _alpha_beta(result, alpha, beta)
+    by_pair = runs_by_pair(result)
+    pairs = list(by_pair) if pairs is None else [tuple(p) for p in pairs]
+    use_book_style()
+    if axes is None:
+        _, axes = plt.subplots(1, 2, figsize=(8.6, 3.6))
+    left, right = axes
+    for pair in pairs:
+        runs = by_pair[pair]
+        sizes = np.array([r["m"] for r in runs], dtype=float)
+        bound = np.array([model_and_bound(r, alpha, beta)[1] for r in runs])
+        measured = np.array([r["median_s"] for r in runs])
+        color = COLORS.get(pair[0], COLORS["latency"])
+        left.plot(sizes, measured / bound, "o-", color=color, markersize=3.5, label=pair_label(*pair))
+        if all("library_median_s" in r for r in runs):
+            right.plot(sizes, measured / np.array([r["library_median_s"] for r in runs]), "o-", color=color, markersize=3.5,
+                       label=pair_label(*pair))
+    for ax in axes:
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.axhline(1, color=BOUND_COLOR, linewidth=1)
+        ax.set_xlabel("消息大小 M（字节）")
+    left.set_ylabel("实测 / 下界")
+    left.set_title(f"离下界多远（N = {result['n']}）", fontsize=10.5)
+    right.set_ylabel("实测 / MPI 库")
+    right.set_title("与 MPI 库自带的集合操作相比", fontsize=10.5)
+    left.legend(loc="upper right", fontsize=8)
+    left.figure.tight_layout()
+    return np.asarray(axes)
 
 
 def mpi_runs_table(result, m=None, alpha=None, beta=None) -> Table:
