@@ -203,7 +203,6 @@ def run_case(comm, case: dict, repeats: int, warmup: int, seed: int, alpha, beta
     ``case`` was validated before MPI started (``_cli``); its schedule is generated here on every
     rank (deterministically, so all ranks agree) and compiled for this rank.
     """
-    MPI = _mpi()
     n, rank = comm.size, comm.rank
     algorithm, primitive, m = case["algorithm"], case["primitive"], case["m"]
     schedule = generate(algorithm, primitive, n, m, ports=case["ports"], root=case["root"], chunks=case.get("chunks"))

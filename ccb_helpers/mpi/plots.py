@@ -99,7 +99,7 @@ def plot_pingpong(result, axes=None, fit=None):
     left.errorbar(sizes[shown], times[shown], yerr=[times[shown] - spread[shown, 0], spread[shown, 1] - times[shown]],
                   fmt="o", color=COLORS["latency"], markersize=4, capsize=2, label="实测（中位数，min–max）")
     grid = np.geomspace(sizes[shown].min(), sizes[shown].max(), 200)
-    left.plot(grid, alpha + grid / beta, color=COLORS["bandwidth"], label=f"拟合 α + M/β")
+    left.plot(grid, alpha + grid / beta, color=COLORS["bandwidth"], label="拟合 α + M/β")
     left.set_xscale("log", base=2)
     left.set_yscale("log")
     left.set_xlabel("消息大小 M（字节）")
