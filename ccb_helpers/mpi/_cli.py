@@ -129,6 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--chunks", type=int)
     model_args(p)
     p.add_argument("--pingpong-sizes", help="sizes of the ping-pong that measures alpha and beta (when not given)")
+    p.add_argument("--pingpong-repeats", type=int, default=5, help="samples per ping-pong size (default 5)")
 
     p = sub.add_parser("selftest", help="every algorithm x primitive pair that runs on N ranks, several sizes and roots: correctness")
     common(p, 1)
@@ -240,6 +241,7 @@ def parse_static(argv) -> dict:
         raise InputError(f"{len(cases)} cases exceed the cap of {MAX_CASES} per launch")
     config["cases"] = cases
     config["pingpong_sizes"] = _sizes(args.pingpong_sizes) if args.pingpong_sizes else list(QUICK_PINGPONG_SIZES)
+    config["pingpong_repeats"] = _check_count("pingpong-repeats", args.pingpong_repeats, 1, MAX_REPEATS)
     return config
 
 
@@ -350,13 +352,13 @@ def main(argv=None) -> int:
     return code
 
 
-def _measure_alpha_beta(comm, sizes) -> dict | None:
+def _measure_alpha_beta(comm, sizes, repeats: int) -> dict | None:
     from . import fit_alpha_beta
     from ._runner import pingpong
 
     if comm.size < 2:
         return None
-    measured = pingpong(comm, sizes, repeats=5)
+    measured = pingpong(comm, sizes, repeats=repeats)
     fit = None
     if comm.rank == 0:
         fit = fit_alpha_beta(measured["sizes"], measured["times_s"])
@@ -407,7 +409,7 @@ def _dispatch(comm, config: dict) -> tuple[dict | None, int]:
 
     alpha, beta, source, measured = config["alpha"], config["beta"], "given on the command line", None
     if alpha is None:
-        measured = _measure_alpha_beta(comm, config.get("pingpong_sizes", QUICK_PINGPONG_SIZES))
+        measured = _measure_alpha_beta(comm, config.get("pingpong_sizes", QUICK_PINGPONG_SIZES), config.get("pingpong_repeats", 5))
         if comm.size < 2:  # the same decision on every rank (``measured`` is None on ranks > 0)
             source = "not measured (one rank)"
         else:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import copy
+
 import matplotlib.pyplot as plt
 import numpy as np
 
 from .._validation import check_bandwidth, check_int, check_real
-from ..algorithms import ALGORITHM_LABELS, algorithm_terms
+from ..algorithms import algorithm_terms
 from ..bounds import combined_lower_bound
 from ..plotting import COLORS, use_book_style
 from ..primitives import PRIMITIVE_LABELS
@@ -19,13 +21,27 @@ LIBRARY_COLOR = "#111111"
 BOUND_COLOR = "#888888"
 
 
-def pair_label(algorithm: str, primitive: str) -> str:
-    """``"Ring AllReduce"``: display name of an algorithm x primitive pair.
+#: Short algorithm names for narrow tables and panel titles.
+SHORT_LABELS = {
+    "ring": "Ring",
+    "bidirectional_ring": "Bi-ring",
+    "binomial_tree": "Binomial",
+    "double_binary_tree": "DBT",
+    "recursive_halving_doubling": "RHD",
+    "recursive_doubling": "RD",
+    "bruck": "Bruck",
+    "pairwise": "Pairwise",
+    "scatter_allgather": "Scatter+AG",
+}
 
-    >>> pair_label("bruck", "all_gather")
-    'Bruck AllGather'
+
+def pair_label(algorithm: str, primitive: str) -> str:
+    """``"Ring AllReduce"``: short display name of an algorithm x primitive pair.
+
+    >>> pair_label("bruck", "all_gather"), pair_label("recursive_halving_doubling", "all_reduce")
+    ('Bruck AllGather', 'RHD AllReduce')
     """
-    return f"{ALGORITHM_LABELS[algorithm]} {PRIMITIVE_LABELS[primitive]}"
+    return f"{SHORT_LABELS[algorithm]} {PRIMITIVE_LABELS[primitive]}"
 
 
 def _loaded(result):
@@ -75,7 +91,8 @@ def plot_pingpong(result, axes=None, fit=None):
     Parameters
     ----------
     result : dict or path
-        A ``pingpong`` result (:func:`~ccb_helpers.mpi.load_mpi_result`).
+        A ``pingpong`` result (:func:`~ccb_helpers.mpi.load_mpi_result`), or a ``run`` / ``sweep``
+        result that measured α and β itself (its ``pingpong`` part is drawn).
     axes : pair of Axes, optional
     fit : AlphaBetaFit, optional
         Default: the result's own ``alpha_s`` / ``beta_Bps``.
@@ -86,7 +103,10 @@ def plot_pingpong(result, axes=None, fit=None):
     """
     result = _loaded(result)
     if result["command"] != "pingpong":
-        raise ValueError(f"plot_pingpong needs a pingpong result, got {result['command']!r}")
+        if not isinstance(result.get("pingpong"), dict):
+            raise ValueError(f"plot_pingpong needs a pingpong result or one that measured alpha and beta; got a {result['command']!r} "
+                             "result without a ping-pong")
+        result = result["pingpong"]
     use_book_style()
     if axes is None:
         _, axes = plt.subplots(1, 2, figsize=(8.6, 3.6))
@@ -95,9 +115,10 @@ def plot_pingpong(result, axes=None, fit=None):
     times = np.array(result["times_s"])
     shown = sizes > 0
     left, right = axes
-    spread = np.array(result.get("min_max_s", [[t, t] for t in times]))
-    left.errorbar(sizes[shown], times[shown], yerr=[times[shown] - spread[shown, 0], spread[shown, 1] - times[shown]],
-                  fmt="o", color=COLORS["latency"], markersize=4, capsize=2, label="实测（中位数，min–max）")
+    if "median_times_s" in result:
+        medians = np.array(result["median_times_s"])
+        left.plot(sizes[shown], medians[shown], "o", markerfacecolor="none", color=COLORS["latency"], markersize=5, label="中位数")
+    left.plot(sizes[shown], times[shown], "o", color=COLORS["latency"], markersize=4, label="最快一次（拟合用）")
     grid = np.geomspace(sizes[shown].min(), sizes[shown].max(), 200)
     left.plot(grid, alpha + grid / beta, color=COLORS["bandwidth"], label="拟合 α + M/β")
     left.set_xscale("log", base=2)
@@ -107,12 +128,17 @@ def plot_pingpong(result, axes=None, fit=None):
     left.set_title(f"α = {format_time(alpha)}，β = {beta / 1e9:.3g} GB/s")
     left.legend(loc="upper left", fontsize=9)
     ratio = times[shown] / (alpha + sizes[shown] / beta)
-    right.plot(sizes[shown], ratio, "o-", color=COLORS["latency"], markersize=4)
+    right.plot(sizes[shown], ratio, "o-", color=COLORS["latency"], markersize=4, label="最快一次 / 拟合")
+    if "median_times_s" in result:
+        right.plot(sizes[shown], medians[shown] / (alpha + sizes[shown] / beta), "o:", markerfacecolor="none",
+                   color=COLORS["latency"], markersize=5, label="中位数 / 拟合")
+        right.set_yscale("log")
+        right.legend(loc="upper left", fontsize=9)
     right.axhline(1, color=BOUND_COLOR, linewidth=1)
     right.set_xscale("log", base=2)
     right.set_xlabel("消息大小 M（字节）")
     right.set_ylabel("实测 / 拟合")
-    right.set_title(f"相对残差（RMS）{result.get('residual', float('nan')):.0%}")
+    right.set_title(f"拟合的相对残差（RMS）{result.get('residual', float('nan')):.0%}")
     left.figure.tight_layout()
     return np.asarray(axes)
 
@@ -148,10 +174,12 @@ def plot_mpi_runs(result, pairs=None, alpha=None, beta=None, ncols=2, axes=None)
         raise ValueError(f"pairs {missing} are not in the result; it has {list(by_pair)}")
     use_book_style()
     rows = -(-len(pairs) // ncols)
+    spare = None
     if axes is None:
-        figure, axes = plt.subplots(rows, ncols, figsize=(8.6, 3.3 * rows), squeeze=False, sharex=True)
+        figure, axes = plt.subplots(rows, ncols, figsize=(8.6, 3.1 * rows), squeeze=False, sharex=True)
         for ax in axes.ravel()[len(pairs):]:
             ax.set_visible(False)
+        spare = axes.ravel()[len(pairs)] if axes.size > len(pairs) else None
     axes = np.atleast_1d(axes).ravel()
     for ax, pair in zip(axes, pairs):
         runs = by_pair[pair]
@@ -165,18 +193,34 @@ def plot_mpi_runs(result, pairs=None, alpha=None, beta=None, ncols=2, axes=None)
         ax.plot(sizes, measured, "o-", color=color, markersize=4, label="实测（中位数）")
         ax.plot(sizes, model, "--", color=color, label="α-β 代价模型")
         ax.plot(sizes, bound, "-.", color=BOUND_COLOR, label="综合下界")
+        library_call = ""
         if all("library_median_s" in r for r in runs):
-            ax.plot(sizes, [r["library_median_s"] for r in runs], "s:", color=LIBRARY_COLOR, markersize=3,
-                    label=f"MPI 库 {runs[0].get('library_call', '')}")
+            library_call = runs[0].get("library_call", "")
+            ax.plot(sizes, [r["library_median_s"] for r in runs], "s:", color=LIBRARY_COLOR, markersize=3, label="MPI 库自带的集合操作")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-        ax.set_title(f"{pair_label(*pair)}，N = {runs[0]['n']}", fontsize=10.5)
+        ax.set_title(f"{pair_label(*pair)}，N = {runs[0]['n']}" + (f"（库：{library_call}）" if library_call else ""), fontsize=10)
         ax.set_ylabel("时间（s）")
-        ax.legend(loc="upper left", fontsize=8.5)
     for ax in axes[max(0, len(pairs) - ncols):len(pairs)]:
         ax.set_xlabel("消息大小 M（字节）")
         ax.xaxis.set_tick_params(labelbottom=True)
-    axes[0].figure.tight_layout()
+    # One legend for all panels (same four kinds of line; colours follow the algorithm), in the
+    # empty slot if there is one, else above the panels.
+    handles, labels = axes[0].get_legend_handles_labels()
+    handles = [copy.copy(h) for h in handles]
+    for h in handles:
+        if h.get_color() not in (BOUND_COLOR, LIBRARY_COLOR):
+            h.set_color("#555555")
+    labels = [label + ("（色带：最快–最慢）" if label.startswith("实测") else "") for label in labels]
+    figure = axes[0].figure
+    if spare is not None:
+        spare.set_visible(True)
+        spare.axis("off")
+        spare.legend(handles, labels, loc="center", fontsize=9.5, title="每格中的线（颜色 = 算法）", title_fontsize=9.5)
+        figure.tight_layout()
+    else:
+        figure.tight_layout(rect=(0, 0, 1, 1 - 0.35 / figure.get_size_inches()[1]))
+        figure.legend(handles, labels, loc="upper center", ncol=len(labels), fontsize=9, frameon=False)
     return axes[: len(pairs)]
 
 
@@ -223,14 +267,17 @@ def plot_mpi_ratios(result, pairs=None, alpha=None, beta=None, axes=None):
 
 
 def mpi_runs_table(result, m=None, alpha=None, beta=None) -> Table:
-    """One row per run (or per pair at size ``m``): measured, model, bound, library, measured / bound.
+    """One row per run, or per pair at size ``m``: measured, model, bound, library, measured / bound.
+
+    With ``m`` the size moves into the caption (six narrow columns, readable on a phone).
 
     >>> run = {"command": "run", "algorithm": "ring", "primitive": "all_reduce", "n": 4, "m": 4 * 10**6,
     ...        "ports": 1, "correct": True, "times_s": [0.012], "median_s": 0.012, "library_median_s": 0.01,
     ...        "alpha_s": 1e-6, "beta_Bps": 1e9}
-    >>> t = mpi_runs_table(run)
-    >>> t.rows[0]
+    >>> mpi_runs_table(run).rows[0]   # model 6 α + 1.5 M/β = 6.006 ms; bound max(2 α, 1.5 M/β) = 6 ms
     ['Ring AllReduce', '3.8 MiB', '12 ms', '6.01 ms', '6 ms', '10 ms', '2.00']
+    >>> mpi_runs_table(run, m=4 * 10**6).rows[0]
+    ['Ring AllReduce', '12 ms', '6.01 ms', '6 ms', '10 ms', '2.00']
     """
     result = _loaded(result)
     alpha, beta = _alpha_beta(result, alpha, beta)
@@ -243,7 +290,12 @@ def mpi_runs_table(result, m=None, alpha=None, beta=None) -> Table:
             library = run.get("library_median_s")
             ratio = run["median_s"] / bound if bound > 0 else float("inf")
             values.append((pair, run["m"], run["median_s"], model, bound, library, ratio, run["correct"]))
-            rows.append([pair_label(*pair) + ("" if run["correct"] else "（结果错误）"), format_bytes(run["m"]), format_time(run["median_s"]),
-                         format_time(model), format_time(bound), "—" if library is None else format_time(library), f"{ratio:.2f}"])
-    caption = f"N = {result['n']}，模型与下界取 α = {format_time(alpha)}、β = {beta / 1e9:.3g} GB/s"
-    return Table(["算法", "$M$", "实测", "模型", "下界", "MPI 库", "实测 / 下界"], rows, caption, values)
+            row = [pair_label(*pair) + ("" if run["correct"] else "（结果错误）")] + ([] if m is not None else [format_bytes(run["m"])])
+            rows.append(row + [format_time(run["median_s"]), format_time(model), format_time(bound),
+                               "—" if library is None else format_time(library), f"{ratio:.2f}"])
+    if m is not None and not rows:
+        raise ValueError(f"no run has m = {m}")
+    where = f"M = {format_bytes(m)}，" if m is not None else ""
+    caption = f"N = {result['n']}，{where}模型与下界取 α = {format_time(alpha)}、β = {beta / 1e9:.3g} GB/s"
+    headers = ["算法"] + ([] if m is not None else ["$M$"]) + ["实测", "模型", "下界", "MPI 库", "实测 / 下界"]
+    return Table(headers, rows, caption, values)
