@@ -54,7 +54,15 @@ def _rank_label() -> str:
 
 
 def _fail(message: str, label: str) -> int:
-    print(f"{PROG}: error: {message}{label}", file=sys.stderr, flush=True)
+    # One write() of the whole line: mpiexec merges the ranks' stderr, and print() may write the
+    # text and its newline separately, so another rank's line could land in between.
+    sys.stderr.flush()
+    line = f"{PROG}: error: {message}{label}\n".encode()
+    try:
+        os.write(sys.stderr.fileno(), line)
+    except (AttributeError, OSError, ValueError):  # no real file descriptor (e.g. captured in a test)
+        sys.stderr.write(line.decode())
+        sys.stderr.flush()
     return 2
 
 
