@@ -336,3 +336,109 @@ def test_bad_input_exits_2_with_one_line_from_every_rank():
         assert len(lines) == n, (argv, lines)
         assert all(line.startswith("ccb_helpers.mpi: error: ") and words in line for line in lines), lines
         assert sorted(line.rsplit("(rank ", 1)[1].split(" ")[0] for line in lines) == [str(r) for r in range(n)]
+
+
+# --------------------------------------------------------------------------- results, plots, explorer (no MPI)
+
+
+def _fake_sweep():
+    """A sweep result written by hand: ring AllReduce and Bruck AllGather on 4 ranks, two sizes."""
+    runs = []
+    for algorithm, primitive, call in (("ring", "all_reduce", "Allreduce"), ("bruck", "all_gather", "Allgather")):
+        for m, t in ((2**10, 1e-4), (2**20, 4e-3)):
+            runs.append({"algorithm": algorithm, "primitive": primitive, "n": 4, "m": m, "ports": 1, "correct": True,
+                         "library_correct": True, "times_s": [t, 2 * t, 3 * t], "median_s": 2 * t, "library_call": call,
+                         "library_median_s": t, "rounds": 6 if algorithm == "ring" else 2})
+    return {"command": "sweep", "n": 4, "runs": runs, "alpha_s": 1e-5, "beta_Bps": 1e9}
+
+
+def test_load_mpi_result_checks_files(tmp_path):
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(_fake_sweep()))
+    assert len(ccb.load_mpi_result(good)["runs"]) == 4
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(ValueError, match="not JSON"):
+        ccb.load_mpi_result(tmp_path / "bad.json")
+    with pytest.raises(ValueError, match="no such result file"):
+        ccb.load_mpi_result(tmp_path / "missing.json")
+    with pytest.raises(ValueError, match="unknown MPI result command"):
+        ccb.load_mpi_result({"command": "frobnicate"})
+    broken = _fake_sweep()
+    del broken["runs"][1]["median_s"]
+    with pytest.raises(ValueError, match="run 1 of the result lacks field"):
+        ccb.load_mpi_result(broken)
+    with pytest.raises(TypeError):
+        ccb.load_mpi_result(42)
+
+
+def test_example_result_file_loads_and_is_correct():
+    example = ccb.load_mpi_result(os.path.join(os.path.dirname(__file__), "..", "notebooks", "data", "mpi_sweep_example.json"))
+    assert example["command"] == "sweep" and example["n"] == 4 and example["all_correct"]
+    assert {"ring", "recursive_halving_doubling", "recursive_doubling", "binomial_tree", "bruck"} <= {r["algorithm"] for r in example["runs"]}
+    assert all(r["correct"] and r["library_correct"] for r in example["runs"])
+
+
+def test_plot_mpi_runs_draws_measured_model_bound_and_library():
+    import matplotlib.pyplot as plt
+
+    sweep = _fake_sweep()
+    axes = ccb.plot_mpi_runs(sweep)
+    lines = axes[0].get_lines()
+    measured, model, bound, library = (line.get_ydata() for line in lines[:4])
+    assert list(measured) == [2e-4, 8e-3] and list(library) == [1e-4, 4e-3]
+    # Ring AllReduce, N = 4, alpha = 10 µs, beta = 1 GB/s: model 6 α + 1.5 M/β, bound max(2 α, 1.5 M/β).
+    assert model == pytest.approx([6e-5 + 1.5 * 1024 / 1e9, 6e-5 + 1.5 * 2**20 / 1e9])
+    assert bound == pytest.approx([2e-5, 1.5 * 2**20 / 1e9])
+    assert "Allreduce" in axes[0].get_title()
+    plt.close("all")
+    ratios = ccb.plot_mpi_ratios(sweep, alpha=1e-6, beta=2e9)
+    assert ratios[0].get_lines()[0].get_ydata()[1] == pytest.approx(8e-3 / (1.5 * 2**20 / 2e9))
+    assert ratios[1].get_lines()[0].get_ydata().tolist() == [2.0, 2.0]  # measured / library
+    plt.close("all")
+    with pytest.raises(ValueError, match="not in the result"):
+        ccb.plot_mpi_runs(sweep, pairs=[("ring", "all_gather")])
+
+
+def test_plot_pingpong_accepts_a_sweep_that_measured_alpha_beta():
+    import matplotlib.pyplot as plt
+
+    sweep = _fake_sweep()
+    with pytest.raises(ValueError, match="without a ping-pong"):
+        ccb.plot_pingpong(sweep)
+    sizes = [0, 1024, 2**20]
+    sweep["pingpong"] = {"sizes": sizes, "times_s": [2e-6 + s / 1e9 for s in sizes], "alpha_s": 2e-6, "beta_Bps": 1e9, "residual": 0.0}
+    left, right = ccb.plot_pingpong(sweep)
+    assert right.get_lines()[0].get_ydata() == pytest.approx([1.0, 1.0])  # measured / fitted, sizes > 0
+    plt.close("all")
+
+
+def test_mpi_runs_table_puts_the_verdict_second():
+    t = ccb.mpi_runs_table(_fake_sweep(), m=2**20)
+    assert t.headers[:2] == ["算法", "实测 / 下界"]
+    # Ring: 8 ms / (1.5 MiB / 1 GB/s) = 8e-3 / 1.572864e-3 = 5.09; Bruck AllGather: bound (N-1)/N M / beta
+    # = 0.786432 ms, ratio 10.17, shown with three significant digits.
+    assert [row[1] for row in t.rows] == ["5.09", "10.2"]
+    with pytest.raises(ValueError, match="no run has m"):
+        ccb.mpi_runs_table(_fake_sweep(), m=5)
+
+
+def test_result_explorer_drives_every_control():
+    e = ccb.MPIResultExplorer(_fake_sweep())
+    first = bytes(e.image.value)
+    assert e.values["m"] == 2**20
+    # 1 MiB ring: 8 ms against max(2 α, 1.5 M/β) = 1.572864 ms.
+    assert e.ratio_at_size == pytest.approx(8e-3 / 1.572864e-3)
+    e.update(m=2**10)  # bound 2 α = 20 µs > 1.5 KiB / 1 GB/s
+    assert e.ratio_at_size == pytest.approx(2e-4 / 2e-5)
+    assert "1 KiB" in e.readout.value
+    e.update(alpha_us=10 ** e.controls["alpha_us"].min)  # smallest α (10 ns): the bandwidth term binds
+    assert e.ratio_at_size == pytest.approx(2e-4 / (1.5 * 1024 / 1e9), rel=1e-6)
+    e.update(beta_gbps=10 ** e.controls["beta_gbps"].max)  # 1000 GB/s: bound = 2 α = 20 ns
+    assert e.ratio_at_size == pytest.approx(2e-4 / max(2e-8, 1.5 * 1024 / 1e12), rel=1e-6)
+    e.update(ratio=True)
+    assert e.figure.axes[0].get_ylabel() == "时间 / 下界"
+    e.update(pair="bruck:all_gather")  # keeps the nearest size
+    assert e.values["m"] == 2**10 and "Bruck AllGather" in e.readout.value
+    assert bytes(e.image.value) != first and e.redraws >= 6
+    with pytest.raises(ValueError, match="no runs"):
+        ccb.MPIResultExplorer({"command": "sweep", "n": 4, "runs": [], "alpha_s": 1e-6, "beta_Bps": 1e9})

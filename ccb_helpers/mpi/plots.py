@@ -266,18 +266,31 @@ def plot_mpi_ratios(result, pairs=None, alpha=None, beta=None, axes=None):
     return np.asarray(axes)
 
 
+def _format_ratio(ratio: float) -> str:
+    """Three significant digits at most, no trailing noise: 2.00, 13.5, 7372.
+
+    >>> _format_ratio(2.0), _format_ratio(13.54), _format_ratio(7372.26)
+    ('2.00', '13.5', '7372')
+    """
+    if not np.isfinite(ratio):
+        return "—"
+    return f"{ratio:.2f}" if ratio < 10 else (f"{ratio:.1f}" if ratio < 100 else f"{ratio:.0f}")
+
+
 def mpi_runs_table(result, m=None, alpha=None, beta=None) -> Table:
     """One row per run, or per pair at size ``m``: measured, model, bound, library, measured / bound.
 
-    With ``m`` the size moves into the caption (six narrow columns, readable on a phone).
+    With ``m`` the size moves into the caption; the verdict (measured / bound) is the second
+    column, so it stays visible on a phone.
 
     >>> run = {"command": "run", "algorithm": "ring", "primitive": "all_reduce", "n": 4, "m": 4 * 10**6,
     ...        "ports": 1, "correct": True, "times_s": [0.012], "median_s": 0.012, "library_median_s": 0.01,
     ...        "alpha_s": 1e-6, "beta_Bps": 1e9}
+
     >>> mpi_runs_table(run).rows[0]   # model 6 α + 1.5 M/β = 6.006 ms; bound max(2 α, 1.5 M/β) = 6 ms
-    ['Ring AllReduce', '3.8 MiB', '12 ms', '6.01 ms', '6 ms', '10 ms', '2.00']
+    ['Ring AllReduce', '3.8 MiB', '2.00', '12 ms', '6.01 ms', '6 ms', '10 ms']
     >>> mpi_runs_table(run, m=4 * 10**6).rows[0]
-    ['Ring AllReduce', '12 ms', '6.01 ms', '6 ms', '10 ms', '2.00']
+    ['Ring AllReduce', '2.00', '12 ms', '6.01 ms', '6 ms', '10 ms']
     """
     result = _loaded(result)
     alpha, beta = _alpha_beta(result, alpha, beta)
@@ -291,11 +304,11 @@ def mpi_runs_table(result, m=None, alpha=None, beta=None) -> Table:
             ratio = run["median_s"] / bound if bound > 0 else float("inf")
             values.append((pair, run["m"], run["median_s"], model, bound, library, ratio, run["correct"]))
             row = [pair_label(*pair) + ("" if run["correct"] else "（结果错误）")] + ([] if m is not None else [format_bytes(run["m"])])
-            rows.append(row + [format_time(run["median_s"]), format_time(model), format_time(bound),
-                               "—" if library is None else format_time(library), f"{ratio:.2f}"])
+            rows.append(row + [_format_ratio(ratio), format_time(run["median_s"]), format_time(model), format_time(bound),
+                               "—" if library is None else format_time(library)])
     if m is not None and not rows:
         raise ValueError(f"no run has m = {m}")
     where = f"M = {format_bytes(m)}，" if m is not None else ""
     caption = f"N = {result['n']}，{where}模型与下界取 α = {format_time(alpha)}、β = {beta / 1e9:.3g} GB/s"
-    headers = ["算法"] + ([] if m is not None else ["$M$"]) + ["实测", "模型", "下界", "MPI 库", "实测 / 下界"]
+    headers = ["算法"] + ([] if m is not None else ["$M$"]) + ["实测 / 下界", "实测", "模型", "下界", "MPI 库"]
     return Table(headers, rows, caption, values)
