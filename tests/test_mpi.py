@@ -183,6 +183,13 @@ def test_bad_input_fails_before_mpi_in_one_line(argv, words, capsys):
     assert "mpi4py.MPI" not in sys.modules  # phase 1 never starts MPI
 
 
+def test_a_failed_fit_is_reported_not_raised():
+    # Flat times (a very noisy machine) give no positive beta: the result says so instead of crashing the job.
+    out = _cli._fit_or_none({"sizes": [0, 1000, 2000], "times_s": [3e-6, 2e-6, 1e-6]})
+    assert out["alpha_s"] is None and out["beta_Bps"] is None and "do not grow" in out["fit_error"]
+    assert _cli._fit_or_none({"sizes": [0, 10**6], "times_s": [1e-6, 1e-6 + 1e-3]})["beta_Bps"] == pytest.approx(1e9)
+
+
 def test_parse_size():
     assert _cli.parse_size("16MiB") == 16 * 2**20
     assert _cli.parse_size("1MB") == 10**6

@@ -361,22 +361,29 @@ def main(argv=None) -> int:
 
 
 def _measure_alpha_beta(comm, sizes, repeats: int) -> dict | None:
-    from . import fit_alpha_beta
     from ._runner import pingpong
 
     if comm.size < 2:
         return None
     measured = pingpong(comm, sizes, repeats=repeats)
-    fit = None
     if comm.rank == 0:
-        fit = fit_alpha_beta(measured["sizes"], measured["times_s"])
-        measured.update(alpha_s=fit.alpha_s, beta_Bps=fit.beta_Bps, residual=fit.residual)
+        measured.update(_fit_or_none(measured))
     return measured
 
 
-def _dispatch(comm, config: dict) -> tuple[dict | None, int]:
+def _fit_or_none(measured: dict) -> dict:
+    """α, β and residual of a ping-pong, or ``None`` values and the reason (noise can make times flat)."""
     from . import fit_alpha_beta
-    from ._runner import environment, pingpong, run_case
+
+    try:
+        fit = fit_alpha_beta(measured["sizes"], measured["times_s"])
+    except ValueError as error:
+        return {"alpha_s": None, "beta_Bps": None, "residual": None, "fit_error": str(error)}
+    return {"alpha_s": fit.alpha_s, "beta_Bps": fit.beta_Bps, "residual": fit.residual}
+
+
+def _dispatch(comm, config: dict) -> tuple[dict | None, int]:
+    from ._runner import _idle_until_all_arrive, environment, pingpong, run_case
 
     started = time.time()
     env = environment(comm)
@@ -387,9 +394,8 @@ def _dispatch(comm, config: dict) -> tuple[dict | None, int]:
         measured = pingpong(comm, config["sizes"], config["repeats"])
         if not rank0:
             return None, 0
-        fit = fit_alpha_beta(measured["sizes"], measured["times_s"])
-        result = {**header, **measured, "alpha_s": fit.alpha_s, "beta_Bps": fit.beta_Bps, "residual": fit.residual}
-        return {**result, "elapsed_s": time.time() - started}, 0
+        fit = _fit_or_none(measured)
+        return {**header, **measured, **fit, "elapsed_s": time.time() - started}, 0 if fit["alpha_s"] is not None else 1
 
     if config["command"] == "selftest":
         from mpi4py import MPI
@@ -397,17 +403,17 @@ def _dispatch(comm, config: dict) -> tuple[dict | None, int]:
         outcomes, skipped = [], []
         for k in config["ns"]:
             cases, skipped_k = config["per_n"][k]
-            # Ranks 0..k-1 form a communicator of size k; the others wait at the barrier below.
+            # Ranks 0..k-1 form a communicator of size k; the others sleep until they are done.
             sub = comm.Split(0 if comm.rank < k else MPI.UNDEFINED, comm.rank)
             if sub != MPI.COMM_NULL:
                 for index, case in enumerate(cases):
                     r = run_case(sub, case, repeats=1, warmup=0, seed=index, alpha=None, beta=None)
                     if rank0:
-                        outcomes.append({k: r[k] for k in ("n", "algorithm", "primitive", "m", "root", "ports", "correct", "errors",
-                                                           "library_call", "library_correct", "library_errors")})
+                        outcomes.append({key: r[key] for key in ("n", "algorithm", "primitive", "m", "root", "ports", "correct",
+                                                                 "errors", "library_call", "library_correct", "library_errors")})
                 sub.Free()
             skipped += [{"n": k, **s} for s in skipped_k]
-            comm.Barrier()
+            _idle_until_all_arrive(comm)
         all_correct = comm.bcast(all(o["correct"] and o["library_correct"] for o in outcomes) if rank0 else None, root=0)
         if not rank0:
             return None, 0 if all_correct else 1
@@ -421,9 +427,10 @@ def _dispatch(comm, config: dict) -> tuple[dict | None, int]:
         if comm.size < 2:  # the same decision on every rank (``measured`` is None on ranks > 0)
             source = "not measured (one rank)"
         else:
-            values = comm.bcast((measured["alpha_s"], measured["beta_Bps"]) if rank0 else None, root=0)
-            alpha, beta = values
+            alpha, beta = comm.bcast((measured["alpha_s"], measured["beta_Bps"]) if rank0 else None, root=0)
             source = "measured: ping-pong between ranks 0 and 1 in this launch"
+            if alpha is None:
+                source = "measurement failed (see pingpong.fit_error): no model or bound"
     runs = []
     for case in config["cases"]:
         r = run_case(comm, case, config["repeats"], config["warmup"], config["seed"], alpha, beta, library=config["library"])
