@@ -38,7 +38,7 @@ def test_fit_recovers_exact_alpha_beta():
     alpha, beta = 3e-6, 2.5e9
     sizes = [0] + [4**k for k in range(13)]
     times = [alpha + s / beta for s in sizes]
-    fit = ccb.fit_alpha_beta(sizes, times)
+    fit = ccb.mpi.fit_alpha_beta(sizes, times)
     assert fit.alpha_s == pytest.approx(alpha, rel=1e-9)
     assert fit.beta_Bps == pytest.approx(beta, rel=1e-9)
     assert fit.residual < 1e-9
@@ -47,7 +47,7 @@ def test_fit_recovers_exact_alpha_beta():
 def test_fit_clamps_a_negative_alpha():
     # Through (1, 1) and (2, 3) the line is T = -1 + 2 M: alpha < 0. With alpha = 0 the relative
     # least squares gives gamma = sum(x/T) / sum(x²/T²) = (1 + 2/3) / (1 + 4/9) = 15/13, beta = 13/15.
-    fit = ccb.fit_alpha_beta([1, 2], [1.0, 3.0])
+    fit = ccb.mpi.fit_alpha_beta([1, 2], [1.0, 3.0])
     assert fit.alpha_s == 0.0
     assert fit.beta_Bps == pytest.approx(13 / 15, rel=1e-12)
     # Residuals (x gamma - T)/T: (15/13 - 1) = 2/13 and (30/13 - 3)/3 = -3/13; RMS = sqrt(13/2)/13.
@@ -60,7 +60,7 @@ def test_fit_weights_relative_errors():
     sizes = np.array([0, 64, 1024, 2**16, 2**20, 2**24], dtype=float)
     times = 2e-6 + sizes / 1e9
     times[-1] *= 1.1
-    fit = ccb.fit_alpha_beta(sizes, times)
+    fit = ccb.mpi.fit_alpha_beta(sizes, times)
     assert fit.alpha_s == pytest.approx(2e-6, rel=0.05)
     assert fit.beta_Bps == pytest.approx(1e9, rel=0.1)
 
@@ -80,7 +80,7 @@ def test_fit_weights_relative_errors():
 )
 def test_fit_rejects_bad_input(sizes, times, error, words):
     with pytest.raises(error, match=words):
-        ccb.fit_alpha_beta(sizes, times)
+        ccb.mpi.fit_alpha_beta(sizes, times)
 
 
 # --------------------------------------------------------------------------- plans: same bytes as the simulator
