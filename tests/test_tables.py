@@ -1,5 +1,7 @@
 """Chapter tables: the numbers they carry, checked against independent derivations."""
 
+import pytest
+
 import ccb_helpers as ccb
 
 
@@ -32,3 +34,27 @@ def test_exhaustive_table():
 def test_text_repr_is_aligned():
     text = repr(ccb.info_propagation_table(ns=(4,), k=2))
     assert "4" in text.splitlines()[-1]
+
+
+# -- issue #15 regressions --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: ccb.preset_steps_table(keys=("nope",)),
+        lambda: ccb.busbw_table(preset_key="nope"),
+        lambda: ccb.simulated_vs_bound_table(preset_key="nope"),
+        lambda: ccb.tree_ring_crossover_table(preset_key="nope"),
+    ],
+)
+def test_regression_unknown_preset_is_a_value_error(call):
+    # KeyError: 'nope'.
+    with pytest.raises(ValueError, match="preset"):
+        call()
+
+
+def test_regression_busbw_table_names_its_own_parameter():
+    # n = 1 gave "seconds must be > 0.0" (an internal parameter).
+    with pytest.raises(ValueError, match=r"\bn\b"):
+        ccb.busbw_table(n=1)
