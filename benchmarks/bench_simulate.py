@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 import ccb_helpers as ccb
-from ccb_helpers.simulate import _apply, _initial_state
+from ccb_helpers.simulator import _apply, _initial_state
 
 BUDGET = 8 * 2**30  # bytes of node buffers per case (24 GiB machine)
 

@@ -14,7 +14,7 @@ from .algorithms import ALGORITHM_LABELS
 from .broadcast import search_broadcast_steps
 from .hardware import PRESETS
 from .propagation import info_steps
-from .simulate import simulate
+from .simulator import simulate
 from .topology import fully_connected
 
 __all__ = [

@@ -247,9 +247,12 @@ def test_regression_simulate_checks_memory_before_allocating():
 def test_regression_simulate_caps_transfers():
     from _limits import call_limited
 
-    # 2 (N - 1) N transfers of a ring AllReduce on 10**4 nodes: 2e8 transfers would run for minutes.
-    out = call_limited(lambda: ccb.simulate("ring", "all_reduce", 10**4, 10**4), seconds=10)
+    # Bruck AllToAll on 4096 nodes: 12 rounds but ~1.3e8 transfers would run for minutes.
+    out = call_limited(lambda: ccb.simulate("bruck", "all_to_all", 4096, 4096), seconds=10)
     assert out.clear_error and "transfers" in out.message and "cap" in out.message, out
+    # A ring AllReduce on 10**4 nodes: 19,998 rounds.
+    out = call_limited(lambda: ccb.simulate("ring", "all_reduce", 10**4, 10**4), seconds=10)
+    assert out.clear_error and "rounds" in out.message and "cap" in out.message, out
 
 
 def test_regression_double_binary_tree_chunks_are_capped():
@@ -288,3 +291,16 @@ def test_regression_modules_are_not_shadowed_by_functions():
     for info in pkgutil.iter_modules(ccb.__path__):
         module = importlib.import_module(f"ccb_helpers.{info.name}")
         assert getattr(ccb, info.name, module) is module, f"ccb.{info.name} shadows the module ccb_helpers.{info.name}"
+
+
+@pytest.mark.parametrize("algorithm, primitive, n", list(cases()))
+def test_schedule_size_closed_forms_bound_the_generated_schedules(algorithm, primitive, n):
+    # The caps of generate / simulate are decided from these closed forms before any round is built.
+    from ccb_helpers.generators import schedule_size
+
+    ports = ccb.ALGORITHMS[algorithm][primitive].min_ports
+    chunks = 3 if algorithm == "double_binary_tree" else None
+    s = ccb.generate(algorithm, primitive, n, 96 * n, ports=ports, **options(algorithm))
+    rounds, transfers = schedule_size(algorithm, primitive, n, ports, chunks)
+    assert rounds == len(s.rounds)
+    assert transfers >= sum(len(r) for r in s.rounds) + len(s.prologue) + len(s.epilogue)
