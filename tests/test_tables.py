@@ -49,8 +49,8 @@ def test_text_repr_is_aligned():
     ],
 )
 def test_regression_unknown_preset_is_a_value_error(call):
-    # KeyError: 'nope'.
-    with pytest.raises(ValueError, match="preset"):
+    # KeyError: 'nope'. Now the message names the parameter (keys[0] or preset_key).
+    with pytest.raises(ValueError, match=r"keys\[0\]|preset_key"):
         call()
 
 
