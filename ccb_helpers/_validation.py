@@ -202,6 +202,8 @@ def check_cap(what: str, estimate: float, cap: float, unit: str = "", hint: str 
 
 
 def _num(x) -> str:
+    if isinstance(x, int) and abs(x) >= 10**15:
+        return f"2**{x.bit_length() - 1}+" if x.bit_length() > 60 else f"{x:.3g}"
     x = float(x)
     return f"{int(x):,}" if x.is_integer() and abs(x) < 1e15 else f"{x:.3g}"
 

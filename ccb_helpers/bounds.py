@@ -138,7 +138,12 @@ def _check_bound_args(primitive, n, m, alpha, beta, ports, diameter, degree):
 
 def _combined_lower_bound(primitive, n, m, alpha, beta, ports, diameter, degree):
     t_alpha = _latency_steps(n, ports, diameter, degree) * alpha
-    t_beta = _bandwidth_lower_bound(primitive, n, m, beta, ports, degree)
+    if is_array(m) and not (is_array(beta) or is_array(ports) or is_array(degree)):
+        # max(S, R) = c(N) M exactly (the max picks the same product), so the per-node factor is
+        # computed on n's own shape and the grid sees two operations, not six.
+        t_beta = _volume_coefficient(primitive, n) * m / (_effective_ports(ports, degree) * beta)
+    else:
+        t_beta = _bandwidth_lower_bound(primitive, n, m, beta, ports, degree)
     if is_array(t_alpha) or is_array(t_beta):
         return np.maximum(t_alpha, t_beta)
     return max(t_alpha, t_beta)

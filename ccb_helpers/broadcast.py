@@ -166,10 +166,10 @@ def _estimated_states(n: int, degree: int, k: int) -> int:
 def _check_search(topology: Topology, k: int) -> None:
     n = topology.n
     if topology.switched:
-        raise ValueError("search_broadcast_steps works on direct networks (no switch vertices); "
+        raise ValueError("topology: the broadcast search works on direct networks (no switch vertices); "
                          f"{topology.name} is switched (its closed form is ceil(log2 n))")
     if n > SEARCH_MAX_ENDPOINTS:
-        raise ValueError(f"exhaustive broadcast search is limited to n <= {SEARCH_MAX_ENDPOINTS} endpoints; "
+        raise ValueError(f"topology: the exhaustive broadcast search is limited to n <= {SEARCH_MAX_ENDPOINTS} endpoints; "
                          f"{topology.name} has n={n}")
 
 
@@ -294,7 +294,7 @@ def _search_broadcast_steps(topology: Topology, k: int, root: int) -> int:
 
     start = 1 << root
     if hops_to_cover(start) >= n:
-        raise ValueError(f"{topology.name} is not connected: a broadcast from root {root} never reaches every node")
+        raise ValueError(f"topology {topology.name} is not connected: a broadcast from root {root} never reaches every node")
     rounds = max(ceil_log_int(n, k + 1), hops_to_cover(start))
     while not feasible(start, rounds):
         rounds += 1

@@ -132,4 +132,4 @@ def preset(key: str) -> HardwarePreset:
     >>> preset("ib_ndr").ports_for(16)
     15
     """
-    return PRESETS[check_choice("preset", key, PRESETS)]
+    return PRESETS[check_choice("key", key, PRESETS)]

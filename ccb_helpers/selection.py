@@ -143,7 +143,7 @@ def optimality(algorithm, primitive, n, m=2.0**20, ports=1, large_n=2**12, huge_
 
     model = _model(algorithm, primitive)
     n = check_int("n", n, minimum=2, maximum=MAX_NODES, scalar=True)
-    m = check_real("m", m, minimum=0.0, strict=True, maximum=MAX_BYTES, scalar=True)
+    m = check_real("m", m, minimum=1.0, maximum=MAX_BYTES, scalar=True)  # at least a byte: the ratios divide by m
     ports = check_int("ports", ports, minimum=1, maximum=INT64_MAX, scalar=True)
     large_n = check_int("large_n", large_n, minimum=2, maximum=MAX_NODES, scalar=True)
     huge_n = check_int("huge_n", huge_n, minimum=2, maximum=MAX_NODES, scalar=True)

@@ -351,7 +351,7 @@ def bandwidth_table(ports: int = 1, n: int = 8, m: float = 2**30, beta: float = 
 
     ports = check_int("ports", ports, minimum=1, maximum=2**62, scalar=True)
     n = check_int("n", n, minimum=1, maximum=2**62, scalar=True)
-    m = check_size("m", m, scalar=True)
+    m = check_real("m", m, minimum=1.0, maximum=2.0**96, scalar=True)  # at least a byte: ratios divide by it
     beta = check_bandwidth("beta", beta, scalar=True)
 
     def forced_volume(primitive, n, m):
@@ -392,7 +392,7 @@ def bandwidth_table_2port(ns: Sequence[int] = (8, 9), m: float = 2**30, beta: fl
     from .source import SOURCE_BW_2PORT, SOURCE_RING_STEPS_2PORT
 
     ns = _ints("ns", ns, minimum=2, maximum=2**62)
-    m = check_real("m", m, minimum=0.0, strict=True, maximum=2.0**96, scalar=True)
+    m = check_real("m", m, minimum=1.0, maximum=2.0**96, scalar=True)  # at least a byte: ratios divide by it
     beta = check_bandwidth("beta", beta, scalar=True)
 
     def bandwidth_lower_bound(primitive, n, m, beta, ports):
@@ -496,7 +496,7 @@ def algorithm_comparison_table(ports: int = 1, ns: Sequence[int] = (8, 12), m: f
 
     ports = check_int("ports", ports, minimum=1, maximum=2**62, scalar=True)
     ns = _ints("ns", ns, minimum=2, maximum=2**62)
-    m = check_real("m", m, minimum=0.0, strict=True, maximum=2.0**96, scalar=True)
+    m = check_real("m", m, minimum=1.0, maximum=2.0**96, scalar=True)  # at least a byte: ratios divide by it
     first = "ring" if ports == 1 else "bidirectional_ring"
     # (algorithm, pipelined): the double binary tree appears unpipelined (the source's row) and pipelined.
     algorithms = [(first, True), ("double_binary_tree", False), ("double_binary_tree", True), ("recursive_halving_doubling", True)]
@@ -545,7 +545,10 @@ def simulated_vs_bound_table(cases=(("ring", 16, 2**20), ("recursive_halving_dou
         if not isinstance(case, (list, tuple)) or len(case) != 3:
             raise TypeError(f"cases[{i}] must be (algorithm, n, m), got {case!r}"[:200])
         algorithm, n, m = case
-        _model(algorithm, "all_reduce")
+        try:
+            _model(algorithm, "all_reduce")
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"cases[{i}] algorithm: {err}") from None
         n = check_int(f"cases[{i}] n", n, minimum=1, maximum=2**62, scalar=True)
         m = check_int(f"cases[{i}] m", m, minimum=0, maximum=2**62, scalar=True)
         ports = ALGORITHMS[algorithm]["all_reduce"].min_ports
@@ -644,7 +647,7 @@ def bisection_comparison_table(topologies, m: float = 2**30, beta: float = 50e9,
     from .units import format_time
 
     topologies = _topologies("topologies", topologies)
-    m = check_size("m", m, scalar=True)
+    m = check_real("m", m, minimum=1.0, maximum=2.0**96, scalar=True)  # at least a byte: ratios divide by it
     beta = check_bandwidth("beta", beta, scalar=True)
     primitives = _choices("primitives", primitives, PRIMITIVES)
 
@@ -692,7 +695,7 @@ def source_bisection_table(ns: Sequence[int] = (16, 64, 256, 1024, 4096), m: flo
     squares = [n for n in ns if math.isqrt(n) ** 2 != n]
     if squares:
         raise ValueError(f"ns must be perfect squares (the 2D torus is sqrt(N) x sqrt(N)), got {squares[0]}")
-    m = check_real("m", m, minimum=0.0, strict=True, maximum=2.0**96, scalar=True)
+    m = check_real("m", m, minimum=1.0, maximum=2.0**96, scalar=True)  # at least a byte: ratios divide by it
     beta = check_bandwidth("beta", beta, scalar=True)
 
     def node_lower_bound(primitive, topo, m, beta, ports):
@@ -734,7 +737,7 @@ def oversubscription_table(n: int = 64, hosts_per_leaf: int = 8, m: float = 2**3
     hosts_per_leaf = check_int("hosts_per_leaf", hosts_per_leaf, minimum=1, maximum=min(MAX_ROWS, n // 2), scalar=True)
     if n % hosts_per_leaf:
         raise ValueError(f"hosts_per_leaf must divide n={n}, got {hosts_per_leaf}")
-    m = check_size("m", m, scalar=True)
+    m = check_real("m", m, minimum=1.0, maximum=2.0**96, scalar=True)  # at least a byte: ratios divide by it
     beta = check_bandwidth("beta", beta, scalar=True)
     primitives = _choices("primitives", primitives, PRIMITIVES)
 
