@@ -220,7 +220,7 @@ def cut_links(topology: Topology, side) -> int:
     import networkx as nx
 
     check_topology(topology)
-    if not isinstance(side, (set, frozenset, list, tuple, range, np.ndarray)):
+    if not isinstance(side, (set, frozenset, list, tuple, range, np.ndarray)) or (isinstance(side, np.ndarray) and side.ndim == 0):
         raise TypeError(f"side must be a set or list of endpoint numbers, got {type(side).__name__}")
     if len(side) > topology.n:
         raise ValueError(f"side must hold at most n={topology.n} endpoints, got {len(side)}")
@@ -233,6 +233,8 @@ def cut_links(topology: Topology, side) -> int:
         raise ValueError(f"side must hold endpoint numbers 0..{topology.n - 1}, got {bad[0]!r}")
     if topology.switched:
         check_cap(f"cut_links({topology.name}): max-flow graph vertices + edges", _graph_elements(topology), MAX_FLOW_ELEMENTS)
+        if not side or len(side) == topology.n:
+            return 0  # every endpoint on one side: the switches join them, nothing is cut
     g = topology.graph
     if not topology.switched:
         return sum(1 for u, v in g.edges if (u in side) != (v in side))

@@ -284,7 +284,7 @@ class Schedule:
         pro, epi = list(prologue), list(epilogue)
         for i, t in enumerate(t for r in all_rounds + [pro, epi] for t in r):
             if not isinstance(t, Transfer):
-                raise TypeError(f"transfer {i} must be a Transfer, got {type(t).__name__}")
+                raise TypeError(f"rounds: transfer {i} must be a Transfer, got {type(t).__name__}")
             for name in (t.buffer, t.dst_buffer or t.buffer):
                 if name not in names:
                     if name != "work":

@@ -58,10 +58,13 @@ def _simulations(cases) -> list:
 
     checked, rounds, transfers = [], 0, 0
     for algorithm, primitive, n, m, ports, options in cases:
-        args = _check_generate(algorithm, primitive, n, m, ports, options.get("root", 0), options.get("chunks"), True)
-        n, m, ports, root, chunks, r, t = args
-        _check_budget(f"simulating {algorithm} {primitive} on n={n}, m={m}",
-                      _memory_estimate(n, m, len(buffers_for(primitive)) + 1, 0, r) + 256 * t, DEFAULT_MAX_BYTES)
+        try:
+            args = _check_generate(algorithm, primitive, n, m, ports, options.get("root", 0), options.get("chunks"), True)
+            n, m, ports, root, chunks, r, t = args
+            _check_budget(f"simulating {algorithm} {primitive} on n={n}, m={m}",
+                          _memory_estimate(n, m, len(buffers_for(primitive)) + 1, 0, r) + 256 * t, DEFAULT_MAX_BYTES)
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"the table's run of {algorithm} {primitive} with n={n}, m={m}, ports={ports}: {err}") from None
         rounds, transfers = rounds + r, transfers + t
         checked.append((algorithm, primitive, n, m, ports, root, chunks))
     check_cap("the table's simulations together: rounds", rounds, MAX_ROUNDS)
@@ -433,7 +436,7 @@ def bandwidth_attainment_table(ns: Sequence[int] = (4, 7, 8, 16), block: int = 1
 
     cases = [("ring", "reduce_scatter"), ("ring", "all_gather"), ("ring", "all_reduce"), ("pairwise", "all_to_all")]
     ns = _ints("ns", ns, minimum=1)
-    block = check_int("block", block, minimum=0, scalar=True)
+    block = check_int("block", block, minimum=0, maximum=2**62 // max(ns), scalar=True)  # m = block * n <= 2**62
     _simulations([(algorithm, primitive, n, block * n, 1, {}) for algorithm, primitive in cases for n in ns])
     rows, values = [], []
     for algorithm, primitive in cases:
@@ -549,7 +552,7 @@ def simulated_vs_bound_table(cases=(("ring", 16, 2**20), ("recursive_halving_dou
             _model(algorithm, "all_reduce")
         except (TypeError, ValueError) as err:
             raise type(err)(f"cases[{i}] algorithm: {err}") from None
-        n = check_int(f"cases[{i}] n", n, minimum=1, maximum=2**62, scalar=True)
+        n = check_int(f"cases[{i}] n", n, minimum=2, maximum=2**62, scalar=True)  # the efficiency divides by the time
         m = check_int(f"cases[{i}] m", m, minimum=0, maximum=2**62, scalar=True)
         ports = ALGORITHMS[algorithm]["all_reduce"].min_ports
         options = {"chunks": _optimal_chunks(n, m, p.alpha, p.beta)} if algorithm == "double_binary_tree" else {}
