@@ -288,7 +288,7 @@ class Schedule:
             for name in (t.buffer, t.dst_buffer or t.buffer):
                 if name not in names:
                     if name != "work":
-                        raise ValueError(f"unknown buffer {name!r} for {primitive}; allowed: {names + ['work']}")
+                        raise ValueError(f"rounds: unknown buffer {name!r} for {primitive}; allowed: {names + ['work']}")
                     names.append("work")
             check_choice("op", t.op, OPS)
 
