@@ -310,6 +310,53 @@ N2 = INT(2, 64, array=True)
 SCALAR_N = INT(1, 64)
 DEGREE = st.one_of(INT(1, 8, array=True), st.none())
 
+LOG_KEY = choice(ccb.PUBLISHED_LOGS)
+
+
+@st.composite
+def _mutated_log(draw):
+    """A published nccl-tests log with random damage: lines dropped, tokens replaced, text cut."""
+    lines = ccb.published_log_text(draw(st.sampled_from(sorted(ccb.PUBLISHED_LOGS)))).splitlines()
+    for _ in range(draw(st.integers(0, 3))):
+        if not lines:
+            break
+        i = draw(st.integers(0, len(lines) - 1))
+        how = draw(st.sampled_from(["drop", "token", "cut", "dup"]))
+        if how == "drop":
+            del lines[i]
+        elif how == "dup":
+            lines.insert(i, lines[i])
+        elif how == "cut":
+            lines[i] = lines[i][: draw(st.integers(0, max(len(lines[i]) - 1, 0)))]
+        else:
+            tokens = lines[i].split()
+            if tokens:
+                tokens[draw(st.integers(0, len(tokens) - 1))] = draw(
+                    st.sampled_from(["nan", "-1", "1e400", "x", "0", "99999999999999999999", "N/A", ""]))
+                lines[i] = " ".join(tokens)
+    return "\n".join(lines)
+
+
+NCCL_TEXT = st.one_of(st.sampled_from(sorted(ccb.PUBLISHED_LOGS)).map(ccb.published_log_text), _mutated_log(), _mutated_log(),
+                      st.text(max_size=50), JUNK)
+NCCL_LOG = st.one_of(st.sampled_from(sorted(ccb.PUBLISHED_LOGS)).map(ccb.read_published_log), JUNK)
+NCCL_TOPOLOGY = st.one_of(st.sampled_from(sorted(ccb.NCCL_TOPOLOGIES)), st.sampled_from(sorted(ccb.NCCL_TOPOLOGIES)),
+                          st.sampled_from(sorted(ccb.NCCL_TOPOLOGIES)).map(ccb.NCCL_TOPOLOGIES.get), JUNK)
+NCCL_CALL = st.fixed_dictionaries(
+    {"primitive": choice(ccb.NCCL_COLLECTIVES), "n_ranks": INT(2, 64, big=st.just(2**20)), "n_nodes": INT(1, 8),
+     "m": INT(0, 2**34, big=st.just(2**50))},
+    optional={"topology": NCCL_TOPOLOGY})
+NCCL_OVERRIDES = st.one_of(
+    st.just({}), st.just({}),
+    st.dictionaries(st.sampled_from(["ring_channels", "tree_channels", "nvls_channels", "comm_channels"]), INT(1, 32), max_size=2),
+    st.dictionaries(st.sampled_from(["ring_bw_intra", "tree_bw_inter", "latency_inter", "nvls_bw_inter"]), REAL(0.1, 500.0), max_size=2),
+    st.dictionaries(st.sampled_from(["ll128", "ring_same_channels", "tree_pattern", "bogus_field", "key"]), JUNK, max_size=2),
+)
+NCCL_NAMES = ("primitive", "n_ranks", "n_nodes", "m", "topology", "overrides", "ring_channels", "tree_channels", "nvls_channels",
+              "comm_channels", "ring_bw_intra", "tree_bw_inter", "latency_inter", "nvls_bw_inter", "ll128",
+              "ring_same_channels", "tree_pattern", "bogus_field", "key", "field")
+
+
 FUZZ = {
     # propagation
     "info_steps": entry(ccb.info_steps, optional=("k",), n=INT(1, 10**6, array=True, big=st.sampled_from([2**63 - 1, 10**40])),
@@ -499,6 +546,46 @@ FUZZ = {
     "oversubscription_table": entry(ccb.oversubscription_table, optional=("n", "hosts_per_leaf", "m", "beta", "primitives"),
                                     n=INT(4, 128, big=st.just(2**40)), hosts_per_leaf=INT(1, 16, big=st.just(2**20)), m=SCALAR_SIZE,
                                     beta=SCALAR_BETA, primitives=st.one_of(st.lists(PRIMITIVE, max_size=2), JUNK)),
+    # chapter 8: nccl-tests logs, NCCL's tuning model (nccl helper's modules)
+    "busbw_ceiling": entry(ccb.busbw_ceiling, optional=("ports", "latency_ports"), primitive=PRIMITIVE, n=INT(2, 64), m=SIZE,
+                           alpha=SCALAR_ALPHA, beta=SCALAR_BETA, ports=PORTS, latency_ports=st.one_of(st.none(), PORTS)),
+    "two_level_busbw_ceiling": entry(ccb.two_level_busbw_ceiling, optional=("node_beta", "ports"), primitive=PRIMITIVE,
+                                     n_ranks=INT(2, 64), n_nodes=INT(1, 8), beta=SCALAR_BETA,
+                                     node_beta=st.one_of(st.none(), SCALAR_BETA), ports=PORTS),
+    "read_nccl_tests": entry(ccb.read_nccl_tests, optional=("collective",), text=NCCL_TEXT, collective=st.one_of(st.none(), PRIMITIVE),
+                             names=("line",)),  # "line 12: ..." names the place in the text
+    "read_published_log": entry(ccb.read_published_log, key=LOG_KEY),
+    "published_log_text": entry(ccb.published_log_text, key=LOG_KEY),
+    "published_summary_table": entry(ccb.published_summary_table, optional=("keys",),
+                                     keys=st.one_of(st.none(), st.lists(LOG_KEY, max_size=3), JUNK)),
+    "fit_alpha_beta": entry(ccb.fit_alpha_beta, optional=("n_ranks", "collective", "min_size", "max_size", "inplace"), log=NCCL_LOG,
+                            n_ranks=st.one_of(st.none(), INT(2, 64)), collective=st.one_of(st.none(), PRIMITIVE),
+                            min_size=REAL(1.0, 2.0**20), max_size=st.one_of(st.none(), REAL(2.0**10, 2.0**34)),
+                            inplace=st.one_of(st.booleans(), JUNK)),
+    "nccl_tests_report": entry(ccb.nccl_tests_report, optional=("ports", "latency_ports", "n_ranks", "collective"), log=NCCL_LOG,
+                               alpha=SCALAR_ALPHA, beta=SCALAR_BETA, ports=PORTS, latency_ports=st.one_of(st.none(), PORTS),
+                               n_ranks=st.one_of(st.none(), INT(2, 64)), collective=st.one_of(st.none(), PRIMITIVE)),
+    "nccl_predict": entry(lambda kw, overrides: ccb.nccl_predict(**kw, **overrides), kw=NCCL_CALL, overrides=NCCL_OVERRIDES,
+                          names=NCCL_NAMES),
+    "nccl_tuning_table": entry(lambda kw, overrides: ccb.nccl_tuning_table(**{k: v for k, v in kw.items() if k != "m"}, **overrides),
+                               kw=NCCL_CALL, overrides=NCCL_OVERRIDES, names=NCCL_NAMES),
+    "nccl_vs_bound": entry(lambda kw, overrides: ccb.nccl_vs_bound(**kw, **overrides), kw=NCCL_CALL, overrides=NCCL_OVERRIDES,
+                           names=NCCL_NAMES),
+    "nccl_bound_parameters": entry(lambda topology, overrides: ccb.nccl_bound_parameters(topology, **overrides),
+                                   topology=NCCL_TOPOLOGY, overrides=NCCL_OVERRIDES, names=NCCL_NAMES),
+    "nccl_vs_bound_table": entry(ccb.nccl_vs_bound_table, optional=("topology", "primitive"),
+                                 cases=st.one_of(st.lists(st.tuples(INT(2, 64), INT(1, 8), INT(0, 2**30)), max_size=3),
+                                                 fresh(lambda: range(10**9), lambda: iter(int, 1)), JUNK),
+                                 topology=NCCL_TOPOLOGY, primitive=choice(ccb.NCCL_COLLECTIVES)),
+    "plot_nccl_times": entry(ccb.plot_nccl_times, optional=("primitive", "n_ranks", "n_nodes", "topology", "m_range", "efficiency"),
+                             primitive=choice(ccb.NCCL_COLLECTIVES), n_ranks=INT(2, 64), n_nodes=INT(1, 8), topology=NCCL_TOPOLOGY,
+                             m_range=st.one_of(st.tuples(REAL(1.0, 2.0**10), REAL(2.0**12, 2.0**34)), JUNK),
+                             efficiency=st.one_of(st.booleans(), JUNK), examples=0.3),
+    "plot_nccl_pick_map": entry(ccb.plot_nccl_pick_map, optional=("topology", "primitive", "threshold"), topology=NCCL_TOPOLOGY,
+                                primitive=choice(ccb.NCCL_COLLECTIVES), threshold=REAL(0.1, 1.0), examples=0.2),
+    "plot_busbw_against_bound": entry(ccb.plot_busbw_against_bound, optional=("ports", "n_ranks", "collective"), log=NCCL_LOG,
+                                      alpha=SCALAR_ALPHA, beta=SCALAR_BETA, ports=PORTS, n_ranks=st.one_of(st.none(), INT(2, 64)),
+                                      collective=st.one_of(st.none(), PRIMITIVE), examples=0.3),
 }
 
 # Public callables that are not fuzzed here, and why.
@@ -520,6 +607,14 @@ NOT_FUZZED = {
     "plot_info_steps": "plotting.py: owned by the figures helper",
     "plot_regime_map": "plotting.py: owned by the figures helper",
     "plot_volume_coefficients": "plotting.py: owned by the figures helper",
+    "NcclExplorer": "explorer: owned by the nccl / figures helpers (explorer part of #15)",
+    "AlphaBeta": "result record of fit_alpha_beta (fuzzed): holds what it is given",
+    "NcclTestsRow": "result record of read_nccl_tests (fuzzed): holds what it is given",
+    "NcclTestsLog": "result record of read_nccl_tests (fuzzed): holds what it is given",
+    "NcclPrediction": "result record of nccl_predict (fuzzed): holds what it is given",
+    "NcclVsBound": "result record of nccl_vs_bound (fuzzed): holds what it is given",
+    "PublishedLog": "record of the published-log catalogue PUBLISHED_LOGS",
+    "NcclTopology": "validated in __post_init__; fuzzed through the overrides of nccl_predict / nccl_vs_bound",
 }
 
 
