@@ -91,6 +91,13 @@ def _crossover_between(algorithm_a, algorithm_b, primitive, n, alpha, beta, port
             if hi - lo < 1e-13:
                 break
         m = float(np.exp2((lo + hi) / 2))
+        # Both costs are affine in M across such a tiny bracket: the secant root is exact there.
+        m_lo, m_hi = float(np.exp2(lo)), float(np.exp2(hi))
+        d_lo, d_hi = diff(m_lo), diff(m_hi)
+        if d_lo != d_hi:
+            secant = m_lo - d_lo * (m_hi - m_lo) / (d_hi - d_lo)
+            if m_lo <= secant <= m_hi and abs(diff(secant)) <= abs(diff(m)):
+                m = secant
         if equal_at(m):
             return min(max(m, m_min), m_max)
     return None
