@@ -99,6 +99,21 @@ from .generators import generate, knomial_tree, nccl_double_binary_tree
 from .schedule import Round, Schedule, Transfer, block_bounds
 from .selection import best_algorithm_bands, crossover_between, optimality
 from .simulator import ScheduleError, SimulationResult, run_schedule, simulate
+from .user_topology import dgx1, link_matrix, parse_nvidia_smi_topo, topology_from_graph, topology_from_links
+from .synthesis import (
+    FrontierPoint,
+    SynthesisTimeout,
+    pareto_frontier,
+    rounds_per_chunk_bound,
+    steps_lower_bound,
+    stored_frontier,
+    stored_schedule,
+    stored_schedules,
+    synthesize,
+    synthesized_time,
+    verify_synthesized,
+)
+from .synthesis_figures import SynthesisExplorer, attainment_table, draw_synthesized_step, plot_synthesis_plane, synthesis_bounds_table
 from .units import GiB, KiB, MiB, format_bandwidth, format_bytes, format_time
 from .nccl_tests import (
     AlphaBeta,

@@ -177,6 +177,21 @@ def bisection_partition(topology: Topology) -> set:
     check_topology(topology)
     n = topology.n
     family = topology.family
+    if family == "custom":
+        if topology.switched:
+            ups = sorted(range(n), key=lambda v: sum(d.get("links", 1) for _, _, d in topology.graph.edges(v, data=True)))
+            return set(ups[: n // 2])  # a single switch: the endpoints with the fewest links
+        from .user_topology import MAX_BISECTION_ENDPOINTS, _bisection_side
+
+        if n > MAX_BISECTION_ENDPOINTS:
+            raise ValueError(f"topology: the minimum cut of a custom topology is searched exhaustively, n <= {MAX_BISECTION_ENDPOINTS}; got n={n}")
+        from math import comb
+
+        from .topology import MAX_MEASURE_WORK
+
+        check_cap(f"bisection_partition({topology.name}): splits x links", comb(n, n // 2) * topology.graph.number_of_edges(),
+                  MAX_MEASURE_WORK)
+        return _bisection_side(topology)
     if family not in ("ring", "fully_connected", "single_switch", "hypercube", "torus", "mesh", "fat_tree"):
         raise ValueError(f"no constructed minimum cut for topology family {family!r} (only the built-in families)")
     check_cap(f"bisection_partition({topology.name}): endpoints in the returned set", n // 2, MAX_GRAPH_ELEMENTS)
@@ -236,12 +251,12 @@ def cut_links(topology: Topology, side) -> int:
         if not side or len(side) == topology.n:
             return 0  # every endpoint on one side: the switches join them, nothing is cut
     g = topology.graph
-    if not topology.switched:
-        return sum(1 for u, v in g.edges if (u in side) != (v in side))
+    if not topology.switched:  # parallel links (edge attribute "links") count with multiplicity
+        return sum(d.get("links", 1) for u, v, d in g.edges(data=True) if (u in side) != (v in side))
     flow = nx.DiGraph()
-    for u, v in g.edges:
-        flow.add_edge(u, v, capacity=1)
-        flow.add_edge(v, u, capacity=1)
+    for u, v, d in g.edges(data=True):
+        flow.add_edge(u, v, capacity=d.get("links", 1))
+        flow.add_edge(v, u, capacity=d.get("links", 1))
     for v in range(topology.n):
         flow.add_edge("_s", v, capacity=math.inf) if v in side else flow.add_edge(v, "_t", capacity=math.inf)
     return int(nx.minimum_cut_value(flow, "_s", "_t"))

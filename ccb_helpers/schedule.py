@@ -226,6 +226,15 @@ class Schedule:
         Name of the generator (``"custom"`` for hand-written schedules).
     prologue, epilogue : Round
         Local copies (``src == dst``) before the first / after the last round; they cost nothing.
+    step_rounds : tuple of int, optional
+        Link capacity of each round in the steps/rounds/chunks model of schedule synthesis
+        (:mod:`ccb_helpers.synthesis`): in round ``i`` a link of multiplicity ``b`` may carry at
+        most ``b * step_rounds[i] * chunk_bytes`` bytes in each direction. ``None`` (hand-written
+        and generated schedules): no capacity limit beyond the port model.
+    chunk_bytes : int, optional
+        Bytes one link carries in one such round (the largest chunk); required with ``step_rounds``.
+    work_size : int, optional
+        Bytes of the ``"work"`` scratch buffer (default ``m``).
     """
 
     primitive: str
@@ -237,6 +246,9 @@ class Schedule:
     algorithm: str = "custom"
     prologue: Round = field(default_factory=Round.empty)
     epilogue: Round = field(default_factory=Round.empty)
+    step_rounds: tuple | None = None
+    chunk_bytes: int | None = None
+    work_size: int | None = None
 
     def __post_init__(self):
         _check_schedule(self)
@@ -329,6 +341,15 @@ def _check_schedule(schedule: Schedule) -> None:
             raise TypeError(f"{name} must be a Round, got {type(getattr(schedule, name)).__name__}")
     if not isinstance(schedule.algorithm, str):
         raise TypeError(f"algorithm must be a string, got {type(schedule.algorithm).__name__}")
+    if schedule.step_rounds is not None:
+        if not isinstance(schedule.step_rounds, (tuple, list)):
+            raise TypeError(f"step_rounds must be a tuple of ints (one per round) or None, got {type(schedule.step_rounds).__name__}")
+        schedule.step_rounds = tuple(check_int(f"step_rounds[{i}]", v, minimum=0, maximum=2**31, scalar=True)
+                                     for i, v in enumerate(schedule.step_rounds))
+    if schedule.chunk_bytes is not None:
+        schedule.chunk_bytes = check_int("chunk_bytes", schedule.chunk_bytes, minimum=0, maximum=MAX_BUFFER_BYTES, scalar=True)
+    if schedule.work_size is not None:
+        schedule.work_size = check_int("work_size", schedule.work_size, minimum=0, maximum=MAX_BUFFER_BYTES, scalar=True)
     buffers = schedule.buffers
     if not isinstance(buffers, tuple) or not all(isinstance(b, str) for b in buffers):
         raise TypeError("buffers must be a tuple of buffer names")

@@ -109,6 +109,7 @@ class Topology:
     def graph(self) -> nx.Graph:
         """The graph; endpoints are ``0 .. n-1`` with ``kind="endpoint"``, switches ``kind="switch"``.
 
+        An edge may carry ``links`` (parallel links, default 1: see :mod:`ccb_helpers.user_topology`).
         Built on first use, at most ``MAX_GRAPH_ELEMENTS = 2**19`` vertices + edges (checked
         before building; the closed-form attributes work at any size).
         """
@@ -641,6 +642,10 @@ def _measured_bisection(topology: Topology, method: str) -> int:
     n = topology.n
     if n == 1:
         return 0
+    if topology.family == "custom":  # parallel links (edge attribute "links") count with multiplicity
+        from .user_topology import _measured_bisection
+
+        return _measured_bisection(topology)
     g = topology.graph
     ends = _endpoints(topology)
     half = n // 2
