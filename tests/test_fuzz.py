@@ -357,6 +357,40 @@ NCCL_NAMES = ("primitive", "n_ranks", "n_nodes", "m", "topology", "overrides", "
               "ring_same_channels", "tree_pattern", "bogus_field", "key", "field")
 
 
+def _smi_text(n, link="NV2"):
+    names = [f"GPU{i}" for i in range(n)]
+    rows = ["\t" + "\t".join(names)]
+    rows += [names[i] + "\t" + "\t".join(" X " if i == j else link for j in range(n)) for i in range(n)]
+    return "\n".join(rows) + "\n"
+
+
+@st.composite
+def _link_matrices(draw):
+    n = draw(st.integers(2, 7))
+    upper = [[draw(st.integers(0, 3)) if j > i else 0 for j in range(n)] for i in range(n)]
+    matrix = [[upper[i][j] if j > i else upper[j][i] if j < i else 0 for j in range(n)] for i in range(n)]
+    for i in range(n - 1):  # connected: a path of at least one link
+        matrix[i][i + 1] = matrix[i + 1][i] = max(matrix[i][i + 1], 1)
+    return matrix
+
+
+LINK_MATRIX = st.one_of(_link_matrices(), _link_matrices().map(np.array),
+                        fresh(lambda: [[0, 1], [2, 0]], lambda: [[0, -1], [-1, 0]], lambda: np.zeros((2000, 2000), dtype=int),
+                              lambda: [[1, 1], [1, 1]], lambda: [[0, 0], [0, 0]], lambda: [[0, 1.5], [1.5, 0]]), JUNK)
+SYNTH_TOPOLOGY = st.one_of(st.integers(2, 6).map(ccb.ring), st.integers(2, 5).map(ccb.fully_connected),
+                           st.integers(2, 6).map(ccb.single_switch), fresh(ccb.dgx1), _link_matrices().map(ccb.topology_from_links),
+                           BIG_TOPOLOGY, JUNK)
+NX_GRAPH = st.one_of(
+    st.tuples(st.integers(2, 8), st.floats(0.2, 1.0), st.integers(0, 100)).map(lambda a: __import__("networkx").gnp_random_graph(*a)),
+    fresh(lambda: __import__("networkx").path_graph(4), lambda: __import__("networkx").empty_graph(3),
+          lambda: __import__("networkx").DiGraph([(0, 1)]), lambda: __import__("networkx").complete_graph(["a", "b"])),
+    JUNK)
+SMI_TEXT = st.one_of(st.integers(2, 8).map(_smi_text), st.integers(2, 4).map(lambda n: _smi_text(n, "SYS")),
+                     st.integers(2, 4).map(lambda n: _smi_text(n, "FOO")), st.text(max_size=40), JUNK)
+STORED = fresh(lambda: ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6, verify=False))
+TIME_LIMIT = REAL(0.05, 1.5)
+
+
 FUZZ = {
     # propagation
     "info_steps": entry(ccb.info_steps, optional=("k",), n=INT(1, 10**6, array=True, big=st.sampled_from([2**63 - 1, 10**40])),
@@ -586,6 +620,43 @@ FUZZ = {
     "plot_busbw_against_bound": entry(ccb.plot_busbw_against_bound, optional=("ports", "n_ranks", "collective"), log=NCCL_LOG,
                                       alpha=SCALAR_ALPHA, beta=SCALAR_BETA, ports=PORTS, n_ranks=st.one_of(st.none(), INT(2, 64)),
                                       collective=st.one_of(st.none(), PRIMITIVE), examples=0.3),
+    # chapter 7: topologies with parallel links, schedule synthesis (synth helper's modules)
+    "topology_from_links": entry(ccb.topology_from_links, optional=("name", "bisection_links"), matrix=LINK_MATRIX,
+                                 name=st.one_of(st.none(), st.text(max_size=5), JUNK), bisection_links=st.one_of(st.none(), INT(0, 20))),
+    "topology_from_graph": entry(ccb.topology_from_graph, optional=("name", "bisection_links"), graph=NX_GRAPH,
+                                 name=st.one_of(st.none(), st.text(max_size=5)), bisection_links=st.one_of(st.none(), INT(0, 20))),
+    "dgx1": entry(ccb.dgx1),
+    "link_matrix": entry(ccb.link_matrix, topology=SYNTH_TOPOLOGY),
+    "parse_nvidia_smi_topo": entry(ccb.parse_nvidia_smi_topo, optional=("name", "nvswitch"), text=SMI_TEXT,
+                                   name=st.one_of(st.none(), st.text(max_size=5)), nvswitch=st.one_of(st.sampled_from(["auto", True, False]), JUNK)),
+    "steps_lower_bound": entry(ccb.steps_lower_bound, optional=("root",), topology=SYNTH_TOPOLOGY, primitive=PRIMITIVE, root=INT(0, 8)),
+    "rounds_per_chunk_bound": entry(ccb.rounds_per_chunk_bound, optional=("root",), topology=SYNTH_TOPOLOGY, primitive=PRIMITIVE,
+                                    root=INT(0, 8)),
+    "synthesize": entry(ccb.synthesize, optional=("root", "m", "workers"), topology=SYNTH_TOPOLOGY, primitive=PRIMITIVE,
+                        steps=INT(1, 4, big=st.just(10**6)), rounds=INT(1, 6, big=st.just(10**6)), chunks=INT(1, 3, big=st.just(10**6)),
+                        time_limit=TIME_LIMIT, root=INT(0, 8), m=st.one_of(st.none(), INT(0, 256)), workers=INT(1, 2), examples=0.5),
+    "pareto_frontier": entry(ccb.pareto_frontier, optional=("max_chunks", "root", "workers"), topology=SYNTH_TOPOLOGY,
+                             primitive=PRIMITIVE, max_steps=INT(1, 3, big=st.just(10**6)), max_chunks=INT(1, 2), time_limit=REAL(0.05, 0.5),
+                             root=INT(0, 8), workers=INT(1, 2), examples=0.3),
+    "stored_schedules": entry(ccb.stored_schedules),
+    "stored_schedule": entry(ccb.stored_schedule, optional=("rounds", "m", "verify"), topology=SYNTH_TOPOLOGY, primitive=PRIMITIVE,
+                             steps=INT(1, 8), chunks=INT(1, 8), rounds=st.one_of(st.none(), INT(1, 16)), m=st.one_of(st.none(), INT(0, 4096)),
+                             verify=st.one_of(st.booleans(), JUNK)),
+    "stored_frontier": entry(ccb.stored_frontier, topology=SYNTH_TOPOLOGY, primitive=PRIMITIVE),
+    "synthesized_time": entry(ccb.synthesized_time, schedule=st.one_of(STORED, SCHEDULE), alpha=SCALAR_ALPHA, beta=SCALAR_BETA),
+    "verify_synthesized": entry(ccb.verify_synthesized, optional=("seed",), schedule=st.one_of(STORED, SCHEDULE),
+                                topology=SYNTH_TOPOLOGY, seed=INT(0, 100)),
+    "synthesis_bounds_table": entry(ccb.synthesis_bounds_table, optional=("primitives",),
+                                    topologies=st.one_of(st.lists(SYNTH_TOPOLOGY, max_size=2), JUNK),
+                                    primitives=st.one_of(st.lists(PRIMITIVE, max_size=2), JUNK)),
+    "attainment_table": entry(ccb.attainment_table, optional=("primitive",), topologies=st.one_of(st.lists(SYNTH_TOPOLOGY, max_size=2), JUNK),
+                              primitive=PRIMITIVE, time_limit=REAL(0.05, 0.5), examples=0.3),
+    "draw_synthesized_step": entry(ccb.draw_synthesized_step, schedule=st.one_of(STORED, SCHEDULE), topology=SYNTH_TOPOLOGY,
+                                   step=INT(0, 8), examples=0.3),
+    "plot_synthesis_plane": entry(ccb.plot_synthesis_plane, optional=("frontier", "others", "infeasible"), steps_bound=INT(1, 8),
+                                  ratio_bound=REAL(0.1, 8.0), frontier=st.one_of(st.just(()), st.lists(st.tuples(INT(1, 8), REAL(0.1, 8.0)), max_size=3), JUNK),
+                                  others=st.just(()), infeasible=st.just(()), examples=0.3),
+    "SynthesisTimeout": entry(ccb.SynthesisTimeout, args=st.lists(st.text(max_size=5), max_size=2), record=True),
 }
 
 # Public callables that are not fuzzed here, and why.
@@ -615,6 +686,8 @@ NOT_FUZZED = {
     "NcclVsBound": "result record of nccl_vs_bound (fuzzed): holds what it is given",
     "PublishedLog": "record of the published-log catalogue PUBLISHED_LOGS",
     "NcclTopology": "validated in __post_init__; fuzzed through the overrides of nccl_predict / nccl_vs_bound",
+    "FrontierPoint": "result record of pareto_frontier (fuzzed): holds what it is given",
+    "SynthesisExplorer": "explorer: owned by the synth / figures helpers (explorer part of #15)",
 }
 
 

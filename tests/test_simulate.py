@@ -304,3 +304,10 @@ def test_schedule_size_closed_forms_bound_the_generated_schedules(algorithm, pri
     rounds, transfers = schedule_size(algorithm, primitive, n, ports, chunks)
     assert rounds == len(s.rounds)
     assert transfers >= sum(len(r) for r in s.rounds) + len(s.prologue) + len(s.epilogue)
+
+
+def test_regression_empty_messages_on_a_topology():
+    # m = 0 on a topology: every piece has length 0 and the link-load maximum had no elements
+    # ("zero-size array to reduction operation maximum", found by the fuzz test).
+    r = ccb.simulate("binomial_tree", "broadcast", 4, 0, topology=ccb.fully_connected(4))
+    assert r.correct and r.link_load.tolist() == [0.0, 0.0]
