@@ -25,6 +25,7 @@ thousands.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import json
 import math
@@ -38,6 +39,7 @@ import time
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -391,6 +393,38 @@ STORED = fresh(lambda: ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6, verif
 TIME_LIMIT = REAL(0.05, 1.5)
 
 
+MPI_EXAMPLE = str(Path(__file__).resolve().parent.parent / "notebooks" / "data" / "mpi_sweep_example.json")
+
+
+@st.composite
+def _mpi_result(draw):
+    """The chapter-6 example sweep, sometimes damaged: a field dropped or replaced by junk."""
+    result = copy.deepcopy(_mpi_example())
+    if draw(st.booleans()):
+        key = draw(st.sampled_from(sorted(result)))
+        if draw(st.booleans()):
+            del result[key]
+        else:
+            result[key] = draw(JUNK)
+    if draw(st.booleans()) and result.get("runs"):
+        run = result["runs"][draw(st.integers(0, len(result["runs"]) - 1))]
+        key = draw(st.sampled_from(sorted(run)))
+        run[key] = draw(st.one_of(JUNK, st.just(-1), st.just([]), st.just(10**30)))
+    return result
+
+
+def _mpi_example():
+    if not _MPI_CACHE:
+        _MPI_CACHE.append(ccb.load_mpi_result(MPI_EXAMPLE))
+    return _MPI_CACHE[0]
+
+
+_MPI_CACHE: list = []
+MPI_RESULT = st.one_of(st.builds(lambda: copy.deepcopy(_mpi_example())), _mpi_result(), _mpi_result(), JUNK)
+MPI_SOURCE = st.one_of(st.just(MPI_EXAMPLE), st.just("/nonexistent/result.json"), st.just("/dev/null"), st.just("/etc/passwd"),
+                       _mpi_result(), JUNK)
+
+
 FUZZ = {
     # propagation
     "info_steps": entry(ccb.info_steps, optional=("k",), n=INT(1, 10**6, array=True, big=st.sampled_from([2**63 - 1, 10**40])),
@@ -657,6 +691,18 @@ FUZZ = {
                                   ratio_bound=REAL(0.1, 8.0), frontier=st.one_of(st.just(()), st.lists(st.tuples(INT(1, 8), REAL(0.1, 8.0)), max_size=3), JUNK),
                                   others=st.just(()), infeasible=st.just(()), examples=0.3),
     "SynthesisTimeout": entry(ccb.SynthesisTimeout, args=st.lists(st.text(max_size=5), max_size=2), record=True),
+    # chapter 6: results of MPI runs (mpi helper's package)
+    "load_mpi_result": entry(ccb.load_mpi_result, source=MPI_SOURCE),
+    "mpi_runs_table": entry(ccb.mpi_runs_table, optional=("m", "alpha", "beta"), result=MPI_RESULT,
+                            m=st.one_of(st.none(), INT(0, 2**30)), alpha=st.one_of(st.none(), SCALAR_ALPHA),
+                            beta=st.one_of(st.none(), SCALAR_BETA)),
+    "plot_mpi_runs": entry(ccb.plot_mpi_runs, optional=("pairs", "alpha", "beta", "ncols"), result=MPI_RESULT,
+                           pairs=st.one_of(st.none(), JUNK), alpha=st.one_of(st.none(), SCALAR_ALPHA),
+                           beta=st.one_of(st.none(), SCALAR_BETA), ncols=INT(1, 3), examples=0.3),
+    "plot_mpi_ratios": entry(ccb.plot_mpi_ratios, optional=("pairs", "alpha", "beta"), result=MPI_RESULT,
+                             pairs=st.one_of(st.none(), JUNK), alpha=st.one_of(st.none(), SCALAR_ALPHA),
+                             beta=st.one_of(st.none(), SCALAR_BETA), examples=0.3),
+    "plot_pingpong": entry(ccb.plot_pingpong, result=MPI_RESULT, examples=0.3),
 }
 
 # Public callables that are not fuzzed here, and why.
@@ -688,6 +734,7 @@ NOT_FUZZED = {
     "NcclTopology": "validated in __post_init__; fuzzed through the overrides of nccl_predict / nccl_vs_bound",
     "FrontierPoint": "result record of pareto_frontier (fuzzed): holds what it is given",
     "SynthesisExplorer": "explorer: owned by the synth / figures helpers (explorer part of #15)",
+    "MPIResultExplorer": "explorer: owned by the mpi / figures helpers (explorer part of #15)",
 }
 
 
