@@ -692,7 +692,7 @@ FUZZ = {
                                   others=st.just(()), infeasible=st.just(()), examples=0.3),
     "SynthesisTimeout": entry(ccb.SynthesisTimeout, args=st.lists(st.text(max_size=5), max_size=2), record=True),
     # chapter 6: results of MPI runs (mpi helper's package)
-    "load_mpi_result": entry(ccb.load_mpi_result, source=MPI_SOURCE),
+    "load_mpi_result": entry(ccb.load_mpi_result, source=MPI_SOURCE, record=True),  # other fields pass through as stored
     "mpi_runs_table": entry(ccb.mpi_runs_table, optional=("m", "alpha", "beta"), result=MPI_RESULT,
                             m=st.one_of(st.none(), INT(0, 2**30)), alpha=st.one_of(st.none(), SCALAR_ALPHA),
                             beta=st.one_of(st.none(), SCALAR_BETA)),

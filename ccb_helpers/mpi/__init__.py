@@ -309,7 +309,7 @@ def load_mpi_result(source) -> dict:
     if not isinstance(result, dict):
         raise ValueError("source: an MPI result must be a JSON object")
     command = result.get("command")
-    if command not in _REQUIRED:
+    if not isinstance(command, str) or command not in _REQUIRED:
         raise ValueError(f"source: unknown MPI result command {command!r}; expected one of {', '.join(_REQUIRED)}"[:300])
     missing = [f for f in _REQUIRED[command] if f not in result]
     if missing:
@@ -372,20 +372,21 @@ def _check_values(result: dict, command: str) -> None:
             fail("fields 'cases' / 'all_correct'", "must be a list and True / False")
     for i, run in enumerate(result.get("runs", ()) if command in ("run", "sweep") else ()):
         where = f"run {i} field"
-        if run["primitive"] not in PRIMITIVES:
+        if not isinstance(run["primitive"], str) or run["primitive"] not in PRIMITIVES:
             fail(f"{where} 'primitive'", f"must be one of {', '.join(PRIMITIVES)}, got {run['primitive']!r}"[:300])
-        if run["algorithm"] not in ALGORITHMS or run["primitive"] not in ALGORITHMS[run["algorithm"]]:
+        if not isinstance(run["algorithm"], str) or run["algorithm"] not in ALGORITHMS or run["primitive"] not in ALGORITHMS[run["algorithm"]]:
             fail(f"{where} 'algorithm'", f"must be an algorithm implementing {run['primitive']}, got {run['algorithm']!r}"[:300])
-        integer(f"{where} 'n'", run["n"], 1, 2**20)
+        integer(f"{where} 'n'", run["n"], 2, 2**20)  # a collective on one rank has no bound to compare with
         integer(f"{where} 'm'", run["m"], 0)
         if not isinstance(run["correct"], bool):
             fail(f"{where} 'correct'", f"must be True or False, got {run['correct']!r}"[:200])
         numbers_list(f"{where} 'times_s'", run["times_s"])
         number(f"{where} 'median_s'", run["median_s"])
         number(f"{where} 'library_median_s'", run.get("library_median_s"), optional=True)
-        for key in ("ports", "chunks"):
-            if run.get(key) is not None:
-                integer(f"{where} '{key}'", run[key], 1, 2**20)
+        if "ports" in run:
+            integer(f"{where} 'ports'", run["ports"], 1, 2**20)
+        if run.get("chunks") is not None:
+            integer(f"{where} 'chunks'", run["chunks"], 1, 2**20)
 
 
 from .plots import mpi_runs_table, plot_mpi_ratios, plot_mpi_runs, plot_pingpong  # noqa: E402  (they use the loaders above)

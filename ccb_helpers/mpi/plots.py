@@ -100,7 +100,7 @@ def _alpha_beta(result, alpha, beta):
     beta = result.get("beta_Bps") if beta is None else beta
     if alpha is None or beta is None:
         raise ValueError("the result carries no alpha/beta; pass alpha= and beta=")
-    return check_real("alpha", alpha), check_bandwidth("beta", beta)
+    return check_real("alpha", alpha, maximum=1e9, scalar=True), check_bandwidth("beta", beta, scalar=True)
 
 
 def plot_pingpong(result, axes=None, fit=None):
@@ -312,6 +312,8 @@ def mpi_runs_table(result, m=None, alpha=None, beta=None) -> Table:
     """
     result = _loaded(result)
     alpha, beta = _alpha_beta(result, alpha, beta)
+    if m is not None:
+        m = check_int("m", m, minimum=0, scalar=True)
     rows, values = [], []
     for pair, runs in runs_by_pair(result).items():
         for run in runs:
