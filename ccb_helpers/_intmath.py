@@ -6,6 +6,8 @@ helpers never leave integer arithmetic.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 _INT64_MAX = np.iinfo(np.int64).max
@@ -14,10 +16,23 @@ _INT64_MAX = np.iinfo(np.int64).max
 def ceil_log_int(n: int, base: int) -> int:
     """Smallest t >= 0 with base**t >= n, for Python ints n >= 1, base >= 2.
 
-    >>> ceil_log_int(125, 5), ceil_log_int(126, 5), ceil_log_int(1, 7)
-    (3, 4, 0)
+    Starts from a floating estimate just below the answer (from bit lengths, so any size of
+    ``n`` works) and corrects it with exact integer powers: a few big multiplications, not one
+    per step.
+
+    >>> ceil_log_int(125, 5), ceil_log_int(126, 5), ceil_log_int(1, 7), ceil_log_int(2**4000 + 1, 2)
+    (3, 4, 0, 4001)
     """
-    steps, reach = 0, 1
+    if n <= 1:
+        return 0
+    if base >= n:
+        return 1
+    if base & (base - 1) == 0:  # a power of two: exact from bit lengths
+        shift = base.bit_length() - 1
+        return -(-(n - 1).bit_length() // shift)
+    # log2(n - 1) is within 1 of bit_length; the estimate below undershoots by a step or two at most.
+    estimate = max(0, int(((n - 1).bit_length() - 1) / math.log2(base)) - 1)
+    steps, reach = estimate, base**estimate
     while reach < n:
         reach *= base
         steps += 1
@@ -44,6 +59,9 @@ def ceil_log(n, base):
     """
     if not isinstance(n, np.ndarray) and not isinstance(base, np.ndarray):
         return ceil_log_int(int(n), int(base))
+    if not isinstance(base, np.ndarray):
+        n_arr = np.asarray(n, dtype=np.int64)
+        return _ceil_log_array_fixed_base(n_arr, int(base)) if n_arr.size else np.zeros(n_arr.shape, dtype=np.int64)
     n_arr, base_arr = np.broadcast_arrays(np.asarray(n, dtype=np.int64), np.asarray(base, dtype=np.int64))
     out = np.empty(n_arr.shape, dtype=np.int64)
     for b in np.unique(base_arr):

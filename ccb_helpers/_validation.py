@@ -1,8 +1,21 @@
 """Argument checks shared by the public functions.
 
 Every public function validates its inputs once, at the boundary, with these helpers, so a
-reader who passes a bad value gets a message naming the parameter and the allowed range.
-Scalars stay Python scalars; array-likes become numpy arrays (so formulas broadcast).
+reader who passes a bad value gets a :class:`ValueError` or :class:`TypeError` naming the
+parameter and the allowed range; then it calls an unchecked internal ``_name(...)``, and
+internals call internals. Scalars stay Python scalars; array-likes become numpy arrays (so
+formulas broadcast).
+
+Physical ranges (so that no formula overflows a float64 or an int64, and every result is finite):
+
+==================  ==========================================
+quantity            allowed
+==================  ==========================================
+node counts         integers, arrays up to ``2**63 - 1`` (int64)
+message sizes       ``0 <= M <= 2**96`` bytes
+latencies, times    ``0 <= alpha <= 1e9`` s
+bandwidths          ``1e-9 <= beta <= 1e30`` bytes/s
+==================  ==========================================
 """
 
 from __future__ import annotations
@@ -14,43 +27,84 @@ import numpy as np
 
 __all__: list[str] = []
 
+INT64_MAX = 2**63 - 1
+MAX_BYTES = 2.0**96
+MAX_SECONDS = 1e9
+MIN_BANDWIDTH = 1e-9
+MAX_BANDWIDTH = 1e30
+#: Array arguments of one call may broadcast to at most this many elements (each float64
+#: temporary of the formulas is then at most 256 MiB).
+MAX_ELEMENTS = 2**25
+
 
 def is_array(value) -> bool:
     """Whether ``value`` should be treated as an array (anything but a scalar)."""
     return isinstance(value, (np.ndarray, list, tuple))
 
 
-def check_int(name: str, value, minimum: int | None = None, maximum: int | None = None):
+def _as_array(name: str, value) -> np.ndarray:
+    """``np.asarray(value)`` with numpy's own errors (ragged lists, huge ints) turned into ours."""
+    try:
+        array = np.asarray(value)
+    except OverflowError:
+        raise ValueError(f"{name} holds an integer outside the int64 range (|x| <= {INT64_MAX})") from None
+    except (ValueError, TypeError) as err:
+        raise TypeError(f"{name} must be a number or a rectangular array of numbers ({err})") from None
+    if array.dtype == object:
+        # Lists of Python ints beyond 64 bits become object arrays.
+        if all(isinstance(x, numbers.Integral) and not isinstance(x, bool) for x in array.ravel()):
+            raise ValueError(f"{name} holds an integer outside the int64 range (|x| <= {INT64_MAX})")
+        raise TypeError(f"{name} must be a number or an array of numbers, got an array of Python objects")
+    return array
+
+
+def _scalar_only(name: str, value) -> None:
+    if is_array(value):
+        raise TypeError(f"{name} must be a scalar, not an array or a list (got {type(value).__name__})")
+
+
+def check_int(name: str, value, minimum: int | None = None, maximum: int | None = None, *, scalar: bool = False):
     """Return ``value`` as a Python int (or an int64 array) after checking its range.
 
     Booleans and floats are rejected with :class:`TypeError` even when integral: a node
     count of ``8.0`` usually means a formula was evaluated in floating point by mistake.
+    Arrays must fit int64 (uint64 values above ``2**63 - 1`` are refused, not wrapped);
+    ``scalar=True`` refuses arrays altogether.
     """
     if is_array(value):
-        array = np.asarray(value)
+        if scalar:
+            _scalar_only(name, value)
+        array = _as_array(name, value)
         if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
             raise TypeError(f"{name} must be an integer or an array of integers, got dtype {array.dtype}")
         if array.size == 0:
             raise ValueError(f"{name} must not be empty")
+        if array.dtype == np.uint64 and np.any(array > np.uint64(INT64_MAX)):
+            raise ValueError(f"{name} must be <= {INT64_MAX} (int64), got max {array.max()}")
+        array = array.astype(np.int64, copy=False)
         if minimum is not None and np.any(array < minimum):
             raise ValueError(f"{name} must be >= {minimum}, got min {array.min()}")
         if maximum is not None and np.any(array > maximum):
             raise ValueError(f"{name} must be <= {maximum}, got max {array.max()}")
-        return array.astype(np.int64, copy=False)
+        return array
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {_short(value)}")
     value = int(value)
     if minimum is not None and value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+        raise ValueError(f"{name} must be >= {minimum}, got {_short(value)}")
     if maximum is not None and value > maximum:
-        raise ValueError(f"{name} must be <= {maximum}, got {value}")
+        raise ValueError(f"{name} must be <= {maximum}, got {_short(value)}")
     return value
 
 
-def check_real(name: str, value, *, minimum: float = 0.0, strict: bool = False):
-    """Return a finite real ``value`` >= ``minimum`` (> if ``strict``) as float or float array."""
+def check_real(name: str, value, *, minimum: float = 0.0, strict: bool = False, maximum: float | None = None,
+               scalar: bool = False):
+    """Return a finite real ``value`` >= ``minimum`` (> if ``strict``), <= ``maximum``, as float or float array."""
+    relation = ">" if strict else ">="
     if is_array(value):
-        array = np.asarray(value)
+        if scalar:
+            _scalar_only(name, value)
+        array = _as_array(name, value)
         if array.dtype == bool or not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
             raise TypeError(f"{name} must be a real number or an array of real numbers, got dtype {array.dtype}")
         if array.size == 0:
@@ -60,35 +114,106 @@ def check_real(name: str, value, *, minimum: float = 0.0, strict: bool = False):
             raise ValueError(f"{name} must be finite (no inf or nan)")
         bad = array <= minimum if strict else array < minimum
         if np.any(bad):
-            relation = ">" if strict else ">="
-            raise ValueError(f"{name} must be {relation} {minimum}, got min {array.min()}")
+            raise ValueError(f"{name} must be {relation} {minimum:g}, got min {array.min():g}")
+        if maximum is not None and np.any(array > maximum):
+            raise ValueError(f"{name} must be <= {maximum:g}, got max {array.max():g}")
         return array
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
-    value = float(value)
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {_short(value)}")
+    try:
+        value = float(value)
+    except OverflowError:
+        raise ValueError(f"{name} must be finite (a float64), got an integer of {int(value).bit_length()} bits") from None
     if not np.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value}")
     if (value <= minimum) if strict else (value < minimum):
-        relation = ">" if strict else ">="
-        raise ValueError(f"{name} must be {relation} {minimum}, got {value}")
+        raise ValueError(f"{name} must be {relation} {minimum:g}, got {value:g}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be <= {maximum:g}, got {value:g}")
     return value
 
 
-def check_size(name: str, value):
-    """A message size in bytes: finite and >= 0."""
-    return check_real(name, value, minimum=0.0)
+def check_size(name: str, value, *, scalar: bool = False):
+    """A message size in bytes: finite, ``0 <= value <= 2**96``."""
+    return check_real(name, value, minimum=0.0, maximum=MAX_BYTES, scalar=scalar)
 
 
-def check_bandwidth(name: str, value):
-    """A bandwidth in bytes/s: finite and > 0."""
-    return check_real(name, value, minimum=0.0, strict=True)
+def check_seconds(name: str, value, *, strict: bool = False, scalar: bool = False):
+    """A latency or a duration in seconds: ``0 <= value <= 1e9`` (``> 0`` if ``strict``)."""
+    return check_real(name, value, minimum=0.0, strict=strict, maximum=MAX_SECONDS, scalar=scalar)
+
+
+def check_bandwidth(name: str, value, *, scalar: bool = False):
+    """A bandwidth in bytes/s: ``1e-9 <= value <= 1e30``."""
+    return check_real(name, value, minimum=MIN_BANDWIDTH, maximum=MAX_BANDWIDTH, scalar=scalar)
+
+
+def check_bool(name: str, value) -> bool:
+    """``True`` or ``False`` (numpy bools too), nothing else."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {_short(value)}")
+    return bool(value)
 
 
 def check_choice(name: str, value, choices: Iterable[str]) -> str:
     """``value`` must be one of ``choices`` (strings)."""
     choices = tuple(choices)
     if not isinstance(value, str):
-        raise TypeError(f"{name} must be a string, one of {', '.join(map(repr, choices))}; got {value!r}")
+        raise TypeError(f"{name} must be a string, one of {', '.join(map(repr, choices))}; got {_short(value)}")
     if value not in choices:
-        raise ValueError(f"unknown {name} {value!r}; allowed: {', '.join(map(repr, choices))}")
+        raise ValueError(f"unknown {name} {_short(value)}; allowed: {', '.join(map(repr, choices))}")
     return value
+
+
+def check_sequence(name: str, value, *, max_length: int, min_length: int = 1) -> list:
+    """A finite sequence (list, tuple, range, 1-d array) of at most ``max_length`` items, as a list."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, range, np.ndarray)):
+        raise TypeError(f"{name} must be a list, tuple or range, got {type(value).__name__}")
+    if isinstance(value, np.ndarray) and value.ndim != 1:
+        raise TypeError(f"{name} must be one-dimensional, got shape {value.shape}")
+    if not min_length <= len(value) <= max_length:
+        raise ValueError(f"{name} must have {min_length} to {max_length} items (cap), got {len(value)}")
+    return list(value.tolist() if isinstance(value, np.ndarray) else value)
+
+
+def check_shapes(**named) -> tuple:
+    """The broadcast shape of the array arguments ``named``; a clear error if they do not broadcast
+    or if the result would exceed :data:`MAX_ELEMENTS` elements (checked before any work)."""
+    shapes = {name: np.shape(value) for name, value in named.items() if isinstance(value, np.ndarray)}
+    if not shapes:
+        return ()
+    try:
+        shape = np.broadcast_shapes(*shapes.values())
+    except ValueError:
+        described = ", ".join(f"{name} {shape}" for name, shape in shapes.items())
+        raise ValueError(f"array shapes do not broadcast together: {described}") from None
+    size = int(np.prod(shape, dtype=object))
+    if size > MAX_ELEMENTS:
+        described = " x ".join(f"{name} {shape}" for name, shape in shapes.items())
+        check_cap(f"broadcasting {described}: elements", size, MAX_ELEMENTS)
+    return shape
+
+
+def check_cap(what: str, estimate: float, cap: float, unit: str = "", hint: str = "") -> None:
+    """Refuse work whose ``estimate`` exceeds ``cap``: the message says both (and how to raise it)."""
+    if estimate > cap:
+        unit = f" {unit}" if unit else ""
+        raise ValueError(f"{what}: estimate {_num(estimate)}{unit} exceeds the cap {_num(cap)}{unit}" + (f"; {hint}" if hint else ""))
+
+
+def _num(x) -> str:
+    if isinstance(x, int) and abs(x) >= 10**15:
+        return f"2**{x.bit_length() - 1}+" if x.bit_length() > 60 else f"{x:.3g}"
+    x = float(x)
+    return f"{int(x):,}" if x.is_integer() and abs(x) < 1e15 else f"{x:.3g}"
+
+
+def _short(value) -> str:
+    """``repr`` cut to 60 characters (a huge list or int must not flood the message)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"an integer of {value.bit_length()} bits"
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a broken __repr__ must not hide the real error
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= 60 else text[:57] + "..."

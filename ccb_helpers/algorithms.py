@@ -22,8 +22,18 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from ._intmath import ceil_log, ceil_log2, floor_log2, is_power_of_two
-from ._validation import check_bandwidth, check_choice, check_int, check_real, check_size, is_array
-from .bounds import combined_lower_bound
+from ._validation import (
+    INT64_MAX,
+    check_bandwidth,
+    check_bool,
+    check_choice,
+    check_int,
+    check_seconds,
+    check_shapes,
+    check_size,
+    is_array,
+)
+from .bounds import _combined_lower_bound
 from .primitives import check_primitive
 
 __all__ = [
@@ -39,6 +49,11 @@ __all__ = [
     "tree_height",
 ]
 
+#: Largest node count of the cost models: ``2 (n - 1)`` rounds of a ring AllReduce stay in int64.
+MAX_NODES = 2**62
+#: Most pipeline chunks per tree of the double binary tree (:func:`optimal_chunks` never exceeds it).
+MAX_CHUNKS = 2**40
+
 
 class Cost(NamedTuple):
     """Rounds and bandwidth bytes (sum over rounds of the largest message) of one run."""
@@ -47,8 +62,21 @@ class Cost(NamedTuple):
     bandwidth_bytes: float
 
     def time(self, alpha, beta):
-        """Seconds: ``steps * alpha + bandwidth_bytes / beta`` (β in bytes/s)."""
-        return self.steps * alpha + self.bandwidth_bytes / beta
+        """Seconds: ``steps * alpha + bandwidth_bytes / beta`` (α in s, β in bytes/s).
+
+        >>> Cost(3, 8.0).time(1e-6, 4.0)
+        2.000003
+        """
+        alpha = check_seconds("alpha", alpha)
+        beta = check_bandwidth("beta", beta)
+        steps = check_int("steps", self.steps, minimum=0, maximum=INT64_MAX)
+        volume = check_size("bandwidth_bytes", self.bandwidth_bytes)
+        check_shapes(steps=steps, bandwidth_bytes=volume, alpha=alpha, beta=beta)
+        return _time(steps, volume, alpha, beta)
+
+
+def _time(steps, volume, alpha, beta):
+    return steps * alpha + volume / beta
 
 
 @dataclass(frozen=True)
@@ -67,7 +95,8 @@ def tree_height(n):
     >>> tree_height(8), tree_height(5), tree_height(2)
     (3, 3, 1)
     """
-    n = check_int("n", n, minimum=1)
+    n = check_int("n", n, minimum=1, maximum=INT64_MAX)
+    check_shapes(n=n)
     return ceil_log2(n)
 
 
@@ -126,35 +155,40 @@ def optimal_chunks(n, m, alpha, beta):
     """Chunk count ``C`` minimising the pipelined double-binary-tree time.
 
     ``T(C) = 2 (H + C - 1) (alpha + M / (2 C beta))`` is convex in ``C``; its real minimiser is
-    ``sqrt((H - 1) M / (2 alpha beta))``; the better neighbouring integer in ``[1, max(1, M // 2)]``
-    is returned (a chunk holds at least one byte per tree).
+    ``sqrt((H - 1) M / (2 alpha beta))``; the better neighbouring integer in
+    ``[1, max(1, min(M // 2, 2**40))]`` is returned (a chunk holds at least one byte per tree;
+    ``MAX_CHUNKS = 2**40`` caps the count). With ``alpha = 0`` (or ``alpha * beta`` below the
+    smallest float) more chunks always help, so the cap is returned. Arrays broadcast.
 
     >>> optimal_chunks(16, 2**20, 5e-6, 25e9)   # sqrt(3 * 2**20 / 2.5e5) = 3.55; C = 4 beats C = 3
     4
     """
-    n = check_int("n", n, minimum=1)
+    n = check_int("n", n, minimum=1, maximum=INT64_MAX)
     m = check_size("m", m)
-    alpha = check_real("alpha", alpha)
+    alpha = check_seconds("alpha", alpha)
     beta = check_bandwidth("beta", beta)
-    if is_array(n) or is_array(m) or is_array(alpha) or is_array(beta):
-        n, m, alpha, beta = np.broadcast_arrays(n, m, alpha, beta)
-        out = np.empty(n.shape, dtype=np.int64)
-        for idx in np.ndindex(n.shape):
-            out[idx] = optimal_chunks(int(n[idx]), float(m[idx]), float(alpha[idx]), float(beta[idx]))
-        return out
-    cap = max(1, int(m // 2))
-    height = ceil_log2(n)
-    if height <= 1 or m == 0:
-        return 1
-    if alpha == 0:
-        return cap
-    best = np.sqrt((height - 1) * m / (2 * alpha * beta))
-    candidates = {max(1, min(cap, int(np.floor(best)))), max(1, min(cap, int(np.ceil(best))))}
+    check_shapes(n=n, m=m, alpha=alpha, beta=beta)
+    return _optimal_chunks(n, m, alpha, beta)
+
+
+def _optimal_chunks(n, m, alpha, beta):
+    """:func:`optimal_chunks` on validated arguments, vectorised (Python int for scalars)."""
+    scalar = not any(isinstance(x, np.ndarray) for x in (n, m, alpha, beta))
+    height = np.asarray(ceil_log2(n), dtype=float)
+    m, alpha, beta = (np.asarray(x, dtype=float) for x in (m, alpha, beta))
+    cap = np.maximum(1.0, np.minimum(np.floor(m / 2), MAX_CHUNKS))
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        best = np.sqrt((height - 1) * m / (2 * alpha * beta))  # inf when alpha * beta is 0 or underflows
+    best = np.where(np.isfinite(best), best, cap)
+    low = np.clip(np.floor(best), 1.0, cap)
+    high = np.clip(np.ceil(best), 1.0, cap)
 
     def cost(c):
         return 2 * (height + c - 1) * (alpha + m / (2 * c * beta))
 
-    return min(sorted(candidates), key=cost)
+    chunks = np.where(cost(high) < cost(low), high, low)
+    chunks = np.where((height <= 1) | (m == 0), 1.0, chunks).astype(np.int64)
+    return int(chunks) if scalar else chunks
 
 
 def _dbt_all_reduce(n, m, ports, opts):
@@ -208,12 +242,14 @@ def _bruck_all_gather(n, m, ports, opts):
 def _bruck_all_to_all(n, m, ports, opts):
     # Round b sends every block whose (rotated) index j in [0, N) has bit b set.
     steps = ceil_log2(n)
-    blocks = np.zeros(np.shape(n), dtype=np.int64)
+    # The total reaches ~ (N/2) log2 N blocks: beyond int64 near N = 2**62, so it is summed in floats
+    # (each round's count is an exact int64).
+    blocks = np.zeros(np.shape(n), dtype=float)
     top = int(np.max(steps))
     for b in range(top):
         period = 1 << (b + 1)
         half = 1 << b
-        blocks = blocks + (n // period) * half + np.maximum(0, n % period - half)
+        blocks = blocks + ((n // period) * half + np.maximum(0, n % period - half))
     return steps, blocks * m / n
 
 
@@ -294,11 +330,17 @@ def _model(algorithm, primitive) -> _Model:
     return models[primitive]
 
 
-def _evaluate(model: _Model, n, m, ports, options):
-    """(steps, bytes) with n == 1 mapped to zero cost; n, m already validated."""
+def _raw_terms(model: _Model, n, m, ports, options):
+    """(steps, bytes) with n == 1 mapped to zero cost; arguments already validated."""
     steps, volume = model.terms(n, m, ports, options)
-    steps = np.where(n > 1, steps, 0)
-    volume = np.where(n > 1, volume, 0.0)
+    if np.all(n > 1):  # the common case: skip two full-size selections (same numbers)
+        return np.asarray(steps), np.asarray(volume)
+    return np.where(n > 1, steps, 0), np.where(n > 1, volume, 0.0)
+
+
+def _evaluate(model: _Model, n, m, ports, options):
+    """The :class:`Cost` (Python numbers for scalars, arrays otherwise); arguments already validated."""
+    steps, volume = _raw_terms(model, n, m, ports, options)
     if steps.ndim == 0 and volume.ndim == 0:
         return Cost(int(steps), float(volume))
     steps, volume = np.broadcast_arrays(steps, volume)
@@ -312,6 +354,21 @@ def _check_applicable(algorithm, model: _Model, n, ports):
         raise ValueError(f"algorithm {algorithm!r} for this primitive needs n to be a power of two, got n={n}")
 
 
+def _check_model_args(algorithm, primitive, n, m, ports, chunks, pipelined):
+    """Validate what :func:`algorithm_terms` and :func:`algorithm_cost` share; return the model too."""
+    model = _model(algorithm, primitive)
+    n = check_int("n", n, minimum=1, maximum=MAX_NODES)
+    m = check_size("m", m)
+    ports = check_int("ports", ports, minimum=1, maximum=INT64_MAX, scalar=True)
+    _check_applicable(algorithm, model, n, ports)
+    pipelined = check_bool("pipelined", pipelined)
+    if chunks is not None:
+        if algorithm != "double_binary_tree" or not pipelined:
+            raise ValueError("chunks applies only to the pipelined double_binary_tree")
+        chunks = check_int("chunks", chunks, minimum=1, maximum=MAX_CHUNKS)
+    return model, n, m, ports, chunks, pipelined
+
+
 def algorithm_terms(algorithm, primitive, n, m, ports=1, chunks=None, pipelined=True):
     """Rounds and bandwidth bytes of an algorithm: a :class:`Cost`.
 
@@ -322,14 +379,15 @@ def algorithm_terms(algorithm, primitive, n, m, ports=1, chunks=None, pipelined=
     primitive : str
         A primitive the algorithm implements.
     n : int or array of int
-        Nodes, ``n >= 1``.
+        Nodes, ``1 <= n <= 2**62``.
     m : float or array
-        Message size in bytes (the book's buffer conventions).
+        Message size in bytes (the book's buffer conventions), ``0 <= m <= 2**96``.
     ports : int, default 1
         Ports per node. ``binomial_tree`` broadcast / reduce / all_reduce become k-nomial;
         ``bidirectional_ring`` and ``double_binary_tree`` need ``ports >= 2``.
     chunks : int, optional
-        Pipeline chunks per tree for ``double_binary_tree`` (required here when pipelined).
+        Pipeline chunks per tree for ``double_binary_tree`` (required here when pipelined),
+        ``1 <= chunks <= 2**40``.
     pipelined : bool, default True
         ``double_binary_tree`` only: ``False`` gives the unpipelined form of the source's table.
 
@@ -342,23 +400,18 @@ def algorithm_terms(algorithm, primitive, n, m, ports=1, chunks=None, pipelined=
     >>> algorithm_terms("double_binary_tree", "all_reduce", 8, 8000, ports=2, pipelined=False)
     Cost(steps=6, bandwidth_bytes=24000.0)
     """
-    model = _model(algorithm, primitive)
-    n = check_int("n", n, minimum=1)
-    m = check_size("m", m)
-    ports = check_int("ports", ports, minimum=1)
-    if is_array(ports):
-        raise TypeError("ports must be a scalar integer")
-    _check_applicable(algorithm, model, n, ports)
-    if not isinstance(pipelined, bool):
-        raise TypeError(f"pipelined must be True or False, got {pipelined!r}")
+    model, n, m, ports, chunks, pipelined = _check_model_args(algorithm, primitive, n, m, ports, chunks, pipelined)
+    if algorithm == "double_binary_tree" and pipelined and chunks is None:
+        raise ValueError("chunks is required for the pipelined double_binary_tree (or use algorithm_cost, which picks the best)")
+    check_shapes(n=n, m=m, chunks=chunks)
+    return _terms(algorithm, primitive, n, m, ports, chunks, pipelined)
+
+
+def _terms(algorithm, primitive, n, m, ports, chunks, pipelined) -> Cost:
     options = {"pipelined": pipelined}
-    if algorithm == "double_binary_tree" and pipelined:
-        if chunks is None:
-            raise ValueError("chunks is required for the pipelined double_binary_tree (or use algorithm_cost, which picks the best)")
-        options["chunks"] = check_int("chunks", chunks, minimum=1)
-    elif chunks is not None:
-        raise ValueError("chunks applies only to the pipelined double_binary_tree")
-    return _evaluate(model, n, m, ports, options)
+    if chunks is not None:
+        options["chunks"] = chunks
+    return _evaluate(ALGORITHMS[algorithm][primitive], n, m, ports, options)
 
 
 def algorithm_cost(algorithm, primitive, n, m, alpha, beta, ports=1, chunks=None, pipelined=True):
@@ -371,9 +424,9 @@ def algorithm_cost(algorithm, primitive, n, m, alpha, beta, ports=1, chunks=None
     algorithm, primitive, n, m, ports, chunks, pipelined
         As in :func:`algorithm_terms`.
     alpha : float or array
-        Latency per round, seconds.
+        Latency per round, seconds (``0 <= alpha <= 1e9``).
     beta : float or array
-        Link bandwidth per direction, bytes/s.
+        Link bandwidth per direction, bytes/s (``1e-9 <= beta <= 1e30``).
 
     Examples
     --------
@@ -382,24 +435,21 @@ def algorithm_cost(algorithm, primitive, n, m, alpha, beta, ports=1, chunks=None
     >>> algorithm_cost("pairwise", "all_to_all", 1, 1e6, 1e-6, 1e9)
     0.0
     """
-    alpha = check_real("alpha", alpha)
+    model, n, m, ports, chunks, pipelined = _check_model_args(algorithm, primitive, n, m, ports, chunks, pipelined)
+    alpha = check_seconds("alpha", alpha)
     beta = check_bandwidth("beta", beta)
+    check_shapes(n=n, m=m, alpha=alpha, beta=beta, chunks=chunks)
+    return _cost(algorithm, primitive, n, m, alpha, beta, ports, chunks, pipelined)
+
+
+def _cost(algorithm, primitive, n, m, alpha, beta, ports, chunks=None, pipelined=True):
+    """:func:`algorithm_cost` on validated arguments (float for scalars, array otherwise)."""
     if algorithm == "double_binary_tree" and pipelined and chunks is None:
-        check_int("n", n, minimum=1)
-        check_size("m", m)
-        chunks_grid = optimal_chunks(n, m, alpha, beta)
-        if is_array(chunks_grid):
-            n_b, m_b, c_b = np.broadcast_arrays(np.asarray(n), np.asarray(m, dtype=float), chunks_grid)
-            out = np.empty(n_b.shape)
-            for c in np.unique(c_b):
-                mask = c_b == c
-                cost = algorithm_terms(algorithm, primitive, n_b[mask], m_b[mask], ports, int(c), True)
-                a = np.broadcast_to(alpha, n_b.shape)[mask] if is_array(alpha) else alpha
-                b = np.broadcast_to(beta, n_b.shape)[mask] if is_array(beta) else beta
-                out[mask] = cost.time(a, b)
-            return out
-        chunks = int(chunks_grid)
-    return algorithm_terms(algorithm, primitive, n, m, ports, chunks, pipelined).time(alpha, beta)
+        chunks = _optimal_chunks(n, m, alpha, beta)
+    steps, volume = _raw_terms(ALGORITHMS[algorithm][primitive], n, m, ports,
+                               {"pipelined": pipelined} if chunks is None else {"pipelined": pipelined, "chunks": chunks})
+    time = _time(steps, volume, alpha, beta)
+    return float(time) if np.ndim(time) == 0 and not any(isinstance(x, np.ndarray) for x in (n, m, alpha, beta)) else time
 
 
 def applicable_algorithms(primitive, n=None, ports=1):
@@ -411,9 +461,14 @@ def applicable_algorithms(primitive, n=None, ports=1):
     ['ring', 'bidirectional_ring', 'recursive_doubling', 'bruck']
     """
     primitive = check_primitive(primitive)
-    ports = check_int("ports", ports, minimum=1)
+    ports = check_int("ports", ports, minimum=1, maximum=INT64_MAX, scalar=True)
     if n is not None:
-        n = check_int("n", n, minimum=1)
+        n = check_int("n", n, minimum=1, maximum=INT64_MAX)
+        check_shapes(n=n)
+    return _applicable(primitive, n, ports)
+
+
+def _applicable(primitive, n, ports):
     names = []
     for name, models in ALGORITHMS.items():
         model = models.get(primitive)
@@ -428,8 +483,9 @@ def applicable_algorithms(primitive, n=None, ports=1):
 def best_algorithm(primitive, n, m, alpha, beta, ports=1):
     """The fastest modelled algorithm and its time, NCCL-style: cost every one, take the min.
 
-    Arrays in (``n``, ``m`` broadcast): returns an array of names and an array of times;
-    algorithms that need a power of two compete only where ``n`` is one.
+    Arrays in (``n``, ``m``, ``alpha``, ``beta`` broadcast, at most ``2**25`` elements): returns
+    an array of names and an array of times; algorithms that need a power of two compete only
+    where ``n`` is one. Ties go to the algorithm listed first in :data:`ALGORITHMS`.
 
     Returns
     -------
@@ -443,28 +499,40 @@ def best_algorithm(primitive, n, m, alpha, beta, ports=1):
     'recursive_halving_doubling'
     """
     primitive = check_primitive(primitive)
-    n = check_int("n", n, minimum=1)
+    n = check_int("n", n, minimum=1, maximum=MAX_NODES)
     m = check_size("m", m)
-    alpha = check_real("alpha", alpha)
+    alpha = check_seconds("alpha", alpha)
     beta = check_bandwidth("beta", beta)
-    ports = check_int("ports", ports, minimum=1)
-    names = applicable_algorithms(primitive, ports=ports)
-    scalar = not (is_array(n) or is_array(m) or is_array(alpha) or is_array(beta))
+    ports = check_int("ports", ports, minimum=1, maximum=INT64_MAX, scalar=True)
+    check_shapes(n=n, m=m, alpha=alpha, beta=beta)
+    return _best_algorithm(primitive, n, m, alpha, beta, ports)
+
+
+def _best_algorithm(primitive, n, m, alpha, beta, ports):
+    names = _applicable(primitive, None, ports)
+    scalar = not any(isinstance(x, np.ndarray) for x in (n, m, alpha, beta))
     shape = np.broadcast_shapes(np.shape(n), np.shape(m), np.shape(alpha), np.shape(beta))
-    # Work on flat 1-d copies so scalar and array inputs share one code path.
-    flat = [np.broadcast_to(np.asarray(x), shape).ravel() for x in (n, m, alpha, beta)]
-    n_f, m_f, a_f, b_f = flat[0].astype(np.int64), flat[1].astype(float), flat[2].astype(float), flat[3].astype(float)
-    times = np.full((len(names), n_f.size), np.inf)
+    times = np.empty((len(names),) + shape)
+    # Every model but the pipelined double binary tree is linear in M: its rounds and bytes per
+    # byte depend on n only, so they are computed on n's own (small) shape and broadcast once.
+    m_over_beta = np.divide(m, beta)
+    power_of_two = None
     for i, name in enumerate(names):
-        if not ALGORITHMS[name][primitive].power_of_two:
-            times[i] = algorithm_cost(name, primitive, n_f, m_f, a_f, b_f, ports)
-            continue
-        valid = is_power_of_two(n_f)
-        if np.any(valid):
-            times[i, valid] = algorithm_cost(name, primitive, n_f[valid], m_f[valid], a_f[valid], b_f[valid], ports)
-    winner = np.argmin(times, axis=0)
-    best_time = times[winner, np.arange(n_f.size)].reshape(shape)
-    best_name = np.array(names)[winner].reshape(shape)
+        model = ALGORITHMS[name][primitive]
+        row = times[i, ...]  # a view, also when the grid is 0-d
+        if name == "double_binary_tree":
+            row[...] = _cost(name, primitive, n, m, alpha, beta, ports)
+        else:
+            steps, per_byte = _raw_terms(model, n, 1.0, ports, {"pipelined": True})
+            np.multiply(per_byte, m_over_beta, out=row)
+            row += steps * alpha
+        if model.power_of_two:
+            if power_of_two is None:
+                power_of_two = is_power_of_two(n)
+            np.copyto(row, np.inf, where=~np.broadcast_to(power_of_two, shape))
+    winner = times.argmin(axis=0)
+    best_time = np.take_along_axis(times, winner[None], axis=0)[0]
+    best_name = np.array(names)[winner]
     if scalar:
         return str(best_name.item()), float(best_time.item())
     return best_name, best_time
@@ -473,12 +541,28 @@ def best_algorithm(primitive, n, m, alpha, beta, ports=1):
 def efficiency(algorithm, primitive, n, m, alpha, beta, ports=1, diameter=0, **options):
     """``combined_lower_bound / algorithm_cost``: 1 means the algorithm attains the bound.
 
+    The cost models assume that any two nodes are one round apart (a switch or a complete
+    graph), so ``diameter`` may only be 0 or 1 here: on a network with a larger step diameter
+    the bound grows by ``D alpha`` but the model's cost does not, and the ratio would exceed 1.
+    ``options`` are ``chunks`` / ``pipelined`` of :func:`algorithm_cost`.
+
     >>> round(efficiency("ring", "all_reduce", 8, 2**30, 5e-6, 25e9), 4)   # 14 alpha on top of M-bound
     0.9991
     >>> round(efficiency("ring", "all_reduce", 8, 4096, 5e-6, 25e9), 3)    # 3 alpha bound vs 14 alpha
     0.213
     """
-    cost = algorithm_cost(algorithm, primitive, n, m, alpha, beta, ports, **options)
-    bound = combined_lower_bound(primitive, n, m, alpha, beta, ports, diameter)
+    unknown = set(options) - {"chunks", "pipelined"}
+    if unknown:
+        raise TypeError(f"efficiency() got unexpected keyword arguments {sorted(unknown)}; options are chunks, pipelined")
+    model, n, m, ports, chunks, pipelined = _check_model_args(
+        algorithm, primitive, n, m, ports, options.get("chunks"), options.get("pipelined", True))
+    alpha = check_seconds("alpha", alpha)
+    beta = check_bandwidth("beta", beta)
+    diameter = check_int("diameter", diameter, minimum=0, maximum=1, scalar=True)
+    check_shapes(n=n, m=m, alpha=alpha, beta=beta, chunks=chunks)
+    cost = _cost(algorithm, primitive, n, m, alpha, beta, ports, chunks, pipelined)
+    bound = _combined_lower_bound(primitive, n, m, alpha, beta, ports, diameter, None)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(np.asarray(cost) > 0, bound / np.asarray(cost), 1.0) if is_array(cost) else (bound / cost if cost > 0 else 1.0)
+        if is_array(cost):
+            return np.where(np.asarray(cost) > 0, bound / np.where(np.asarray(cost) > 0, cost, 1.0), 1.0)
+        return bound / cost if cost > 0 else 1.0

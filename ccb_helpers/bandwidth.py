@@ -22,7 +22,19 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validation import check_bandwidth, check_int, check_real, check_size, is_array
+from ._validation import (
+    INT64_MAX,
+    MAX_BYTES,
+    MAX_SECONDS,
+    _as_array,
+    check_bandwidth,
+    check_cap,
+    check_int,
+    check_real,
+    check_shapes,
+    check_size,
+    is_array,
+)
 from .primitives import ROOTED_PRIMITIVES, check_primitive
 
 __all__ = [
@@ -40,6 +52,11 @@ __all__ = [
     "bus_bandwidth",
     "gossip_transmissions",
 ]
+
+#: Largest routing matrix :func:`uniform_routing` / :func:`hot_expert_routing` build: N * N doubles.
+ROUTING_MAX_BYTES = 2**30
+#: Shortest duration accepted by algbw / busbw (so that M / t stays a finite float).
+MIN_SECONDS = 1e-15
 
 
 class Volume(NamedTuple):
@@ -84,10 +101,8 @@ def role_volumes(primitive, n, m):
     {'every_node': Volume(send=1024.0, recv=1024.0)}
     """
     primitive = check_primitive(primitive)
-    n = check_int("n", n, minimum=1)
-    m = check_size("m", m)
-    if is_array(n) or is_array(m):
-        raise TypeError("role_volumes takes scalar n and m; use forced_volume for arrays")
+    n = check_int("n", n, minimum=1, maximum=INT64_MAX, scalar=True)
+    m = check_size("m", m, scalar=True)
     if n == 1:
         zero = Volume(0.0, 0.0)
         return {"root": zero, "non_root": zero} if primitive in ROOTED_PRIMITIVES else {"every_node": zero}
@@ -117,8 +132,13 @@ def volume_coefficient(primitive, n):
     0.0
     """
     primitive = check_primitive(primitive)
-    n = check_int("n", n, minimum=1)
-    s, r = forced_volume(primitive, n, 1.0)
+    n = check_int("n", n, minimum=1, maximum=INT64_MAX)
+    check_shapes(n=n)
+    return _volume_coefficient(primitive, n)
+
+
+def _volume_coefficient(primitive, n):
+    s, r = _forced_volume(primitive, n, 1.0)
     return np.maximum(s, r) if is_array(n) else max(s, r)
 
 
@@ -160,8 +180,13 @@ def forced_volume(primitive, n, m):
     Volume(send=300.0, recv=300.0)
     """
     primitive = check_primitive(primitive)
-    n = check_int("n", n, minimum=1)
+    n = check_int("n", n, minimum=1, maximum=INT64_MAX)
     m = check_size("m", m)
+    check_shapes(n=n, m=m)
+    return _forced_volume(primitive, n, m)
+
+
+def _forced_volume(primitive, n, m):
     many = n > 1  # scalar bool or array
     frac = _frac(n)
     if primitive in ("broadcast", "reduce"):
@@ -186,10 +211,16 @@ def effective_ports(ports=1, degree=None):
     >>> effective_ports(6, degree=2), effective_ports(2), effective_ports(4, degree=None)
     (2, 2, 4)
     """
-    ports = check_int("ports", ports, minimum=1)
+    ports = check_int("ports", ports, minimum=1, maximum=INT64_MAX)
+    if degree is not None:
+        degree = check_int("degree", degree, minimum=1, maximum=INT64_MAX)
+    check_shapes(ports=ports, degree=degree)
+    return _effective_ports(ports, degree)
+
+
+def _effective_ports(ports, degree):
     if degree is None:
         return ports
-    degree = check_int("degree", degree, minimum=1)
     return np.minimum(ports, degree) if (is_array(ports) or is_array(degree)) else min(ports, degree)
 
 
@@ -224,36 +255,61 @@ def bandwidth_lower_bound(primitive, n, m, beta, ports=1, degree=None):
     ...     bandwidth_lower_bound("all_gather", 8, 2**30, 100e9)
     True
     """
+    primitive = check_primitive(primitive)
+    n = check_int("n", n, minimum=1, maximum=INT64_MAX)
+    m = check_size("m", m)
     beta = check_bandwidth("beta", beta)
-    p = effective_ports(ports, degree)
-    send, recv = forced_volume(primitive, n, m)
-    return np.maximum(send, recv) / (p * beta) if is_array(send) else max(send, recv) / (p * beta)
+    ports = check_int("ports", ports, minimum=1, maximum=INT64_MAX)
+    if degree is not None:
+        degree = check_int("degree", degree, minimum=1, maximum=INT64_MAX)
+    check_shapes(n=n, m=m, beta=beta, ports=ports, degree=degree)
+    return _bandwidth_lower_bound(primitive, n, m, beta, ports, degree)
+
+
+def _bandwidth_lower_bound(primitive, n, m, beta, ports, degree):
+    p = _effective_ports(ports, degree)
+    send, recv = _forced_volume(primitive, n, m)
+    if is_array(send) or is_array(p) or is_array(beta):
+        return np.maximum(send, recv) / (p * np.asarray(beta, dtype=float))
+    return max(send, recv) / (p * beta)
 
 
 def uniform_routing(n, m):
     """The routing matrix of a uniform AllToAll: ``M/N`` bytes from every node to every node.
 
     Entry ``[i, j]`` is the bytes node ``i`` sends to node ``j`` (the diagonal stays local).
+    The matrix is capped at ``ROUTING_MAX_BYTES = 2**30`` bytes of doubles (``n <= 11585``),
+    checked before it is allocated.
 
     >>> uniform_routing(2, 8).tolist()
     [[4.0, 4.0], [4.0, 4.0]]
     """
-    n = check_int("n", n, minimum=1)
-    m = check_size("m", m)
-    if is_array(n) or is_array(m):
-        raise TypeError("uniform_routing takes scalar n and m")
+    n = check_int("n", n, minimum=1, scalar=True)
+    m = check_size("m", m, scalar=True)
+    _check_routing_size(n)
+    return _uniform_routing(n, m)
+
+
+def _check_routing_size(n: int) -> None:
+    check_cap(f"an n x n routing matrix for n={n}: bytes", 8 * n * n, ROUTING_MAX_BYTES, "bytes",
+              hint="use forced_volume / bandwidth_lower_bound for large uniform AllToAll")
+
+
+def _uniform_routing(n, m):
     return np.full((n, n), m / n)
 
 
 def _check_routing(matrix) -> np.ndarray:
-    array = np.asarray(matrix)
+    if not isinstance(matrix, (np.ndarray, list, tuple)):
+        raise TypeError(f"matrix must be an N x N array of bytes, got {type(matrix).__name__}")
+    array = _as_array("matrix", matrix)
     if array.dtype == bool or not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
         raise TypeError(f"matrix must hold real numbers (bytes), got dtype {array.dtype}")
     if array.ndim != 2 or array.shape[0] != array.shape[1] or array.shape[0] < 1:
         raise ValueError(f"matrix must be square N x N with N >= 1, got shape {array.shape}")
     array = array.astype(float)
-    if not np.all(np.isfinite(array)) or np.any(array < 0):
-        raise ValueError("matrix entries must be finite and >= 0 (bytes)")
+    if not np.all(np.isfinite(array)) or np.any(array < 0) or np.any(array > MAX_BYTES):
+        raise ValueError(f"matrix entries must be finite bytes in [0, {MAX_BYTES:g}]")
     return array
 
 
@@ -273,7 +329,10 @@ def routing_volumes(matrix):
     >>> routing_volumes([[0, 3, 1], [2, 0, 2], [0, 5, 0]])
     Volume(send=array([4., 4., 5.]), recv=array([2., 8., 3.]))
     """
-    array = _check_routing(matrix)
+    return _routing_volumes(_check_routing(matrix))
+
+
+def _routing_volumes(array):
     off = array - np.diag(np.diag(array))
     return Volume(off.sum(axis=1), off.sum(axis=0))
 
@@ -301,9 +360,10 @@ def routing_lower_bound(matrix, beta, ports=1):
     >>> routing_lower_bound(uniform_routing(4, 400), beta=100.0)  # = (N-1)M/(N beta)
     3.0
     """
-    beta = check_bandwidth("beta", beta)
-    ports = check_int("ports", ports, minimum=1)
-    send, recv = routing_volumes(matrix)
+    array = _check_routing(matrix)
+    beta = check_bandwidth("beta", beta, scalar=True)
+    ports = check_int("ports", ports, minimum=1, maximum=INT64_MAX, scalar=True)
+    send, recv = _routing_volumes(array)
     return float(max(send.max(), recv.max())) / (ports * beta)
 
 
@@ -314,10 +374,12 @@ def hot_expert_routing(n, m, hot=0, factor=3.0):
     >>> hot_expert_routing(3, 300, factor=2).tolist()
     [[100.0, 100.0, 100.0], [200.0, 100.0, 100.0], [200.0, 100.0, 100.0]]
     """
-    n = check_int("n", n, minimum=2)
-    hot = check_int("hot", hot, minimum=0, maximum=n - 1)
-    factor = check_size("factor", factor)
-    matrix = uniform_routing(n, m)
+    n = check_int("n", n, minimum=2, scalar=True)
+    m = check_size("m", m, scalar=True)
+    hot = check_int("hot", hot, minimum=0, maximum=n - 1, scalar=True)
+    factor = check_real("factor", factor, minimum=0.0, maximum=2.0**32, scalar=True)
+    _check_routing_size(n)
+    matrix = _uniform_routing(n, m)
     column = matrix[:, hot].copy()
     column[np.arange(n) != hot] *= factor
     matrix[:, hot] = column
@@ -331,7 +393,8 @@ def algorithm_bandwidth(m, seconds):
     107.3741824
     """
     m = check_size("m", m)
-    seconds = check_real("seconds", seconds, strict=True)
+    seconds = check_real("seconds", seconds, minimum=MIN_SECONDS, maximum=MAX_SECONDS)
+    check_shapes(m=m, seconds=seconds)
     return m / seconds
 
 
@@ -347,8 +410,12 @@ def bus_bandwidth(primitive, n, m, seconds):
     >>> round(bus_bandwidth("all_reduce", 8, 2**30, 0.01) / 1e9, 3)   # 1.75 x algbw
     187.905
     """
-    seconds = check_real("seconds", seconds, strict=True)
-    return volume_coefficient(primitive, n) * check_size("m", m) / seconds
+    primitive = check_primitive(primitive)
+    n = check_int("n", n, minimum=1, maximum=INT64_MAX)
+    m = check_size("m", m)
+    seconds = check_real("seconds", seconds, minimum=MIN_SECONDS, maximum=MAX_SECONDS)
+    check_shapes(n=n, m=m, seconds=seconds)
+    return _volume_coefficient(primitive, n) * m / seconds
 
 
 def gossip_transmissions(n):
@@ -363,7 +430,7 @@ def gossip_transmissions(n):
     """
     import itertools
 
-    n = check_int("n", n, minimum=1, maximum=4)
+    n = check_int("n", n, minimum=1, maximum=4, scalar=True)
     start = tuple(1 << i for i in range(n))
     full = (1 << n) - 1
     frontier, seen, depth = {start}, {start}, 0

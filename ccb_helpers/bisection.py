@@ -29,10 +29,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_bandwidth, check_int, check_size, is_array
-from .bandwidth import bandwidth_lower_bound
+from ._validation import INT64_MAX, check_bandwidth, check_cap, check_int, check_shapes, check_size, is_array
+from .bandwidth import _bandwidth_lower_bound
 from .primitives import check_primitive
-from .topology import Topology
+from .topology import MAX_GRAPH_ELEMENTS, Topology, _graph_elements, check_topology
+
+#: Most vertices + edges of a switched network whose cut :func:`cut_links` measures by max-flow
+#: (about 0.2 ms per element here).
+MAX_FLOW_ELEMENTS = 2**16
 
 __all__ = ["bisection_bytes", "bisection_lower_bound", "node_lower_bound", "tighter_bound", "bisection_partition", "cut_links"]
 
@@ -57,9 +61,15 @@ def bisection_bytes(primitive, n, m):
     600.0
     """
     primitive = check_primitive(primitive)
-    n = check_int("n", n, minimum=1)
+    n = check_int("n", n, minimum=1, maximum=INT64_MAX)
     m = check_size("m", m)
-    small, large = n // 2, (n + 1) // 2
+    check_shapes(n=n, m=m)
+    return _bisection_bytes(primitive, n, m)
+
+
+def _bisection_bytes(primitive, n, m):
+    # float halves: floor(N/2) * ceil(N/2) overflows int64 for N beyond 2**32
+    small, large = np.asarray(n // 2, dtype=float), np.asarray((n + 1) // 2, dtype=float)
     if primitive in ("broadcast", "reduce", "all_reduce"):
         value = np.where(n > 1, m, 0.0) * np.ones_like(np.asarray(m, dtype=float))
     elif primitive in ("scatter", "gather"):
@@ -94,10 +104,16 @@ def bisection_lower_bound(primitive, topology, m, beta):
     >>> round(bisection_lower_bound("all_to_all", torus(16, 16), 2**20, 1e9) * 1e3, 4)  # 64 M / (32 links)
     2.0972
     """
-    if not isinstance(topology, Topology):
-        raise TypeError(f"topology must be a Topology (e.g. ccb.ring(8)), got {type(topology).__name__}")
+    primitive = check_primitive(primitive)
+    check_topology(topology)
+    m = check_size("m", m)
     beta = check_bandwidth("beta", beta)
-    volume = bisection_bytes(primitive, topology.n, m)
+    check_shapes(m=m, beta=beta)
+    return _bisection_lower_bound(primitive, topology, m, beta)
+
+
+def _bisection_lower_bound(primitive, topology, m, beta):
+    volume = _bisection_bytes(primitive, topology.n, m)
     if topology.bisection_links == 0:
         return np.zeros_like(volume) if is_array(volume) else 0.0
     return volume / (topology.bisection_links * beta)
@@ -110,11 +126,19 @@ def node_lower_bound(primitive, topology, m, beta, ports=1):
     >>> node_lower_bound("all_gather", ring(8), 8000, 1.0, ports=4)   # p = 2
     3500.0
     """
-    if not isinstance(topology, Topology):
-        raise TypeError(f"topology must be a Topology, got {type(topology).__name__}")
+    primitive = check_primitive(primitive)
+    check_topology(topology)
+    m = check_size("m", m)
+    beta = check_bandwidth("beta", beta)
+    ports = check_int("ports", ports, minimum=1, maximum=INT64_MAX, scalar=True)
+    check_shapes(m=m, beta=beta)
+    return _node_lower_bound(primitive, topology, m, beta, ports)
+
+
+def _node_lower_bound(primitive, topology, m, beta, ports):
     if topology.n == 1:
-        return 0.0
-    return bandwidth_lower_bound(primitive, topology.n, m, beta, ports=ports, degree=max(topology.degree, 1))
+        return np.zeros(np.broadcast_shapes(np.shape(m), np.shape(beta))) if (is_array(m) or is_array(beta)) else 0.0
+    return _bandwidth_lower_bound(primitive, topology.n, m, beta, ports, max(topology.degree, 1))
 
 
 def tighter_bound(primitive, topology, m, beta, ports=1) -> str:
@@ -124,8 +148,13 @@ def tighter_bound(primitive, topology, m, beta, ports=1) -> str:
     >>> tighter_bound("all_reduce", torus(16, 16), 2**20, 1e9), tighter_bound("all_to_all", torus(16, 16), 2**20, 1e9)
     ('node', 'bisection')
     """
-    bis = bisection_lower_bound(primitive, topology, m, beta)
-    node = node_lower_bound(primitive, topology, m, beta, ports)
+    primitive = check_primitive(primitive)
+    check_topology(topology)
+    m = check_size("m", m, scalar=True)
+    beta = check_bandwidth("beta", beta, scalar=True)
+    ports = check_int("ports", ports, minimum=1, maximum=INT64_MAX, scalar=True)
+    bis = _bisection_lower_bound(primitive, topology, m, beta)
+    node = _node_lower_bound(primitive, topology, m, beta, ports)
     return "bisection" if bis > node else "node"
 
 
@@ -145,8 +174,7 @@ def bisection_partition(topology: Topology) -> set:
     """
     from .topology import _grid_partition
 
-    if not isinstance(topology, Topology):
-        raise TypeError(f"topology must be a Topology, got {type(topology).__name__}")
+    check_topology(topology)
     n = topology.n
     family = topology.family
     if family == "custom":
@@ -156,8 +184,17 @@ def bisection_partition(topology: Topology) -> set:
         from .user_topology import MAX_BISECTION_ENDPOINTS, _bisection_side
 
         if n > MAX_BISECTION_ENDPOINTS:
-            raise ValueError(f"the minimum cut of a custom topology is searched exhaustively, n <= {MAX_BISECTION_ENDPOINTS}; got n={n}")
+            raise ValueError(f"topology: the minimum cut of a custom topology is searched exhaustively, n <= {MAX_BISECTION_ENDPOINTS}; got n={n}")
+        from math import comb
+
+        from .topology import MAX_MEASURE_WORK
+
+        check_cap(f"bisection_partition({topology.name}): splits x links", comb(n, n // 2) * topology.graph.number_of_edges(),
+                  MAX_MEASURE_WORK)
         return _bisection_side(topology)
+    if family not in ("ring", "fully_connected", "single_switch", "hypercube", "torus", "mesh", "fat_tree"):
+        raise ValueError(f"no constructed minimum cut for topology family {family!r} (only the built-in families)")
+    check_cap(f"bisection_partition({topology.name}): endpoints in the returned set", n // 2, MAX_GRAPH_ELEMENTS)
     if family in ("ring", "fully_connected", "single_switch"):
         return set(range(n // 2))
     if family == "hypercube":
@@ -193,10 +230,26 @@ def cut_links(topology: Topology, side) -> int:
     2
     """
     import math
+    import numbers
 
     import networkx as nx
 
-    side = set(side)
+    check_topology(topology)
+    if not isinstance(side, (set, frozenset, list, tuple, range, np.ndarray)) or (isinstance(side, np.ndarray) and side.ndim == 0):
+        raise TypeError(f"side must be a set or list of endpoint numbers, got {type(side).__name__}")
+    if len(side) > topology.n:
+        raise ValueError(f"side must hold at most n={topology.n} endpoints, got {len(side)}")
+    try:
+        side = set(side.ravel().tolist() if isinstance(side, np.ndarray) else side)
+    except TypeError:
+        raise TypeError("side must hold endpoint numbers (ints), not nested lists") from None
+    bad = [v for v in side if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 0 <= v < topology.n]
+    if bad:
+        raise ValueError(f"side must hold endpoint numbers 0..{topology.n - 1}, got {bad[0]!r}")
+    if topology.switched:
+        check_cap(f"cut_links({topology.name}): max-flow graph vertices + edges", _graph_elements(topology), MAX_FLOW_ELEMENTS)
+        if not side or len(side) == topology.n:
+            return 0  # every endpoint on one side: the switches join them, nothing is cut
     g = topology.graph
     if not topology.switched:  # parallel links (edge attribute "links") count with multiplicity
         return sum(d.get("links", 1) for u, v, d in g.edges(data=True) if (u in side) != (v in side))

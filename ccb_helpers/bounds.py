@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_bandwidth, check_int, check_real, check_size, is_array
-from .bandwidth import bandwidth_lower_bound, effective_ports, volume_coefficient
+from ._validation import INT64_MAX, check_bandwidth, check_int, check_seconds, check_shapes, check_size, is_array
+from .bandwidth import _bandwidth_lower_bound, _effective_ports, _volume_coefficient
 from .primitives import check_primitive
-from .propagation import info_steps
+from .propagation import _info_steps
 
 __all__ = [
     "latency_steps_lower_bound",
@@ -54,11 +54,23 @@ def latency_steps_lower_bound(primitive, n, ports=1, diameter=0, degree=None):
     >>> latency_steps_lower_bound("broadcast", 64, ports=6)
     3
     """
-    check_primitive(primitive)
-    n = check_int("n", n, minimum=1)
-    diameter = check_int("diameter", diameter, minimum=0)
-    p = effective_ports(ports, degree)
-    steps = info_steps(n, p)
+    primitive, n, ports, diameter, degree = _check_latency_args(primitive, n, ports, diameter, degree)
+    check_shapes(n=n, ports=ports, diameter=diameter, degree=degree)
+    return _latency_steps(n, ports, diameter, degree)
+
+
+def _check_latency_args(primitive, n, ports, diameter, degree):
+    primitive = check_primitive(primitive)
+    n = check_int("n", n, minimum=1, maximum=INT64_MAX)
+    ports = check_int("ports", ports, minimum=1, maximum=INT64_MAX)
+    diameter = check_int("diameter", diameter, minimum=0, maximum=INT64_MAX)
+    if degree is not None:
+        degree = check_int("degree", degree, minimum=1, maximum=INT64_MAX)
+    return primitive, n, ports, diameter, degree
+
+
+def _latency_steps(n, ports, diameter, degree):
+    steps = _info_steps(n, _effective_ports(ports, degree))
     if is_array(steps) or is_array(diameter):
         return np.maximum(steps, np.where(np.asarray(n) > 1, diameter, 0))
     return max(steps, diameter if n > 1 else 0)
@@ -72,8 +84,10 @@ def latency_lower_bound(primitive, n, alpha, ports=1, diameter=0, degree=None):
     >>> latency_lower_bound("all_gather", 8, 1e-6, diameter=4)
     4e-06
     """
-    alpha = check_real("alpha", alpha)
-    return latency_steps_lower_bound(primitive, n, ports, diameter, degree) * alpha
+    primitive, n, ports, diameter, degree = _check_latency_args(primitive, n, ports, diameter, degree)
+    alpha = check_seconds("alpha", alpha)
+    check_shapes(n=n, alpha=alpha, ports=ports, diameter=diameter, degree=degree)
+    return _latency_steps(n, ports, diameter, degree) * alpha
 
 
 def combined_lower_bound(primitive, n, m, alpha, beta, ports=1, diameter=0, degree=None):
@@ -109,8 +123,27 @@ def combined_lower_bound(primitive, n, m, alpha, beta, ports=1, diameter=0, degr
     >>> combined_lower_bound("all_reduce", 8, 1024, 5e-6, 25e9)   # latency-bound: 3 alpha
     1.5e-05
     """
-    t_alpha = latency_lower_bound(primitive, n, alpha, ports, diameter, degree)
-    t_beta = bandwidth_lower_bound(primitive, n, m, beta, ports, degree)
+    primitive, n, m, alpha, beta, ports, diameter, degree = _check_bound_args(primitive, n, m, alpha, beta, ports, diameter, degree)
+    return _combined_lower_bound(primitive, n, m, alpha, beta, ports, diameter, degree)
+
+
+def _check_bound_args(primitive, n, m, alpha, beta, ports, diameter, degree):
+    primitive, n, ports, diameter, degree = _check_latency_args(primitive, n, ports, diameter, degree)
+    m = check_size("m", m)
+    alpha = check_seconds("alpha", alpha)
+    beta = check_bandwidth("beta", beta)
+    check_shapes(n=n, m=m, alpha=alpha, beta=beta, ports=ports, diameter=diameter, degree=degree)
+    return primitive, n, m, alpha, beta, ports, diameter, degree
+
+
+def _combined_lower_bound(primitive, n, m, alpha, beta, ports, diameter, degree):
+    t_alpha = _latency_steps(n, ports, diameter, degree) * alpha
+    if is_array(m) and not (is_array(beta) or is_array(ports) or is_array(degree)):
+        # max(S, R) = c(N) M exactly (the max picks the same product), so the per-node factor is
+        # computed on n's own shape and the grid sees two operations, not six.
+        t_beta = _volume_coefficient(primitive, n) * m / (_effective_ports(ports, degree) * beta)
+    else:
+        t_beta = _bandwidth_lower_bound(primitive, n, m, beta, ports, degree)
     if is_array(t_alpha) or is_array(t_beta):
         return np.maximum(t_alpha, t_beta)
     return max(t_alpha, t_beta)
@@ -138,12 +171,14 @@ def crossover_size(primitive, n, alpha, beta, ports=1, diameter=0, degree=None):
     >>> crossover_size("all_gather", 4, 1e-6, 1e9)   # 2 alpha * beta / (3/4)
     2666.6666666666665
     """
-    primitive = check_primitive(primitive)
-    n = check_int("n", n, minimum=2)
+    primitive, n, ports, diameter, degree = _check_latency_args(primitive, n, ports, diameter, degree)
+    check_int("n", n, minimum=2)
+    alpha = check_seconds("alpha", alpha)
     beta = check_bandwidth("beta", beta)
-    p = effective_ports(ports, degree)
-    t_alpha = latency_lower_bound(primitive, n, alpha, ports, diameter, degree)
-    return t_alpha * p * beta / volume_coefficient(primitive, n)
+    check_shapes(n=n, alpha=alpha, beta=beta, ports=ports, diameter=diameter, degree=degree)
+    p = _effective_ports(ports, degree)
+    t_alpha = _latency_steps(n, ports, diameter, degree) * alpha
+    return t_alpha * p * beta / _volume_coefficient(primitive, n)
 
 
 def regime(primitive, n, m, alpha, beta, ports=1, diameter=0, degree=None):
@@ -156,9 +191,9 @@ def regime(primitive, n, m, alpha, beta, ports=1, diameter=0, degree=None):
     >>> regime("all_reduce", 8, 1024, 5e-6, 25e9), regime("all_reduce", 8, 2**20, 5e-6, 25e9)
     ('latency', 'bandwidth')
     """
-    m = check_size("m", m)
-    t_alpha = latency_lower_bound(primitive, n, alpha, ports, diameter, degree)
-    t_beta = bandwidth_lower_bound(primitive, n, m, beta, ports, degree)
+    primitive, n, m, alpha, beta, ports, diameter, degree = _check_bound_args(primitive, n, m, alpha, beta, ports, diameter, degree)
+    t_alpha = _latency_steps(n, ports, diameter, degree) * alpha
+    t_beta = _bandwidth_lower_bound(primitive, n, m, beta, ports, degree)
     if is_array(t_alpha) or is_array(t_beta):
         return np.where(np.asarray(t_alpha) > np.asarray(t_beta), "latency", "bandwidth")
     return "latency" if t_alpha > t_beta else "bandwidth"

@@ -10,11 +10,18 @@ from __future__ import annotations
 
 from typing import Iterator
 
+import math
+
 from ._intmath import ceil_log_int
-from ._validation import check_choice, check_int
-from .topology import Topology, fat_tree, fully_connected, hypercube, mesh, ring, torus
+from ._validation import check_cap, check_choice, check_int
+from .topology import MAX_ENDPOINTS, MAX_FAT_TREE_HOSTS, Topology, check_topology, fat_tree, fully_connected, hypercube, mesh, ring, torus
 
 __all__ = ["FAMILIES", "family_instance", "family_instances", "binding_latency_term", "diameter_binding_sizes", "first_diameter_bound"]
+
+#: Most topologies :func:`family_instances` yields (about 30 microseconds each).
+MAX_INSTANCES = 2**16
+#: Largest ``n_max`` of :func:`diameter_binding_sizes` (one closed form per ring size).
+MAX_RING_SIZES = 2**20
 
 #: Families compared in the diameter chapter: name -> (label, how the size parameter maps to a topology)
 FAMILIES = {
@@ -35,35 +42,62 @@ def family_instance(family: str, size: int) -> Topology:
     (64, 32)
     """
     family = check_choice("family", family, FAMILIES)
+    low, high = _size_range(family)
+    return _family_instance(family, check_int("size", size, minimum=low, maximum=high, scalar=True))
+
+
+def _size_range(family: str) -> tuple[int, int]:
+    """Allowed size parameters of a family (the node count stays within the topology caps)."""
     if family == "hypercube":
-        return hypercube(check_int("size", size, minimum=1, maximum=30))
+        return 1, 62
+    if family in ("torus2d", "mesh2d"):
+        return 2, math.isqrt(MAX_ENDPOINTS)
+    if family == "torus3d":
+        return 2, 2**20
+    if family == "fat_tree":
+        return 4, MAX_FAT_TREE_HOSTS
+    return 2, MAX_ENDPOINTS
+
+
+def _family_instance(family: str, size: int) -> Topology:
+    if family == "hypercube":
+        return hypercube(size)
     if family in ("torus2d", "torus3d", "mesh2d"):
-        size = check_int("size", size, minimum=2)
         dims = (size,) * (3 if family == "torus3d" else 2)
         return mesh(*dims) if family == "mesh2d" else torus(*dims)
-    size = check_int("size", size, minimum=4 if family == "fat_tree" else 2)
     return {"ring": ring, "fat_tree": fat_tree, "fully_connected": fully_connected}[family](size)
 
 
 def family_instances(family: str, max_n: int) -> Iterator[Topology]:
     """Every instance of ``family`` with ``n <= max_n``, by increasing ``n`` (fat-trees: powers of two).
 
+    At most ``MAX_INSTANCES = 2**16`` topologies (checked before the first is built).
+
     >>> [t.n for t in family_instances("torus3d", 100)]
     [8, 27, 64]
     """
     family = check_choice("family", family, FAMILIES)
-    max_n = check_int("max_n", max_n, minimum=2)
+    max_n = check_int("max_n", max_n, minimum=2, maximum=MAX_ENDPOINTS, scalar=True)
+    sizes = _family_sizes(family, max_n)
+    check_cap(f"family_instances({family!r}, max_n={max_n}): topologies", len(sizes), MAX_INSTANCES)
+    return (_family_instance(family, size) for size in sizes)
+
+
+def _family_sizes(family: str, max_n: int) -> range | list:
+    """Size parameters of every instance with ``n <= max_n`` (a range: its length is known up front)."""
     if family in ("ring", "fully_connected"):
-        sizes = range(2, max_n + 1)
-    elif family == "fat_tree":
-        sizes = (2**e for e in range(2, max_n.bit_length()) if 2**e <= max_n)
-    elif family == "hypercube":
-        sizes = range(1, max_n.bit_length())
-    else:
-        power = 3 if family == "torus3d" else 2
-        sizes = [s for s in range(2, max_n + 1) if s**power <= max_n]
-    for size in sizes:
-        yield family_instance(family, size)
+        return range(2, max_n + 1)
+    if family == "fat_tree":
+        return [2**e for e in range(2, min(max_n.bit_length(), 41)) if 2**e <= max_n]
+    if family == "hypercube":
+        return range(1, min(max_n.bit_length(), 63))
+    power = 3 if family == "torus3d" else 2
+    top = int(round(max_n ** (1 / power)))  # integer root, corrected to be exact
+    while top**power > max_n:
+        top -= 1
+    while (top + 1) ** power <= max_n:
+        top += 1
+    return range(2, top + 1)
 
 
 def binding_latency_term(topology: Topology, k: int = 1) -> str:
@@ -76,15 +110,16 @@ def binding_latency_term(topology: Topology, k: int = 1) -> str:
     >>> binding_latency_term(fat_tree(64))
     'information'
     """
-    if not isinstance(topology, Topology):
-        raise TypeError(f"topology must be a Topology, got {type(topology).__name__}")
-    k = check_int("k", k, minimum=1)
-    if topology.n == 1:
+    check_topology(topology)
+    k = check_int("k", k, minimum=1, scalar=True)
+    return _binding(topology.n, topology.degree, topology.step_diameter, k)
+
+
+def _binding(n: int, degree: int, step_diameter: int, k: int) -> str:
+    if n == 1:
         return "tie"
-    p = max(1, min(k, topology.degree))
-    info = ceil_log_int(topology.n, p + 1)
-    d = topology.step_diameter
-    return "diameter" if d > info else ("information" if info > d else "tie")
+    info = ceil_log_int(n, max(1, min(k, degree)) + 1)
+    return "diameter" if step_diameter > info else ("information" if info > step_diameter else "tie")
 
 
 def diameter_binding_sizes(n_max: int = 64, k: int = 1) -> list[int]:
@@ -93,8 +128,10 @@ def diameter_binding_sizes(n_max: int = 64, k: int = 1) -> list[int]:
     >>> diameter_binding_sizes(20)
     [8, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]
     """
-    n_max = check_int("n_max", n_max, minimum=2)
-    return [n for n in range(2, n_max + 1) if binding_latency_term(ring(n), k) == "diameter"]
+    n_max = check_int("n_max", n_max, minimum=2, maximum=MAX_RING_SIZES, scalar=True)
+    k = check_int("k", k, minimum=1, scalar=True)
+    # ring n: degree 1 for n = 2, else 2; step diameter floor(n/2)
+    return [n for n in range(2, n_max + 1) if _binding(n, 1 if n == 2 else 2, n // 2, k) == "diameter"]
 
 
 def first_diameter_bound(family: str, max_n: int = 10**4, k: int = 1):
@@ -105,9 +142,10 @@ def first_diameter_bound(family: str, max_n: int = 10**4, k: int = 1):
     >>> first_diameter_bound("ring"), first_diameter_bound("torus2d"), first_diameter_bound("hypercube")
     (10, 64, None)
     """
+    k = check_int("k", k, minimum=1, scalar=True)
     first = None
     for topo in family_instances(family, max_n):
-        if binding_latency_term(topo, k) == "diameter":
+        if _binding(topo.n, topo.degree, topo.step_diameter, k) == "diameter":
             first = topo.n if first is None else first
         else:
             first = None

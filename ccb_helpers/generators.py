@@ -12,11 +12,18 @@ from __future__ import annotations
 import numpy as np
 
 from ._intmath import ceil_log2, floor_log2
-from ._validation import check_int
-from .algorithms import _check_applicable, _model
-from .schedule import Round, Schedule, block_bounds, buffers_for
+from ._validation import check_bool, check_cap, check_int
+from .algorithms import MAX_CHUNKS, _check_applicable, _model, _terms
+from .schedule import MAX_BUFFER_BYTES, Round, Schedule, _block_bounds, buffers_for
 
 __all__ = ["generate", "nccl_double_binary_tree", "knomial_tree"]
+
+#: Most transfers (pieces) a generated schedule may hold (~60 bytes and ~1 microsecond each).
+MAX_TRANSFERS = 2**21
+#: Most rounds a generated schedule may have (each round costs the simulator ~0.3 ms).
+MAX_ROUNDS = 2**13
+#: Most nodes of :func:`knomial_tree` and :func:`nccl_double_binary_tree` (Python lists / loops).
+MAX_TREE_NODES = 2**20
 
 
 # --------------------------------------------------------------------------- helpers
@@ -26,7 +33,7 @@ class _Blocks:
     """Offsets and lengths of the ``parts`` blocks of an ``m``-byte buffer."""
 
     def __init__(self, m: int, parts: int):
-        bounds = block_bounds(m, parts)
+        bounds = _block_bounds(m, parts)
         self.offset = bounds[:-1]
         self.length = np.diff(bounds)
 
@@ -104,6 +111,12 @@ def knomial_tree(n: int, k: int = 1) -> list[list[tuple[int, int]]]:
     >>> knomial_tree(9, k=2)
     [[(0, 1), (0, 2)], [(0, 3), (0, 6), (1, 4), (1, 7), (2, 5), (2, 8)]]
     """
+    n = check_int("n", n, minimum=1, maximum=MAX_TREE_NODES, scalar=True)
+    k = check_int("k", k, minimum=1, scalar=True)
+    return _knomial_tree(n, min(k, max(n - 1, 1)))
+
+
+def _knomial_tree(n: int, k: int) -> list[list[tuple[int, int]]]:
     rounds = []
     span = 1
     while span < n:
@@ -114,10 +127,16 @@ def knomial_tree(n: int, k: int = 1) -> list[list[tuple[int, int]]]:
 
 
 def _tree_broadcast(n: int, m: int, k: int) -> list[Round]:
+    # The rounds of knomial_tree, vectorised: node v < span sends to v + j * span, j = 1..k.
+    k = min(k, max(n - 1, 1))
     rounds = []
-    for edges in knomial_tree(n, k):
-        parents, children = np.array(edges).T
-        rounds.append(Round(parents, children, 0, m))
+    span = 1
+    while span < n:
+        parents = np.repeat(np.arange(span, dtype=np.int64), k)
+        children = parents + np.tile(np.arange(1, k + 1, dtype=np.int64), span) * span
+        keep = children < n
+        rounds.append(Round(parents[keep], children[keep], 0, m))
+        span *= k + 1
     return rounds
 
 
@@ -157,6 +176,11 @@ def nccl_double_binary_tree(n: int):
     >>> [p.tolist() for p in nccl_double_binary_tree(4)]
     [[-1, 2, 0, 2], [1, 3, 1, -1]]
     """
+    n = check_int("n", n, minimum=1, maximum=MAX_TREE_NODES, scalar=True)
+    return _nccl_double_binary_tree(n)
+
+
+def _nccl_double_binary_tree(n: int):
     def btree_parent(rank: int) -> int:
         if rank == 0:
             return -1
@@ -195,7 +219,7 @@ def _heights_depths(parent: np.ndarray):
 
 
 def _mirrored_btrees(n: int):
-    tree0 = nccl_double_binary_tree(n)[0]
+    tree0 = _nccl_double_binary_tree(n)[0]
     mirror = np.array([-1 if tree0[n - 1 - r] == -1 else n - 1 - tree0[n - 1 - r] for r in range(n)], dtype=np.int64)
     return [tree0, mirror]
 
@@ -203,15 +227,15 @@ def _mirrored_btrees(n: int):
 def _double_binary_tree(n: int, m: int, chunks: int) -> list[Round]:
     # NCCL's trees, except n = 3: there the shifted tree gives rank 2 the parent 0 in both trees,
     # so two chunks would share the 2 -> 0 link in one round; the mirrored tree avoids that.
-    trees = _mirrored_btrees(n) if n == 3 else nccl_double_binary_tree(n)
-    halves = block_bounds(m, 2)
+    trees = _mirrored_btrees(n) if n == 3 else _nccl_double_binary_tree(n)
+    halves = _block_bounds(m, 2)
     height = ceil_log2(n)
     total_rounds = 2 * (height + chunks - 1)
     pieces = [[] for _ in range(total_rounds)]  # (src, dst, offset, length, reduce)
     reduce_rounds = height + chunks - 1
     for t, parent in enumerate(trees):
         base = halves[t]
-        chunk = block_bounds(int(halves[t + 1] - halves[t]), chunks)
+        chunk = _block_bounds(int(halves[t + 1] - halves[t]), chunks)
         h, depth = _heights_depths(parent)
         for c in range(chunks):
             off, length = base + chunk[c], chunk[c + 1] - chunk[c]
@@ -310,9 +334,7 @@ def _bruck_all_gather(n: int, m: int) -> list[Round]:
 
 
 def _bruck_all_to_all(n: int, m: int):
-    if m % n:
-        raise ValueError(f"bruck all_to_all needs m divisible by n (equal blocks in the rotated work buffer), got m={m}, n={n}")
-    size = m // n
+    size = m // n  # m % n == 0 (checked by generate)
     send, recv, work = 0, 1, 2
     nodes = np.repeat(np.arange(n), n)
     slot = np.tile(np.arange(n), n)
@@ -346,6 +368,63 @@ def _pairwise_all_to_all(n: int, m: int):
 # --------------------------------------------------------------------------- dispatch
 
 
+def schedule_size(algorithm: str, primitive: str, n: int, ports: int, chunks: int) -> tuple[int, int]:
+    """(rounds, transfers) of the generated schedule, from closed forms (transfers: an upper bound)."""
+    if n == 1:
+        return 0, 1 if primitive == "all_to_all" else 0
+    pipelined = chunks is not None
+    rounds = int(_terms(algorithm, primitive, n, 0.0, ports, chunks, pipelined).steps)
+    levels = ceil_log2(n)
+    p = 1 << floor_log2(n)
+    fold = 2 * (n - p)
+    if algorithm in ("ring", "bidirectional_ring"):
+        per_phase = n * (n - 1) if algorithm == "ring" or n <= 2 else 2 * n * (n // 2)
+        transfers = per_phase * (2 if primitive == "all_reduce" else 1)
+    elif algorithm == "binomial_tree":
+        transfers = n * levels if primitive in ("scatter", "gather") else (n - 1) * (2 if primitive == "all_reduce" else 1)
+    elif algorithm == "double_binary_tree":
+        transfers = 4 * (chunks or 1) * (n - 1)
+    elif algorithm == "recursive_halving_doubling":
+        transfers = n * levels if primitive == "reduce_scatter" else fold + 2 * p * floor_log2(n)
+    elif algorithm == "recursive_doubling":
+        transfers = n * levels if primitive == "all_gather" else fold + p * floor_log2(n)
+    elif algorithm == "bruck":
+        transfers = n * (n - 1) if primitive == "all_gather" else 2 * n * n + n * (n // 2 + 1) * levels
+    elif algorithm == "pairwise":
+        transfers = n * n
+    else:  # scatter_allgather
+        transfers = n * levels + n * (n - 1)
+    return rounds, transfers
+
+
+def _check_generate(algorithm, primitive, n, m, ports, root, chunks, pipelined):
+    """Validate :func:`generate`'s arguments and its caps; return them normalised (chunks resolved)."""
+    model = _model(algorithm, primitive)
+    n = check_int("n", n, minimum=1, maximum=MAX_BUFFER_BYTES, scalar=True)
+    m = check_int("m", m, minimum=0, maximum=MAX_BUFFER_BYTES, scalar=True)
+    ports = check_int("ports", ports, minimum=1, scalar=True)
+    root = check_int("root", root, minimum=0, maximum=n - 1, scalar=True)
+    pipelined = check_bool("pipelined", pipelined)
+    _check_applicable(algorithm, model, n, ports)
+    if algorithm != "double_binary_tree":
+        if chunks is not None or not pipelined:
+            raise ValueError("chunks and pipelined apply only to double_binary_tree")
+    else:
+        if chunks is None:
+            chunks = 4 if pipelined else 1
+        chunks = check_int("chunks", chunks, minimum=1, maximum=MAX_CHUNKS, scalar=True)
+        if not pipelined and chunks != 1:
+            raise ValueError("the unpipelined double_binary_tree uses one chunk; drop chunks or set pipelined=True")
+    if primitive == "all_to_all" and m % n:
+        raise ValueError(f"all_to_all needs m divisible by n (block j of node i fills block i of node j, so the "
+                         f"blocks must be equal), got m={m}, n={n}")
+    rounds, transfers = schedule_size(algorithm, primitive, n, ports, chunks)
+    what = f"{algorithm} {primitive} on n={n}" + (f" with chunks={chunks}" if chunks is not None else "")
+    check_cap(f"schedule of {what}: rounds", rounds, MAX_ROUNDS)
+    check_cap(f"schedule of {what}: transfers", transfers, MAX_TRANSFERS)
+    return n, m, ports, root, chunks, rounds, transfers
+
+
 def generate(algorithm, primitive, n, m, ports=1, root=0, chunks=None, pipelined=True) -> Schedule:
     """The schedule of ``algorithm`` for ``primitive`` on ``n`` nodes and ``m`` bytes.
 
@@ -356,7 +435,8 @@ def generate(algorithm, primitive, n, m, ports=1, root=0, chunks=None, pipelined
     n : int
         Nodes, ``n >= 1``.
     m : int
-        Message size in bytes (the book's buffer conventions).
+        Message size in bytes (the book's buffer conventions), ``0 <= m <= 2**62``; for
+        ``all_to_all`` a multiple of ``n`` (equal blocks).
     ports : int, default 1
         ``binomial_tree`` broadcast / reduce / all_reduce use a ``ports``-nomial tree.
     root : int, default 0
@@ -367,6 +447,12 @@ def generate(algorithm, primitive, n, m, ports=1, root=0, chunks=None, pipelined
     pipelined : bool, default True
         ``double_binary_tree`` only; ``False`` is the same as ``chunks=1``.
 
+    Notes
+    -----
+    Caps, checked from closed forms before any round is built: at most ``MAX_ROUNDS = 2**13``
+    rounds and ``MAX_TRANSFERS = 2**21`` transfers (e.g. a ring AllReduce up to 1024 nodes, a
+    double binary tree with ``4 chunks (n - 1) <= 2**21``); each costs the simulator time.
+
     Examples
     --------
     >>> s = generate("ring", "all_gather", 3, 6)
@@ -375,14 +461,11 @@ def generate(algorithm, primitive, n, m, ports=1, root=0, chunks=None, pipelined
     round 1: 1.data[0:2] <- 0.data[0:2]; 2.data[2:4] <- 1.data[2:4]; 0.data[4:6] <- 2.data[4:6]
     round 2: 1.data[4:6] <- 0.data[4:6]; 2.data[0:2] <- 1.data[0:2]; 0.data[2:4] <- 2.data[2:4]
     """
-    model = _model(algorithm, primitive)
-    n = check_int("n", n, minimum=1)
-    m = check_int("m", m, minimum=0)
-    ports = check_int("ports", ports, minimum=1)
-    root = check_int("root", root, minimum=0, maximum=n - 1)
-    _check_applicable(algorithm, model, n, ports)
-    if algorithm != "double_binary_tree" and (chunks is not None or not pipelined):
-        raise ValueError("chunks and pipelined apply only to double_binary_tree")
+    n, m, ports, root, chunks, _, _ = _check_generate(algorithm, primitive, n, m, ports, root, chunks, pipelined)
+    return _generate(algorithm, primitive, n, m, ports, root, chunks)
+
+
+def _generate(algorithm, primitive, n, m, ports, root, chunks) -> Schedule:
     buffers = buffers_for(primitive)
     prologue = epilogue = Round.empty()
     if n == 1:
@@ -401,11 +484,6 @@ def generate(algorithm, primitive, n, m, ports=1, root=0, chunks=None, pipelined
             bcast = _rotate(_tree_broadcast(n, m, ports), root, n)
             rounds = {"broadcast": bcast, "reduce": _reverse(bcast, True), "all_reduce": _reverse(bcast, True) + bcast}[primitive]
     elif algorithm == "double_binary_tree":
-        if chunks is None:
-            chunks = 4 if pipelined else 1
-        chunks = check_int("chunks", chunks, minimum=1)
-        if not pipelined and chunks != 1:
-            raise ValueError("the unpipelined double_binary_tree uses one chunk; drop chunks or set pipelined=True")
         rounds = _double_binary_tree(n, m, chunks)
     elif algorithm == "recursive_halving_doubling":
         if primitive == "reduce_scatter":

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._validation import check_choice
+from ._validation import check_bandwidth, check_choice, check_int, check_seconds
 
 __all__ = ["HardwarePreset", "PRESETS", "preset"]
 
@@ -45,8 +45,22 @@ class HardwarePreset:
     topology: str
     source: str
 
+    def __post_init__(self):
+        for name in ("key", "label", "topology", "source"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"{name} must be a string, got {type(getattr(self, name)).__name__}")
+        object.__setattr__(self, "alpha", check_seconds("alpha", self.alpha, scalar=True))
+        object.__setattr__(self, "beta", check_bandwidth("beta", self.beta, scalar=True))
+        if self.ports is not None:
+            object.__setattr__(self, "ports", check_int("ports", self.ports, minimum=1, scalar=True))
+
     def ports_for(self, n: int) -> int:
-        """``k`` for ``n`` nodes (all-port means ``n - 1``, at least 1)."""
+        """``k`` for ``n`` nodes (all-port means ``n - 1``, at least 1).
+
+        >>> PRESETS["ib_ndr"].ports_for(16), PRESETS["sg2260"].ports_for(16)
+        (15, 2)
+        """
+        n = check_int("n", n, minimum=1, scalar=True)
         return max(1, n - 1) if self.ports is None else self.ports
 
 
@@ -118,4 +132,4 @@ def preset(key: str) -> HardwarePreset:
     >>> preset("ib_ndr").ports_for(16)
     15
     """
-    return PRESETS[check_choice("preset", key, PRESETS)]
+    return PRESETS[check_choice("key", key, PRESETS)]

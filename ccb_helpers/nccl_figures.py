@@ -72,7 +72,7 @@ def plot_nccl_times(primitive="all_reduce", n_ranks=8, n_nodes=1, topology="dgx_
     topo = _resolve_topology(topology, {})
     if not (isinstance(m_range, (tuple, list)) and len(m_range) == 2):
         raise TypeError(f"m_range must be a (min, max) pair of sizes in bytes, got {m_range!r}")
-    lo, hi = (check_real(name, v, strict=True) for name, v in zip(("m_range[0]", "m_range[1]"), m_range))
+    lo, hi = (check_real(name, v, strict=True, scalar=True) for name, v in zip(("m_range[0]", "m_range[1]"), m_range))
     if not lo < hi <= 2.0**50:
         raise ValueError(f"m_range must satisfy 0 < min < max <= 2**50 bytes, got {m_range!r}")
     if not isinstance(efficiency, bool):
@@ -171,7 +171,7 @@ def plot_nccl_pick_map(topology="dgx_h100", primitive="all_reduce", threshold=0.
 
     check_choice("topology", topology, NCCL_TOPOLOGIES)
     primitive = check_choice("primitive", primitive, NCCL_COLLECTIVES)
-    threshold = check_real("threshold", threshold)
+    threshold = check_real("threshold", threshold, scalar=True)
     if threshold > 1:
         raise ValueError(f"threshold must be an efficiency in [0, 1], got {threshold}")
     use_book_style()

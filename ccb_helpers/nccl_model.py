@@ -186,14 +186,14 @@ class NcclTopology:
         check_choice("intra_link", self.intra_link, ("nvlink", "pci"))
         check_choice("tree_pattern", self.tree_pattern, _TREE_PATTERNS)
         for name in ("ring_channels", "tree_channels"):
-            check_int(name, getattr(self, name), minimum=1, maximum=64)
-        check_int("nvls_channels", self.nvls_channels, minimum=0, maximum=64)
-        check_int("comm_channels", self.comm_channels, minimum=0, maximum=64)
+            check_int(name, getattr(self, name), minimum=1, maximum=64, scalar=True)
+        check_int("nvls_channels", self.nvls_channels, minimum=0, maximum=64, scalar=True)
+        check_int("comm_channels", self.comm_channels, minimum=0, maximum=64, scalar=True)
         for name in ("ring_bw_intra", "ring_bw_inter", "tree_bw_intra", "tree_bw_inter", "nvls_bw_intra", "nvls_bw_inter"):
-            value = check_real(name, getattr(self, name))
+            value = check_real(name, getattr(self, name), scalar=True)
             if value > 1e13:
                 raise ValueError(f"{name} must be <= 1e13 bytes/s per channel, got {value}")
-        check_real("latency_inter", self.latency_inter)
+        check_real("latency_inter", self.latency_inter, maximum=1e9, scalar=True)
         for name in ("ring_same_channels", "ll128"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
@@ -436,9 +436,9 @@ def _resolve_topology(topology, overrides) -> NcclTopology:
 
 def _check_call(primitive, n_ranks, n_nodes, m):
     primitive = check_choice("primitive", primitive, NCCL_COLLECTIVES)
-    n_ranks = check_int("n_ranks", n_ranks, minimum=2, maximum=MAX_RANKS)
-    n_nodes = check_int("n_nodes", n_nodes, minimum=1, maximum=n_ranks)
-    m = check_real("m", m)
+    n_ranks = check_int("n_ranks", n_ranks, minimum=2, maximum=MAX_RANKS, scalar=True)
+    n_nodes = check_int("n_nodes", n_nodes, minimum=1, maximum=n_ranks, scalar=True)
+    m = check_real("m", m, scalar=True)
     if m > MAX_BYTES:
         raise ValueError(f"m must be <= {MAX_BYTES} bytes (2**50), got {m}")
     if m != int(m):
@@ -641,14 +641,19 @@ def nccl_vs_bound_table(cases, topology="dgx_h100", primitive="all_reduce"):
     from .units import format_bytes, format_time
 
     topo = _resolve_topology(topology, {})
+    if not isinstance(cases, (list, tuple)):  # not an iterator or a range: its length is known before copying
+        raise TypeError(f"cases must be a list of (n_ranks, n_nodes, m) triples, got {type(cases).__name__}")
     cases = list(cases)
     if not 1 <= len(cases) <= 1000:
         raise ValueError(f"cases must hold 1 to 1000 (n_ranks, n_nodes, m) triples, got {len(cases)}")
     if not all(isinstance(c, (tuple, list)) and len(c) == 3 for c in cases):
         raise TypeError("cases must be (n_ranks, n_nodes, m) triples")
     rows, values = [], []
-    for n_ranks, n_nodes, m in cases:
-        primitive_, n_ranks, n_nodes, m = _check_call(primitive, n_ranks, n_nodes, m)
+    for i, (n_ranks, n_nodes, m) in enumerate(cases):
+        try:
+            primitive_, n_ranks, n_nodes, m = _check_call(primitive, n_ranks, n_nodes, m)
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"cases[{i}]: {err}") from None
         r = _vs_bound(primitive_, n_ranks, n_nodes, m, topo, book=False)
         reference = r.in_network_bound_time if r.in_network else r.bound_time
         values.append(r)

@@ -174,7 +174,9 @@ def published_summary_table(keys=None):
     from .tables import Table
     from .units import format_bandwidth
 
-    keys = list(PUBLISHED_LOGS) if keys is None else [check_choice("key", k, PUBLISHED_LOGS) for k in keys]
+    if keys is not None and (isinstance(keys, str) or not isinstance(keys, (list, tuple)) or len(keys) > len(PUBLISHED_LOGS) * 4):
+        raise TypeError(f"keys must be a list of keys of PUBLISHED_LOGS (or None for all), got {type(keys).__name__}")
+    keys = list(PUBLISHED_LOGS) if keys is None else [check_choice(f"keys[{i}]", k, PUBLISHED_LOGS) for i, k in enumerate(keys)]
     rows, values = [], []
     for key in keys:
         entry = PUBLISHED_LOGS[key]

@@ -385,7 +385,7 @@ def read_nccl_tests(text, collective=None) -> NcclTestsLog:
     >>> read_nccl_tests("nothing here")
     Traceback (most recent call last):
     ...
-    ValueError: no nccl-tests result table found (no header line with 'time', 'algbw' and 'busbw')
+    ValueError: text: no nccl-tests result table found (no header line with 'time', 'algbw' and 'busbw')
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a string (the printed output), got {type(text).__name__}")
@@ -393,7 +393,12 @@ def read_nccl_tests(text, collective=None) -> NcclTestsLog:
         raise ValueError(f"text has {len(text)} characters; the reader accepts at most {MAX_TEXT_CHARS}")
     if collective is not None:
         collective = check_choice("collective", collective, PRIMITIVES)
-    return _read(text, collective)
+    try:
+        return _read(text, collective)
+    except ValueError as err:  # what is wrong is in the text: say so (messages naming a line already do)
+        if str(err).startswith("line "):
+            raise
+        raise ValueError(f"text: {err}") from None
 
 
 def _read(text: str, collective: str | None) -> NcclTestsLog:
@@ -607,14 +612,14 @@ def busbw_ceiling(primitive, n, m, alpha, beta, ports=1, latency_ports=None):
     >>> busbw_ceiling("all_reduce", 8, 1000, 1e-6, 100e9) / 1e9   # 1.75 kB / (3 us)
     0.5833333333333334
     """
-    n = check_int("n", n, minimum=2, maximum=2**24)
+    n = check_int("n", n, minimum=2, maximum=2**24, scalar=True)
     m = check_real("m", m)
     if np.size(m) > MAX_SIZES:
         raise ValueError(f"m has {np.size(m)} sizes; at most {MAX_SIZES} are evaluated at once")
-    alpha = check_real("alpha", alpha)
-    beta = check_bandwidth("beta", beta)
-    ports = check_int("ports", ports, minimum=1)
-    latency_ports = ports if latency_ports is None else check_int("latency_ports", latency_ports, minimum=1)
+    alpha = check_real("alpha", alpha, maximum=1e9, scalar=True)
+    beta = check_bandwidth("beta", beta, scalar=True)
+    ports = check_int("ports", ports, minimum=1, maximum=2**62, scalar=True)
+    latency_ports = ports if latency_ports is None else check_int("latency_ports", latency_ports, minimum=1, maximum=2**62, scalar=True)
     return _busbw_ceiling(check_choice("primitive", primitive, PRIMITIVES), n, m, alpha, beta, ports, latency_ports)
 
 
@@ -664,15 +669,15 @@ def two_level_busbw_ceiling(primitive, n_ranks, n_nodes, beta, node_beta=None, p
     450.0
     """
     primitive = check_choice("primitive", primitive, PRIMITIVES)
-    n_ranks = check_int("n_ranks", n_ranks, minimum=2, maximum=2**24)
-    n_nodes = check_int("n_nodes", n_nodes, minimum=1, maximum=n_ranks)
-    beta = check_bandwidth("beta", beta)
-    ports = check_int("ports", ports, minimum=1)
+    n_ranks = check_int("n_ranks", n_ranks, minimum=2, maximum=2**24, scalar=True)
+    n_nodes = check_int("n_nodes", n_nodes, minimum=1, maximum=n_ranks, scalar=True)
+    beta = check_bandwidth("beta", beta, scalar=True)
+    ports = check_int("ports", ports, minimum=1, maximum=2**62, scalar=True)
     ceiling = ports * beta
     if n_nodes > 1:
         if node_beta is None:
             raise ValueError(f"node_beta (bytes/s per node) is required for n_nodes = {n_nodes} > 1")
-        node_beta = check_bandwidth("node_beta", node_beta)
+        node_beta = check_bandwidth("node_beta", node_beta, scalar=True)
         ceiling = min(ceiling, volume_coefficient(primitive, n_ranks) / volume_coefficient(primitive, n_nodes) * node_beta)
     return float(ceiling)
 
@@ -745,8 +750,10 @@ def fit_alpha_beta(log, n_ranks=None, collective=None, min_size=1, max_size=None
     (1.0, 10.0, 2)
     """
     log, n, primitive = _log_context(log, n_ranks, collective)
-    min_size = check_real("min_size", min_size)
-    max_size = math.inf if max_size is None else check_real("max_size", max_size)
+    min_size = check_real("min_size", min_size, scalar=True)
+    max_size = math.inf if max_size is None else check_real("max_size", max_size, scalar=True)
+    if max_size < min_size:
+        raise ValueError(f"max_size must be >= min_size, got min_size={min_size:g}, max_size={max_size:g}")
     if not isinstance(inplace, bool):
         raise TypeError(f"inplace must be True or False, got {inplace!r}")
     suffix = "_inplace" if inplace else ""
@@ -757,7 +764,8 @@ def fit_alpha_beta(log, n_ranks=None, collective=None, min_size=1, max_size=None
             sizes.append(float(row.size))
             times.append(t)
     if len(set(sizes)) < 2:
-        raise ValueError(f"need at least two rows of different sizes in [{min_size}, {max_size}] bytes to fit alpha and beta, got {len(sizes)}")
+        raise ValueError(f"log: need at least two rows of different sizes in [min_size, max_size] = [{min_size}, {max_size}] "
+                         f"bytes to fit alpha and beta, got {len(sizes)}")
     return _fit(np.array(sizes), np.array(times), n, primitive)
 
 
@@ -782,7 +790,7 @@ def _fit(sizes, times, n, primitive) -> AlphaBeta:
 def _log_context(log, n_ranks, collective):
     if not isinstance(log, NcclTestsLog):
         raise TypeError(f"log must be an NcclTestsLog (from read_nccl_tests), got {type(log).__name__}")
-    n = log.n_ranks if n_ranks is None else check_int("n_ranks", n_ranks, minimum=2, maximum=2**24)
+    n = log.n_ranks if n_ranks is None else check_int("n_ranks", n_ranks, minimum=2, maximum=2**24, scalar=True)
     if n is None:
         raise ValueError("the log has no '# Rank' lines: pass n_ranks")
     if n < 2:
@@ -835,10 +843,10 @@ def nccl_tests_report(log, alpha, beta, ports=1, latency_ports=None, n_ranks=Non
     from .units import format_bandwidth, format_bytes
 
     log, n, primitive = _log_context(log, n_ranks, collective)
-    alpha = check_real("alpha", alpha)
-    beta = check_bandwidth("beta", beta)
-    ports = check_int("ports", ports, minimum=1)
-    latency_ports = ports if latency_ports is None else check_int("latency_ports", latency_ports, minimum=1)
+    alpha = check_real("alpha", alpha, maximum=1e9, scalar=True)
+    beta = check_bandwidth("beta", beta, scalar=True)
+    ports = check_int("ports", ports, minimum=1, maximum=2**62, scalar=True)
+    latency_ports = ports if latency_ports is None else check_int("latency_ports", latency_ports, minimum=1, maximum=2**62, scalar=True)
     coefficient = volume_coefficient(primitive, n)
     t_alpha = latency_lower_bound(primitive, n, alpha, ports=latency_ports)
     rows, values = [], []

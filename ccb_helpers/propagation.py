@@ -11,9 +11,12 @@ from __future__ import annotations
 import numpy as np
 
 from ._intmath import ceil_log
-from ._validation import check_int, check_real, is_array
+from ._validation import INT64_MAX, check_cap, check_int, check_seconds, check_shapes
 
 __all__ = ["info_steps", "coverage", "info_latency_bound"]
+
+#: Largest exact value :func:`coverage` builds without ``n``: ``(k+1)**t`` of at most this many bits.
+COVERAGE_MAX_BITS = 2**16
 
 
 def info_steps(n, k=1):
@@ -42,8 +45,22 @@ def info_steps(n, k=1):
     >>> info_steps([4, 8, 16, 32, 64], k=2).tolist()
     [2, 2, 3, 4, 4]
     """
-    n = check_int("n", n, minimum=1)
     k = check_int("k", k, minimum=1)
+    # With an array k the answer is an int64 array, so n must fit int64 too.
+    n = check_int("n", n, minimum=1, maximum=INT64_MAX if isinstance(k, np.ndarray) else None)
+    check_shapes(n=n, k=k)
+    return _info_steps(n, k)
+
+
+def _info_steps(n, k):
+    """:func:`info_steps` on validated ``n``, ``k`` (ints or int64 arrays)."""
+    if isinstance(k, np.ndarray):
+        # k >= n - 1 gives base >= n: one round (zero for n = 1). Clipping k to n - 1 keeps the
+        # answer and keeps k + 1 inside int64 (k = 2**63 - 1 would wrap around).
+        n_arr, k_arr = np.broadcast_arrays(np.asarray(n, dtype=np.int64), k)
+        return ceil_log(n_arr, np.minimum(k_arr, np.maximum(n_arr - 1, 1)) + 1)
+    if isinstance(n, np.ndarray):
+        return ceil_log(n, min(k, INT64_MAX - 1) + 1)
     return ceil_log(n, k + 1)
 
 
@@ -62,6 +79,12 @@ def coverage(t, k=1, n=None):
     n : int, optional
         Total number of nodes; caps the coverage when given.
 
+    Raises
+    ------
+    ValueError
+        Without ``n``, if ``(k+1)**t`` would have more than ``COVERAGE_MAX_BITS = 2**16`` bits
+        (the exact big-integer cap; decided before any work).
+
     Returns
     -------
     int or ndarray of int64
@@ -78,17 +101,28 @@ def coverage(t, k=1, n=None):
     [1, 7, 49, 100]
     """
     t = check_int("t", t, minimum=0)
-    k = check_int("k", k, minimum=1)
-    if is_array(k):
-        raise TypeError("k must be a scalar integer in coverage()")
+    k = check_int("k", k, minimum=1, scalar=True)
     if n is not None:
-        n = check_int("n", n, minimum=1)
-        if is_array(n):
-            raise TypeError("n must be a scalar integer in coverage()")
+        n = check_int("n", n, minimum=1, maximum=INT64_MAX if isinstance(t, np.ndarray) else None, scalar=True)
     if isinstance(t, np.ndarray):
+        check_shapes(t=t)
         if n is None:
             raise ValueError("n is required when t is an array (it caps the int64 values)")
-        return np.array([coverage(int(x), k, n) for x in t.ravel()], dtype=np.int64).reshape(t.shape)
+    elif n is None:
+        # (k+1)**t has about t * log2(k+1) bits: refuse before building a huge integer.
+        check_cap("coverage(t, k) builds (k+1)**t exactly: bits of the result", t * (k + 1).bit_length(), COVERAGE_MAX_BITS,
+                  hint="pass n (the number of nodes) to cap the value, or use a smaller t")
+    return _coverage(t, k, n)
+
+
+def _coverage(t, k, n):
+    if isinstance(t, np.ndarray):
+        # (k+1)**i for i = 0, 1, ... up to the first value >= n (at most 64 entries), then look up.
+        powers = [1]
+        while powers[-1] < n:
+            powers.append(powers[-1] * (k + 1))
+        table = np.array([min(p, n) for p in powers], dtype=np.int64)
+        return table[np.minimum(t, len(table) - 1)]
     if n is None:
         return (k + 1) ** t
     # Multiply step by step so that huge t with a cap never builds a huge integer.
@@ -121,5 +155,8 @@ def info_latency_bound(n, alpha, k=1):
     >>> info_latency_bound(64, 2e-6, k=2)
     8e-06
     """
-    alpha = check_real("alpha", alpha)
-    return info_steps(n, k) * alpha
+    k = check_int("k", k, minimum=1)
+    n = check_int("n", n, minimum=1, maximum=INT64_MAX if isinstance(k, np.ndarray) else None)
+    alpha = check_seconds("alpha", alpha)
+    check_shapes(n=n, alpha=alpha, k=k)
+    return _info_steps(n, k) * alpha

@@ -21,12 +21,17 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ._validation import check_choice, check_int
-from .primitives import check_primitive
+from ._validation import _as_array, check_cap, check_choice, check_int
+from .primitives import PRIMITIVES, check_primitive
 
 __all__ = ["Transfer", "Round", "Schedule", "block_bounds", "buffers_for", "OPS"]
 
 OPS = ("copy", "reduce")
+#: Largest buffer size in bytes of a schedule (offsets are int64; ``block_bounds`` stays exact).
+MAX_BUFFER_BYTES = 2**62
+#: Most blocks :func:`block_bounds` returns (an int64 array of ``parts + 1`` offsets).
+MAX_PARTS = 2**26
+BUFFER_NAMES = ("data", "send", "recv", "work")
 
 
 def buffers_for(primitive: str) -> tuple[str, ...]:
@@ -37,11 +42,24 @@ def buffers_for(primitive: str) -> tuple[str, ...]:
 def block_bounds(m: int, n: int, parts: int | None = None) -> np.ndarray:
     """Start offsets of ``parts`` (default ``n``) nearly equal blocks of ``m`` bytes, plus ``m``.
 
+    Block ``i`` is ``[i*m // parts, (i+1)*m // parts)``, computed exactly in int64 for every
+    ``m <= 2**63 - 1`` (``i*m`` itself would overflow); ``parts <= 2**26``.
+
     >>> block_bounds(10, 4).tolist()
     [0, 2, 5, 7, 10]
     """
-    parts = n if parts is None else parts
-    return (np.arange(parts + 1, dtype=np.int64) * m) // parts
+    m = check_int("m", m, minimum=0, maximum=2**63 - 1, scalar=True)
+    n = check_int("n", n, minimum=1, scalar=True)
+    parts = n if parts is None else check_int("parts", parts, minimum=1, scalar=True)
+    check_cap("block_bounds: blocks", parts, MAX_PARTS)
+    return _block_bounds(m, parts)
+
+
+def _block_bounds(m: int, parts: int) -> np.ndarray:
+    # i*m // parts = i*q + (i*r) // parts with m = q*parts + r: no product exceeds int64.
+    q, r = divmod(m, parts)
+    i = np.arange(parts + 1, dtype=np.int64)
+    return i * q + (i * r) // parts
 
 
 @dataclass(frozen=True)
@@ -75,6 +93,17 @@ class Transfer:
     dst_offset: int | None = None
     dst_buffer: str | None = None
 
+    def __post_init__(self):
+        set_ = object.__setattr__
+        for name in ("src", "dst", "offset", "length"):
+            set_(self, name, check_int(name, getattr(self, name), minimum=0, maximum=MAX_BUFFER_BYTES, scalar=True))
+        if self.dst_offset is not None:
+            set_(self, "dst_offset", check_int("dst_offset", self.dst_offset, minimum=0, maximum=MAX_BUFFER_BYTES, scalar=True))
+        check_choice("op", self.op, OPS)
+        check_choice("buffer", self.buffer, BUFFER_NAMES)
+        if self.dst_buffer is not None:
+            check_choice("dst_buffer", self.dst_buffer, BUFFER_NAMES)
+
     def __str__(self) -> str:
         target = self.dst_buffer or self.buffer
         doff = self.offset if self.dst_offset is None else self.dst_offset
@@ -91,20 +120,44 @@ class Round:
     __slots__ = ("src", "dst", "offset", "length", "reduce", "buffer", "dst_offset", "dst_buffer")
 
     def __init__(self, src, dst, offset, length, reduce=False, buffer=0, dst_offset=None, dst_buffer=None):
-        src = np.atleast_1d(np.asarray(src, dtype=np.int64))
+        src = np.atleast_1d(self._column_values("src", src, np.int64))
+        if src.ndim != 1:
+            raise ValueError(f"src must be one-dimensional (one entry per transfer), got shape {src.shape}")
         size = src.shape[0]
 
-        def column(value, dtype=np.int64):
-            return np.broadcast_to(np.asarray(value, dtype=dtype), (size,)).copy()
+        def column(value, dtype=np.int64, name=""):
+            array = self._column_values(name, value, dtype)
+            try:
+                return np.broadcast_to(array, (size,)).copy()
+            except ValueError:
+                raise ValueError(f"{name} must be a scalar or have one entry per transfer ({size}), got shape {array.shape}") from None
 
         self.src = src
-        self.dst = column(dst)
-        self.offset = column(offset)
-        self.length = column(length)
-        self.reduce = column(reduce, bool)
-        self.buffer = column(buffer)
-        self.dst_offset = self.offset.copy() if dst_offset is None else column(dst_offset)
-        self.dst_buffer = self.buffer.copy() if dst_buffer is None else column(dst_buffer)
+        self.dst = column(dst, name="dst")
+        self.offset = column(offset, name="offset")
+        self.length = column(length, name="length")
+        self.reduce = column(reduce, bool, name="reduce")
+        self.buffer = column(buffer, name="buffer")
+        self.dst_offset = self.offset.copy() if dst_offset is None else column(dst_offset, name="dst_offset")
+        self.dst_buffer = self.buffer.copy() if dst_buffer is None else column(dst_buffer, name="dst_buffer")
+
+    @staticmethod
+    def _column_values(name: str, value, dtype) -> np.ndarray:
+        """A column as an int64 (or bool) array: integers only, never a silent float or wrap-around cast."""
+        if isinstance(value, np.ndarray) and value.dtype == dtype:
+            return value
+        array = _as_array(name, value)
+        if array.size == 0 and array.dtype.kind == "f":
+            return array.astype(dtype)  # an empty list
+        if dtype is bool:
+            if array.dtype.kind != "b":
+                raise TypeError(f"{name} must hold True / False, got dtype {array.dtype}")
+            return array
+        if array.dtype.kind not in "iu":
+            raise TypeError(f"{name} must hold integers, got dtype {array.dtype}")
+        if array.dtype == np.uint64 and array.size and array.max() > np.iinfo(np.int64).max:
+            raise ValueError(f"{name} must fit int64")
+        return array.astype(np.int64, copy=False)
 
     @classmethod
     def empty(cls) -> "Round":
@@ -197,6 +250,9 @@ class Schedule:
     chunk_bytes: int | None = None
     work_size: int | None = None
 
+    def __post_init__(self):
+        _check_schedule(self)
+
     @classmethod
     def from_transfers(
         cls,
@@ -227,18 +283,24 @@ class Schedule:
         round 2: 1.data[0:4] <- 0.data[0:4]; 0.data[4:8] <- 1.data[4:8]
         """
         primitive = check_primitive(primitive)
-        n = check_int("n", n, minimum=1)
-        m = check_int("m", m, minimum=0)
+        n = check_int("n", n, minimum=1, maximum=MAX_BUFFER_BYTES, scalar=True)
+        m = check_int("m", m, minimum=0, maximum=MAX_BUFFER_BYTES, scalar=True)
+        root = check_int("root", root, minimum=0, maximum=n - 1, scalar=True)
         names = list(buffers_for(primitive))
+        for name, value in (("rounds", rounds), ("prologue", prologue), ("epilogue", epilogue)):
+            if not isinstance(value, (list, tuple)):
+                raise TypeError(f"{name} must be a list (of lists of Transfer for rounds), got {type(value).__name__}")
+        if not all(isinstance(r, (list, tuple)) for r in rounds):
+            raise TypeError("rounds must be a list of lists of Transfer (one list per round)")
         all_rounds = [list(r) for r in rounds]
         pro, epi = list(prologue), list(epilogue)
         for i, t in enumerate(t for r in all_rounds + [pro, epi] for t in r):
             if not isinstance(t, Transfer):
-                raise TypeError(f"transfer {i} must be a Transfer, got {type(t).__name__}")
+                raise TypeError(f"rounds: transfer {i} must be a Transfer, got {type(t).__name__}")
             for name in (t.buffer, t.dst_buffer or t.buffer):
                 if name not in names:
                     if name != "work":
-                        raise ValueError(f"unknown buffer {name!r} for {primitive}; allowed: {names + ['work']}")
+                        raise ValueError(f"rounds: unknown buffer {name!r} for {primitive}; allowed: {names + ['work']}")
                     names.append("work")
             check_choice("op", t.op, OPS)
 
@@ -256,13 +318,41 @@ class Schedule:
                 [names.index(t.dst_buffer or t.buffer) for t in transfers],
             )
 
-        return cls(
-            primitive, n, m, [to_round(r) for r in all_rounds], tuple(names), check_int("root", root, minimum=0, maximum=n - 1),
-            prologue=to_round(pro), epilogue=to_round(epi),
-        )
+        return cls(primitive, n, m, [to_round(r) for r in all_rounds], tuple(names), root,
+                   prologue=to_round(pro), epilogue=to_round(epi))
 
     def __str__(self) -> str:
         lines = [f"{self.primitive} on {self.n} nodes, {self.m} B, {len(self.rounds)} rounds ({self.algorithm})"]
         for i, r in enumerate(self.rounds, start=1):
             lines.append(f"round {i}: " + "; ".join(str(t) for t in r.transfers(self.buffers)))
         return "\n".join(lines)
+
+
+def _check_schedule(schedule: Schedule) -> None:
+    """The fields of a schedule have the right types and ranges (rounds are checked when run)."""
+    check_primitive(schedule.primitive)
+    schedule.n = check_int("n", schedule.n, minimum=1, maximum=MAX_BUFFER_BYTES, scalar=True)
+    schedule.m = check_int("m", schedule.m, minimum=0, maximum=MAX_BUFFER_BYTES, scalar=True)
+    schedule.root = check_int("root", schedule.root, minimum=0, maximum=schedule.n - 1, scalar=True)
+    if not isinstance(schedule.rounds, list) or not all(isinstance(r, Round) for r in schedule.rounds):
+        raise TypeError("rounds must be a list of Round")
+    for name in ("prologue", "epilogue"):
+        if not isinstance(getattr(schedule, name), Round):
+            raise TypeError(f"{name} must be a Round, got {type(getattr(schedule, name)).__name__}")
+    if not isinstance(schedule.algorithm, str):
+        raise TypeError(f"algorithm must be a string, got {type(schedule.algorithm).__name__}")
+    if schedule.step_rounds is not None:
+        if not isinstance(schedule.step_rounds, (tuple, list)):
+            raise TypeError(f"step_rounds must be a tuple of ints (one per round) or None, got {type(schedule.step_rounds).__name__}")
+        schedule.step_rounds = tuple(check_int(f"step_rounds[{i}]", v, minimum=0, maximum=2**31, scalar=True)
+                                     for i, v in enumerate(schedule.step_rounds))
+    if schedule.chunk_bytes is not None:
+        schedule.chunk_bytes = check_int("chunk_bytes", schedule.chunk_bytes, minimum=0, maximum=MAX_BUFFER_BYTES, scalar=True)
+    if schedule.work_size is not None:
+        schedule.work_size = check_int("work_size", schedule.work_size, minimum=0, maximum=MAX_BUFFER_BYTES, scalar=True)
+    buffers = schedule.buffers
+    if not isinstance(buffers, tuple) or not all(isinstance(b, str) for b in buffers):
+        raise TypeError("buffers must be a tuple of buffer names")
+    standard = buffers_for(schedule.primitive)
+    if buffers[: len(standard)] != standard or not set(buffers[len(standard):]) <= {"work"} or len(set(buffers)) != len(buffers):
+        raise ValueError(f"buffers must be {standard} (plus 'work' if used) for {schedule.primitive}, got {buffers}")

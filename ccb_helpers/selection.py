@@ -9,47 +9,98 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_bandwidth, check_int, check_real
-from .algorithms import algorithm_cost, best_algorithm
+from ._validation import INT64_MAX, MAX_BYTES, check_bandwidth, check_bool, check_int, check_real, check_seconds
+from .algorithms import MAX_NODES, _best_algorithm, _check_applicable, _cost, _model, _terms
 from .primitives import check_primitive
 
 __all__ = ["crossover_between", "best_algorithm_bands", "optimality"]
 
+#: Sizes :func:`crossover_between` scans (log-spaced) before bisecting a bracket.
+CROSSOVER_GRID = 1025
+#: Most sizes :func:`best_algorithm_bands` evaluates.
+MAX_BAND_POINTS = 2**20
+
+
+def _check_range(m_min, m_max):
+    m_min = check_real("m_min", m_min, minimum=0.0, strict=True, maximum=MAX_BYTES, scalar=True)
+    m_max = check_real("m_max", m_max, minimum=0.0, strict=True, maximum=MAX_BYTES, scalar=True)
+    if m_max < m_min:
+        raise ValueError(f"m_max must be >= m_min, got m_min={m_min:g}, m_max={m_max:g}")
+    return m_min, m_max
+
 
 def crossover_between(algorithm_a, algorithm_b, primitive, n, alpha, beta, ports=1, m_min=1.0, m_max=2.0**44):
-    """Message size (bytes) at which two algorithms cost the same, or ``None`` if they never do.
+    """Smallest message size (bytes) in ``[m_min, m_max]`` at which two algorithms cost the same,
+    or ``None`` if there is none.
 
-    Bisection on ``log M`` of ``cost_a - cost_b`` over ``[m_min, m_max]`` (each cost is affine
-    in ``M``, so there is at most one crossing).
+    The cost difference is evaluated at 1025 log-spaced sizes; the first bracket where its sign
+    changes is bisected on ``log M``. Most costs are affine in ``M``; the pipelined double binary
+    tree's is not (its chunk count is an integer, at most ``M // 2``), and with a tiny ``alpha``
+    it can *jump* past the other cost without ever equalling it. Such a bracket is not a
+    crossover: the search goes on to the next one (the result always has equal costs, to 1e-6).
 
     >>> m = crossover_between("binomial_tree", "ring", "all_reduce", 16, 5e-6, 25e9)
     >>> round(m)   # 8 alpha + 8 M/beta = 30 alpha + 1.875 M/beta  =>  M = 22 alpha beta / 6.125
     448980
     """
     primitive = check_primitive(primitive)
-    n = check_int("n", n, minimum=2)
-    alpha = check_real("alpha", alpha)
-    beta = check_bandwidth("beta", beta)
+    n = check_int("n", n, minimum=2, maximum=MAX_NODES, scalar=True)
+    ports = check_int("ports", ports, minimum=1, maximum=INT64_MAX, scalar=True)
+    for name in ("algorithm_a", "algorithm_b"):
+        value = algorithm_a if name == "algorithm_a" else algorithm_b
+        try:
+            model = _model(value, primitive)
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"{name}: {err}") from None
+        _check_applicable(value, model, n, ports)
+    alpha = check_seconds("alpha", alpha, scalar=True)
+    beta = check_bandwidth("beta", beta, scalar=True)
+    m_min, m_max = _check_range(m_min, m_max)
+    return _crossover_between(algorithm_a, algorithm_b, primitive, n, alpha, beta, ports, m_min, m_max)
 
+
+def _crossover_between(algorithm_a, algorithm_b, primitive, n, alpha, beta, ports, m_min, m_max):
     def diff(m):
-        return algorithm_cost(algorithm_a, primitive, n, m, alpha, beta, ports) - algorithm_cost(algorithm_b, primitive, n, m, alpha, beta, ports)
+        return (_cost(algorithm_a, primitive, n, m, alpha, beta, ports)
+                - _cost(algorithm_b, primitive, n, m, alpha, beta, ports))
 
-    lo, hi = np.log2(m_min), np.log2(m_max)
-    f_lo, f_hi = diff(2**lo), diff(2**hi)
-    if f_lo == 0:
-        return float(m_min)
-    if np.sign(f_lo) == np.sign(f_hi):
-        return None
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        f_mid = diff(2**mid)
-        if np.sign(f_mid) == np.sign(f_lo):
-            lo, f_lo = mid, f_mid
-        else:
-            hi = mid
-        if hi - lo < 1e-12:
-            break
-    return float(2 ** ((lo + hi) / 2))
+    def equal_at(m) -> bool:
+        a = _cost(algorithm_a, primitive, n, m, alpha, beta, ports)
+        b = _cost(algorithm_b, primitive, n, m, alpha, beta, ports)
+        return abs(a - b) <= 1e-6 * max(abs(a), abs(b), 1e-300)
+
+    logs = np.linspace(np.log2(m_min), np.log2(m_max), CROSSOVER_GRID)
+    sizes = np.exp2(logs)
+    sizes[0], sizes[-1] = m_min, m_max
+    sign = np.sign(diff(sizes))
+    for i in range(len(sizes)):
+        if sign[i] == 0:
+            return float(sizes[i])
+        if i + 1 == len(sizes) or sign[i + 1] == 0 or sign[i + 1] == sign[i]:
+            continue
+        lo, hi, s_lo = logs[i], logs[i + 1], sign[i]
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            s_mid = np.sign(diff(float(np.exp2(mid))))
+            if s_mid == 0:
+                return float(np.exp2(mid))
+            if s_mid == s_lo:
+                lo = mid
+            else:
+                hi = mid
+            if hi - lo < 1e-13:
+                break
+        m = float(np.exp2((lo + hi) / 2))
+        # Both costs are affine in M across such a tiny bracket: the secant root is exact there.
+        m_lo, m_hi = float(np.exp2(lo)), float(np.exp2(hi))
+        d_lo, d_hi = diff(m_lo), diff(m_hi)
+        if d_lo != d_hi:
+            secant = m_lo - d_lo * (m_hi - m_lo) / (d_hi - d_lo)
+            if m_lo <= secant <= m_hi and abs(diff(secant)) <= abs(diff(m)):
+                m = secant
+        if equal_at(m):
+            return min(max(m, m_min), m_max)
+    return None
 
 
 def best_algorithm_bands(primitive, n, alpha, beta, ports=1, m_min=1.0, m_max=2.0**36, points=400):
@@ -60,8 +111,14 @@ def best_algorithm_bands(primitive, n, alpha, beta, ports=1, m_min=1.0, m_max=2.
     ['recursive_doubling', 'recursive_halving_doubling']
     """
     primitive = check_primitive(primitive)
+    n = check_int("n", n, minimum=1, maximum=MAX_NODES, scalar=True)
+    alpha = check_seconds("alpha", alpha, scalar=True)
+    beta = check_bandwidth("beta", beta, scalar=True)
+    ports = check_int("ports", ports, minimum=1, maximum=INT64_MAX, scalar=True)
+    m_min, m_max = _check_range(m_min, m_max)
+    points = check_int("points", points, minimum=1, maximum=MAX_BAND_POINTS, scalar=True)
     ms = np.geomspace(m_min, m_max, points)
-    names, _ = best_algorithm(primitive, n, ms, alpha, beta, ports)
+    names, _ = _best_algorithm(primitive, n, ms, alpha, beta, ports)
     bands = []
     start = 0
     for i in range(1, len(ms) + 1):
@@ -88,25 +145,34 @@ def optimality(algorithm, primitive, n, m=2.0**20, ports=1, large_n=2**12, huge_
     >>> optimality("recursive_doubling", "all_reduce", 8)["bandwidth"]
     'grows'
     """
-    from .algorithms import ALGORITHMS, algorithm_terms
-    from .bandwidth import volume_coefficient
-    from .propagation import info_steps
+    from .bandwidth import _volume_coefficient
+    from .propagation import _info_steps
 
-    n = check_int("n", n, minimum=2)
-    ports = check_int("ports", ports, minimum=1)
-    model = ALGORITHMS[algorithm][primitive]
-    latency_options = {"pipelined": False} if algorithm == "double_binary_tree" else {}
-    bandwidth_options = {}
-    if algorithm == "double_binary_tree":
-        bandwidth_options = {"chunks": 4096} if pipelined else {"pipelined": False}
+    model = _model(algorithm, primitive)
+    n = check_int("n", n, minimum=2, maximum=MAX_NODES, scalar=True)
+    m = check_real("m", m, minimum=1.0, maximum=MAX_BYTES, scalar=True)  # at least a byte: the ratios divide by m
+    ports = check_int("ports", ports, minimum=1, maximum=INT64_MAX, scalar=True)
+    large_n = check_int("large_n", large_n, minimum=2, maximum=MAX_NODES, scalar=True)
+    huge_n = check_int("huge_n", huge_n, minimum=2, maximum=MAX_NODES, scalar=True)
+    if huge_n <= large_n:
+        raise ValueError(f"huge_n must be > large_n, got large_n={large_n}, huge_n={huge_n}")
+    pipelined = check_bool("pipelined", pipelined)
+    for name, value in (("n", n), ("large_n", large_n), ("huge_n", huge_n)):
+        try:
+            _check_applicable(algorithm, model, value, ports)
+        except ValueError as err:
+            raise ValueError(f"{name}: {err}") from None
+    dbt = algorithm == "double_binary_tree"
+    # (chunks, pipelined) for the latency term and for the bandwidth term
+    latency_options = (None, False) if dbt else (None, True)
+    bandwidth_options = ((4096, True) if pipelined else (None, False)) if dbt else (None, True)
 
     def ratios(nodes):
-        steps = algorithm_terms(algorithm, primitive, nodes, m, ports=ports, **latency_options).steps
-        volume = algorithm_terms(algorithm, primitive, nodes, m, ports=ports, **bandwidth_options).bandwidth_bytes
-        return steps / info_steps(nodes, ports), (volume / m) / (volume_coefficient(primitive, nodes) / ports)
+        steps = _terms(algorithm, primitive, nodes, m, ports, *latency_options).steps
+        volume = _terms(algorithm, primitive, nodes, m, ports, *bandwidth_options).bandwidth_bytes
+        return steps / _info_steps(nodes, ports), (volume / m) / (_volume_coefficient(primitive, nodes) / ports)
 
-    here = ratios(n) if not (model.power_of_two and n & (n - 1)) else (np.nan, np.nan)
-    large, huge = ratios(large_n), ratios(huge_n)
+    here, large, huge = ratios(n), ratios(large_n), ratios(huge_n)
 
     def verdict(i):
         if np.isclose(here[i], 1.0) and np.isclose(large[i], 1.0) and np.isclose(huge[i], 1.0):

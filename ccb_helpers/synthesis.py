@@ -77,8 +77,11 @@ MAX_TIME_LIMIT = 3600.0
 MAX_BOUND_ENDPOINTS = 20
 
 
-class SynthesisTimeout(TimeoutError):
-    """The solver hit its time limit before deciding the instance (neither a schedule nor a proof)."""
+class SynthesisTimeout(TimeoutError, ValueError):
+    """The solver hit its time limit before deciding the instance (neither a schedule nor a proof).
+
+    Also a :class:`ValueError`: like every cap of the package, the limit is an argument
+    (``time_limit``), and the message names it."""
 
 
 class FrontierPoint(NamedTuple):
@@ -671,8 +674,11 @@ def verify_synthesized(schedule: Schedule, topology: Topology, seed: int = 0):
     >>> verify_synthesized(s, ccb.fully_connected(3)).correct
     True
     """
-    from .simulate import run_schedule
+    from .simulator import run_schedule
 
+    if not isinstance(schedule, Schedule):
+        raise TypeError(f"schedule must be a Schedule (from synthesize or stored_schedule), got {type(schedule).__name__}")
+    topology = _check_topology(topology)
     return run_schedule(schedule, ports=max(1, topology.n - 1), topology=topology, seed=seed)
 
 
@@ -680,8 +686,10 @@ def synthesized_time(schedule: Schedule, alpha, beta) -> float:
     """``eq:cc-synth-cost`` in seconds: ``S alpha + sum(step_rounds) * chunk_bytes / beta`` (β in bytes/s)."""
     from ._validation import check_bandwidth
 
-    alpha = check_real("alpha", alpha)
-    beta = check_bandwidth("beta", beta)
+    if not isinstance(schedule, Schedule):
+        raise TypeError(f"schedule must be a Schedule (from synthesize or stored_schedule), got {type(schedule).__name__}")
+    alpha = check_real("alpha", alpha, maximum=1e9, scalar=True)
+    beta = check_bandwidth("beta", beta, scalar=True)
     if schedule.step_rounds is None:
         raise ValueError("schedule has no step_rounds: not a synthesized schedule")
     return len(schedule.rounds) * alpha + sum(schedule.step_rounds) * schedule.chunk_bytes / beta
@@ -913,7 +921,7 @@ def stored_frontier(topology, primitive) -> list:
     points = [e for e in _load_store() if e.get("frontier") and e["primitive"] == _DUAL.get(primitive, primitive)
               and _topology_from_spec(e["topology"]).name == topology.name]
     if not points:
-        raise ValueError(f"no stored frontier for {primitive} on {topology.name}")
+        raise ValueError(f"topology, primitive: no stored frontier for {primitive} on {topology.name}")
     return [FrontierPoint(e["steps"], e["rounds"], e["chunks"],
                           stored_schedule(topology, primitive, e["steps"], e["chunks"], e["rounds"]))
             for e in sorted(points, key=lambda e: e["steps"])]

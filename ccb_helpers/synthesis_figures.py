@@ -64,7 +64,15 @@ def draw_synthesized_step(schedule, topology, step: int, ax=None):
     from .plotting import _layout
     from .user_topology import _link_matrix
 
-    step = check_int("step", step, minimum=1, maximum=len(schedule.rounds))
+    from .schedule import Schedule
+    from .topology import check_topology
+
+    if not isinstance(schedule, Schedule):
+        raise TypeError(f"schedule must be a Schedule (from synthesize or stored_schedule), got {type(schedule).__name__}")
+    check_topology(topology)
+    if topology.n != schedule.n:
+        raise ValueError(f"topology has n={topology.n} endpoints but the schedule has n={schedule.n}")
+    step = check_int("step", step, minimum=1, maximum=len(schedule.rounds), scalar=True)
     use_book_style()
     if ax is None:
         _, ax = plt.subplots(figsize=(4.6, 4.6))
@@ -121,6 +129,20 @@ def plot_synthesis_plane(steps_bound, ratio_bound, frontier=(), others=(), infea
     """
     import matplotlib.pyplot as plt
 
+    from ._validation import check_int, check_real
+
+    steps_bound = check_int("steps_bound", steps_bound, minimum=0, maximum=4096, scalar=True)
+    check_real("ratio_bound", ratio_bound, maximum=1e6, scalar=True)
+    groups = {"frontier": frontier, "others": others, "infeasible": infeasible,
+              "current": [] if current is None else [current]}
+    for name, group in groups.items():
+        if not isinstance(group, (list, tuple)) or len(group) > 1000:
+            raise TypeError(f"{name} must be a list of (S, R, C) instances (at most 1000), got {type(group).__name__}")
+        for i, point in enumerate(group):
+            if not isinstance(point, (list, tuple)) or len(point) != 3:
+                raise TypeError(f"{name}[{i}] must be an (S, R, C) triple, got {point!r}"[:200])
+            for label, value in zip("SRC", point):
+                check_int(f"{name}[{i}] {label}", value, minimum=1, maximum=4096, scalar=True)
     use_book_style()
     if ax is None:
         _, ax = plt.subplots(figsize=(5.2, 4.0))
@@ -285,6 +307,23 @@ def _as_fraction(value: float) -> Fraction:
     return Fraction(value).limit_denominator(10_000)
 
 
+def _check_topologies(topologies) -> list:
+    from .topology import check_topology
+
+    if not isinstance(topologies, (list, tuple)) or not 1 <= len(topologies) <= 16:
+        raise TypeError(f"topologies must be a list of 1 to 16 Topology objects, got {type(topologies).__name__}")
+    return [check_topology(t, f"topologies[{i}]") for i, t in enumerate(topologies)]
+
+
+def _check_primitives(primitives) -> list:
+    from ._validation import check_choice
+    from .primitives import PRIMITIVES
+
+    if not isinstance(primitives, (list, tuple)) or not 1 <= len(primitives) <= len(PRIMITIVES):
+        raise TypeError(f"primitives must be a list of primitive names, got {type(primitives).__name__}")
+    return [check_choice(f"primitives[{i}]", p, PRIMITIVES) for i, p in enumerate(primitives)]
+
+
 def synthesis_bounds_table(topologies, primitives=("all_gather", "all_to_all")):
     """Both synthesis bounds next to the chapters' bounds, all in rounds per chunk (units of ``u / β``).
 
@@ -302,6 +341,7 @@ def synthesis_bounds_table(topologies, primitives=("all_gather", "all_to_all")):
     from .synthesis import rounds_per_chunk_bound, steps_lower_bound
     from .tables import Table
 
+    topologies, primitives = _check_topologies(topologies), _check_primitives(primitives)
     rows, values = [], []
     for topology in topologies:
         for primitive in primitives:
@@ -335,6 +375,7 @@ def attainment_table(topologies, primitive="all_gather", time_limit=60.0):
     from .synthesis import rounds_per_chunk_bound, steps_lower_bound, stored_frontier, synthesize
     from .tables import Table
 
+    topologies = _check_topologies(topologies)
     rows, values = [], []
     for topology in topologies:
         s_min = steps_lower_bound(topology, primitive)

@@ -9,13 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from ._validation import check_int
+from ._validation import check_bandwidth, check_cap, check_choice, check_int, check_real, check_sequence, check_size
 from .algorithms import ALGORITHM_LABELS
-from .broadcast import search_broadcast_steps
+from .broadcast import _search_broadcast_steps
 from .hardware import PRESETS
-from .propagation import info_steps
-from .simulate import simulate
-from .topology import fully_connected
+from .primitives import PRIMITIVES
+from .propagation import _info_steps as info_steps
+from .topology import Topology, check_topology, fully_connected
 
 __all__ = [
     "Table",
@@ -24,6 +24,59 @@ __all__ = [
     "broadcast_attainment_table",
     "exhaustive_broadcast_table",
 ]
+
+#: Most rows (items of each sequence argument) of a table.
+MAX_ROWS = 64
+
+
+def _ints(name: str, values, minimum: int, maximum: int | None = None) -> list[int]:
+    """A sequence argument of integers (``ns``, ``ks``): at most ``MAX_ROWS`` items, each in range."""
+    items = check_sequence(name, values, max_length=MAX_ROWS)
+    return [check_int(f"{name}[{i}]", v, minimum=minimum, maximum=maximum, scalar=True) for i, v in enumerate(items)]
+
+
+def _choices(name: str, values, allowed) -> list[str]:
+    items = check_sequence(name, values, max_length=MAX_ROWS)
+    return [check_choice(f"{name}[{i}]", v, allowed) for i, v in enumerate(items)]
+
+
+def _topologies(name: str, values) -> list:
+    items = check_sequence(name, values, max_length=MAX_ROWS)
+    return [check_topology(t, f"{name}[{i}]") for i, t in enumerate(items)]
+
+
+def _preset(key):
+    return PRESETS[check_choice("preset_key", key, PRESETS)]
+
+
+def _simulations(cases) -> list:
+    """Validate simulator runs ``(algorithm, primitive, n, m, ports, options)``; their rounds and
+    transfers together must stay within one run's caps (so a table costs at most one big run)."""
+    from .generators import MAX_ROUNDS, MAX_TRANSFERS, _check_generate
+    from .simulator import DEFAULT_MAX_BYTES, _check_budget, _memory_estimate
+    from .schedule import buffers_for
+
+    checked, rounds, transfers = [], 0, 0
+    for algorithm, primitive, n, m, ports, options in cases:
+        try:
+            args = _check_generate(algorithm, primitive, n, m, ports, options.get("root", 0), options.get("chunks"), True)
+            n, m, ports, root, chunks, r, t = args
+            _check_budget(f"simulating {algorithm} {primitive} on n={n}, m={m}",
+                          _memory_estimate(n, m, len(buffers_for(primitive)) + 1, 0, r) + 256 * t, DEFAULT_MAX_BYTES)
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"the table's run of {algorithm} {primitive} with n={n}, m={m}, ports={ports}: {err}") from None
+        rounds, transfers = rounds + r, transfers + t
+        checked.append((algorithm, primitive, n, m, ports, root, chunks))
+    check_cap("the table's simulations together: rounds", rounds, MAX_ROUNDS)
+    check_cap("the table's simulations together: transfers", transfers, MAX_TRANSFERS)
+    return checked
+
+
+def _simulate(algorithm, primitive, n, m, ports, root, chunks, topology=None):
+    from .generators import _generate
+    from .simulator import _run_schedule
+
+    return _run_schedule(_generate(algorithm, primitive, n, m, ports, root, chunks), ports, topology, 0)
 
 
 @dataclass
@@ -34,6 +87,19 @@ class Table:
     rows: list[Sequence[str]]
     caption: str = ""
     values: list = field(default_factory=list, repr=False)  # the raw numbers, for tests
+
+    def __post_init__(self):
+        if not isinstance(self.headers, (list, tuple)) or not all(isinstance(h, str) for h in self.headers):
+            raise TypeError("headers must be a list of strings")
+        if not isinstance(self.rows, list) or not all(isinstance(r, (list, tuple)) for r in self.rows):
+            raise TypeError("rows must be a list of rows (lists of cells)")
+        bad = [i for i, r in enumerate(self.rows) if len(r) != len(self.headers)]
+        if bad:
+            raise ValueError(f"rows must have one cell per header ({len(self.headers)}); row {bad[0]} has {len(self.rows[bad[0]])}")
+        if not isinstance(self.caption, str):
+            raise TypeError(f"caption must be a string, got {type(self.caption).__name__}")
+        if not isinstance(self.values, list):
+            raise TypeError(f"values must be a list, got {type(self.values).__name__}")
 
     def to_markdown(self) -> str:
         lines = ["| " + " | ".join(self.headers) + " |", "|" + "---|" * len(self.headers)]
@@ -67,7 +133,8 @@ def info_propagation_table(ns: Sequence[int] = (4, 8, 16, 32, 64), k: int = 2) -
     >>> t.rows[1]
     ['8', '3', '2', '33%']
     """
-    k = check_int("k", k, minimum=2)
+    ns = _ints("ns", ns, minimum=1)
+    k = check_int("k", k, minimum=2, scalar=True)
     rows, values = [], []
     for n in ns:
         one, many = info_steps(n, 1), info_steps(n, k)
@@ -83,6 +150,8 @@ def preset_steps_table(ns: Sequence[int] = (8, 64, 1024), keys: Sequence[str] = 
     >>> preset_steps_table(ns=(64,), keys=("sg2260",)).values
     [('sg2260', 64, 2, 4)]
     """
+    ns = _ints("ns", ns, minimum=1)
+    keys = _choices("keys", keys, PRESETS)
     rows, values = [], []
     for key in keys:
         p = PRESETS[key]
@@ -104,11 +173,15 @@ def broadcast_attainment_table(ns: Sequence[int] = (5, 8, 16, 27, 100, 1000), ks
     >>> t.values, t.rows
     ([(9, 2, 2, 2, True)], [['9', '2 / 2', '达到下界，结果正确']])
     """
+    ns = _ints("ns", ns, minimum=1)
+    ks = _ints("ks", ks, minimum=1)
+    m = check_int("m", m, minimum=0, scalar=True)
+    _simulations([("binomial_tree", "broadcast", n, m, k, {}) for n in ns for k in ks])
     rows, values = [], []
     for n in ns:
         cells, ok = [str(n)], True
         for k in ks:
-            result = simulate("binomial_tree", "broadcast", n, m, ports=k, topology=fully_connected(n) if n <= 64 else None)
+            result = _simulate("binomial_tree", "broadcast", n, m, k, 0, None, topology=fully_connected(n) if n <= 64 else None)
             bound = info_steps(n, k)
             values.append((n, k, result.rounds, bound, result.correct))
             ok = ok and result.correct and result.rounds == bound
@@ -126,12 +199,13 @@ def exhaustive_broadcast_table(ns: Sequence[int] = range(2, 10), ks: Sequence[in
     >>> exhaustive_broadcast_table(ns=(7,), ks=(1,)).values
     [(7, 1, 3, 3)]
     """
+    ns = _ints("ns", ns, minimum=2, maximum=12)
+    ks = _ints("ks", ks, minimum=1, maximum=11)
     rows, values = [], []
     for n in ns:
-        n = check_int("n", n, minimum=2, maximum=12)
         cells = [str(n)]
         for k in ks:
-            best = search_broadcast_steps(fully_connected(n), k=k)
+            best = _search_broadcast_steps(fully_connected(n), k, 0)
             bound = info_steps(n, k)
             values.append((n, k, best, bound))
             cells += [str(best), str(bound)]
@@ -150,9 +224,14 @@ def diameter_table(topologies, k: int = 1, measure_up_to: int = 2000) -> Table:
     [('ring 16', 16, 2, 8, 8, 4, 'diameter'), ('torus 8x8', 64, 4, 8, 8, 6, 'diameter')]
     """
     from .diameter import binding_latency_term
-    from .topology import measured_diameter
+    from .topology import MAX_MEASURE_WORK, _graph_elements, _measured_diameter as measured_diameter
 
-    k = check_int("k", k, minimum=1)
+    topologies = _topologies("topologies", topologies)
+    k = check_int("k", k, minimum=1, scalar=True)
+    measure_up_to = check_int("measure_up_to", measure_up_to, minimum=0, scalar=True)
+    measured = [t for t in topologies if t.n + (t.n if t.switched else 0) <= measure_up_to]
+    check_cap("diameter_table: BFS work of the measured topologies", sum(t.n * _graph_elements(t) for t in measured),
+              MAX_MEASURE_WORK, hint="lower measure_up_to")
     labels = {"diameter": "直径", "information": "信息传播", "tie": "两者相等"}
     rows, values = [], []
     for topo in topologies:
@@ -174,16 +253,17 @@ def ring_diameter_table(ns: Sequence[int] = (4, 8, 16, 32), search_up_to: int = 
     >>> ring_diameter_table(ns=(7,)).values
     [(7, 3, 3, 4, 3, True)]
     """
-    from .broadcast import broadcast_steps
+    from .broadcast import SEARCH_MAX_ENDPOINTS, _formula
     from .topology import ring
 
+    ns = _ints("ns", ns, minimum=2, maximum=2**62)
+    search_up_to = check_int("search_up_to", search_up_to, minimum=0, maximum=SEARCH_MAX_ENDPOINTS, scalar=True)
     rows, values = [], []
     for n in ns:
-        n = check_int("n", n, minimum=2)
         topo = ring(n)
         diam, eff = n // 2, -(-(n - 1) // 2)
-        one, two = broadcast_steps(topo, k=1), broadcast_steps(topo, k=2)
-        checked = n <= search_up_to and one == search_broadcast_steps(topo, 1) and two == search_broadcast_steps(topo, 2)
+        one, two = _formula(topo, 1, 0), _formula(topo, 2, 0)
+        checked = n <= search_up_to and one == _search_broadcast_steps(topo, 1, 0) and two == _search_broadcast_steps(topo, 2, 0)
         values.append((n, diam, eff, one, two, checked if n <= search_up_to else None))
         rows.append([str(n), str(diam), str(eff), str(one), str(two), "一致" if checked else ("—" if n > search_up_to else "不一致")])
     headers = ["$N$", r"1-port Ring 直径 $\lfloor N/2 \rfloor$", r"2-port 有效直径 $\lceil (N-1)/2 \rceil$",
@@ -198,8 +278,13 @@ def first_diameter_bound_table(families=("ring", "torus2d", "torus3d", "mesh2d",
     >>> first_diameter_bound_table(families=("ring",), ks=(1,)).values
     [('ring', 1, 10)]
     """
-    from .diameter import FAMILIES, first_diameter_bound
+    from .diameter import FAMILIES, MAX_INSTANCES, _family_sizes, first_diameter_bound
 
+    families = _choices("families", families, FAMILIES)
+    ks = _ints("ks", ks, minimum=1)
+    max_n = check_int("max_n", max_n, minimum=2, maximum=2**62, scalar=True)
+    check_cap("first_diameter_bound_table: topologies to build", len(ks) * sum(len(_family_sizes(f, max_n)) for f in families),
+              MAX_INSTANCES)
     rows, values = [], []
     for family in families:
         cells = [FAMILIES[family][0]]
@@ -218,16 +303,16 @@ def kport_ring_table(n: int = 16, ks: Sequence[int] = (1, 2, 3, 4, 6)) -> Table:
     >>> kport_ring_table(16, ks=(1, 2, 3)).values
     [(1, 15, 8, 8), (2, 8, 8, 8), (3, 5, 8, 8)]
     """
-    from .broadcast import broadcast_steps
+    from .broadcast import _formula
     from .topology import ring
 
-    n = check_int("n", n, minimum=2)
+    n = check_int("n", n, minimum=2, maximum=2**62, scalar=True)
+    ks = _ints("ks", ks, minimum=1)
     rows, values = [], []
     topo = ring(n)
     for k in ks:
-        k = check_int("k", k, minimum=1)
         formula = -(-(n - 1) // k)
-        true = broadcast_steps(topo, k=k)
+        true = _formula(topo, k, 0)
         values.append((k, formula, true, topo.diameter))
         verdict = "相等" if formula == true else ("公式偏大" if formula > true else "公式偏小（低于真实最少轮数）")
         rows.append([str(k), str(formula), str(true), str(topo.diameter), verdict])
@@ -263,9 +348,20 @@ def bandwidth_table(ports: int = 1, n: int = 8, m: float = 2**30, beta: float = 
     >>> [v[0] for v in t.values if not v[6]]
     ['all_reduce']
     """
-    from .bandwidth import bandwidth_lower_bound, forced_volume
+    from .bandwidth import _bandwidth_lower_bound, _forced_volume
     from .primitives import PRIMITIVE_LABELS, PRIMITIVES
     from .source import OUR_BW_FORMULAS, SOURCE_BW_1PORT
+
+    ports = check_int("ports", ports, minimum=1, maximum=2**62, scalar=True)
+    n = check_int("n", n, minimum=1, maximum=2**62, scalar=True)
+    m = check_real("m", m, minimum=1.0, maximum=2.0**96, scalar=True)  # at least a byte: ratios divide by it
+    beta = check_bandwidth("beta", beta, scalar=True)
+
+    def forced_volume(primitive, n, m):
+        return _forced_volume(primitive, n, m)
+
+    def bandwidth_lower_bound(primitive, n, m, beta, ports=1):
+        return _bandwidth_lower_bound(primitive, n, m, beta, ports, None)
 
     rows, values = [], []
     for primitive in PRIMITIVES:
@@ -293,10 +389,20 @@ def bandwidth_table_2port(ns: Sequence[int] = (8, 9), m: float = 2**30, beta: fl
     >>> [(v[0], v[1], v[4], v[5]) for v in t.values]
     [('reduce_scatter', 9, 4, 5), ('all_gather', 9, 4, 5), ('all_reduce', 9, 8, 9), ('all_to_all', 9, None, None)]
     """
-    from .algorithms import algorithm_terms
-    from .bandwidth import bandwidth_lower_bound
+    from .algorithms import _terms
+    from .bandwidth import _bandwidth_lower_bound
     from .primitives import PRIMITIVE_LABELS
     from .source import SOURCE_BW_2PORT, SOURCE_RING_STEPS_2PORT
+
+    ns = _ints("ns", ns, minimum=2, maximum=2**62)
+    m = check_real("m", m, minimum=1.0, maximum=2.0**96, scalar=True)  # at least a byte: ratios divide by it
+    beta = check_bandwidth("beta", beta, scalar=True)
+
+    def bandwidth_lower_bound(primitive, n, m, beta, ports):
+        return _bandwidth_lower_bound(primitive, n, m, beta, ports, None)
+
+    def algorithm_terms(algorithm, primitive, n, m, ports):
+        return _terms(algorithm, primitive, n, m, ports, None, True)
 
     rows, values, ratios = [], [], set()
     for primitive in ("reduce_scatter", "all_gather", "all_reduce", "all_to_all"):
@@ -336,11 +442,14 @@ def bandwidth_attainment_table(ns: Sequence[int] = (4, 7, 8, 16), block: int = 1
     from .primitives import PRIMITIVE_LABELS
 
     cases = [("ring", "reduce_scatter"), ("ring", "all_gather"), ("ring", "all_reduce"), ("pairwise", "all_to_all")]
+    ns = _ints("ns", ns, minimum=1)
+    block = check_int("block", block, minimum=0, maximum=2**62 // max(ns), scalar=True)  # m = block * n <= 2**62
+    _simulations([(algorithm, primitive, n, block * n, 1, {}) for algorithm, primitive in cases for n in ns])
     rows, values = [], []
     for algorithm, primitive in cases:
         for n in ns:
             m = block * n
-            result = simulate(algorithm, primitive, n, m)
+            result = _simulate(algorithm, primitive, n, m, 1, 0, None)
             busiest = int(max(result.bytes_sent.max(), result.bytes_received.max()))
             forced = max(forced_volume(primitive, n, m))
             values.append((primitive, n, busiest, forced, result.correct))
@@ -357,16 +466,17 @@ def busbw_table(n: int = 8, sizes: Sequence[float] = (2**12, 2**16, 2**20, 2**24
     >>> round(t.values[0][3], 3)   # busbw / beta of a 1 GiB ring AllReduce
     1.0
     """
-    from .algorithms import algorithm_cost
-    from .bandwidth import algorithm_bandwidth, bus_bandwidth
-    from .hardware import PRESETS
+    from .algorithms import _cost
+    from .bandwidth import _volume_coefficient
     from .units import format_bandwidth, format_bytes, format_time
 
-    p = PRESETS[preset_key]
+    n = check_int("n", n, minimum=2, maximum=2**62, scalar=True)
+    sizes = [check_size(f"sizes[{i}]", m, scalar=True) for i, m in enumerate(check_sequence("sizes", sizes, max_length=MAX_ROWS))]
+    p = _preset(preset_key)
     rows, values = [], []
     for m in sizes:
-        t = algorithm_cost("ring", "all_reduce", n, m, p.alpha, p.beta)
-        algbw, busbw = algorithm_bandwidth(m, t), bus_bandwidth("all_reduce", n, m, t)
+        t = _cost("ring", "all_reduce", n, m, p.alpha, p.beta, 1)
+        algbw, busbw = m / t, _volume_coefficient("all_reduce", n) * m / t
         values.append((m, algbw, busbw, busbw / p.beta))
         rows.append([format_bytes(m), format_time(t), format_bandwidth(algbw), format_bandwidth(busbw), f"{busbw / p.beta:.1%}"])
     headers = ["$M$", "时间（α-β 模型）", "algbw = M / t", r"busbw = algbw $\times \frac{2(N-1)}{N}$", r"busbw / $\beta$"]
@@ -394,6 +504,9 @@ def algorithm_comparison_table(ports: int = 1, ns: Sequence[int] = (8, 12), m: f
     from .algorithms import ALGORITHMS, algorithm_terms
     from .selection import optimality
 
+    ports = check_int("ports", ports, minimum=1, maximum=2**62, scalar=True)
+    ns = _ints("ns", ns, minimum=2, maximum=2**62)
+    m = check_real("m", m, minimum=1.0, maximum=2.0**96, scalar=True)  # at least a byte: ratios divide by it
     first = "ring" if ports == 1 else "bidirectional_ring"
     # (algorithm, pipelined): the double binary tree appears unpipelined (the source's row) and pipelined.
     algorithms = [(first, True), ("double_binary_tree", False), ("double_binary_tree", True), ("recursive_halving_doubling", True)]
@@ -431,24 +544,33 @@ def simulated_vs_bound_table(cases=(("ring", 16, 2**20), ("recursive_halving_dou
     >>> t.values[0][:3]
     ('ring', 4, 4096)
     """
-    from .algorithms import ALGORITHMS, algorithm_cost
-    from .bounds import combined_lower_bound
-    from .hardware import PRESETS
+    from .algorithms import ALGORITHMS, _cost, _model, _optimal_chunks
+    from .bounds import _combined_lower_bound
     from .units import format_bytes, format_time
 
-    p = PRESETS[preset_key]
-    rows, values = [], []
-    for algorithm, n, m in cases:
+    p = _preset(preset_key)
+    cases = check_sequence("cases", cases, max_length=MAX_ROWS)
+    runs = []
+    for i, case in enumerate(cases):
+        if not isinstance(case, (list, tuple)) or len(case) != 3:
+            raise TypeError(f"cases[{i}] must be (algorithm, n, m), got {case!r}"[:200])
+        algorithm, n, m = case
+        try:
+            _model(algorithm, "all_reduce")
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"cases[{i}] algorithm: {err}") from None
+        n = check_int(f"cases[{i}] n", n, minimum=2, maximum=2**62, scalar=True)  # the efficiency divides by the time
+        m = check_int(f"cases[{i}] m", m, minimum=0, maximum=2**62, scalar=True)
         ports = ALGORITHMS[algorithm]["all_reduce"].min_ports
-        options = {}
-        if algorithm == "double_binary_tree":
-            from .algorithms import optimal_chunks
-
-            options["chunks"] = optimal_chunks(n, m, p.alpha, p.beta)
-        result = simulate(algorithm, "all_reduce", n, m, ports=ports, **options)
+        options = {"chunks": _optimal_chunks(n, m, p.alpha, p.beta)} if algorithm == "double_binary_tree" else {}
+        runs.append((algorithm, "all_reduce", n, m, ports, options))
+    _simulations(runs)
+    rows, values = [], []
+    for algorithm, _, n, m, ports, options in runs:
+        result = _simulate(algorithm, "all_reduce", n, m, ports, 0, options.get("chunks"))
         t_sim = result.time(p.alpha, p.beta)
-        t_model = algorithm_cost(algorithm, "all_reduce", n, m, p.alpha, p.beta, ports=ports, **options)
-        bound = combined_lower_bound("all_reduce", n, m, p.alpha, p.beta, ports=ports)
+        t_model = _cost(algorithm, "all_reduce", n, m, p.alpha, p.beta, ports, options.get("chunks"))
+        bound = _combined_lower_bound("all_reduce", n, m, p.alpha, p.beta, ports, 0, None)
         values.append((algorithm, n, m, t_sim, t_model, bound, result.correct))
         rows.append([ALGORITHM_LABELS[algorithm] + (f"（{options['chunks']} 块）" if options else ""), str(n), format_bytes(m),
                      str(ports), str(result.rounds), format_time(t_sim), format_time(bound), f"{bound / t_sim:.0%}",
@@ -467,14 +589,15 @@ def tree_ring_crossover_table(ns: Sequence[int] = (4, 8, 16, 32, 64, 128, 256, 5
     >>> t.values[0][1] < t.values[1][1]
     True
     """
-    from .hardware import PRESETS
-    from .selection import crossover_between
+    from .selection import _crossover_between
     from .units import format_bytes
 
-    p = PRESETS[preset_key]
+    ns = _ints("ns", ns, minimum=2, maximum=2**62)
+    p = _preset(preset_key)
+    ports = check_int("ports", ports, minimum=2, maximum=2**62, scalar=True)
     rows, values = [], []
     for n in ns:
-        m = crossover_between("double_binary_tree", "bidirectional_ring", "all_reduce", n, p.alpha, p.beta, ports=ports)
+        m = _crossover_between("double_binary_tree", "bidirectional_ring", "all_reduce", n, p.alpha, p.beta, ports, 1.0, 2.0**44)
         values.append((n, m))
         rows.append([str(n), "—" if m is None else format_bytes(m)])
     return Table(["$N$", "Tree 与 Ring（双向）等时的消息大小"], rows,
@@ -503,8 +626,19 @@ def bisection_width_table(topologies, search_up_to: int = 16) -> Table:
     >>> bisection_width_table([ring(9), torus(3, 3)]).values
     [('ring 9', 9, 2, 2, 2), ('torus 3x3', 9, 8, 8, 8)]
     """
-    from .bisection import bisection_partition, cut_links
-    from .topology import measured_bisection
+    from .bisection import MAX_FLOW_ELEMENTS, bisection_partition, cut_links
+    from .topology import MAX_MEASURE_WORK, _bisection_plan, _graph_elements, _measured_bisection
+
+    topologies = _topologies("topologies", topologies)
+    search_up_to = check_int("search_up_to", search_up_to, minimum=0, scalar=True)
+    plans = [_bisection_plan(t, search_up_to) if t.n <= search_up_to else None for t in topologies]
+    check_cap("bisection_width_table: exhaustive search work", sum(plan[1] for plan in plans if plan), MAX_MEASURE_WORK,
+              hint="lower search_up_to")
+    check_cap("bisection_width_table: max-flow graph elements", sum(_graph_elements(t) for t in topologies if t.switched),
+              MAX_FLOW_ELEMENTS)
+
+    def measured_bisection(topo):
+        return _measured_bisection(topo, plans[topologies.index(topo)][0])
 
     rows, values = [], []
     for topo in topologies:
@@ -527,9 +661,20 @@ def bisection_comparison_table(topologies, m: float = 2**30, beta: float = 50e9,
     >>> [v[-1] for v in bisection_comparison_table([ring(64)]).values]
     ['node', 'bisection']
     """
-    from .bisection import bisection_lower_bound, node_lower_bound
+    from .bisection import _bisection_lower_bound, _node_lower_bound
     from .primitives import PRIMITIVE_LABELS
     from .units import format_time
+
+    topologies = _topologies("topologies", topologies)
+    m = check_real("m", m, minimum=1.0, maximum=2.0**96, scalar=True)  # at least a byte: ratios divide by it
+    beta = check_bandwidth("beta", beta, scalar=True)
+    primitives = _choices("primitives", primitives, PRIMITIVES)
+
+    def bisection_lower_bound(primitive, topo, m, beta):
+        return _bisection_lower_bound(primitive, topo, m, beta)
+
+    def node_lower_bound(primitive, topo, m, beta, ports):
+        return _node_lower_bound(primitive, topo, m, beta, ports)
 
     labels = {"node": "节点级", "bisection": "bisection"}
     rows, values = [], []
@@ -559,9 +704,21 @@ def source_bisection_table(ns: Sequence[int] = (16, 64, 256, 1024, 4096), m: flo
     >>> [(v[0], v[2], v[5]) for v in t.values]
     [('ring', 0.5, 'node'), ('fat_tree', 0.5, 'node'), ('torus2d', 0.5, 'node')]
     """
-    from .bisection import bisection_lower_bound, node_lower_bound
+    from .bisection import _bisection_lower_bound as bisection_lower_bound, _node_lower_bound
     from .source import SOURCE_BISECTION
-    from .topology import fat_tree, ring, torus
+    from .topology import MAX_FAT_TREE_HOSTS, fat_tree, ring, torus
+
+    import math
+
+    ns = _ints("ns", ns, minimum=4, maximum=MAX_FAT_TREE_HOSTS)
+    squares = [n for n in ns if math.isqrt(n) ** 2 != n]
+    if squares:
+        raise ValueError(f"ns must be perfect squares (the 2D torus is sqrt(N) x sqrt(N)), got {squares[0]}")
+    m = check_real("m", m, minimum=1.0, maximum=2.0**96, scalar=True)  # at least a byte: ratios divide by it
+    beta = check_bandwidth("beta", beta, scalar=True)
+
+    def node_lower_bound(primitive, topo, m, beta, ports):
+        return _node_lower_bound(primitive, topo, m, beta, ports)
 
     rows, values = [], []
     for key, builder in (("ring", ring), ("fat_tree", fat_tree), ("torus2d", lambda n: torus(int(round(n**0.5)), int(round(n**0.5))))):
@@ -590,13 +747,24 @@ def oversubscription_table(n: int = 64, hosts_per_leaf: int = 8, m: float = 2**3
     >>> [(v[0], v[-1]) for v in t.values if v[1] == "all_to_all"]
     [(1.0, 'node'), (1.3333333333333333, 'node'), (2.0, 'bisection'), (4.0, 'bisection')]
     """
-    from .bisection import bisection_lower_bound, node_lower_bound
+    from .bisection import _bisection_lower_bound as bisection_lower_bound, _node_lower_bound
     from .primitives import PRIMITIVE_LABELS
-    from .topology import fat_tree
+    from .topology import MAX_FAT_TREE_HOSTS, fat_tree
     from .units import format_time
 
     # One row per (o, primitive): six narrow columns fit the page column, where one row per o with
     # three columns per primitive (eight in all) pushed the verdicts off the page.
+    n = check_int("n", n, minimum=4, maximum=MAX_FAT_TREE_HOSTS, scalar=True)
+    hosts_per_leaf = check_int("hosts_per_leaf", hosts_per_leaf, minimum=1, maximum=min(MAX_ROWS, n // 2), scalar=True)
+    if n % hosts_per_leaf:
+        raise ValueError(f"hosts_per_leaf must divide n={n}, got {hosts_per_leaf}")
+    m = check_real("m", m, minimum=1.0, maximum=2.0**96, scalar=True)  # at least a byte: ratios divide by it
+    beta = check_bandwidth("beta", beta, scalar=True)
+    primitives = _choices("primitives", primitives, PRIMITIVES)
+
+    def node_lower_bound(primitive, topo, m, beta, ports=1):
+        return _node_lower_bound(primitive, topo, m, beta, ports)
+
     rows, values = [], []
     for spines in range(hosts_per_leaf, 0, -1):
         o = hosts_per_leaf / spines

@@ -16,13 +16,13 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field
-from functools import cached_property, reduce
+from functools import cached_property, lru_cache, reduce
 from operator import mul
 from typing import Callable
 
 import networkx as nx
 
-from ._validation import check_int, check_real
+from ._validation import check_bool, check_cap, check_int, check_real
 
 __all__ = [
     "Topology",
@@ -40,6 +40,17 @@ __all__ = [
 ]
 
 TOPOLOGY_FAMILIES = ("ring", "torus", "mesh", "hypercube", "fat_tree", "single_switch", "fully_connected")
+
+#: Most endpoints a topology constructor accepts (closed forms only; the graph has its own cap).
+MAX_ENDPOINTS = 2**62
+#: Most hosts of :func:`fat_tree` (its default leaf size is found among the divisors of n).
+MAX_FAT_TREE_HOSTS = 2**40
+#: Most side lengths of a torus / mesh.
+MAX_DIMS = 64
+#: Most vertices + edges of ``Topology.graph`` (networkx builds ~5e4 per second on this machine).
+MAX_GRAPH_ELEMENTS = 2**19
+#: Most work units (one BFS edge visit, one bit operation per node and split) of the measurements.
+MAX_MEASURE_WORK = 2**22
 
 
 @dataclass(frozen=True)
@@ -74,13 +85,40 @@ class Topology:
     switched: bool = False
     oversubscription: float = 1.0
     _builder: Callable[[], nx.Graph] = field(default=None, repr=False, compare=False)
+    #: (vertices, edges) of the graph the builder makes, when known in advance (for the cap).
+    _graph_size: tuple | None = field(default=None, repr=False, compare=False)
+    #: Side lengths of a torus or mesh (empty otherwise).
+    dims: tuple = field(default=(), repr=False, compare=False)
+
+    def __post_init__(self):
+        for name in ("family", "name"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"{name} must be a string, got {type(getattr(self, name)).__name__}")
+        set_ = object.__setattr__
+        set_(self, "n", check_int("n", self.n, minimum=1, maximum=MAX_ENDPOINTS, scalar=True))
+        for name in ("degree", "diameter", "bisection_links"):
+            set_(self, name, check_int(name, getattr(self, name), minimum=0, scalar=True))
+        set_(self, "switched", check_bool("switched", self.switched))
+        set_(self, "oversubscription", check_real("oversubscription", self.oversubscription, minimum=1.0, scalar=True))
+        if self._builder is not None and not callable(self._builder):
+            raise TypeError("_builder must be a function returning a networkx graph")
+        if not isinstance(self.dims, tuple):
+            raise TypeError(f"dims must be a tuple of side lengths, got {type(self.dims).__name__}")
 
     @cached_property
     def graph(self) -> nx.Graph:
         """The graph; endpoints are ``0 .. n-1`` with ``kind="endpoint"``, switches ``kind="switch"``.
 
         An edge may carry ``links`` (parallel links, default 1: see :mod:`ccb_helpers.user_topology`).
+        Built on first use, at most ``MAX_GRAPH_ELEMENTS = 2**19`` vertices + edges (checked
+        before building; the closed-form attributes work at any size).
         """
+        if self._builder is None:
+            raise ValueError(f"topology {self.name!r} has no graph (it was made without a builder)")
+        if self._graph_size is not None:
+            vertices, edges = self._graph_size
+            check_cap(f"the graph of {self.name}: vertices + edges", vertices + edges, MAX_GRAPH_ELEMENTS,
+                      hint="the closed-form attributes (diameter, bisection_links, ...) need no graph")
         g = self._builder()
         for v in g.nodes:
             g.nodes[v].setdefault("kind", "endpoint")
@@ -98,7 +136,9 @@ class Topology:
 
     def bisection_bandwidth(self, beta) -> float:
         """:math:`B_{\\text{bisection}}` in bytes/s: cut links times the per-link bandwidth ``beta``."""
-        beta = check_real("beta", beta, strict=True)
+        from ._validation import check_bandwidth
+
+        beta = check_bandwidth("beta", beta)
         return self.bisection_links * beta
 
     def __str__(self) -> str:
@@ -112,12 +152,29 @@ def _prod(values) -> int:
     return reduce(mul, values, 1)
 
 
+def check_topology(topology, name: str = "topology") -> "Topology":
+    """``topology`` must be a :class:`Topology` (a clear TypeError otherwise)."""
+    if not isinstance(topology, Topology):
+        raise TypeError(f"{name} must be a Topology (e.g. ccb.ring(8)), got {type(topology).__name__}")
+    return topology
+
+
 def _check_dims(dims) -> tuple[int, ...]:
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = tuple(dims[0])
     if len(dims) == 0:
         raise ValueError("dims: give at least one side length, e.g. torus(4, 4)")
-    return tuple(check_int(f"dims[{i}]", d, minimum=1) for i, d in enumerate(dims))
+    if len(dims) > MAX_DIMS:
+        raise ValueError(f"dims: at most {MAX_DIMS} side lengths, got {len(dims)}")
+    dims = tuple(check_int(f"dims[{i}]", d, minimum=1, maximum=MAX_ENDPOINTS, scalar=True) for i, d in enumerate(dims))
+    if _prod(dims) > MAX_ENDPOINTS:
+        raise ValueError(f"dims: the product of the side lengths (the node count) must be <= 2**62, got {_prod(dims)}")
+    return dims
+
+
+def _grid_edges(dims: tuple[int, ...], periodic: bool) -> int:
+    n = _prod(dims)
+    return sum((n // a) * (a if periodic and a > 2 else a - 1) for a in dims if a > 1)
 
 
 def _grid_graph(dims: tuple[int, ...], periodic: bool) -> nx.Graph:
@@ -142,6 +199,13 @@ def _grid_graph(dims: tuple[int, ...], periodic: bool) -> nx.Graph:
     return g
 
 
+@lru_cache(maxsize=4096)
+def _grid_cut_value(dims: tuple[int, ...], periodic: bool) -> int:
+    """Links cut by the best plane / staircase cut; ``dims`` sorted, sides of 1 dropped (memoised:
+    the recursion over odd sides would otherwise visit every order of them)."""
+    return _grid_cut(dims, periodic)[0]
+
+
 def _grid_cut(dims: tuple[int, ...], periodic: bool) -> tuple[int, int | None]:
     """(links cut, axis) of the best plane / staircase cut of a torus or mesh (see below)."""
     n = _prod(dims)
@@ -155,8 +219,8 @@ def _grid_cut(dims: tuple[int, ...], periodic: bool) -> tuple[int, int | None]:
         crossings = 2 if (periodic and a >= 3) else 1
         cost = crossings * slab
         if a % 2 == 1:
-            rest = dims[:axis] + dims[axis + 1:]
-            cost += _grid_cut(rest, periodic)[0] if rest else 0
+            rest = tuple(sorted(x for i, x in enumerate(dims) if i != axis and x > 1))
+            cost += _grid_cut_value(rest, periodic) if rest else 0
         if best is None or cost < best:
             best, best_axis = cost, axis
     return best, best_axis
@@ -214,7 +278,7 @@ def ring(n) -> Topology:
     >>> ring(7).diameter, ring(2).bisection_links
     (3, 1)
     """
-    n = check_int("n", n, minimum=1)
+    n = check_int("n", n, minimum=1, maximum=MAX_ENDPOINTS, scalar=True)
     degree = 0 if n == 1 else (1 if n == 2 else 2)
     bisection = 0 if n == 1 else (1 if n == 2 else 2)
     return Topology(
@@ -225,6 +289,7 @@ def ring(n) -> Topology:
         diameter=n // 2,
         bisection_links=bisection,
         _builder=lambda: nx.cycle_graph(n) if n >= 3 else nx.path_graph(n),
+        _graph_size=(n, n if n >= 3 else n - 1),
     )
 
 
@@ -254,6 +319,8 @@ def torus(*dims) -> Topology:
         diameter=sum(a // 2 for a in dims),
         bisection_links=_grid_bisection(dims, periodic=True),
         _builder=lambda: _grid_graph(dims, periodic=True),
+        _graph_size=(n, _grid_edges(dims, periodic=True)),
+        dims=dims,
     )
 
 
@@ -281,6 +348,8 @@ def mesh(*dims) -> Topology:
         diameter=sum(a - 1 for a in dims),
         bisection_links=_grid_bisection(dims, periodic=False),
         _builder=lambda: _grid_graph(dims, periodic=False),
+        _graph_size=(n, _grid_edges(dims, periodic=False)),
+        dims=dims,
     )
 
 
@@ -293,7 +362,7 @@ def hypercube(dim) -> Topology:
     >>> h.n, h.degree, h.diameter, h.bisection_links
     (16, 4, 4, 8)
     """
-    dim = check_int("dim", dim, minimum=0, maximum=30)
+    dim = check_int("dim", dim, minimum=0, maximum=62, scalar=True)
     n = 2**dim
 
     def build() -> nx.Graph:
@@ -310,6 +379,7 @@ def hypercube(dim) -> Topology:
         diameter=dim,
         bisection_links=n // 2 if dim >= 1 else 0,
         _builder=build,
+        _graph_size=(n, n * dim // 2),
     )
 
 
@@ -322,7 +392,7 @@ def fully_connected(n) -> Topology:
     >>> f.degree, f.diameter, f.bisection_links
     (7, 1, 16)
     """
-    n = check_int("n", n, minimum=1)
+    n = check_int("n", n, minimum=1, maximum=MAX_ENDPOINTS, scalar=True)
     return Topology(
         family="fully_connected",
         name=f"fully connected {n}",
@@ -331,6 +401,7 @@ def fully_connected(n) -> Topology:
         diameter=1 if n >= 2 else 0,
         bisection_links=(n // 2) * ((n + 1) // 2),
         _builder=lambda: nx.complete_graph(n),
+        _graph_size=(n, n * (n - 1) // 2),
     )
 
 
@@ -346,7 +417,7 @@ def single_switch(n) -> Topology:
     >>> s.degree, s.diameter, s.step_diameter, s.bisection_links
     (1, 2, 1, 4)
     """
-    n = check_int("n", n, minimum=2)
+    n = check_int("n", n, minimum=2, maximum=MAX_ENDPOINTS, scalar=True)
 
     def build() -> nx.Graph:
         g = nx.Graph()
@@ -364,19 +435,41 @@ def single_switch(n) -> Topology:
         bisection_links=n // 2,
         switched=True,
         _builder=build,
+        _graph_size=(n + 1, n),
     )
 
 
 def _default_hosts_per_leaf(n: int, oversubscription: float) -> int:
     # The divisor of n closest to sqrt(n) (ties: the larger) that leaves at least two leaves
-    # and an integral number of spines.
-    candidates = [h for h in range(1, n) if n % h == 0 and _spines(h, oversubscription) is not None]
+    # and an integral number of spines. Divisors come in pairs (d, n // d) with d <= sqrt(n).
+    divisors = set()
+    for d in range(1, math.isqrt(n) + 1):
+        if n % d == 0:
+            divisors.update((d, n // d))
+    candidates = [h for h in divisors if h < n and _spines(h, oversubscription) is not None]
     if not candidates:
         raise ValueError(
             f"no hosts_per_leaf divides n={n} with an integral number of spines at "
             f"oversubscription={oversubscription}; pass hosts_per_leaf explicitly"
         )
     return min(candidates, key=lambda h: (abs(h - math.sqrt(n)), -h))
+
+
+def _fat_tree_bisection(n: int, h: int, s: int) -> int:
+    """min over l leaves on the small side of ``s * min(l, L - l) + |t - h l|`` (t = floor or ceil n/2).
+
+    The function of ``l`` is piecewise linear with breaks at ``L / 2`` and ``t / h``, so its
+    minimum over the integers of ``[0, L]`` is at an end or next to a break: no scan over l.
+    """
+    leaves = n // h
+    best = None
+    for t in {n // 2, (n + 1) // 2}:
+        candidates = {0, leaves}
+        for base in (t // h, -(-t // h), leaves // 2, (leaves + 1) // 2):
+            candidates.update(l for l in (base - 1, base, base + 1) if 0 <= l <= leaves)
+        value = min(s * min(l, leaves - l) + abs(t - h * l) for l in candidates)
+        best = value if best is None else min(best, value)
+    return best
 
 
 def _spines(hosts_per_leaf: int, oversubscription: float) -> int | None:
@@ -410,12 +503,12 @@ def fat_tree(n, oversubscription=1, hosts_per_leaf=None) -> Topology:
     >>> fat_tree(16, oversubscription=2).bisection_links
     4
     """
-    n = check_int("n", n, minimum=4)
-    o = check_real("oversubscription", oversubscription, minimum=1.0)
+    n = check_int("n", n, minimum=4, maximum=MAX_FAT_TREE_HOSTS, scalar=True)
+    o = check_real("oversubscription", oversubscription, minimum=1.0, maximum=float(n), scalar=True)
     if hosts_per_leaf is None:
         h = _default_hosts_per_leaf(n, o)
     else:
-        h = check_int("hosts_per_leaf", hosts_per_leaf, minimum=1, maximum=n // 2)
+        h = check_int("hosts_per_leaf", hosts_per_leaf, minimum=1, maximum=n // 2, scalar=True)
         if n % h:
             raise ValueError(f"hosts_per_leaf must divide n={n}, got {h}")
     s = _spines(h, o)
@@ -440,8 +533,7 @@ def fat_tree(n, oversubscription=1, hosts_per_leaf=None) -> Topology:
     # A balanced cut puts l of the L leaves on the small side: spine links cut = s * min(l, L-l)
     # (each spine sits with its majority), plus host links for the hosts that must move to
     # balance the sides exactly.
-    targets = {n // 2, (n + 1) // 2}
-    bisection = min(s * min(l, leaves - l) + abs(t - h * l) for l in range(leaves + 1) for t in targets)
+    bisection = _fat_tree_bisection(n, h, s)
     name = f"fat-tree {n} hosts ({leaves} leaves x {h}, {s} spines" + (f", {o:g}:1 oversubscribed)" if o != 1 else ")")
     return Topology(
         family="fat_tree",
@@ -453,6 +545,7 @@ def fat_tree(n, oversubscription=1, hosts_per_leaf=None) -> Topology:
         switched=True,
         oversubscription=o,
         _builder=build,
+        _graph_size=(n + leaves + s, n + leaves * s),
     )
 
 
@@ -461,17 +554,40 @@ def fat_tree(n, oversubscription=1, hosts_per_leaf=None) -> Topology:
 
 def endpoints(topology: Topology) -> list:
     """Endpoint vertices of the graph (``0 .. n-1``)."""
+    check_topology(topology)
+    return _endpoints(topology)
+
+
+def _endpoints(topology: Topology) -> list:
     return [v for v, kind in topology.graph.nodes(data="kind") if kind == "endpoint"]
+
+
+def _graph_elements(topology: Topology) -> int:
+    """Vertices + edges, from the closed form when known (the graph is not built for this)."""
+    if topology._graph_size is not None:
+        return sum(topology._graph_size)
+    g = topology.graph
+    return g.number_of_nodes() + g.number_of_edges()
 
 
 def measured_diameter(topology: Topology) -> int:
     """Largest endpoint-to-endpoint BFS distance on ``topology.graph`` (the check of ``diameter``).
 
+    One BFS per endpoint: the estimated work ``n * (vertices + edges)`` must stay within
+    ``MAX_MEASURE_WORK = 2**22`` (checked before the graph is built; about 5 s here).
+
     >>> measured_diameter(torus(4, 6))
     5
     """
+    check_topology(topology)
+    check_cap(f"measured_diameter({topology.name}): BFS work n * (vertices + edges)",
+              topology.n * _graph_elements(topology), MAX_MEASURE_WORK)
+    return _measured_diameter(topology)
+
+
+def _measured_diameter(topology: Topology) -> int:
     g = topology.graph
-    ends = set(endpoints(topology))
+    ends = set(_endpoints(topology))
     if len(ends) <= 1:
         return 0
     best = 0
@@ -481,18 +597,49 @@ def measured_diameter(topology: Topology) -> int:
     return best
 
 
-def measured_bisection(topology: Topology, max_endpoints: int = 18) -> int:
-    """Exact balanced min-cut by exhaustive search over endpoint splits (small graphs only).
-
-    For direct networks every split of the endpoints into ``floor(n/2)`` / ``ceil(n/2)`` is
-    counted; with switches, each split's best switch placement is an s-t min cut (max-flow).
-
-    >>> measured_bisection(ring(9)), measured_bisection(torus(3, 3))
-    (2, 8)
-    """
+def _bisection_plan(topology: Topology, max_endpoints: int):
+    """(method, estimated work) of the cheapest exact balanced min-cut search."""
     n = topology.n
     if n > max_endpoints:
-        raise ValueError(f"exhaustive bisection is limited to n <= {max_endpoints} endpoints, got n={n}")
+        raise ValueError(f"exhaustive bisection is limited to n <= max_endpoints={max_endpoints} endpoints, got n={n}")
+    elements = _graph_elements(topology)
+    check_cap(f"measured_bisection({topology.name}): vertices + edges", elements, MAX_GRAPH_ELEMENTS)
+    splits = math.comb(n - 1, n - n // 2 - 1)  # node 0 fixed on the large side
+    if not topology.switched:
+        return "splits", splits * n
+    g = topology.graph
+    switches = [v for v, kind in g.nodes(data="kind") if kind == "switch"]
+    plans = [("flow", splits * 100 * elements)]  # one max-flow (~100 units per element) per split
+    if not any(g.nodes[u]["kind"] == g.nodes[v]["kind"] == "endpoint" for u, v in g.edges):
+        plans.append(("switches", 2 ** len(switches) * elements))
+    return min(plans, key=lambda plan: plan[1])
+
+
+def measured_bisection(topology: Topology, max_endpoints: int = 64) -> int:
+    """Exact balanced min-cut by exhaustive search (small graphs only).
+
+    Direct networks: every split of the endpoints into ``floor(n/2)`` / ``ceil(n/2)`` is counted.
+    Switched networks: whichever is cheaper of (a) every endpoint split, each completed by an s-t
+    min cut (max-flow) that places the switches, or (b) when no two endpoints are linked directly,
+    every placement of the switches, each completed by putting on the small side the
+    ``floor(n/2)`` endpoints with the fewest links into the other side.
+
+    The estimated work (splits x n, or placements x graph size, or splits x max-flow size) must stay
+    within ``MAX_MEASURE_WORK = 2**22`` (checked before any search; about 5 s here); ``max_endpoints``
+    is an extra limit of your own.
+
+    >>> measured_bisection(ring(9)), measured_bisection(torus(3, 3)), measured_bisection(fat_tree(18))
+    (2, 8, 9)
+    """
+    check_topology(topology)
+    max_endpoints = check_int("max_endpoints", max_endpoints, minimum=1, scalar=True)
+    method, work = _bisection_plan(topology, max_endpoints)
+    check_cap(f"measured_bisection({topology.name}): search work ({method})", work, MAX_MEASURE_WORK)
+    return _measured_bisection(topology, method)
+
+
+def _measured_bisection(topology: Topology, method: str) -> int:
+    n = topology.n
     if n == 1:
         return 0
     if topology.family == "custom":  # parallel links (edge attribute "links") count with multiplicity
@@ -500,10 +647,10 @@ def measured_bisection(topology: Topology, max_endpoints: int = 18) -> int:
 
         return _measured_bisection(topology)
     g = topology.graph
-    ends = endpoints(topology)
+    ends = _endpoints(topology)
     half = n // 2
     best = math.inf
-    if not topology.switched:
+    if method == "splits":
         adjacency = [0] * n
         for u, v in g.edges:
             adjacency[u] |= 1 << v
@@ -518,6 +665,23 @@ def measured_bisection(topology: Topology, max_endpoints: int = 18) -> int:
             outside = full & ~mask
             cut = sum(bin(adjacency[v] & outside).count("1") for v in (0, *rest))
             best = min(best, cut)
+        return int(best)
+    if method == "switches":
+        switches = [v for v, kind in g.nodes(data="kind") if kind == "switch"]
+        index = {v: i for i, v in enumerate(switches)}
+        switch_links = [(index[u], index[v]) for u, v in g.edges if u in index and v in index]
+        # links of each endpoint to each switch (multigraph-safe counts)
+        ups = [[index[w] for w in g[v]] for v in ends]
+        for placement in range(1 << len(switches)):  # bit i set: switch i on the small side
+            cut = sum(1 for a, b in switch_links if (placement >> a & 1) != (placement >> b & 1))
+            # An endpoint on the small side cuts its links to large-side switches, and vice versa.
+            small_cost, large_cost = [], []
+            for links in ups:
+                on_small = sum(placement >> i & 1 for i in links)
+                small_cost.append(len(links) - on_small)
+                large_cost.append(on_small)
+            gains = sorted(sc - lc for sc, lc in zip(small_cost, large_cost))
+            best = min(best, cut + sum(large_cost) + sum(gains[:half]))
         return int(best)
     flow = nx.DiGraph()
     for u, v in g.edges:

@@ -89,6 +89,9 @@ def link_matrix(topology: Topology) -> np.ndarray:
     """
     if not isinstance(topology, Topology):
         raise TypeError(f"topology must be a Topology, got {type(topology).__name__}")
+    from ._validation import check_cap
+
+    check_cap(f"link_matrix({topology.name}): an n x n int64 matrix, bytes", 8 * topology.n**2, 2**30, "bytes")
     return _link_matrix(topology)
 
 
@@ -210,7 +213,7 @@ def _build(g: nx.Graph, n: int, name: str, bisection_links) -> Topology:
                 f"(C(n, n/2) splits); got n={n}: pass bisection_links=... explicitly"
             )
     else:
-        bisection_links = check_int("bisection_links", bisection_links, minimum=0)
+        bisection_links = check_int("bisection_links", bisection_links, minimum=0, scalar=True)
     frozen = g.copy()
     return Topology(
         family="custom",
@@ -439,6 +442,16 @@ def parse_nvidia_smi_topo(text, name=None, nvswitch="auto") -> Topology:
     >>> link_matrix(t).tolist(), t.degree
     ([[0, 2, 1], [2, 0, 0], [1, 0, 0]], 3)
     """
+    try:
+        return _parse_nvidia_smi_topo(text, name, nvswitch)
+    except ValueError as err:  # what is wrong is in the text (or says which argument it is about)
+        message = str(err)
+        if message.startswith(("text", "name", "nvswitch", "matrix", "bisection_links")):
+            raise
+        raise ValueError(f"text: {message}") from None
+
+
+def _parse_nvidia_smi_topo(text, name, nvswitch) -> Topology:
     if not isinstance(text, str):
         raise TypeError(f"text must be the output of `nvidia-smi topo -m` as a string, got {type(text).__name__}")
     if nvswitch not in ("auto", True, False):

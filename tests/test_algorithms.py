@@ -215,3 +215,39 @@ def test_errors():
         ccb.algorithm_cost("ring", "all_reduce", 8, 1e6, 1e-6, 1e9, chunks=3)
     with pytest.raises(TypeError):
         ccb.algorithm_cost("ring", "all_reduce", 8, 1e6, 1e-6, 1e9, pipelined="no")
+
+
+# -- issue #15 regressions --------------------------------------------------------------------
+
+
+def test_regression_optimal_chunks_at_extreme_valid_floats():
+    # alpha = 5e-324 (the smallest subnormal) made sqrt(...) infinite: OverflowError. With alpha -> 0
+    # more chunks always help, so the answer is the cap: min(M // 2, 2**40) = 2**19 chunks here.
+    assert ccb.optimal_chunks(16, 2**20, 5e-324, 25e9) == 2**19
+    assert ccb.optimal_chunks(16, 2**20, 0.0, 25e9) == 2**19
+
+
+def test_regression_cost_time_validates_alpha_and_beta():
+    # Cost.time(nan, 0) raised ZeroDivisionError.
+    with pytest.raises(ValueError, match="alpha"):
+        ccb.Cost(1, 1.0).time(float("nan"), 1e9)
+    with pytest.raises(ValueError, match="beta"):
+        ccb.Cost(1, 1.0).time(1e-6, 0)
+    assert ccb.Cost(3, 8.0).time(1.0, 4.0) == 5.0  # 3 * 1 + 8 / 4
+
+
+def test_regression_efficiency_never_exceeds_one():
+    # diameter=100 put 100 alpha into the bound but not into the cost model: efficiency 3.49 (> 1).
+    with pytest.raises(ValueError, match="diameter"):
+        ccb.efficiency("ring", "all_reduce", 8, 2**20, 5e-6, 25e9, diameter=100)
+    assert ccb.efficiency("ring", "all_reduce", 8, 2**20, 5e-6, 25e9, diameter=1) <= 1
+
+
+def test_regression_huge_n_does_not_overflow_the_step_count():
+    # 2 (n - 1) rounds of the ring stay exact up to the documented cap n <= 2**62.
+    assert ccb.algorithm_terms("ring", "all_reduce", 2**62, 0.0).steps == 2 * (2**62 - 1)
+    with pytest.raises(ValueError, match="n"):
+        ccb.algorithm_terms("ring", "all_reduce", 2**63, 0.0)
+    # Bruck AllToAll sums ~ (n/2) log2 n blocks: beyond int64 for n near 2**62, so counted in floats.
+    cost = ccb.algorithm_terms("bruck", "all_to_all", np.array([2**62]), 2.0**62)
+    assert cost.bandwidth_bytes[0] == pytest.approx(2.0**61 * 62, rel=1e-12)

@@ -166,3 +166,22 @@ def test_displayed_formulas_match_forced_volume(n):
         send, recv = ccb.forced_volume(primitive, n, M)
         assert OUR_BW_FORMULAS[primitive]["S"][1](n, M) == pytest.approx(send)
         assert OUR_BW_FORMULAS[primitive]["R"][1](n, M) == pytest.approx(recv)
+
+
+# -- issue #15 regressions --------------------------------------------------------------------
+
+
+def test_regression_uint64_node_counts_do_not_wrap():
+    # uint64 2**63 wrapped to -2**63 and gave a negative time.
+    with pytest.raises(ValueError, match="n"):
+        ccb.bandwidth_lower_bound("all_reduce", np.array([2**63], dtype=np.uint64), 1.0, 1.0)
+
+
+def test_regression_uniform_routing_caps_its_matrix():
+    from _limits import GiB, call_limited
+
+    # 10**5 x 10**5 doubles are 74.5 GiB: refused before allocating, with the estimate and the cap.
+    out = call_limited(lambda: ccb.uniform_routing(10**5, 1.0), seconds=10, memory=GiB // 2)
+    assert out.clear_error and "n" in out.message and "cap" in out.message, out
+    out = call_limited(lambda: ccb.hot_expert_routing(10**5, 1.0), seconds=10, memory=GiB // 2)
+    assert out.clear_error, out

@@ -70,3 +70,37 @@ def test_errors():
         ccb.broadcast_steps(ccb.torus(4, 4), method="formula")
     with pytest.raises(ValueError):
         ccb.broadcast_steps(ccb.ring(8), method="guess")
+
+
+# -- issue #15 regressions --------------------------------------------------------------------
+
+
+def test_regression_eccentricity_needs_no_graph_for_symmetric_families():
+    from _limits import GiB, call_limited
+
+    # eccentricity(hypercube(30)) built a 2**30-node graph (hung).
+    out = call_limited(lambda: ccb.eccentricity(ccb.hypercube(30)), seconds=10, memory=GiB // 2)
+    assert out.status == "returned" and out.value == "30", out
+    # Hand values: a ring's farthest node is floor(n/2) away; a mesh corner is sum(a - 1) away,
+    # the centre of a 5x5 mesh 2 + 2.
+    assert ccb.eccentricity(ccb.ring(10**9)) == 5 * 10**8
+    assert ccb.eccentricity(ccb.mesh(5, 5), root=0) == 8
+    assert ccb.eccentricity(ccb.mesh(5, 5), root=12) == 4
+    assert ccb.eccentricity(ccb.torus(4, 6), root=7) == 5
+
+
+def test_regression_non_topology_is_a_type_error():
+    # AttributeError: 'str' object has no attribute 'n'.
+    for call in (ccb.eccentricity, ccb.search_broadcast_steps, ccb.measured_diameter, ccb.measured_bisection):
+        with pytest.raises(TypeError, match="topology"):
+            call("ring")
+
+
+def test_regression_search_is_capped_by_estimated_states():
+    from _limits import call_limited
+
+    # K_20 is under the 20-endpoint cap, but the search ran > 120 s.
+    out = call_limited(lambda: ccb.broadcast_steps(ccb.fully_connected(20), method="search"), seconds=20)
+    assert out.status in ("returned", "raised") and (out.status == "returned" and out.value == "5" or out.clear_error), out
+    if out.status == "raised":
+        assert "estimate" in out.message and "cap" in out.message

@@ -24,7 +24,7 @@ from ccb_helpers.algorithms import ALGORITHMS
 from ccb_helpers.mpi import _cli, mpiexec_command, oversubscription_settings, run_with_timeout
 from ccb_helpers.mpi._plan import compile_rank_plan, run_loopback
 from ccb_helpers.mpi._reference import compare, expected_regions, rank_input
-from ccb_helpers.simulate import _apply
+from ccb_helpers.simulator import _apply
 
 PAIRS = [(a, p) for a, models in ALGORITHMS.items() for p in models]
 POWER_OF_TWO_ONLY = {("recursive_halving_doubling", "reduce_scatter"), ("recursive_doubling", "all_gather")}

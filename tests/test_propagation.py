@@ -103,3 +103,35 @@ def test_bad_input(kwargs, error):
     with pytest.raises(error) as info:
         ccb.info_steps(**kwargs)
     assert ("n" in str(info.value)) or ("k" in str(info.value))
+
+
+# -- issue #15 regressions --------------------------------------------------------------------
+
+
+def test_regression_coverage_caps_its_exact_big_integer():
+    from _limits import call_limited
+
+    # (k+1)**t for t = 10**9 is a 10**9-bit integer: refused before any work, naming t and the cap.
+    out = call_limited(lambda: ccb.coverage(10**9), seconds=10)
+    assert out.clear_error and "t" in out.message and "cap" in out.message, out
+    # With n the value is min((k+1)**t, n): any t is cheap.
+    assert ccb.coverage(10**9, n=1000) == 1000
+    assert ccb.coverage(200) == 2**200  # well under the cap: still exact
+
+
+def test_regression_array_k_plus_one_does_not_overflow():
+    # k + 1 wrapped around in int64 for k = 2**63 - 1 (it gave 2 rounds); k >= n - 1 means one round.
+    assert ccb.info_steps(8, k=np.array([2**63 - 1])).tolist() == [1]
+    assert ccb.info_steps(np.array([1, 2, 2**63 - 1]), k=np.array([2**63 - 1] * 3)).tolist() == [0, 1, 1]
+
+
+def test_regression_uint64_beyond_int64_is_rejected():
+    # uint64 2**63 wrapped to a negative int64.
+    with pytest.raises(ValueError, match="n"):
+        ccb.info_steps(np.array([2**63], dtype=np.uint64))
+    assert ccb.info_steps(np.array([8], dtype=np.uint64)).tolist() == [3]
+
+
+def test_regression_scalar_only_parameters_reject_arrays():
+    with pytest.raises(TypeError, match="k"):
+        ccb.coverage(3, k=np.array([2]), n=10)

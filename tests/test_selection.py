@@ -70,3 +70,33 @@ def test_simulated_vs_bound_table_matches_models():
     t = ccb.simulated_vs_bound_table(cases=(("ring", 8, 2**16), ("recursive_halving_doubling", 8, 2**16), ("double_binary_tree", 8, 2**16)))
     for algorithm, n, m, t_sim, t_model, bound, correct in t.values:
         assert correct and t_sim == pytest.approx(t_model) and t_sim >= bound
+
+
+# -- issue #15 regressions --------------------------------------------------------------------
+
+
+def test_regression_crossover_range_is_validated():
+    # m_min = 0 returned 0.0; m_min > m_max returned a size outside the range.
+    with pytest.raises(ValueError, match="m_min"):
+        ccb.crossover_between("binomial_tree", "ring", "all_reduce", 16, 5e-6, 25e9, m_min=0)
+    with pytest.raises(ValueError, match="m_max"):
+        ccb.crossover_between("binomial_tree", "ring", "all_reduce", 16, 5e-6, 25e9, m_min=2.0**40, m_max=2.0**11)
+
+
+def test_regression_crossover_is_a_point_of_equal_cost():
+    # With alpha ~ 1e-11 the double binary tree's chunk count is capped at M // 2 and its cost jumps at
+    # M = 4 bytes; the sign change there was returned although the costs differ by 34 %.
+    args = ("double_binary_tree", "recursive_halving_doubling", "all_reduce", 35, 1.022471329420199e-11, 1080415.6686529801)
+    m = ccb.crossover_between(*args, ports=2)
+    if m is not None:
+        a = ccb.algorithm_cost(args[0], "all_reduce", 35, m, args[4], args[5], ports=2)
+        b = ccb.algorithm_cost(args[1], "all_reduce", 35, m, args[4], args[5], ports=2)
+        assert a == pytest.approx(b, rel=1e-6)
+
+
+def test_regression_optimality_unknown_pair_is_a_value_error():
+    # KeyError: 'broadcast'.
+    with pytest.raises(ValueError, match="primitive"):
+        ccb.optimality("ring", "broadcast", 8)
+    with pytest.raises(ValueError, match="algorithm"):
+        ccb.optimality("tree", "all_reduce", 8)

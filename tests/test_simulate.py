@@ -216,3 +216,98 @@ def test_long_pieces_take_the_slice_path_and_stay_correct(algorithm, primitive, 
     # writes the same region in one round, which needs the snapshot copy.
     r = ccb.simulate(algorithm, primitive, 4, 512 * 1024, ports=ports)
     assert r.correct, r.errors
+
+
+# -- issue #15 regressions --------------------------------------------------------------------
+
+
+def test_regression_knomial_tree_k0_is_refused():
+    from _limits import call_limited
+
+    # k = 0 looped forever (span *= k + 1 never grows).
+    out = call_limited(lambda: ccb.knomial_tree(8, k=0), seconds=10)
+    assert out.clear_error and "k" in out.message, out
+
+
+def test_regression_simulate_checks_memory_before_allocating():
+    from _limits import GiB, call_limited
+
+    # N = 1024, M = 1 MiB: 1 GiB of buffers plus checks and schedule; M = 1 GiB died inside numpy.
+    for m in (2**20, 2**30):
+        out = call_limited(lambda: ccb.simulate("ring", "all_reduce", 1024, m), seconds=10, memory=GiB // 2)
+        assert out.clear_error and "estimate" in out.message and "max_bytes" in out.message, (m, out)
+    with pytest.raises(ValueError, match="max_bytes"):
+        ccb.simulate("ring", "all_reduce", 4, 4096, max_bytes=1000)
+    with pytest.raises(ValueError, match="max_bytes"):
+        ccb.run_schedule(ccb.generate("ring", "all_reduce", 4, 4096), max_bytes=1000)
+    # A budget is a keyword: raising it lets a bigger run go ahead.
+    assert ccb.simulate("ring", "all_reduce", 4, 4096, max_bytes=2**40).correct
+
+
+def test_regression_simulate_caps_transfers():
+    from _limits import call_limited
+
+    # Bruck AllToAll on 4096 nodes: 12 rounds but ~1.3e8 transfers would run for minutes.
+    out = call_limited(lambda: ccb.simulate("bruck", "all_to_all", 4096, 4096), seconds=10)
+    assert out.clear_error and "transfers" in out.message and "cap" in out.message, out
+    # A ring AllReduce on 10**4 nodes: 19,998 rounds.
+    out = call_limited(lambda: ccb.simulate("ring", "all_reduce", 10**4, 10**4), seconds=10)
+    assert out.clear_error and "rounds" in out.message and "cap" in out.message, out
+
+
+def test_regression_double_binary_tree_chunks_are_capped():
+    from _limits import call_limited
+
+    # chunks = 10**9 built 4 * 10**9 * (n - 1) Python tuples (hung).
+    out = call_limited(lambda: ccb.generate("double_binary_tree", "all_reduce", 8, 64, ports=2, chunks=10**9), seconds=10)
+    assert out.clear_error and "chunks" in out.message, out
+
+
+def test_regression_all_to_all_needs_equal_blocks():
+    # simulate("pairwise", "all_to_all", 4, 7) returned correct=False: with blocks of 1, 2, 2, 2 bytes
+    # block j of node i (|block j| bytes) cannot fill recv block i (|block i| bytes).
+    with pytest.raises(ValueError, match="divisible"):
+        ccb.simulate("pairwise", "all_to_all", 4, 7)
+    assert ccb.simulate("pairwise", "all_to_all", 4, 8).correct
+
+
+def test_regression_block_bounds_do_not_overflow():
+    # (arange(5) * 2**62) // 4 wrapped around in int64.
+    assert ccb.block_bounds(2**62, 4).tolist() == [0, 2**60, 2**61, 3 * 2**60, 2**62]
+    assert ccb.block_bounds(2**63 - 1, 3).tolist() == [0, (2**63 - 1) // 3, 2 * (2**63 - 1) // 3, 2**63 - 1]
+    with pytest.raises(ValueError, match="m"):
+        ccb.block_bounds(-1, 4)
+
+
+def test_regression_modules_are_not_shadowed_by_functions():
+    import importlib
+    import pkgutil
+    import types
+
+    # `import ccb_helpers.simulate as m` gave the function ccb.simulate; the module is now simulator.
+    import ccb_helpers.simulator as m
+
+    assert isinstance(m, types.ModuleType) and callable(ccb.simulate) and ccb.simulate is m.simulate
+    for info in pkgutil.iter_modules(ccb.__path__):
+        module = importlib.import_module(f"ccb_helpers.{info.name}")
+        assert getattr(ccb, info.name, module) is module, f"ccb.{info.name} shadows the module ccb_helpers.{info.name}"
+
+
+@pytest.mark.parametrize("algorithm, primitive, n", list(cases()))
+def test_schedule_size_closed_forms_bound_the_generated_schedules(algorithm, primitive, n):
+    # The caps of generate / simulate are decided from these closed forms before any round is built.
+    from ccb_helpers.generators import schedule_size
+
+    ports = ccb.ALGORITHMS[algorithm][primitive].min_ports
+    chunks = 3 if algorithm == "double_binary_tree" else None
+    s = ccb.generate(algorithm, primitive, n, 96 * n, ports=ports, **options(algorithm))
+    rounds, transfers = schedule_size(algorithm, primitive, n, ports, chunks)
+    assert rounds == len(s.rounds)
+    assert transfers >= sum(len(r) for r in s.rounds) + len(s.prologue) + len(s.epilogue)
+
+
+def test_regression_empty_messages_on_a_topology():
+    # m = 0 on a topology: every piece has length 0 and the link-load maximum had no elements
+    # ("zero-size array to reduction operation maximum", found by the fuzz test).
+    r = ccb.simulate("binomial_tree", "broadcast", 4, 0, topology=ccb.fully_connected(4))
+    assert r.correct and r.link_load.tolist() == [0.0, 0.0]

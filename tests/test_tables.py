@@ -1,5 +1,7 @@
 """Chapter tables: the numbers they carry, checked against independent derivations."""
 
+import pytest
+
 import ccb_helpers as ccb
 
 
@@ -56,3 +58,27 @@ def test_2port_table_states_a_constant_ratio_once():
     t = ccb.bandwidth_table_2port(ns=(8, 9))
     assert "÷ 1-port 下界" not in t.headers and len(t.headers) == 7
     assert t.caption.endswith("1-port 的 0.5 倍")  # two ports halve every bandwidth bound
+
+
+# -- issue #15 regressions --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: ccb.preset_steps_table(keys=("nope",)),
+        lambda: ccb.busbw_table(preset_key="nope"),
+        lambda: ccb.simulated_vs_bound_table(preset_key="nope"),
+        lambda: ccb.tree_ring_crossover_table(preset_key="nope"),
+    ],
+)
+def test_regression_unknown_preset_is_a_value_error(call):
+    # KeyError: 'nope'. Now the message names the parameter (keys[0] or preset_key).
+    with pytest.raises(ValueError, match=r"keys\[0\]|preset_key"):
+        call()
+
+
+def test_regression_busbw_table_names_its_own_parameter():
+    # n = 1 gave "seconds must be > 0.0" (an internal parameter).
+    with pytest.raises(ValueError, match=r"\bn\b"):
+        ccb.busbw_table(n=1)

@@ -3,6 +3,7 @@
 import itertools
 
 import networkx as nx
+import numpy as np
 import pytest
 
 import ccb_helpers as ccb
@@ -126,3 +127,81 @@ def test_fat_tree_graph_structure():
 def test_bad_input(call, error):
     with pytest.raises(error):
         call()
+
+
+# -- issue #15 regressions --------------------------------------------------------------------
+
+
+def test_regression_fat_tree_of_a_huge_prime_is_quick():
+    from _limits import call_limited
+
+    # fat_tree(2**31 - 1) looped over every divisor candidate and every leaf count (hung).
+    out = call_limited(lambda: ccb.fat_tree(2**31 - 1), seconds=10)
+    assert out.status in ("returned", "raised") and out.seconds < 10, out
+    assert out.status == "returned" or out.clear_error, out
+    # 2**31 - 1 is prime: one host per leaf, 2**31 - 1 leaves, one spine; a balanced cut of the
+    # leaves cuts floor(n/2) spine links.
+    t = ccb.fat_tree(2**31 - 1)
+    assert (t.bisection_links, t.diameter) == ((2**31 - 1) // 2, 4)
+
+
+def test_regression_fat_tree_bisection_closed_form_matches_the_leaf_scan():
+    # The closed form replaced a scan over every leaf count; the scan, written out again here, agrees.
+    for n in range(4, 121):
+        for h in [d for d in range(1, n // 2 + 1) if n % d == 0]:
+            for spines in range(1, h + 1):
+                if h % spines:
+                    continue
+                t = ccb.fat_tree(n, oversubscription=h // spines, hosts_per_leaf=h)
+                leaves = n // h
+                scan = min(spines * min(l, leaves - l) + abs(target - h * l)
+                           for l in range(leaves + 1) for target in (n // 2, (n + 1) // 2))
+                assert t.bisection_links == scan, (n, h, spines)
+
+
+def test_regression_measured_bisection_of_fat_tree_18_is_fast():
+    from _limits import call_limited
+
+    # 24,310 max-flow runs took 100 s.
+    out = call_limited(lambda: ccb.measured_bisection(ccb.fat_tree(18)), seconds=20)
+    assert out.status == "returned" and int(out.value) == ccb.fat_tree(18).bisection_links, out
+
+
+def test_regression_exhaustive_searches_cap_by_estimated_work():
+    with pytest.raises(ValueError, match="cap"):
+        ccb.measured_bisection(ccb.ring(40), max_endpoints=40)  # C(39, 19) splits
+    with pytest.raises(ValueError, match="cap"):
+        ccb.measured_diameter(ccb.ring(10**6))
+
+
+def test_regression_graph_builders_cap_node_count():
+    from _limits import GiB, call_limited
+
+    out = call_limited(lambda: ccb.hypercube(30).graph, seconds=10, memory=GiB // 2)
+    assert out.clear_error and "cap" in out.message, out
+    out = call_limited(lambda: ccb.ring(10**8).graph, seconds=10, memory=GiB // 2)
+    assert out.clear_error and "cap" in out.message, out
+    assert ccb.ring(10**8).diameter == 5 * 10**7  # closed forms stay available
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: ccb.torus(np.array([4, 4])),  # "truth value of an array is ambiguous"
+        lambda: ccb.ring(np.array([[4]])),  # accepted and named "ring [[4]]"
+        lambda: ccb.hypercube(np.array([3])),
+        lambda: ccb.fat_tree(np.array([16])),
+        lambda: ccb.fully_connected([4]),
+    ],
+)
+def test_regression_scalar_only_builders_reject_arrays(call):
+    with pytest.raises(TypeError, match="scalar"):
+        call()
+
+
+def test_regression_many_odd_sides_do_not_explode():
+    from _limits import call_limited
+
+    # The staircase-cut recursion visited every order of the odd sides: 14! calls for 14 sides of 3.
+    out = call_limited(lambda: ccb.torus(*[3] * 14).bisection_links, seconds=10)
+    assert out.status in ("returned", "raised") and (out.status == "returned" or out.clear_error), out

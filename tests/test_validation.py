@@ -1,10 +1,12 @@
 """Random bad inputs to every public function raise ValueError or TypeError, never anything else."""
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import ccb_helpers as ccb
+from ccb_helpers._validation import check_int, check_real
 
 junk = st.one_of(
     st.none(),
@@ -51,3 +53,30 @@ def test_only_clear_errors(index, a, b, c, d, e):
         CALLS[index](a, b, c, d, e)
     except (ValueError, TypeError) as err:
         assert str(err)  # a message is always given
+
+
+# -- issue #15 regressions --------------------------------------------------------------------
+
+
+def test_regression_uint64_and_huge_python_ints_in_arrays():
+    with pytest.raises(ValueError, match="x"):
+        check_int("x", np.array([2**63], dtype=np.uint64))
+    with pytest.raises(ValueError, match="x"):
+        check_int("x", [2**63])
+    with pytest.raises(ValueError, match="x"):
+        check_int("x", [2**70])
+    assert check_int("x", np.array([2**63 - 1], dtype=np.uint64)).tolist() == [2**63 - 1]
+
+
+def test_regression_scalar_only_rejects_arrays_and_ragged_lists_are_named():
+    with pytest.raises(TypeError, match="x must be a scalar"):
+        check_int("x", np.array([4]), scalar=True)
+    with pytest.raises(TypeError, match="x"):
+        check_int("x", [[1, 2], [3]])
+    with pytest.raises(TypeError, match="x must be a scalar"):
+        check_real("x", [1.0], scalar=True)
+
+
+def test_regression_huge_int_as_real_is_a_value_error():
+    with pytest.raises(ValueError, match="x"):
+        check_real("x", 10**400)

@@ -44,10 +44,28 @@ def pair_label(algorithm: str, primitive: str) -> str:
     return f"{SHORT_LABELS[algorithm]} {PRIMITIVE_LABELS[primitive]}"
 
 
+def _pairs(pairs, by_pair) -> list:
+    """The ``pairs`` argument: None (all) or a list of (algorithm, primitive) pairs of the result."""
+    if pairs is None:
+        return list(by_pair)
+    if not isinstance(pairs, (list, tuple)) or len(pairs) > 1000:
+        raise TypeError(f"pairs must be a list of (algorithm, primitive) pairs, got {type(pairs).__name__}")
+    out = []
+    for i, pair in enumerate(pairs):
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise TypeError(f"pairs[{i}] must be an (algorithm, primitive) pair, got {pair!r}"[:200])
+        out.append(tuple(pair))
+    return out
+
+
 def _loaded(result):
     from . import load_mpi_result
 
-    return load_mpi_result(result)
+    try:
+        return load_mpi_result(result)
+    except (TypeError, ValueError) as err:  # the argument here is called result
+        message = str(err).removeprefix("source: ")
+        raise type(err)(f"result: {message}".replace("result: source must be", "result must be")) from None
 
 
 def runs_by_pair(result) -> dict:
@@ -82,7 +100,7 @@ def _alpha_beta(result, alpha, beta):
     beta = result.get("beta_Bps") if beta is None else beta
     if alpha is None or beta is None:
         raise ValueError("the result carries no alpha/beta; pass alpha= and beta=")
-    return check_real("alpha", alpha), check_bandwidth("beta", beta)
+    return check_real("alpha", alpha, maximum=1e9, scalar=True), check_bandwidth("beta", beta, scalar=True)
 
 
 def plot_pingpong(result, axes=None, fit=None):
@@ -168,7 +186,7 @@ def plot_mpi_runs(result, pairs=None, alpha=None, beta=None, ncols=2, axes=None)
     alpha, beta = _alpha_beta(result, alpha, beta)
     ncols = check_int("ncols", ncols, minimum=1, maximum=2)
     by_pair = runs_by_pair(result)
-    pairs = list(by_pair) if pairs is None else [tuple(p) for p in pairs]
+    pairs = _pairs(pairs, by_pair)
     missing = [p for p in pairs if p not in by_pair]
     if missing:
         raise ValueError(f"pairs {missing} are not in the result; it has {list(by_pair)}")
@@ -237,7 +255,7 @@ def plot_mpi_ratios(result, pairs=None, alpha=None, beta=None, axes=None):
     result = _loaded(result)
     alpha, beta = _alpha_beta(result, alpha, beta)
     by_pair = runs_by_pair(result)
-    pairs = list(by_pair) if pairs is None else [tuple(p) for p in pairs]
+    pairs = _pairs(pairs, by_pair)
     use_book_style()
     if axes is None:
         _, axes = plt.subplots(1, 2, figsize=(8.6, 3.6))
@@ -294,6 +312,8 @@ def mpi_runs_table(result, m=None, alpha=None, beta=None) -> Table:
     """
     result = _loaded(result)
     alpha, beta = _alpha_beta(result, alpha, beta)
+    if m is not None:
+        m = check_int("m", m, minimum=0, scalar=True)
     rows, values = [], []
     for pair, runs in runs_by_pair(result).items():
         for run in runs:

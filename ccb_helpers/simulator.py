@@ -23,11 +23,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_bandwidth, check_int, check_real
-from .schedule import Schedule, block_bounds
-from .topology import Topology
+from ._validation import check_bandwidth, check_cap, check_int, check_seconds
+from .schedule import Round, Schedule, _block_bounds, _check_schedule
+from .topology import Topology, check_topology
 
 __all__ = ["ScheduleError", "SimulationResult", "run_schedule", "simulate"]
+
+#: Default memory budget of one simulation, bytes (raise it with ``max_bytes=``).
+DEFAULT_MAX_BYTES = 2 * 2**30
+#: Bytes per transfer of a schedule held in memory (8 int64 / bool columns) and while generating it.
+BYTES_PER_TRANSFER = 64
+BYTES_PER_GENERATED_TRANSFER = 256
+#: Most transfers / rounds :func:`run_schedule` executes (about 1 microsecond and 0.3 ms each here).
+MAX_RUN_TRANSFERS = 2**21
+MAX_RUN_ROUNDS = 2**13
 
 # Pieces at least this long are moved slice by slice (no snapshot copy unless the round writes
 # into what it reads); shorter ones are batched by fancy indexing (which always copies).
@@ -77,10 +86,24 @@ class SimulationResult:
         """Sum over rounds of the largest message: the bytes that cost time."""
         return float(self.max_message.sum())
 
+    def __post_init__(self):
+        if not isinstance(self.schedule, Schedule):
+            raise TypeError(f"schedule must be a Schedule, got {type(self.schedule).__name__}")
+        self.rounds = check_int("rounds", self.rounds, minimum=0, scalar=True)
+        for name in ("bytes_sent", "bytes_received", "sent_per_round", "received_per_round", "max_message"):
+            if not isinstance(getattr(self, name), np.ndarray):
+                raise TypeError(f"{name} must be a numpy array, got {type(getattr(self, name)).__name__}")
+        if not isinstance(self.correct, (bool, np.bool_)):
+            raise TypeError(f"correct must be True or False, got {type(self.correct).__name__}")
+        if not isinstance(self.errors, list):
+            raise TypeError(f"errors must be a list of str, got {type(self.errors).__name__}")
+        if self.link_load is not None and not isinstance(self.link_load, np.ndarray):
+            raise TypeError(f"link_load must be a numpy array or None, got {type(self.link_load).__name__}")
+
     def time(self, alpha, beta) -> float:
         """α-β time in seconds: ``rounds * alpha + sum(max_message) / beta`` (β in bytes/s)."""
-        alpha = check_real("alpha", alpha)
-        beta = check_bandwidth("beta", beta)
+        alpha = check_seconds("alpha", alpha, scalar=True)
+        beta = check_bandwidth("beta", beta, scalar=True)
         return self.rounds * alpha + self.bandwidth_bytes / beta
 
     def __repr__(self) -> str:
@@ -289,52 +312,72 @@ def _initial_state(schedule: Schedule, rng: np.random.Generator) -> list[np.ndar
 def _expected(schedule: Schedule, bufs: list[np.ndarray]):
     """What the primitive requires, computed directly with numpy from the inputs.
 
-    Returns a list of ``(node, buffer, region, required bytes, description)``; the arrays are
-    computed (or copied) before the schedule runs, so a schedule that overwrites its inputs is
-    still checked against the original inputs.
+    Returns ``(buffer, want, mask, describe)``: after the run, ``bufs[buffer]`` must equal
+    ``want`` (an ``(n, m)`` array or one row broadcast to all nodes) wherever ``mask`` is true
+    (``None``: everywhere; a row, a column mask or an ``(n, m)`` mask). Inputs are copied before
+    the schedule runs, so a schedule that overwrites its inputs is still checked against them.
+    Vectorised: one comparison for all nodes, whatever n.
     """
     p, n, root, m = schedule.primitive, schedule.n, schedule.root, schedule.m
-    bounds = block_bounds(m, n)
-    blocks = [slice(int(bounds[i]), int(bounds[i + 1])) for i in range(n)]
-    everything = slice(0, m)
+    bounds = _block_bounds(m, n)
     names = schedule.buffers
-    checks = []
+    block_of = np.searchsorted(bounds, np.arange(m), side="right") - 1  # block index of every byte
+
+    def own_block() -> np.ndarray:  # (n, m): node i's block i
+        return block_of[None, :] == np.arange(n)[:, None]
+
     if p == "all_to_all":
-        send = bufs[names.index("send")].copy()
-        for j in range(n):
-            for i in range(n):
-                checks.append((j, "recv", blocks[i], send[i, blocks[j]], f"block from node {i}"))
-        return checks
-    data = bufs[names.index("data")]
+        size = m // n  # equal blocks (checked): recv block i of node j = send block j of node i
+        send = bufs[names.index("send")]
+        want = send.reshape(n, n, size).transpose(1, 0, 2).reshape(n, m).copy()
+        return names.index("recv"), want, None, lambda node, byte: f"block from node {byte // max(size, 1)}"
+    data_index = names.index("data")
+    data = bufs[data_index]
     if p in ("reduce", "reduce_scatter", "all_reduce"):
         total = data[0].copy()
         for i in range(1, n):
             total += data[i]  # uint8: addition modulo 256, exact in any order
-        targets = {"reduce": [(root, everything)], "all_reduce": [(i, everything) for i in range(n)],
-                   "reduce_scatter": [(i, blocks[i]) for i in range(n)]}[p]
-        return [(node, "data", region, total[region], "sum of all inputs") for node, region in targets]
+        mask = {"reduce": np.arange(n)[:, None] == root, "all_reduce": None, "reduce_scatter": own_block()}[p]
+        return data_index, total[None, :], mask, lambda node, byte: "sum of all inputs"
     if p == "broadcast":
-        source = data[root].copy()
-        return [(i, "data", everything, source, "root's data") for i in range(n)]
+        return data_index, data[root].copy()[None, :], None, lambda node, byte: "root's data"
     if p == "scatter":
-        return [(i, "data", blocks[i], data[root, blocks[i]].copy(), f"root's block {i}") for i in range(n)]
-    gathered = np.concatenate([data[i, blocks[i]] for i in range(n)]) if n else data[0, :0]
-    if p == "gather":
-        return [(root, "data", everything, gathered, "every node's block")]
-    return [(j, "data", everything, gathered, "every node's block") for j in range(n)]  # all_gather
+        return data_index, data[root].copy()[None, :], own_block(), lambda node, byte: f"root's block {node}"
+    gathered = data[block_of, np.arange(m)].copy() if m else data[0, :0].copy()  # byte j from node block_of[j]
+    mask = (np.arange(n)[:, None] == root) if p == "gather" else None
+    return data_index, gathered[None, :], mask, lambda node, byte: "every node's block"
 
 
-def _compare(schedule: Schedule, checks, bufs: list[np.ndarray]) -> list[str]:
+def _compare(schedule: Schedule, expected, bufs: list[np.ndarray]) -> list[str]:
+    buffer, want, mask, describe = expected
+    got = bufs[buffer]
+    if got.size == 0:
+        return []
+    wrong = got != want
+    if mask is not None:
+        wrong &= mask
+    rows = np.nonzero(wrong.any(axis=1))[0][:10]
+    name = schedule.buffers[buffer]
     errors = []
-    for node, buffer, region, want, what in checks:
-        got = bufs[schedule.buffers.index(buffer)][node, region]
-        if not np.array_equal(got, want):
-            bad = int(np.nonzero(got != want)[0][0]) + (region.start or 0)
-            errors.append(f"node {node}: {buffer}[{bad}] wrong ({what})")
+    for node in rows:
+        byte = int(np.argmax(wrong[node]))
+        errors.append(f"node {node}: {name}[{byte}] wrong ({describe(int(node), byte)})")
     return errors
 
 
-def run_schedule(schedule: Schedule, ports=1, topology: Topology | None = None, seed: int = 0) -> SimulationResult:
+def _memory_estimate(n: int, m: int, buffers: int, transfers: int, rounds: int) -> int:
+    """Bytes a run needs: the buffers, the required result and the comparison masks for the final
+    check, one round's reads, the schedule, and the per-round, per-node byte counts."""
+    return (buffers + 3) * n * m + BYTES_PER_TRANSFER * transfers + 16 * rounds * n
+
+
+def _check_budget(what: str, estimate: int, max_bytes: int) -> None:
+    check_cap(f"{what}: memory", estimate, max_bytes, "bytes",
+              hint="pass a larger max_bytes= to allow it (the default budget is 2 GiB)")
+
+
+def run_schedule(schedule: Schedule, ports=1, topology: Topology | None = None, seed: int = 0,
+                 max_bytes: int = DEFAULT_MAX_BYTES) -> SimulationResult:
     """Execute ``schedule`` on random inputs and measure it.
 
     Parameters
@@ -348,11 +391,20 @@ def run_schedule(schedule: Schedule, ports=1, topology: Topology | None = None, 
         links (edge attribute ``links``) are capacity: see ``Schedule.step_rounds``.
     seed : int, default 0
         Seed of the random input bytes.
+    max_bytes : int, default 2 GiB
+        Memory budget. The estimate ``(buffers + 3) * n * m + 64 * transfers + 16 * rounds * n`` bytes
+        (the buffers, the required result and masks to check against, one round's reads, the
+        schedule, the per-round byte counts) is
+        checked against it before anything is allocated. Independently of it, a run holds at
+        most ``MAX_RUN_ROUNDS = 2**13`` rounds and ``MAX_RUN_TRANSFERS = 2**21`` transfers
+        (about 10 s here).
 
     Raises
     ------
     ScheduleError
         Naming the round and the transfer that breaks the port model, a link or a buffer.
+    ValueError
+        If the estimate exceeds ``max_bytes`` or the schedule exceeds the round / transfer caps.
 
     Examples
     --------
@@ -367,36 +419,60 @@ def run_schedule(schedule: Schedule, ports=1, topology: Topology | None = None, 
     >>> run_schedule(bad)
     Traceback (most recent call last):
     ...
-    ccb_helpers.simulate.ScheduleError: round 1: node 0 sends to 2 nodes [1, 2] but ports=1 (first offending transfer 0: 0->1)
+    ccb_helpers.simulator.ScheduleError: round 1: node 0 sends to 2 nodes [1, 2] but ports=1 (first offending transfer 0: 0->1)
     """
     if not isinstance(schedule, Schedule):
         raise TypeError(f"schedule must be a Schedule, got {type(schedule).__name__}")
-    ports = check_int("ports", ports, minimum=1)
-    seed = check_int("seed", seed, minimum=0)
+    _check_schedule(schedule)  # a Schedule is mutable: its fields may have changed since it was made
+    ports = check_int("ports", ports, minimum=1, scalar=True)
+    seed = check_int("seed", seed, minimum=0, maximum=2**64 - 1, scalar=True)
+    max_bytes = check_int("max_bytes", max_bytes, minimum=0, scalar=True)
     if topology is not None:
-        if not isinstance(topology, Topology):
-            raise TypeError(f"topology must be a Topology, got {type(topology).__name__}")
+        check_topology(topology)
         if topology.n != schedule.n:
             raise ValueError(f"topology has n={topology.n} nodes but the schedule has n={schedule.n}")
-    capacity = schedule.step_rounds is not None
-    if capacity:
+    if schedule.primitive == "all_to_all" and schedule.m % schedule.n:
+        raise ValueError(f"an all_to_all schedule needs m divisible by n (equal blocks), got m={schedule.m}, n={schedule.n}")
+    if schedule.step_rounds is not None:
         if len(schedule.step_rounds) != len(schedule.rounds) or schedule.chunk_bytes is None:
             raise ScheduleError(
                 f"step_rounds has {len(schedule.step_rounds)} entries for {len(schedule.rounds)} rounds "
                 f"(chunk_bytes={schedule.chunk_bytes}); give one per round and chunk_bytes"
             )
+        if topology is not None and topology.switched and _capacity_groups(topology, schedule.n)[0] == "unsupported":
+            raise ScheduleError(f"link capacities are checked on direct networks and single switches, not on {topology.name}")
+    rounds = len(schedule.rounds)
+    transfers = sum(len(r) for r in schedule.rounds) + len(schedule.prologue) + len(schedule.epilogue)
+    what = f"running {schedule.algorithm} {schedule.primitive} on n={schedule.n}, m={schedule.m}"
+    check_cap(f"{what}: rounds", rounds, MAX_RUN_ROUNDS)
+    check_cap(f"{what}: transfers", transfers, MAX_RUN_TRANSFERS)
+    estimate = _memory_estimate(schedule.n, schedule.m, len(schedule.buffers), transfers, rounds)
+    estimate += _capacity_bytes(schedule.n, topology, schedule.step_rounds is not None)
+    if "work" in schedule.buffers and schedule.work_size is not None:
+        estimate += schedule.n * (schedule.work_size - schedule.m)
+    _check_budget(what, estimate, max_bytes)
+    return _run_schedule(schedule, ports, topology, seed)
+
+
+def _capacity_bytes(n: int, topology, capacity: bool) -> int:
+    """Memory of the link-capacity bookkeeping: an n x n matrix of link counts on a direct network."""
+    if capacity or (topology is not None and not topology.switched):
+        return 16 * n * n
+    return 0
+
+
+def _run_schedule(schedule: Schedule, ports: int, topology: Topology | None, seed: int) -> SimulationResult:
+    capacity = schedule.step_rounds is not None
     groups = _capacity_groups(topology, schedule.n)
     if groups is not None and groups[0] == "unsupported":
-        if capacity:
-            raise ScheduleError(f"link capacities are checked on direct networks and single switches, not on {topology.name}")
-        groups = None
+        groups = None  # (with step_rounds, run_schedule refused this topology)
     if capacity and groups is None:
         groups = ("pairs", np.arange(schedule.n * schedule.n), np.ones(schedule.n * schedule.n, dtype=np.int64))
     load = np.zeros(len(schedule.rounds)) if groups is not None else None
     rng = np.random.Generator(np.random.SFC64(seed))
     links = _link_keys(topology)
     bufs = _initial_state(schedule, rng)
-    checks = _expected(schedule, bufs)
+    expected = _expected(schedule, bufs)
     sizes = [b.shape[1] for b in bufs]
     n, count = schedule.n, len(schedule.rounds)
     sent = np.zeros((count, n), dtype=np.int64)
@@ -421,7 +497,7 @@ def run_schedule(schedule: Schedule, ports=1, topology: Topology | None = None, 
                 if groups is not None:
                     volume, mult, labels = _round_load(groups, keys, pair_bytes, n)
                     used = volume > 0
-                    load[i] = float((volume[used] / mult[used]).max())
+                    load[i] = float((volume[used] / mult[used]).max()) if np.any(used) else 0.0  # m = 0: no bytes
                     if capacity:
                         limit = mult * int(schedule.step_rounds[i]) * int(schedule.chunk_bytes)
                         over = np.nonzero(volume > limit)[0]
@@ -433,7 +509,7 @@ def run_schedule(schedule: Schedule, ports=1, topology: Topology | None = None, 
                             )
     _check_round(schedule.epilogue, -2, schedule, ports, topology, sizes)
     _apply(schedule.epilogue, bufs)
-    errors = _compare(schedule, checks, bufs)
+    errors = _compare(schedule, expected, bufs)
     return SimulationResult(
         schedule=schedule,
         rounds=count,
@@ -448,7 +524,7 @@ def run_schedule(schedule: Schedule, ports=1, topology: Topology | None = None, 
     )
 
 
-def simulate(algorithm, primitive, n, m, ports=1, topology=None, seed=0, **options) -> SimulationResult:
+def simulate(algorithm, primitive, n, m, ports=1, topology=None, seed=0, max_bytes=DEFAULT_MAX_BYTES, **options) -> SimulationResult:
     """Generate ``algorithm``'s schedule for ``primitive`` and run it (see :func:`run_schedule`).
 
     Parameters
@@ -460,13 +536,18 @@ def simulate(algorithm, primitive, n, m, ports=1, topology=None, seed=0, **optio
     n : int
         Nodes.
     m : int
-        Message size in bytes (the book's buffer conventions).
+        Message size in bytes (the book's buffer conventions); for ``all_to_all`` a multiple of ``n``.
     ports : int, default 1
         Ports enforced (and used by k-nomial trees).
     topology : Topology, optional
         Enforce its links (ring algorithms need a ring or richer; trees a complete graph or switch).
     seed : int, default 0
         Seed of the random input bytes.
+    max_bytes : int, default 2 GiB
+        Memory budget, checked before anything is generated or allocated: the estimate is
+        ``(buffers + 3) * n * m + 16 * rounds * n`` bytes of buffers, checks and counts plus ``256 * transfers`` for building and
+        holding the schedule (transfers from closed forms, see :func:`ccb_helpers.generate`, whose
+        round and transfer caps apply too).
     **options
         Generator options, e.g. ``chunks=4`` for ``double_binary_tree``, ``root=2`` for rooted primitives.
 
@@ -476,8 +557,23 @@ def simulate(algorithm, primitive, n, m, ports=1, topology=None, seed=0, **optio
     >>> r.rounds, r.bytes_sent.tolist(), r.correct
     (6, [6144, 6144, 6144, 6144], True)
     """
-    from .generators import generate
+    from .generators import _check_generate, _generate
+    from .schedule import buffers_for
 
-    m = check_int("m", m, minimum=0)
-    schedule = generate(algorithm, primitive, n, m, ports=ports, **options)
-    return run_schedule(schedule, ports=ports, topology=topology, seed=seed)
+    unknown = set(options) - {"root", "chunks", "pipelined"}
+    if unknown:
+        raise TypeError(f"simulate() got unexpected keyword arguments {sorted(unknown)}; options are root, chunks, pipelined")
+    n, m, ports, root, chunks, rounds, transfers = _check_generate(
+        algorithm, primitive, n, m, ports, options.get("root", 0), options.get("chunks"), options.get("pipelined", True))
+    seed = check_int("seed", seed, minimum=0, maximum=2**64 - 1, scalar=True)
+    max_bytes = check_int("max_bytes", max_bytes, minimum=0, scalar=True)
+    if topology is not None:
+        check_topology(topology)
+        if topology.n != n:
+            raise ValueError(f"topology has n={topology.n} nodes but n={n}")
+    buffers = len(buffers_for(primitive)) + (algorithm == "bruck" and primitive == "all_to_all")
+    estimate = _memory_estimate(n, m, buffers, 0, rounds) + BYTES_PER_GENERATED_TRANSFER * transfers
+    estimate += _capacity_bytes(n, topology, False)
+    _check_budget(f"simulating {algorithm} {primitive} on n={n}, m={m}", estimate, max_bytes)
+    schedule = _generate(algorithm, primitive, n, m, ports, root, chunks)
+    return _run_schedule(schedule, ports, topology, seed)

@@ -1,0 +1,921 @@
+"""Fuzz the whole public API (issue #15): random bad and valid inputs, each call in a forked child
+under a hard time and memory limit, asserting one rule —
+
+    every public function returns a correct value or raises ValueError / TypeError whose message
+    names the parameter (or the cap it hit); never another exception type, never a hang, never a
+    memory blow-up, never a silently wrong value (NaN, inf, negative, or a failed per-entry check).
+
+How to add an entry (a new public name in ``ccb.__all__`` makes ``test_every_public_callable_is_fuzzed``
+fail until you do one of these):
+
+1. Add ``"name": entry(ccb.name, param=STRATEGY, ...)`` to ``FUZZ`` below. Each keyword gets its own
+   strategy; the building blocks (``INT(lo, hi)``, ``REAL(lo, hi)``, ``SIZE``, ``ALPHA``, ``BETA``,
+   ``PRIMITIVE``, ``ALGORITHM``, ``TOPOLOGY``, ``SCHEDULE``, ``INTS(...)`` for sequences, ``JUNK``) already
+   mix valid values with wrong types, huge and negative numbers, arrays, NaN and None. Keywords
+   listed in ``optional=(...)`` are sometimes left out. Positional ``*args``: ``args=st.lists(...)``.
+2. Optionally ``check=lambda result, kw: ...`` returning an error text for a result that would be
+   silently wrong (it runs in the child, so it may call ccb again).
+3. If fuzzing makes no sense, list the name in ``NOT_FUZZED`` with the reason.
+
+Every entry runs in one forked worker (``RLIMIT_AS`` = what the test process maps + 3 GiB, a
+SIGALRM of ``CCB_FUZZ_SECONDS`` = 40 s per call, and a watchdog that kills the worker if a call
+ignores the alarm). CI runs ``CCB_FUZZ_EXAMPLES`` (default 10) examples per entry; ``python tools/fuzz_long.py`` runs
+thousands.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import json
+import math
+import os
+import random
+import re
+import resource
+import select
+import signal
+import time
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, Phase, given, note, settings
+from hypothesis import strategies as st
+
+import _limits
+import ccb_helpers as ccb
+from _limits import GiB
+
+EXAMPLES = int(os.environ.get("CCB_FUZZ_EXAMPLES", "10"))
+SECONDS = float(os.environ.get("CCB_FUZZ_SECONDS", "40"))  # a call under every cap takes < 10 s here
+MEMORY = 3 * GiB  # the simulator's default budget is 2 GiB
+
+# --------------------------------------------------------------------------- building blocks
+
+
+def fresh(*factories):
+    """A new object per example (arrays and lists are mutable)."""
+    return st.sampled_from(factories).map(lambda make: make())
+
+
+JUNK = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.text(max_size=3),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([float("nan"), float("inf"), -float("inf"), -0.0, 5e-324, 1e308, 1j, Decimal("1.5"),
+                     Fraction(1, 3), b"8", "8", object, ccb]),
+    fresh(lambda: [], lambda: [1, "a"], lambda: [[1, 2], [3]], lambda: {"n": 1}, lambda: np.array([]),
+          lambda: np.array([[1.5, np.nan]]), lambda: np.array(["a"]), lambda: np.array([True, False]),
+          lambda: np.array([2**63], dtype=np.uint64), lambda: np.array([1, 2], dtype=object), lambda: iter([1, 2]),
+          lambda: np.zeros((2, 3)), lambda: np.array(7), lambda: [2**70]),
+)
+HUGE_INT = st.sampled_from([2**31 - 1, 2**32 + 1, 10**9, 2**40, 2**53 + 1, 2**62, 2**62 + 1, 2**63 - 1, 2**63, 2**64,
+                            10**30, 10**400, -1, -(2**63), 0])
+HUGE_REAL = st.sampled_from([1e30, 1e200, 2.0**96, 2.0**97, 1e-300, 5e-324, -1e-9, 1e9, 1e10, 1e-15])
+
+
+def INT(lo, hi, array=False, big=None):
+    """Valid integers in [lo, hi] (and numpy ints; int arrays if ``array``), mixed with bad values.
+
+    ``big``: extra valid-but-large values (e.g. closed forms that must stay fast at any size)."""
+    valid = [st.integers(lo, hi), st.integers(lo, hi), st.integers(lo, hi).map(np.int64)]
+    if big is not None:
+        valid.append(big)
+    if array:
+        valid += [st.lists(st.integers(lo, hi), min_size=1, max_size=5).map(np.array),
+                  st.lists(st.integers(lo, hi), min_size=1, max_size=4).map(lambda xs: np.array(xs)[:, None])]
+    bad = st.one_of(HUGE_INT, st.integers(-3, 3), JUNK, st.integers(lo, hi).map(float),
+                    st.lists(st.integers(-3, 2**63 - 1), min_size=1, max_size=3).map(np.array))
+    return st.one_of(*valid, bad)
+
+
+def REAL(lo, hi, array=False):
+    """Valid floats in [lo, hi] (log-uniform when the range spans decades), mixed with bad values."""
+    if lo > 0 and hi / lo > 100:
+        scalar = st.floats(math.log10(lo), math.log10(hi)).map(lambda e: 10.0**e)
+    else:
+        scalar = st.floats(lo, hi, allow_nan=False, allow_infinity=False)
+    valid = [scalar, scalar, st.sampled_from([lo, hi])]
+    if array:
+        valid += [st.lists(scalar, min_size=1, max_size=5).map(np.array),
+                  st.lists(scalar, min_size=1, max_size=4).map(lambda xs: np.array(xs)[None, :])]
+    return st.one_of(*valid, HUGE_REAL, JUNK, st.integers(-2, 5))
+
+
+SIZE = REAL(1.0, 2.0**40, array=True)  # message sizes in bytes (0 and huge come from the bad half)
+ALPHA = REAL(1e-9, 1e-3, array=True)
+BETA = REAL(1e6, 1e12, array=True)
+SCALAR_SIZE = REAL(1.0, 2.0**40)
+SCALAR_ALPHA = REAL(1e-9, 1e-3)
+SCALAR_BETA = REAL(1e6, 1e12)
+PORTS = INT(1, 8)
+
+
+def choice(values):
+    return st.one_of(st.sampled_from(list(values)), st.sampled_from(list(values)), JUNK,
+                     st.sampled_from(["", "allreduce", "Ring", "nope"]))
+
+
+PRIMITIVE = choice(ccb.PRIMITIVES)
+ALGORITHM = choice(ccb.ALGORITHMS)
+FAMILY = choice(ccb.FAMILIES)
+PRESET_KEY = choice(ccb.PRESETS)
+
+SMALL_TOPOLOGY = st.one_of(
+    st.integers(1, 24).map(ccb.ring),
+    st.lists(st.integers(1, 5), min_size=1, max_size=3).map(lambda d: ccb.torus(*d)),
+    st.lists(st.integers(1, 5), min_size=1, max_size=3).map(lambda d: ccb.mesh(*d)),
+    st.integers(0, 5).map(ccb.hypercube),
+    st.integers(1, 20).map(ccb.fully_connected),
+    st.integers(2, 20).map(ccb.single_switch),
+    st.sampled_from([4, 6, 8, 9, 12, 16, 18]).map(ccb.fat_tree),
+)
+BIG_TOPOLOGY = fresh(lambda: ccb.ring(10**7), lambda: ccb.hypercube(30), lambda: ccb.torus(1000, 1000),
+                     lambda: ccb.fully_connected(10**6), lambda: ccb.fat_tree(2**20), lambda: ccb.mesh(3, 3, 3, 3, 3),
+                     lambda: ccb.single_switch(10**8), lambda: ccb.fat_tree(1024))
+TOPOLOGY = st.one_of(SMALL_TOPOLOGY, SMALL_TOPOLOGY, BIG_TOPOLOGY, JUNK, st.sampled_from(["ring", "torus 4x4"]))
+
+
+def _schedules():
+    T = ccb.Transfer
+    return fresh(
+        lambda: ccb.generate("ring", "all_reduce", 4, 64),
+        lambda: ccb.generate("bruck", "all_to_all", 5, 20),
+        lambda: ccb.generate("binomial_tree", "scatter", 7, 70, root=3),
+        lambda: ccb.Schedule.from_transfers("broadcast", 3, 8, [[T(0, 1, 0, 8)]]),  # forgets node 2: incorrect
+        lambda: ccb.Schedule.from_transfers("all_gather", 3, 3, [[T(1, 0, 1, 1), T(2, 0, 2, 1)]]),  # 2 receives
+        lambda: ccb.Schedule.from_transfers("broadcast", 2, 8, [[T(0, 1, 4, 8)]]),  # out of the buffer
+        lambda: ccb.Schedule("broadcast", 2, 2**40, []),  # fine to hold, too big to run
+    )
+
+
+SCHEDULE = st.one_of(_schedules(), _schedules(), JUNK)
+
+
+def INTS(lo, hi, max_size=6):
+    """A sequence argument (ns, ks): short lists / tuples / ranges of valid ints, or bad ones."""
+    valid = st.lists(st.integers(lo, hi), min_size=1, max_size=max_size)
+    return st.one_of(valid, valid.map(tuple), st.just(range(lo, min(hi, lo + 4) + 1)),
+                     st.lists(INT(lo, hi), min_size=0, max_size=3), fresh(lambda: range(10**9), lambda: list(range(100))), JUNK)
+
+
+def MATRIX(max_n=6):
+    square = st.integers(1, max_n).flatmap(
+        lambda n: st.lists(st.lists(st.floats(0, 1e6), min_size=n, max_size=n), min_size=n, max_size=n))
+    return st.one_of(square, square.map(np.array), fresh(lambda: [[1, 2]], lambda: np.full((2, 2), -1.0),
+                                                           lambda: np.full((2, 2), np.nan), lambda: [[1e308, 1e308], [1e308, 0]]), JUNK)
+
+
+# --------------------------------------------------------------------------- checks of returned values
+
+
+def _leaves(value, depth=0):
+    """Numbers inside a result (tuples, lists, dicts, arrays, tables, simulation results)."""
+    if depth > 4:
+        return
+    if isinstance(value, (bool, np.bool_, str)) or value is None:
+        return
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        yield value
+    elif isinstance(value, np.ndarray):
+        if value.dtype.kind in "iuf" and value.size:
+            yield value
+    elif isinstance(value, (tuple, list, set, frozenset)):
+        for item in list(value)[:1000]:
+            yield from _leaves(item, depth + 1)
+    elif isinstance(value, dict):
+        for item in list(value.values())[:1000]:
+            yield from _leaves(item, depth + 1)
+    elif isinstance(value, ccb.Table):
+        yield from _leaves(value.values, depth + 1)
+    elif isinstance(value, ccb.SimulationResult):
+        yield from _leaves((value.bytes_sent, value.max_message, value.rounds), depth + 1)
+
+
+def _sane(result, negative_ok=False) -> str | None:
+    for leaf in _leaves(result):
+        array = np.asarray(leaf, dtype=float) if not isinstance(leaf, int) or abs(leaf) < 2**1000 else np.asarray(1.0)
+        if not np.all(np.isfinite(array)):
+            return f"non-finite number in the result: {leaf!r}"[:300]
+        if not negative_ok and np.any(array < 0):
+            return f"negative number in the result: {leaf!r}"[:300]
+    return None
+
+
+@dataclass
+class Entry:
+    function: object
+    params: dict
+    optional: tuple = ()
+    args: object = None  # strategy of a positional list
+    check: object = None  # (result, kwargs) -> error text or None
+    examples: float = 1.0  # share of EXAMPLES (plots and simulations are slower)
+    names: tuple = ()  # more words that count as naming a parameter (fields of an object argument)
+    negative_ok: bool = False  # the result may hold negative numbers (e.g. -1 for "no parent")
+    record: bool = False  # a plain record type: it holds what it is given (its consumers validate)
+
+    def strategy(self):
+        required = {k: v for k, v in self.params.items() if k not in self.optional}
+        optional = {k: v for k, v in self.params.items() if k in self.optional}
+        kwargs = st.fixed_dictionaries(required, optional=optional)
+        return st.tuples(self.args if self.args is not None else st.just([]), kwargs)
+
+
+def entry(function, optional=(), args=None, check=None, examples=1.0, names=(), negative_ok=False, record=False, **params):
+    return Entry(function, params, tuple(optional), args, check, examples, tuple(names), negative_ok, record)
+
+
+def _close(a, b, rel=1e-9):
+    return abs(a - b) <= rel * max(abs(a), abs(b), 1e-300)
+
+
+def check_info_steps(t, kw):
+    n, k = kw["n"], kw.get("k", 1)
+    if isinstance(t, np.ndarray):
+        n_arr, k_arr, t_arr = np.broadcast_arrays(np.asarray(n), np.asarray(k), t)
+        items = zip(n_arr.ravel()[:50].tolist(), k_arr.ravel()[:50].tolist(), t_arr.ravel()[:50].tolist())
+    else:
+        items = [(int(n), int(k), t)]
+    for n, k, t in items:
+        if not ((k + 1) ** t >= n and (t == 0 or (k + 1) ** (t - 1) < n)):
+            return f"info_steps({n}, {k}) = {t} is not the smallest t with (k+1)**t >= n"
+    return None
+
+
+def check_cost_not_below_bound(cost, kw):
+    # Property of every model: no algorithm beats the combined lower bound (same ports, no diameter).
+    bound = ccb.combined_lower_bound(kw["primitive"], kw["n"], kw["m"], kw["alpha"], kw["beta"], ports=kw.get("ports", 1))
+    if np.any(np.asarray(cost) < np.asarray(bound) * (1 - 1e-12)):
+        return f"algorithm_cost {cost} below the combined lower bound {bound}"
+    return None
+
+
+def check_best(result, kw):
+    names, times = result
+    if isinstance(names, str):
+        want = min(ccb.algorithm_cost(a, kw["primitive"], kw["n"], kw["m"], kw["alpha"], kw["beta"], ports=kw.get("ports", 1))
+                   for a in ccb.applicable_algorithms(kw["primitive"], n=kw["n"], ports=kw.get("ports", 1)))
+        if not _close(times, want, 1e-12):
+            return f"best time {times} is not the minimum {want}"
+    return None
+
+
+def check_crossover(m, kw):
+    lo, hi = kw.get("m_min", 1.0), kw.get("m_max", 2.0**44)
+    if m is None:
+        return None
+    if not lo <= m <= hi:
+        return f"crossover {m} outside [{lo}, {hi}]"
+    args = (kw["primitive"], kw["n"], m, kw["alpha"], kw["beta"])
+    a = ccb.algorithm_cost(kw["algorithm_a"], *args, ports=kw.get("ports", 1))
+    b = ccb.algorithm_cost(kw["algorithm_b"], *args, ports=kw.get("ports", 1))
+    return None if _close(a, b, 1e-6) else f"costs differ at the crossover: {a} vs {b}"
+
+
+def check_block_bounds(b, kw):
+    m, parts = kw["m"], kw.get("parts") or kw["n"]
+    ok = b[0] == 0 and b[-1] == m and len(b) == parts + 1 and np.all(np.diff(b) >= 0)
+    return None if ok else f"block_bounds({m}, {parts}) = {b[:5]}..."
+
+
+def check_efficiency(e, kw):
+    return None if np.all(np.asarray(e) <= 1 + 1e-12) else f"efficiency {e} > 1"
+
+
+def check_simulation(r, kw):
+    return None if r.correct else f"generated schedule ran incorrectly: {r.errors[:2]}"
+
+
+def check_coverage(c, kw):
+    if isinstance(c, np.ndarray):
+        return None
+    t, k, n = int(kw["t"]), int(kw.get("k", 1)), kw.get("n")
+    want = (k + 1) ** t if n is None else min((k + 1) ** min(t, 70), int(n))
+    return None if c == want else f"coverage = {c}, want {want}"
+
+
+def check_chunks(c, kw):
+    c_arr, m_arr = np.broadcast_arrays(np.asarray(c), np.asarray(kw["m"], dtype=float))
+    cap = np.maximum(1, np.minimum(np.floor(m_arr / 2), 2**40))
+    return None if np.all((c_arr >= 1) & (c_arr <= cap)) else f"chunks {c} outside [1, {cap}]"
+
+
+# --------------------------------------------------------------------------- the entries
+
+N = INT(1, 64, array=True, big=st.sampled_from([2**20, 2**40, 2**62]))
+N2 = INT(2, 64, array=True)
+SCALAR_N = INT(1, 64)
+DEGREE = st.one_of(INT(1, 8, array=True), st.none())
+
+LOG_KEY = choice(ccb.PUBLISHED_LOGS)
+
+
+@st.composite
+def _mutated_log(draw):
+    """A published nccl-tests log with random damage: lines dropped, tokens replaced, text cut."""
+    lines = ccb.published_log_text(draw(st.sampled_from(sorted(ccb.PUBLISHED_LOGS)))).splitlines()
+    for _ in range(draw(st.integers(0, 3))):
+        if not lines:
+            break
+        i = draw(st.integers(0, len(lines) - 1))
+        how = draw(st.sampled_from(["drop", "token", "cut", "dup"]))
+        if how == "drop":
+            del lines[i]
+        elif how == "dup":
+            lines.insert(i, lines[i])
+        elif how == "cut":
+            lines[i] = lines[i][: draw(st.integers(0, max(len(lines[i]) - 1, 0)))]
+        else:
+            tokens = lines[i].split()
+            if tokens:
+                tokens[draw(st.integers(0, len(tokens) - 1))] = draw(
+                    st.sampled_from(["nan", "-1", "1e400", "x", "0", "99999999999999999999", "N/A", ""]))
+                lines[i] = " ".join(tokens)
+    return "\n".join(lines)
+
+
+NCCL_TEXT = st.one_of(st.sampled_from(sorted(ccb.PUBLISHED_LOGS)).map(ccb.published_log_text), _mutated_log(), _mutated_log(),
+                      st.text(max_size=50), JUNK)
+NCCL_LOG = st.one_of(st.sampled_from(sorted(ccb.PUBLISHED_LOGS)).map(ccb.read_published_log), JUNK)
+NCCL_TOPOLOGY = st.one_of(st.sampled_from(sorted(ccb.NCCL_TOPOLOGIES)), st.sampled_from(sorted(ccb.NCCL_TOPOLOGIES)),
+                          st.sampled_from(sorted(ccb.NCCL_TOPOLOGIES)).map(ccb.NCCL_TOPOLOGIES.get), JUNK)
+NCCL_CALL = st.fixed_dictionaries(
+    {"primitive": choice(ccb.NCCL_COLLECTIVES), "n_ranks": INT(2, 64, big=st.just(2**20)), "n_nodes": INT(1, 8),
+     "m": INT(0, 2**34, big=st.just(2**50))},
+    optional={"topology": NCCL_TOPOLOGY})
+NCCL_OVERRIDES = st.one_of(
+    st.just({}), st.just({}),
+    st.dictionaries(st.sampled_from(["ring_channels", "tree_channels", "nvls_channels", "comm_channels"]), INT(1, 32), max_size=2),
+    st.dictionaries(st.sampled_from(["ring_bw_intra", "tree_bw_inter", "latency_inter", "nvls_bw_inter"]), REAL(0.1, 500.0), max_size=2),
+    st.dictionaries(st.sampled_from(["ll128", "ring_same_channels", "tree_pattern", "bogus_field", "key"]), JUNK, max_size=2),
+)
+NCCL_NAMES = ("primitive", "n_ranks", "n_nodes", "m", "topology", "overrides", "ring_channels", "tree_channels", "nvls_channels",
+              "comm_channels", "ring_bw_intra", "tree_bw_inter", "latency_inter", "nvls_bw_inter", "ll128",
+              "ring_same_channels", "tree_pattern", "bogus_field", "key", "field")
+
+
+def _smi_text(n, link="NV2"):
+    names = [f"GPU{i}" for i in range(n)]
+    rows = ["\t" + "\t".join(names)]
+    rows += [names[i] + "\t" + "\t".join(" X " if i == j else link for j in range(n)) for i in range(n)]
+    return "\n".join(rows) + "\n"
+
+
+@st.composite
+def _link_matrices(draw):
+    n = draw(st.integers(2, 7))
+    upper = [[draw(st.integers(0, 3)) if j > i else 0 for j in range(n)] for i in range(n)]
+    matrix = [[upper[i][j] if j > i else upper[j][i] if j < i else 0 for j in range(n)] for i in range(n)]
+    for i in range(n - 1):  # connected: a path of at least one link
+        matrix[i][i + 1] = matrix[i + 1][i] = max(matrix[i][i + 1], 1)
+    return matrix
+
+
+LINK_MATRIX = st.one_of(_link_matrices(), _link_matrices().map(np.array),
+                        fresh(lambda: [[0, 1], [2, 0]], lambda: [[0, -1], [-1, 0]], lambda: np.zeros((2000, 2000), dtype=int),
+                              lambda: [[1, 1], [1, 1]], lambda: [[0, 0], [0, 0]], lambda: [[0, 1.5], [1.5, 0]]), JUNK)
+SYNTH_TOPOLOGY = st.one_of(st.integers(2, 6).map(ccb.ring), st.integers(2, 5).map(ccb.fully_connected),
+                           st.integers(2, 6).map(ccb.single_switch), fresh(ccb.dgx1), _link_matrices().map(ccb.topology_from_links),
+                           BIG_TOPOLOGY, JUNK)
+NX_GRAPH = st.one_of(
+    st.tuples(st.integers(2, 8), st.floats(0.2, 1.0), st.integers(0, 100)).map(lambda a: __import__("networkx").gnp_random_graph(*a)),
+    fresh(lambda: __import__("networkx").path_graph(4), lambda: __import__("networkx").empty_graph(3),
+          lambda: __import__("networkx").DiGraph([(0, 1)]), lambda: __import__("networkx").complete_graph(["a", "b"])),
+    JUNK)
+SMI_TEXT = st.one_of(st.integers(2, 8).map(_smi_text), st.integers(2, 4).map(lambda n: _smi_text(n, "SYS")),
+                     st.integers(2, 4).map(lambda n: _smi_text(n, "FOO")), st.text(max_size=40), JUNK)
+STORED = fresh(lambda: ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6, verify=False))
+TIME_LIMIT = REAL(0.05, 1.5)
+
+
+MPI_EXAMPLE = str(Path(__file__).resolve().parent.parent / "notebooks" / "data" / "mpi_sweep_example.json")
+
+
+@st.composite
+def _mpi_result(draw):
+    """The chapter-6 example sweep, sometimes damaged: a field dropped or replaced by junk."""
+    result = copy.deepcopy(_mpi_example())
+    if draw(st.booleans()):
+        key = draw(st.sampled_from(sorted(result)))
+        if draw(st.booleans()):
+            del result[key]
+        else:
+            result[key] = draw(JUNK)
+    if draw(st.booleans()) and result.get("runs"):
+        run = result["runs"][draw(st.integers(0, len(result["runs"]) - 1))]
+        key = draw(st.sampled_from(sorted(run)))
+        run[key] = draw(st.one_of(JUNK, st.just(-1), st.just([]), st.just(10**30)))
+    return result
+
+
+def _mpi_example():
+    if not _MPI_CACHE:
+        _MPI_CACHE.append(ccb.load_mpi_result(MPI_EXAMPLE))
+    return _MPI_CACHE[0]
+
+
+_MPI_CACHE: list = []
+MPI_RESULT = st.one_of(st.builds(lambda: copy.deepcopy(_mpi_example())), _mpi_result(), _mpi_result(), JUNK)
+MPI_SOURCE = st.one_of(st.just(MPI_EXAMPLE), st.just("/nonexistent/result.json"), st.just("/dev/null"), st.just("/etc/passwd"),
+                       _mpi_result(), JUNK)
+
+
+FUZZ = {
+    # propagation
+    "info_steps": entry(ccb.info_steps, optional=("k",), n=INT(1, 10**6, array=True, big=st.sampled_from([2**63 - 1, 10**40])),
+                        k=INT(1, 8, array=True, big=st.sampled_from([2**62, 2**63 - 1])), check=check_info_steps),
+    "coverage": entry(ccb.coverage, optional=("k", "n"), t=INT(0, 70, array=True, big=st.sampled_from([10**5, 10**9])),
+                      k=INT(1, 8), n=st.one_of(st.none(), INT(1, 10**6)), check=check_coverage),
+    "info_latency_bound": entry(ccb.info_latency_bound, optional=("k",), n=N, alpha=ALPHA, k=INT(1, 8, array=True)),
+    # bandwidth
+    "role_volumes": entry(ccb.role_volumes, primitive=PRIMITIVE, n=SCALAR_N, m=SCALAR_SIZE),
+    "volume_coefficient": entry(ccb.volume_coefficient, primitive=PRIMITIVE, n=N),
+    "forced_volume": entry(ccb.forced_volume, primitive=PRIMITIVE, n=N, m=SIZE),
+    "effective_ports": entry(ccb.effective_ports, optional=("ports", "degree"), ports=INT(1, 8, array=True), degree=DEGREE),
+    "bandwidth_lower_bound": entry(ccb.bandwidth_lower_bound, optional=("ports", "degree"), primitive=PRIMITIVE, n=N, m=SIZE,
+                                   beta=BETA, ports=INT(1, 8, array=True), degree=DEGREE),
+    "uniform_routing": entry(ccb.uniform_routing, n=INT(1, 64, big=st.sampled_from([10**5, 2**20])), m=SCALAR_SIZE),
+    "routing_volumes": entry(ccb.routing_volumes, matrix=MATRIX()),
+    "routing_lower_bound": entry(ccb.routing_lower_bound, optional=("ports",), matrix=MATRIX(), beta=SCALAR_BETA, ports=PORTS),
+    "hot_expert_routing": entry(ccb.hot_expert_routing, optional=("hot", "factor"), n=INT(2, 64, big=st.just(10**5)),
+                                m=SCALAR_SIZE, hot=INT(0, 8), factor=REAL(0.0, 100.0)),
+    "algorithm_bandwidth": entry(ccb.algorithm_bandwidth, m=SIZE, seconds=REAL(1e-9, 10.0, array=True)),
+    "bus_bandwidth": entry(ccb.bus_bandwidth, primitive=PRIMITIVE, n=N, m=SIZE, seconds=REAL(1e-9, 10.0, array=True)),
+    "gossip_transmissions": entry(ccb.gossip_transmissions, n=INT(1, 4)),
+    # bounds
+    "latency_steps_lower_bound": entry(ccb.latency_steps_lower_bound, optional=("ports", "diameter", "degree"), primitive=PRIMITIVE,
+                                       n=N, ports=INT(1, 8, array=True), diameter=INT(0, 20, array=True), degree=DEGREE),
+    "latency_lower_bound": entry(ccb.latency_lower_bound, optional=("ports", "diameter", "degree"), primitive=PRIMITIVE, n=N,
+                                 alpha=ALPHA, ports=PORTS, diameter=INT(0, 20), degree=DEGREE),
+    "combined_lower_bound": entry(ccb.combined_lower_bound, optional=("ports", "diameter", "degree"), primitive=PRIMITIVE, n=N,
+                                  m=SIZE, alpha=ALPHA, beta=BETA, ports=PORTS, diameter=INT(0, 20), degree=DEGREE),
+    "crossover_size": entry(ccb.crossover_size, optional=("ports", "diameter", "degree"), primitive=PRIMITIVE, n=N2, alpha=ALPHA,
+                            beta=BETA, ports=PORTS, diameter=INT(0, 20), degree=DEGREE),
+    "regime": entry(ccb.regime, optional=("ports", "diameter", "degree"), primitive=PRIMITIVE, n=N, m=SIZE, alpha=ALPHA, beta=BETA,
+                    ports=PORTS, diameter=INT(0, 20), degree=DEGREE),
+    # algorithms
+    "tree_height": entry(ccb.tree_height, n=N),
+    "optimal_chunks": entry(ccb.optimal_chunks, n=N, m=SIZE, alpha=st.one_of(ALPHA, st.just(0.0), st.just(5e-324)), beta=BETA,
+                            check=check_chunks),
+    "algorithm_terms": entry(ccb.algorithm_terms, optional=("ports", "chunks", "pipelined"), algorithm=ALGORITHM,
+                             primitive=PRIMITIVE, n=N, m=SIZE, ports=PORTS, chunks=st.one_of(st.none(), INT(1, 64)),
+                             pipelined=st.one_of(st.booleans(), JUNK)),
+    "algorithm_cost": entry(ccb.algorithm_cost, optional=("ports",), algorithm=ALGORITHM, primitive=PRIMITIVE, n=N, m=SIZE,
+                            alpha=ALPHA, beta=BETA, ports=PORTS, check=check_cost_not_below_bound),
+    "applicable_algorithms": entry(ccb.applicable_algorithms, optional=("n", "ports"), primitive=PRIMITIVE, n=N, ports=PORTS),
+    "best_algorithm": entry(ccb.best_algorithm, optional=("ports",), primitive=PRIMITIVE, n=N, m=SIZE, alpha=ALPHA, beta=BETA,
+                            ports=PORTS, check=check_best),
+    "efficiency": entry(ccb.efficiency, optional=("ports", "diameter"), algorithm=ALGORITHM, primitive=PRIMITIVE, n=N, m=SIZE,
+                        alpha=ALPHA, beta=BETA, ports=PORTS, diameter=INT(0, 3), check=check_efficiency),
+    "Cost": entry(ccb.Cost, steps=INT(0, 100), bandwidth_bytes=SCALAR_SIZE, record=True),
+    "Cost.time": entry(lambda cost, alpha, beta: cost.time(alpha, beta),
+                       cost=st.builds(ccb.Cost, st.one_of(st.integers(0, 100), JUNK), st.one_of(SCALAR_SIZE, JUNK)),
+                       alpha=ALPHA, beta=BETA, names=("steps", "bandwidth_bytes")),
+    # selection
+    "crossover_between": entry(ccb.crossover_between, optional=("ports", "m_min", "m_max"), algorithm_a=ALGORITHM,
+                               algorithm_b=ALGORITHM, primitive=PRIMITIVE, n=INT(2, 64), alpha=SCALAR_ALPHA, beta=SCALAR_BETA,
+                               ports=PORTS, m_min=REAL(1e-3, 2.0**20), m_max=REAL(2.0**10, 2.0**50), check=check_crossover),
+    "best_algorithm_bands": entry(ccb.best_algorithm_bands, optional=("ports", "m_min", "m_max", "points"), primitive=PRIMITIVE,
+                                  n=INT(1, 64), alpha=SCALAR_ALPHA, beta=SCALAR_BETA, ports=PORTS, m_min=REAL(1e-3, 2.0**20),
+                                  m_max=REAL(2.0**10, 2.0**50), points=INT(1, 500, big=st.just(2**30))),
+    "optimality": entry(ccb.optimality, optional=("m", "ports", "large_n", "huge_n", "pipelined"), algorithm=ALGORITHM,
+                        primitive=PRIMITIVE, n=INT(2, 64), m=SCALAR_SIZE, ports=PORTS, large_n=INT(2, 2**12),
+                        huge_n=INT(2**12, 2**20), pipelined=st.one_of(st.booleans(), JUNK)),
+    # topology
+    "ring": entry(ccb.ring, n=INT(1, 64, big=st.sampled_from([10**9, 2**62]))),
+    "torus": entry(ccb.torus, args=st.lists(INT(1, 6, big=st.sampled_from([3, 10**6])), min_size=0, max_size=4)),
+    "mesh": entry(ccb.mesh, args=st.lists(INT(1, 6, big=st.sampled_from([3, 10**6])), min_size=0, max_size=4)),
+    "hypercube": entry(ccb.hypercube, dim=INT(0, 10, big=st.sampled_from([30, 62]))),
+    "fat_tree": entry(ccb.fat_tree, optional=("oversubscription", "hosts_per_leaf"), n=INT(4, 64, big=st.sampled_from([2**31 - 1, 2**40])),
+                      oversubscription=st.one_of(st.sampled_from([1, 2, 4, 1.5]), REAL(1.0, 8.0)), hosts_per_leaf=st.one_of(st.none(), INT(1, 16))),
+    "single_switch": entry(ccb.single_switch, n=INT(2, 64, big=st.just(10**12))),
+    "fully_connected": entry(ccb.fully_connected, n=INT(1, 64, big=st.just(10**12))),
+    "measured_diameter": entry(ccb.measured_diameter, topology=TOPOLOGY),
+    "measured_bisection": entry(ccb.measured_bisection, optional=("max_endpoints",), topology=TOPOLOGY, max_endpoints=INT(1, 64)),
+    "Topology": entry(ccb.Topology, optional=("switched", "oversubscription"), family=choice(ccb.TOPOLOGY_FAMILIES), name=st.text(max_size=5),
+                      n=INT(1, 64), degree=INT(0, 8), diameter=INT(0, 8), bisection_links=INT(0, 8),
+                      switched=st.one_of(st.booleans(), JUNK), oversubscription=REAL(1.0, 4.0)),
+    "Topology.graph": entry(lambda topology: topology.graph, topology=st.one_of(SMALL_TOPOLOGY, BIG_TOPOLOGY)),
+    "Topology.bisection_bandwidth": entry(lambda topology, beta: topology.bisection_bandwidth(beta), topology=SMALL_TOPOLOGY, beta=BETA),
+    # broadcast
+    "eccentricity": entry(ccb.eccentricity, optional=("root",), topology=TOPOLOGY, root=INT(0, 30)),
+    "broadcast_steps": entry(ccb.broadcast_steps, optional=("k", "root", "method"), topology=TOPOLOGY, k=INT(1, 6), root=INT(0, 30),
+                             method=choice(("auto", "formula", "search"))),
+    "search_broadcast_steps": entry(ccb.search_broadcast_steps, optional=("k", "root"), topology=TOPOLOGY, k=INT(1, 6), root=INT(0, 30)),
+    # diameter
+    "family_instance": entry(ccb.family_instance, family=FAMILY, size=INT(1, 40, big=st.sampled_from([62, 2**31, 2**40]))),
+    "family_instances": entry(lambda family, max_n: list(ccb.family_instances(family, max_n))[:3], family=FAMILY,
+                              max_n=INT(2, 2000, big=st.sampled_from([10**9, 2**62]))),
+    "binding_latency_term": entry(ccb.binding_latency_term, optional=("k",), topology=TOPOLOGY, k=INT(1, 8)),
+    "diameter_binding_sizes": entry(ccb.diameter_binding_sizes, optional=("n_max", "k"), n_max=INT(2, 2000, big=st.just(10**9)),
+                                    k=INT(1, 8)),
+    "first_diameter_bound": entry(ccb.first_diameter_bound, optional=("max_n", "k"), family=FAMILY,
+                                  max_n=INT(2, 500, big=st.sampled_from([5000, 10**9, 2**62])), k=INT(1, 8)),
+    # bisection
+    "bisection_bytes": entry(ccb.bisection_bytes, primitive=PRIMITIVE, n=N, m=SIZE),
+    "bisection_lower_bound": entry(ccb.bisection_lower_bound, primitive=PRIMITIVE, topology=TOPOLOGY, m=SIZE, beta=BETA),
+    "node_lower_bound": entry(ccb.node_lower_bound, optional=("ports",), primitive=PRIMITIVE, topology=TOPOLOGY, m=SIZE, beta=BETA,
+                              ports=PORTS),
+    "tighter_bound": entry(ccb.tighter_bound, optional=("ports",), primitive=PRIMITIVE, topology=TOPOLOGY, m=SCALAR_SIZE,
+                           beta=SCALAR_BETA, ports=PORTS),
+    "bisection_partition": entry(ccb.bisection_partition, topology=TOPOLOGY),
+    "cut_links": entry(ccb.cut_links, topology=TOPOLOGY, side=st.one_of(st.sets(st.integers(0, 30), max_size=10), INTS(0, 30), JUNK)),
+    # schedules and the simulator
+    "block_bounds": entry(ccb.block_bounds, optional=("parts",), m=INT(0, 10**6, big=st.sampled_from([2**62, 2**63 - 1])),
+                          n=INT(1, 64), parts=st.one_of(st.none(), INT(1, 64, big=st.just(2**30))), check=check_block_bounds),
+    "Transfer": entry(ccb.Transfer, optional=("op", "buffer", "dst_offset", "dst_buffer"), src=INT(0, 8), dst=INT(0, 8),
+                      offset=INT(0, 64), length=INT(0, 64), op=choice(("copy", "reduce")), buffer=choice(("data", "send", "recv", "work")),
+                      dst_offset=st.one_of(st.none(), INT(0, 64)), dst_buffer=st.one_of(st.none(), choice(("data", "recv")))),
+    "Round": entry(ccb.Round, optional=("reduce", "buffer", "dst_offset", "dst_buffer"), src=INT(0, 8, array=True),
+                   dst=INT(0, 8, array=True), offset=INT(0, 64, array=True), length=INT(0, 64, array=True),
+                   reduce=st.one_of(st.booleans(), JUNK), buffer=INT(0, 2), dst_offset=INT(0, 64), dst_buffer=INT(0, 2)),
+    "Schedule": entry(ccb.Schedule, optional=("buffers", "root", "algorithm"), primitive=PRIMITIVE, n=INT(1, 8), m=INT(0, 64),
+                      rounds=st.one_of(st.just([]), fresh(lambda: [ccb.Round([0], [1], 0, 1)]), JUNK),
+                      buffers=st.one_of(st.sampled_from([("data",), ("send", "recv"), ("data", "work"), ("tmp",)]), JUNK),
+                      root=INT(0, 8), algorithm=st.one_of(st.text(max_size=4), JUNK)),
+    "Schedule.from_transfers": entry(
+        ccb.Schedule.from_transfers, optional=("root",), primitive=PRIMITIVE, n=INT(1, 8), m=INT(0, 64),
+        rounds=st.one_of(fresh(lambda: [[ccb.Transfer(0, 1, 0, 4)]], lambda: [[]], lambda: [], lambda: [[(0, 1, 0, 4)]],
+                               lambda: [[ccb.Transfer(0, 1, 0, 4, buffer="work")]]), JUNK),
+        root=INT(0, 8)),
+    "generate": entry(ccb.generate, optional=("ports", "root", "chunks", "pipelined"), algorithm=ALGORITHM, primitive=PRIMITIVE,
+                      n=INT(1, 40, big=st.sampled_from([2**20, 10**9])), m=INT(0, 4096, big=st.sampled_from([2**40, 2**62])),
+                      ports=PORTS, root=INT(0, 8), chunks=st.one_of(st.none(), INT(1, 16, big=st.just(10**9))),
+                      pipelined=st.one_of(st.booleans(), JUNK)),
+    "knomial_tree": entry(ccb.knomial_tree, optional=("k",), n=INT(1, 64, big=st.sampled_from([2**30, 10**12])),
+                          k=INT(1, 8, big=st.just(10**18))),
+    "nccl_double_binary_tree": entry(ccb.nccl_double_binary_tree, n=INT(1, 64, big=st.sampled_from([2**30, 10**12])),
+                                     negative_ok=True),
+    "run_schedule": entry(ccb.run_schedule, optional=("ports", "topology", "seed", "max_bytes"), schedule=SCHEDULE, ports=PORTS,
+                          topology=st.one_of(st.none(), TOPOLOGY), seed=INT(0, 100), max_bytes=INT(0, 2**31)),
+    "simulate": entry(ccb.simulate, optional=("ports", "topology", "seed", "max_bytes", "root", "chunks"), algorithm=ALGORITHM,
+                      primitive=PRIMITIVE, n=INT(1, 24, big=st.sampled_from([1024, 2**20, 10**9])),
+                      m=INT(0, 2048, big=st.sampled_from([2**20, 2**30, 2**62])), ports=PORTS, topology=st.one_of(st.none(), TOPOLOGY),
+                      seed=INT(0, 100), max_bytes=INT(0, 2**31), root=INT(0, 8), chunks=INT(1, 8), check=check_simulation,
+                      examples=2.0),
+    "ScheduleError": entry(ccb.ScheduleError, args=st.lists(st.text(max_size=5), max_size=2), record=True),
+    "SimulationResult": entry(ccb.SimulationResult, schedule=SCHEDULE, rounds=INT(0, 8), bytes_sent=fresh(lambda: np.zeros(2)),
+                              bytes_received=fresh(lambda: np.zeros(2)), sent_per_round=fresh(lambda: np.zeros((1, 2))),
+                              received_per_round=fresh(lambda: np.zeros((1, 2))), max_message=fresh(lambda: np.zeros(1)),
+                              correct=st.one_of(st.booleans(), JUNK), errors=st.one_of(st.just([]), JUNK)),
+    "SimulationResult.time": entry(lambda alpha, beta: ccb.simulate("ring", "all_gather", 4, 64).time(alpha, beta),
+                                   alpha=ALPHA, beta=BETA),
+    # hardware, units, volumes
+    "preset": entry(ccb.preset, key=PRESET_KEY),
+    "HardwarePreset": entry(ccb.HardwarePreset, key=st.text(max_size=3), label=st.text(max_size=3), alpha=SCALAR_ALPHA,
+                            beta=SCALAR_BETA, ports=st.one_of(st.none(), INT(1, 8)), topology=st.one_of(st.text(max_size=3), JUNK),
+                            source=st.text(max_size=3)),
+    "HardwarePreset.ports_for": entry(lambda key, n: ccb.PRESETS[key].ports_for(n), key=st.sampled_from(list(ccb.PRESETS)), n=INT(1, 64)),
+    "format_bytes": entry(ccb.format_bytes, value=REAL(0.0, 1e15)),
+    "format_time": entry(ccb.format_time, seconds=REAL(0.0, 1e3)),
+    "format_bandwidth": entry(ccb.format_bandwidth, bytes_per_second=REAL(0.0, 1e13)),
+    "Volume": entry(ccb.Volume, send=SCALAR_SIZE, recv=SCALAR_SIZE, record=True),
+    # tables
+    "Table": entry(ccb.Table, optional=("caption",), headers=st.one_of(st.just(["a", "b"]), JUNK),
+                   rows=st.one_of(fresh(lambda: [["1", "2"]], lambda: [["1"]], lambda: []), JUNK), caption=st.one_of(st.text(max_size=3), JUNK)),
+    "info_propagation_table": entry(ccb.info_propagation_table, optional=("ns", "k"), ns=INTS(1, 10**6), k=INT(2, 8)),
+    "preset_steps_table": entry(ccb.preset_steps_table, optional=("ns", "keys"), ns=INTS(1, 10**6),
+                                keys=st.one_of(st.lists(PRESET_KEY, max_size=3), JUNK)),
+    "broadcast_attainment_table": entry(ccb.broadcast_attainment_table, optional=("ns", "ks", "m"), ns=INTS(1, 100), ks=INTS(1, 6),
+                                        m=INT(0, 4096, big=st.just(2**40)), examples=0.5),
+    "exhaustive_broadcast_table": entry(ccb.exhaustive_broadcast_table, optional=("ns", "ks"), ns=INTS(2, 10, max_size=3), ks=INTS(1, 3, max_size=2)),
+    "diameter_table": entry(ccb.diameter_table, optional=("k", "measure_up_to"), topologies=st.one_of(st.lists(TOPOLOGY, max_size=3), JUNK),
+                            k=INT(1, 4), measure_up_to=INT(0, 2000, big=st.just(10**9))),
+    "ring_diameter_table": entry(ccb.ring_diameter_table, optional=("ns", "search_up_to"), ns=INTS(2, 40), search_up_to=INT(0, 20)),
+    "first_diameter_bound_table": entry(ccb.first_diameter_bound_table, optional=("families", "ks", "max_n"),
+                                        families=st.one_of(st.lists(FAMILY, max_size=3), JUNK), ks=INTS(1, 3, max_size=2),
+                                        max_n=INT(2, 500, big=st.sampled_from([5000, 10**9]))),
+    "kport_ring_table": entry(ccb.kport_ring_table, optional=("n", "ks"), n=INT(2, 64, big=st.just(10**12)), ks=INTS(1, 8)),
+    "bandwidth_table": entry(ccb.bandwidth_table, optional=("ports", "n", "m", "beta"), ports=PORTS, n=INT(1, 64), m=SCALAR_SIZE, beta=SCALAR_BETA),
+    "bandwidth_table_2port": entry(ccb.bandwidth_table_2port, optional=("ns", "m", "beta"), ns=INTS(2, 64), m=SCALAR_SIZE, beta=SCALAR_BETA),
+    "bandwidth_attainment_table": entry(ccb.bandwidth_attainment_table, optional=("ns", "block"), ns=INTS(1, 24, max_size=3),
+                                        block=INT(0, 256, big=st.just(2**40)), examples=0.5),
+    "busbw_table": entry(ccb.busbw_table, optional=("n", "sizes", "preset_key"), n=INT(1, 64),
+                         sizes=st.one_of(st.lists(SCALAR_SIZE, max_size=4), JUNK), preset_key=PRESET_KEY),
+    "algorithm_comparison_table": entry(ccb.algorithm_comparison_table, optional=("ports", "ns", "m"), ports=INT(1, 4),
+                                        ns=INTS(2, 64, max_size=3), m=SCALAR_SIZE),
+    "simulated_vs_bound_table": entry(ccb.simulated_vs_bound_table, optional=("cases", "preset_key"),
+                                      cases=st.one_of(st.lists(st.tuples(ALGORITHM, INT(1, 16), INT(0, 4096)), max_size=3), JUNK),
+                                      preset_key=PRESET_KEY, examples=0.5),
+    "tree_ring_crossover_table": entry(ccb.tree_ring_crossover_table, optional=("ns", "preset_key", "ports"), ns=INTS(2, 512, max_size=3),
+                                       preset_key=PRESET_KEY, ports=INT(1, 4)),
+    "bisection_width_table": entry(ccb.bisection_width_table, optional=("search_up_to",), topologies=st.one_of(st.lists(TOPOLOGY, max_size=3), JUNK),
+                                   search_up_to=INT(0, 16, big=st.just(64))),
+    "bisection_comparison_table": entry(ccb.bisection_comparison_table, optional=("m", "beta", "primitives"),
+                                        topologies=st.one_of(st.lists(TOPOLOGY, max_size=3), JUNK), m=SCALAR_SIZE, beta=SCALAR_BETA,
+                                        primitives=st.one_of(st.lists(PRIMITIVE, max_size=3), JUNK)),
+    "source_bisection_table": entry(ccb.source_bisection_table, optional=("ns", "m", "beta"), ns=INTS(4, 4096, max_size=3), m=SCALAR_SIZE,
+                                    beta=SCALAR_BETA),
+    "oversubscription_table": entry(ccb.oversubscription_table, optional=("n", "hosts_per_leaf", "m", "beta", "primitives"),
+                                    n=INT(4, 128, big=st.just(2**40)), hosts_per_leaf=INT(1, 16, big=st.just(2**20)), m=SCALAR_SIZE,
+                                    beta=SCALAR_BETA, primitives=st.one_of(st.lists(PRIMITIVE, max_size=2), JUNK)),
+    # chapter 8: nccl-tests logs, NCCL's tuning model (nccl helper's modules)
+    "busbw_ceiling": entry(ccb.busbw_ceiling, optional=("ports", "latency_ports"), primitive=PRIMITIVE, n=INT(2, 64), m=SIZE,
+                           alpha=SCALAR_ALPHA, beta=SCALAR_BETA, ports=PORTS, latency_ports=st.one_of(st.none(), PORTS)),
+    "two_level_busbw_ceiling": entry(ccb.two_level_busbw_ceiling, optional=("node_beta", "ports"), primitive=PRIMITIVE,
+                                     n_ranks=INT(2, 64), n_nodes=INT(1, 8), beta=SCALAR_BETA,
+                                     node_beta=st.one_of(st.none(), SCALAR_BETA), ports=PORTS),
+    "read_nccl_tests": entry(ccb.read_nccl_tests, optional=("collective",), text=NCCL_TEXT, collective=st.one_of(st.none(), PRIMITIVE),
+                             names=("line",)),  # "line 12: ..." names the place in the text
+    "read_published_log": entry(ccb.read_published_log, key=LOG_KEY),
+    "published_log_text": entry(ccb.published_log_text, key=LOG_KEY),
+    "published_summary_table": entry(ccb.published_summary_table, optional=("keys",),
+                                     keys=st.one_of(st.none(), st.lists(LOG_KEY, max_size=3), JUNK)),
+    "fit_alpha_beta": entry(ccb.fit_alpha_beta, optional=("n_ranks", "collective", "min_size", "max_size", "inplace"), log=NCCL_LOG,
+                            n_ranks=st.one_of(st.none(), INT(2, 64)), collective=st.one_of(st.none(), PRIMITIVE),
+                            min_size=REAL(1.0, 2.0**20), max_size=st.one_of(st.none(), REAL(2.0**10, 2.0**34)),
+                            inplace=st.one_of(st.booleans(), JUNK)),
+    "nccl_tests_report": entry(ccb.nccl_tests_report, optional=("ports", "latency_ports", "n_ranks", "collective"), log=NCCL_LOG,
+                               alpha=SCALAR_ALPHA, beta=SCALAR_BETA, ports=PORTS, latency_ports=st.one_of(st.none(), PORTS),
+                               n_ranks=st.one_of(st.none(), INT(2, 64)), collective=st.one_of(st.none(), PRIMITIVE)),
+    "nccl_predict": entry(lambda kw, overrides: ccb.nccl_predict(**kw, **overrides), kw=NCCL_CALL, overrides=NCCL_OVERRIDES,
+                          names=NCCL_NAMES),
+    "nccl_tuning_table": entry(lambda kw, overrides: ccb.nccl_tuning_table(**{k: v for k, v in kw.items() if k != "m"}, **overrides),
+                               kw=NCCL_CALL, overrides=NCCL_OVERRIDES, names=NCCL_NAMES),
+    "nccl_vs_bound": entry(lambda kw, overrides: ccb.nccl_vs_bound(**kw, **overrides), kw=NCCL_CALL, overrides=NCCL_OVERRIDES,
+                           names=NCCL_NAMES),
+    "nccl_bound_parameters": entry(lambda topology, overrides: ccb.nccl_bound_parameters(topology, **overrides),
+                                   topology=NCCL_TOPOLOGY, overrides=NCCL_OVERRIDES, names=NCCL_NAMES),
+    "nccl_vs_bound_table": entry(ccb.nccl_vs_bound_table, optional=("topology", "primitive"),
+                                 cases=st.one_of(st.lists(st.tuples(INT(2, 64), INT(1, 8), INT(0, 2**30)), max_size=3),
+                                                 fresh(lambda: range(10**9), lambda: iter(int, 1)), JUNK),
+                                 topology=NCCL_TOPOLOGY, primitive=choice(ccb.NCCL_COLLECTIVES)),
+    "plot_nccl_times": entry(ccb.plot_nccl_times, optional=("primitive", "n_ranks", "n_nodes", "topology", "m_range", "efficiency"),
+                             primitive=choice(ccb.NCCL_COLLECTIVES), n_ranks=INT(2, 64), n_nodes=INT(1, 8), topology=NCCL_TOPOLOGY,
+                             m_range=st.one_of(st.tuples(REAL(1.0, 2.0**10), REAL(2.0**12, 2.0**34)), JUNK),
+                             efficiency=st.one_of(st.booleans(), JUNK), examples=0.3),
+    "plot_nccl_pick_map": entry(ccb.plot_nccl_pick_map, optional=("topology", "primitive", "threshold"), topology=NCCL_TOPOLOGY,
+                                primitive=choice(ccb.NCCL_COLLECTIVES), threshold=REAL(0.1, 1.0), examples=0.2),
+    "plot_busbw_against_bound": entry(ccb.plot_busbw_against_bound, optional=("ports", "n_ranks", "collective"), log=NCCL_LOG,
+                                      alpha=SCALAR_ALPHA, beta=SCALAR_BETA, ports=PORTS, n_ranks=st.one_of(st.none(), INT(2, 64)),
+                                      collective=st.one_of(st.none(), PRIMITIVE), examples=0.3),
+    # chapter 7: topologies with parallel links, schedule synthesis (synth helper's modules)
+    "topology_from_links": entry(ccb.topology_from_links, optional=("name", "bisection_links"), matrix=LINK_MATRIX,
+                                 name=st.one_of(st.none(), st.text(max_size=5), JUNK), bisection_links=st.one_of(st.none(), INT(0, 20))),
+    "topology_from_graph": entry(ccb.topology_from_graph, optional=("name", "bisection_links"), graph=NX_GRAPH,
+                                 name=st.one_of(st.none(), st.text(max_size=5)), bisection_links=st.one_of(st.none(), INT(0, 20))),
+    "dgx1": entry(ccb.dgx1),
+    "link_matrix": entry(ccb.link_matrix, topology=SYNTH_TOPOLOGY),
+    "parse_nvidia_smi_topo": entry(ccb.parse_nvidia_smi_topo, optional=("name", "nvswitch"), text=SMI_TEXT,
+                                   name=st.one_of(st.none(), st.text(max_size=5)), nvswitch=st.one_of(st.sampled_from(["auto", True, False]), JUNK)),
+    "steps_lower_bound": entry(ccb.steps_lower_bound, optional=("root",), topology=SYNTH_TOPOLOGY, primitive=PRIMITIVE, root=INT(0, 8)),
+    "rounds_per_chunk_bound": entry(ccb.rounds_per_chunk_bound, optional=("root",), topology=SYNTH_TOPOLOGY, primitive=PRIMITIVE,
+                                    root=INT(0, 8)),
+    "synthesize": entry(ccb.synthesize, optional=("root", "m", "workers"), topology=SYNTH_TOPOLOGY, primitive=PRIMITIVE,
+                        steps=INT(1, 4, big=st.just(10**6)), rounds=INT(1, 6, big=st.just(10**6)), chunks=INT(1, 3, big=st.just(10**6)),
+                        time_limit=TIME_LIMIT, root=INT(0, 8), m=st.one_of(st.none(), INT(0, 256)), workers=INT(1, 2), examples=0.5),
+    "pareto_frontier": entry(ccb.pareto_frontier, optional=("max_chunks", "root", "workers"), topology=SYNTH_TOPOLOGY,
+                             primitive=PRIMITIVE, max_steps=INT(1, 3, big=st.just(10**6)), max_chunks=INT(1, 2), time_limit=REAL(0.05, 0.5),
+                             root=INT(0, 8), workers=INT(1, 2), examples=0.3),
+    "stored_schedules": entry(ccb.stored_schedules),
+    "stored_schedule": entry(ccb.stored_schedule, optional=("rounds", "m", "verify"), topology=SYNTH_TOPOLOGY, primitive=PRIMITIVE,
+                             steps=INT(1, 8), chunks=INT(1, 8), rounds=st.one_of(st.none(), INT(1, 16)), m=st.one_of(st.none(), INT(0, 4096)),
+                             verify=st.one_of(st.booleans(), JUNK)),
+    "stored_frontier": entry(ccb.stored_frontier, topology=SYNTH_TOPOLOGY, primitive=PRIMITIVE),
+    "synthesized_time": entry(ccb.synthesized_time, schedule=st.one_of(STORED, SCHEDULE), alpha=SCALAR_ALPHA, beta=SCALAR_BETA),
+    "verify_synthesized": entry(ccb.verify_synthesized, optional=("seed",), schedule=st.one_of(STORED, SCHEDULE),
+                                topology=SYNTH_TOPOLOGY, seed=INT(0, 100)),
+    "synthesis_bounds_table": entry(ccb.synthesis_bounds_table, optional=("primitives",),
+                                    topologies=st.one_of(st.lists(SYNTH_TOPOLOGY, max_size=2), JUNK),
+                                    primitives=st.one_of(st.lists(PRIMITIVE, max_size=2), JUNK)),
+    "attainment_table": entry(ccb.attainment_table, optional=("primitive",), topologies=st.one_of(st.lists(SYNTH_TOPOLOGY, max_size=2), JUNK),
+                              primitive=PRIMITIVE, time_limit=REAL(0.05, 0.5), examples=0.3),
+    "draw_synthesized_step": entry(ccb.draw_synthesized_step, schedule=st.one_of(STORED, SCHEDULE), topology=SYNTH_TOPOLOGY,
+                                   step=INT(0, 8), examples=0.3),
+    "plot_synthesis_plane": entry(ccb.plot_synthesis_plane, optional=("frontier", "others", "infeasible"), steps_bound=INT(1, 8),
+                                  ratio_bound=REAL(0.1, 8.0), frontier=st.one_of(st.just(()), st.lists(st.tuples(INT(1, 8), REAL(0.1, 8.0)), max_size=3), JUNK),
+                                  others=st.just(()), infeasible=st.just(()), examples=0.3),
+    "SynthesisTimeout": entry(ccb.SynthesisTimeout, args=st.lists(st.text(max_size=5), max_size=2), record=True),
+    # chapter 6: results of MPI runs (mpi helper's package)
+    "load_mpi_result": entry(ccb.load_mpi_result, source=MPI_SOURCE, record=True),  # other fields pass through as stored
+    "mpi_runs_table": entry(ccb.mpi_runs_table, optional=("m", "alpha", "beta"), result=MPI_RESULT,
+                            m=st.one_of(st.none(), INT(0, 2**30)), alpha=st.one_of(st.none(), SCALAR_ALPHA),
+                            beta=st.one_of(st.none(), SCALAR_BETA)),
+    "plot_mpi_runs": entry(ccb.plot_mpi_runs, optional=("pairs", "alpha", "beta", "ncols"), result=MPI_RESULT,
+                           pairs=st.one_of(st.none(), JUNK), alpha=st.one_of(st.none(), SCALAR_ALPHA),
+                           beta=st.one_of(st.none(), SCALAR_BETA), ncols=INT(1, 3), examples=0.3),
+    "plot_mpi_ratios": entry(ccb.plot_mpi_ratios, optional=("pairs", "alpha", "beta"), result=MPI_RESULT,
+                             pairs=st.one_of(st.none(), JUNK), alpha=st.one_of(st.none(), SCALAR_ALPHA),
+                             beta=st.one_of(st.none(), SCALAR_BETA), examples=0.3),
+    "plot_pingpong": entry(ccb.plot_pingpong, result=MPI_RESULT, examples=0.3),
+}
+
+# Public callables that are not fuzzed here, and why.
+NOT_FUZZED = {
+    "Explorer": "abstract base class of the explorers (figures helper, issue #16 / explorer part of #15)",
+    "AlgorithmExplorer": "explorer: owned by the figures helper (explorer part of #15, tests/test_explorers.py)",
+    "BandwidthExplorer": "explorer: owned by the figures helper (explorer part of #15, tests/test_explorers.py)",
+    "BisectionExplorer": "explorer: owned by the figures helper (explorer part of #15, tests/test_explorers.py)",
+    "PropagationExplorer": "explorer: owned by the figures helper (explorer part of #15, tests/test_explorers.py)",
+    "TopologyExplorer": "explorer: owned by the figures helper (explorer part of #15, tests/test_explorers.py)",
+    "use_book_style": "takes no arguments (sets matplotlib rcParams)",
+    "draw_knomial_tree": "plotting.py: owned by the figures helper (caps / validation of the drawings)",
+    "draw_schedule": "plotting.py: owned by the figures helper",
+    "draw_topology": "plotting.py: owned by the figures helper (its max_nodes cap comes after building the graph, #15)",
+    "plot_algorithm_times": "plotting.py: owned by the figures helper",
+    "plot_best_algorithm_map": "plotting.py: owned by the figures helper",
+    "plot_bisection_ratio": "plotting.py: owned by the figures helper",
+    "plot_diameters": "plotting.py: owned by the figures helper",
+    "plot_info_steps": "plotting.py: owned by the figures helper",
+    "plot_regime_map": "plotting.py: owned by the figures helper",
+    "plot_volume_coefficients": "plotting.py: owned by the figures helper",
+    "NcclExplorer": "explorer: owned by the nccl / figures helpers (explorer part of #15)",
+    "AlphaBeta": "result record of fit_alpha_beta (fuzzed): holds what it is given",
+    "NcclTestsRow": "result record of read_nccl_tests (fuzzed): holds what it is given",
+    "NcclTestsLog": "result record of read_nccl_tests (fuzzed): holds what it is given",
+    "NcclPrediction": "result record of nccl_predict (fuzzed): holds what it is given",
+    "NcclVsBound": "result record of nccl_vs_bound (fuzzed): holds what it is given",
+    "PublishedLog": "record of the published-log catalogue PUBLISHED_LOGS",
+    "NcclTopology": "validated in __post_init__; fuzzed through the overrides of nccl_predict / nccl_vs_bound",
+    "FrontierPoint": "result record of pareto_frontier (fuzzed): holds what it is given",
+    "SynthesisExplorer": "explorer: owned by the synth / figures helpers (explorer part of #15)",
+    "MPIResultExplorer": "explorer: owned by the mpi / figures helpers (explorer part of #15)",
+}
+
+
+def _public_callables():
+    return sorted(name for name in ccb.__all__ if callable(getattr(ccb, name)) and not inspect.ismodule(getattr(ccb, name)))
+
+
+def test_every_public_callable_is_fuzzed():
+    missing = [name for name in _public_callables() if name not in FUZZ and name not in NOT_FUZZED]
+    assert not missing, (
+        f"public callables without a fuzz entry: {missing}. Add an entry to FUZZ in tests/test_fuzz.py "
+        "(see 'How to add an entry' at the top of the file) or list the name in NOT_FUZZED with a reason."
+    )
+    stale = [name for name in list(FUZZ) + list(NOT_FUZZED) if "." not in name and name not in ccb.__all__]
+    assert not stale, f"fuzz entries for names no longer public: {stale}"
+
+
+# --------------------------------------------------------------------------- the rule
+
+
+def _parameter_names(function) -> set[str]:
+    try:
+        params = inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return set()
+    return {name for name, p in params.items() if p.kind is not p.VAR_KEYWORD} | {"dims", "options"}
+
+
+def _names_a_parameter(message: str, names: set[str]) -> bool:
+    if "cap" in message:  # a resource cap: the message gives the estimate and the cap
+        return True
+    return any(re.search(rf"(?<![A-Za-z_]){re.escape(name)}(?![A-Za-z_])", message) for name in names)
+
+
+class _CallTimeout(BaseException):
+    """Raised in the worker by SIGALRM when one call runs past SECONDS (a BaseException, so that
+    no ``except Exception`` in the code under test can swallow it)."""
+
+
+def _on_alarm(signum, frame):
+    raise _CallTimeout()
+
+
+def _judge(name: str, args: list, kwargs: dict) -> str | None:
+    """Run one call (in the worker) and return None if it obeys the rule, else what went wrong."""
+    spec = FUZZ[name]
+    parameters = _parameter_names(spec.function) | set(kwargs) | set(spec.params) | set(spec.names)
+    signal.setitimer(signal.ITIMER_REAL, SECONDS)
+    try:
+        try:
+            result = spec.function(*args, **kwargs)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except _CallTimeout:
+        return f"hang: still running after {SECONDS:g} s"
+    except MemoryError:
+        return f"memory blow-up: MemoryError under the limit of {MEMORY / GiB:g} GiB more address space"
+    except (ValueError, TypeError) as err:
+        message = str(err)
+        if not message:
+            return f"{type(err).__name__} without a message"
+        if isinstance(err, ccb.ScheduleError):
+            return None  # names the round and the transfer of the schedule
+        if not _names_a_parameter(message, parameters):
+            return f"{type(err).__name__} does not name a parameter {sorted(parameters)}: {message[:500]}"
+        return None
+    except Exception as err:  # noqa: BLE001 - any other type breaks the rule
+        return f"raised {type(err).__module__}.{type(err).__qualname__}: {str(err)[:500]}"
+    try:
+        signal.setitimer(signal.ITIMER_REAL, SECONDS)
+        problem = None if spec.record else _sane(result, spec.negative_ok)
+        if problem is None and spec.check is not None:
+            problem = spec.check(result, kwargs)
+    except _CallTimeout:
+        return "the check of the result did not finish"
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    return problem
+
+
+def _describe(args, kwargs) -> str:
+    def short(v):
+        text = repr(v)
+        return text if len(text) < 120 else text[:117] + "..."
+
+    return ", ".join([short(a) for a in args] + [f"{k}={short(v)}" for k, v in kwargs.items()])
+
+
+def _worker(name: str, examples: int, write) -> None:
+    """The forked worker of one entry: hypothesis runs every example here, under the limits."""
+    spec = FUZZ[name]
+    limit = _limits._vm_size() + MEMORY
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
+    signal.signal(signal.SIGALRM, _on_alarm)
+    random.seed()  # a fresh seed per worker and run
+
+    @settings(max_examples=examples, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+    @given(spec.strategy())
+    def run(call):
+        args, kwargs = call
+        text = f"{name}({_describe(list(args), dict(kwargs))})"
+        write("CALL " + text)
+        note(text)
+        problem = _judge(name, list(args), dict(kwargs))
+        assert problem is None, f"{text}: {problem}"
+
+    try:
+        run()
+        write("DONE ok")
+    except BaseException as err:  # noqa: BLE001 - reported to the parent
+        write("FAIL " + json.dumps(f"{type(err).__name__}: {err}"[:4000]))
+
+
+_WARM = []
+
+
+def _warm_up() -> None:
+    """Run hypothesis once in the test process before the first fork: its one-time work (scanning
+    the local sources for constants, building character tables, validating the strategies) is
+    then inherited by every worker instead of being redone in each."""
+    if _WARM:
+        return
+    _WARM.append(True)
+
+    @settings(max_examples=len(FUZZ), deadline=None, database=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(st.one_of(*[spec.strategy() for spec in FUZZ.values()]))
+    def draw(call):
+        pass
+
+    draw()
+
+
+@pytest.mark.parametrize("name", sorted(FUZZ))
+def test_public_function_obeys_the_rule(name):
+    _warm_up()
+    examples = max(1, round(EXAMPLES * FUZZ[name].examples))
+    budget = 60 + examples * 5 + 2 * SECONDS  # the whole entry (a shrinking failure may take longer)
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            os.close(read_end)
+            out = os.fdopen(write_end, "w", buffering=1)
+            _worker(name, examples, lambda line: out.write(line.replace("\n", " ") + "\n"))
+            out.flush()
+        except BaseException:  # noqa: BLE001
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    lines, buffer, deadline, killed = [], b"", time.monotonic() + budget, False
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                os.kill(pid, signal.SIGKILL)
+                killed = True
+                break
+            ready, _, _ = select.select([read_end], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(read_end, 65536)
+            if not chunk:
+                break
+            buffer += chunk
+            *complete, buffer = buffer.split(b"\n")
+            lines += [line.decode(errors="replace") for line in complete]
+    finally:
+        os.close(read_end)
+        _, status = os.waitpid(pid, 0)
+    last_call = next((line[5:] for line in reversed(lines) if line.startswith("CALL ")), "(no call started)")
+    if killed:
+        pytest.fail(f"{name}: the worker ran past {budget:g} s (a call that ignores the alarm, e.g. one C-level loop); "
+                    f"last call: {last_call}")
+    final = lines[-1] if lines else ""
+    if final.startswith("FAIL "):
+        pytest.fail(json.loads(final[5:]), pytrace=False)
+    if final != "DONE ok":
+        how = f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit code {os.WEXITSTATUS(status)}"
+        pytest.fail(f"{name}: the worker died ({how}; a crash or the memory limit); last call: {last_call}")
