@@ -23,7 +23,7 @@ import numpy as np
 
 from ._intmath import ceil_log, ceil_log2, floor_log2, is_power_of_two
 from ._validation import check_bandwidth, check_choice, check_int, check_real, check_size, is_array
-from .bounds import combined_lower_bound
+from .bounds import combined_lower_bound, round_lower_bound
 from .primitives import check_primitive
 
 __all__ = [
@@ -157,17 +157,46 @@ def optimal_chunks(n, m, alpha, beta):
     return min(sorted(candidates), key=cost)
 
 
+def _dbt_one_port_rounds(n, chunks):
+    """Rounds of the 1-port double binary tree: the 1-port sub-rounds that carry a message.
+
+    Each 2-port round splits into one sub-round per edge colour; a sub-round in which no edge of
+    that colour is active (near the roots, where the two trees' top levels may share a colour)
+    is dropped. Counted from the trees' (level, colour) pairs: for each phase and colour, the
+    union of the intervals ``[level, level + C - 1]`` of rounds in which that level is busy.
+    """
+    from .generators import _dbt_levels
+
+    def count(n_value: int) -> int:
+        if n_value <= 1:
+            return 0
+        total = 0
+        for pairs in _dbt_levels(n_value):
+            for colour in (0, 1):
+                levels = sorted(level for level, c in pairs if c == colour)
+                total += sum(min(chunks, b - a) for a, b in zip(levels, levels[1:])) + (chunks if levels else 0)
+        return total
+
+    if not isinstance(n, np.ndarray):
+        return count(int(n))
+    unique, inverse = np.unique(n, return_inverse=True)
+    return np.array([count(int(v)) for v in unique], dtype=np.int64)[inverse].reshape(n.shape)
+
+
 def _dbt_all_reduce(n, m, ports, opts):
     # Two binary trees of height H = ceil(log2 N), each carrying M/2; every rank is interior in
-    # at most one tree, so with 2 ports both trees run at once (an interior node receives from
-    # its two children in the same round).
-    height = ceil_log2(n)
-    if not opts.get("pipelined", True):
-        # Reduce up then broadcast down, whole halves: 2H rounds of M/2 (the source's table row).
-        return 2 * height, height * m
-    chunks = opts["chunks"]
-    # Reduce phase then broadcast phase, each pipelined over C chunks of M/(2C): H + C - 1 rounds.
-    rounds = 2 * (height + chunks - 1)
+    # at most one tree. With 2 ports both trees run at once (an interior node receives from its
+    # two children in the same round): reduce phase then broadcast phase, each pipelined over
+    # C chunks of M/(2C), H + C - 1 rounds each. With 1 port (Sanders, Speck & Träff 2009) the
+    # edges of both trees are coloured with two colours so that no node has two sends or two
+    # receives of one colour; each 2-port round becomes two 1-port rounds, one per colour, and
+    # the few that would carry nothing are dropped (just under 4 (H + C - 1) rounds).
+    chunks = opts["chunks"] if opts.get("pipelined", True) else 1
+    if ports == 1:
+        rounds = _dbt_one_port_rounds(n, chunks)
+    else:
+        rounds = 2 * (ceil_log2(n) + chunks - 1)
+    # Unpipelined (chunks = 1): 2H rounds of M/2 with 2 ports, the source's table row.
     return np.where(n > 1, rounds, 0), np.where(n > 1, rounds * m / (2 * chunks), 0.0)
 
 
@@ -247,7 +276,7 @@ ALGORITHMS: dict[str, dict[str, _Model]] = {
         "all_reduce": _Model(_binomial_all_reduce, reference="reduce + broadcast, " + _THAKUR),
     },
     "double_binary_tree": {
-        "all_reduce": _Model(_dbt_all_reduce, min_ports=2, reference="Sanders, Speck & Träff 2009; NCCL 2.4"),
+        "all_reduce": _Model(_dbt_all_reduce, reference="Sanders, Speck & Träff 2009; NCCL 2.4"),
     },
     "recursive_halving_doubling": {
         "all_reduce": _Model(_rhd_all_reduce, reference="Rabenseifner 2004; " + _THAKUR),
@@ -327,7 +356,9 @@ def algorithm_terms(algorithm, primitive, n, m, ports=1, chunks=None, pipelined=
         Message size in bytes (the book's buffer conventions).
     ports : int, default 1
         Ports per node. ``binomial_tree`` broadcast / reduce / all_reduce become k-nomial;
-        ``bidirectional_ring`` and ``double_binary_tree`` need ``ports >= 2``.
+        ``bidirectional_ring`` needs ``ports >= 2``. ``double_binary_tree`` runs both trees at
+        once with 2 ports; with 1 port every round splits into two by a 2-colouring of the tree
+        edges (Sanders, Speck & Träff 2009), so rounds and bytes double.
     chunks : int, optional
         Pipeline chunks per tree for ``double_binary_tree`` (required here when pipelined).
     pipelined : bool, default True
@@ -341,6 +372,8 @@ def algorithm_terms(algorithm, primitive, n, m, ports=1, chunks=None, pipelined=
     Cost(steps=6, bandwidth_bytes=21000.0)
     >>> algorithm_terms("double_binary_tree", "all_reduce", 8, 8000, ports=2, pipelined=False)
     Cost(steps=6, bandwidth_bytes=24000.0)
+    >>> algorithm_terms("double_binary_tree", "all_reduce", 8, 8000, chunks=4)   # 1 port
+    Cost(steps=22, bandwidth_bytes=22000.0)
     """
     model = _model(algorithm, primitive)
     n = check_int("n", n, minimum=1)
@@ -470,15 +503,27 @@ def best_algorithm(primitive, n, m, alpha, beta, ports=1):
     return best_name, best_time
 
 
-def efficiency(algorithm, primitive, n, m, alpha, beta, ports=1, diameter=0, **options):
-    """``combined_lower_bound / algorithm_cost``: 1 means the algorithm attains the bound.
+def efficiency(algorithm, primitive, n, m, alpha, beta, ports=1, diameter=0, bound="combined", **options):
+    """Lower bound / ``algorithm_cost``: 1 means the algorithm attains the bound.
+
+    ``bound="combined"`` divides the max form :func:`ccb_helpers.combined_lower_bound` (valid
+    when start-up and transfer overlap); ``bound="round"`` the sum form
+    :func:`ccb_helpers.round_lower_bound`, the tight one in the synchronous round model the cost
+    models use. Against the max, no algorithm exceeds 1/2 at ``M = M*`` (the sum is twice the
+    max there); against the sum, every algorithm's efficiency is at most 1.
 
     >>> round(efficiency("ring", "all_reduce", 8, 2**30, 5e-6, 25e9), 4)   # 14 alpha on top of M-bound
     0.9991
     >>> round(efficiency("ring", "all_reduce", 8, 4096, 5e-6, 25e9), 3)    # 3 alpha bound vs 14 alpha
     0.213
+    >>> round(efficiency("ring", "all_reduce", 8, 4096, 5e-6, 25e9, bound="round"), 3)
+    0.217
     """
+    bound = check_choice("bound", bound, ("combined", "round"))
     cost = algorithm_cost(algorithm, primitive, n, m, alpha, beta, ports, **options)
-    bound = combined_lower_bound(primitive, n, m, alpha, beta, ports, diameter)
+    lower = combined_lower_bound if bound == "combined" else round_lower_bound
+    value = lower(primitive, n, m, alpha, beta, ports, diameter)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(np.asarray(cost) > 0, bound / np.asarray(cost), 1.0) if is_array(cost) else (bound / cost if cost > 0 else 1.0)
+        if is_array(cost):
+            return np.where(np.asarray(cost) > 0, value / np.asarray(cost), 1.0)
+        return value / cost if cost > 0 else 1.0

@@ -9,6 +9,8 @@ reverse, a Gather a Scatter in reverse.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ._intmath import ceil_log2, floor_log2
@@ -200,14 +202,78 @@ def _mirrored_btrees(n: int):
     return [tree0, mirror]
 
 
-def _double_binary_tree(n: int, m: int, chunks: int) -> list[Round]:
+def _edge_colours(trees: list[np.ndarray]) -> dict[tuple[int, int], int]:
+    """Colour every tree edge 0 or 1 so that no node has two sends or two receives of one colour.
+
+    Edge ``(t, r)`` is rank ``r``'s link to its parent in tree ``t``. Seen as a bipartite
+    multigraph (every rank once as a child, once as a parent), each side has degree at most 2:
+    a rank has at most one parent per tree and its children all sit in the one tree where it is
+    interior. Such a graph is a union of paths and even cycles, so alternating colours along each
+    component is a proper 2-colouring (König; Sanders, Speck & Träff 2009).
+    """
+    edges = [(t, r) for t, parent in enumerate(trees) for r in range(parent.size) if parent[r] != -1]
+    ends = {e: (("child", e[1]), ("parent", int(trees[e[0]][e[1]]))) for e in edges}
+    incident: dict[tuple[str, int], list] = {}
+    for e in edges:
+        for vertex in ends[e]:
+            incident.setdefault(vertex, []).append(e)
+    if max(len(v) for v in incident.values()) > 2:
+        raise AssertionError("a rank has more than two sends or receives in the two trees")  # pragma: no cover
+    colour: dict[tuple[int, int], int] = {}
+
+    def walk(edge, entered_at) -> None:
+        c = 0
+        while edge is not None and edge not in colour:
+            colour[edge] = c
+            a, b = ends[edge]
+            leave_at = b if a == entered_at else a
+            nxt = [f for f in incident[leave_at] if f != edge and f not in colour]
+            edge, entered_at, c = (nxt[0] if nxt else None), leave_at, 1 - c
+
+    # Paths first, from an end vertex; what is left are even cycles, started anywhere.
+    for vertex, group in incident.items():
+        if len(group) == 1 and group[0] not in colour:
+            walk(group[0], vertex)
+    for e in edges:
+        if e not in colour:
+            walk(e, ends[e][0])
+    return colour
+
+
+def _dbt_trees(n: int) -> list[np.ndarray]:
     # NCCL's trees, except n = 3: there the shifted tree gives rank 2 the parent 0 in both trees,
     # so two chunks would share the 2 -> 0 link in one round; the mirrored tree avoids that.
-    trees = _mirrored_btrees(n) if n == 3 else nccl_double_binary_tree(n)
+    return _mirrored_btrees(n) if n == 3 else nccl_double_binary_tree(n)
+
+
+@functools.lru_cache(maxsize=4096)
+def _dbt_levels(n: int) -> tuple[frozenset, frozenset]:
+    """The (height, colour) pairs of the reduce phase and (depth - 1, colour) of the broadcast.
+
+    A chunk ``c`` crosses edge ``(t, r)`` upwards in 2-port round ``c + height[r]`` and downwards
+    in round ``R0 + c + depth[r] - 1``; these pairs are all the cost model needs to count the
+    1-port sub-rounds that carry a message (:func:`ccb_helpers.algorithm_terms`).
+    """
+    trees = _dbt_trees(n)
+    colour = _edge_colours(trees)
+    up, down = set(), set()
+    for t, parent in enumerate(trees):
+        h, depth = _heights_depths(parent)
+        for r in range(n):
+            if parent[r] != -1:
+                up.add((int(h[r]), colour[(t, r)]))
+                down.add((int(depth[r]) - 1, colour[(t, r)]))
+    return frozenset(up), frozenset(down)
+
+
+def _double_binary_tree(n: int, m: int, chunks: int, ports: int = 2) -> list[Round]:
+    trees = _dbt_trees(n)
     halves = block_bounds(m, 2)
     height = ceil_log2(n)
     total_rounds = 2 * (height + chunks - 1)
-    pieces = [[] for _ in range(total_rounds)]  # (src, dst, offset, length, reduce)
+    split = 2 if ports == 1 else 1
+    colour = _edge_colours(trees) if split == 2 else {}
+    pieces = [[] for _ in range(split * total_rounds)]  # (src, dst, offset, length, reduce)
     reduce_rounds = height + chunks - 1
     for t, parent in enumerate(trees):
         base = halves[t]
@@ -217,14 +283,17 @@ def _double_binary_tree(n: int, m: int, chunks: int) -> list[Round]:
             off, length = base + chunk[c], chunk[c + 1] - chunk[c]
             for r in range(n):
                 if parent[r] != -1:
+                    sub = colour.get((t, r), 0)
                     # Reduce phase: a node of height l sends chunk c up in round c + l.
-                    pieces[c + h[r]].append((r, parent[r], off, length, True))
+                    pieces[split * (c + h[r]) + sub].append((r, parent[r], off, length, True))
                     # Broadcast phase: its parent (depth d - 1) sends chunk c down in round R0 + c + d - 1.
-                    pieces[reduce_rounds + c + depth[r] - 1].append((parent[r], r, off, length, False))
+                    pieces[split * (reduce_rounds + c + depth[r] - 1) + sub].append((parent[r], r, off, length, False))
     rounds = []
     for items in pieces:
-        src, dst, off, length, red = (np.array(col) for col in zip(*items)) if items else ([],) * 5
-        rounds.append(Round(src, dst, off, length, red) if items else Round.empty())
+        if not items:
+            continue  # a 1-port sub-round where neither colour has a message: nobody waits for it
+        src, dst, off, length, red = (np.array(col) for col in zip(*items))
+        rounds.append(Round(src, dst, off, length, red))
     return rounds
 
 
@@ -406,7 +475,7 @@ def generate(algorithm, primitive, n, m, ports=1, root=0, chunks=None, pipelined
         chunks = check_int("chunks", chunks, minimum=1)
         if not pipelined and chunks != 1:
             raise ValueError("the unpipelined double_binary_tree uses one chunk; drop chunks or set pipelined=True")
-        rounds = _double_binary_tree(n, m, chunks)
+        rounds = _double_binary_tree(n, m, chunks, ports)
     elif algorithm == "recursive_halving_doubling":
         if primitive == "reduce_scatter":
             rounds = _halving_reduce_scatter(n, m, np.arange(n))
