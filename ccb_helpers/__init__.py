@@ -40,7 +40,7 @@ from .bandwidth import (
     volume_coefficient,
 )
 from .bisection import bisection_bytes, bisection_lower_bound, bisection_partition, cut_links, node_lower_bound, tighter_bound
-from .bounds import combined_lower_bound, crossover_size, latency_lower_bound, latency_steps_lower_bound, regime
+from .bounds import combined_lower_bound, crossover_size, latency_lower_bound, latency_steps_lower_bound, regime, round_lower_bound
 from .broadcast import broadcast_steps, eccentricity, search_broadcast_steps
 from .gossip import gossip_rounds
 from .hardware import PRESETS, HardwarePreset, preset

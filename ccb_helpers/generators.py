@@ -347,6 +347,47 @@ def _doubling_all_reduce(p: int, m: int, ranks: np.ndarray) -> list[Round]:
     return rounds
 
 
+def _ordered_halving_doubling(p: int, m: int, ranks: np.ndarray, order: list[int], base: int) -> list[Round]:
+    """Recursive halving then doubling on bytes ``[base, base + m)``, dimensions in ``order``.
+
+    Round ``t`` of the reduce-scatter pairs rank ``v`` with ``v ^ 2**order[t]``; the rank whose
+    bit is set keeps the upper half of its current range and sends the lower half. The
+    all-gather retraces the same dimensions backwards, sending the whole current range.
+    """
+    blocks = _Blocks(m, p)
+    ends = np.append(blocks.offset, m)
+    v = np.arange(p)
+    lo = np.zeros(p, dtype=np.int64)
+    hi = np.full(p, p, dtype=np.int64)
+    halving, history = [], []
+    for dim in order:
+        partner = v ^ (1 << dim)
+        mid = (lo + hi) // 2
+        upper = (v >> dim & 1) == 1
+        send_lo, send_hi = np.where(upper, lo, mid), np.where(upper, mid, hi)
+        off = ends[send_lo]
+        halving.append(Round(ranks[v], ranks[partner], base + off, ends[send_hi] - off, True))
+        history.append((lo.copy(), hi.copy()))
+        lo, hi = np.where(upper, mid, lo), np.where(upper, hi, mid)
+    doubling = []
+    for dim in reversed(order):
+        off = ends[lo]
+        doubling.append(Round(ranks[v], ranks[v ^ (1 << dim)], base + off, ends[hi] - off))
+        lo, hi = history.pop()
+    return halving + doubling
+
+
+def _two_port_rhd(p: int, m: int, ranks: np.ndarray) -> list[Round]:
+    """RHD on two halves at once; the second half's dimension order is shifted by one."""
+    dims = p.bit_length() - 1
+    order = list(range(dims - 1, -1, -1))  # high bit first, as the 1-port RHD
+    shifted = order[1:] + order[:1]
+    half = m // 2
+    first = _ordered_halving_doubling(p, half, ranks, order, 0)
+    second = _ordered_halving_doubling(p, m - half, ranks, shifted, half)
+    return [Round.concat([a, b]) for a, b in zip(first, second)]
+
+
 def _fold(n: int, m: int, core):
     """MPICH's non-power-of-two wrapper: fold r = n - 2^floor(log2 n) ranks in, run ``core`` on 2^floor, unfold.
 
@@ -481,6 +522,8 @@ def generate(algorithm, primitive, n, m, ports=1, root=0, chunks=None, pipelined
             rounds = _halving_reduce_scatter(n, m, np.arange(n))
         else:
             rounds = _fold(n, m, lambda p, mm, ranks: _halving_reduce_scatter(p, mm, ranks) + _doubling_all_gather(p, mm, ranks))
+    elif algorithm == "recursive_halving_doubling_2port":
+        rounds = _fold(n, m, _two_port_rhd)
     elif algorithm == "recursive_doubling":
         if primitive == "all_gather":
             rounds = _doubling_all_gather(n, m, np.arange(n))

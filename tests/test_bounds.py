@@ -78,3 +78,35 @@ def test_errors():
         ccb.combined_lower_bound("all_reduce", 8, 1e6, 1e-6, 1e9, diameter=-1)
     with pytest.raises(TypeError):
         ccb.combined_lower_bound("all_reduce", 8, 1e6, 1e-6, 1e9, ports=1.0)
+
+
+def test_round_bound_is_the_sum_of_the_terms():
+    # N = 16, 1 port: 4 rounds; 2 * 15/16 * M / beta.
+    n, alpha, beta = 16, 2e-6, 50e9
+    for m in (0.0, 1e3, 1e6, 1e9):
+        assert ccb.round_lower_bound("all_reduce", n, m, alpha, beta) == pytest.approx(4 * alpha + 2 * 15 / 16 * m / beta)
+    # Ring of 8 with 2 ports: D = 4 rounds; AllGather 7/8 M over 2 links.
+    assert ccb.round_lower_bound("all_gather", 8, 8e6, 1e-6, 1e9, ports=2, diameter=4) == pytest.approx(4e-6 + 3.5e-3)
+
+
+def test_round_bound_is_between_max_and_twice_max():
+    n, alpha, beta = 64, 2e-6, 50e9
+    m_star = ccb.crossover_size("all_reduce", n, alpha, beta)
+    for m in (m_star / 100, m_star, m_star * 100):
+        top = ccb.combined_lower_bound("all_reduce", n, m, alpha, beta)
+        total = ccb.round_lower_bound("all_reduce", n, m, alpha, beta)
+        assert top <= total <= 2 * top
+    # At M* the terms are equal: the sum is exactly twice the max.
+    assert ccb.round_lower_bound("all_reduce", n, m_star, alpha, beta) == pytest.approx(
+        2 * ccb.combined_lower_bound("all_reduce", n, m_star, alpha, beta))
+
+
+def test_round_bound_broadcasts_arrays():
+    n = np.array([2, 4, 8])[:, None]
+    m = np.array([0.0, 8e3])[None, :]
+    t = ccb.round_lower_bound("all_gather", n, m, 1e-6, 1e9)
+    # rounds 1, 2, 3; bytes (N-1)/N * 8000 = 4000, 6000, 7000
+    assert np.allclose(t, [[1e-6, 1e-6 + 4e-6], [2e-6, 2e-6 + 6e-6], [3e-6, 3e-6 + 7e-6]])
+    assert ccb.round_lower_bound("all_reduce", 1, 1e9, 1e-6, 1e9) == 0.0
+    with pytest.raises(ValueError, match="alpha"):
+        ccb.round_lower_bound("all_reduce", 8, 1e6, -1.0, 1e9)
