@@ -40,9 +40,18 @@ from .bandwidth import (
     volume_coefficient,
 )
 from .bisection import bisection_bytes, bisection_lower_bound, bisection_partition, cut_links, node_lower_bound, tighter_bound
-from .bounds import combined_lower_bound, crossover_size, latency_lower_bound, latency_steps_lower_bound, regime, round_lower_bound
+from .bounds import (
+    combined_lower_bound,
+    crossover_size,
+    cut_through_latency_bound,
+    latency_lower_bound,
+    latency_steps_lower_bound,
+    regime,
+    round_lower_bound,
+)
 from .broadcast import broadcast_steps, eccentricity, search_broadcast_steps
 from .gossip import gossip_rounds
+from .in_network import busbw_ceiling, in_network_lower_bound, in_network_volume, nvls_all_reduce_volume
 from .hardware import PRESETS, HardwarePreset, preset
 from .plotting import (
     draw_knomial_tree,
@@ -58,7 +67,7 @@ from .plotting import (
     use_book_style,
 )
 from .primitives import PRIMITIVE_LABELS, PRIMITIVES, ROOTED_PRIMITIVES
-from .propagation import coverage, info_latency_bound, info_steps
+from .propagation import coverage, flat_send_time, info_latency_bound, info_steps
 from .tables import (
     Table,
     algorithm_comparison_table,

@@ -31,6 +31,7 @@ __all__ = [
     "latency_lower_bound",
     "combined_lower_bound",
     "round_lower_bound",
+    "cut_through_latency_bound",
     "crossover_size",
     "regime",
 ]
@@ -85,6 +86,48 @@ def latency_lower_bound(primitive, n, alpha, ports=1, diameter=0, degree=None):
     """
     alpha = check_real("alpha", alpha)
     return latency_steps_lower_bound(primitive, n, ports, diameter, degree) * alpha
+
+
+def cut_through_latency_bound(primitive, n, alpha, hop_latency, ports=1, diameter=0, degree=None):
+    """Latency bound with cut-through routing, seconds: ``max(ceil(log_{p+1} N) alpha, alpha + D h)``.
+
+    ``eq:cc-bound-topo`` (``D alpha``) assumes store-and-forward: a message between
+    non-neighbours is relayed by the nodes in between, a round per hop. With cut-through (or
+    wormhole) routing, as in TPU ICI tori, the routers forward a message on the fly and a hop
+    costs only the router latency ``h``. A message then costs ``alpha + hops * h``; information
+    between two nodes ``D`` hops apart needs a chain of ``j >= 1`` messages whose hops add up to
+    at least ``D``, so ``j alpha + D h >= alpha + D h``. The information bound
+    ``ceil(log_{p+1} N) alpha`` still holds (every round costs at least ``alpha``).
+
+    Parameters
+    ----------
+    primitive, n, alpha, ports, degree
+        As in :func:`latency_lower_bound`.
+    hop_latency : float or array
+        ``h``, router latency of one hop, seconds.
+    diameter : int, default 0
+        ``D`` in hops (``Topology.diameter``).
+
+    Examples
+    --------
+    A 16 x 16 x 16 torus (D = 24), 1 port, alpha = 1 us: store-and-forward 24 us; with h = 50 ns
+    the information bound, 12 us, is the larger; with h = 1 us, 25 us.
+
+    >>> latency_lower_bound("all_reduce", 4096, 1e-6, diameter=24)
+    2.4e-05
+    >>> cut_through_latency_bound("all_reduce", 4096, 1e-6, 50e-9, diameter=24)
+    1.2e-05
+    >>> round(cut_through_latency_bound("all_reduce", 4096, 1e-6, 1e-6, diameter=24) * 1e6, 9)
+    25.0
+    """
+    hop_latency = check_real("hop_latency", hop_latency)
+    alpha = check_real("alpha", alpha)
+    n = check_int("n", n, minimum=1)
+    diameter = check_int("diameter", diameter, minimum=0)
+    information = latency_lower_bound(primitive, n, alpha, ports, 0, degree)
+    crossing = np.where(np.asarray(n) > 1, alpha + np.asarray(diameter) * hop_latency, 0.0)
+    value = np.maximum(information, crossing)
+    return float(value) if np.ndim(value) == 0 else value
 
 
 def combined_lower_bound(primitive, n, m, alpha, beta, ports=1, diameter=0, degree=None):

@@ -110,3 +110,23 @@ def test_round_bound_broadcasts_arrays():
     assert ccb.round_lower_bound("all_reduce", 1, 1e9, 1e-6, 1e9) == 0.0
     with pytest.raises(ValueError, match="alpha"):
         ccb.round_lower_bound("all_reduce", 8, 1e6, -1.0, 1e9)
+
+
+def test_cut_through_latency_bound():
+    # Ring of 16 (D = 8), alpha = 1 us. Store-and-forward: 8 us. Cut-through with h = 0.1 us:
+    # max(4 * 1, 1 + 8 * 0.1) = 4 us; with h = 1 us: 9 us (one start-up plus 8 hops).
+    assert ccb.latency_lower_bound("all_gather", 16, 1e-6, diameter=8) == pytest.approx(8e-6)
+    assert ccb.cut_through_latency_bound("all_gather", 16, 1e-6, 0.1e-6, diameter=8) == pytest.approx(4e-6)
+    assert ccb.cut_through_latency_bound("all_gather", 16, 1e-6, 1e-6, diameter=8) == pytest.approx(9e-6)
+    assert ccb.cut_through_latency_bound("all_gather", 1, 1e-6, 1e-6, diameter=8) == 0.0
+    got = ccb.cut_through_latency_bound("all_gather", np.array([16, 1024]), 1e-6, 0.1e-6, diameter=np.array([8, 512]))
+    assert np.allclose(got, [4e-6, 1e-6 + 51.2e-6])
+    with pytest.raises(ValueError, match="hop_latency"):
+        ccb.cut_through_latency_bound("all_gather", 16, 1e-6, -1.0)
+
+
+def test_flat_send_time():
+    # 8 nodes, L = 2, o = 0.5, g = 0.3 (us): 6 * 0.5 + 1 + 2 = 6 us; g = 1: 6 * 1 + 1 + 2 = 9 us.
+    assert ccb.flat_send_time(8, 2e-6, 0.5e-6, 0.3e-6) == pytest.approx(6e-6)
+    assert ccb.flat_send_time(8, 2e-6, 0.5e-6, 1e-6) == pytest.approx(9e-6)
+    assert ccb.flat_send_time(1, 2e-6, 0.5e-6, 1e-6) == 0.0
