@@ -37,6 +37,7 @@ __all__ = [
     "efficiency",
     "optimal_chunks",
     "tree_height",
+    "DBT_ONE_PORT_MAX_N",
 ]
 
 
@@ -355,9 +356,24 @@ def _evaluate(model: _Model, n, m, ports, options):
     return Cost(steps.astype(np.int64, copy=False), volume.astype(float, copy=False))
 
 
+#: Largest N of the 1-port double binary tree model: its rounds are counted on the two trees and
+#: their edge colouring (O(N), about 1 s at the cap here, then cached).
+DBT_ONE_PORT_MAX_N = 65536
+
+
+def _too_large(algorithm, n, ports):
+    """Where the model refuses ``n`` (the 1-port double binary tree past its cap)."""
+    return (algorithm == "double_binary_tree") & (ports == 1) & (np.asarray(n) > DBT_ONE_PORT_MAX_N)
+
+
 def _check_applicable(algorithm, model: _Model, n, ports):
     if ports < model.min_ports:
         raise ValueError(f"algorithm {algorithm!r} needs ports >= {model.min_ports}, got ports={ports}")
+    if np.any(_too_large(algorithm, n, ports)):
+        raise ValueError(
+            f"the 1-port double_binary_tree is modelled for n <= {DBT_ONE_PORT_MAX_N} (its rounds are counted on the "
+            f"trees' edge colouring, O(n)); got n={int(np.max(n))}; use ports=2 for the closed form"
+        )
     if model.power_of_two and not np.all(is_power_of_two(n)):
         raise ValueError(f"algorithm {algorithm!r} for this primitive needs n to be a power of two, got n={n}")
 
@@ -460,7 +476,7 @@ def applicable_algorithms(primitive, n=None, ports=1):
     """Names of the algorithms that implement ``primitive`` (for ``n`` and ``ports`` if given).
 
     >>> applicable_algorithms("all_reduce", n=6)
-    ['ring', 'binomial_tree', 'recursive_halving_doubling', 'recursive_doubling']
+    ['ring', 'binomial_tree', 'double_binary_tree', 'recursive_halving_doubling', 'recursive_doubling']
     >>> applicable_algorithms("all_gather", n=8, ports=2)
     ['ring', 'bidirectional_ring', 'recursive_doubling', 'bruck']
     """
@@ -474,6 +490,8 @@ def applicable_algorithms(primitive, n=None, ports=1):
         if model is None or ports < model.min_ports:
             continue
         if n is not None and model.power_of_two and not np.all(is_power_of_two(n)):
+            continue
+        if n is not None and np.any(_too_large(name, n, ports)):
             continue
         names.append(name)
     return names
@@ -510,11 +528,14 @@ def best_algorithm(primitive, n, m, alpha, beta, ports=1):
     n_f, m_f, a_f, b_f = flat[0].astype(np.int64), flat[1].astype(float), flat[2].astype(float), flat[3].astype(float)
     times = np.full((len(names), n_f.size), np.inf)
     for i, name in enumerate(names):
-        if not ALGORITHMS[name][primitive].power_of_two:
+        # Algorithms that need a power of two (or, for the 1-port double binary tree, n within its
+        # cap) compete only where n allows them.
+        valid = ~_too_large(name, n_f, ports)
+        if ALGORITHMS[name][primitive].power_of_two:
+            valid &= is_power_of_two(n_f)
+        if np.all(valid):
             times[i] = algorithm_cost(name, primitive, n_f, m_f, a_f, b_f, ports)
-            continue
-        valid = is_power_of_two(n_f)
-        if np.any(valid):
+        elif np.any(valid):
             times[i, valid] = algorithm_cost(name, primitive, n_f[valid], m_f[valid], a_f[valid], b_f[valid], ports)
     winner = np.argmin(times, axis=0)
     best_time = times[winner, np.arange(n_f.size)].reshape(shape)

@@ -159,40 +159,39 @@ def nccl_double_binary_tree(n: int):
     >>> [p.tolist() for p in nccl_double_binary_tree(4)]
     [[-1, 2, 0, 2], [1, 3, 1, -1]]
     """
-    def btree_parent(rank: int) -> int:
-        if rank == 0:
-            return -1
-        bit = rank & -rank
-        up = (rank ^ bit) | (bit << 1)
-        if up >= n:
-            up = rank ^ bit
-        return up
-
-    tree0 = np.array([btree_parent(r) for r in range(n)], dtype=np.int64)
-    tree1 = np.full(n, -1, dtype=np.int64)
-    for r in range(n):
-        if n % 2:
-            u = btree_parent((r - 1) % n)
-            tree1[r] = -1 if u == -1 else (u + 1) % n
-        else:
-            u = btree_parent(n - 1 - r)
-            tree1[r] = -1 if u == -1 else n - 1 - u
+    ranks = np.arange(n, dtype=np.int64)
+    tree0 = _btree_parents(ranks, n)
+    if n % 2:
+        up = _btree_parents((ranks - 1) % n, n)
+        tree1 = np.where(up == -1, -1, (up + 1) % n)
+    else:
+        up = _btree_parents(n - 1 - ranks, n)
+        tree1 = np.where(up == -1, -1, n - 1 - up)
     return [tree0, tree1]
 
 
+def _btree_parents(ranks: np.ndarray, n: int) -> np.ndarray:
+    """``ncclGetBtree``'s parent of each rank: clear the lowest set bit and set the next one up
+    (or just clear it if that leaves the range); rank 0 is the root (-1)."""
+    bit = ranks & -ranks
+    up = (ranks ^ bit) | (bit << 1)
+    up = np.where(up >= n, ranks ^ bit, up)
+    return np.where(ranks == 0, -1, up).astype(np.int64)
+
+
 def _heights_depths(parent: np.ndarray):
+    """Height (longest path down to a leaf) and depth (hops to the root) of every rank."""
     n = parent.size
     depth = np.zeros(n, dtype=np.int64)
-    for r in range(n):
-        d, v = 0, r
-        while parent[v] != -1:
-            v = parent[v]
-            d += 1
-        depth[r] = d
+    above = parent.copy()
+    while np.any(above != -1):  # one level per pass: O(n log n) for these trees
+        live = above != -1
+        depth[live] += 1
+        above[live] = parent[above[live]]
     height = np.zeros(n, dtype=np.int64)
-    for r in np.argsort(-depth):  # deepest first: children before parents
-        if parent[r] != -1:
-            height[parent[r]] = max(height[parent[r]], height[r] + 1)
+    for d in range(int(depth.max(initial=0)), 0, -1):  # deepest level first
+        kids = np.nonzero(depth == d)[0]
+        np.maximum.at(height, parent[kids], height[kids] + 1)
     return height, depth
 
 
@@ -202,42 +201,54 @@ def _mirrored_btrees(n: int):
     return [tree0, mirror]
 
 
-def _edge_colours(trees: list[np.ndarray]) -> dict[tuple[int, int], int]:
+def _edge_colours(trees: list[np.ndarray]) -> np.ndarray:
     """Colour every tree edge 0 or 1 so that no node has two sends or two receives of one colour.
 
-    Edge ``(t, r)`` is rank ``r``'s link to its parent in tree ``t``. Seen as a bipartite
+    Edge ``(t, r)`` is rank ``r``'s link to its parent in tree ``t``; the result is an array
+    ``colour[t, r]`` (``-1`` at the roots). Seen as a bipartite
     multigraph (every rank once as a child, once as a parent), each side has degree at most 2:
     a rank has at most one parent per tree and its children all sit in the one tree where it is
     interior. Such a graph is a union of paths and even cycles, so alternating colours along each
     component is a proper 2-colouring (König; Sanders, Speck & Träff 2009).
     """
-    edges = [(t, r) for t, parent in enumerate(trees) for r in range(parent.size) if parent[r] != -1]
-    ends = {e: (("child", e[1]), ("parent", int(trees[e[0]][e[1]]))) for e in edges}
-    incident: dict[tuple[str, int], list] = {}
-    for e in edges:
-        for vertex in ends[e]:
-            incident.setdefault(vertex, []).append(e)
-    if max(len(v) for v in incident.values()) > 2:
+    n = trees[0].size
+    # Edge e = t * n + r joins vertex r (rank r as a child) and vertex n + parent (as a parent).
+    parent = np.concatenate(trees)
+    edges = np.nonzero(parent != -1)[0]
+    vertex = np.concatenate([edges % n, n + parent[edges]])
+    edge_at = np.concatenate([edges, edges])
+    if np.bincount(vertex, minlength=2 * n).max(initial=0) > 2:
         raise AssertionError("a rank has more than two sends or receives in the two trees")  # pragma: no cover
-    colour: dict[tuple[int, int], int] = {}
+    order = np.argsort(vertex, kind="stable")
+    vertex, edge_at = vertex[order], edge_at[order]
+    second = np.zeros(vertex.size, dtype=bool)
+    second[1:] = vertex[1:] == vertex[:-1]
+    ends = np.full((2 * n, 2), -1, dtype=np.int64)  # the (at most two) edges at each vertex
+    ends[vertex[~second], 0] = edge_at[~second]
+    ends[vertex[second], 1] = edge_at[second]
+    ends = ends.tolist()
+    a_end = np.full(2 * n, -1, dtype=np.int64)
+    b_end = np.full(2 * n, -1, dtype=np.int64)
+    a_end[edges], b_end[edges] = edges % n, n + parent[edges]
+    a_end, b_end = a_end.tolist(), b_end.tolist()
+    colour = [-1] * (2 * n)
 
-    def walk(edge, entered_at) -> None:
+    def walk(edge: int, entered_at: int) -> None:
         c = 0
-        while edge is not None and edge not in colour:
+        while edge != -1 and colour[edge] == -1:
             colour[edge] = c
-            a, b = ends[edge]
-            leave_at = b if a == entered_at else a
-            nxt = [f for f in incident[leave_at] if f != edge and f not in colour]
-            edge, entered_at, c = (nxt[0] if nxt else None), leave_at, 1 - c
+            leave_at = b_end[edge] if a_end[edge] == entered_at else a_end[edge]
+            x, y = ends[leave_at]
+            edge, entered_at, c = (y if x == edge else x), leave_at, 1 - c
 
     # Paths first, from an end vertex; what is left are even cycles, started anywhere.
-    for vertex, group in incident.items():
-        if len(group) == 1 and group[0] not in colour:
-            walk(group[0], vertex)
-    for e in edges:
-        if e not in colour:
-            walk(e, ends[e][0])
-    return colour
+    for v, (x, y) in enumerate(ends):
+        if x != -1 and y == -1 and colour[x] == -1:
+            walk(x, v)
+    for e in edges.tolist():
+        if colour[e] == -1:
+            walk(e, a_end[e])
+    return np.array(colour, dtype=np.int64).reshape(2, n)  # colour[t, r]; -1 at the roots
 
 
 def _dbt_trees(n: int) -> list[np.ndarray]:
@@ -259,10 +270,9 @@ def _dbt_levels(n: int) -> tuple[frozenset, frozenset]:
     up, down = set(), set()
     for t, parent in enumerate(trees):
         h, depth = _heights_depths(parent)
-        for r in range(n):
-            if parent[r] != -1:
-                up.add((int(h[r]), colour[(t, r)]))
-                down.add((int(depth[r]) - 1, colour[(t, r)]))
+        has = parent != -1
+        up |= set(zip(h[has].tolist(), colour[t][has].tolist()))
+        down |= set(zip((depth[has] - 1).tolist(), colour[t][has].tolist()))
     return frozenset(up), frozenset(down)
 
 
@@ -272,7 +282,7 @@ def _double_binary_tree(n: int, m: int, chunks: int, ports: int = 2) -> list[Rou
     height = ceil_log2(n)
     total_rounds = 2 * (height + chunks - 1)
     split = 2 if ports == 1 else 1
-    colour = _edge_colours(trees) if split == 2 else {}
+    colour = _edge_colours(trees) if split == 2 else np.zeros((2, n), dtype=np.int64)
     pieces = [[] for _ in range(split * total_rounds)]  # (src, dst, offset, length, reduce)
     reduce_rounds = height + chunks - 1
     for t, parent in enumerate(trees):
@@ -283,7 +293,7 @@ def _double_binary_tree(n: int, m: int, chunks: int, ports: int = 2) -> list[Rou
             off, length = base + chunk[c], chunk[c + 1] - chunk[c]
             for r in range(n):
                 if parent[r] != -1:
-                    sub = colour.get((t, r), 0)
+                    sub = int(colour[t, r])
                     # Reduce phase: a node of height l sends chunk c up in round c + l.
                     pieces[split * (c + h[r]) + sub].append((r, parent[r], off, length, True))
                     # Broadcast phase: its parent (depth d - 1) sends chunk c down in round R0 + c + d - 1.

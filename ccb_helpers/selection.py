@@ -71,15 +71,17 @@ def best_algorithm_bands(primitive, n, alpha, beta, ports=1, m_min=1.0, m_max=2.
     return bands
 
 
-def optimality(algorithm, primitive, n, m=2.0**20, ports=1, large_n=2**12, huge_n=2**20, pipelined=True):
+def optimality(algorithm, primitive, n, m=2.0**20, ports=1, large_n=2**12, huge_n=2**40, pipelined=True, chunks=64):
     """How close an algorithm's two terms come to the two lower bounds, and whether the gap grows.
 
     Returns a dict with the step ratio ``steps / ceil(log_{p+1} N)`` and the bandwidth ratio
-    ``(bytes / M) / (max(S, R) / (p M))`` at ``n`` (a double binary tree's steps unpipelined, its
-    bytes with 4096 chunks, or unpipelined too with ``pipelined=False``: pipelining trades one
-    term for the other), and verdicts per term:
-    ``"exact"`` (ratio 1 at ``n`` and beyond), ``"constant"`` (the ratio at ``huge_n`` is within
-    25% of the ratio at ``large_n``: a constant factor) or ``"grows"`` (it keeps growing with N).
+    ``(bytes / M) / (max(S, R) / (p M))`` at ``n``, and verdicts per term: ``"exact"`` (ratio 1
+    at ``n`` and beyond), ``"constant"`` (the ratio at ``huge_n`` is within 25% of the ratio at
+    ``large_n``, or smaller: a constant factor) or ``"grows"`` (it keeps growing with N). Both
+    terms of one row use one configuration: the pipelined double binary tree with ``chunks``
+    chunks (``pipelined=False``: one chunk, the source's row). The 1-port double binary tree is
+    modelled up to :data:`ccb_helpers.algorithms.DBT_ONE_PORT_MAX_N` nodes, so its ``huge_n`` is
+    capped there.
 
     >>> optimality("ring", "all_reduce", 8)["latency"], optimality("ring", "all_reduce", 8)["bandwidth"]
     ('grows', 'exact')
@@ -87,23 +89,27 @@ def optimality(algorithm, primitive, n, m=2.0**20, ports=1, large_n=2**12, huge_
     'constant'
     >>> optimality("recursive_doubling", "all_reduce", 8)["bandwidth"]
     'grows'
+    >>> o = optimality("double_binary_tree", "all_reduce", 8, ports=2)   # 64 chunks: 2 (3 + 63) rounds
+    >>> o["steps_ratio"], o["latency"], o["bandwidth"]
+    (66.0, 'constant', 'grows')
     """
-    from .algorithms import ALGORITHMS, algorithm_terms
+    from .algorithms import ALGORITHMS, DBT_ONE_PORT_MAX_N, algorithm_terms
     from .bandwidth import volume_coefficient
     from .propagation import info_steps
 
     n = check_int("n", n, minimum=2)
     ports = check_int("ports", ports, minimum=1)
+    chunks = check_int("chunks", chunks, minimum=1)
     model = ALGORITHMS[algorithm][primitive]
-    latency_options = {"pipelined": False} if algorithm == "double_binary_tree" else {}
-    bandwidth_options = {}
+    options = {}
     if algorithm == "double_binary_tree":
-        bandwidth_options = {"chunks": 4096} if pipelined else {"pipelined": False}
+        options = {"chunks": chunks} if pipelined else {"pipelined": False}
+        if ports == 1:
+            huge_n = min(huge_n, DBT_ONE_PORT_MAX_N)
 
     def ratios(nodes):
-        steps = algorithm_terms(algorithm, primitive, nodes, m, ports=ports, **latency_options).steps
-        volume = algorithm_terms(algorithm, primitive, nodes, m, ports=ports, **bandwidth_options).bandwidth_bytes
-        return steps / info_steps(nodes, ports), (volume / m) / (volume_coefficient(primitive, nodes) / ports)
+        cost = algorithm_terms(algorithm, primitive, nodes, m, ports=ports, **options)
+        return cost.steps / info_steps(nodes, ports), (cost.bandwidth_bytes / m) / (volume_coefficient(primitive, nodes) / ports)
 
     here = ratios(n) if not (model.power_of_two and n & (n - 1)) else (np.nan, np.nan)
     large, huge = ratios(large_n), ratios(huge_n)
