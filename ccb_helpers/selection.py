@@ -80,8 +80,10 @@ def optimality(algorithm, primitive, n, m=2.0**20, ports=1, large_n=2**12, huge_
     ``large_n``, or smaller: a constant factor) or ``"grows"`` (it keeps growing with N). Both
     terms of one row use one configuration: the pipelined double binary tree with ``chunks``
     chunks (``pipelined=False``: one chunk, the source's row). The 1-port double binary tree is
-    modelled up to :data:`ccb_helpers.algorithms.DBT_ONE_PORT_MAX_N` nodes, so its ``huge_n`` is
-    capped there.
+    modelled only up to :data:`ccb_helpers.algorithms.DBT_ONE_PORT_MAX_N` nodes; its verdicts
+    are those of the 2-port form, since every 2-port round becomes one or two 1-port rounds of
+    the same chunk (rounds and bytes within a factor 2, and ``ceil(log2 N) / ceil(log3 N)`` is
+    bounded too), so the two grow alike.
 
     >>> optimality("ring", "all_reduce", 8)["latency"], optimality("ring", "all_reduce", 8)["bandwidth"]
     ('grows', 'exact')
@@ -93,7 +95,7 @@ def optimality(algorithm, primitive, n, m=2.0**20, ports=1, large_n=2**12, huge_
     >>> o["steps_ratio"], o["latency"], o["bandwidth"]
     (66.0, 'constant', 'grows')
     """
-    from .algorithms import ALGORITHMS, DBT_ONE_PORT_MAX_N, algorithm_terms
+    from .algorithms import ALGORITHMS, algorithm_terms
     from .bandwidth import volume_coefficient
     from .propagation import info_steps
 
@@ -102,20 +104,21 @@ def optimality(algorithm, primitive, n, m=2.0**20, ports=1, large_n=2**12, huge_
     chunks = check_int("chunks", chunks, minimum=1)
     model = ALGORITHMS[algorithm][primitive]
     options = {}
+    trend_ports = ports
     if algorithm == "double_binary_tree":
         options = {"chunks": chunks} if pipelined else {"pipelined": False}
         if ports == 1:
-            huge_n = min(huge_n, DBT_ONE_PORT_MAX_N)
+            trend_ports = 2  # see above: the 1-port rounds are counted on trees, up to DBT_ONE_PORT_MAX_N
 
-    def ratios(nodes):
-        cost = algorithm_terms(algorithm, primitive, nodes, m, ports=ports, **options)
-        return cost.steps / info_steps(nodes, ports), (cost.bandwidth_bytes / m) / (volume_coefficient(primitive, nodes) / ports)
+    def ratios(nodes, p):
+        cost = algorithm_terms(algorithm, primitive, nodes, m, ports=p, **options)
+        return cost.steps / info_steps(nodes, p), (cost.bandwidth_bytes / m) / (volume_coefficient(primitive, nodes) / p)
 
-    here = ratios(n) if not (model.power_of_two and n & (n - 1)) else (np.nan, np.nan)
-    large, huge = ratios(large_n), ratios(huge_n)
+    here = ratios(n, ports) if not (model.power_of_two and n & (n - 1)) else (np.nan, np.nan)
+    large, huge = ratios(large_n, trend_ports), ratios(huge_n, trend_ports)
 
     def verdict(i):
-        if np.isclose(here[i], 1.0) and np.isclose(large[i], 1.0) and np.isclose(huge[i], 1.0):
+        if trend_ports == ports and np.isclose(here[i], 1.0) and np.isclose(large[i], 1.0) and np.isclose(huge[i], 1.0):
             return "exact"
         return "constant" if huge[i] <= 1.25 * large[i] else "grows"
 
