@@ -268,6 +268,15 @@ def bisection_partition(topology: Topology) -> set:
         raise TypeError(f"topology must be a Topology, got {type(topology).__name__}")
     n = topology.n
     family = topology.family
+    if family == "custom":
+        if topology.switched:
+            ups = sorted(range(n), key=lambda v: sum(d.get("links", 1) for _, _, d in topology.graph.edges(v, data=True)))
+            return set(ups[: n // 2])  # a single switch: the endpoints with the fewest links
+        from .user_topology import MAX_BISECTION_ENDPOINTS, _bisection_side
+
+        if n > MAX_BISECTION_ENDPOINTS:
+            raise ValueError(f"the minimum cut of a custom topology is searched exhaustively, n <= {MAX_BISECTION_ENDPOINTS}; got n={n}")
+        return _bisection_side(topology)
     if family in ("ring", "fully_connected", "single_switch"):
         return set(range(n // 2))
     if family == "hypercube":

@@ -38,7 +38,7 @@ from ._validation import check_bandwidth, check_int, check_size, is_array
 from .bandwidth import Volume, effective_ports, forced_volume, volume_coefficient
 from .primitives import check_primitive
 
-__all__ = ["in_network_volume", "in_network_lower_bound", "busbw_ceiling", "nvls_all_reduce_volume"]
+__all__ = ["in_network_volume", "in_network_lower_bound", "busbw_limit", "nvls_all_reduce_volume"]
 
 
 def in_network_volume(primitive, n, m):
@@ -114,8 +114,11 @@ def in_network_lower_bound(primitive, n, m, beta, ports=1, degree=None):
     return max(send, recv) / (p * beta)
 
 
-def busbw_ceiling(primitive, n, beta, ports=1, in_network=False, degree=None):
-    """Largest nccl-tests busbw any algorithm can show, bytes/s.
+def busbw_limit(primitive, n, beta, ports=1, in_network=False, degree=None):
+    """Largest nccl-tests busbw any algorithm can show for large messages, bytes/s.
+
+    (:func:`ccb_helpers.busbw_ceiling` is the size-dependent ceiling with the latency term, for
+    endpoint reduction; this is its large-message limit, for either kind of reduction.)
 
     busbw is ``volume_coefficient * M / t`` (the endpoint factor, whatever the algorithm) and
     ``t >= max(S, R) / (p beta)``, so busbw is at most ``volume_coefficient / (max(S, R) / M)``
@@ -139,9 +142,9 @@ def busbw_ceiling(primitive, n, beta, ports=1, in_network=False, degree=None):
 
     Examples
     --------
-    >>> busbw_ceiling("all_reduce", 8, 25e9, ports=18) / 1e9
+    >>> busbw_limit("all_reduce", 8, 25e9, ports=18) / 1e9
     450.0
-    >>> busbw_ceiling("all_reduce", 8, 25e9, ports=18, in_network=True) / 1e9   # 2 * 7/8 * 450
+    >>> busbw_limit("all_reduce", 8, 25e9, ports=18, in_network=True) / 1e9   # 2 * 7/8 * 450
     787.5
     """
     primitive = check_primitive(primitive)

@@ -387,7 +387,7 @@ def in_network_table(n: int = 8, preset_key: str = "h100_nvswitch") -> Table:
     """
     from .bandwidth import forced_volume
     from .hardware import PRESETS
-    from .in_network import busbw_ceiling, in_network_volume
+    from .in_network import busbw_limit, in_network_volume
     from .primitives import PRIMITIVE_LABELS, PRIMITIVES
     from .units import format_bandwidth
 
@@ -396,7 +396,7 @@ def in_network_table(n: int = 8, preset_key: str = "h100_nvswitch") -> Table:
     rows, values = [], []
     for primitive in PRIMITIVES:
         endpoint, inside = max(forced_volume(primitive, n, 1.0)), max(in_network_volume(primitive, n, 1.0))
-        low, high = busbw_ceiling(primitive, n, p.beta, ports=k), busbw_ceiling(primitive, n, p.beta, ports=k, in_network=True)
+        low, high = busbw_limit(primitive, n, p.beta, ports=k), busbw_limit(primitive, n, p.beta, ports=k, in_network=True)
         values.append((primitive, endpoint, inside, low, high))
         rows.append([PRIMITIVE_LABELS[primitive], f"{endpoint:.4g}", f"{inside:.4g}", format_bandwidth(low), format_bandwidth(high)])
     headers = ["原语", r"端点归约 $\max(S,R)/M$", r"网内归约 $\max(S,R)/M$", "busbw 上限（端点）", "busbw 上限（网内）"]
