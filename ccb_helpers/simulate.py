@@ -421,7 +421,7 @@ def run_schedule(schedule: Schedule, ports=1, topology: Topology | None = None, 
                 if groups is not None:
                     volume, mult, labels = _round_load(groups, keys, pair_bytes, n)
                     used = volume > 0
-                    load[i] = float((volume[used] / mult[used]).max())
+                    load[i] = float((volume[used] / mult[used]).max(initial=0.0))  # zero-length pieces: no load
                     if capacity:
                         limit = mult * int(schedule.step_rounds[i]) * int(schedule.chunk_bytes)
                         over = np.nonzero(volume > limit)[0]
