@@ -148,3 +148,18 @@ def test_single_switch_with_parallel_links():
     assert ccb.cut_links(s, {0, 1, 2}) == 54
     with pytest.raises(ValueError, match="links"):
         ccb.single_switch(4, links=0)
+
+
+def test_measured_bisection_of_a_switched_custom_topology_tries_both_sides():
+    # One switch, endpoint 0 with 1 link, endpoints 1-4 with 3 links each. Balanced cuts are 2 / 3
+    # endpoints, the switch on either side: {0, x} against the rest with the switch there cuts
+    # 1 + 3 = 4 links; with node 0 forced onto the 3-side the best is two 3-link hosts: 6.
+    import networkx as nx
+
+    g = nx.Graph()
+    g.add_node("s", kind="switch")
+    for v, links in enumerate([1, 3, 3, 3, 3]):
+        g.add_edge(v, "s", links=links)
+    topo = ccb.topology_from_graph(g, name="uneven star")
+    assert topo.bisection_links == 4
+    assert ccb.measured_bisection(topo) == 4
