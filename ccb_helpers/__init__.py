@@ -40,8 +40,18 @@ from .bandwidth import (
     volume_coefficient,
 )
 from .bisection import bisection_bytes, bisection_lower_bound, bisection_partition, cut_links, node_lower_bound, tighter_bound
-from .bounds import combined_lower_bound, crossover_size, latency_lower_bound, latency_steps_lower_bound, regime
+from .bounds import (
+    combined_lower_bound,
+    crossover_size,
+    cut_through_latency_bound,
+    latency_lower_bound,
+    latency_steps_lower_bound,
+    regime,
+    round_lower_bound,
+)
 from .broadcast import broadcast_steps, eccentricity, search_broadcast_steps
+from .gossip import gossip_rounds
+from .in_network import busbw_limit, in_network_lower_bound, in_network_volume, nvls_all_reduce_volume
 from .hardware import PRESETS, HardwarePreset, preset
 from .plotting import (
     draw_knomial_tree,
@@ -57,7 +67,7 @@ from .plotting import (
     use_book_style,
 )
 from .primitives import PRIMITIVE_LABELS, PRIMITIVES, ROOTED_PRIMITIVES
-from .propagation import coverage, info_latency_bound, info_steps
+from .propagation import coverage, flat_send_time, info_latency_bound, info_steps
 from .tables import (
     Table,
     algorithm_comparison_table,
@@ -69,15 +79,19 @@ from .tables import (
     broadcast_attainment_table,
     busbw_table,
     diameter_table,
+    efficiency_table,
     exhaustive_broadcast_table,
     first_diameter_bound_table,
+    in_network_table,
     info_propagation_table,
     kport_ring_table,
     oversubscription_table,
     preset_steps_table,
     ring_diameter_table,
+    ring_gossip_table,
     simulated_vs_bound_table,
     source_bisection_table,
+    source_node_bound_table,
     tree_ring_crossover_table,
 )
 from .topology import (

@@ -33,7 +33,7 @@ from ._validation import (
     check_size,
     is_array,
 )
-from .bounds import _combined_lower_bound
+from .bounds import _combined_lower_bound, _round_lower_bound
 from .primitives import check_primitive
 
 __all__ = [
@@ -47,6 +47,7 @@ __all__ = [
     "efficiency",
     "optimal_chunks",
     "tree_height",
+    "DBT_ONE_PORT_MAX_N",
 ]
 
 #: Largest node count of the cost models: ``2 (n - 1)`` rounds of a ring AllReduce stay in int64.
@@ -191,17 +192,61 @@ def _optimal_chunks(n, m, alpha, beta):
     return int(chunks) if scalar else chunks
 
 
+def _dbt_one_port_rounds(n, chunks):
+    """Rounds of the 1-port double binary tree: the 1-port sub-rounds that carry a message.
+
+    Each 2-port round splits into one sub-round per edge colour; a sub-round in which no edge of
+    that colour is active (near the roots, where the two trees' top levels may share a colour)
+    is dropped. Counted from the trees' (level, colour) pairs: for each phase and colour, the
+    union of the intervals ``[level, level + C - 1]`` of rounds in which that level is busy.
+    """
+    from .generators import _dbt_levels
+
+    def gaps(n_value: int) -> tuple[list[int], int]:
+        # Per phase and colour, the gaps between consecutive busy levels (a busy level holds its
+        # colour for C rounds) and how many (phase, colour) lists are not empty.
+        found, lists = [], 0
+        if n_value > 1:
+            for pairs in _dbt_levels(n_value):
+                for colour in (0, 1):
+                    levels = sorted(level for level, c in pairs if c == colour)
+                    found += [b - a for a, b in zip(levels, levels[1:])]
+                    lists += bool(levels)
+        return found, lists
+
+    def count(n_value: int, c):
+        found, lists = gaps(n_value)
+        total = lists * c
+        for gap in found:
+            total = total + np.minimum(c, gap)
+        return total
+
+    if not isinstance(n, np.ndarray) and not isinstance(chunks, np.ndarray):
+        return int(count(int(n), int(chunks)))
+    n, chunks = np.broadcast_arrays(np.asarray(n, dtype=np.int64), np.asarray(chunks, dtype=np.int64))
+    out = np.empty(n.shape, dtype=np.int64)
+    unique, inverse = np.unique(n, return_inverse=True)
+    inverse = inverse.reshape(n.shape)
+    for i, value in enumerate(unique.tolist()):
+        where = inverse == i
+        out[where] = count(value, chunks[where])
+    return out
+
+
 def _dbt_all_reduce(n, m, ports, opts):
     # Two binary trees of height H = ceil(log2 N), each carrying M/2; every rank is interior in
-    # at most one tree, so with 2 ports both trees run at once (an interior node receives from
-    # its two children in the same round).
-    height = ceil_log2(n)
-    if not opts.get("pipelined", True):
-        # Reduce up then broadcast down, whole halves: 2H rounds of M/2 (the source's table row).
-        return 2 * height, height * m
-    chunks = opts["chunks"]
-    # Reduce phase then broadcast phase, each pipelined over C chunks of M/(2C): H + C - 1 rounds.
-    rounds = 2 * (height + chunks - 1)
+    # at most one tree. With 2 ports both trees run at once (an interior node receives from its
+    # two children in the same round): reduce phase then broadcast phase, each pipelined over
+    # C chunks of M/(2C), H + C - 1 rounds each. With 1 port (Sanders, Speck & Träff 2009) the
+    # edges of both trees are coloured with two colours so that no node has two sends or two
+    # receives of one colour; each 2-port round becomes two 1-port rounds, one per colour, and
+    # the few that would carry nothing are dropped (just under 4 (H + C - 1) rounds).
+    chunks = opts["chunks"] if opts.get("pipelined", True) else 1
+    if ports == 1:
+        rounds = _dbt_one_port_rounds(n, chunks)
+    else:
+        rounds = 2 * (ceil_log2(n) + chunks - 1)
+    # Unpipelined (chunks = 1): 2H rounds of M/2 with 2 ports, the source's table row.
     return np.where(n > 1, rounds, 0), np.where(n > 1, rounds * m / (2 * chunks), 0.0)
 
 
@@ -217,6 +262,22 @@ def _rhd_all_reduce(n, m, ports, opts):
     pow2 = is_power_of_two(n)
     steps = np.where(pow2, 2 * f, 2 * f + 2)
     volume = np.where(pow2, 2 * _frac_bytes(n, m), 2 * m + 2 * _frac_bytes(p, m))
+    return steps, volume
+
+
+def _two_port_rhd_all_reduce(n, m, ports, opts):
+    # Two halves of M run RHD at the same time, the second with its dimension order cyclically
+    # shifted by one, so in every round a node's two partners differ (two ports). Each half moves
+    # (P-1)/P of M/2 in each phase: (P-1)M/P bytes in all, the 2-port bound for P = N. A reversed
+    # order would collide at the middle dimension when log2 N is odd. With one dimension (P = 2)
+    # both halves go to the same partner in one message: (P-1)M/P per phase, as 1-port RHD.
+    # Non-powers of two fold as in MPICH (one round of M in, one out).
+    f = floor_log2(n)
+    p = 2**f
+    pow2 = is_power_of_two(n)
+    core = np.where(f >= 2, _frac_bytes(p, m), 2 * _frac_bytes(p, m))
+    steps = np.where(pow2, 2 * f, 2 * f + 2)
+    volume = np.where(pow2, core, 2 * m + core)
     return steps, volume
 
 
@@ -283,11 +344,15 @@ ALGORITHMS: dict[str, dict[str, _Model]] = {
         "all_reduce": _Model(_binomial_all_reduce, reference="reduce + broadcast, " + _THAKUR),
     },
     "double_binary_tree": {
-        "all_reduce": _Model(_dbt_all_reduce, min_ports=2, reference="Sanders, Speck & Träff 2009; NCCL 2.4"),
+        "all_reduce": _Model(_dbt_all_reduce, reference="Sanders, Speck & Träff 2009; NCCL 2.4"),
     },
     "recursive_halving_doubling": {
         "all_reduce": _Model(_rhd_all_reduce, reference="Rabenseifner 2004; " + _THAKUR),
         "reduce_scatter": _Model(_halving_reduce_scatter, power_of_two=True, reference=_THAKUR),
+    },
+    "recursive_halving_doubling_2port": {
+        "all_reduce": _Model(_two_port_rhd_all_reduce, min_ports=2,
+                             reference="Rabenseifner 2004 on two halves; dimension order shifted (this book)"),
     },
     "recursive_doubling": {
         "all_gather": _Model(_doubling_all_gather, power_of_two=True, reference=_THAKUR),
@@ -311,6 +376,7 @@ ALGORITHM_LABELS = {
     "binomial_tree": "Binomial tree",
     "double_binary_tree": "Double binary tree",
     "recursive_halving_doubling": "Recursive halving-doubling",
+    "recursive_halving_doubling_2port": "RHD, two halves (2-port)",
     "recursive_doubling": "Recursive doubling",
     "bruck": "Bruck",
     "pairwise": "Pairwise exchange",
@@ -347,9 +413,24 @@ def _evaluate(model: _Model, n, m, ports, options):
     return Cost(steps.astype(np.int64, copy=False), volume.astype(float, copy=False))
 
 
+#: Largest N of the 1-port double binary tree model: its rounds are counted on the two trees and
+#: their edge colouring (O(N), about 1 s at the cap here, then cached).
+DBT_ONE_PORT_MAX_N = 65536
+
+
+def _too_large(algorithm, n, ports):
+    """Where the model refuses ``n`` (the 1-port double binary tree past its cap)."""
+    return (algorithm == "double_binary_tree") & (ports == 1) & (np.asarray(n) > DBT_ONE_PORT_MAX_N)
+
+
 def _check_applicable(algorithm, model: _Model, n, ports):
     if ports < model.min_ports:
         raise ValueError(f"algorithm {algorithm!r} needs ports >= {model.min_ports}, got ports={ports}")
+    if np.any(_too_large(algorithm, n, ports)):
+        raise ValueError(
+            f"the 1-port double_binary_tree is modelled for n <= {DBT_ONE_PORT_MAX_N} (its rounds are counted on the "
+            f"trees' edge colouring, O(n)); got n={int(np.max(n))}; use ports=2 for the closed form"
+        )
     if model.power_of_two and not np.all(is_power_of_two(n)):
         raise ValueError(f"algorithm {algorithm!r} for this primitive needs n to be a power of two, got n={n}")
 
@@ -384,7 +465,9 @@ def algorithm_terms(algorithm, primitive, n, m, ports=1, chunks=None, pipelined=
         Message size in bytes (the book's buffer conventions), ``0 <= m <= 2**96``.
     ports : int, default 1
         Ports per node. ``binomial_tree`` broadcast / reduce / all_reduce become k-nomial;
-        ``bidirectional_ring`` and ``double_binary_tree`` need ``ports >= 2``.
+        ``bidirectional_ring`` needs ``ports >= 2``. ``double_binary_tree`` runs both trees at
+        once with 2 ports; with 1 port every round splits into two by a 2-colouring of the tree
+        edges (Sanders, Speck & Träff 2009), so rounds and bytes double.
     chunks : int, optional
         Pipeline chunks per tree for ``double_binary_tree`` (required here when pipelined),
         ``1 <= chunks <= 2**40``.
@@ -399,6 +482,8 @@ def algorithm_terms(algorithm, primitive, n, m, ports=1, chunks=None, pipelined=
     Cost(steps=6, bandwidth_bytes=21000.0)
     >>> algorithm_terms("double_binary_tree", "all_reduce", 8, 8000, ports=2, pipelined=False)
     Cost(steps=6, bandwidth_bytes=24000.0)
+    >>> algorithm_terms("double_binary_tree", "all_reduce", 8, 8000, chunks=4)   # 1 port
+    Cost(steps=22, bandwidth_bytes=22000.0)
     """
     model, n, m, ports, chunks, pipelined = _check_model_args(algorithm, primitive, n, m, ports, chunks, pipelined)
     if algorithm == "double_binary_tree" and pipelined and chunks is None:
@@ -456,7 +541,7 @@ def applicable_algorithms(primitive, n=None, ports=1):
     """Names of the algorithms that implement ``primitive`` (for ``n`` and ``ports`` if given).
 
     >>> applicable_algorithms("all_reduce", n=6)
-    ['ring', 'binomial_tree', 'recursive_halving_doubling', 'recursive_doubling']
+    ['ring', 'binomial_tree', 'double_binary_tree', 'recursive_halving_doubling', 'recursive_doubling']
     >>> applicable_algorithms("all_gather", n=8, ports=2)
     ['ring', 'bidirectional_ring', 'recursive_doubling', 'bruck']
     """
@@ -475,6 +560,8 @@ def _applicable(primitive, n, ports):
         if model is None or ports < model.min_ports:
             continue
         if n is not None and model.power_of_two and not np.all(is_power_of_two(n)):
+            continue
+        if n is not None and np.any(_too_large(name, n, ports)):
             continue
         names.append(name)
     return names
@@ -520,12 +607,17 @@ def _best_algorithm(primitive, n, m, alpha, beta, ports):
     for i, name in enumerate(names):
         model = ALGORITHMS[name][primitive]
         row = times[i, ...]  # a view, also when the grid is 0-d
+        # The 1-port double binary tree competes only where n is within its cap.
+        too_large = _too_large(name, n, ports)
         if name == "double_binary_tree":
-            row[...] = _cost(name, primitive, n, m, alpha, beta, ports)
+            n_within = np.where(too_large, 2, n) if np.any(too_large) else n
+            row[...] = _cost(name, primitive, n_within, m, alpha, beta, ports)
         else:
             steps, per_byte = _raw_terms(model, n, 1.0, ports, {"pipelined": True})
             np.multiply(per_byte, m_over_beta, out=row)
             row += steps * alpha
+        if np.any(too_large):
+            np.copyto(row, np.inf, where=np.broadcast_to(too_large, shape))
         if model.power_of_two:
             if power_of_two is None:
                 power_of_two = is_power_of_two(n)
@@ -538,8 +630,14 @@ def _best_algorithm(primitive, n, m, alpha, beta, ports):
     return best_name, best_time
 
 
-def efficiency(algorithm, primitive, n, m, alpha, beta, ports=1, diameter=0, **options):
-    """``combined_lower_bound / algorithm_cost``: 1 means the algorithm attains the bound.
+def efficiency(algorithm, primitive, n, m, alpha, beta, ports=1, diameter=0, bound="combined", **options):
+    """Lower bound / ``algorithm_cost``: 1 means the algorithm attains the bound.
+
+    ``bound="combined"`` divides the max form :func:`ccb_helpers.combined_lower_bound` (valid
+    when start-up and transfer overlap); ``bound="round"`` the sum form
+    :func:`ccb_helpers.round_lower_bound`, the tight one in the synchronous round model the cost
+    models use. Against the max, no algorithm exceeds 1/2 at ``M = M*`` (the sum is twice the
+    max there); against the sum, every algorithm's efficiency is at most 1.
 
     The cost models assume that any two nodes are one round apart (a switch or a complete
     graph), so ``diameter`` may only be 0 or 1 here: on a network with a larger step diameter
@@ -550,10 +648,13 @@ def efficiency(algorithm, primitive, n, m, alpha, beta, ports=1, diameter=0, **o
     0.9991
     >>> round(efficiency("ring", "all_reduce", 8, 4096, 5e-6, 25e9), 3)    # 3 alpha bound vs 14 alpha
     0.213
+    >>> round(efficiency("ring", "all_reduce", 8, 4096, 5e-6, 25e9, bound="round"), 3)
+    0.217
     """
     unknown = set(options) - {"chunks", "pipelined"}
     if unknown:
         raise TypeError(f"efficiency() got unexpected keyword arguments {sorted(unknown)}; options are chunks, pipelined")
+    bound = check_choice("bound", bound, ("combined", "round"))
     model, n, m, ports, chunks, pipelined = _check_model_args(
         algorithm, primitive, n, m, ports, options.get("chunks"), options.get("pipelined", True))
     alpha = check_seconds("alpha", alpha)
@@ -561,8 +662,9 @@ def efficiency(algorithm, primitive, n, m, alpha, beta, ports=1, diameter=0, **o
     diameter = check_int("diameter", diameter, minimum=0, maximum=1, scalar=True)
     check_shapes(n=n, m=m, alpha=alpha, beta=beta, chunks=chunks)
     cost = _cost(algorithm, primitive, n, m, alpha, beta, ports, chunks, pipelined)
-    bound = _combined_lower_bound(primitive, n, m, alpha, beta, ports, diameter, None)
+    lower = _combined_lower_bound if bound == "combined" else _round_lower_bound
+    value = lower(primitive, n, m, alpha, beta, ports, diameter, None)
     with np.errstate(invalid="ignore", divide="ignore"):
         if is_array(cost):
-            return np.where(np.asarray(cost) > 0, bound / np.where(np.asarray(cost) > 0, cost, 1.0), 1.0)
-        return bound / cost if cost > 0 else 1.0
+            return np.where(np.asarray(cost) > 0, value / np.where(np.asarray(cost) > 0, cost, 1.0), 1.0)
+        return value / cost if cost > 0 else 1.0

@@ -13,7 +13,9 @@ where ``V_cross`` is the larger of the two directions:
 primitive        bytes that must cross in the busier direction
 ================ ==========================================================
 broadcast        M (the root's half to the other half)
-scatter, gather  floor(N/2) M / N (the blocks of the half without the root)
+scatter, gather  the blocks of the half without the root: ceil(N/2) M / N with the
+                 root on the smaller side (any min cut of a graph where every node
+                 looks alike can be turned so), floor(N/2) M / N for any cut
 reduce           M
 reduce_scatter   ceil(N/2) M / N (each output block needs the other half)
 all_gather       ceil(N/2) M / N (one copy of each block crosses)
@@ -29,19 +31,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import INT64_MAX, check_bandwidth, check_cap, check_int, check_shapes, check_size, is_array
+from ._validation import INT64_MAX, check_bandwidth, check_cap, check_choice, check_int, check_shapes, check_size, is_array
 from .bandwidth import _bandwidth_lower_bound
-from .primitives import check_primitive
+from .primitives import ROOTED_PRIMITIVES, check_primitive
 from .topology import MAX_GRAPH_ELEMENTS, Topology, _graph_elements, check_topology
 
 #: Most vertices + edges of a switched network whose cut :func:`cut_links` measures by max-flow
 #: (about 0.2 ms per element here).
 MAX_FLOW_ELEMENTS = 2**16
 
-__all__ = ["bisection_bytes", "bisection_lower_bound", "node_lower_bound", "tighter_bound", "bisection_partition", "cut_links"]
+__all__ = ["bisection_bytes", "bisection_lower_bound", "node_lower_bound", "tighter_bound", "bisection_partition", "cut_links",
+           "VERTEX_TRANSITIVE"]
 
 
-def bisection_bytes(primitive, n, m):
+def bisection_bytes(primitive, n, m, root_side="larger"):
     """Bytes that must cross a balanced cut in its busier direction (see module table).
 
     Parameters
@@ -52,6 +55,10 @@ def bisection_bytes(primitive, n, m):
         Nodes, ``n >= 1``.
     m : float or array
         Message size in bytes (the book's buffer conventions).
+    root_side : {"larger", "smaller"}, default "larger"
+        Scatter / Gather only: the side of the cut the root is on. The half without the root
+        sends or receives one block per node: ``floor(N/2) M / N`` with the root on the larger
+        side (true for any cut), ``ceil(N/2) M / N`` on the smaller one (odd ``N``).
 
     Examples
     --------
@@ -59,27 +66,35 @@ def bisection_bytes(primitive, n, m):
     (1024.0, 4096.0)
     >>> bisection_bytes("all_gather", 5, 1000)
     600.0
+    >>> bisection_bytes("scatter", 5, 1000), bisection_bytes("scatter", 5, 1000, root_side="smaller")
+    (400.0, 600.0)
     """
     primitive = check_primitive(primitive)
     n = check_int("n", n, minimum=1, maximum=INT64_MAX)
     m = check_size("m", m)
+    root_side = check_choice("root_side", root_side, ("larger", "smaller"))
     check_shapes(n=n, m=m)
-    return _bisection_bytes(primitive, n, m)
+    return _bisection_bytes(primitive, n, m, root_side)
 
 
-def _bisection_bytes(primitive, n, m):
+def _bisection_bytes(primitive, n, m, root_side="larger"):
     # float halves: floor(N/2) * ceil(N/2) overflows int64 for N beyond 2**32
     small, large = np.asarray(n // 2, dtype=float), np.asarray((n + 1) // 2, dtype=float)
     if primitive in ("broadcast", "reduce", "all_reduce"):
         value = np.where(n > 1, m, 0.0) * np.ones_like(np.asarray(m, dtype=float))
     elif primitive in ("scatter", "gather"):
-        value = small * m / n
+        value = (small if root_side == "larger" else np.where(n > 1, large, 0)) * m / n
     elif primitive in ("reduce_scatter", "all_gather"):
         value = np.where(n > 1, large * m / n, 0.0)
     else:  # all_to_all
         value = small * large * m / n
     value = np.asarray(value, dtype=float)
     return value if value.ndim else float(value)
+
+
+#: Families on which every endpoint looks alike (an automorphism maps any endpoint to any other),
+#: so a minimum balanced cut can put a given root on either side.
+VERTEX_TRANSITIVE = ("ring", "torus", "hypercube", "fully_connected", "single_switch", "fat_tree")
 
 
 def bisection_lower_bound(primitive, topology, m, beta):
@@ -113,40 +128,132 @@ def bisection_lower_bound(primitive, topology, m, beta):
 
 
 def _bisection_lower_bound(primitive, topology, m, beta):
-    volume = _bisection_bytes(primitive, topology.n, m)
+    # A rooted Scatter / Gather: on a graph where every node looks alike, turn a minimum cut so
+    # the root is on the smaller side (more blocks cross); otherwise only the larger side is safe.
+    side = "smaller" if topology.family in VERTEX_TRANSITIVE else "larger"
+    volume = _bisection_bytes(primitive, topology.n, m, root_side=side)
     if topology.bisection_links == 0:
         return np.zeros_like(volume) if is_array(volume) else 0.0
     return volume / (topology.bisection_links * beta)
 
 
-def node_lower_bound(primitive, topology, m, beta, ports=1):
-    """Node-level bandwidth bound on ``topology``: ``p = min(ports, topology.degree)``.
+def _endpoint_degrees(topology: Topology) -> dict[int, int]:
+    """How many endpoints have each degree (parallel links counted): ``{degree: count}``.
 
-    >>> from ccb_helpers.topology import ring
+    Families where every endpoint looks alike have one degree (no graph is built); otherwise the
+    graph is measured.
+    """
+    if topology.family in VERTEX_TRANSITIVE:
+        return {topology.degree: topology.n}
+    counts: dict[int, int] = {}
+    for v in range(topology.n):
+        d = sum(count for *_, count in topology.graph.edges(v, data="links", default=1))
+        counts[d] = counts.get(d, 0) + 1
+    return counts
+
+
+def _total_volume(primitive: str, n: int, m: float) -> float:
+    """Bytes all nodes together must send (= receive): information flow and the gossip count.
+
+    Broadcast / Reduce / ReduceScatter / AllGather / AllToAll (N-1) M, AllReduce 2 (N-1) M,
+    Scatter / Gather (N-1) M / N.
+    """
+    if primitive == "all_reduce":
+        return 2 * (n - 1) * m
+    if primitive in ("scatter", "gather"):
+        return (n - 1) * m / n
+    return (n - 1) * m
+
+
+def _role_volumes(primitive: str, n: int, m: float) -> tuple[float, float]:
+    """max(S, R) of the root and of every other node (the same for unrooted primitives)."""
+    rest = (n - 1) * m / n
+    if primitive in ("broadcast", "reduce"):
+        return m, m
+    if primitive in ("scatter", "gather"):
+        return rest, m / n
+    if primitive == "all_reduce":
+        return m, m
+    return rest, rest  # reduce_scatter, all_gather, all_to_all: (N-1)M/N one way
+
+
+def node_lower_bound(primitive, topology, m, beta, ports=1):
+    """Node-level bandwidth bound on ``topology``, every node with its own links, in seconds.
+
+    With ``p_v = min(ports, d_v)`` links at node ``v`` (parallel links counted), the larger of
+
+    * **per node**: ``max_v max(S_v, R_v) / (p_v beta)``, where ``S_v``, ``R_v`` are what node ``v``
+      itself must send and receive (:func:`ccb_helpers.role_volumes`): on a mesh a corner has
+      two links and must still send ``(N-1)M/N`` in an AllToAll;
+    * **aggregate capacity**: the bytes all nodes must send together (AllReduce ``2(N-1)M`` by the
+      gossip count, ``(N-1)M`` for AllGather, ReduceScatter, AllToAll, Broadcast, Reduce) over
+      ``beta * sum_v p_v``.
+
+    On a graph where every node has the same degree this is :func:`ccb_helpers.bandwidth_lower_bound`
+    with ``p = min(ports, d)``. Rooted primitives take the most favourable root (the bound then
+    holds whichever node is the root).
+
+    Parameters
+    ----------
+    primitive : str
+        One of :data:`ccb_helpers.PRIMITIVES`.
+    topology : Topology
+        The network.
+    m : float
+        Message size in bytes.
+    beta : float
+        Bandwidth of one link in one direction, bytes/s.
+    ports : int, default 1
+        ``k``.
+
+    Examples
+    --------
+    >>> from ccb_helpers.topology import ring, mesh
     >>> node_lower_bound("all_gather", ring(8), 8000, 1.0, ports=4)   # p = 2
     3500.0
+    >>> node_lower_bound("all_to_all", mesh(4, 4), 16000, 1.0, ports=4)   # a corner: 15000 B over 2 links
+    7500.0
+    >>> node_lower_bound("all_reduce", mesh(4, 4), 16000, 1.0, ports=4)   # 2 * 15 * 16000 B over 48 links
+    10000.0
     """
     primitive = check_primitive(primitive)
     check_topology(topology)
-    m = check_size("m", m)
-    beta = check_bandwidth("beta", beta)
+    m = check_size("m", m, scalar=True)
+    beta = check_bandwidth("beta", beta, scalar=True)
     ports = check_int("ports", ports, minimum=1, maximum=INT64_MAX, scalar=True)
-    check_shapes(m=m, beta=beta)
     return _node_lower_bound(primitive, topology, m, beta, ports)
 
 
 def _node_lower_bound(primitive, topology, m, beta, ports):
-    if topology.n == 1:
-        return np.zeros(np.broadcast_shapes(np.shape(m), np.shape(beta))) if (is_array(m) or is_array(beta)) else 0.0
-    return _bandwidth_lower_bound(primitive, topology.n, m, beta, ports, max(topology.degree, 1))
+    n = topology.n
+    if n == 1:
+        return 0.0
+    counts: dict[int, int] = {}
+    for d, c in _endpoint_degrees(topology).items():
+        p = min(ports, max(d, 1))
+        counts[p] = counts.get(p, 0) + c
+    aggregate = _total_volume(primitive, n, m) / (beta * sum(p * c for p, c in counts.items()))
+    root_volume, other_volume = _role_volumes(primitive, n, m)
+    if primitive not in ROOTED_PRIMITIVES:
+        per_node = other_volume / min(counts)
+    else:
+        # Try the root at each port count; the others' bottleneck is the fewest ports left.
+        options = []
+        for p_root in counts:
+            left = [p for p, c in counts.items() if p != p_root or c > 1]
+            options.append(max(root_volume / p_root, other_volume / min(left)))
+        per_node = min(options)
+    return float(max(per_node / beta, aggregate))
 
 
 def tighter_bound(primitive, topology, m, beta, ports=1) -> str:
-    """``"bisection"`` if the bisection bound is strictly larger than the node-level bound, else ``"node"``.
+    """``"bisection"``, ``"node"`` or ``"tie"``: which bound is larger (equal to 1e-9 relative: a tie).
 
-    >>> from ccb_helpers.topology import torus
+    >>> from ccb_helpers.topology import torus, fully_connected
     >>> tighter_bound("all_reduce", torus(16, 16), 2**20, 1e9), tighter_bound("all_to_all", torus(16, 16), 2**20, 1e9)
     ('node', 'bisection')
+    >>> tighter_bound("all_to_all", fully_connected(256), 2**20, 1e9, ports=255)   # both M / (256 beta)
+    'tie'
     """
     primitive = check_primitive(primitive)
     check_topology(topology)
@@ -155,6 +262,12 @@ def tighter_bound(primitive, topology, m, beta, ports=1) -> str:
     ports = check_int("ports", ports, minimum=1, maximum=INT64_MAX, scalar=True)
     bis = _bisection_lower_bound(primitive, topology, m, beta)
     node = _node_lower_bound(primitive, topology, m, beta, ports)
+    return _compare(bis, node)
+
+
+def _compare(bis: float, node: float) -> str:
+    if np.isclose(bis, node, rtol=1e-9, atol=0.0):
+        return "tie"
     return "bisection" if bis > node else "node"
 
 
@@ -251,12 +364,12 @@ def cut_links(topology: Topology, side) -> int:
         if not side or len(side) == topology.n:
             return 0  # every endpoint on one side: the switches join them, nothing is cut
     g = topology.graph
-    if not topology.switched:  # parallel links (edge attribute "links") count with multiplicity
-        return sum(d.get("links", 1) for u, v, d in g.edges(data=True) if (u in side) != (v in side))
+    if not topology.switched:
+        return sum(count for u, v, count in g.edges(data="links", default=1) if (u in side) != (v in side))
     flow = nx.DiGraph()
-    for u, v, d in g.edges(data=True):
-        flow.add_edge(u, v, capacity=d.get("links", 1))
-        flow.add_edge(v, u, capacity=d.get("links", 1))
+    for u, v, count in g.edges(data="links", default=1):
+        flow.add_edge(u, v, capacity=count)
+        flow.add_edge(v, u, capacity=count)
     for v in range(topology.n):
         flow.add_edge("_s", v, capacity=math.inf) if v in side else flow.add_edge(v, "_t", capacity=math.inf)
     return int(nx.minimum_cut_value(flow, "_s", "_t"))

@@ -1,10 +1,20 @@
-"""The combined lower bound, the crossover size and the regime.
+"""The combined lower bounds (max and sum forms), the crossover size and the regime.
 
-Any algorithm needs at least ``max(steps, D)`` rounds, each costing α, and must move the
-busiest node's forced bytes over its ``p`` links. Both constraints hold at once, so the time
-is at least the larger of the two (``eq:cc-bound-combined``). An algorithm's cost is a *sum*
-of a latency and a bandwidth term; a lower bound is a *max*: no single algorithm need attain
-both terms, and the max is at most half the sum.
+Any algorithm needs at least ``L = max(ceil(log_{p+1} N), D)`` rounds and must move the busiest
+node's forced bytes ``max(S, R)`` over its ``p`` links. How the two combine depends on the model:
+
+* **Synchronous rounds** (the book's α-β model, its cost models and its simulator): a round
+  costs ``α`` plus its largest message over ``β``. Every algorithm runs at least ``L`` rounds,
+  and the busiest node sends at most ``p`` messages per round, each no larger than the round's
+  largest, so the sum of the rounds' largest messages is at least ``max(S, R) / p``. Hence
+  ``T >= L α + max(S, R) / (p β)``: the **sum** form, :func:`round_lower_bound`.
+* **Overlapping start-up and transfer** (LogP / LogGP, pipelined or asynchronous progress, where
+  one message's latency runs while another's bytes flow): each term still bounds the time on its
+  own, but they need not add up. Only the **max** form, :func:`combined_lower_bound`
+  (``eq:cc-bound-combined``), survives; the latency term must itself use that model's costs.
+
+Since ``max(a, b) <= a + b <= 2 max(a, b)``, the max is at least half the sum: in the round
+model the sum is up to 2x tighter, most at ``M = M*`` where the two terms are equal.
 """
 
 from __future__ import annotations
@@ -20,6 +30,8 @@ __all__ = [
     "latency_steps_lower_bound",
     "latency_lower_bound",
     "combined_lower_bound",
+    "round_lower_bound",
+    "cut_through_latency_bound",
     "crossover_size",
     "regime",
 ]
@@ -90,6 +102,48 @@ def latency_lower_bound(primitive, n, alpha, ports=1, diameter=0, degree=None):
     return _latency_steps(n, ports, diameter, degree) * alpha
 
 
+def cut_through_latency_bound(primitive, n, alpha, hop_latency, ports=1, diameter=0, degree=None):
+    """Latency bound with cut-through routing, seconds: ``max(ceil(log_{p+1} N) alpha, alpha + D h)``.
+
+    ``eq:cc-bound-topo`` (``D alpha``) assumes store-and-forward: a message between
+    non-neighbours is relayed by the nodes in between, a round per hop. With cut-through (or
+    wormhole) routing, as in TPU ICI tori, the routers forward a message on the fly and a hop
+    costs only the router latency ``h``. A message then costs ``alpha + hops * h``; information
+    between two nodes ``D`` hops apart needs a chain of ``j >= 1`` messages whose hops add up to
+    at least ``D``, so ``j alpha + D h >= alpha + D h``. The information bound
+    ``ceil(log_{p+1} N) alpha`` still holds (every round costs at least ``alpha``).
+
+    Parameters
+    ----------
+    primitive, n, alpha, ports, degree
+        As in :func:`latency_lower_bound`.
+    hop_latency : float or array
+        ``h``, router latency of one hop, seconds.
+    diameter : int, default 0
+        ``D`` in hops (``Topology.diameter``).
+
+    Examples
+    --------
+    A 16 x 16 x 16 torus (D = 24), 1 port, alpha = 1 us: store-and-forward 24 us; with h = 50 ns
+    the information bound, 12 us, is the larger; with h = 1 us, 25 us.
+
+    >>> latency_lower_bound("all_reduce", 4096, 1e-6, diameter=24)
+    2.4e-05
+    >>> cut_through_latency_bound("all_reduce", 4096, 1e-6, 50e-9, diameter=24)
+    1.2e-05
+    >>> round(cut_through_latency_bound("all_reduce", 4096, 1e-6, 1e-6, diameter=24) * 1e6, 9)
+    25.0
+    """
+    primitive, n, ports, diameter, degree = _check_latency_args(primitive, n, ports, diameter, degree)
+    alpha = check_seconds("alpha", alpha)
+    hop_latency = check_seconds("hop_latency", hop_latency)
+    check_shapes(n=n, alpha=alpha, hop_latency=hop_latency, ports=ports, diameter=diameter, degree=degree)
+    information = _latency_steps(n, ports, 0, degree) * alpha
+    crossing = np.where(np.asarray(n) > 1, alpha + np.asarray(diameter) * hop_latency, 0.0)
+    value = np.maximum(information, crossing)
+    return float(value) if np.ndim(value) == 0 else value
+
+
 def combined_lower_bound(primitive, n, m, alpha, beta, ports=1, diameter=0, degree=None):
     """:math:`T \\ge \\max(T_\\alpha^{\\min}, T_\\beta^{\\min})` in seconds (``eq:cc-bound-combined``).
 
@@ -147,6 +201,61 @@ def _combined_lower_bound(primitive, n, m, alpha, beta, ports, diameter, degree)
     if is_array(t_alpha) or is_array(t_beta):
         return np.maximum(t_alpha, t_beta)
     return max(t_alpha, t_beta)
+
+
+def round_lower_bound(primitive, n, m, alpha, beta, ports=1, diameter=0, degree=None):
+    """:math:`T \\ge L\\,\\alpha + \\max(S, R)/(p\\,\\beta)` in seconds: the sum form of the bound.
+
+    Valid in the synchronous round model (a round costs ``alpha`` plus its largest message over
+    ``beta``: the model of :func:`ccb_helpers.algorithm_cost` and :func:`ccb_helpers.simulate`).
+    Proof: every algorithm runs at least ``L = max(ceil(log_{p+1} N), D)`` rounds
+    (:func:`latency_steps_lower_bound`), each costing at least ``alpha``; the busiest node sends
+    ``S`` bytes in messages of which at most ``p`` go out per round, each no longer than that
+    round's largest message, so the rounds' largest messages add up to at least ``S / p`` (and
+    ``R / p`` likewise). It is at most twice :func:`combined_lower_bound` (the max form), which
+    is the one that holds when start-up and transfer overlap (LogP / LogGP, pipelining).
+
+    Parameters
+    ----------
+    primitive : str
+        One of :data:`ccb_helpers.PRIMITIVES`.
+    n : int or array of int
+        Nodes, ``n >= 1``.
+    m : float or array
+        Message size in bytes (the book's buffer conventions).
+    alpha : float or array
+        Latency per round, seconds.
+    beta : float or array
+        Link bandwidth per direction, bytes/s.
+    ports : int, default 1
+        Ports per node ``k``.
+    diameter : int, default 0
+        ``D`` in rounds (``Topology.step_diameter``).
+    degree : int, optional
+        Node degree ``d``, so that ``p = min(k, d)``.
+
+    Examples
+    --------
+    1-port AllReduce, N = 8, M = 1 MiB, alpha = 5 us, beta = 25 GB/s: 3 alpha + 2 * 7/8 MiB / beta
+
+    >>> t = round_lower_bound("all_reduce", 8, 2**20, 5e-6, 25e9)
+    >>> round(t * 1e6, 3)   # 15 us + 73.4 us
+    88.4
+    >>> round(t / combined_lower_bound("all_reduce", 8, 2**20, 5e-6, 25e9), 4)
+    1.2044
+    >>> round_lower_bound("all_gather", [2, 4], 0.0, 1e-6, 1e9).tolist()   # 1 and 2 rounds
+    [1e-06, 2e-06]
+    """
+    primitive, n, m, alpha, beta, ports, diameter, degree = _check_bound_args(primitive, n, m, alpha, beta, ports, diameter, degree)
+    return _round_lower_bound(primitive, n, m, alpha, beta, ports, diameter, degree)
+
+
+def _round_lower_bound(primitive, n, m, alpha, beta, ports, diameter, degree):
+    t_alpha = _latency_steps(n, ports, diameter, degree) * alpha
+    t_beta = _bandwidth_lower_bound(primitive, n, m, beta, ports, degree)
+    if is_array(t_alpha) or is_array(t_beta):
+        return np.asarray(t_alpha) + np.asarray(t_beta)
+    return t_alpha + t_beta
 
 
 def crossover_size(primitive, n, alpha, beta, ports=1, diameter=0, degree=None):

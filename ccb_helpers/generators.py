@@ -9,6 +9,8 @@ reverse, a Gather a Scatter in reverse.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ._intmath import ceil_log2, floor_log2
@@ -181,40 +183,39 @@ def nccl_double_binary_tree(n: int):
 
 
 def _nccl_double_binary_tree(n: int):
-    def btree_parent(rank: int) -> int:
-        if rank == 0:
-            return -1
-        bit = rank & -rank
-        up = (rank ^ bit) | (bit << 1)
-        if up >= n:
-            up = rank ^ bit
-        return up
-
-    tree0 = np.array([btree_parent(r) for r in range(n)], dtype=np.int64)
-    tree1 = np.full(n, -1, dtype=np.int64)
-    for r in range(n):
-        if n % 2:
-            u = btree_parent((r - 1) % n)
-            tree1[r] = -1 if u == -1 else (u + 1) % n
-        else:
-            u = btree_parent(n - 1 - r)
-            tree1[r] = -1 if u == -1 else n - 1 - u
+    ranks = np.arange(n, dtype=np.int64)
+    tree0 = _btree_parents(ranks, n)
+    if n % 2:
+        up = _btree_parents((ranks - 1) % n, n)
+        tree1 = np.where(up == -1, -1, (up + 1) % n)
+    else:
+        up = _btree_parents(n - 1 - ranks, n)
+        tree1 = np.where(up == -1, -1, n - 1 - up)
     return [tree0, tree1]
 
 
+def _btree_parents(ranks: np.ndarray, n: int) -> np.ndarray:
+    """``ncclGetBtree``'s parent of each rank: clear the lowest set bit and set the next one up
+    (or just clear it if that leaves the range); rank 0 is the root (-1)."""
+    bit = ranks & -ranks
+    up = (ranks ^ bit) | (bit << 1)
+    up = np.where(up >= n, ranks ^ bit, up)
+    return np.where(ranks == 0, -1, up).astype(np.int64)
+
+
 def _heights_depths(parent: np.ndarray):
+    """Height (longest path down to a leaf) and depth (hops to the root) of every rank."""
     n = parent.size
     depth = np.zeros(n, dtype=np.int64)
-    for r in range(n):
-        d, v = 0, r
-        while parent[v] != -1:
-            v = parent[v]
-            d += 1
-        depth[r] = d
+    above = parent.copy()
+    while np.any(above != -1):  # one level per pass: O(n log n) for these trees
+        live = above != -1
+        depth[live] += 1
+        above[live] = parent[above[live]]
     height = np.zeros(n, dtype=np.int64)
-    for r in np.argsort(-depth):  # deepest first: children before parents
-        if parent[r] != -1:
-            height[parent[r]] = max(height[parent[r]], height[r] + 1)
+    for d in range(int(depth.max(initial=0)), 0, -1):  # deepest level first
+        kids = np.nonzero(depth == d)[0]
+        np.maximum.at(height, parent[kids], height[kids] + 1)
     return height, depth
 
 
@@ -224,14 +225,89 @@ def _mirrored_btrees(n: int):
     return [tree0, mirror]
 
 
-def _double_binary_tree(n: int, m: int, chunks: int) -> list[Round]:
+def _edge_colours(trees: list[np.ndarray]) -> np.ndarray:
+    """Colour every tree edge 0 or 1 so that no node has two sends or two receives of one colour.
+
+    Edge ``(t, r)`` is rank ``r``'s link to its parent in tree ``t``; the result is an array
+    ``colour[t, r]`` (``-1`` at the roots). Seen as a bipartite
+    multigraph (every rank once as a child, once as a parent), each side has degree at most 2:
+    a rank has at most one parent per tree and its children all sit in the one tree where it is
+    interior. Such a graph is a union of paths and even cycles, so alternating colours along each
+    component is a proper 2-colouring (König; Sanders, Speck & Träff 2009).
+    """
+    n = trees[0].size
+    # Edge e = t * n + r joins vertex r (rank r as a child) and vertex n + parent (as a parent).
+    parent = np.concatenate(trees)
+    edges = np.nonzero(parent != -1)[0]
+    vertex = np.concatenate([edges % n, n + parent[edges]])
+    edge_at = np.concatenate([edges, edges])
+    if np.bincount(vertex, minlength=2 * n).max(initial=0) > 2:
+        raise AssertionError("a rank has more than two sends or receives in the two trees")  # pragma: no cover
+    order = np.argsort(vertex, kind="stable")
+    vertex, edge_at = vertex[order], edge_at[order]
+    second = np.zeros(vertex.size, dtype=bool)
+    second[1:] = vertex[1:] == vertex[:-1]
+    ends = np.full((2 * n, 2), -1, dtype=np.int64)  # the (at most two) edges at each vertex
+    ends[vertex[~second], 0] = edge_at[~second]
+    ends[vertex[second], 1] = edge_at[second]
+    ends = ends.tolist()
+    a_end = np.full(2 * n, -1, dtype=np.int64)
+    b_end = np.full(2 * n, -1, dtype=np.int64)
+    a_end[edges], b_end[edges] = edges % n, n + parent[edges]
+    a_end, b_end = a_end.tolist(), b_end.tolist()
+    colour = [-1] * (2 * n)
+
+    def walk(edge: int, entered_at: int) -> None:
+        c = 0
+        while edge != -1 and colour[edge] == -1:
+            colour[edge] = c
+            leave_at = b_end[edge] if a_end[edge] == entered_at else a_end[edge]
+            x, y = ends[leave_at]
+            edge, entered_at, c = (y if x == edge else x), leave_at, 1 - c
+
+    # Paths first, from an end vertex; what is left are even cycles, started anywhere.
+    for v, (x, y) in enumerate(ends):
+        if x != -1 and y == -1 and colour[x] == -1:
+            walk(x, v)
+    for e in edges.tolist():
+        if colour[e] == -1:
+            walk(e, a_end[e])
+    return np.array(colour, dtype=np.int64).reshape(2, n)  # colour[t, r]; -1 at the roots
+
+
+def _dbt_trees(n: int) -> list[np.ndarray]:
     # NCCL's trees, except n = 3: there the shifted tree gives rank 2 the parent 0 in both trees,
     # so two chunks would share the 2 -> 0 link in one round; the mirrored tree avoids that.
-    trees = _mirrored_btrees(n) if n == 3 else _nccl_double_binary_tree(n)
+    return _mirrored_btrees(n) if n == 3 else _nccl_double_binary_tree(n)
+
+
+@functools.lru_cache(maxsize=4096)
+def _dbt_levels(n: int) -> tuple[frozenset, frozenset]:
+    """The (height, colour) pairs of the reduce phase and (depth - 1, colour) of the broadcast.
+
+    A chunk ``c`` crosses edge ``(t, r)`` upwards in 2-port round ``c + height[r]`` and downwards
+    in round ``R0 + c + depth[r] - 1``; these pairs are all the cost model needs to count the
+    1-port sub-rounds that carry a message (:func:`ccb_helpers.algorithm_terms`).
+    """
+    trees = _dbt_trees(n)
+    colour = _edge_colours(trees)
+    up, down = set(), set()
+    for t, parent in enumerate(trees):
+        h, depth = _heights_depths(parent)
+        has = parent != -1
+        up |= set(zip(h[has].tolist(), colour[t][has].tolist()))
+        down |= set(zip((depth[has] - 1).tolist(), colour[t][has].tolist()))
+    return frozenset(up), frozenset(down)
+
+
+def _double_binary_tree(n: int, m: int, chunks: int, ports: int = 2) -> list[Round]:
+    trees = _dbt_trees(n)
     halves = _block_bounds(m, 2)
     height = ceil_log2(n)
     total_rounds = 2 * (height + chunks - 1)
-    pieces = [[] for _ in range(total_rounds)]  # (src, dst, offset, length, reduce)
+    split = 2 if ports == 1 else 1
+    colour = _edge_colours(trees) if split == 2 else np.zeros((2, n), dtype=np.int64)
+    pieces = [[] for _ in range(split * total_rounds)]  # (src, dst, offset, length, reduce)
     reduce_rounds = height + chunks - 1
     for t, parent in enumerate(trees):
         base = halves[t]
@@ -241,14 +317,17 @@ def _double_binary_tree(n: int, m: int, chunks: int) -> list[Round]:
             off, length = base + chunk[c], chunk[c + 1] - chunk[c]
             for r in range(n):
                 if parent[r] != -1:
+                    sub = int(colour[t, r])
                     # Reduce phase: a node of height l sends chunk c up in round c + l.
-                    pieces[c + h[r]].append((r, parent[r], off, length, True))
+                    pieces[split * (c + h[r]) + sub].append((r, parent[r], off, length, True))
                     # Broadcast phase: its parent (depth d - 1) sends chunk c down in round R0 + c + d - 1.
-                    pieces[reduce_rounds + c + depth[r] - 1].append((parent[r], r, off, length, False))
+                    pieces[split * (reduce_rounds + c + depth[r] - 1) + sub].append((parent[r], r, off, length, False))
     rounds = []
     for items in pieces:
-        src, dst, off, length, red = (np.array(col) for col in zip(*items)) if items else ([],) * 5
-        rounds.append(Round(src, dst, off, length, red) if items else Round.empty())
+        if not items:
+            continue  # a 1-port sub-round where neither colour has a message: nobody waits for it
+        src, dst, off, length, red = (np.array(col) for col in zip(*items))
+        rounds.append(Round(src, dst, off, length, red))
     return rounds
 
 
@@ -300,6 +379,47 @@ def _doubling_all_reduce(p: int, m: int, ranks: np.ndarray) -> list[Round]:
         rounds.append(Round(ranks[v], ranks[v ^ d], 0, m, True))
         d *= 2
     return rounds
+
+
+def _ordered_halving_doubling(p: int, m: int, ranks: np.ndarray, order: list[int], base: int) -> list[Round]:
+    """Recursive halving then doubling on bytes ``[base, base + m)``, dimensions in ``order``.
+
+    Round ``t`` of the reduce-scatter pairs rank ``v`` with ``v ^ 2**order[t]``; the rank whose
+    bit is set keeps the upper half of its current range and sends the lower half. The
+    all-gather retraces the same dimensions backwards, sending the whole current range.
+    """
+    blocks = _Blocks(m, p)
+    ends = np.append(blocks.offset, m)
+    v = np.arange(p)
+    lo = np.zeros(p, dtype=np.int64)
+    hi = np.full(p, p, dtype=np.int64)
+    halving, history = [], []
+    for dim in order:
+        partner = v ^ (1 << dim)
+        mid = (lo + hi) // 2
+        upper = (v >> dim & 1) == 1
+        send_lo, send_hi = np.where(upper, lo, mid), np.where(upper, mid, hi)
+        off = ends[send_lo]
+        halving.append(Round(ranks[v], ranks[partner], base + off, ends[send_hi] - off, True))
+        history.append((lo.copy(), hi.copy()))
+        lo, hi = np.where(upper, mid, lo), np.where(upper, hi, mid)
+    doubling = []
+    for dim in reversed(order):
+        off = ends[lo]
+        doubling.append(Round(ranks[v], ranks[v ^ (1 << dim)], base + off, ends[hi] - off))
+        lo, hi = history.pop()
+    return halving + doubling
+
+
+def _two_port_rhd(p: int, m: int, ranks: np.ndarray) -> list[Round]:
+    """RHD on two halves at once; the second half's dimension order is shifted by one."""
+    dims = p.bit_length() - 1
+    order = list(range(dims - 1, -1, -1))  # high bit first, as the 1-port RHD
+    shifted = order[1:] + order[:1]
+    half = m // 2
+    first = _ordered_halving_doubling(p, half, ranks, order, 0)
+    second = _ordered_halving_doubling(p, m - half, ranks, shifted, half)
+    return [Round.concat([a, b]) for a, b in zip(first, second)]
 
 
 def _fold(n: int, m: int, core):
@@ -386,6 +506,8 @@ def schedule_size(algorithm: str, primitive: str, n: int, ports: int, chunks: in
         transfers = 4 * (chunks or 1) * (n - 1)
     elif algorithm == "recursive_halving_doubling":
         transfers = n * levels if primitive == "reduce_scatter" else fold + 2 * p * floor_log2(n)
+    elif algorithm == "recursive_halving_doubling_2port":  # two halves, each a full RHD (fold twice: a bound)
+        transfers = 2 * (2 * fold + 2 * p * floor_log2(n))
     elif algorithm == "recursive_doubling":
         transfers = n * levels if primitive == "all_gather" else fold + p * floor_log2(n)
     elif algorithm == "bruck":
@@ -484,12 +606,14 @@ def _generate(algorithm, primitive, n, m, ports, root, chunks) -> Schedule:
             bcast = _rotate(_tree_broadcast(n, m, ports), root, n)
             rounds = {"broadcast": bcast, "reduce": _reverse(bcast, True), "all_reduce": _reverse(bcast, True) + bcast}[primitive]
     elif algorithm == "double_binary_tree":
-        rounds = _double_binary_tree(n, m, chunks)
+        rounds = _double_binary_tree(n, m, chunks, ports)
     elif algorithm == "recursive_halving_doubling":
         if primitive == "reduce_scatter":
             rounds = _halving_reduce_scatter(n, m, np.arange(n))
         else:
             rounds = _fold(n, m, lambda p, mm, ranks: _halving_reduce_scatter(p, mm, ranks) + _doubling_all_gather(p, mm, ranks))
+    elif algorithm == "recursive_halving_doubling_2port":
+        rounds = _fold(n, m, _two_port_rhd)
     elif algorithm == "recursive_doubling":
         if primitive == "all_gather":
             rounds = _doubling_all_gather(n, m, np.arange(n))

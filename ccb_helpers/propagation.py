@@ -13,7 +13,7 @@ import numpy as np
 from ._intmath import ceil_log
 from ._validation import INT64_MAX, check_cap, check_int, check_seconds, check_shapes
 
-__all__ = ["info_steps", "coverage", "info_latency_bound"]
+__all__ = ["info_steps", "coverage", "info_latency_bound", "flat_send_time"]
 
 #: Largest exact value :func:`coverage` builds without ``n``: ``(k+1)**t`` of at most this many bits.
 COVERAGE_MAX_BITS = 2**16
@@ -160,3 +160,42 @@ def info_latency_bound(n, alpha, k=1):
     alpha = check_seconds("alpha", alpha)
     check_shapes(n=n, alpha=alpha, k=k)
     return _info_steps(n, k) * alpha
+
+
+def flat_send_time(n, latency, overhead, gap):
+    """LogP time for one node to send a message to each of the other ``n - 1`` nodes, seconds.
+
+    The "all-port in one round" of a node with many queue pairs but one network interface: its
+    ``n - 1`` messages leave one after another, ``max(o, g)`` apart (the processor's overhead
+    ``o`` per message, the interface's gap ``g``), and the last arrives ``L`` later and is
+    received in another ``o`` (Culler et al. 1993):
+
+    .. math:: T = (N - 2)\\,\\max(o, g) + 2o + L .
+
+    Parameters
+    ----------
+    n : int or array of int
+        Nodes, ``1 <= n <= 2**62`` (one node: 0).
+    latency : float
+        ``L``, wire and switch latency of one message, seconds.
+    overhead : float
+        ``o``, processor time to send or to receive one message, seconds.
+    gap : float
+        ``g``, minimum interval between two messages from one interface, seconds.
+
+    Examples
+    --------
+    1024 nodes, L = 2 us, o = g = 0.5 us: 1022 * 0.5 + 1 + 2 us.
+
+    >>> round(flat_send_time(1024, 2e-6, 0.5e-6, 0.5e-6) * 1e6, 6)
+    514.0
+    >>> flat_send_time(2, 2e-6, 0.5e-6, 0.5e-6) == 2e-6 + 2 * 0.5e-6
+    True
+    """
+    n = check_int("n", n, minimum=1, maximum=2**62)
+    latency = check_seconds("latency", latency, scalar=True)
+    overhead = check_seconds("overhead", overhead, scalar=True)
+    gap = check_seconds("gap", gap, scalar=True)
+    steps = np.maximum(np.asarray(n) - 2, 0) * max(overhead, gap) + 2 * overhead + latency
+    value = np.where(np.asarray(n) > 1, steps, 0.0)
+    return float(value) if np.ndim(value) == 0 else value

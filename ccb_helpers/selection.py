@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import INT64_MAX, MAX_BYTES, check_bandwidth, check_bool, check_int, check_real, check_seconds
-from .algorithms import MAX_NODES, _best_algorithm, _check_applicable, _cost, _model, _terms
+from .algorithms import MAX_CHUNKS, MAX_NODES, _best_algorithm, _check_applicable, _cost, _model, _terms
 from .primitives import check_primitive
 
 __all__ = ["crossover_between", "best_algorithm_bands", "optimality"]
@@ -128,15 +128,19 @@ def best_algorithm_bands(primitive, n, alpha, beta, ports=1, m_min=1.0, m_max=2.
     return bands
 
 
-def optimality(algorithm, primitive, n, m=2.0**20, ports=1, large_n=2**12, huge_n=2**20, pipelined=True):
+def optimality(algorithm, primitive, n, m=2.0**20, ports=1, large_n=2**12, huge_n=2**40, pipelined=True, chunks=64):
     """How close an algorithm's two terms come to the two lower bounds, and whether the gap grows.
 
     Returns a dict with the step ratio ``steps / ceil(log_{p+1} N)`` and the bandwidth ratio
-    ``(bytes / M) / (max(S, R) / (p M))`` at ``n`` (a double binary tree's steps unpipelined, its
-    bytes with 4096 chunks, or unpipelined too with ``pipelined=False``: pipelining trades one
-    term for the other), and verdicts per term:
-    ``"exact"`` (ratio 1 at ``n`` and beyond), ``"constant"`` (the ratio at ``huge_n`` is within
-    25% of the ratio at ``large_n``: a constant factor) or ``"grows"`` (it keeps growing with N).
+    ``(bytes / M) / (max(S, R) / (p M))`` at ``n``, and verdicts per term: ``"exact"`` (ratio 1
+    at ``n`` and beyond), ``"constant"`` (the ratio at ``huge_n`` is within 25% of the ratio at
+    ``large_n``, or smaller: a constant factor) or ``"grows"`` (it keeps growing with N). Both
+    terms of one row use one configuration: the pipelined double binary tree with ``chunks``
+    chunks (``pipelined=False``: one chunk, the source's row). The 1-port double binary tree is
+    modelled only up to :data:`ccb_helpers.algorithms.DBT_ONE_PORT_MAX_N` nodes; its verdicts
+    are those of the 2-port form, since every 2-port round becomes one or two 1-port rounds of
+    the same chunk (rounds and bytes within a factor 2, and ``ceil(log2 N) / ceil(log3 N)`` is
+    bounded too), so the two grow alike.
 
     >>> optimality("ring", "all_reduce", 8)["latency"], optimality("ring", "all_reduce", 8)["bandwidth"]
     ('grows', 'exact')
@@ -144,6 +148,9 @@ def optimality(algorithm, primitive, n, m=2.0**20, ports=1, large_n=2**12, huge_
     'constant'
     >>> optimality("recursive_doubling", "all_reduce", 8)["bandwidth"]
     'grows'
+    >>> o = optimality("double_binary_tree", "all_reduce", 8, ports=2)   # 64 chunks: 2 (3 + 63) rounds
+    >>> o["steps_ratio"], o["latency"], o["bandwidth"]
+    (66.0, 'constant', 'grows')
     """
     from .bandwidth import _volume_coefficient
     from .propagation import _info_steps
@@ -157,25 +164,28 @@ def optimality(algorithm, primitive, n, m=2.0**20, ports=1, large_n=2**12, huge_
     if huge_n <= large_n:
         raise ValueError(f"huge_n must be > large_n, got large_n={large_n}, huge_n={huge_n}")
     pipelined = check_bool("pipelined", pipelined)
-    for name, value in (("n", n), ("large_n", large_n), ("huge_n", huge_n)):
+    chunks = check_int("chunks", chunks, minimum=1, maximum=MAX_CHUNKS, scalar=True)
+    options = (None, True)  # (chunks, pipelined)
+    trend_ports = ports
+    if algorithm == "double_binary_tree":
+        options = (chunks, True) if pipelined else (None, False)
+        if ports == 1:
+            trend_ports = 2  # see above: the 1-port rounds are counted on trees, up to DBT_ONE_PORT_MAX_N
+    for name, value, p in (("n", n, ports), ("large_n", large_n, trend_ports), ("huge_n", huge_n, trend_ports)):
         try:
-            _check_applicable(algorithm, model, value, ports)
+            _check_applicable(algorithm, model, value, p)
         except ValueError as err:
             raise ValueError(f"{name}: {err}") from None
-    dbt = algorithm == "double_binary_tree"
-    # (chunks, pipelined) for the latency term and for the bandwidth term
-    latency_options = (None, False) if dbt else (None, True)
-    bandwidth_options = ((4096, True) if pipelined else (None, False)) if dbt else (None, True)
 
-    def ratios(nodes):
-        steps = _terms(algorithm, primitive, nodes, m, ports, *latency_options).steps
-        volume = _terms(algorithm, primitive, nodes, m, ports, *bandwidth_options).bandwidth_bytes
-        return steps / _info_steps(nodes, ports), (volume / m) / (_volume_coefficient(primitive, nodes) / ports)
+    def ratios(nodes, p):
+        cost = _terms(algorithm, primitive, nodes, m, p, *options)
+        return cost.steps / _info_steps(nodes, p), (cost.bandwidth_bytes / m) / (_volume_coefficient(primitive, nodes) / p)
 
-    here, large, huge = ratios(n), ratios(large_n), ratios(huge_n)
+    here = ratios(n, ports)
+    large, huge = ratios(large_n, trend_ports), ratios(huge_n, trend_ports)
 
     def verdict(i):
-        if np.isclose(here[i], 1.0) and np.isclose(large[i], 1.0) and np.isclose(huge[i], 1.0):
+        if trend_ports == ports and np.isclose(here[i], 1.0) and np.isclose(large[i], 1.0) and np.isclose(huge[i], 1.0):
             return "exact"
         return "constant" if huge[i] <= 1.25 * large[i] else "grows"
 

@@ -497,7 +497,7 @@ def _run_schedule(schedule: Schedule, ports: int, topology: Topology | None, see
                 if groups is not None:
                     volume, mult, labels = _round_load(groups, keys, pair_bytes, n)
                     used = volume > 0
-                    load[i] = float((volume[used] / mult[used]).max()) if np.any(used) else 0.0  # m = 0: no bytes
+                    load[i] = float((volume[used] / mult[used]).max(initial=0.0))  # zero-length pieces: no load
                     if capacity:
                         limit = mult * int(schedule.step_rounds[i]) * int(schedule.chunk_bytes)
                         over = np.nonzero(volume > limit)[0]

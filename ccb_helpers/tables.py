@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from ._validation import check_bandwidth, check_cap, check_choice, check_int, check_real, check_sequence, check_size
-from .algorithms import ALGORITHM_LABELS
-from .broadcast import _search_broadcast_steps
+from .algorithms import ALGORITHM_LABELS, algorithm_terms
+from .broadcast import _search_broadcast_steps, search_broadcast_steps
 from .hardware import PRESETS
 from .primitives import PRIMITIVES
 from .propagation import _info_steps as info_steps
@@ -145,10 +145,14 @@ def info_propagation_table(ns: Sequence[int] = (4, 8, 16, 32, 64), k: int = 2) -
 
 
 def preset_steps_table(ns: Sequence[int] = (8, 64, 1024), keys: Sequence[str] = ("sg2260", "a100_nvlink", "ib_ndr")) -> Table:
-    """Information-bound steps and latency bound for hardware presets' port counts.
+    """Information-bound steps and latency bound for hardware presets: ``p = min(k, d)``.
 
-    >>> preset_steps_table(ns=(64,), keys=("sg2260",)).values
-    [('sg2260', 64, 2, 4)]
+    ``k`` is what the hardware can keep in flight, ``d`` the links it has into the fabric
+    (``HardwarePreset.links``; ``—`` when the topology decides). A host with one NIC has ``d = 1``
+    however many queue pairs it opens. ``values``: ``(key, n, k, p, steps)``.
+
+    >>> preset_steps_table(ns=(64,), keys=("sg2260", "ib_ndr")).values
+    [('sg2260', 64, 2, 2, 4), ('ib_ndr', 64, 63, 1, 6)]
     """
     ns = _ints("ns", ns, minimum=1)
     keys = _choices("keys", keys, PRESETS)
@@ -156,12 +160,13 @@ def preset_steps_table(ns: Sequence[int] = (8, 64, 1024), keys: Sequence[str] = 
     for key in keys:
         p = PRESETS[key]
         for n in ns:
-            k = p.ports_for(n)
-            steps = info_steps(n, k)
-            values.append((key, n, k, steps))
-            rows.append([p.label, str(n), "all-port" if p.ports is None else str(k), str(steps), f"{steps * p.alpha * 1e6:.1f} µs"])
-    return Table(["硬件", "$N$", "$k$", r"$\lceil \log_{k+1} N \rceil$", r"下界 $\cdot\,\alpha$"], rows,
-                 "典型硬件的端口数给出的信息传播步数（α 取各预设的近似值）", values)
+            k, used = p.ports_for(n), p.effective_ports(n)
+            steps = info_steps(n, used)
+            values.append((key, n, k, used, steps))
+            rows.append([p.label, str(n), "all-port" if p.ports is None else str(k), "—" if p.links is None else str(p.links),
+                         str(used), str(steps), f"{steps * p.alpha * 1e6:.1f} µs"])
+    return Table(["硬件", "$N$", "$k$", "$d$", r"$p = \min(k, d)$", r"$\lceil \log_{p+1} N \rceil$", r"下界 $\cdot\,\alpha$"], rows,
+                 "典型硬件的端口数给出的信息传播步数：端口再多，也只能用上接入网络的链路数（α 取各预设的近似值）", values)
 
 
 def broadcast_attainment_table(ns: Sequence[int] = (5, 8, 16, 27, 100, 1000), ks: Sequence[int] = (1, 2, 6), m: int = 4096) -> Table:
@@ -266,7 +271,7 @@ def ring_diameter_table(ns: Sequence[int] = (4, 8, 16, 32), search_up_to: int = 
         checked = n <= search_up_to and one == _search_broadcast_steps(topo, 1, 0) and two == _search_broadcast_steps(topo, 2, 0)
         values.append((n, diam, eff, one, two, checked if n <= search_up_to else None))
         rows.append([str(n), str(diam), str(eff), str(one), str(two), "一致" if checked else ("—" if n > search_up_to else "不一致")])
-    headers = ["$N$", r"1-port Ring 直径 $\lfloor N/2 \rfloor$", r"2-port 有效直径 $\lceil (N-1)/2 \rceil$",
+    headers = ["$N$", r"Ring 直径 $\lfloor N/2 \rfloor$", r"2-port 有效直径 $\lceil (N-1)/2 \rceil$",
                "1-port 最少 broadcast 轮数", "2-port 最少 broadcast 轮数", "穷举搜索核对"]
     return Table(headers, rows, "Ring 的直径与真实的最少 broadcast 轮数（公式与小规模穷举）", values)
 
@@ -460,10 +465,13 @@ def bandwidth_attainment_table(ns: Sequence[int] = (4, 7, 8, 16), block: int = 1
 
 
 def busbw_table(n: int = 8, sizes: Sequence[float] = (2**12, 2**16, 2**20, 2**24, 2**28), preset_key: str = "h100_nvswitch") -> Table:
-    """nccl-tests style algbw / busbw of the modelled ring AllReduce, against the bound ``busbw <= p beta``.
+    """nccl-tests style algbw / busbw of the modelled ring AllReduce, against the endpoint ceiling ``p beta``.
+
+    The ring runs over all ``p = min(k, d)`` links of a GPU at once (NCCL stripes its rings over
+    every NVLink), i.e. a ring whose links carry ``p * beta``.
 
     >>> t = busbw_table(n=8, sizes=(2**30,))
-    >>> round(t.values[0][3], 3)   # busbw / beta of a 1 GiB ring AllReduce
+    >>> round(t.values[0][3], 3)   # busbw / (p beta) of a 1 GiB ring AllReduce
     1.0
     """
     from .algorithms import _cost
@@ -473,95 +481,130 @@ def busbw_table(n: int = 8, sizes: Sequence[float] = (2**12, 2**16, 2**20, 2**24
     n = check_int("n", n, minimum=2, maximum=2**62, scalar=True)
     sizes = [check_size(f"sizes[{i}]", m, scalar=True) for i, m in enumerate(check_sequence("sizes", sizes, max_length=MAX_ROWS))]
     p = _preset(preset_key)
+    node_beta = p.beta * p.effective_ports(n)
     rows, values = [], []
     for m in sizes:
-        t = _cost("ring", "all_reduce", n, m, p.alpha, p.beta, 1)
+        t = _cost("ring", "all_reduce", n, m, p.alpha, node_beta, 1)
         algbw, busbw = m / t, _volume_coefficient("all_reduce", n) * m / t
-        values.append((m, algbw, busbw, busbw / p.beta))
-        rows.append([format_bytes(m), format_time(t), format_bandwidth(algbw), format_bandwidth(busbw), f"{busbw / p.beta:.1%}"])
-    headers = ["$M$", "时间（α-β 模型）", "algbw = M / t", r"busbw = algbw $\times \frac{2(N-1)}{N}$", r"busbw / $\beta$"]
-    return Table(headers, rows, f"{p.label}、N = {n} 的 Ring AllReduce：busbw 永远不超过 β = {format_bandwidth(p.beta)}", values)
+        values.append((m, algbw, busbw, busbw / node_beta))
+        rows.append([format_bytes(m), format_time(t), format_bandwidth(algbw), format_bandwidth(busbw), f"{busbw / node_beta:.1%}"])
+    headers = ["$M$", "时间（α-β 模型）", "algbw = M / t", r"busbw = algbw $\times \frac{2(N-1)}{N}$", r"busbw / $p\beta$"]
+    return Table(headers, rows, f"{p.label}、N = {n} 的 Ring AllReduce（端点归约）：busbw 不超过 pβ = {format_bandwidth(node_beta)}", values)
+
+
+def in_network_table(n: int = 8, preset_key: str = "h100_nvswitch") -> Table:
+    """Endpoint against in-network reduction: busiest node's bytes and the busbw ceiling, per primitive.
+
+    ``values``: ``(primitive, endpoint max(S, R) / M, in-network max(S, R) / M, endpoint ceiling,
+    in-network ceiling)`` with ceilings in bytes/s.
+
+    >>> t = in_network_table(n=8)
+    >>> [(v[0], v[1], v[2], v[4] / 1e9) for v in t.values if v[0] == "all_reduce"]
+    [('all_reduce', 1.75, 1.0, 787.5)]
+    """
+    from .bandwidth import forced_volume
+    from .in_network import busbw_limit, in_network_volume
+    from .primitives import PRIMITIVE_LABELS, PRIMITIVES
+    from .units import format_bandwidth
+
+    n = check_int("n", n, minimum=2, maximum=2**62, scalar=True)
+    p = _preset(preset_key)
+    k = p.effective_ports(n)
+    rows, values = [], []
+    for primitive in PRIMITIVES:
+        endpoint, inside = max(forced_volume(primitive, n, 1.0)), max(in_network_volume(primitive, n, 1.0))
+        low, high = busbw_limit(primitive, n, p.beta, ports=k), busbw_limit(primitive, n, p.beta, ports=k, in_network=True)
+        values.append((primitive, endpoint, inside, low, high))
+        rows.append([PRIMITIVE_LABELS[primitive], f"{endpoint:.4g}", f"{inside:.4g}", format_bandwidth(low), format_bandwidth(high)])
+    headers = ["原语", r"端点归约 $\max(S,R)/M$", r"网内归约 $\max(S,R)/M$", "busbw 上限（端点）", "busbw 上限（网内）"]
+    return Table(headers, rows, f"N = {n}、每卡 pβ = {format_bandwidth(k * p.beta)}：交换机能相加、能复制时，只有 AllReduce 的必传量变小", values)
 
 
 _VERDICTS = {"exact": "是（恰好）", "constant": "只差常数倍", "grows": "否"}
 
 
-def algorithm_comparison_table(ports: int = 1, ns: Sequence[int] = (8, 12), m: float = 2**20) -> Table:
+def algorithm_comparison_table(ports: int = 1, ns: Sequence[int] = (8, 12), m: float = 2**20, chunks: int = 64) -> Table:
     """``tbl-cc-bound-1port-algo-cmp`` / ``tbl-cc-bound-2port-algo-cmp`` from the cost models.
 
     For each algorithm and ``N``: rounds and bandwidth coefficient, their ratios to the two lower
-    bounds (with the ports the algorithm uses), and the verdict (see
-    :func:`ccb_helpers.selection.optimality`).
-
-    The double binary tree appears twice: unpipelined (the source's row: ``2H`` rounds of ``M/2``)
-    and pipelined with 64 chunks (bytes near optimal, but ``2(H + C - 1)`` rounds).
+    bounds with ``ports`` ports, and the verdict (:func:`ccb_helpers.selection.optimality`). Every
+    row is one configuration: the double binary tree appears unpipelined (the source's row, one
+    chunk per tree) and pipelined with ``chunks`` chunks, both at ``ports`` ports (1 port: the
+    two-colour form of Sanders, Speck & Träff). With 2 ports the table adds the bidirectional
+    ring and the two-halves RHD.
 
     >>> t = algorithm_comparison_table(ports=1, ns=(8,))
     >>> [(v[0], v[2], v[5], v[6]) for v in t.values]   # doctest: +NORMALIZE_WHITESPACE
-    [('ring', 14, 'grows', 'exact'), ('double_binary_tree_unpipelined', 6, 'constant', 'grows'),
-     ('double_binary_tree', 132, 'grows', 'constant'), ('recursive_halving_doubling', 6, 'constant', 'exact')]
+    [('ring', 14, 'grows', 'exact'), ('double_binary_tree_unpipelined', 10, 'constant', 'grows'),
+     ('double_binary_tree', 262, 'constant', 'grows'), ('recursive_halving_doubling', 6, 'constant', 'exact')]
     """
-    from .algorithms import ALGORITHMS, algorithm_terms
     from .selection import optimality
 
     ports = check_int("ports", ports, minimum=1, maximum=2**62, scalar=True)
     ns = _ints("ns", ns, minimum=2, maximum=2**62)
     m = check_real("m", m, minimum=1.0, maximum=2.0**96, scalar=True)  # at least a byte: ratios divide by it
-    first = "ring" if ports == 1 else "bidirectional_ring"
     # (algorithm, pipelined): the double binary tree appears unpipelined (the source's row) and pipelined.
-    algorithms = [(first, True), ("double_binary_tree", False), ("double_binary_tree", True), ("recursive_halving_doubling", True)]
+    rows_spec = [("ring", True)] if ports == 1 else [("bidirectional_ring", True)]
+    rows_spec += [("double_binary_tree", False), ("double_binary_tree", True), ("recursive_halving_doubling", True)]
+    if ports >= 2:
+        rows_spec.append(("recursive_halving_doubling_2port", True))
     rows, values = [], []
-    for algorithm, pipelined in algorithms:
-        used = max(ports, ALGORITHMS[algorithm]["all_reduce"].min_ports)
+    for algorithm, pipelined in rows_spec:
         for n in ns:
             options = {}
             if algorithm == "double_binary_tree":
-                options = {"chunks": 64} if pipelined else {"pipelined": False}
-            cost = algorithm_terms(algorithm, "all_reduce", n, m, ports=used, **options)
+                options = {"chunks": chunks} if pipelined else {"pipelined": False}
+            cost = algorithm_terms(algorithm, "all_reduce", n, m, ports=ports, **options)
             steps, coeff = cost.steps, cost.bandwidth_bytes / m
-            o = optimality(algorithm, "all_reduce", n, m, ports=used, pipelined=pipelined)
-            if algorithm == "double_binary_tree" and pipelined:
-                # With many chunks the latency is 2(H + C - 1) rounds: judge latency unpipelined, bytes pipelined.
-                o["latency"], o["steps_ratio"] = "grows", steps / info_steps(n, used)
-            values.append((algorithm if pipelined or algorithm != "double_binary_tree" else "double_binary_tree_unpipelined",
-                           n, steps, coeff, used, o["latency"], o["bandwidth"]))
+            o = optimality(algorithm, "all_reduce", n, m, ports=ports, pipelined=pipelined, chunks=chunks)
+            key = algorithm if pipelined or algorithm != "double_binary_tree" else "double_binary_tree_unpipelined"
+            values.append((key, n, steps, coeff, ports, o["latency"], o["bandwidth"]))
             name = ALGORITHM_LABELS[algorithm]
             if algorithm == "double_binary_tree":
-                name += "（64 块流水线；2 端口）" if pipelined else "（未流水线；2 端口）"
-            rows.append([name, str(n), str(used), f"{steps}α（下界 {info_steps(n, used)}α）",
+                name += f"（{chunks} 块流水线）" if pipelined else "（未流水线）"
+            bound_steps = info_steps(n, ports)
+            rows.append([name, str(n), f"{steps}α（下界 {bound_steps}α）",
                          _VERDICTS[o["latency"]] + (f"，{o['steps_ratio']:.3g}×" if o["latency"] != "exact" else ""),
                          f"{coeff:.4g}", _VERDICTS[o["bandwidth"]] + (f"，{o['bandwidth_ratio']:.3g}×" if o["bandwidth"] != "exact" else "")])
-    headers = ["算法", "$N$", "端口", "延迟项", "达到延迟下界？", r"带宽系数（$\times M/\beta$）", "达到带宽下界？"]
-    return Table(headers, rows, "AllReduce 算法与下界（按各算法实际使用的端口数比较；倍数 = 算法 / 下界）", values)
+    headers = ["算法", "$N$", "延迟项", "达到延迟下界？", r"带宽系数（$\times M/\beta$）", "达到带宽下界？"]
+    return Table(headers, rows, f"{ports}-port AllReduce 算法与下界（倍数 = 算法 / 下界；每行一种配置）", values)
 
 
 def simulated_vs_bound_table(cases=(("ring", 16, 2**20), ("recursive_halving_doubling", 16, 2**20), ("double_binary_tree", 16, 2**20),
                                     ("ring", 16, 2**12), ("recursive_halving_doubling", 16, 2**12), ("double_binary_tree", 16, 2**12)),
                              preset_key: str = "a100_nvlink") -> Table:
-    """Run AllReduce schedules in the simulator and compare their α-β time with the combined bound.
+    """Run AllReduce schedules in the simulator and compare their α-β time with both lower bounds.
+
+    A case is ``(algorithm, n, m)`` (the algorithm's fewest ports) or ``(algorithm, n, m, ports)``.
+    Efficiency = bound / simulated time, against the max form (:func:`combined_lower_bound`) and
+    the sum form (:func:`round_lower_bound`, the one the simulator's round model obeys).
+    ``values``: ``(algorithm, n, m, ports, t_sim, t_model, max bound, sum bound, correct)``.
 
     >>> t = simulated_vs_bound_table(cases=(("ring", 4, 4096),))
-    >>> t.values[0][:3]
-    ('ring', 4, 4096)
+    >>> t.values[0][:4]
+    ('ring', 4, 4096, 1)
     """
     from .algorithms import ALGORITHMS, _cost, _model, _optimal_chunks
-    from .bounds import _combined_lower_bound
+    from .bounds import _combined_lower_bound, _round_lower_bound
     from .units import format_bytes, format_time
 
     p = _preset(preset_key)
     cases = check_sequence("cases", cases, max_length=MAX_ROWS)
     runs = []
     for i, case in enumerate(cases):
-        if not isinstance(case, (list, tuple)) or len(case) != 3:
-            raise TypeError(f"cases[{i}] must be (algorithm, n, m), got {case!r}"[:200])
-        algorithm, n, m = case
+        if not isinstance(case, (list, tuple)) or len(case) not in (3, 4):
+            raise TypeError(f"cases[{i}] must be (algorithm, n, m) or (algorithm, n, m, ports), got {case!r}"[:200])
+        algorithm, n, m = case[:3]
         try:
-            _model(algorithm, "all_reduce")
+            model = _model(algorithm, "all_reduce")
         except (TypeError, ValueError) as err:
             raise type(err)(f"cases[{i}] algorithm: {err}") from None
         n = check_int(f"cases[{i}] n", n, minimum=2, maximum=2**62, scalar=True)  # the efficiency divides by the time
         m = check_int(f"cases[{i}] m", m, minimum=0, maximum=2**62, scalar=True)
-        ports = ALGORITHMS[algorithm]["all_reduce"].min_ports
+        if len(case) == 4:
+            ports = check_int(f"cases[{i}] ports", case[3], minimum=model.min_ports, maximum=2**20, scalar=True)
+        else:
+            ports = model.min_ports
         options = {"chunks": _optimal_chunks(n, m, p.alpha, p.beta)} if algorithm == "double_binary_tree" else {}
         runs.append((algorithm, "all_reduce", n, m, ports, options))
     _simulations(runs)
@@ -570,13 +613,14 @@ def simulated_vs_bound_table(cases=(("ring", 16, 2**20), ("recursive_halving_dou
         result = _simulate(algorithm, "all_reduce", n, m, ports, 0, options.get("chunks"))
         t_sim = result.time(p.alpha, p.beta)
         t_model = _cost(algorithm, "all_reduce", n, m, p.alpha, p.beta, ports, options.get("chunks"))
-        bound = _combined_lower_bound("all_reduce", n, m, p.alpha, p.beta, ports, 0, None)
-        values.append((algorithm, n, m, t_sim, t_model, bound, result.correct))
+        top = _combined_lower_bound("all_reduce", n, m, p.alpha, p.beta, ports, 0, None)
+        total = _round_lower_bound("all_reduce", n, m, p.alpha, p.beta, ports, 0, None)
+        values.append((algorithm, n, m, ports, t_sim, t_model, top, total, result.correct))
         rows.append([ALGORITHM_LABELS[algorithm] + (f"（{options['chunks']} 块）" if options else ""), str(n), format_bytes(m),
-                     str(ports), str(result.rounds), format_time(t_sim), format_time(bound), f"{bound / t_sim:.0%}",
+                     str(ports), str(result.rounds), format_time(t_sim), f"{top / t_sim:.0%}", f"{total / t_sim:.0%}",
                      "正确" if result.correct else "错误"])
-    headers = ["算法", "$N$", "$M$", "端口", "模拟轮数", "模拟时间", "综合下界（同端口）", "效率 = 下界 / 时间", "结果"]
-    return Table(headers, rows, f"模拟器中运行的 AllReduce（{p.label} 的 α、β）", values)
+    headers = ["算法", "$N$", "$M$", "端口", "模拟轮数", "模拟时间", "效率（max 下界）", "效率（和式下界）", "结果"]
+    return Table(headers, rows, f"模拟器中运行的 AllReduce（{p.label} 的 α、β）；效率 = 同端口数的下界 / 模拟时间", values)
 
 
 def tree_ring_crossover_table(ns: Sequence[int] = (4, 8, 16, 32, 64, 128, 256, 512), preset_key: str = "a100_nvlink", ports: int = 2) -> Table:
@@ -602,6 +646,9 @@ def tree_ring_crossover_table(ns: Sequence[int] = (4, 8, 16, 32, 64, 128, 256, 5
         rows.append([str(n), "—" if m is None else format_bytes(m)])
     return Table(["$N$", "Tree 与 Ring（双向）等时的消息大小"], rows,
                  f"{p.label}：小于该大小时双二叉树更快，大于时 Ring 更快（{ports} 端口）", values)
+
+
+_TIGHTER = {"node": "节点级", "bisection": "bisection", "tie": "相等"}
 
 
 def _ratio(value: float) -> str:
@@ -665,6 +712,8 @@ def bisection_comparison_table(topologies, m: float = 2**30, beta: float = 50e9,
     from .primitives import PRIMITIVE_LABELS
     from .units import format_time
 
+    from .bisection import _compare
+
     topologies = _topologies("topologies", topologies)
     m = check_real("m", m, minimum=1.0, maximum=2.0**96, scalar=True)  # at least a byte: ratios divide by it
     beta = check_bandwidth("beta", beta, scalar=True)
@@ -676,14 +725,14 @@ def bisection_comparison_table(topologies, m: float = 2**30, beta: float = 50e9,
     def node_lower_bound(primitive, topo, m, beta, ports):
         return _node_lower_bound(primitive, topo, m, beta, ports)
 
-    labels = {"node": "节点级", "bisection": "bisection"}
+    labels = {"node": "节点级", "bisection": "bisection", "tie": "相等"}
     rows, values = [], []
     for topo in topologies:
         cells = [_short_name(topo), str(topo.n), f"{topo.bisection_links} β"]
         for primitive in primitives:
             bis = bisection_lower_bound(primitive, topo, m, beta)
             node = node_lower_bound(primitive, topo, m, beta, ports=max(topo.degree, 1))
-            tighter = "bisection" if bis > node else "node"
+            tighter = _compare(bis, node)
             values.append((topo.name, primitive, bis, node, tighter))
             cells += [format_time(bis), format_time(node), labels[tighter]]
         rows.append(cells)
@@ -704,7 +753,7 @@ def source_bisection_table(ns: Sequence[int] = (16, 64, 256, 1024, 4096), m: flo
     >>> [(v[0], v[2], v[5]) for v in t.values]
     [('ring', 0.5, 'node'), ('fat_tree', 0.5, 'node'), ('torus2d', 0.5, 'node')]
     """
-    from .bisection import _bisection_lower_bound as bisection_lower_bound, _node_lower_bound
+    from .bisection import _bisection_lower_bound as bisection_lower_bound, _compare, _node_lower_bound
     from .source import SOURCE_BISECTION
     from .topology import MAX_FAT_TREE_HOSTS, fat_tree, ring, torus
 
@@ -727,11 +776,11 @@ def source_bisection_table(ns: Sequence[int] = (16, 64, 256, 1024, 4096), m: flo
             topo = builder(n)
             bis = bisection_lower_bound("all_reduce", topo, m, beta)
             node = node_lower_bound("all_reduce", topo, m, beta, ports=max(topo.degree, 1))
-            tighter = "bisection" if bis > node else "node"
+            tighter = _compare(bis, node)
             ratio = src_fn(n, m, beta) / bis
             values.append((key, n, ratio, bis, node, tighter))
             rows.append([_short_name(topo), f"{topo.bisection_links} 条（原文 {b_text}）", src_text, f"{ratio:g}",
-                         f"{bis / node:.3g}", "节点级" if tighter == "node" else "bisection", src_verdict])
+                         f"{bis / node:.3g}", _TIGHTER[tighter], src_verdict])
     headers = ["拓扑", r"$B_{\text{bisection}}$", "原文的 bisection 下界", "原文 / 正确值", "bisection / 节点级（正确值）", "更紧的是", "原文的结论"]
     return Table(headers, rows, "原讲义 tbl-cc-bound-bisection-cmp 的三行（AllReduce），逐个 N 核对", values)
 
@@ -747,7 +796,7 @@ def oversubscription_table(n: int = 64, hosts_per_leaf: int = 8, m: float = 2**3
     >>> [(v[0], v[-1]) for v in t.values if v[1] == "all_to_all"]
     [(1.0, 'node'), (1.3333333333333333, 'node'), (2.0, 'bisection'), (4.0, 'bisection')]
     """
-    from .bisection import _bisection_lower_bound as bisection_lower_bound, _node_lower_bound
+    from .bisection import _bisection_lower_bound as bisection_lower_bound, _compare, _node_lower_bound
     from .primitives import PRIMITIVE_LABELS
     from .topology import MAX_FAT_TREE_HOSTS, fat_tree
     from .units import format_time
@@ -772,9 +821,95 @@ def oversubscription_table(n: int = 64, hosts_per_leaf: int = 8, m: float = 2**3
         for primitive in primitives:
             bis = bisection_lower_bound(primitive, topo, m, beta)
             node = node_lower_bound(primitive, topo, m, beta)
-            tighter = "bisection" if bis > node else "node"
+            tighter = _compare(bis, node)
             values.append((o, primitive, bis, node, tighter))
             rows.append([_ratio(o), str(topo.bisection_links), PRIMITIVE_LABELS[primitive], format_time(bis), format_time(node),
-                         "bisection" if tighter == "bisection" else "节点级"])
+                         _TIGHTER[tighter]])
     headers = ["$o$", "割上的链路", "原语", "bisection 下界", "节点级下界", "更紧的是"]
     return Table(headers, rows, f"两级 fat-tree（{n} 台主机，每个 leaf {hosts_per_leaf} 台）随 oversubscription $o$ 的变化", values)
+
+
+def ring_gossip_table(ns: Sequence[int] = range(3, 11), ports: int = 1) -> Table:
+    """True minimum AllReduce / AllGather rounds on a ring against its two latency bounds.
+
+    ``values``: ``(n, diameter, ceil(log_{p+1} N), max of the two, gossip rounds)``; the rounds
+    come from :func:`ccb_helpers.gossip_rounds` (exhaustive search).
+
+    >>> ring_gossip_table(ns=(5, 6)).values
+    [(5, 2, 3, 3, 4), (6, 3, 3, 3, 3)]
+    """
+    from .gossip import gossip_rounds
+    from .topology import ring
+
+    ports = check_int("ports", ports, minimum=1)
+    rows, values = [], []
+    for n in ns:
+        n = check_int("n", n, minimum=2)
+        topo = ring(n)
+        info = info_steps(n, min(ports, max(topo.degree, 1)))
+        bound = max(topo.diameter, info)
+        rounds = gossip_rounds(topo, ports=ports)
+        values.append((n, topo.diameter, info, bound, rounds))
+        verdict = "达到" if rounds == bound else f"达不到（多 {rounds - bound} 轮）"
+        rows.append([str(n), str(topo.diameter), str(info), str(bound), str(rounds), verdict])
+    headers = ["$N$", r"直径 $\lfloor N/2 \rfloor$", rf"$\lceil \log_{{{ports + 1}}} N \rceil$", "两个下界的较大者",
+               "穷举：最少轮数", "下界能否达到"]
+    return Table(headers, rows, f"{ports}-port Ring 上 AllReduce / AllGather 的真实最少轮数（ccb.gossip_rounds 穷举）", values)
+
+
+def source_node_bound_table(ns: Sequence[int] = (16, 256), m: float = 2**30, beta: float = 50e9) -> Table:
+    """The node-level column of the source's ``tbl-cc-bound-bisection-cmp``, checked for AllReduce.
+
+    The source prints ``(N-1)M/(N beta)`` for all three rows. The AllReduce node bound is
+    ``2(N-1)M/(N p beta)``: the source's value is that bound only with ``p = 2``, i.e. for the
+    ring used with both its links. ``values``: ``(family, n, degree, source s, p=1 s, p=d s, matches)``.
+
+    >>> [(v[0], v[6]) for v in source_node_bound_table(ns=(16,)).values]
+    [('ring', 'p = d'), ('fat_tree', '都不是'), ('torus2d', '都不是')]
+    """
+    from .bandwidth import bandwidth_lower_bound
+    from .topology import fat_tree, ring, torus
+    from .units import format_time
+
+    rows, values = [], []
+    for key, builder in (("ring", ring), ("fat_tree", fat_tree), ("torus2d", lambda n: torus(int(round(n**0.5)), int(round(n**0.5))))):
+        for n in ns:
+            topo = builder(n)
+            source = (n - 1) * m / (n * beta)
+            one = bandwidth_lower_bound("all_reduce", n, m, beta, ports=1)
+            every = bandwidth_lower_bound("all_reduce", n, m, beta, ports=topo.degree)
+            close = lambda a, b: abs(a - b) <= 1e-12 * b  # noqa: E731
+            match = "p = d" if close(source, every) else ("p = 1" if close(source, one) else "都不是")
+            values.append((key, n, topo.degree, source, one, every, match))
+            rows.append([_short_name(topo), str(topo.degree), format_time(source), format_time(one), format_time(every), match])
+    headers = ["拓扑", "度 $d$", r"原文 $\frac{(N-1)M}{N\beta}$", "$p = 1$", "$p = d$", "原文等于"]
+    return Table(headers, rows, "原讲义节点级下界一列（AllReduce）与 p = 1、p = d 的正确值", values)
+
+
+def efficiency_table(n: int = 64, alpha: float = 2e-6, beta: float = 50e9, ports: int = 1, span: float = 2.0**10) -> Table:
+    """Efficiency (bound / cost) of every AllReduce algorithm against the max and the sum bound.
+
+    At ``M*`` (the crossover of the two terms) and the smallest value over sizes from
+    ``M*/span`` to ``M* span``. Against the max, every algorithm is at most 1/2 at ``M*`` (the sum
+    is twice the max there, and no algorithm beats the sum in the round model). ``values``:
+    ``(algorithm, max-eff at M*, sum-eff at M*, min max-eff, min sum-eff)``.
+
+    >>> v = efficiency_table(n=64).values
+    >>> [(a, round(e1, 3), round(e2, 3)) for a, e1, e2, *_ in v if a == "recursive_halving_doubling"]
+    [('recursive_halving_doubling', 0.333, 0.667)]
+    """
+    import numpy as np
+
+    from .algorithms import applicable_algorithms, efficiency
+    from .bounds import crossover_size
+
+    m_star = crossover_size("all_reduce", n, alpha, beta, ports=ports)
+    sizes = np.geomspace(m_star / span, m_star * span, 801)
+    rows, values = [], []
+    for algorithm in applicable_algorithms("all_reduce", n=n, ports=ports):
+        at = [efficiency(algorithm, "all_reduce", n, m_star, alpha, beta, ports, bound=b) for b in ("combined", "round")]
+        low = [float(np.min(efficiency(algorithm, "all_reduce", n, sizes, alpha, beta, ports, bound=b))) for b in ("combined", "round")]
+        values.append((algorithm, at[0], at[1], low[0], low[1]))
+        rows.append([ALGORITHM_LABELS[algorithm], f"{at[0]:.2f}", f"{at[1]:.2f}", f"{low[0]:.2f}", f"{low[1]:.2f}"])
+    headers = ["算法", "$M^*$ 处：max 下界", "$M^*$ 处：和式下界", "最低：max 下界", "最低：和式下界"]
+    return Table(headers, rows, f"AllReduce 的效率（下界 / 代价），N = {n}、{ports}-port；最低值取 M*/{span:g} 到 {span:g}·M*", values)

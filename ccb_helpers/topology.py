@@ -408,31 +408,48 @@ def fully_connected(n) -> Topology:
 # --------------------------------------------------------------------------- switched networks
 
 
-def single_switch(n) -> Topology:
-    """``n`` endpoints on one non-blocking switch (a star): degree 1, 2 hops, bisection ``floor(n/2)``.
+def single_switch(n, links=1) -> Topology:
+    """``n`` endpoints on one non-blocking switch (a star): ``links`` links per endpoint, 2 hops.
+
+    An NVSwitch domain is this topology: an H100 has 18 NVLink4 links into the switch fabric
+    (an A100 12 NVLink3 links), however many GPUs share it. The endpoint's degree is ``links``
+    whatever ``n`` is; what the switch adds is full bisection (``links * floor(n/2)`` links cross
+    any balanced cut) and one round between any two endpoints, not more links per node. The
+    graph keeps one edge per endpoint with the link count in its ``links`` attribute.
+
+    Parameters
+    ----------
+    n : int
+        Endpoints, ``n >= 2``.
+    links : int, default 1
+        Parallel links from each endpoint to the switch (its degree ``d``).
 
     Examples
     --------
     >>> s = single_switch(8)
     >>> s.degree, s.diameter, s.step_diameter, s.bisection_links
     (1, 2, 1, 4)
+    >>> h100 = single_switch(8, links=18)
+    >>> h100.degree, h100.bisection_links   # 4 GPUs x 18 links on each side of the cut
+    (18, 72)
     """
     n = check_int("n", n, minimum=2, maximum=MAX_ENDPOINTS, scalar=True)
+    links = check_int("links", links, minimum=1, maximum=1024, scalar=True)
 
     def build() -> nx.Graph:
         g = nx.Graph()
         g.add_nodes_from(range(n), kind="endpoint")
         g.add_node(("switch", 0), kind="switch")
-        g.add_edges_from((v, ("switch", 0)) for v in range(n))
+        g.add_edges_from(((v, ("switch", 0)) for v in range(n)), links=links)
         return g
 
     return Topology(
         family="single_switch",
-        name=f"single switch {n}",
+        name=f"single switch {n}" + (f" ({links} links per node)" if links > 1 else ""),
         n=n,
-        degree=1,
+        degree=links,
         diameter=2,
-        bisection_links=n // 2,
+        bisection_links=links * (n // 2),
         switched=True,
         _builder=build,
         _graph_size=(n + 1, n),
@@ -604,7 +621,8 @@ def _bisection_plan(topology: Topology, max_endpoints: int):
         raise ValueError(f"exhaustive bisection is limited to n <= max_endpoints={max_endpoints} endpoints, got n={n}")
     elements = _graph_elements(topology)
     check_cap(f"measured_bisection({topology.name}): vertices + edges", elements, MAX_GRAPH_ELEMENTS)
-    splits = math.comb(n - 1, n - n // 2 - 1)  # node 0 fixed on the large side
+    # node 0 on the large side, and for odd n on the small side too
+    splits = sum(math.comb(n - 1, size - 1) for size in {n // 2, n - n // 2} - {0})
     if not topology.switched:
         return "splits", splits * n
     g = topology.graph
@@ -650,28 +668,36 @@ def _measured_bisection(topology: Topology, method: str) -> int:
     ends = _endpoints(topology)
     half = n // 2
     best = math.inf
+    # Node 0 may sit on either side; for odd n the sides differ in size, so both sizes are tried
+    # for the side holding node 0 (fixing it on the larger side is only safe on graphs where every
+    # node looks alike, e.g. not on a complete graph with a pendant node).
+    sizes = {half, n - half} - {0}
     if method == "splits":
-        adjacency = [0] * n
-        for u, v in g.edges:
-            adjacency[u] |= 1 << v
-            adjacency[v] |= 1 << u
+        # adjacency[c][u]: neighbours joined to u by c or more parallel links, as a bit mask, so a
+        # cut is a sum of popcounts.
+        most = max((count for *_, count in g.edges(data="links", default=1)), default=1)
+        adjacency = [[0] * n for _ in range(most + 1)]
+        for u, v, count in g.edges(data="links", default=1):
+            for c in range(1, count + 1):
+                adjacency[c][u] |= 1 << v
+                adjacency[c][v] |= 1 << u
         full = (1 << n) - 1
-        # Fixing node 0 on the side of size ceil(n/2) loses nothing by symmetry of the cut.
-        side = n - half
-        for rest in itertools.combinations(range(1, n), side - 1):
-            mask = 1
-            for v in rest:
-                mask |= 1 << v
-            outside = full & ~mask
-            cut = sum(bin(adjacency[v] & outside).count("1") for v in (0, *rest))
-            best = min(best, cut)
+        for size in sizes:
+            for rest in itertools.combinations(range(1, n), size - 1):
+                mask = 1
+                for v in rest:
+                    mask |= 1 << v
+                outside = full & ~mask
+                cut = sum(bin(layer[v] & outside).count("1") for layer in adjacency[1:] for v in (0, *rest))
+                best = min(best, cut)
         return int(best)
     if method == "switches":
         switches = [v for v, kind in g.nodes(data="kind") if kind == "switch"]
         index = {v: i for i, v in enumerate(switches)}
-        switch_links = [(index[u], index[v]) for u, v in g.edges if u in index and v in index]
-        # links of each endpoint to each switch (multigraph-safe counts)
-        ups = [[index[w] for w in g[v]] for v in ends]
+        # parallel links (edge attribute "links") count with their multiplicity
+        switch_links = [(index[u], index[v]) for u, v, count in g.edges(data="links", default=1)
+                        if u in index and v in index for _ in range(count)]
+        ups = [[index[w] for w, data in g[v].items() for _ in range(data.get("links", 1))] for v in ends]
         for placement in range(1 << len(switches)):  # bit i set: switch i on the small side
             cut = sum(1 for a, b in switch_links if (placement >> a & 1) != (placement >> b & 1))
             # An endpoint on the small side cuts its links to large-side switches, and vice versa.
@@ -684,17 +710,18 @@ def _measured_bisection(topology: Topology, method: str) -> int:
             best = min(best, cut + sum(large_cost) + sum(gains[:half]))
         return int(best)
     flow = nx.DiGraph()
-    for u, v in g.edges:
-        flow.add_edge(u, v, capacity=1)
-        flow.add_edge(v, u, capacity=1)
-    for rest in itertools.combinations(ends[1:], n - half - 1):
-        side_a = {ends[0], *rest}
-        h = flow.copy()
-        for v in ends:
-            if v in side_a:
-                h.add_edge("_source", v, capacity=math.inf)
-            else:
-                h.add_edge(v, "_sink", capacity=math.inf)
-        value, _ = nx.minimum_cut(h, "_source", "_sink")
-        best = min(best, value)
+    for u, v, count in g.edges(data="links", default=1):
+        flow.add_edge(u, v, capacity=count)
+        flow.add_edge(v, u, capacity=count)
+    for size in sizes:
+        for rest in itertools.combinations(ends[1:], size - 1):
+            side_a = {ends[0], *rest}
+            h = flow.copy()
+            for v in ends:
+                if v in side_a:
+                    h.add_edge("_source", v, capacity=math.inf)
+                else:
+                    h.add_edge(v, "_sink", capacity=math.inf)
+            value, _ = nx.minimum_cut(h, "_source", "_sink")
+            best = min(best, value)
     return int(best)

@@ -147,7 +147,9 @@ def _switched_bisection(g: nx.Graph, n: int) -> int:
         flow.add_edge(v, u, capacity=b)
     best = math.inf
     half = n // 2
-    combos = (((0,) + c) for c in itertools.combinations(range(1, n), n - half - 1))
+    # Node 0 on either side: for odd n the sides differ in size, and fixing node 0 on the larger
+    # one is only safe when every endpoint looks alike.
+    combos = (((0,) + c) for size in sorted({half, n - half} - {0}) for c in itertools.combinations(range(1, n), size - 1))
     for side in combos:
         h = flow.copy()
         chosen = set(side)

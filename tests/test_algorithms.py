@@ -108,8 +108,45 @@ def test_double_binary_tree_forms():
     assert terms("double_binary_tree", "all_reduce", 5, ports=2, pipelined=False) == (6, 3 * M)
     # Pipelined with C chunks: 2 (H + C - 1) rounds of M / (2C).
     assert terms("double_binary_tree", "all_reduce", 8, ports=2, chunks=4) == (12, pytest.approx(12 * M / 8))
+
+
+def test_double_binary_tree_one_port_by_hand():
+    # N = 8. Trees (NCCL): tree 0 parents [-1, 2, 4, 2, 0, 6, 4, 6], tree 1 its mirror
+    # [1, 3, 1, 7, 5, 3, 5, -1]. Edge colours (walk along the paths / cycles of the bipartite
+    # child-parent graph): each rank's two up-links differ, each parent's two child-links differ.
+    # Reduce levels by colour: colour 0 at heights {0, 1, 2}, colour 1 at heights {0, 1};
+    # broadcast: colour 0 at depths-1 {0, 1, 2}, colour 1 at {1, 2}. With C chunks a level is busy
+    # C consecutive 2-port rounds, so colour 0 needs C + 2 sub-rounds and colour 1 needs C + 1 in
+    # each phase: 2 (2C + 3) = 4C + 6, against 4 (H + C - 1) = 4C + 8 with nothing dropped.
+    for chunks in (1, 2, 4, 16):
+        assert terms("double_binary_tree", "all_reduce", 8, chunks=chunks) == (
+            4 * chunks + 6, pytest.approx((4 * chunks + 6) * M / (2 * chunks)))
+    # Unpipelined: C = 1, 10 rounds of M/2.
+    assert terms("double_binary_tree", "all_reduce", 8, pipelined=False) == (10, pytest.approx(5 * M))
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 8, 13, 16, 21, 64])
+def test_double_binary_tree_one_port_takes_at_most_twice_the_rounds(n):
+    for chunks in (1, 3, 8):
+        one = terms("double_binary_tree", "all_reduce", n, chunks=chunks)
+        two = terms("double_binary_tree", "all_reduce", n, ports=2, chunks=chunks)
+        # N = 2: one edge per tree, both of colour 0, one message each way per round: nothing to split.
+        assert (two.steps < one.steps if n > 2 else two.steps == one.steps) and one.steps <= 2 * two.steps
+    # Many chunks: each phase moves M through every node's port, the coefficient tends to 2 (the
+    # 1-port bound is 2 (N - 1) / N); for N = 2 both directions share the round: 1 = 2 (N - 1) / N.
+    limit = 2 if n > 2 else 1
+    assert terms("double_binary_tree", "all_reduce", n, chunks=4096).bandwidth_bytes / M == pytest.approx(limit, rel=0.01)
+
+
+def test_two_port_rhd_by_hand():
+    # N = 8, two halves, 6 rounds; each half moves 7/8 of M/2 per phase: 7/8 M in all (2-port bound).
+    assert terms("recursive_halving_doubling_2port", "all_reduce", 8, ports=2) == (6, pytest.approx(7 * M / 8))
+    # N = 2: one dimension, both halves go to the one partner in one message: M/2 per phase.
+    assert terms("recursive_halving_doubling_2port", "all_reduce", 2, ports=2) == (2, pytest.approx(M))
+    # N = 12 folds 4 ranks: 2 + 2 * 3 rounds, 2M + 7/8 M.
+    assert terms("recursive_halving_doubling_2port", "all_reduce", 12, ports=2) == (8, pytest.approx(2 * M + 7 * M / 8))
     with pytest.raises(ValueError, match="ports"):
-        terms("double_binary_tree", "all_reduce", 8, pipelined=False)
+        terms("recursive_halving_doubling_2port", "all_reduce", 8)
 
 
 def test_optimal_chunks_is_a_brute_force_minimum():
@@ -171,6 +208,30 @@ def test_no_algorithm_beats_the_bound(model, n, m, alpha, beta, extra_ports):
     assert cost >= bound * (1 - 1e-12)
 
 
+@given(
+    model=st.sampled_from(ALL_MODELS),
+    n=st.integers(1, 4096),
+    m=st.floats(0, 1e10),
+    alpha=st.floats(0, 1e-3),
+    beta=st.floats(1e6, 1e12),
+    extra_ports=st.integers(0, 6),
+    chunks=st.integers(1, 300),
+)
+def test_no_algorithm_beats_the_round_bound(model, n, m, alpha, beta, extra_ports, chunks):
+    # The sum form holds in the synchronous round model the cost models are written in.
+    algorithm, primitive = model
+    info = ccb.ALGORITHMS[algorithm][primitive]
+    ports = info.min_ports + extra_ports
+    if info.power_of_two:
+        n = 1 << (n.bit_length() - 1)
+    options = {"chunks": chunks} if algorithm == "double_binary_tree" else {}
+    cost = ccb.algorithm_cost(algorithm, primitive, n, m, alpha, beta, ports=ports, **options)
+    bound = ccb.round_lower_bound(primitive, n, m, alpha, beta, ports=ports)
+    assert cost >= bound * (1 - 1e-12)
+    steps = ccb.algorithm_terms(algorithm, primitive, n, m, ports=ports, **options)
+    assert steps.steps >= ccb.latency_steps_lower_bound(primitive, n, ports=ports)
+
+
 @given(n=st.integers(2, 2000), m=st.floats(1, 1e10), alpha=st.floats(1e-7, 1e-4), beta=st.floats(1e8, 1e12))
 def test_best_algorithm_is_the_minimum(n, m, alpha, beta):
     name, t = ccb.best_algorithm("all_reduce", n, m, alpha, beta)
@@ -201,6 +262,13 @@ def test_vectorised_cost_matches_scalar():
 
 def test_efficiency():
     assert ccb.efficiency("recursive_halving_doubling", "all_reduce", 8, 0.0, 1e-6, 1e9) == pytest.approx(3 / 6)
+    # RHD at M*, N = 64: cost 2a + b with a = b = 6 alpha: 1/3 of the max, 2/3 of the sum.
+    n, alpha, beta = 64, 2e-6, 50e9
+    m_star = ccb.crossover_size("all_reduce", n, alpha, beta)
+    assert ccb.efficiency("recursive_halving_doubling", "all_reduce", n, m_star, alpha, beta) == pytest.approx(1 / 3)
+    assert ccb.efficiency("recursive_halving_doubling", "all_reduce", n, m_star, alpha, beta, bound="round") == pytest.approx(2 / 3)
+    with pytest.raises(ValueError, match="bound"):
+        ccb.efficiency("ring", "all_reduce", 8, 1e6, 1e-6, 1e9, bound="sum")
     assert ccb.efficiency("ring", "all_reduce", 1, 1e6, 1e-6, 1e9) == 1.0
 
 

@@ -113,3 +113,61 @@ def test_oversubscription_threshold_for_alltoall():
     t = ccb.oversubscription_table(n=64, hosts_per_leaf=8)
     alltoall = [(o, tighter) for o, primitive, *_, tighter in t.values if primitive == "all_to_all"]
     assert [o for o, tighter in alltoall if tighter == "bisection"] == [2.0, 8 / 3, 4.0, 8.0]
+
+
+def test_scatter_crossing_volume_with_the_root_on_either_side():
+    # N = 5: the half without the root has 2 nodes (root on the larger side) or 3 (smaller side).
+    assert ccb.bisection_bytes("scatter", 5, 1000) == 400
+    assert ccb.bisection_bytes("gather", 5, 1000, root_side="smaller") == 600
+    assert ccb.bisection_bytes("scatter", 6, 1200, root_side="smaller") == 600  # even N: same either way
+    # Ring of 5 (every node alike): 3 blocks of M/5 over the 2 cut links; mesh 3x3 (not alike): 4 blocks
+    # is all one can say for every min cut: 4 * M/9 over the 4 cut links... with the root on the
+    # larger side.
+    assert ccb.bisection_lower_bound("scatter", ccb.ring(5), 1000, 1.0) == pytest.approx(600 / 2)
+    assert ccb.bisection_lower_bound("scatter", ccb.mesh(3, 3), 900, 1.0) == pytest.approx(400 / 4)
+
+
+def test_mesh_node_bound_counts_corners_and_total_capacity():
+    # mesh 4x4: degrees 2 (4 corners), 3 (8 edge nodes), 4 (4 inner): 48 link ends.
+    mesh = ccb.mesh(4, 4)
+    m = 16000.0
+    # AllToAll: a corner sends 15/16 M = 15000 over 2 links.
+    assert ccb.node_lower_bound("all_to_all", mesh, m, 1.0, ports=4) == 7500.0
+    # AllReduce: per node M / 2 = 8000 at a corner, but all nodes together send 2 * 15 * M = 480000
+    # over 48 link ends: 10000.
+    assert ccb.node_lower_bound("all_reduce", mesh, m, 1.0, ports=4) == 10000.0
+    # One port each: the per-node bound 2 (N-1) M / N would not hold node by node; the total does.
+    assert ccb.node_lower_bound("all_reduce", mesh, m, 1.0, ports=1) == pytest.approx(480000 / 16)
+    # Broadcast: root at an inner node (4 links), a corner still receives M over 2 links.
+    assert ccb.node_lower_bound("broadcast", mesh, m, 1.0, ports=4) == 8000.0
+
+
+def test_regular_graphs_keep_the_plain_node_bound():
+    for topo in (ccb.ring(9), ccb.torus(4, 6), ccb.hypercube(4), ccb.fully_connected(7), ccb.single_switch(6, links=3)):
+        for primitive in ccb.PRIMITIVES:
+            want = ccb.bandwidth_lower_bound(primitive, topo.n, M, 1e9, ports=8, degree=topo.degree)
+            assert ccb.node_lower_bound(primitive, topo, M, 1e9, ports=8) == pytest.approx(want), (topo.name, primitive)
+
+
+def test_tighter_bound_reports_ties():
+    # Fully connected 256, AllToAll, every link: both bounds are M / (256 beta).
+    topo = ccb.fully_connected(256)
+    assert ccb.tighter_bound("all_to_all", topo, M, 1e9, ports=255) == "tie"
+    assert ccb.tighter_bound("all_to_all", topo, M, 1e9, ports=1) == "node"
+
+
+def test_nvswitch_domain_gains_bisection_not_links_per_node():
+    # 8 H100s, 18 NVLink4 links of 25 GB/s each into the switch, against a ring with the same 18 links
+    # per GPU (9 to each neighbour, modelled as one link of 9 beta): the same node-level bound ...
+    beta = 25e9
+    switch = ccb.single_switch(8, links=18)
+    ring = ccb.ring(8)
+    for primitive in ("all_reduce", "all_gather", "all_to_all"):
+        assert ccb.node_lower_bound(primitive, switch, M, beta, ports=18) == pytest.approx(
+            ccb.node_lower_bound(primitive, ring, M, 9 * beta, ports=2))
+    # ... but 72 links cross the switch's bisection against 18 for the ring: AllToAll crosses 16 M/8.
+    assert switch.bisection_links == 72
+    assert ccb.bisection_lower_bound("all_to_all", switch, M, beta) == pytest.approx(2 * M / (72 * beta))
+    assert ccb.bisection_lower_bound("all_to_all", ring, M, 9 * beta) == pytest.approx(2 * M / (18 * beta))
+    assert ccb.tighter_bound("all_to_all", ring, M, 9 * beta, ports=2) == "bisection"
+    assert ccb.tighter_bound("all_to_all", switch, M, beta, ports=18) == "node"

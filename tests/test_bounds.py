@@ -78,3 +78,55 @@ def test_errors():
         ccb.combined_lower_bound("all_reduce", 8, 1e6, 1e-6, 1e9, diameter=-1)
     with pytest.raises(TypeError):
         ccb.combined_lower_bound("all_reduce", 8, 1e6, 1e-6, 1e9, ports=1.0)
+
+
+def test_round_bound_is_the_sum_of_the_terms():
+    # N = 16, 1 port: 4 rounds; 2 * 15/16 * M / beta.
+    n, alpha, beta = 16, 2e-6, 50e9
+    for m in (0.0, 1e3, 1e6, 1e9):
+        assert ccb.round_lower_bound("all_reduce", n, m, alpha, beta) == pytest.approx(4 * alpha + 2 * 15 / 16 * m / beta)
+    # Ring of 8 with 2 ports: D = 4 rounds; AllGather 7/8 M over 2 links.
+    assert ccb.round_lower_bound("all_gather", 8, 8e6, 1e-6, 1e9, ports=2, diameter=4) == pytest.approx(4e-6 + 3.5e-3)
+
+
+def test_round_bound_is_between_max_and_twice_max():
+    n, alpha, beta = 64, 2e-6, 50e9
+    m_star = ccb.crossover_size("all_reduce", n, alpha, beta)
+    for m in (m_star / 100, m_star, m_star * 100):
+        top = ccb.combined_lower_bound("all_reduce", n, m, alpha, beta)
+        total = ccb.round_lower_bound("all_reduce", n, m, alpha, beta)
+        assert top <= total <= 2 * top
+    # At M* the terms are equal: the sum is exactly twice the max.
+    assert ccb.round_lower_bound("all_reduce", n, m_star, alpha, beta) == pytest.approx(
+        2 * ccb.combined_lower_bound("all_reduce", n, m_star, alpha, beta))
+
+
+def test_round_bound_broadcasts_arrays():
+    n = np.array([2, 4, 8])[:, None]
+    m = np.array([0.0, 8e3])[None, :]
+    t = ccb.round_lower_bound("all_gather", n, m, 1e-6, 1e9)
+    # rounds 1, 2, 3; bytes (N-1)/N * 8000 = 4000, 6000, 7000
+    assert np.allclose(t, [[1e-6, 1e-6 + 4e-6], [2e-6, 2e-6 + 6e-6], [3e-6, 3e-6 + 7e-6]])
+    assert ccb.round_lower_bound("all_reduce", 1, 1e9, 1e-6, 1e9) == 0.0
+    with pytest.raises(ValueError, match="alpha"):
+        ccb.round_lower_bound("all_reduce", 8, 1e6, -1.0, 1e9)
+
+
+def test_cut_through_latency_bound():
+    # Ring of 16 (D = 8), alpha = 1 us. Store-and-forward: 8 us. Cut-through with h = 0.1 us:
+    # max(4 * 1, 1 + 8 * 0.1) = 4 us; with h = 1 us: 9 us (one start-up plus 8 hops).
+    assert ccb.latency_lower_bound("all_gather", 16, 1e-6, diameter=8) == pytest.approx(8e-6)
+    assert ccb.cut_through_latency_bound("all_gather", 16, 1e-6, 0.1e-6, diameter=8) == pytest.approx(4e-6)
+    assert ccb.cut_through_latency_bound("all_gather", 16, 1e-6, 1e-6, diameter=8) == pytest.approx(9e-6)
+    assert ccb.cut_through_latency_bound("all_gather", 1, 1e-6, 1e-6, diameter=8) == 0.0
+    got = ccb.cut_through_latency_bound("all_gather", np.array([16, 1024]), 1e-6, 0.1e-6, diameter=np.array([8, 512]))
+    assert np.allclose(got, [4e-6, 1e-6 + 51.2e-6])
+    with pytest.raises(ValueError, match="hop_latency"):
+        ccb.cut_through_latency_bound("all_gather", 16, 1e-6, -1.0)
+
+
+def test_flat_send_time():
+    # 8 nodes, L = 2, o = 0.5, g = 0.3 (us): 6 * 0.5 + 1 + 2 = 6 us; g = 1: 6 * 1 + 1 + 2 = 9 us.
+    assert ccb.flat_send_time(8, 2e-6, 0.5e-6, 0.3e-6) == pytest.approx(6e-6)
+    assert ccb.flat_send_time(8, 2e-6, 0.5e-6, 1e-6) == pytest.approx(9e-6)
+    assert ccb.flat_send_time(1, 2e-6, 0.5e-6, 1e-6) == 0.0

@@ -14,7 +14,9 @@ def test_presets_are_documented_and_sane():
         assert p.ports is None or p.ports >= 1
         assert len(p.source) > 40
     assert ccb.preset("sg2260").ports == 2
-    assert ccb.preset("a100_nvlink").ports == 6
+    assert ccb.preset("a100_nvlink").ports == 6  # 6 NVSwitch planes of 2 links each
+    assert (ccb.preset("h100_nvswitch").links, ccb.preset("h100_nvswitch").beta) == (18, 25e9)
+    assert ccb.preset("ib_ndr").effective_ports(32) == 1  # one NIC
     assert ccb.preset("ib_ndr").ports_for(32) == 31
     with pytest.raises(ValueError):
         ccb.preset("b200")

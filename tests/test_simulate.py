@@ -27,13 +27,52 @@ def options(algorithm):
 @pytest.mark.parametrize("algorithm, primitive, n", list(cases()))
 def test_generator_matches_cost_model_and_is_correct(algorithm, primitive, n):
     ports = ccb.ALGORITHMS[algorithm][primitive].min_ports
-    m = 96 * n  # divisible by n, by 2n and by the 6 chunk halves
+    m = 96 * n * (1 << n.bit_length())  # divisible by n, by 2n, by the 6 chunk halves and by 2 * 2^floor(log2 n)
     result = ccb.simulate(algorithm, primitive, n, m, ports=ports, **options(algorithm))
     model = ccb.algorithm_terms(algorithm, primitive, n, m, ports=ports, **options(algorithm))
     assert result.correct, result.errors
     assert result.rounds == model.steps
     assert result.bandwidth_bytes == pytest.approx(model.bandwidth_bytes)
     assert result.bytes_sent.sum() == result.bytes_received.sum()
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6, 8, 9, 13, 16, 32, 33])
+@pytest.mark.parametrize("ports", [1, 2])
+@pytest.mark.parametrize("chunks", [1, 4])
+def test_double_binary_tree_both_port_models(n, ports, chunks):
+    m = 16 * n * chunks
+    r = ccb.simulate("double_binary_tree", "all_reduce", n, m, ports=ports, chunks=chunks)
+    model = ccb.algorithm_terms("double_binary_tree", "all_reduce", n, m, ports=ports, chunks=chunks)
+    assert r.correct, r.errors
+    assert (r.rounds, r.bandwidth_bytes) == (model.steps, pytest.approx(model.bandwidth_bytes))
+    # Every round moves exactly one chunk M / (2C) per message.
+    assert set(r.max_message.tolist()) == {m // (2 * chunks)}
+
+
+@pytest.mark.parametrize("n", [2, 4, 8, 16, 32, 64, 128, 6, 12, 24])
+def test_two_port_rhd_runs_with_two_partners_per_round(n):
+    p = 1 << (n.bit_length() - 1)
+    m = 2 * p * 24
+    r = ccb.simulate("recursive_halving_doubling_2port", "all_reduce", n, m, ports=2)
+    assert r.correct, r.errors
+    model = ccb.algorithm_terms("recursive_halving_doubling_2port", "all_reduce", n, m, ports=2)
+    assert (r.rounds, r.bandwidth_bytes) == (model.steps, pytest.approx(model.bandwidth_bytes))
+    # With 1 port the simulator refuses it (two partners per round) once there are two dimensions.
+    if p >= 4:
+        with pytest.raises(ccb.ScheduleError, match="ports=1"):
+            ccb.run_schedule(r.schedule, ports=1)
+    # Powers of two run on the hypercube's links only.
+    if n == p and n >= 4:
+        ccb.run_schedule(r.schedule, ports=2, topology=ccb.hypercube(p.bit_length() - 1))
+
+
+def test_reversed_order_would_collide_at_the_middle_dimension():
+    # The erratum's scheme: second half in reversed order. For 3 dimensions, round 2 uses dimension 1
+    # in both orders, so a node would send both halves to one partner: no second port used.
+    order = [2, 1, 0]
+    assert [a == b for a, b in zip(order, order[::-1])] == [False, True, False]
+    shifted = order[1:] + order[:1]
+    assert not any(a == b for a, b in zip(order, shifted))
 
 
 @pytest.mark.parametrize("n", [2, 3, 5, 8, 12, 16])
@@ -176,6 +215,20 @@ def test_simulated_time_never_below_the_bound(model, n, blocks, alpha, beta):
     r = ccb.simulate(algorithm, primitive, n, m, ports=info.min_ports, **options(algorithm))
     assert r.correct
     bound = ccb.combined_lower_bound(primitive, n, m, alpha, beta, ports=info.min_ports)
+    assert r.time(alpha, beta) >= bound * (1 - 1e-12)
+    # The sum form, in the round model the simulator measures.
+    total = ccb.round_lower_bound(primitive, n, m, alpha, beta, ports=info.min_ports)
+    assert r.time(alpha, beta) >= total * (1 - 1e-12)
+
+
+@given(n=st.integers(2, 20), blocks=st.integers(0, 6), alpha=st.floats(0, 1e-4), beta=st.floats(1e6, 1e11),
+       family=st.sampled_from(["ring", "bidirectional_ring"]), primitive=st.sampled_from(["all_gather", "reduce_scatter", "all_reduce"]))
+def test_ring_schedules_on_a_ring_never_below_the_round_bound_with_diameter(n, blocks, alpha, beta, family, primitive):
+    ports = 1 if family == "ring" else 2
+    topo = ccb.ring(n)
+    m = blocks * 2 * n
+    r = ccb.simulate(family, primitive, n, m, ports=ports, topology=topo)
+    bound = ccb.round_lower_bound(primitive, n, m, alpha, beta, ports=ports, diameter=topo.step_diameter, degree=topo.degree)
     assert r.time(alpha, beta) >= bound * (1 - 1e-12)
 
 

@@ -205,3 +205,40 @@ def test_regression_many_odd_sides_do_not_explode():
     # The staircase-cut recursion visited every order of the odd sides: 14! calls for 14 sides of 3.
     out = call_limited(lambda: ccb.torus(*[3] * 14).bisection_links, seconds=10)
     assert out.status in ("returned", "raised") and (out.status == "returned" or out.clear_error), out
+
+
+def test_measured_bisection_does_not_assume_symmetry():
+    # K4 on {1, 2, 3, 4} plus a leaf 0 hanging off 1. Balanced cuts are 2 / 3. {0, 1} against
+    # {2, 3, 4} cuts 1-2, 1-3, 1-4: 3 links. With node 0 forced onto the 3-side, the best is
+    # {0, 1, x} against two K4 nodes: 4 links. The true minimum puts node 0 on the smaller side.
+    import networkx as nx
+
+    g = nx.complete_graph([1, 2, 3, 4])
+    g.add_edge(0, 1)
+    topo = ccb.Topology(family="custom", name="K4 plus a leaf", n=5, degree=4, diameter=2, bisection_links=3,
+                        _builder=lambda: g.copy())
+    assert ccb.measured_bisection(topo) == 3
+
+
+def test_single_switch_with_parallel_links():
+    s = ccb.single_switch(7, links=18)
+    assert (s.degree, s.bisection_links, s.step_diameter) == (18, 54, 1)
+    assert ccb.measured_bisection(s) == 54  # 3 hosts x 18 links on the small side
+    assert ccb.cut_links(s, {0, 1, 2}) == 54
+    with pytest.raises(ValueError, match="links"):
+        ccb.single_switch(4, links=0)
+
+
+def test_measured_bisection_of_a_switched_custom_topology_tries_both_sides():
+    # One switch, endpoint 0 with 1 link, endpoints 1-4 with 3 links each. Balanced cuts are 2 / 3
+    # endpoints, the switch on either side: {0, x} against the rest with the switch there cuts
+    # 1 + 3 = 4 links; with node 0 forced onto the 3-side the best is two 3-link hosts: 6.
+    import networkx as nx
+
+    g = nx.Graph()
+    g.add_node("s", kind="switch")
+    for v, links in enumerate([1, 3, 3, 3, 3]):
+        g.add_edge(v, "s", links=links)
+    topo = ccb.topology_from_graph(g, name="uneven star")
+    assert topo.bisection_links == 4
+    assert ccb.measured_bisection(topo) == 4
