@@ -419,6 +419,8 @@ def time_expanded_lp(matrix, commodities, steps):
 
 
 def commodities_of(primitive, n, root=0):
+    """(source, needers) per block; a reduction has its dual's (links are full duplex)."""
+    primitive = {"reduce_scatter": "all_gather", "reduce": "broadcast"}.get(primitive, primitive)
     others = lambda s: [v for v in range(n) if v != s]
     return {"all_gather": [(s, others(s)) for s in range(n)], "broadcast": [(root, others(root))],
             "scatter": [(root, [t]) for t in others(root)], "gather": [(s, [root]) for s in others(root)],
@@ -451,23 +453,26 @@ def small_multigraphs(draw):
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(matrix=small_multigraphs(), primitive=st.sampled_from(["all_gather", "broadcast", "scatter", "gather", "all_to_all"]),
-       chunks=st.integers(1, 2))
-def test_bounds_hold_on_random_multigraphs(matrix, primitive, chunks):
+@given(matrix=small_multigraphs(), primitive=st.sampled_from(["all_gather", "broadcast", "scatter", "gather", "all_to_all",
+                                                              "reduce_scatter", "reduce"]),
+       chunks=st.integers(1, 2), root_pick=st.integers(0, 4))
+def test_bounds_hold_on_random_multigraphs(matrix, primitive, chunks, root_pick):
     """Nothing beats the cut bound or the independent LP; just below the larger one is proved infeasible."""
     t = ccb.topology_from_links(matrix)
-    cut = ccb.rounds_per_chunk_bound(t, primitive)
-    s_min = ccb.steps_lower_bound(t, primitive)
+    root = root_pick % t.n
+    cut = ccb.rounds_per_chunk_bound(t, primitive, root=root)
+    s_min = ccb.steps_lower_bound(t, primitive, root=root)
+    needs = commodities_of(primitive, t.n, root)
     # steps bound by brute force: BFS distances from the sources to the needers
     dist = dict(nx.all_pairs_shortest_path_length(t.graph))
-    assert s_min == max(dist[s][v] for s, needers in commodities_of(primitive, t.n) for v in needers)
+    assert s_min == max(dist[s][v] for s, needers in needs for v in needers)
     for steps in (s_min, s_min + 1):
-        lp = time_expanded_lp(matrix, commodities_of(primitive, t.n), steps)
+        lp = time_expanded_lp(matrix, needs, steps)
         rounds = max(steps, math.ceil(max(lp, float(cut)) * chunks - 1e-7))
         below = rounds - 1
         if below >= steps:                          # just below the relaxation: must be proved infeasible
-            assert ccb.synthesize(t, primitive, steps, below, chunks, time_limit=60) is None
-        schedule = ccb.synthesize(t, primitive, steps, rounds + 2 * chunks * t.n, chunks, time_limit=60)
+            assert ccb.synthesize(t, primitive, steps, below, chunks, time_limit=60, root=root) is None
+        schedule = ccb.synthesize(t, primitive, steps, rounds + 2 * chunks * t.n, chunks, time_limit=60, root=root)
         if schedule is not None:
             assert F(sum(schedule.step_rounds), chunks) >= cut
             assert sum(schedule.step_rounds) / chunks >= lp - 1e-7
