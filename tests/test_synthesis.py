@@ -320,7 +320,7 @@ def test_model_invalid_is_neither_a_proof_nor_a_time_out():
                     constraints=[([(0, 2**62), (1, 2**62)], -float("inf"), 5)], chunks=[], net=None, steps=1, rounds=1)
     with pytest.raises(SolverError, match="MODEL_INVALID"):
         _solve_cpsat(enc, time_limit=5)
-    assert not issubclass(SolverError, ccb.SynthesisTimeout)
+    assert not issubclass(SolverError, ccb.SynthesisTimeout) and ccb.SolverError is SolverError
 
 
 def test_topology_size_is_refused_before_any_work():
