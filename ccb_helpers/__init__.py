@@ -116,6 +116,7 @@ from .simulator import ScheduleError, SimulationResult, run_schedule, simulate
 from .user_topology import dgx1, link_matrix, parse_nvidia_smi_topo, topology_from_graph, topology_from_links
 from .synthesis import (
     FrontierPoint,
+    SolverError,
     SynthesisTimeout,
     pareto_frontier,
     rounds_per_chunk_bound,
