@@ -324,5 +324,22 @@ def load_mpi_result(source) -> dict:
     return result
 
 
-from .plots import mpi_runs_table, plot_mpi_ratios, plot_mpi_runs, plot_pingpong  # noqa: E402  (they use the loaders above)
-from .explorer import MPIResultExplorer  # noqa: E402
+# The figures and the explorer need matplotlib and ipywidgets: imported on first use, so the
+# ranks started by ``python -m ccb_helpers.mpi`` do not pay for them (PEP 562).
+_LAZY = {"mpi_runs_table": "plots", "plot_mpi_ratios": "plots", "plot_mpi_runs": "plots", "plot_pingpong": "plots",
+         "MPIResultExplorer": "explorer", "plots": None, "explorer": None}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    module = importlib.import_module(f"{__name__}.{_LAZY[name] or name}")
+    value = module if _LAZY[name] is None else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
