@@ -28,8 +28,10 @@ The command line runs under ``mpiexec`` (MPICH from the ``mpich`` PyPI wheel, th
 * ``selftest``: every algorithm × primitive pair that runs on N ranks, several sizes and roots,
   correctness only.
 
-Bad input (unknown algorithm, a size the algorithm cannot take, an N it cannot run on) prints
-one line from every rank and exits with code 2, before any communication.
+Bad input (unknown algorithm, a size the algorithm cannot take, an N it cannot run on, a
+launch that would send more than 1 TiB per rank, or whose ranks would need more memory than
+their host has available — ``--memory-limit`` sets that cap) prints one line from every rank and
+exits with code 2, before any buffer is allocated.
 
 From Python, :func:`launch` runs one of these commands under the environment's ``mpiexec`` and
 returns the JSON; :func:`load_mpi_result` reads a saved result (e.g. from a cluster) for
