@@ -13,13 +13,13 @@ from .explorers import Explorer
 from .nccl_model import (
     NCCL_COLLECTIVES,
     NCCL_TOPOLOGIES,
+    _bound_parameters,
     _check_call,
     _in_network_bound,
     _predict,
-    _two_level_bound,
     _resolve_topology,
+    _two_level_bound,
     _vs_bound,
-    nccl_bound_parameters,
 )
 
 __all__ = ["NCCL_PICK_COLORS", "plot_nccl_times", "plot_nccl_pick_map", "plot_busbw_against_bound", "NcclExplorer"]
@@ -69,7 +69,7 @@ def plot_nccl_times(primitive="all_reduce", n_ranks=8, n_nodes=1, topology="dgx_
     from .units import format_bytes
 
     primitive, n_ranks, n_nodes, _ = _check_call(primitive, n_ranks, n_nodes, 0)
-    topo = _resolve_topology(topology, {})
+    topo = _resolve_topology(topology, {}, n_nodes)
     if not (isinstance(m_range, (tuple, list)) and len(m_range) == 2):
         raise TypeError(f"m_range must be a (min, max) pair of sizes in bytes, got {m_range!r}")
     lo, hi = (check_real(name, v, strict=True) for name, v in zip(("m_range[0]", "m_range[1]"), m_range))
@@ -84,7 +84,7 @@ def plot_nccl_times(primitive="all_reduce", n_ranks=8, n_nodes=1, topology="dgx_
         _, ax = plt.subplots(figsize=(7.0, 4.2))
     sizes = np.unique(np.geomspace(*m_range, 160).astype(np.int64))
     predictions = [_predict(primitive, n_ranks, n_nodes, int(m), topo) for m in sizes]
-    alpha, beta, node_beta = nccl_bound_parameters(topo)
+    alpha, beta, node_beta = _bound_parameters(topo)
     bound = np.array([_two_level_bound(primitive, n_ranks, n_nodes, int(m), alpha, beta, node_beta) for m in sizes])
     in_network = np.array([_in_network_bound(primitive, n_ranks, n_nodes, int(m), alpha, beta, node_beta) for m in sizes])
     for key in predictions[0].times:
@@ -105,6 +105,7 @@ def plot_nccl_times(primitive="all_reduce", n_ranks=8, n_nodes=1, topology="dgx_
     if mark is not None:
         p = _predict(primitive, n_ranks, n_nodes, int(mark), topo)
         y = (_vs_bound(primitive, n_ranks, n_nodes, int(mark), topo, book=False).efficiency if efficiency else p.time * 1e6)
+        y = 1.0 if y is None else y  # NCCL's estimate beats the bound: flagged, drawn at 1
         ax.plot([mark], [y], "o", markersize=9, markerfacecolor="none", markeredgecolor=COLORS["bound"], markeredgewidth=2)
         ax.annotate(f"{p.label}，{format_bytes(mark)}", (mark, y), textcoords="offset points", xytext=(10, -14), fontsize=10)
     _size_axis(ax, *m_range)
@@ -134,14 +135,15 @@ def _label(key) -> str:
 
 
 def _pick_grid(primitive, topology, rows, sizes):
-    """NCCL's pick label and efficiency on a grid: rows are (n_ranks, n_nodes)."""
-    topo = _resolve_topology(topology, {})
+    """NCCL's pick label and efficiency on a grid: rows are (n_ranks, n_nodes); NaN where flagged."""
     labels = np.empty((len(rows), len(sizes)), dtype=object)
     eff = np.empty((len(rows), len(sizes)))
     for i, (n, k) in enumerate(rows):
+        topo = _resolve_topology(topology, {}, k)
         for j, m in enumerate(sizes):
             r = _vs_bound(primitive, n, k, int(m), topo, book=False)
-            labels[i, j], eff[i, j] = r.pick, r.efficiency
+            labels[i, j] = r.pick
+            eff[i, j] = np.nan if r.efficiency is None else r.efficiency
     return labels, eff
 
 
@@ -304,15 +306,16 @@ class NcclExplorer(Explorer):
         self.n_nodes = 1 if preset == "dgx_h100" else n // 8
         self.n = n
         m = 2**log2_m
-        topo = NCCL_TOPOLOGIES[preset]
+        topo = _resolve_topology(preset, {}, self.n_nodes)
         self.result = _vs_bound("all_reduce", n, self.n_nodes, m, topo)
         ax = figure.subplots()
         plot_nccl_times("all_reduce", n, self.n_nodes, preset, efficiency=efficiency, mark=m, ax=ax)
         figure.tight_layout()
         r = self.result
-        alpha, beta, node_beta = nccl_bound_parameters(preset)
+        alpha, beta, node_beta = _bound_parameters(topo)
         bound_kind = "网内归约的下界" if r.in_network else "下界"
         reference = r.in_network_bound_time if r.in_network else r.bound_time
+        shown = "—（估计快于下界）" if r.efficiency is None else f"{r.efficiency:.2f}"
         book = ""
         if r.book_algorithm is not None:
             from .algorithms import ALGORITHM_LABELS
@@ -320,4 +323,4 @@ class NcclExplorer(Explorer):
             book = f"；本书选型：{ALGORITHM_LABELS[r.book_algorithm]}，{format_time(r.book_time)}"
         return (f"<b>AllReduce，N = {n}（{self.n_nodes} 个节点），M = {format_bytes(m)}</b>：NCCL 选 <b>{r.pick}</b>，"
                 f"估计 {format_time(r.nccl_time)}；{bound_kind} {format_time(reference)}"
-                f"（α = {alpha * 1e6:.2g} µs，β = {beta / 1e9:.3g} GB/s）；效率 <b>{r.efficiency:.2f}</b>{book}。")
+                f"（α = {alpha * 1e6:.2g} µs，β = {beta / 1e9:.3g} GB/s）；效率 <b>{shown}</b>{book}。")
