@@ -32,6 +32,9 @@ NCCL_PICK_COLORS = {
 }
 _LINESTYLE = {"LL": ":", "LL128": "--", "Simple": "-"}
 _SIZES = 2.0 ** np.arange(3, 35)
+#: The book's text column in inches (688 CSS px at 100 px per inch): figures no wider are shown
+#: at their natural size, so no text is shrunk.
+_COLUMN = 6.88
 
 
 def _ranks_for(topology, nodes: int) -> int:
@@ -81,7 +84,7 @@ def plot_nccl_times(primitive="all_reduce", n_ranks=8, n_nodes=1, topology="dgx_
         _check_call(primitive, n_ranks, n_nodes, mark)
     use_book_style()
     if ax is None:
-        _, ax = plt.subplots(figsize=(7.0, 4.2))
+        _, ax = plt.subplots(figsize=(_COLUMN, 4.2))
     sizes = np.unique(np.geomspace(*m_range, 160).astype(np.int64))
     predictions = [_predict(primitive, n_ranks, n_nodes, int(m), topo) for m in sizes]
     alpha, beta, node_beta = _bound_parameters(topo)
@@ -107,7 +110,8 @@ def plot_nccl_times(primitive="all_reduce", n_ranks=8, n_nodes=1, topology="dgx_
         y = (_vs_bound(primitive, n_ranks, n_nodes, int(mark), topo, book=False).efficiency if efficiency else p.time * 1e6)
         y = 1.0 if y is None else y  # NCCL's estimate beats the bound: flagged, drawn at 1
         ax.plot([mark], [y], "o", markersize=9, markerfacecolor="none", markeredgecolor=COLORS["bound"], markeredgewidth=2)
-        ax.annotate(f"{p.label}，{format_bytes(mark)}", (mark, y), textcoords="offset points", xytext=(10, -14), fontsize=10)
+        ax.annotate(f"{p.label}，{format_bytes(mark)}", (mark, y), textcoords="offset points", xytext=(10, -16), fontsize=10,
+                    bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "none", "alpha": 0.85})
     _size_axis(ax, *m_range)
     ax.set_xlabel("消息大小 M")
     ax.set_title(f"NCCL {predictions[0].version} 的估计：{primitive}，N = {n_ranks}，{n_nodes} 个节点", fontsize=10)
@@ -178,7 +182,7 @@ def plot_nccl_pick_map(topology="dgx_h100", primitive="all_reduce", threshold=0.
         raise ValueError(f"threshold must be an efficiency in [0, 1], got {threshold}")
     use_book_style()
     if ax is None:
-        _, ax = plt.subplots(figsize=(7.0, 3.6))
+        _, ax = plt.subplots(figsize=(_COLUMN, 4.0))
     sizes = 2.0 ** np.arange(4, 35)
     if topology == "dgx_h100":
         rows = [(n, 1) for n in range(2, 9)]
@@ -208,7 +212,8 @@ def plot_nccl_pick_map(topology="dgx_h100", primitive="all_reduce", threshold=0.
     ax.set_ylabel(ytitle)
     handles = [Patch(facecolor=NCCL_PICK_COLORS[n], label=n) for n in names]
     handles.append(Patch(facecolor="white", edgecolor="#444444", hatch="///", label=f"效率 < {threshold:.0%}"))
-    ax.legend(handles=handles, fontsize=9.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    ax.legend(handles=handles, fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=4, borderaxespad=0,
+              handlelength=1.6, columnspacing=1.0)
     title = NCCL_TOPOLOGIES[topology].label
     ax.set_title(title, fontsize=10)
     return ax, {"labels": labels, "efficiency": eff, "rows": rows, "sizes": sizes}
@@ -237,7 +242,7 @@ def plot_busbw_against_bound(log, alpha, beta, ports=1, label=None, ax=None, n_r
     _, n, primitive = _log_context(log, n_ranks, collective)
     use_book_style()
     if ax is None:
-        _, ax = plt.subplots(figsize=(6.0, 4.0))
+        _, ax = plt.subplots(figsize=(_COLUMN / 2, 3.6))
     sizes = np.array([v["size"] for v in report.values], dtype=float)
     busbw = np.array([v["busbw"] for v in report.values]) / 1e9
     grid = np.geomspace(sizes.min(), sizes.max(), 200)
@@ -269,7 +274,7 @@ class NcclExplorer(Explorer):
     (2, 'NVLSTree/Simple')
     """
 
-    figsize = (8.6, 4.2)
+    figsize = (_COLUMN, 4.6)
 
     def _controls(self) -> dict:
         import ipywidgets as widgets
