@@ -12,6 +12,7 @@ from ._validation import check_choice, check_int, check_real
 from .explorers import Explorer
 from .nccl_model import (
     NCCL_COLLECTIVES,
+    NCCL_MODEL_VERSION,
     NCCL_TOPOLOGIES,
     _bound_parameters,
     _check_call,
@@ -39,6 +40,13 @@ _COLUMN = 6.88
 
 def _ranks_for(topology, nodes: int) -> int:
     return 8 * nodes
+
+
+def _check_ax(ax):
+    from matplotlib.axes import Axes
+
+    if ax is not None and not isinstance(ax, Axes):
+        raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
 
 
 def plot_nccl_times(primitive="all_reduce", n_ranks=8, n_nodes=1, topology="dgx_h100", m_range=(2.0**3, 2.0**34),
@@ -82,6 +90,7 @@ def plot_nccl_times(primitive="all_reduce", n_ranks=8, n_nodes=1, topology="dgx_
         raise TypeError(f"efficiency must be True or False, got {efficiency!r}")
     if mark is not None:
         _check_call(primitive, n_ranks, n_nodes, mark)
+    _check_ax(ax)
     use_book_style()
     if ax is None:
         _, ax = plt.subplots(figsize=(_COLUMN, 4.2))
@@ -180,6 +189,7 @@ def plot_nccl_pick_map(topology="dgx_h100", primitive="all_reduce", threshold=0.
     threshold = check_real("threshold", threshold)
     if threshold > 1:
         raise ValueError(f"threshold must be an efficiency in [0, 1], got {threshold}")
+    _check_ax(ax)
     use_book_style()
     if ax is None:
         _, ax = plt.subplots(figsize=(_COLUMN, 4.0))
@@ -240,6 +250,7 @@ def plot_busbw_against_bound(log, alpha, beta, ports=1, label=None, ax=None, n_r
 
     report = nccl_tests_report(log, alpha, beta, ports=ports, n_ranks=n_ranks, collective=collective)
     _, n, primitive = _log_context(log, n_ranks, collective)
+    _check_ax(ax)
     use_book_style()
     if ax is None:
         _, ax = plt.subplots(figsize=(_COLUMN / 2, 3.6))
@@ -326,6 +337,6 @@ class NcclExplorer(Explorer):
             from .algorithms import ALGORITHM_LABELS
 
             book = f"；本书选型：{ALGORITHM_LABELS[r.book_algorithm]}，{format_time(r.book_time)}"
-        return (f"<b>AllReduce，N = {n}（{self.n_nodes} 个节点），M = {format_bytes(m)}</b>：NCCL 选 <b>{r.pick}</b>，"
+        return (f"<b>AllReduce，N = {n}（{self.n_nodes} 个节点），M = {format_bytes(m)}</b>：NCCL {NCCL_MODEL_VERSION} 的模型选 <b>{r.pick}</b>，"
                 f"估计 {format_time(r.nccl_time)}；{bound_kind} {format_time(reference)}"
                 f"（α = {alpha * 1e6:.2g} µs，β = {beta / 1e9:.3g} GB/s）；效率 <b>{shown}</b>{book}。")

@@ -178,7 +178,11 @@ def published_summary_table(keys=None):
     from .tables import Table
     from .units import format_bandwidth
 
+    if isinstance(keys, str):
+        raise TypeError(f"keys must be a list of keys of PUBLISHED_LOGS, got the string {keys!r}")
     keys = list(PUBLISHED_LOGS) if keys is None else [check_choice("key", k, PUBLISHED_LOGS) for k in keys]
+    if len(set(keys)) != len(keys):
+        raise ValueError("keys must not repeat a log")
     rows, values = [], []
     for key in keys:
         entry = PUBLISHED_LOGS[key]

@@ -523,3 +523,12 @@ def test_cli_empty_and_binary_files(tmp_path, capsys):
     assert "error:" in capsys.readouterr().err
     assert main([str(tmp_path), "--alpha", "1e-6", "--beta", "1e9"]) == 2  # a directory
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_one_rank_tables_explain_the_missing_mpi_build():
+    # mpirun -np 2 of a build without MPI=1: every process runs alone and prints a one-rank table.
+    alone = _SYNTH.replace("#  Rank  1 Group  0 Pid   1002 on      node0 device  1 [0x0a] NVIDIA A100-SXM4-40GB\n", "")
+    runs = ccb.read_nccl_tests_runs(alone + alone)
+    assert [run.n_ranks for run in runs] == [1, 1]
+    with pytest.raises(ValueError, match=r"table at line 7 lists 1 rank: .*built without MPI=1"):
+        ccb.nccl_tests_report(runs[0], 1e-6, 1e9, collective="all_reduce")

@@ -909,7 +909,11 @@ def _log_context(log, n_ranks, collective):
     if n is None:
         raise ValueError("the log has no '# Rank' lines: pass n_ranks")
     if n < 2:
-        raise ValueError(f"the bound needs at least 2 ranks, the log has {n}")
+        raise ValueError(f"the table at line {log.header_line} lists {n} rank: one GPU measures no communication "
+                         "(if mpirun started several processes, nccl-tests was built without MPI=1 and each process "
+                         "ran alone; rebuild with 'make MPI=1' or pass n_ranks)")
+    if len(log.rows) > MAX_ROWS:
+        raise ValueError(f"the log has {len(log.rows)} rows; at most {MAX_ROWS} are evaluated (split the log)")
     primitive = log.collective if collective is None else check_choice("collective", collective, PRIMITIVES)
     if primitive is None:
         raise ValueError("the log does not name its collective: pass collective (one of " + ", ".join(PRIMITIVES) + ")")
