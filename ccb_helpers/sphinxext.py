@@ -1,23 +1,166 @@
-"""Sphinx extension for the book's build: keep every page free of external and duplicate scripts.
+"""Sphinx extension for the book's build: clean pages, Chinese typography, a Chinese UI, better search.
 
-Jupyter Book always loads ``sphinx_thebe``, whose configuration script names a CDN (unpkg) and
-is added twice on Sphinx 7 (the browser then reports "Identifier 'THEBE_JS_URL' has already
-been declared"). The book does not use Thebe (the launch buttons open Binder / Colab), so its
-scripts are dropped from every page; any other script that appears twice is kept once.
+What it does to every HTML page:
+
+- Drops ``sphinx_thebe``'s scripts (Jupyter Book always loads it; its configuration names a CDN
+  and is added twice on Sphinx 7) and any other script that appears twice.
+- Drops the ipywidgets state myst-nb embeds (60–111 KB a chapter): the site shows each explorer's
+  PNG and loads no widget JavaScript, so the state is never read.
+- Binds inline math (and inline code) to the Chinese punctuation that follows it (and to an opening
+  bracket or quote before it) in a ``span.ccb-nobr`` (``white-space: nowrap``), so "，" "。" "）" never start
+  a line after a formula.
+- In table cells, joins a number to its unit ("84.3 µs", "1 MiB") and a relation sign to its
+  operands ("N ≥ 6") with no-break spaces.
+- Renders sphinx-proof's hard-coded "Proof." as 证明.
+- Translates the theme's remaining English labels and tooltips (Sphinx, pydata-sphinx-theme,
+  sphinx-book-theme and sphinx-proof message catalogs, plus a few strings hard-coded in templates).
+- Bibliography in author-year form, like the citations in the text: the label of an entry is
+  "Chan et al., 2007" (not "CHPvdG07"), and works with the same authors and year get "2024a",
+  "2024b" in both the text and the list.
+- Serves ``_static/ccb.css`` / ``ccb.js``: tables that scroll sideways get a visible hint, and the
+  search page's snippets drop TeX source, buttons and the page TOC, and list each page once.
 """
 
 from __future__ import annotations
 
+import gettext
+import json
+import pathlib
+import re
 
-def _drop_thebe_and_duplicates(app, pagename, templatename, context, doctree) -> None:
+from docutils import nodes
+from sphinx.transforms.post_transforms import SphinxPostTransform
+
+STATIC = pathlib.Path(__file__).parent / "_static"
+
+# Closing punctuation that must not start a line (and opening punctuation that must not end one).
+CLOSING = "。，、：；！？”’）》」』】〉…"
+OPENING = "“‘（《「『【〈"
+# Spaces around a relation sign in a table cell ("S ≥", "N ≥ 6") do not break either.
+_RELATION = re.compile(r" (?=[≥≤=≠≈<>])|(?<=[≥≤=≠≈<>]) ")
+_UNIT = re.compile(r"(\d) (?=(?:[µmnk]?s|B|KiB|MiB|GiB|TiB|KB|MB|GB|TB|[KMGT]?B/s|GB/s|GiB/s|TB/s|α|β)(?![A-Za-z]))")
+
+# English UI strings of Sphinx, the themes and sphinx-proof that the zh_CN catalogs leave untranslated.
+TRANSLATIONS = {
+    "sphinx": {
+        "Link to this heading": "链接到本节",
+        "Link to this equation": "链接到本公式",
+        "Link to this table": "链接到本表",
+        "Link to this image": "链接到本图",
+        "Link to this code": "链接到本代码",
+        "Color mode": "配色模式",
+        "System Settings": "跟随系统",
+        "Light": "浅色",
+        "Dark": "深色",
+        "© Copyright %(copyright)s.": "© %(copyright)s 版权所有。",
+        "Back to top": "回到顶部",
+        "Skip to main content": "跳到正文",
+        "previous page": "上一页",
+        "next page": "下一页",
+        "Previous": "上一页",
+        "Next": "下一页",
+        "Section Navigation": "本节导航",
+        "Site navigation": "全书导航",
+        "On this page": "本页内容",
+        "Search": "搜索",
+        "Search the docs ...": "搜索本书……",
+        "Created using": "构建工具",
+        "Built with the": "构建工具：",
+    },
+    "booktheme": {
+        "Launch interactive content": "在线运行本章（Binder / Colab）",
+        "Launch on": "运行于",
+        "Repository": "源码仓库",
+        "Source repositories": "源码仓库",
+        "Open issue": "报告问题",
+        "Open an issue": "报告问题",
+        "open issue": "报告问题",
+        "Print to PDF": "打印为 PDF",
+        "Download this page": "下载本页",
+        "Download notebook file": "下载 notebook 文件",
+        "Download source file": "下载源文件",
+        "Fullscreen mode": "全屏",
+        "Search": "搜索",
+        "logo": "图标",
+        "Toggle navigation": "显示或隐藏导航",
+    },
+    "proof": {"Proof": "证明"},
+}
+
+# Labels hard-coded in the themes' templates and scripts (exact attribute values).
+HARD_CODED = {
+    'title="Toggle primary sidebar"': 'title="显示或隐藏章节目录"',
+    'title="Toggle secondary sidebar"': 'title="显示或隐藏本页目录"',
+    'aria-label="Toggle primary sidebar"': 'aria-label="显示或隐藏章节目录"',
+    'aria-label="Toggle secondary sidebar"': 'aria-label="显示或隐藏本页目录"',
+    'aria-label="Main"': 'aria-label="章节目录"',
+    'aria-label="Page"': 'aria-label="本页目录"',
+    'aria-label="Search this book..."': 'aria-label="搜索本书……"',
+    'placeholder="Search this book..."': 'placeholder="搜索本书……"',
+    'aria-label="Toggle hidden content"': 'aria-label="显示或隐藏内容"',
+}
+
+
+class _Overrides(gettext.NullTranslations):
+    """A message catalog that answers from a dict and falls back to the catalog it replaces."""
+
+    def __init__(self, table: dict[str, str]):
+        super().__init__()
+        self._table = table
+
+    def gettext(self, message):
+        if message in self._table:
+            return self._table[message]
+        return self._fallback.gettext(message) if self._fallback else message
+
+    def ngettext(self, singular, plural, n):
+        if singular in self._table:
+            return self._table[singular]
+        return self._fallback.ngettext(singular, plural, n) if self._fallback else (singular if n == 1 else plural)
+
+
+def _install_translations(app) -> None:
+    if not str(app.config.language or "").startswith("zh"):
+        return
+    from sphinx import locale
+
+    for catalog, table in TRANSLATIONS.items():
+        key = ("general", catalog)
+        mine = _Overrides(table)
+        old = locale.translators.get(key)
+        if old is not None:
+            mine.add_fallback(old)
+        locale.translators[key] = mine
+        if catalog == "sphinx":
+            app.translator = mine
+            templates = getattr(app.builder, "templates", None)
+            if templates is not None and hasattr(templates, "environment"):
+                templates.environment.install_gettext_translations(mine)
+
+
+def _add_static(app) -> None:
+    if app.builder.format != "html":
+        return
+    app.config.html_static_path.append(str(STATIC))
+    app.add_css_file("ccb.css")
+    macros = (app.config.mathjax3_config or {}).get("tex", {}).get("macros", {})
+    app.add_js_file(None, body="window.CCB_TEX_MACROS = " + json.dumps(macros, ensure_ascii=False) + ";")
+    app.add_js_file("ccb.js")
+    _install_translations(app)
+
+
+def _drop_thebe_widget_state_and_duplicates(app, pagename, templatename, context, doctree) -> None:
     scripts = context.get("script_files")
     if not scripts:
         return
     kept, seen = [], set()
     for script in scripts:
         filename = str(getattr(script, "filename", script) or "")
-        body = str(getattr(script, "attributes", {}).get("body", ""))
+        attributes = getattr(script, "attributes", {}) or {}
+        body = str(attributes.get("body", ""))
         if "THEBE_JS_URL" in body or filename.endswith("sphinx-thebe.js") or ("thebe" in filename and "unpkg" in filename):
+            continue
+        if attributes.get("type") == "application/vnd.jupyter.widget-state+json":
             continue
         key = (filename, body)
         if key in seen:
@@ -27,6 +170,155 @@ def _drop_thebe_and_duplicates(app, pagename, templatename, context, doctree) ->
     context["script_files"] = kept
 
 
+def _is_inline_math_or_code(node) -> bool:
+    return isinstance(node, (nodes.math, nodes.literal)) and not isinstance(node, nodes.math_block)
+
+
+class ChineseTypography(SphinxPostTransform):
+    """Keep punctuation with the formula before it, units with their numbers, and say 证明."""
+
+    default_priority = 900
+
+    def run(self, **kwargs) -> None:
+        for math in list(self.document.findall(_is_inline_math_or_code)):
+            self._bind(math)
+        for cell in list(self.document.findall(nodes.entry)):
+            for text in list(cell.findall(nodes.Text)):
+                new = _RELATION.sub("\u00a0", _UNIT.sub("\\1\u00a0", str(text)))
+                if new != str(text):
+                    text.parent.replace(text, nodes.Text(new))
+        for image in self.document.findall(nodes.image):
+            if not image.get("alt"):  # else the page says the file name (e.g. for figures from code cells)
+                image["alt"] = "图（由代码生成）"
+        for admonition in list(self.document.findall(nodes.admonition)):
+            if "proof" in admonition["classes"] and admonition.children and isinstance(admonition[0], nodes.paragraph):
+                first = admonition[0]
+                if first.children and isinstance(first[0], nodes.Text) and str(first[0]).startswith("Proof. "):
+                    rest = str(first[0])[len("Proof. "):]
+                    first.replace(first[0], nodes.Text(rest))
+                    first.insert(0, nodes.Text("："))
+                    first.insert(0, nodes.strong("证明", "证明"))
+
+    @staticmethod
+    def _bind(math) -> None:
+        parent = math.parent
+        if parent is None or isinstance(parent, nodes.inline) and "ccb-nobr" in parent["classes"]:
+            return
+        # Positions by identity: Text nodes are strs, so list.index/remove would match an equal earlier one.
+        index = next(i for i, child in enumerate(parent.children) if child is math)
+        after = parent[index + 1] if index + 1 < len(parent) else None
+        before = parent[index - 1] if index > 0 else None
+        tail = head = ""
+        if isinstance(after, nodes.Text):
+            text = str(after)
+            tail = text[: len(text) - len(text.lstrip(CLOSING))]
+        if isinstance(before, nodes.Text):
+            text = str(before)
+            n = len(text) - len(text.rstrip(OPENING))
+            head = text[len(text) - n:] if n else ""
+        if not tail and not head:
+            return
+        wrapper = nodes.inline(classes=["ccb-nobr"])
+        start, stop = index, index + 1  # the slice of parent's children the wrapper replaces
+        if head:
+            wrapper += nodes.Text(head)
+            start = index - 1
+        wrapper += math
+        if tail:
+            wrapper += nodes.Text(tail)
+            stop = index + 2
+        replacement = []
+        if head and len(str(before)) > len(head):
+            replacement.append(nodes.Text(str(before)[: len(str(before)) - len(head)]))
+        replacement.append(wrapper)
+        if tail and len(str(after)) > len(tail):
+            replacement.append(nodes.Text(str(after)[len(tail):]))
+        parent.children[start:stop] = []
+        for offset, node in enumerate(replacement):
+            parent.insert(start + offset, node)
+
+
+def _latex_text(value: str) -> str:
+    from pybtex.richtext import Text
+
+    return Text.from_latex(value).render_as("text")
+
+
+def _authors(entry) -> str:
+    """"Chan et al.", "Patarasuk and Yuan", "NVIDIA": the author part of an author-year label."""
+    persons = entry.persons.get("author") or entry.persons.get("editor") or []
+    last = [_latex_text(" ".join(p.prelast_names + p.last_names)) for p in persons]
+    if not last:
+        return _latex_text(entry.fields.get("title", entry.key))
+    if len(last) == 1:
+        return last[0]
+    if len(last) == 2:
+        return f"{last[0]} and {last[1]}"
+    return f"{last[0]} et al."
+
+
+def _disambiguate_years(app) -> None:
+    """Same authors, same year: 2024a, 2024b (by title), in the citations and the bibliography alike."""
+    try:
+        domain = app.env.get_domain("cite")
+    except Exception:  # sphinxcontrib-bibtex not loaded
+        return
+    entries = domain.bibdata.data.entries
+    groups: dict[tuple[str, str], list] = {}
+    for entry in entries.values():
+        year = entry.fields.setdefault("ccb_year", entry.fields.get("year", ""))
+        entry.fields["year"] = year
+        groups.setdefault((_authors(entry), year), []).append(entry)
+    for (_author, year), group in groups.items():
+        if len(group) > 1 and year:
+            for letter, entry in zip("abcdefghijklmnopqrstuvwxyz", sorted(group, key=lambda e: _latex_text(e.fields.get("title", "")).lower())):
+                entry.fields["year"] = year + letter
+
+
+def _register_bibliography_style() -> None:
+    from pybtex.plugin import register_plugin
+    from pybtex.style.formatting.plain import Style as PlainStyle
+    from pybtex.style.labels import BaseLabelStyle
+    from pybtex.style.sorting import BaseSortingStyle
+
+    class AuthorYearLabels(BaseLabelStyle):
+        def format_labels(self, sorted_entries):
+            for entry in sorted_entries:
+                yield f"{_authors(entry)}, {entry.fields.get('year', 'n.d.')}"
+
+    class AuthorYearSorting(BaseSortingStyle):  # alphabetical by the label's authors ("{NVIDIA}" sorted after "Z")
+        def sorting_key(self, entry):
+            return _authors(entry).lower(), entry.fields.get("year", ""), _latex_text(entry.fields.get("title", "")).lower()
+
+    class AuthorYearStyle(PlainStyle):
+        default_label_style = "ccb_author_year"
+        default_sorting_style = "ccb_author_year"
+
+    register_plugin("pybtex.style.labels", "ccb_author_year", AuthorYearLabels, force=True)
+    register_plugin("pybtex.style.sorting", "ccb_author_year", AuthorYearSorting, force=True)
+    register_plugin("pybtex.style.formatting", "ccb_author_year", AuthorYearStyle, force=True)
+
+
+def _rewrite_hard_coded_labels(app, exception) -> None:
+    if exception is not None or app.builder.format != "html" or not str(app.config.language or "").startswith("zh"):
+        return
+    out = pathlib.Path(app.outdir)
+    for path in [*out.rglob("*.html"), out / "_static" / "togglebutton.js"]:
+        if not path.exists():
+            continue
+        text = path.read_text(encoding="utf-8")
+        new = text
+        for old, replacement in HARD_CODED.items():
+            new = new.replace(old, replacement)
+        if new != text:
+            path.write_text(new, encoding="utf-8")
+
+
 def setup(app):
-    app.connect("html-page-context", _drop_thebe_and_duplicates, priority=900)
+    _register_bibliography_style()
+    app.connect("builder-inited", _add_static)
+    app.connect("builder-inited", _disambiguate_years, priority=600)  # after sphinxcontrib-bibtex reads the .bib
+    app.connect("html-page-context", _drop_thebe_widget_state_and_duplicates, priority=900)
+    app.connect("build-finished", _rewrite_hard_coded_labels)
+    app.add_post_transform(ChineseTypography)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

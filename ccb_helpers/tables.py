@@ -298,7 +298,7 @@ def bandwidth_table_2port(ns: Sequence[int] = (8, 9), m: float = 2**30, beta: fl
     from .primitives import PRIMITIVE_LABELS
     from .source import SOURCE_BW_2PORT, SOURCE_RING_STEPS_2PORT
 
-    rows, values = [], []
+    rows, values, ratios = [], [], set()
     for primitive in ("reduce_scatter", "all_gather", "all_reduce", "all_to_all"):
         for n in ns:
             bound = bandwidth_lower_bound(primitive, n, m, beta, ports=2)
@@ -313,10 +313,17 @@ def bandwidth_table_2port(ns: Sequence[int] = (8, 9), m: float = 2**30, beta: fl
                 steps = src_steps = None
                 step_cells = ["—", "—", "—"]
             values.append((primitive, n, bound, src_bound, steps, src_steps))
+            ratios.add(ratio)
             rows.append([PRIMITIVE_LABELS[primitive], str(n), _bound_latex(primitive, 2), _verdict(bound, src_bound),
-                         f"× {ratio:g}"] + step_cells)
-    headers = ["原语", "$N$", "带宽下界 (2-port)", "与原讲义比", "与 1-port 比", "双向 Ring 实际轮数", "原讲义的轮数", "核对"]
-    return Table(headers, rows, "2-port 带宽下界与双向 Ring 的轮数（奇偶 N 各一行）", values)
+                         _ratio(ratio)] + step_cells)
+    headers = ["原语", "$N$", "带宽下界 (2-port)", "与原讲义比", "÷ 1-port 下界", "双向 Ring 实际轮数", "原讲义的轮数", "核对"]
+    caption = "2-port 带宽下界与双向 Ring 的轮数（奇偶 N 各一行）"
+    if len(ratios) == 1:  # the same ratio in every row: say it once, keep the table narrow enough for the page
+        headers.pop(4)
+        for row in rows:
+            row.pop(4)
+        caption += f"；每一行的 2-port 下界都是 1-port 的 {_ratio(ratios.pop())} 倍"
+    return Table(headers, rows, caption, values)
 
 
 def bandwidth_attainment_table(ns: Sequence[int] = (4, 7, 8, 16), block: int = 1024) -> Table:
@@ -474,10 +481,19 @@ def tree_ring_crossover_table(ns: Sequence[int] = (4, 8, 16, 32, 64, 128, 256, 5
                  f"{p.label}：小于该大小时双二叉树更快，大于时 Ring 更快（{ports} 端口）", values)
 
 
+def _ratio(value: float) -> str:
+    """A ratio as a plain number with three significant digits: 8/7 -> ``"1.14"``, 2 -> ``"2"``.
+
+    >>> _ratio(8 / 7), _ratio(2.0), _ratio(8 / 3)
+    ('1.14', '2', '2.67')
+    """
+    return f"{value:.3g}"
+
+
 def _short_name(topo) -> str:
-    """``"fat-tree 64 hosts 4:1"``-style labels: the name without the construction details."""
+    """``"fat-tree 64 hosts，o = 4"``-style labels: the name without the construction details."""
     name = topo.name.split(" (")[0]
-    return name + (f"，{topo.oversubscription:g}:1" if topo.oversubscription != 1 else "")
+    return name + (f"，o = {_ratio(topo.oversubscription)}" if topo.oversubscription != 1 else "")
 
 
 def bisection_width_table(topologies, search_up_to: int = 16) -> Table:
@@ -579,20 +595,18 @@ def oversubscription_table(n: int = 64, hosts_per_leaf: int = 8, m: float = 2**3
     from .topology import fat_tree
     from .units import format_time
 
+    # One row per (o, primitive): six narrow columns fit the page column, where one row per o with
+    # three columns per primitive (eight in all) pushed the verdicts off the page.
     rows, values = [], []
     for spines in range(hosts_per_leaf, 0, -1):
         o = hosts_per_leaf / spines
         topo = fat_tree(n, oversubscription=o, hosts_per_leaf=hosts_per_leaf)
-        cells = [f"{o:g}:1", str(topo.bisection_links)]
         for primitive in primitives:
             bis = bisection_lower_bound(primitive, topo, m, beta)
             node = node_lower_bound(primitive, topo, m, beta)
             tighter = "bisection" if bis > node else "node"
             values.append((o, primitive, bis, node, tighter))
-            cells += [format_time(bis), format_time(node), "bisection" if tighter == "bisection" else "节点级"]
-        rows.append(cells)
-    headers = ["oversubscription", "割上的链路"]
-    for primitive in primitives:
-        label = PRIMITIVE_LABELS[primitive]
-        headers += [f"{label}：bisection", f"{label}：节点级", "更紧的是"]
-    return Table(headers, rows, f"两级 fat-tree（{n} 台主机，每个 leaf {hosts_per_leaf} 台）随 oversubscription 的变化", values)
+            rows.append([_ratio(o), str(topo.bisection_links), PRIMITIVE_LABELS[primitive], format_time(bis), format_time(node),
+                         "bisection" if tighter == "bisection" else "节点级"])
+    headers = ["$o$", "割上的链路", "原语", "bisection 下界", "节点级下界", "更紧的是"]
+    return Table(headers, rows, f"两级 fat-tree（{n} 台主机，每个 leaf {hosts_per_leaf} 台）随 oversubscription $o$ 的变化", values)

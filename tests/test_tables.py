@@ -32,3 +32,27 @@ def test_exhaustive_table():
 def test_text_repr_is_aligned():
     text = repr(ccb.info_propagation_table(ns=(4,), k=2))
     assert "4" in text.splitlines()[-1]
+
+
+def test_ratios_are_plain_numbers():
+    # 8 hosts per leaf over 7 spines: 8/7 = 1.142857..., shown with three significant digits.
+    t = ccb.oversubscription_table(n=64, hosts_per_leaf=8)
+    shown = sorted({row[0] for row in t.rows}, key=float)
+    assert shown == ["1", "1.14", "1.33", "1.6", "2", "2.67", "4", "8"]  # 8/8, 8/7, 8/6, 8/5, 8/4, 8/3, 8/2, 8/1
+    assert not any(":1" in cell for row in t.rows for cell in row)
+
+
+def test_oversubscription_table_is_narrow_with_the_verdict_last():
+    # One row per (o, primitive): 6 columns (it had 8, the verdicts fell off the page).
+    t = ccb.oversubscription_table(n=16, hosts_per_leaf=4)
+    assert len(t.headers) == 6 and t.headers[-1] == "更紧的是"
+    assert len(t.rows) == 4 * 2 and all(len(row) == 6 for row in t.rows)
+    # 16 hosts, 4 per leaf, o = 4: one spine; a balanced cut separates two leaves' uplinks: 2 links.
+    # AllToAll: 8 * 8 * M/16 = 4M crosses 2 links, 2M/beta, against the node bound 15/16 M/beta.
+    assert t.rows[-1][:3] == ["4", "2", "AllToAll"] and t.rows[-1][-1] == "bisection"
+
+
+def test_2port_table_states_a_constant_ratio_once():
+    t = ccb.bandwidth_table_2port(ns=(8, 9))
+    assert "÷ 1-port 下界" not in t.headers and len(t.headers) == 7
+    assert t.caption.endswith("1-port 的 0.5 倍")  # two ports halve every bandwidth bound

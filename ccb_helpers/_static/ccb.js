@@ -1,0 +1,143 @@
+// The book's additions to sphinx-book-theme (served by ccb_helpers.sphinxext).
+"use strict";
+
+// 1. Tables wider than the page: a visible hint above them, and an edge marker until scrolled to the end.
+const ccbTables = () => {
+  for (const box of document.querySelectorAll("article .pst-scrollable-table-container")) {
+    let hint = box.previousElementSibling;
+    if (!hint || !hint.classList.contains("ccb-scroll-hint")) {
+      hint = document.createElement("div");
+      hint.className = "ccb-scroll-hint";
+      hint.setAttribute("role", "note");
+      hint.textContent = "表格较宽：左右滑动可看到全部列 →";
+      box.parentNode.insertBefore(hint, box);
+      box.addEventListener("scroll", () => box.classList.toggle("ccb-at-end", box.scrollLeft + box.clientWidth >= box.scrollWidth - 2));
+    }
+    const scrolls = box.scrollWidth > box.clientWidth + 1;
+    hint.hidden = !scrolls;
+    box.classList.toggle("ccb-scrolls", scrolls);
+    box.classList.toggle("ccb-at-end", box.scrollLeft + box.clientWidth >= box.scrollWidth - 2);
+  }
+};
+
+// 2. Search snippets: text of the article only (no buttons, page TOC, hidden setup code), math as
+//    readable text instead of TeX source, and each page listed once.
+const CCB_SYMBOLS = {
+  alpha: "α", beta: "β", gamma: "γ", delta: "δ", epsilon: "ε", lambda: "λ", mu: "μ", pi: "π", sigma: "σ", tau: "τ",
+  Delta: "Δ", Sigma: "Σ", cdot: "·", times: "×", le: "≤", leq: "≤", ge: "≥", geq: "≥", ne: "≠", neq: "≠",
+  approx: "≈", infty: "∞", sum: "∑", in: "∈", to: "→", rightarrow: "→", Rightarrow: "⇒", lceil: "⌈", rceil: "⌉",
+  lfloor: "⌊", rfloor: "⌋", log: "log", max: "max", min: "min", ldots: "…", dots: "…", cdots: "⋯", mid: "|",
+  propto: "∝", subset: "⊂", cup: "∪", cap: "∩", forall: "∀", exists: "∃", prod: "∏", sqrt: "√",
+};
+
+// Reads one {...} group (nested braces allowed) at s[i]; returns [content, index after it] or null.
+const ccbGroup = (s, i) => {
+  while (s[i] === " ") i++;
+  if (s[i] !== "{") return null;
+  let depth = 0;
+  for (let j = i; j < s.length; j++) {
+    if (s[j] === "\\") { j++; continue; }
+    if (s[j] === "{") depth++;
+    else if (s[j] === "}" && --depth === 0) return [s.slice(i + 1, j), j + 1];
+  }
+  return null;
+};
+
+// Replaces every \name{a}{b}... (n groups) by f(a, b, ...).
+const ccbReplaceCommand = (s, name, n, f) => {
+  const re = new RegExp("\\\\" + name + "(?![A-Za-z])", "g");
+  let out = "", last = 0, m;
+  while ((m = re.exec(s))) {
+    const args = [];
+    let i = m.index + m[0].length;
+    for (let k = 0; k < n; k++) {
+      const g = ccbGroup(s, i);
+      if (!g) break;
+      args.push(g[0]);
+      i = g[1];
+    }
+    if (args.length !== n) continue;
+    out += s.slice(last, m.index) + f(...args);
+    last = i;
+    re.lastIndex = i;
+  }
+  return out + s.slice(last);
+};
+
+const ccbTexToText = (tex) => {
+  let s = tex.replace(/^\s*(\\\(|\\\[|\$\$?)/, "").replace(/(\\\)|\\\]|\$\$?)\s*$/, "");
+  s = s.replace(/\\begin\{[a-z*]+\}|\\end\{[a-z*]+\}/g, " ").replace(/\\label\{[^}]*\}/g, "");
+  const macros = window.CCB_TEX_MACROS || {};
+  for (let pass = 0; pass < 3; pass++) {  // the book's macros: \ceil{x} -> \left\lceil x \right\rceil
+    for (const [name, def] of Object.entries(macros)) {
+      const body = Array.isArray(def) ? def[0] : def;
+      const n = Array.isArray(def) ? def[1] : 0;
+      s = ccbReplaceCommand(s, name, n, (...args) => " " + body.replace(/#(\d)/g, (_, k) => args[Number(k) - 1]) + " ");
+    }
+  }
+  for (let pass = 0; pass < 3; pass++) {
+    s = ccbReplaceCommand(s, "frac", 2, (a, b) => {
+      const wrap = (x) => (/^[A-Za-z0-9\\]+$/.test(x.trim()) ? x.trim() : "(" + x.trim() + ")");
+      return wrap(a) + "/" + wrap(b);
+    });
+    for (const name of ["text", "mathrm", "mathbf", "mathit", "operatorname", "textbf", "mathsf", "boldsymbol"]) {
+      s = ccbReplaceCommand(s, name, 1, (a) => a);
+    }
+  }
+  s = s.replace(/\\(left|right|big|Big|bigg|Bigg)(?![A-Za-z])/g, "");
+  s = s.replace(/\\(quad|qquad)(?![A-Za-z])/g, " ").replace(/\\[,;:! ]/g, " ").replace(/~/g, " ");
+  s = s.replace(/\\\\/g, " ").replace(/&/g, " ");
+  s = s.replace(/\\([A-Za-z]+)/g, (m, name) => (name in CCB_SYMBOLS ? CCB_SYMBOLS[name] : name));
+  s = s.replace(/([_^])\{([^{}]*)\}/g, (m, op, x) => (x.trim().length > 1 ? op + "(" + x.trim() + ")" : op + x.trim()));
+  s = s.replace(/\\([{}%#_^|])/g, "$1").replace(/[{}]/g, "");
+  return s.replace(/\s+/g, " ").replace(/([⌈⌊(]) /g, "$1").replace(/ ([⌉⌋)])/g, "$1").trim();
+};
+
+const ccbPatchSearch = () => {
+  if (typeof Search === "undefined" || Search.ccbPatched) return;
+  Search.ccbPatched = true;
+  const DROP = [".headerlink", "script", "style", "button", "nav", ".bd-toc", ".bd-sidebar-secondary",
+    ".header-article-items", ".bd-header-article", ".prev-next-area", "footer", ".dropdown-menu", ".eqno",
+    ".tag_hide-input .cell_input", ".tag_remove-input", "summary", ".toggle-hidden-message", ".ccb-scroll-hint", "mjx-container"];
+  Search.htmlToText = (htmlString, anchor) => {
+    const doc = new DOMParser().parseFromString(htmlString, "text/html");
+    for (const query of DROP) doc.querySelectorAll(query).forEach((el) => el.remove());
+    doc.querySelectorAll(".math").forEach((el) => { el.textContent = " " + ccbTexToText(el.textContent) + " "; });
+    const main = doc.querySelector("article") || doc.querySelector('[role="main"]');
+    if (!main) return "";
+    if (anchor) {
+      const part = main.querySelector(anchor);
+      if (part) return part.textContent.replace(/\s+/g, " ");
+    }
+    return main.textContent.replace(/\s+/g, " ");
+  };
+  // One result per page: a page whose title also matched as a section (or an untitled admonition)
+  // was listed twice. Results are displayed from the end of the list (best last), so keep the last.
+  const perform = Search._performSearch;
+  Search._performSearch = (...args) => {
+    const results = perform(...args);
+    const seen = new Set();
+    const kept = [];
+    for (let i = results.length - 1; i >= 0; i--) {
+      const key = results[i][0];
+      if (seen.has(key)) continue;
+      seen.add(key);
+      kept.push(results[i]);
+    }
+    return kept.reverse();
+  };
+};
+
+// searchtools.js comes after this script on search.html: patch when the document is parsed, before
+// Search.init (registered later, so it runs after this listener).
+document.addEventListener("DOMContentLoaded", () => {
+  ccbPatchSearch();
+  ccbTables();
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) MathJax.startup.promise.then(ccbTables);
+  if (window.ResizeObserver) {
+    const observer = new ResizeObserver(() => ccbTables());
+    document.querySelectorAll("article .pst-scrollable-table-container table").forEach((t) => observer.observe(t));
+  }
+});
+window.addEventListener("load", ccbTables);
+window.addEventListener("resize", ccbTables);

@@ -1,0 +1,56 @@
+"""The book's Sphinx extension: punctuation bound to formulas, units to numbers, 证明, author-year labels."""
+
+from docutils import nodes
+from docutils.frontend import get_default_settings
+from docutils.parsers.rst import Parser
+from docutils.utils import new_document
+
+from ccb_helpers.sphinxext import ChineseTypography, _authors
+
+
+def _paragraph(*children):
+    doc = new_document("test", get_default_settings(Parser))
+    paragraph = nodes.paragraph()
+    paragraph += list(children)
+    doc += paragraph
+    return doc, paragraph
+
+
+def test_punctuation_is_bound_to_the_formula_and_equal_texts_are_not_confused():
+    doc, p = _paragraph(nodes.Text("（"), nodes.math("a", "a"), nodes.Text("）和（"), nodes.math("b", "b"),
+                        nodes.Text("）。"), nodes.Text("）。"))
+    for math in list(doc.findall(nodes.math)):
+        ChineseTypography._bind(math)
+    wrappers = [c for c in p.children if isinstance(c, nodes.inline)]
+    assert [w.astext() for w in wrappers] == ["（a）", "（b）。"]
+    assert p.astext() == "（a）和（b）。）。"  # nothing lost, nothing moved
+    assert all("ccb-nobr" in w["classes"] for w in wrappers)
+
+
+def test_formula_without_punctuation_is_left_alone():
+    doc, p = _paragraph(nodes.Text("设 "), nodes.math("N", "N"), nodes.Text(" 个节点"))
+    ChineseTypography._bind(next(iter(doc.findall(nodes.math))))
+    assert not any(isinstance(c, nodes.inline) for c in p.children)
+
+
+def test_author_part_of_labels():
+    from pybtex.database import Entry, Person
+
+    def entry(*names):
+        return Entry("article", fields={"title": "T", "year": "2007"}, persons={"author": [Person(n) for n in names]})
+
+    assert _authors(entry("Chan, Ernie", "Heimlich, Marcel", "Purkayastha, Avi")) == "Chan et al."
+    assert _authors(entry("Patarasuk, Pitch", "Yuan, Xin")) == "Patarasuk and Yuan"
+    assert _authors(entry("{NVIDIA}")) == "NVIDIA"
+    assert _authors(entry("Tr{\\\"a}ff, Jesper")) == "Träff"
+
+
+def test_table_cells_keep_units_and_relations_together():
+    doc = new_document("test", get_default_settings(Parser))
+    table = nodes.table()
+    entry = nodes.entry()
+    entry += nodes.paragraph("", "", nodes.Text("84.3 µs，N ≥ 6，S ≥"))
+    table += entry
+    doc += table
+    ChineseTypography(doc).run()
+    assert entry.astext() == "84.3\u00a0µs，N\u00a0≥\u00a06，S\u00a0≥"
