@@ -247,3 +247,15 @@ def test_no_algorithm_available():
     zero = dict(ring_bw_intra=0.0, ring_bw_inter=0.0, tree_bw_intra=0.0, tree_bw_inter=0.0, nvls_channels=0)
     with pytest.raises(ValueError, match="no algorithm/protocol available"):
         ccb.nccl_predict("all_reduce", 8, 1, 1024, **zero)
+
+
+@given(st.sampled_from(["dgx_h100", "ib_h100"]), st.integers(1, 256), st.integers(1, 8), st.integers(0, 2**40),
+       st.sampled_from(ccb.NCCL_COLLECTIVES))
+def test_presets_never_beat_their_bound(topology, nodes, per_node, m, primitive):
+    # The presets credit no graph with more than the ring's beta (NVLS: 8 x 50 x 5/6 = 333 < 360),
+    # so NCCL's estimate is never faster than the bound and the efficiency stays in (0, 1].
+    n_ranks = max(2, nodes * per_node)
+    nodes = min(nodes, n_ranks)
+    r = ccb.nccl_vs_bound(primitive, n_ranks, nodes, m, topology)
+    assert r.flag is None and 0 < r.efficiency <= 1 + 1e-12
+    assert r.in_network_bound_time <= r.bound_time * (1 + 1e-12)
