@@ -152,6 +152,7 @@ from .nccl_tests import (
     fit_alpha_beta,
     nccl_tests_report,
     read_nccl_tests,
+    read_nccl_tests_runs,
     two_level_busbw_ceiling,
 )
 from .nccl_model import (
