@@ -170,7 +170,7 @@ def test_expected_regions_by_hand():
         (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "8", "--alpha", "1e-6"], "both --alpha and --beta"),
         (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "8", "--repeats", "0"], "--repeats must be between"),
         (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "8", "--root", "1"], "only to rooted"),
-        (["run", "--algorithm", "double_binary_tree", "--primitive", "all_reduce", "--size", "8", "--ports", "1"], "--ports >= 2"),
+        (["run", "--algorithm", "bidirectional_ring", "--primitive", "all_gather", "--size", "8", "--ports", "1"], "--ports >= 2"),
         (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "8", "--chunks", "2"], "only to double_binary_tree"),
         (["sweep", "--pairs", "ring", "--sizes", "8"], "not algorithm:primitive"),
         (["selftest", "--ns", "0"], "rank counts >= 1"),
