@@ -47,6 +47,7 @@ from .plotting import (
     draw_knomial_tree,
     draw_schedule,
     draw_topology,
+    draw_topology_grid,
     plot_algorithm_times,
     plot_best_algorithm_map,
     plot_bisection_ratio,
