@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import base64
 import html
-import io
 import logging
 import math
 import numbers
+import struct
 import threading
+import zlib
 
 import ipywidgets as widgets
 import numpy as np
@@ -410,13 +411,7 @@ class Explorer:
 
     def _encode_png(self) -> bytes:
         """PNG of what the canvas just drew, from its pixel buffer (no second draw)."""
-        from PIL import Image
-
-        width, height = self.canvas.get_width_height(physical=True)
-        pixels = Image.frombuffer("RGBA", (width, height), self.canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
-        out = io.BytesIO()
-        pixels.convert("RGB").save(out, format="PNG", compress_level=1)
-        return out.getvalue()
+        return encode_png(np.asarray(self.canvas.buffer_rgba())[:, :, :3])
 
     def _report(self, exc: Exception, where: str) -> None:
         self.error = exc
@@ -438,6 +433,28 @@ class Explorer:
             stack += [getattr(w, "layout", None), getattr(w, "style", None)]
             stack = [s for s in stack if s is not None]
             w.close()
+
+
+def encode_png(rgb: np.ndarray, level: int = 3) -> bytes:
+    """A PNG of an ``(height, width, 3)`` uint8 image: filter "none" and zlib ``level``.
+
+    Half the time of Pillow's encoder (whose adaptive row filters cost more than they save on
+    a plot's flat colours) for the same size within a few per cent.
+
+    >>> png = encode_png(np.zeros((2, 3, 3), dtype=np.uint8))
+    >>> png[1:4], int.from_bytes(png[16:20], "big")   # the signature's name, the width
+    (b'PNG', 3)
+    """
+    height, width, _ = rgb.shape
+    rows = np.empty((height, 1 + 3 * width), dtype=np.uint8)
+    rows[:, 0] = 0  # filter type of each row: none
+    rows[:, 1:] = rgb.reshape(height, 3 * width)
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB, no interlace
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows, level)) + chunk(b"IEND", b"")
 
 
 def _same(option, value) -> bool:
