@@ -22,6 +22,21 @@ _M = np.geomspace(2.0**6, 2.0**32, 160)
 _CANDIDATES = list(dict.fromkeys(applicable_algorithms(_PRIMITIVE, ports=2) + applicable_algorithms(_PRIMITIVE, ports=1)))
 
 
+_STEP = 0.001  # log10 step of the alpha and beta sliders: the page snaps a value to it
+
+
+def _snap(value: float) -> float:
+    """``value`` on the slider's grid, so the page has nothing to snap (and send back)."""
+    return float(10 ** (round(np.log10(value) / _STEP) * _STEP))
+
+
+def _on_preset(preset: str, alpha_us: float, beta_gbps: float) -> bool:
+    """Whether the sliders show this preset's alpha and beta (up to the page's snapping to a step)."""
+    p = PRESETS[preset]
+    close = 0.51 * _STEP + 1e-12
+    return abs(np.log10(alpha_us / (p.alpha * 1e6))) <= close and abs(np.log10(beta_gbps / (p.beta / 1e9))) <= close
+
+
 class AlgorithmExplorer(Explorer):
     """AllReduce time against M for the lower bound and every algorithm, with the best one per size band.
 
@@ -37,7 +52,7 @@ class AlgorithmExplorer(Explorer):
     ['recursive_doubling', 'recursive_halving_doubling']
     >>> e.update(n=48); [name for *_, name in e.bands]   # no power of two: RHD pays for folding
     ['recursive_doubling', 'recursive_halving_doubling', 'ring']
-    >>> AlgorithmExplorer(preset="ib_ndr").values["alpha_us"]   # the preset sets alpha
+    >>> round(AlgorithmExplorer(preset="ib_ndr").values["alpha_us"], 2)   # the preset sets alpha
     3.0
     >>> e.close()
     """
@@ -51,9 +66,9 @@ class AlgorithmExplorer(Explorer):
         return {
             "preset": widgets.Dropdown(options=options, value="a100_nvlink", description="硬件", style=STYLE,
                                        layout=widgets.Layout(width="auto")),
-            "alpha_us": widgets.FloatLogSlider(value=first.alpha * 1e6, base=10, min=-1, max=2, step=0.05,
+            "alpha_us": widgets.FloatLogSlider(value=_snap(first.alpha * 1e6), base=10, min=-1, max=2, step=_STEP,
                                                readout_format=".3g", **slider_args("α (µs)")),
-            "beta_gbps": widgets.FloatLogSlider(value=first.beta / 1e9, base=10, min=0, max=3, step=0.05,
+            "beta_gbps": widgets.FloatLogSlider(value=_snap(first.beta / 1e9), base=10, min=0, max=3, step=_STEP,
                                                 readout_format=".3g", **slider_args("β (GB/s)")),
             "n": widgets.IntSlider(value=16, min=2, max=1024, **slider_args("节点数 N")),
             "k": widgets.IntSlider(value=1, min=1, max=2, **slider_args("端口数 k")),
@@ -64,18 +79,16 @@ class AlgorithmExplorer(Explorer):
         preset = self.controls["preset"].value
         if name == "preset" and preset != "custom":
             p = PRESETS[preset]
-            self.controls["alpha_us"].value = p.alpha * 1e6
-            self.controls["beta_gbps"].value = p.beta / 1e9
+            self.controls["alpha_us"].value = _snap(p.alpha * 1e6)
+            self.controls["beta_gbps"].value = _snap(p.beta / 1e9)
         elif name in ("alpha_us", "beta_gbps") and preset != "custom":
-            p = PRESETS[preset]
-            if not np.isclose(self.controls["alpha_us"].value, p.alpha * 1e6) or \
-                    not np.isclose(self.controls["beta_gbps"].value, p.beta / 1e9):
+            if not _on_preset(preset, self.controls["alpha_us"].value, self.controls["beta_gbps"].value):
                 self.controls["preset"].value = "custom"
 
     def _validate(self, values: dict) -> None:
         if values["preset"] != "custom":
             p = PRESETS[values["preset"]]
-            if not (np.isclose(values["alpha_us"], p.alpha * 1e6) and np.isclose(values["beta_gbps"], p.beta / 1e9)):
+            if not _on_preset(values["preset"], values["alpha_us"], values["beta_gbps"]):
                 raise ValueError(f"alpha_us / beta_gbps contradict preset {values['preset']!r} (α = {format_time(p.alpha)}, "
                                  f"β = {format_bandwidth(p.beta)}); pass preset='custom' to set them freely")
 
@@ -96,7 +109,10 @@ class AlgorithmExplorer(Explorer):
         self.ax = ax
 
     def refresh(self, preset, alpha_us, beta_gbps, n, k, efficiency) -> str:
-        alpha, beta = alpha_us * 1e-6, beta_gbps * 1e9
+        if preset == "custom":
+            alpha, beta = alpha_us * 1e-6, beta_gbps * 1e9
+        else:  # the preset's own numbers, not the slider's (the page snaps a slider to its step)
+            alpha, beta = PRESETS[preset].alpha, PRESETS[preset].beta
         ax = self.ax
         bound = combined_lower_bound(_PRIMITIVE, n, _M, alpha, beta, ports=k)
         names = applicable_algorithms(_PRIMITIVE, n=n, ports=k)
@@ -137,7 +153,8 @@ class AlgorithmExplorer(Explorer):
         if preset == "custom":
             source = f"自定义：α = {format_time(alpha)}、β = {format_bandwidth(beta)}，用 α、β 滑块调节"
         else:
-            source = f"{PRESETS[preset].label}：α、β 取自预设（端口数用 k 滑块）"
+            source = (f"{PRESETS[preset].label}：α = {format_time(alpha)}、β = {format_bandwidth(beta)} 取自预设"
+                      f"（端口数用 k 滑块）")
         missing = [ALGORITHM_LABELS[a] for a in applicable_algorithms(_PRIMITIVE, ports=k) if a not in names]
         notes = [source]
         if missing:

@@ -60,7 +60,7 @@ class BandwidthExplorer(Explorer):
             "n": widgets.IntSlider(value=8, min=2, max=256, **slider_args("节点数 N")),
             "k": widgets.IntSlider(value=1, min=1, max=8, **slider_args("端口数 k")),
             "m": size_slider(2.0**30),
-            "beta_gbps": widgets.FloatLogSlider(value=100, base=10, min=0, max=3, step=0.05, readout_format=".3g",
+            "beta_gbps": widgets.FloatLogSlider(value=100, base=10, min=0, max=3, step=0.01, readout_format=".3g",
                                                 **slider_args("β (GB/s)")),
         }
 

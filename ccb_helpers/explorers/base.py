@@ -328,6 +328,9 @@ class Explorer:
     def _on_change(self, change) -> None:
         if getattr(self._local, "quiet", False) or self._closed:
             return  # our own adjustment in this thread: the outer change redraws
+        old, new = change.get("old"), change.get("new")
+        if isinstance(old, float) and isinstance(new, float) and abs(new - old) <= 1e-9 * max(abs(old), abs(new)):
+            return  # the page echoing a float with its last bits changed (10 ** log10(x)): nothing to redraw
         name = self._names.get(id(change["owner"]))
         with self._lock:
             self._local.quiet = True
