@@ -49,6 +49,13 @@ def is_blank(png: bytes) -> bool:
     return np.mean(np.any(p < 240, axis=-1)) < 0.01
 
 
+def texts_inside(fig) -> None:
+    """Nothing drawn is cut off at the figure's edges (the layout is fixed, not tight)."""
+    drawn = fig.get_tightbbox(fig.canvas.get_renderer())  # inches, everything that is drawn
+    width, height = fig.get_size_inches()
+    assert drawn.x0 >= -0.01 and drawn.y0 >= -0.01 and drawn.x1 <= width + 0.01 and drawn.y1 <= height + 0.01, drawn
+
+
 def same_as_fresh(e: Explorer) -> None:
     """The explorer shows exactly what a new explorer built with its current values shows."""
     fresh = type(e)(**e.values)
@@ -348,6 +355,7 @@ def test_in_place_updates_equal_a_fresh_explorer(cls):
     for change in SWEEPS[cls]:
         e.update(**change)
         assert not is_blank(e.png())
+        texts_inside(e.figure)
     same_as_fresh(e)
     e.close()
 

@@ -245,6 +245,7 @@ def run(notebooks: list[pathlib.Path], out: pathlib.Path, port: int) -> int:
                               f"(the page sent values back?): {found['values']}")
                 image = output.locator("img.widget-image").first
                 image.evaluate(WATCH_IMAGE)
+                offset_before = image.bounding_box()["y"] - output.bounding_box()["y"]
                 RELEASES.clear()
                 start = time.time()
                 actions = exercise(page, output)
@@ -253,6 +254,7 @@ def run(notebooks: list[pathlib.Path], out: pathlib.Path, port: int) -> int:
                 page.wait_for_timeout(500)
                 output.screenshot(path=str(out / f"{name}-after.png"))
                 shown = image.evaluate(BROWSER_SHA1)
+                jump = image.bounding_box()["y"] - output.bounding_box()["y"] - offset_before
                 updates = page.evaluate("window.__imageUpdates")
                 follow = (f"{len(updates)} image updates; last release -> last image "
                           f"{(max(updates) - RELEASES[-1]) / 1e3:.2f} s" if updates and RELEASES else "no image update")
@@ -260,11 +262,12 @@ def run(notebooks: list[pathlib.Path], out: pathlib.Path, port: int) -> int:
                 for found in kernel_check(runtime, kernel_id):
                     readout_matches = re.sub(r"\s+", "", found["readout"]) == page_readout
                     ok = (found["same_as_fresh"] and found["image_is_png"] and found["error"] is None
-                          and found["sha1"] == shown and readout_matches)
+                          and found["sha1"] == shown and readout_matches and abs(jump) < 1)
                     failures += not ok
                     print(f"{'ok  ' if ok else 'FAIL'} {name}: {found['explorer']} {found['values']} "
                           f"same_as_fresh={found['same_as_fresh']} page_shows_kernel_png={found['sha1'] == shown} "
-                          f"page_readout_matches={readout_matches} error={found['error']} redraws={found['redraws']} "
+                          f"page_readout_matches={readout_matches} figure_moved={jump:.0f}px "
+                          f"error={found['error']} redraws={found['redraws']} "
                           f"({len(actions)} changes: {'; '.join(actions)}; {follow}; idle after {settle:.1f} s)")
                 page.close()
                 request = urllib.request.Request(f"{base}/api/sessions/{sessions[0]['id']}", method="DELETE")

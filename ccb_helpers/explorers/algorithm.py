@@ -58,7 +58,7 @@ class AlgorithmExplorer(Explorer):
     """
 
     figsize = (BOOK_WIDTH, 3.7)
-    readout_lines = 3
+    readout_lines = 4
 
     def _controls(self) -> dict:
         first = PRESETS["a100_nvlink"]
@@ -94,7 +94,7 @@ class AlgorithmExplorer(Explorer):
 
     def setup(self, figure) -> None:
         ax = figure.subplots()
-        figure.subplots_adjust(left=0.1, right=0.7, bottom=0.14, top=0.9)
+        figure.subplots_adjust(left=0.13, right=0.7, bottom=0.14, top=0.9)
         (self.bound_line,) = ax.plot([], [], color=COLORS["bound"], linewidth=2.5, label="下界 max(Tα, Tβ)")
         self.lines = {name: ax.plot([], [], color=COLORS.get(name), label=ALGORITHM_LABELS[name])[0] for name in _CANDIDATES}
         self.m_star = ax.axvline(1, color="#999999", linestyle="--", linewidth=1, label="$M^*$")

@@ -104,7 +104,8 @@ class Explorer:
     """
 
     figsize = (BOOK_WIDTH, 3.6)
-    #: Lines of text the readout reserves, so the figure does not jump when the text changes.
+    #: Lines of text the readout reserves (at the figure's width), so the figure does not jump
+    #: when the text changes: the most lines the readout ever takes.
     readout_lines = 2
 
     def __init__(self, **values):
@@ -137,7 +138,8 @@ class Explorer:
         self._png = b""
         width = f"{round(self.figsize[0] * CSS_PX_PER_INCH)}px"
         self.image = widgets.Image(format="png", layout=widgets.Layout(width="100%", max_width=width))
-        self.readout = widgets.HTML(layout=widgets.Layout(min_height=f"{1.6 * self.readout_lines:.1f}em", max_width=width))
+        # ipywidgets set an HTML line 28 px high (--jp-widgets-inline-height): reserve whole lines.
+        self.readout = widgets.HTML(layout=widgets.Layout(min_height=f"{28 * self.readout_lines}px", max_width=width))
         self.widget = widgets.VBox(
             [widgets.HBox(list(self.controls.values()), layout=widgets.Layout(flex_flow="row wrap")), self.readout, self.image]
         )

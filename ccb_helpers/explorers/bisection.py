@@ -80,6 +80,7 @@ class BisectionExplorer(Explorer):
 
     SIZES = SIZES
     figsize = (BOOK_WIDTH, 3.7)
+    readout_lines = 3
 
     def _controls(self) -> dict:
         lo, hi, default = SIZES["torus2d"]

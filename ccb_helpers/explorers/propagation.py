@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 import numpy as np
+from matplotlib.ticker import NullFormatter
 
 from ..plotting import BOOK_WIDTH, COLORS, SMALL, _KnomialTreeArtists
 from ..propagation import coverage, info_steps
@@ -52,10 +53,12 @@ class PropagationExplorer(Explorer):
         (self.ideal,) = left.plot([], [], "o--", color=COLORS["bandwidth"])
         self.n_line = left.axhline(1, color=COLORS["bound"], linewidth=1)
         left.set_yscale("log")
+        left.yaxis.set_major_formatter(lambda v, _pos: f"{v:g}")  # 1, 10, 100: narrow, whatever N is
+        left.yaxis.set_minor_formatter(NullFormatter())
         left.set_xlabel("轮次 t")
         left.set_ylabel("持有数据的节点数")
         self.legend = left.legend([self.bars, self.ideal, self.n_line], ["已通知节点数", "(k+1)^t", "N"],
-                                  loc="lower right", fontsize=SMALL)
+                                  loc="upper left", fontsize=SMALL)
         self.left, self.right = left, right
         self.tree = _KnomialTreeArtists(right)
         self.too_big = right.text(0.5, 0.5, "", ha="center", va="center", fontsize=10, transform=right.transAxes)
@@ -77,7 +80,7 @@ class PropagationExplorer(Explorer):
             text.set_text(label)
         left = self.left
         left.set_xlim(-0.6, steps + 0.6)
-        left.set_ylim(0.7, max(n, ideal[-1]) * 2.5)
+        left.set_ylim(0.7, max(n, ideal[-1]) * 12)  # a decade of head room: the legend sits above the N line
         left.set_xticks(rounds)
         left.set_title(rf"$\lceil \log_{{{k + 1}}} {n} \rceil = {steps}$ 轮覆盖全部节点")
         small = n <= self.TREE_MAX

@@ -72,6 +72,7 @@ class TopologyExplorer(Explorer):
 
     SIZES = SIZES
     figsize = (BOOK_WIDTH, 3.7)
+    readout_lines = 3
 
     def _controls(self) -> dict:
         lo, hi, default = SIZES["ring"]
