@@ -59,7 +59,7 @@ def main() -> None:
                         css = fig["natural"] / 2  # every figure is a 2x PNG shown at half its pixels
                         scale = fig["shown"] / css
                         text = SMALLEST_TEXT_PX * scale
-                        bad = width == 1280 and (text < PROMISE_PX or not fig["attr"])
+                        bad = width == 1280 and text < PROMISE_PX
                         problems += bad
                         print(f"{'SMALL' if bad else 'ok   '} {width:4d}px {chapter} fig {i}: natural {css:.0f} CSS px, "
                               f"shown {fig['shown']:.0f} px (scale {scale:.2f}, smallest text {text:.1f} px) {fig['attr']}")

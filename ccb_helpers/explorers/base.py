@@ -268,7 +268,9 @@ class Explorer:
             "application/vnd.jupyter.widget-view+json": {"version_major": 2, "version_minor": 0,
                                                          "model_id": self.widget.model_id},
         }
-        return data, {"image/png": {"width": round(self.figsize[0] * CSS_PX_PER_INCH)}}
+        # A dict, not (data, metadata): callers index it. The PNG is 2x; a page column as wide
+        # as the figure (the book's) shows it at its CSS size anyway.
+        return data
 
     # -- validation of control values ----------------------------------------------------
     def _coerce(self, name: str, value):
