@@ -14,7 +14,6 @@ import logging
 import random
 import sys
 import threading
-import tracemalloc
 import weakref
 
 import ipywidgets as widgets
@@ -99,13 +98,13 @@ class Toy(Explorer):
     def setup(self, figure):
         ax = figure.add_axes((0, 0, 1, 1))
         (self.bar,) = ax.bar([0], [1])
-        self.label = ax.text(0, 32, "", ha="center", va="top")
+        self.label = ax.text(0, 35, "", ha="center", va="top")
         ax.set_xlim(-1, 1)
-        ax.set_ylim(0, 33)
+        ax.set_ylim(0, 36)
         ax.set_axis_off()  # cheap to draw: the race test redraws it a thousand times
 
     def refresh(self, family, size):
-        self.bar.set_height(size)
+        self.bar.set_height(size + 3)  # never an empty picture: "blank" means the redraw failed
         self.label.set_text(family)
         return f"{family}:{size}"
 
@@ -136,7 +135,7 @@ def test_race_two_threads_hundreds_of_interleavings(fast_switching):
     e.image.observe(lambda change: published.append(bytes(change["new"])), names="value")
     fresh_png = {}
     rng = random.Random(1)
-    for _ in range(300):
+    for _ in range(150):
         plan_a = [rng.choice(list(RANGES)) for _ in range(4)]
         plan_b = [rng.randrange(0, 31) for _ in range(6)]
 
@@ -289,8 +288,7 @@ def test_close_releases_widgets_and_figures():
     for _ in range(2):  # warm caches (fonts, lru caches of the explorers)
         ccb.TopologyExplorer().close()
     figures_before = live_figures()
-    tracemalloc.start()
-    start = tracemalloc.take_snapshot()
+    blocks_before = sys.getallocatedblocks()
     refs = []
     for _ in range(20):
         e = ccb.TopologyExplorer()
@@ -299,14 +297,17 @@ def test_close_releases_widgets_and_figures():
         e.close()
         assert e.widget.comm is None and all(c.comm is None for c in e.controls.values())
         assert model_id not in open_widgets()
+    del e
     gc.collect()
-    grown = sum(stat.size_diff for stat in tracemalloc.take_snapshot().compare_to(start, "filename"))
-    tracemalloc.stop()
     assert all(ref() is None for ref in refs)
     assert live_figures() <= figures_before
-    assert grown < 8 * 2**20  # was +71 MiB for 20 explorers without close()
+    # One explorer that is not released holds ~12,000 Python memory blocks (+71 MiB for 20 before
+    # close() existed); what remains after 20 closed ones is matplotlib's glyph caches.
+    assert sys.getallocatedblocks() - blocks_before < 2500
+    closed = ccb.PropagationExplorer()
+    closed.close()
     with pytest.raises(ValueError, match="closed"):
-        e.update(size=5)
+        closed.update(n=5)
 
 
 def test_mimebundle_has_widget_view_and_2x_png():
@@ -360,7 +361,7 @@ def test_in_place_updates_equal_a_fresh_explorer(cls):
 
 
 @pytest.mark.parametrize("cls, first, second", [
-    (ccb.TopologyExplorer, ("family", list(ccb.TopologyExplorer.SIZES)), ("size", [3, 4, 5, 6, 7, 8])),
+    (ccb.TopologyExplorer, ("family", ["torus3d", "ring", "hypercube", "fat_tree"]), ("size", [3, 4, 5, 6])),
     (ccb.AlgorithmExplorer, ("preset", list(ccb.PRESETS) + ["custom"]), ("alpha_us", [0.5, 2.0, 20.0])),
     (ccb.BisectionExplorer, ("family", ["fat_tree", "ring", "torus2d"]), ("oversubscription", [2.0, 4.0, 1.0])),
     (ccb.PropagationExplorer, ("all_port", [True, False, True]), ("n", [10, 70, 33])),
@@ -369,7 +370,7 @@ def test_in_place_updates_equal_a_fresh_explorer(cls):
 def test_real_explorers_race_two_threads(cls, first, second, fast_switching):
     e = cls()
     rng = random.Random(7)
-    for _ in range(3):
+    for _ in range(2):
         def move(name, options):
             for value in rng.sample(options, len(options)):
                 e.controls[name].value = value
