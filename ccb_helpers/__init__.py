@@ -100,6 +100,21 @@ from .generators import generate, knomial_tree, nccl_double_binary_tree
 from .schedule import Round, Schedule, Transfer, block_bounds
 from .selection import best_algorithm_bands, crossover_between, optimality
 from .simulate import ScheduleError, SimulationResult, run_schedule, simulate
+from .user_topology import dgx1, link_matrix, parse_nvidia_smi_topo, topology_from_graph, topology_from_links
+from .synthesis import (
+    FrontierPoint,
+    SynthesisTimeout,
+    pareto_frontier,
+    rounds_per_chunk_bound,
+    steps_lower_bound,
+    stored_frontier,
+    stored_schedule,
+    stored_schedules,
+    synthesize,
+    synthesized_time,
+    verify_synthesized,
+)
+from .synthesis_figures import SynthesisExplorer, attainment_table, draw_synthesized_step, plot_synthesis_plane, synthesis_bounds_table
 from .units import GiB, KiB, MiB, format_bandwidth, format_bytes, format_time
 from .nccl_tests import (
     AlphaBeta,
@@ -128,6 +143,8 @@ from .nccl_model import (
 )
 from .nccl_published import PUBLISHED_LOGS, PublishedLog, published_log_text, published_summary_table, read_published_log
 from .nccl_figures import NCCL_PICK_COLORS, NcclExplorer, plot_busbw_against_bound, plot_nccl_pick_map, plot_nccl_times
+from . import mpi  # real MPI runs (mpi4py is imported only when a command runs under mpiexec)
+from .mpi import MPIResultExplorer, load_mpi_result, mpi_runs_table, plot_mpi_ratios, plot_mpi_runs, plot_pingpong
 
 __version__ = "0.1.0"
 

@@ -620,11 +620,13 @@ def busbw_ceiling(primitive, n, m, alpha, beta, ports=1, latency_ports=None):
 
 def _busbw_ceiling(primitive, n, m, alpha, beta, ports, latency_ports):
     coefficient = volume_coefficient(primitive, n)
+    volume = coefficient * np.asarray(m, dtype=float)
     t_alpha = latency_lower_bound(primitive, n, alpha, ports=latency_ports)
-    t_beta = coefficient * np.asarray(m, dtype=float) / (ports * beta)
-    t_min = np.maximum(t_alpha, t_beta)
+    # Bandwidth-bound sizes reach the link rate exactly: dividing c M by c M / (p beta) would
+    # round (for tiny M by more than an ulp), so that branch returns p beta itself.
+    bandwidth_bound = volume >= t_alpha * (ports * beta)
     with np.errstate(divide="ignore", invalid="ignore"):
-        ceiling = np.where(t_min > 0, coefficient * np.asarray(m, dtype=float) / np.where(t_min > 0, t_min, 1.0), ports * beta)
+        ceiling = np.where(bandwidth_bound, ports * beta, volume / np.where(bandwidth_bound, 1.0, t_alpha))
     return float(ceiling) if np.ndim(ceiling) == 0 else ceiling
 
 

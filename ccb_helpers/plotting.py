@@ -481,6 +481,8 @@ def _layout(topology):
     g = topology.graph
     family = topology.family
     pos = {}
+    if all("pos" in data for _, data in g.nodes(data=True)):  # the topology brings its own drawing
+        return {v: np.asarray(data["pos"], dtype=float) for v, data in g.nodes(data=True)}
     if family in ("torus", "mesh"):
         for v, coord in g.nodes(data="coord"):
             c = list(coord) + [0] * (3 - len(coord))
@@ -543,16 +545,19 @@ def _topology_geometry(topology, root: int, side: frozenset | None):
             crossing = {frozenset((u, v)) for u, v in g.edges if placed[u] != placed[v]}
         else:
             crossing = {frozenset((u, v)) for u, v in g.edges if (u in side) != (v in side)}
-    straight, straight_cut, arcs, arcs_cut = [], [], [], []
+    straight, straight_cut, straight_links, arcs, arcs_cut, arcs_links = [], [], [], [], [], []
     for u, v in g.edges:
         a, b = pos[u], pos[v]
         cut = frozenset((u, v)) in crossing
+        links = g.edges[u, v].get("links", 1)  # parallel links (a user topology) drawn proportionally thicker
         if topology.family == "torus" and np.abs(a - b).max() > 1.5:  # wrap-around link
             arcs.append(_arc(a, b))
             arcs_cut.append(cut)
+            arcs_links.append(links)
         else:
             straight.append(np.array([a, b]))
             straight_cut.append(cut)
+            straight_links.append(links)
     ends = [v for v, kind in g.nodes(data="kind") if kind == "endpoint"]
     switches = [v for v, kind in g.nodes(data="kind") if kind == "switch"]
     points = np.array([pos[v] for v in g.nodes] + [p for arc in arcs for p in arc])
@@ -562,9 +567,9 @@ def _topology_geometry(topology, root: int, side: frozenset | None):
         "hops": np.array([dist[v] for v in ends]),
         "in_side": np.array([v in side for v in ends]) if side is not None else None,
         "switches": np.array([pos[v] for v in switches]).reshape(-1, 2),
-        "straight": straight, "straight_cut": np.array(straight_cut, dtype=bool),
-        "arcs": arcs, "arcs_cut": np.array(arcs_cut, dtype=bool),
-        "crossing": len(crossing),
+        "straight": straight, "straight_cut": np.array(straight_cut, dtype=bool), "straight_links": straight_links,
+        "arcs": arcs, "arcs_cut": np.array(arcs_cut, dtype=bool), "arcs_links": arcs_links,
+        "crossing": sum(g.edges[tuple(e)].get("links", 1) for e in crossing),
         "lo": points.min(axis=0), "hi": points.max(axis=0),
     }
 
@@ -594,11 +599,12 @@ class _TopologyArtists:
         """Draw ``topology``; returns the number of links the cut crosses (0 without ``side``)."""
         geo = _topology_geometry(topology, root, None if side is None else frozenset(side))
         cut_color, plain = matplotlib.colors.to_rgba(COLORS["bandwidth"]), matplotlib.colors.to_rgba("#bbbbbb")
-        for collection, segments, cut, scale in ((self.links, geo["straight"], geo["straight_cut"], 1.0),
-                                                 (self.wraps, geo["arcs"], geo["arcs_cut"], 0.9)):
+        for collection, segments, cut, links, scale in (
+                (self.links, geo["straight"], geo["straight_cut"], geo["straight_links"], 1.0),
+                (self.wraps, geo["arcs"], geo["arcs_cut"], geo["arcs_links"], 0.9)):
             collection.set_segments(segments)
             collection.set_color([cut_color if c else plain for c in cut])
-            collection.set_linewidth([(2.0 if c else 0.8) * scale for c in cut])
+            collection.set_linewidth([(2.0 if c else 0.8) * scale * k for c, k in zip(cut, links)])
         n_ends = len(geo["ends"])
         size = 90 if n_ends <= 32 else (40 if n_ends <= 128 else 14)
         self.ends.set_offsets(geo["ends"])
