@@ -71,6 +71,7 @@ _lazy_from(".plotting", """
     draw_knomial_tree,
     draw_schedule,
     draw_topology,
+    draw_topology_grid,
     plot_algorithm_times,
     plot_best_algorithm_map,
     plot_bisection_ratio,
