@@ -503,7 +503,7 @@ def test_cli_runs_without_runpy_warning():
 
 @pytest.mark.parametrize("args, message", [
     (["--alpha", "1e-6", "--beta", "1e9", "--nodes", "2"], "n_nodes needs node_beta"),
-    (["--alpha", "1e-6", "--beta", "1e9", "--node-beta", "-5"], "node_beta must be > 0"),
+    (["--alpha", "1e-6", "--beta", "1e9", "--node-beta", "-5"], "node_beta must be >= 1e-09"),
     (["--alpha", "1e-6", "--beta", "1e9", "--node-beta", "1e9", "--nodes", "99"], "n_nodes must be <= 16"),
     (["--alpha", "1e-6", "--beta", "1e9", "--ranks", "1"], "n_ranks must be >= 2"),
 ])
