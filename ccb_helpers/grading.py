@@ -74,10 +74,11 @@ __all__ = [
     "require_own_code",
     "library_names",
     "seed_for",
+    "broadcast_problems",
 ]
 
 #: Seconds a group of cases may run before it fails (a runaway loop must not stall autograding).
-DEFAULT_BUDGET = 20.0
+DEFAULT_BUDGET = 10.0
 #: Items a returned list may have before it is rejected unread.
 MAX_ITEMS = 1_000_000
 
@@ -477,6 +478,8 @@ class _Inspector:
                     self.problem(f"{where} 使用了 get_ipython：本题不允许")
                 elif node.id in self.forbid and isinstance(node.ctx, ast.Load) and node.id in namespace and _from_library(namespace[node.id]):
                     self.problem(f"{where} 用到了 {node.id}：本题要自己实现")
+            elif isinstance(node, ast.Global):
+                self.problem(f"{where} global {', '.join(node.names)}：答案不能改写全局变量")
             elif isinstance(node, ast.Constant) and isinstance(node.value, str):
                 if (node.value in self.catalog and "_" in node.value) or node.value in self.forbid:
                     self.problem(f"{where} 字符串 {node.value!r} 是库函数的名字：本题要自己实现")
@@ -763,3 +766,74 @@ class Part:
 
 def _fmt(points: float) -> str:
     return str(int(points)) if float(points).is_integer() else f"{points:g}"
+
+
+# --------------------------------------------------------------------------------------------
+# Checkers of constructions
+# --------------------------------------------------------------------------------------------
+
+def broadcast_problems(rounds, nodes, root, send_limit, receive_limit=None, links=None, limit: int = 3) -> list[str]:
+    """What is wrong with a broadcast written as rounds of ``(src, dst)`` pairs (``[]`` if valid).
+
+    Parameters
+    ----------
+    rounds : list of list of (src, dst)
+        Already coerced (see :func:`as_rounds`).
+    nodes : collection
+        Every node label; all of them must hold the data at the end.
+    root : node
+        Holds the data before round 1.
+    send_limit, receive_limit : int or callable
+        Messages a node may send (receive) per round: a number, or ``f(node)``. A message may
+        only leave a node that held the data at the start of the round.
+    links : set of frozenset, optional
+        The allowed ``{src, dst}`` pairs (all pairs if omitted).
+    limit : int
+        At most this many problems are reported.
+
+    >>> broadcast_problems([[(0, 1)], [(0, 2), (1, 3)]], range(4), 0, 1)
+    []
+    >>> broadcast_problems([[(0, 1), (0, 2)]], range(4), 0, 1)
+    ['第 1 轮：节点 0 发了 2 条消息，上限 1', '结束时节点 [3] 还没有数据']
+    """
+    nodes = set(nodes)
+    informed = {root}
+    problems: list[str] = []
+
+    def per_node(limit_value, node):
+        return limit_value(node) if callable(limit_value) else limit_value
+
+    for number, pairs in enumerate(rounds, 1):
+        sent: dict = {}
+        received: dict = {}
+        arrived = set()
+        for src, dst in pairs:
+            if src not in nodes or dst not in nodes:
+                problems.append(f"第 {number} 轮：({src}, {dst}) 中有不存在的节点")
+                continue
+            if src == dst:
+                problems.append(f"第 {number} 轮：节点 {src} 发给了自己")
+                continue
+            if src not in informed:
+                problems.append(f"第 {number} 轮：节点 {src} 这一轮开始时还没有数据，不能转发")
+            if links is not None and frozenset((src, dst)) not in links:
+                problems.append(f"第 {number} 轮：{src} 与 {dst} 之间没有链路")
+            sent[src] = sent.get(src, 0) + 1
+            received[dst] = received.get(dst, 0) + 1
+            arrived.add(dst)
+        for node, count in sent.items():
+            if count > per_node(send_limit, node):
+                problems.append(f"第 {number} 轮：节点 {node} 发了 {count} 条消息，上限 {per_node(send_limit, node)}")
+        if receive_limit is not None:
+            for node, count in received.items():
+                if count > per_node(receive_limit, node):
+                    problems.append(f"第 {number} 轮：节点 {node} 收了 {count} 条消息，上限 {per_node(receive_limit, node)}")
+        informed |= arrived
+        if len(problems) >= limit:
+            return problems[:limit]
+    missing = sorted(nodes - informed)
+    if missing:
+        shown = missing[:5]
+        problems.append(f"结束时节点 {shown}{'…' if len(missing) > 5 else ''} 还没有数据")
+    return problems[:limit]
+
