@@ -49,7 +49,7 @@ WEAK = {'ps2-diameter': 'def grid_diameter(dims, wrap):\n'
                   '        rounds.append(messages)\n'
                   '    return rounds'}
 
-WEAK_POINTS = {'ps2-diameter': 1, 'ps2-path': 1, 'ps2-tworoots': 1, 'ps2-bfs': 2, 'ps2-mesh1port': 1}
+WEAK_POINTS = {'ps2-diameter': 1, 'ps2-path': 1, 'ps2-tworoots': 1, 'ps2-bfs': 2, 'ps2-mesh1port': 0}
 
 WEAK_ANSWER = '链上的信息每轮只能走一步，所以要 max(L, R) 轮。2-port 更快是因为端口多。'
 
