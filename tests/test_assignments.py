@@ -260,7 +260,8 @@ def test_feedback_shows_results_not_test_code(graded):
     # The same check finds the hidden lines in the autograded notebook, where they belong.
     autograded = _shown_lines(nbformat.read(course / "autograded" / "weak" / ps / f"{ps}.ipynb", as_version=4))
     own = _shown_lines(nbformat.read(course / "submitted" / "weak" / ps / f"{ps}.ipynb", as_version=4)) + _shown_lines(run["release"])
-    assert sum(line in autograded and line not in own for line in hidden) > 20
+    exclusive = [line for line in hidden if line not in own]
+    assert len(exclusive) > 5 and all(line in autograded for line in exclusive)
 
 
 def test_student_version_hides_solutions_tests_and_rubric(graded):
@@ -290,11 +291,16 @@ def test_problem_set_structure():
         for number, (question, cell) in enumerate(zip(questions, graded_cells), 1):
             assert question.startswith(f"## {number}.（{points[cell.metadata['nbgrader']['grade_id']]:g} 分"), (ps, number)
             if cell.cell_type == "code":
-                assert re.search(r"返回[^。\n]{0,20}\*\*`?(int|float|str|bool|list|set|tuple|dict|ccb\.Schedule)", question), (ps, number)
+                assert re.search(r"返回.*\*\*`(int|float|str|bool|list|set|tuple|dict|ccb\.Schedule)`", question, re.S), (ps, number)
             else:
                 assert "<!-- BEGIN MARK SCHEME -->" in question and re.search(r"\*\*\d+(\.\d+)? 分\*\*", question), (ps, number)
         data = _submissions(ps)
         assert set(data.PARTS) == {c.metadata["nbgrader"]["grade_id"][: -len("-tests")] for c in auto}, ps
+
+
+def _letters(text: str) -> str:
+    """Letters, digits and CJK only: how Markdown and math are rendered does not matter."""
+    return "".join(ch for ch in text if ch.isalnum())
 
 
 def _free_port() -> int:
@@ -334,9 +340,9 @@ def test_formgrader_shows_rubric_and_records_manual_points(all_graded):
             pytest.fail("jupyter server did not start: " + server.stderr.read()[-2000:])
         submissions = json.loads(call(f"/formgrader/api/submitted_notebooks/{ps}/{ps}"))
         weak = next(s for s in submissions if s["student"] == "weak")
-        page = _visible_text(call(f"/formgrader/submissions/{weak['id']}/"))
-        rubric = [line for line in _hidden_lines(run["source"]) if line.startswith("- **")]
-        assert rubric and all(line.lstrip("- ") in page or line in page for line in rubric[:1])
+        page = _letters(_visible_text(call(f"/formgrader/submissions/{weak['id']}/")))
+        rubric = [_letters(line) for line in _hidden_lines(run["source"]) if line.startswith("- **")]
+        assert len(rubric) >= 3 and all(line[:30] in page for line in rubric)
         assert "评分细则" in page
         grades = json.loads(call(f"/formgrader/api/grades?submission_id={weak['id']}"))
         written = next(g for g in grades if g["name"] == data.WRITTEN[0])
