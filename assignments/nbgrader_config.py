@@ -2,6 +2,7 @@
 
 import os
 import sys
+import warnings
 
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import CheckCellMetadata, ClearOutput, DeduplicateIds, GetGrades, OverwriteKernelspec
@@ -12,7 +13,13 @@ from ccb_nbgrader import HideTestCode, RestoreReleasedCells  # noqa: E402 - need
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
 
 c.CourseDirectory.course_id = "ccb-lower-bounds"
-c.CourseDirectory.root = "."
+# The course is this folder (an absolute path: a relative one makes every command warn).
+c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
+
+# nbgrader 0.9.6 with SQLAlchemy 2 warns "Object of type <SubmittedAssignment> not in session" when
+# it autogrades a student for the first time; the gradebook is written correctly (the tests read it
+# back), so the warning only hides the ones that matter.
+warnings.filterwarnings("ignore", message=r"Object of type <Submitted\w+> not in session")
 
 # What a student sees in place of a solution.
 c.ClearSolutions.code_stub = {"python": "# 在此作答\nraise NotImplementedError()"}
