@@ -99,7 +99,49 @@ from .generators import generate, knomial_tree, nccl_double_binary_tree
 from .schedule import Round, Schedule, Transfer, block_bounds
 from .selection import best_algorithm_bands, crossover_between, optimality
 from .simulate import ScheduleError, SimulationResult, run_schedule, simulate
+from .user_topology import dgx1, link_matrix, parse_nvidia_smi_topo, topology_from_graph, topology_from_links
+from .synthesis import (
+    FrontierPoint,
+    SynthesisTimeout,
+    pareto_frontier,
+    rounds_per_chunk_bound,
+    steps_lower_bound,
+    stored_frontier,
+    stored_schedule,
+    stored_schedules,
+    synthesize,
+    synthesized_time,
+    verify_synthesized,
+)
+from .synthesis_figures import SynthesisExplorer, attainment_table, draw_synthesized_step, plot_synthesis_plane, synthesis_bounds_table
 from .units import GiB, KiB, MiB, format_bandwidth, format_bytes, format_time
+from .nccl_tests import (
+    AlphaBeta,
+    NcclTestsLog,
+    NcclTestsRow,
+    busbw_ceiling,
+    fit_alpha_beta,
+    nccl_tests_report,
+    read_nccl_tests,
+    two_level_busbw_ceiling,
+)
+from .nccl_model import (
+    NCCL_ALGORITHMS,
+    NCCL_COLLECTIVES,
+    NCCL_MODEL_VERSION,
+    NCCL_PROTOCOLS,
+    NCCL_TOPOLOGIES,
+    NcclPrediction,
+    NcclTopology,
+    nccl_predict,
+    nccl_tuning_table,
+    NcclVsBound,
+    nccl_bound_parameters,
+    nccl_vs_bound,
+    nccl_vs_bound_table,
+)
+from .nccl_published import PUBLISHED_LOGS, PublishedLog, published_log_text, published_summary_table, read_published_log
+from .nccl_figures import NCCL_PICK_COLORS, NcclExplorer, plot_busbw_against_bound, plot_nccl_pick_map, plot_nccl_times
 
 __version__ = "0.1.0"
 

@@ -149,6 +149,15 @@ def bisection_partition(topology: Topology) -> set:
         raise TypeError(f"topology must be a Topology, got {type(topology).__name__}")
     n = topology.n
     family = topology.family
+    if family == "custom":
+        if topology.switched:
+            ups = sorted(range(n), key=lambda v: sum(d.get("links", 1) for _, _, d in topology.graph.edges(v, data=True)))
+            return set(ups[: n // 2])  # a single switch: the endpoints with the fewest links
+        from .user_topology import MAX_BISECTION_ENDPOINTS, _bisection_side
+
+        if n > MAX_BISECTION_ENDPOINTS:
+            raise ValueError(f"the minimum cut of a custom topology is searched exhaustively, n <= {MAX_BISECTION_ENDPOINTS}; got n={n}")
+        return _bisection_side(topology)
     if family in ("ring", "fully_connected", "single_switch"):
         return set(range(n // 2))
     if family == "hypercube":
@@ -189,12 +198,12 @@ def cut_links(topology: Topology, side) -> int:
 
     side = set(side)
     g = topology.graph
-    if not topology.switched:
-        return sum(1 for u, v in g.edges if (u in side) != (v in side))
+    if not topology.switched:  # parallel links (edge attribute "links") count with multiplicity
+        return sum(d.get("links", 1) for u, v, d in g.edges(data=True) if (u in side) != (v in side))
     flow = nx.DiGraph()
-    for u, v in g.edges:
-        flow.add_edge(u, v, capacity=1)
-        flow.add_edge(v, u, capacity=1)
+    for u, v, d in g.edges(data=True):
+        flow.add_edge(u, v, capacity=d.get("links", 1))
+        flow.add_edge(v, u, capacity=d.get("links", 1))
     for v in range(topology.n):
         flow.add_edge("_s", v, capacity=math.inf) if v in side else flow.add_edge(v, "_t", capacity=math.inf)
     return int(nx.minimum_cut_value(flow, "_s", "_t"))

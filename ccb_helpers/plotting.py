@@ -269,6 +269,8 @@ def _layout(topology):
     g = topology.graph
     family = topology.family
     pos = {}
+    if all("pos" in data for _, data in g.nodes(data=True)):  # the topology brings its own drawing
+        return {v: np.asarray(data["pos"], dtype=float) for v, data in g.nodes(data=True)}
     if family in ("torus", "mesh"):
         for v, coord in g.nodes(data="coord"):
             c = list(coord) + [0] * (3 - len(coord))
@@ -349,6 +351,7 @@ def draw_topology(topology, root: int = 0, ax=None, max_nodes: int = 600, side=N
         a, b = coords[u], coords[v]
         cut = frozenset((u, v)) in crossing
         color, width = (COLORS["bandwidth"], 2.0) if cut else ("#bbbbbb", 0.8)
+        width *= g.edges[u, v].get("links", 1)  # parallel links drawn proportionally thicker
         wrap = topology.family == "torus" and np.abs(a - b).max() > 1.5
         if wrap:
             ax.add_patch(FancyArrowPatch(tuple(a), tuple(b), arrowstyle="-", connectionstyle="arc3,rad=0.25",
@@ -383,7 +386,8 @@ def draw_topology(topology, root: int = 0, ax=None, max_nodes: int = 600, side=N
     if side is None:
         ax.set_title(f"{topology.name.split(' (')[0]}：从节点 {root} 出发的 BFS 层（直径 D = {topology.diameter}）", fontsize=9.5)
     else:
-        ax.set_title(f"{topology.name.split(' (')[0]}：平衡割切断 {len(crossing)} 条链路（红色）", fontsize=9.5)
+        cut_count = sum(g.edges[tuple(e)].get("links", 1) for e in crossing)
+        ax.set_title(f"{topology.name.split(' (')[0]}：平衡割切断 {cut_count} 条链路（红色）", fontsize=9.5)
     return ax
 
 

@@ -173,6 +173,15 @@ class Schedule:
         Name of the generator (``"custom"`` for hand-written schedules).
     prologue, epilogue : Round
         Local copies (``src == dst``) before the first / after the last round; they cost nothing.
+    step_rounds : tuple of int, optional
+        Link capacity of each round in the steps/rounds/chunks model of schedule synthesis
+        (:mod:`ccb_helpers.synthesis`): in round ``i`` a link of multiplicity ``b`` may carry at
+        most ``b * step_rounds[i] * chunk_bytes`` bytes in each direction. ``None`` (hand-written
+        and generated schedules): no capacity limit beyond the port model.
+    chunk_bytes : int, optional
+        Bytes one link carries in one such round (the largest chunk); required with ``step_rounds``.
+    work_size : int, optional
+        Bytes of the ``"work"`` scratch buffer (default ``m``).
     """
 
     primitive: str
@@ -184,6 +193,9 @@ class Schedule:
     algorithm: str = "custom"
     prologue: Round = field(default_factory=Round.empty)
     epilogue: Round = field(default_factory=Round.empty)
+    step_rounds: tuple | None = None
+    chunk_bytes: int | None = None
+    work_size: int | None = None
 
     @classmethod
     def from_transfers(

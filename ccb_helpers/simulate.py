@@ -7,9 +7,14 @@ computation). Every round is checked before it runs:
 * at most ``ports`` distinct destinations and ``ports`` distinct sources per node (pieces
   between the same two nodes in one round travel as one message, on one port);
 * with a topology, every message uses a link of it (any pair through a switch);
-* every region lies inside its buffer.
+* every region lies inside its buffer;
+* for a schedule with ``step_rounds`` (synthesized, :mod:`ccb_helpers.synthesis`): in round ``i``
+  a link of multiplicity ``b`` carries at most ``b * step_rounds[i] * chunk_bytes`` bytes in each
+  direction (through a switch: each endpoint's uplink and downlink).
 
-A round costs ``alpha`` plus its largest message over ``beta``.
+A round costs ``alpha`` plus its largest message over ``beta``. With parallel links a message
+spread over ``b`` links takes ``bytes / (b beta)``: ``SimulationResult.link_load`` records, per
+round, the most bytes any single link carries.
 """
 
 from __future__ import annotations
@@ -51,6 +56,9 @@ class SimulationResult:
         Whether the final buffers are exactly what the primitive requires.
     errors : list of str
         Where the result differs from the required one (empty when correct).
+    link_load : ndarray, shape (rounds,), optional
+        With a topology (direct or single switch): the most bytes one link carries in each round,
+        bytes of a pair (or of a switch port) divided by its multiplicity; ``None`` otherwise.
     """
 
     schedule: Schedule
@@ -62,6 +70,7 @@ class SimulationResult:
     max_message: np.ndarray
     correct: bool
     errors: list
+    link_load: np.ndarray | None = None
 
     @property
     def bandwidth_bytes(self) -> float:
@@ -137,6 +146,37 @@ def _check_round(r, index: int, schedule: Schedule, ports: int, topology: Topolo
             t = np.nonzero(remote & (r.src == s) & (r.dst == d))[0][0]
             raise ScheduleError(f"{label}: transfer {t} ({s}->{d}) uses no link of {topology.name}")
     return keys.size
+
+
+def _capacity_groups(topology: Topology | None, n: int):
+    """How the links limit a round: ``("pairs", key -> multiplicity)`` or ``("switch", uplinks)``.
+
+    ``None`` when there is no topology; raises for switched networks other than a single switch.
+    """
+    if topology is None:
+        return None
+    from .user_topology import _is_single_switch, _link_matrix, endpoint_uplinks
+
+    if not topology.switched:
+        matrix = _link_matrix(topology)
+        keys = np.flatnonzero(matrix)
+        return ("pairs", keys, matrix.ravel()[keys])
+    if _is_single_switch(topology):
+        return ("switch", endpoint_uplinks(topology))
+    return ("unsupported",)
+
+
+def _round_load(groups, pair_keys: np.ndarray, pair_bytes: np.ndarray, n: int):
+    """(bytes per capacity group, multiplicity per group, label per group) for one round."""
+    if groups[0] == "pairs":
+        _, keys, mult = groups
+        where = np.searchsorted(keys, pair_keys)
+        return pair_bytes, mult[where], [f"link {k // n}->{k % n}" for k in pair_keys]
+    ups = groups[1]
+    out = np.bincount(pair_keys // n, weights=pair_bytes, minlength=n)
+    inn = np.bincount(pair_keys % n, weights=pair_bytes, minlength=n)
+    labels = [f"uplink of {v}" for v in range(n)] + [f"downlink of {v}" for v in range(n)]
+    return np.concatenate([out, inn]), np.concatenate([ups, ups]), labels
 
 
 def _link_keys(topology: Topology | None):
@@ -233,9 +273,10 @@ def _apply(r, bufs: list[np.ndarray]) -> None:
 
 def _initial_state(schedule: Schedule, rng: np.random.Generator) -> list[np.ndarray]:
     """Random bytes in every buffer of every node (regions a primitive ignores hold garbage too)."""
-    n, m = schedule.n, schedule.m
+    n = schedule.n
     bufs = []
-    for _ in schedule.buffers:
+    for name in schedule.buffers:
+        m = schedule.work_size if name == "work" and schedule.work_size is not None else schedule.m
         # Uniform doubles' bit patterns, mixed by an odd multiplier so every byte is random; ~5x
         # faster than Generator.bytes for the 100 MiB+ buffers of the benchmarks.
         words = rng.random(-(-n * m // 8)).view(np.uint64)
@@ -303,7 +344,8 @@ def run_schedule(schedule: Schedule, ports=1, topology: Topology | None = None, 
     ports : int, default 1
         ``k``: distinct destinations (and sources) per node per round.
     topology : Topology, optional
-        When given, every message must use one of its links, and its ``n`` must match.
+        When given, every message must use one of its links, and its ``n`` must match. Parallel
+        links (edge attribute ``links``) are capacity: see ``Schedule.step_rounds``.
     seed : int, default 0
         Seed of the random input bytes.
 
@@ -336,6 +378,21 @@ def run_schedule(schedule: Schedule, ports=1, topology: Topology | None = None, 
             raise TypeError(f"topology must be a Topology, got {type(topology).__name__}")
         if topology.n != schedule.n:
             raise ValueError(f"topology has n={topology.n} nodes but the schedule has n={schedule.n}")
+    capacity = schedule.step_rounds is not None
+    if capacity:
+        if len(schedule.step_rounds) != len(schedule.rounds) or schedule.chunk_bytes is None:
+            raise ScheduleError(
+                f"step_rounds has {len(schedule.step_rounds)} entries for {len(schedule.rounds)} rounds "
+                f"(chunk_bytes={schedule.chunk_bytes}); give one per round and chunk_bytes"
+            )
+    groups = _capacity_groups(topology, schedule.n)
+    if groups is not None and groups[0] == "unsupported":
+        if capacity:
+            raise ScheduleError(f"link capacities are checked on direct networks and single switches, not on {topology.name}")
+        groups = None
+    if capacity and groups is None:
+        groups = ("pairs", np.arange(schedule.n * schedule.n), np.ones(schedule.n * schedule.n, dtype=np.int64))
+    load = np.zeros(len(schedule.rounds)) if groups is not None else None
     rng = np.random.Generator(np.random.SFC64(seed))
     links = _link_keys(topology)
     bufs = _initial_state(schedule, rng)
@@ -355,11 +412,25 @@ def run_schedule(schedule: Schedule, ports=1, topology: Topology | None = None, 
             sent[i] = np.bincount(r.src[remote], weights=r.length[remote], minlength=n)
             received[i] = np.bincount(r.dst[remote], weights=r.length[remote], minlength=n)
             pair = r.src[remote] * n + r.dst[remote]
-            if messages == pair.size:  # one piece per message
+            if messages == pair.size and groups is None:  # one piece per message
                 max_message[i] = int(r.length[remote].max())
             else:
-                _, inverse = np.unique(pair, return_inverse=True)
-                max_message[i] = int(np.bincount(inverse, weights=r.length[remote]).max())
+                keys, inverse = np.unique(pair, return_inverse=True)
+                pair_bytes = np.bincount(inverse, weights=r.length[remote])
+                max_message[i] = int(pair_bytes.max())
+                if groups is not None:
+                    volume, mult, labels = _round_load(groups, keys, pair_bytes, n)
+                    used = volume > 0
+                    load[i] = float((volume[used] / mult[used]).max())
+                    if capacity:
+                        limit = mult * int(schedule.step_rounds[i]) * int(schedule.chunk_bytes)
+                        over = np.nonzero(volume > limit)[0]
+                        if over.size:
+                            g = over[0]
+                            raise ScheduleError(
+                                f"round {i + 1}: {labels[g]} carries {int(volume[g])} bytes but its {int(mult[g])} link(s) x "
+                                f"{schedule.step_rounds[i]} round(s) x {schedule.chunk_bytes} bytes allow {int(limit[g])}"
+                            )
     _check_round(schedule.epilogue, -2, schedule, ports, topology, sizes)
     _apply(schedule.epilogue, bufs)
     errors = _compare(schedule, checks, bufs)
@@ -373,6 +444,7 @@ def run_schedule(schedule: Schedule, ports=1, topology: Topology | None = None, 
         max_message=max_message,
         correct=not errors,
         errors=errors[:10],
+        link_load=load,
     )
 
 

@@ -77,7 +77,10 @@ class Topology:
 
     @cached_property
     def graph(self) -> nx.Graph:
-        """The graph; endpoints are ``0 .. n-1`` with ``kind="endpoint"``, switches ``kind="switch"``."""
+        """The graph; endpoints are ``0 .. n-1`` with ``kind="endpoint"``, switches ``kind="switch"``.
+
+        An edge may carry ``links`` (parallel links, default 1: see :mod:`ccb_helpers.user_topology`).
+        """
         g = self._builder()
         for v in g.nodes:
             g.nodes[v].setdefault("kind", "endpoint")
@@ -492,6 +495,10 @@ def measured_bisection(topology: Topology, max_endpoints: int = 18) -> int:
         raise ValueError(f"exhaustive bisection is limited to n <= {max_endpoints} endpoints, got n={n}")
     if n == 1:
         return 0
+    if topology.family == "custom":  # parallel links (edge attribute "links") count with multiplicity
+        from .user_topology import _measured_bisection
+
+        return _measured_bisection(topology)
     g = topology.graph
     ends = endpoints(topology)
     half = n // 2

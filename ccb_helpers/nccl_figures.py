@@ -1,0 +1,323 @@
+"""Figures and the explorer of chapter 8: NCCL's model, the lower bound and published measurements.
+
+Kept apart from :mod:`ccb_helpers.plotting` and :mod:`ccb_helpers.explorers` (one concept per
+module): everything here draws :mod:`ccb_helpers.nccl_model` and :mod:`ccb_helpers.nccl_tests`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import check_choice, check_int, check_real
+from .explorers import Explorer
+from .nccl_model import (
+    NCCL_COLLECTIVES,
+    NCCL_TOPOLOGIES,
+    _check_call,
+    _in_network_bound,
+    _predict,
+    _two_level_bound,
+    _resolve_topology,
+    _vs_bound,
+    nccl_bound_parameters,
+)
+
+__all__ = ["NCCL_PICK_COLORS", "plot_nccl_times", "plot_nccl_pick_map", "plot_busbw_against_bound", "NcclExplorer"]
+
+#: One colour per NCCL algorithm/protocol, shared by the chapter's figures.
+NCCL_PICK_COLORS = {
+    "Ring/LL": "#fdae6b", "Ring/LL128": "#e6550d", "Ring/Simple": "#a63603",
+    "Tree/LL": "#9ecae1", "Tree/LL128": "#4292c6", "Tree/Simple": "#08519c",
+    "NVLS/Simple": "#31a354", "NVLSTree/Simple": "#74c476",
+}
+_LINESTYLE = {"LL": ":", "LL128": "--", "Simple": "-"}
+_SIZES = 2.0 ** np.arange(3, 35)
+
+
+def _ranks_for(topology, nodes: int) -> int:
+    return 8 * nodes
+
+
+def plot_nccl_times(primitive="all_reduce", n_ranks=8, n_nodes=1, topology="dgx_h100", m_range=(2.0**3, 2.0**34),
+                    efficiency=False, mark=None, ax=None):
+    """NCCL's estimated time of every algorithm × protocol against M, with the lower bound.
+
+    Parameters
+    ----------
+    primitive, n_ranks, n_nodes, topology
+        As in :func:`~ccb_helpers.nccl_predict`.
+    m_range : (float, float)
+        Sizes in bytes (log axis).
+    efficiency : bool
+        Plot bound / time (each combination against the bound NCCL's pick is held to) instead.
+    mark : int, optional
+        A size to mark with NCCL's pick.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> ax = plot_nccl_times("all_reduce", 8, 1)
+    >>> sorted(line.get_label() for line in ax.get_lines())[:3]
+    ['NVLS/Simple', 'Ring/LL', 'Ring/LL128']
+    """
+    import matplotlib.pyplot as plt
+
+    from .plotting import COLORS, use_book_style
+    from .units import format_bytes
+
+    primitive, n_ranks, n_nodes, _ = _check_call(primitive, n_ranks, n_nodes, 0)
+    topo = _resolve_topology(topology, {})
+    if not (isinstance(m_range, (tuple, list)) and len(m_range) == 2):
+        raise TypeError(f"m_range must be a (min, max) pair of sizes in bytes, got {m_range!r}")
+    lo, hi = (check_real(name, v, strict=True) for name, v in zip(("m_range[0]", "m_range[1]"), m_range))
+    if not lo < hi <= 2.0**50:
+        raise ValueError(f"m_range must satisfy 0 < min < max <= 2**50 bytes, got {m_range!r}")
+    if not isinstance(efficiency, bool):
+        raise TypeError(f"efficiency must be True or False, got {efficiency!r}")
+    if mark is not None:
+        _check_call(primitive, n_ranks, n_nodes, mark)
+    use_book_style()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7.0, 4.2))
+    sizes = np.unique(np.geomspace(*m_range, 160).astype(np.int64))
+    predictions = [_predict(primitive, n_ranks, n_nodes, int(m), topo) for m in sizes]
+    alpha, beta, node_beta = nccl_bound_parameters(topo)
+    bound = np.array([_two_level_bound(primitive, n_ranks, n_nodes, int(m), alpha, beta, node_beta) for m in sizes])
+    in_network = np.array([_in_network_bound(primitive, n_ranks, n_nodes, int(m), alpha, beta, node_beta) for m in sizes])
+    for key in predictions[0].times:
+        label = _label(key)
+        t = np.array([p.times[key] for p in predictions])
+        ref = in_network if key[0].startswith("nvls") else bound
+        ax.plot(sizes, ref / t if efficiency else t * 1e6, _LINESTYLE[key[1]], color=NCCL_PICK_COLORS[label],
+                linewidth=1.6, label=label)
+    if not efficiency:
+        ax.plot(sizes, bound * 1e6, color=COLORS["bound"], linewidth=2.2, label="下界")
+        if primitive == "all_reduce":
+            ax.plot(sizes, in_network * 1e6, color=COLORS["bound"], linewidth=1.2, linestyle="-.", label="下界（网内归约）")
+        ax.set_yscale("log")
+        ax.set_ylabel("时间（µs）")
+    else:
+        ax.set_ylim(0, 1.05)
+        ax.set_ylabel("效率 = 下界 / NCCL 估计")
+    if mark is not None:
+        p = _predict(primitive, n_ranks, n_nodes, int(mark), topo)
+        y = (_vs_bound(primitive, n_ranks, n_nodes, int(mark), topo, book=False).efficiency if efficiency else p.time * 1e6)
+        ax.plot([mark], [y], "o", markersize=9, markerfacecolor="none", markeredgecolor=COLORS["bound"], markeredgewidth=2)
+        ax.annotate(f"{p.label}，{format_bytes(mark)}", (mark, y), textcoords="offset points", xytext=(10, -14), fontsize=10)
+    _size_axis(ax, *m_range)
+    ax.set_xlabel("消息大小 M")
+    ax.set_title(f"NCCL {predictions[0].version} 的估计：{primitive}，N = {n_ranks}，{n_nodes} 个节点", fontsize=10)
+    ax.legend(fontsize=9, ncol=2, loc="upper left" if not efficiency else "lower right")
+    return ax
+
+
+def _size_axis(ax, lo=2.0**3, hi=2.0**34) -> None:
+    """Log-2 size axis with a few labelled ticks (1 KiB, 1 MiB, ...) and no minor ticks."""
+    from matplotlib.ticker import FixedLocator, NullLocator
+
+    from .units import format_bytes
+
+    ticks = [t for t in (2.0**4, 2.0**10, 2.0**20, 2.0**30) if lo <= t <= hi]
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xticklabels([format_bytes(t) for t in ticks])
+
+
+def _label(key) -> str:
+    from .nccl_model import _LABEL
+
+    return f"{_LABEL[key[0]]}/{key[1]}"
+
+
+def _pick_grid(primitive, topology, rows, sizes):
+    """NCCL's pick label and efficiency on a grid: rows are (n_ranks, n_nodes)."""
+    topo = _resolve_topology(topology, {})
+    labels = np.empty((len(rows), len(sizes)), dtype=object)
+    eff = np.empty((len(rows), len(sizes)))
+    for i, (n, k) in enumerate(rows):
+        for j, m in enumerate(sizes):
+            r = _vs_bound(primitive, n, k, int(m), topo, book=False)
+            labels[i, j], eff[i, j] = r.pick, r.efficiency
+    return labels, eff
+
+
+def plot_nccl_pick_map(topology="dgx_h100", primitive="all_reduce", threshold=0.8, ax=None):
+    """Which algorithm/protocol NCCL's model picks over (N, M), and where it is within ``threshold`` of the bound.
+
+    ``dgx_h100``: one node, N = 2 … 8. ``ib_h100``: 8 GPUs per node, 1 … 256 nodes (N = 8 … 2048).
+    Hatched cells: NCCL's estimate is slower than ``bound / threshold`` (efficiency below it);
+    the efficiency is taken against the in-network bound where NCCL picks NVLS.
+
+    Returns
+    -------
+    (matplotlib.axes.Axes, dict)
+        The axes and ``{"labels": 2-d array, "efficiency": 2-d array, "rows": [(N, nodes)], "sizes": array}``.
+
+    Examples
+    --------
+    >>> ax, grid = plot_nccl_pick_map("dgx_h100")
+    >>> grid["labels"][-1, 0], grid["labels"][-1, -1]
+    ('Ring/LL', 'NVLS/Simple')
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    from .plotting import use_book_style
+
+    check_choice("topology", topology, NCCL_TOPOLOGIES)
+    primitive = check_choice("primitive", primitive, NCCL_COLLECTIVES)
+    threshold = check_real("threshold", threshold)
+    if threshold > 1:
+        raise ValueError(f"threshold must be an efficiency in [0, 1], got {threshold}")
+    use_book_style()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7.0, 3.6))
+    sizes = 2.0 ** np.arange(4, 35)
+    if topology == "dgx_h100":
+        rows = [(n, 1) for n in range(2, 9)]
+        ylabels = [str(n) for n, _ in rows]
+        ytitle = "GPU 数 N（一个节点）"
+    else:
+        nodes = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+        rows = [(_ranks_for(topology, k), k) for k in nodes]
+        ylabels = [f"{k}" for k in nodes]
+        ytitle = "节点数（每节点 8 GPU）"
+    labels, eff = _pick_grid(primitive, topology, rows, sizes)
+    names = [n for n in NCCL_PICK_COLORS if n in set(labels.ravel())]
+    index = np.vectorize(names.index)(labels)
+    cmap = ListedColormap([NCCL_PICK_COLORS[n] for n in names])
+    x_edges = 2.0 ** (np.arange(4, 36) - 0.5)
+    y_edges = np.arange(len(rows) + 1) - 0.5
+    ax.pcolormesh(x_edges, y_edges, index, cmap=cmap, vmin=-0.5, vmax=len(names) - 0.5, shading="flat")
+    from matplotlib.patches import Rectangle
+
+    for i, j in zip(*np.nonzero(eff < threshold)):
+        ax.add_patch(Rectangle((x_edges[j], y_edges[i]), x_edges[j + 1] - x_edges[j], 1.0, fill=False, hatch="///",
+                               edgecolor="#333333", linewidth=0.0))
+    _size_axis(ax, 2.0**4, 2.0**34)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels(ylabels)
+    ax.set_xlabel("消息大小 M")
+    ax.set_ylabel(ytitle)
+    handles = [Patch(facecolor=NCCL_PICK_COLORS[n], label=n) for n in names]
+    handles.append(Patch(facecolor="white", edgecolor="#444444", hatch="///", label=f"效率 < {threshold:.0%}"))
+    ax.legend(handles=handles, fontsize=9.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    title = NCCL_TOPOLOGIES[topology].label
+    ax.set_title(title, fontsize=10)
+    return ax, {"labels": labels, "efficiency": eff, "rows": rows, "sizes": sizes}
+
+
+def plot_busbw_against_bound(log, alpha, beta, ports=1, label=None, ax=None, n_ranks=None, collective=None):
+    """A published log's busbw against the bound's ceiling (:func:`~ccb_helpers.busbw_ceiling`).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> from ccb_helpers.nccl_tests import read_nccl_tests, _EXAMPLE
+    >>> ax = plot_busbw_against_bound(read_nccl_tests(_EXAMPLE), 1e-6, 20e9, collective="all_reduce")
+    >>> len(ax.get_lines())
+    3
+    """
+    import matplotlib.pyplot as plt
+
+    from .nccl_tests import _busbw_ceiling, _log_context, nccl_tests_report
+    from .plotting import COLORS, use_book_style
+
+    report = nccl_tests_report(log, alpha, beta, ports=ports, n_ranks=n_ranks, collective=collective)
+    _, n, primitive = _log_context(log, n_ranks, collective)
+    use_book_style()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.0, 4.0))
+    sizes = np.array([v["size"] for v in report.values], dtype=float)
+    busbw = np.array([v["busbw"] for v in report.values]) / 1e9
+    grid = np.geomspace(sizes.min(), sizes.max(), 200)
+    ax.plot(sizes, busbw, "o-", color=COLORS["ring"], markersize=3, linewidth=1.4, label=label or "实测 busbw")
+    ax.plot(grid, _busbw_ceiling(primitive, n, grid, alpha, beta, ports, ports) / 1e9, color=COLORS["bound"], linewidth=1.8,
+            label="下界给出的上限")
+    ax.axhline(ports * beta / 1e9, color=COLORS["bound"], linestyle=":", linewidth=1, label=f"p·β = {ports * beta / 1e9:.3g} GB/s")
+    _size_axis(ax, sizes.min(), sizes.max())
+    ax.set_yscale("log")
+    ax.set_xlabel("消息大小 M")
+    ax.set_ylabel("busbw（GB/s）")
+    ax.legend(fontsize=9, loc="lower right")
+    return ax
+
+
+class NcclExplorer(Explorer):
+    """NCCL's pick, the lower bound and the efficiency for a preset, a rank count and a size.
+
+    Controls: ``preset`` (a key of :data:`~ccb_helpers.NCCL_TOPOLOGIES`), ``n`` (ranks: 2 … 8 on
+    the NVLink node, multiples of 8 up to 2048 on the InfiniBand cluster), ``log2_m`` (message
+    size 2^3 … 2^34 bytes) and ``efficiency`` (plot bound / time instead of time).
+
+    Examples
+    --------
+    >>> e = NcclExplorer(preset="dgx_h100", n=8, log2_m=30)
+    >>> e.result.pick, round(e.result.efficiency, 2)
+    ('NVLS/Simple', 0.92)
+    >>> e.update(preset="ib_h100"); e.n_nodes, e.result.pick
+    (2, 'NVLSTree/Simple')
+    """
+
+    figsize = (8.6, 4.2)
+
+    def _controls(self) -> dict:
+        import ipywidgets as widgets
+
+        style = {"description_width": "initial"}
+        return {
+            "preset": widgets.Dropdown(options=[(t.label, key) for key, t in NCCL_TOPOLOGIES.items()], value="dgx_h100",
+                                       description="系统", style=style),
+            "n": widgets.IntSlider(value=8, min=2, max=8, step=1, description="GPU 数 N", style=style, continuous_update=False),
+            "log2_m": widgets.IntSlider(value=20, min=3, max=34, description="log₂ M（字节）", style=style, continuous_update=False),
+            "efficiency": widgets.Checkbox(value=False, description="画效率（下界 / 时间）", style=style),
+        }
+
+    def _adjust(self, name: str) -> None:
+        if name != "preset":
+            return
+        slider = self.controls["n"]
+        slider.min, slider.max = 0, max(slider.max, 2048)  # widen first so every value below is valid
+        if self.controls["preset"].value == "dgx_h100":
+            slider.step, slider.value = 1, 8
+            slider.min, slider.max = 2, 8
+        else:
+            slider.step, slider.value = 8, 16
+            slider.min, slider.max = 8, 2048
+
+    def draw(self, figure, preset, n, log2_m, efficiency) -> str:
+        from .units import format_bytes, format_time
+
+        preset = check_choice("preset", preset, NCCL_TOPOLOGIES)
+        n = check_int("n", n, minimum=2, maximum=2048)
+        log2_m = check_int("log2_m", log2_m, minimum=3, maximum=34)
+        if preset != "dgx_h100":
+            n = max(8, n - n % 8)
+        self.n_nodes = 1 if preset == "dgx_h100" else n // 8
+        self.n = n
+        m = 2**log2_m
+        topo = NCCL_TOPOLOGIES[preset]
+        self.result = _vs_bound("all_reduce", n, self.n_nodes, m, topo)
+        ax = figure.subplots()
+        plot_nccl_times("all_reduce", n, self.n_nodes, preset, efficiency=efficiency, mark=m, ax=ax)
+        figure.tight_layout()
+        r = self.result
+        alpha, beta, node_beta = nccl_bound_parameters(preset)
+        bound_kind = "网内归约的下界" if r.in_network else "下界"
+        reference = r.in_network_bound_time if r.in_network else r.bound_time
+        book = ""
+        if r.book_algorithm is not None:
+            from .algorithms import ALGORITHM_LABELS
+
+            book = f"；本书选型：{ALGORITHM_LABELS[r.book_algorithm]}，{format_time(r.book_time)}"
+        return (f"<b>AllReduce，N = {n}（{self.n_nodes} 个节点），M = {format_bytes(m)}</b>：NCCL 选 <b>{r.pick}</b>，"
+                f"估计 {format_time(r.nccl_time)}；{bound_kind} {format_time(reference)}"
+                f"（α = {alpha * 1e6:.2g} µs，β = {beta / 1e9:.3g} GB/s）；效率 <b>{r.efficiency:.2f}</b>{book}。")

@@ -1,0 +1,660 @@
+"""NCCL's own cost model, re-expressed from one NCCL version: how NCCL picks an algorithm.
+
+**Pinned version: NCCL 2.21.5-1**, file ``src/graph/tuning.cc`` (functions ``ncclTopoTuneModel``
+and ``ncclTopoGetAlgoTime``), with the selection loop ``topoGetAlgoInfo`` of ``src/enqueue.cc``
+and constants of ``src/graph/topo.h`` / ``src/include/device.h``
+(https://github.com/NVIDIA/nccl/tree/v2.21.5-1). The constants below are that file's tables,
+copied as data; the formulas are rewritten here, not copied.
+
+NCCL estimates, for each collective, algorithm and protocol, a latency ``lat`` (µs) and a
+bandwidth ``bw`` (GB/s, GB = 10^9 bytes) once per communicator, and at each call takes
+
+.. math:: t = \\text{lat} + \\frac{n_{\\text{bytes}}}{1000\\,\\text{bw}} \\quad [\\mu s]
+
+(with a size-dependent correction for Tree, and ×1.4 on the ring latency of large multi-node
+AllReduces), and runs the combination with the smallest ``t``. ``n_bytes`` is the book's ``M``
+(for AllGather / ReduceScatter NCCL multiplies the per-rank count by the rank count).
+
+How ``bw`` is made (per algorithm *a*, protocol *p*):
+
+1. ``busBw = nChannels * bwPerChannel`` — the **topology search's output** (see below);
+   ``bwIntra`` when the job has at most two nodes, ``bwInter`` beyond.
+2. Protocol derating: Ring/LL ``min(0.5 busBw, llMaxBw)``, Ring/LL128 ``0.92 busBw`` (0.7 at
+   fewer than 2 ranks per node, capped per channel), Tree ``0.92 busBw`` (capped per channel),
+   Tree/LL further ``/3.8``, Tree/LL128 ``7/9`` on one node and ``120/128`` beyond, Tree with the
+   simple ``TREE`` pattern ``×0.85``.
+3. Bus → algorithm bandwidth: Ring ``× N / nsteps``, NVLS ``× 5/6``, Tree ``× 1/2``.
+
+Latency: a base latency per algorithm × protocol plus per-hop hardware latencies per link type
+(NVLink, PCI, network): Ring pays ``(nsteps − nInterSteps)`` intra-node hops and ``nInterSteps``
+network hops (``nsteps = 2(N−1)`` for AllReduce, ``N−1`` for AllGather / ReduceScatter, ``N`` for
+Broadcast / Reduce); Tree ``2((N/nNodes − 1) intra + log2(nNodes) inter)``; NVLS one intra hop
+(+ one network hop); NVLS-Tree ``intra + 2 log2(nNodes) inter``.
+
+**Inputs that stand for NCCL's topology search** (``src/graph/search.cc``; they appear in an
+``NCCL_DEBUG_SUBSYS=GRAPH`` log as ``Pattern …, nChannels …, bw …/…, type …``): channels and
+bandwidth per channel of the ring, tree and NVLS graphs, the intra-node link type (NVLink or
+PCI), whether LL128 is enabled (NCCL's check of link types and GPU architecture), whether NVLS
+is available, the GPU generation (Volta / Ampere / Hopper: it selects the per-channel caps), the
+CPU vendor (LL caps and network overhead on several nodes), and the communicator's channel
+count. :data:`NCCL_TOPOLOGIES` holds two presets whose values follow our reading of the search
+(speed arrays, channel duplication); they are illustrative, not measured — a real system's log
+gives the real ones.
+
+**Simplified / left out**: CollNet (Direct, Chain) is not modelled (it needs the SHARP CollNet
+plugin; NCCL disables it without one, and then also disables NVLS on several nodes); tuner
+plugins, ``NCCL_ALGO`` / ``NCCL_PROTO`` overrides, the Power-CPU tree latency tweak, the
+CUDA 11.8 exclusion of LL128, the ring-bandwidth backup and the aggregation of several
+operations (``numPipeOps = 1``) are left out; NCCL computes in single precision, this module in
+double (a tie between two estimates could break differently).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
+
+from ._validation import check_choice, check_int, check_real
+
+__all__ = [
+    "NCCL_MODEL_VERSION",
+    "NCCL_ALGORITHMS",
+    "NCCL_PROTOCOLS",
+    "NCCL_COLLECTIVES",
+    "NcclTopology",
+    "NCCL_TOPOLOGIES",
+    "NcclPrediction",
+    "nccl_predict",
+    "nccl_tuning_table",
+    "NcclVsBound",
+    "nccl_bound_parameters",
+    "nccl_vs_bound",
+    "nccl_vs_bound_table",
+]
+
+NCCL_MODEL_VERSION = "2.21.5-1"
+#: NCCL's algorithms, in NCCL's order (the order breaks ties).
+NCCL_ALGORITHMS = ("tree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_tree")
+#: NCCL's protocols, in NCCL's order.
+NCCL_PROTOCOLS = ("LL", "LL128", "Simple")
+#: The collectives NCCL's tuner models (AllToAll, Scatter, Gather are point-to-point in NCCL).
+NCCL_COLLECTIVES = ("broadcast", "reduce", "all_gather", "reduce_scatter", "all_reduce")
+
+_LABEL = {"tree": "Tree", "ring": "Ring", "collnet_direct": "CollNetDirect", "collnet_chain": "CollNetChain",
+          "nvls": "NVLS", "nvls_tree": "NVLSTree"}
+
+# --- constants of src/graph/tuning.cc, NCCL 2.21.5-1 (µs and GB/s) -----------------------------
+#: ``baseLat``: base latency per algorithm, per protocol (LL, LL128, Simple), µs.
+BASE_LATENCY_US = {
+    "tree": (6.8, 14.0, 0.0), "ring": (6.6, 14.0, 8.4),
+    "collnet_direct": (0.0, 0.0, 0.0), "collnet_chain": (0.0, 0.0, 0.0),
+    "nvls": (0.0, 0.0, 0.0), "nvls_tree": (0.0, 0.0, 0.0),
+}
+#: ``hwLat``: latency per hop by link type (NVLink, PCI, network), algorithm and protocol, µs.
+HW_LATENCY_US = {
+    "nvlink": {"tree": (0.6, 1.25, 28.0), "ring": (0.6, 1.9, 3.4), "collnet_direct": (0.0, 0.0, 3.7),
+               "collnet_chain": (0.0, 0.0, 2.8), "nvls": (0.0, 0.0, 25.0), "nvls_tree": (0.0, 0.0, 25.0)},
+    "pci": {"tree": (1.0, 1.9, 28.0), "ring": (1.0, 2.5, 5.7), "collnet_direct": (0.0, 0.0, 3.7),
+            "collnet_chain": (0.0, 0.0, 2.8), "nvls": (0.0, 0.0, 0.0), "nvls_tree": (0.0, 0.0, 0.0)},
+    "net": {"tree": (5.0, 8.5, 28.0), "ring": (2.7, 4.0, 14.0), "collnet_direct": (0.0, 0.0, 31.0),
+            "collnet_chain": (0.0, 0.0, 30.0), "nvls": (0.0, 0.0, 18.0), "nvls_tree": (0.0, 0.0, 14.0)},
+}
+#: ``llMaxBws``: LL bandwidth cap, GB/s. Rows: one node by GPU (volta, ampere, hopper); several
+#: nodes by CPU (row 0 Intel, row 1 AMD). Columns: 1 node, 2 nodes, more.
+LL_MAX_BW = ((39.0, 39.0, 20.4), (87.7, 22.5, 19.0), (141.0, 45.0, 35.0))
+#: ``perChMaxRingLL128Bws``, ``perChMaxTreeLL128Bws``, ``perChMaxTreeBws``: per-channel caps,
+#: GB/s, by GPU generation; columns 1 node, 2 nodes, more.
+PER_CHANNEL_RING_LL128_BW = {"volta": (20.0, 20.0, 20.0), "ampere": (20.0, 20.0, 20.0), "hopper": (36.7, 36.7, 36.7)}
+PER_CHANNEL_TREE_LL128_BW = {"volta": (20.0, 20.0, 20.0), "ampere": (20.0, 20.0, 20.0), "hopper": (36.7, 36.7, 29.0)}
+PER_CHANNEL_TREE_BW = {"volta": (26.5, 18.5, 10.0), "ampere": (24.0, 23.6, 17.8), "hopper": (38.7, 41.4, 36.0)}
+#: ``treeCorrectionFactor``: Tree bandwidth multiplier per protocol, indexed by
+#: ``floor(log2(n_bytes / 64))`` (64 B … 256 MiB; 1 beyond).
+TREE_CORRECTION = {
+    "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0),
+    "LL128": (1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0),
+    "Simple": (.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9),
+}
+#: ``getNetOverhead``: network post overhead per ring step on several nodes, µs (×3 for Simple).
+NET_OVERHEAD_US = {"intel": 1.0, "amd": 2.0, "other": 1.0}
+_GPU_ROW = {"volta": 0, "ampere": 1, "hopper": 2}
+_TREE_PATTERNS = ("balanced_tree", "split_tree", "tree")
+
+#: Largest communicator and message the model accepts (the arithmetic is O(1); the caps keep
+#: inputs physical).
+MAX_RANKS = 2**20
+MAX_BYTES = 2**50
+
+
+@dataclass(frozen=True)
+class NcclTopology:
+    """What NCCL's topology search found, as the tuning model's inputs (bandwidths in bytes/s).
+
+    Attributes
+    ----------
+    key, label, source : str
+        Identifier, display name, and where the values come from.
+    gpu : str
+        ``"volta"``, ``"ampere"`` or ``"hopper"`` (NCCL's ``compCapIndex``).
+    cpu : str
+        ``"intel"``, ``"amd"`` or ``"other"`` (LL caps and network overhead on several nodes).
+    intra_link : str
+        ``"nvlink"`` or ``"pci"``: the ring/tree graphs' intra-node path type.
+    ring_channels, tree_channels, nvls_channels : int
+        Channels of each graph (``graph->nChannels``); ``nvls_channels = 0`` means no NVLS.
+    ring_bw_intra, ring_bw_inter, tree_bw_intra, tree_bw_inter, nvls_bw_intra, nvls_bw_inter : float
+        Bandwidth per channel (``graph->bwIntra`` / ``bwInter``), bytes/s.
+    tree_pattern : str
+        ``"balanced_tree"``, ``"split_tree"`` or ``"tree"`` (the last costs Tree 15 %).
+    ring_same_channels : bool
+        ``graph->sameChannels`` of the ring graph (Broadcast / Reduce latency).
+    comm_channels : int
+        The communicator's channel count (twice the ring graph's, at most 32); enters the
+        multi-node ring AllReduce plateau rule.
+    ll128 : bool
+        Whether NCCL enables LL128 here (NVLink or PCIe-switch paths, one GPU generation).
+    latency_inter : float
+        ``graph->latencyInter``: extra network latency from the topology, seconds (0 for IB).
+    """
+
+    key: str
+    label: str
+    source: str
+    gpu: str
+    cpu: str
+    intra_link: str
+    ring_channels: int
+    ring_bw_intra: float
+    ring_bw_inter: float
+    tree_channels: int
+    tree_bw_intra: float
+    tree_bw_inter: float
+    nvls_channels: int
+    nvls_bw_intra: float
+    nvls_bw_inter: float
+    tree_pattern: str = "balanced_tree"
+    ring_same_channels: bool = True
+    comm_channels: int = 0
+    ll128: bool = True
+    latency_inter: float = 0.0
+
+    def __post_init__(self):
+        check_choice("gpu", self.gpu, _GPU_ROW)
+        check_choice("cpu", self.cpu, NET_OVERHEAD_US)
+        check_choice("intra_link", self.intra_link, ("nvlink", "pci"))
+        check_choice("tree_pattern", self.tree_pattern, _TREE_PATTERNS)
+        for name in ("ring_channels", "tree_channels"):
+            check_int(name, getattr(self, name), minimum=1, maximum=64)
+        check_int("nvls_channels", self.nvls_channels, minimum=0, maximum=64)
+        check_int("comm_channels", self.comm_channels, minimum=0, maximum=64)
+        for name in ("ring_bw_intra", "ring_bw_inter", "tree_bw_intra", "tree_bw_inter", "nvls_bw_intra", "nvls_bw_inter"):
+            value = check_real(name, getattr(self, name))
+            if value > 1e13:
+                raise ValueError(f"{name} must be <= 1e13 bytes/s per channel, got {value}")
+        check_real("latency_inter", self.latency_inter)
+        for name in ("ring_same_channels", "ll128"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
+
+    @property
+    def channels(self) -> int:
+        """The communicator's channels (``comm_channels``, or twice the ring graph's, at most 32)."""
+        return self.comm_channels or min(32, 2 * self.ring_channels)
+
+    @property
+    def ring_bus_bandwidth(self) -> float:
+        """``ring_channels * ring_bw_intra``: the per-GPU bandwidth NCCL credits a node's ring with, bytes/s."""
+        return self.ring_channels * self.ring_bw_intra
+
+    @property
+    def node_bandwidth(self) -> float:
+        """``ring_channels * ring_bw_inter``: the network bandwidth per node NCCL's rings use, bytes/s."""
+        return self.ring_channels * self.ring_bw_inter
+
+
+NCCL_TOPOLOGIES: dict[str, NcclTopology] = {
+    t.key: t
+    for t in [
+        NcclTopology(
+            key="dgx_h100",
+            label="DGX H100 节点（8 × H100，NVSwitch）",
+            source="8 H100 SXM, 18 NVLink4 x 20.6 GB/s (SM90_NVLINK_BW) = 370.8 GB/s per GPU into NVSwitch. "
+            "Search (sm90SpeedArrayIntra): rings at 60 GB/s, 6 channels, duplicated to 12 x 30 GB/s; "
+            "the communicator doubles them to 24. NVLS: 8 channels (one per GPU) x 50 GB/s. "
+            "Our reading of search.cc, not a measured log.",
+            gpu="hopper", cpu="intel", intra_link="nvlink",
+            ring_channels=12, ring_bw_intra=30e9, ring_bw_inter=30e9,
+            tree_channels=12, tree_bw_intra=30e9, tree_bw_inter=30e9,
+            nvls_channels=8, nvls_bw_intra=50e9, nvls_bw_inter=50e9,
+            ring_same_channels=True, comm_channels=24, ll128=True,
+        ),
+        NcclTopology(
+            key="ib_h100",
+            label="H100 集群（每节点 8 × H100 + 8 × 400 Gb/s InfiniBand）",
+            source="Nodes of 8 H100 with one 400 Gb/s NDR NIC per GPU (GPU-NIC path 48 GB/s). Search "
+            "(sm90SpeedArrayInter): 8 ring channels x 48 GB/s, not duplicated on Hopper below 50 GB/s; "
+            "the communicator has 16 (as in public 2-node H100 logs). NVLS-Tree graph assumed 8 x 48 GB/s. "
+            "No CollNet (no SHARP plugin). Our reading of search.cc, not a measured log.",
+            gpu="hopper", cpu="intel", intra_link="nvlink",
+            ring_channels=8, ring_bw_intra=48e9, ring_bw_inter=48e9,
+            tree_channels=8, tree_bw_intra=48e9, tree_bw_inter=48e9,
+            nvls_channels=8, nvls_bw_intra=48e9, nvls_bw_inter=48e9,
+            ring_same_channels=False, comm_channels=16, ll128=True,
+        ),
+    ]
+}
+
+
+@dataclass(frozen=True)
+class NcclPrediction:
+    """NCCL 2.21.5's estimates for one call and the combination it would run.
+
+    Attributes
+    ----------
+    primitive : str
+    n_ranks, n_nodes : int
+    m : int
+        Bytes (NCCL's ``nBytes``).
+    topology : str
+        Key of the :class:`NcclTopology` used.
+    times : dict
+        ``(algorithm, protocol) -> seconds`` for every combination NCCL considers here.
+    latencies : dict
+        ``(algorithm, protocol) -> seconds``: the model's latency term (before the ring plateau rule).
+    bandwidths : dict
+        ``(algorithm, protocol) -> bytes/s``: the model's algorithm bandwidth (before Tree's correction).
+    algorithm, protocol : str
+        NCCL's pick: the smallest time (NCCL's order breaks ties).
+    time : float
+        Seconds of the pick.
+    version : str
+        The NCCL version the model follows.
+    """
+
+    primitive: str
+    n_ranks: int
+    n_nodes: int
+    m: int
+    topology: str
+    times: dict
+    latencies: dict
+    bandwidths: dict
+    algorithm: str
+    protocol: str
+    time: float
+    version: str = NCCL_MODEL_VERSION
+
+    @property
+    def label(self) -> str:
+        """``"Ring/LL"`` style name of the pick, as NCCL prints it."""
+        return f"{_LABEL[self.algorithm]}/{self.protocol}"
+
+    @property
+    def bus_bandwidth(self) -> float:
+        """The busbw nccl-tests would print for the predicted time, bytes/s."""
+        from .bandwidth import volume_coefficient
+
+        return volume_coefficient(self.primitive, self.n_ranks) * self.m / self.time if self.time > 0 else 0.0
+
+
+def _log2i(n: int) -> int:
+    return max(0, int(n).bit_length() - 1)
+
+
+@lru_cache(maxsize=4096)
+def _tuning(primitive: str, n_ranks: int, n_nodes: int, topo: NcclTopology):
+    """NCCL's per-communicator (latency µs, bandwidth GB/s) per (algorithm, protocol) that it considers.
+
+    Cached: NCCL too computes these once per communicator.
+    """
+    node_col = n_nodes - 1 if n_nodes <= 2 else 2
+    gpu = topo.gpu
+    if n_nodes == 1:
+        ll_max = LL_MAX_BW[_GPU_ROW[gpu]][node_col]
+    else:
+        ll_max = LL_MAX_BW[1 if topo.cpu == "amd" else 0][node_col]
+    per_ch_tree = PER_CHANNEL_TREE_BW[gpu][node_col]
+    per_ch_ring_ll128 = PER_CHANNEL_RING_LL128_BW[gpu][node_col]
+    per_ch_tree_ll128 = PER_CHANNEL_TREE_LL128_BW[gpu][node_col]
+    ppn = n_ranks / n_nodes
+    intra_hw = topo.intra_link
+    if primitive == "all_reduce":
+        nsteps, inter_steps = 2 * (n_ranks - 1), (2 * n_nodes if n_nodes > 1 else 0)
+    elif primitive in ("all_gather", "reduce_scatter"):
+        nsteps, inter_steps = n_ranks - 1, n_nodes - 1
+    else:
+        nsteps, inter_steps = n_ranks, n_nodes
+    graphs = {
+        "ring": (topo.ring_channels, topo.ring_bw_intra / 1e9, topo.ring_bw_inter / 1e9),
+        "tree": (topo.tree_channels, topo.tree_bw_intra / 1e9, topo.tree_bw_inter / 1e9),
+        "nvls": (topo.nvls_channels, topo.nvls_bw_intra / 1e9, topo.nvls_bw_inter / 1e9),
+        "nvls_tree": (topo.nvls_channels, topo.nvls_bw_intra / 1e9, topo.nvls_bw_inter / 1e9),
+    }
+    allowed = {
+        "broadcast": ("ring",), "reduce": ("ring",),
+        "all_gather": ("ring", "nvls"), "reduce_scatter": ("ring", "nvls"),
+        "all_reduce": ("tree", "ring", "nvls", "nvls_tree"),
+    }[primitive]
+    # Availability (topoGetAlgoInfo and the enable masks of ncclTopoTuneModel): NVLS needs NVLS
+    # channels; without CollNet, NVLS runs on one node only (and AllGather / ReduceScatter NVLS
+    # too); NVLS-Tree runs on several nodes only.
+    enabled = []
+    for a in NCCL_ALGORITHMS:
+        if a not in allowed:
+            continue
+        if a in ("nvls", "nvls_tree") and topo.nvls_channels == 0:
+            continue
+        if a == "nvls" and n_nodes > 1:
+            continue
+        if a == "nvls_tree" and n_nodes == 1:
+            continue
+        enabled.append(a)
+    latency, bandwidth = {}, {}
+    for a in enabled:
+        channels, bw_intra, bw_inter = graphs[a]
+        for pi, p in enumerate(NCCL_PROTOCOLS):
+            if a in ("nvls", "nvls_tree") and p != "Simple":
+                continue
+            if p == "LL128" and not topo.ll128:
+                continue
+            bw = bw_intra if n_nodes <= 2 else bw_inter
+            if a == "nvls":
+                bw = min(bw_intra, bw_inter)
+            if a == "nvls_tree":
+                bw = min(bw_intra, bw_inter if n_nodes <= 2 else bw_inter / 2)
+            bus = channels * bw
+            if a == "ring" and p == "LL":
+                bus = min(ll_max, bus * 0.5)
+            if a == "ring" and p == "LL128":
+                bus = min(bus * (0.7 if ppn < 2 else 0.92), channels * per_ch_ring_ll128)
+            if a == "tree":
+                bus = min(bus * 0.92, channels * per_ch_tree)
+            if a == "tree" and p == "LL":
+                bus = min(bus / 3.8, ll_max)
+            if a == "tree" and p == "LL128":
+                bus = min(bus * (7.0 / 9.0 if n_nodes == 1 else 120.0 / 128.0), channels * per_ch_tree_ll128)
+            if a == "tree" and topo.tree_pattern == "tree":
+                bus *= 0.85
+            ratio = n_ranks / nsteps if a == "ring" else (5.0 / 6.0 if a in ("nvls", "nvls_tree") else 0.5)
+            bandwidth[a, p] = bus * ratio
+            lat = BASE_LATENCY_US[a][pi]
+            intra_lat = HW_LATENCY_US[intra_hw][a][pi]
+            inter_lat = HW_LATENCY_US["net"][a][pi] + topo.latency_inter * 1e6
+            if p == "Simple":
+                inter_lat += topo.latency_inter * 1e6
+            if a == "ring":
+                hop = HW_LATENCY_US[intra_hw if n_nodes == 1 else "net"][a][pi]
+                if primitive in ("broadcast", "reduce"):
+                    if topo.ring_same_channels:
+                        lat += hop
+                    else:
+                        if p == "Simple":
+                            hop = HW_LATENCY_US[intra_hw if n_nodes == 1 else "net"]["tree"][pi]
+                        lat += nsteps * hop
+                else:
+                    overhead = 0.0
+                    if n_nodes > 1:
+                        overhead = NET_OVERHEAD_US[topo.cpu] * (3 if p == "Simple" else 1)
+                    intra_lat = max(intra_lat, overhead)
+                    lat += (nsteps - inter_steps) * intra_lat + inter_steps * inter_lat
+            elif a == "tree":
+                lat += 2 * ((n_ranks // n_nodes - 1) * intra_lat + _log2i(n_nodes) * inter_lat)
+            elif a == "nvls":
+                lat = intra_lat + (inter_lat if n_nodes > 1 else 0.0)
+            elif a == "nvls_tree":
+                lat += intra_lat + 2 * _log2i(n_nodes) * inter_lat
+            latency[a, p] = lat
+    return latency, bandwidth
+
+
+def _algo_time_us(primitive, n_ranks, n_nodes, m, topo, a, p, lat, bw):
+    """ncclTopoGetAlgoTime: µs for ``m`` bytes."""
+    log_size = _log2i(m >> 6)
+    if a == "tree" and log_size < 23:
+        bw *= TREE_CORRECTION[p][log_size]
+    if (a == "ring" and p == "Simple" and n_nodes > 1 and primitive == "all_reduce"
+            and m // (topo.channels * n_ranks) >= 64):
+        lat *= 1.9 if topo.gpu == "volta" else 1.4  # "plateau effect of ring"
+    return lat + m / (1000.0 * bw) if bw > 0 else math.inf
+
+
+def _resolve_topology(topology, overrides) -> NcclTopology:
+    if isinstance(topology, NcclTopology):
+        topo = topology
+    else:
+        topo = NCCL_TOPOLOGIES[check_choice("topology", topology, NCCL_TOPOLOGIES)]
+    if overrides:
+        fields = {f.name for f in dataclasses.fields(NcclTopology)} - {"key", "label", "source"}
+        unknown = set(overrides) - fields
+        if unknown:
+            raise TypeError(f"unknown topology field(s) {sorted(unknown)}; fields are {sorted(fields)}")
+        topo = dataclasses.replace(topo, **overrides)  # re-validated by __post_init__
+    return topo
+
+
+def _check_call(primitive, n_ranks, n_nodes, m):
+    primitive = check_choice("primitive", primitive, NCCL_COLLECTIVES)
+    n_ranks = check_int("n_ranks", n_ranks, minimum=2, maximum=MAX_RANKS)
+    n_nodes = check_int("n_nodes", n_nodes, minimum=1, maximum=n_ranks)
+    m = check_real("m", m)
+    if m > MAX_BYTES:
+        raise ValueError(f"m must be <= {MAX_BYTES} bytes (2**50), got {m}")
+    if m != int(m):
+        raise ValueError(f"m must be a whole number of bytes (NCCL's nBytes), got {m}")
+    return primitive, n_ranks, n_nodes, int(m)
+
+
+def nccl_predict(primitive, n_ranks, n_nodes, m, topology="dgx_h100", **overrides) -> NcclPrediction:
+    """NCCL 2.21.5's time estimate per algorithm × protocol, and the one it would pick.
+
+    Follows ``ncclTopoTuneModel`` / ``ncclTopoGetAlgoTime`` (``src/graph/tuning.cc``) and the
+    minimum search of ``topoGetAlgoInfo`` (``src/enqueue.cc``) of NCCL 2.21.5-1; see the module
+    docstring for what is simplified.
+
+    Parameters
+    ----------
+    primitive : str
+        One of :data:`NCCL_COLLECTIVES` (``"all_reduce"``, ``"all_gather"``,
+        ``"reduce_scatter"``, ``"broadcast"``, ``"reduce"``).
+    n_ranks : int
+        Ranks (GPUs), ``2 <= n_ranks <= 2**20``.
+    n_nodes : int
+        Nodes they are spread over, ``1 <= n_nodes <= n_ranks``.
+    m : int
+        Bytes (the book's ``M``; NCCL's ``nBytes``), ``0 <= m <= 2**50``.
+    topology : str or NcclTopology, default ``"dgx_h100"``
+        A key of :data:`NCCL_TOPOLOGIES` or an :class:`NcclTopology`: the topology search's output.
+    **overrides
+        Fields of :class:`NcclTopology` to replace (e.g. ``ring_channels=4``).
+
+    Returns
+    -------
+    NcclPrediction
+
+    Examples
+    --------
+    8 H100 in one node: NCCL's model picks Ring/LL for 1 KiB (15 µs of latency) and NVLS for
+    1 GiB:
+
+    >>> nccl_predict("all_reduce", 8, 1, 1024).label
+    'Ring/LL'
+    >>> p = nccl_predict("all_reduce", 8, 1, 2**30)
+    >>> p.label, round(p.time * 1e3, 3)
+    ('NVLS/Simple', 3.246)
+    """
+    primitive, n_ranks, n_nodes, m = _check_call(primitive, n_ranks, n_nodes, m)
+    topo = _resolve_topology(topology, overrides)
+    return _predict(primitive, n_ranks, n_nodes, m, topo)
+
+
+def _predict(primitive, n_ranks, n_nodes, m, topo) -> NcclPrediction:
+    latency, bandwidth = _tuning(primitive, n_ranks, n_nodes, topo)
+    times = {}
+    best, best_time = None, math.inf
+    for key in latency:
+        t = _algo_time_us(primitive, n_ranks, n_nodes, m, topo, key[0], key[1], latency[key], bandwidth[key])
+        times[key] = t * 1e-6
+        if t < best_time:
+            best, best_time = key, t
+    return NcclPrediction(
+        primitive=primitive, n_ranks=n_ranks, n_nodes=n_nodes, m=m, topology=topo.key,
+        times=times, latencies={k: v * 1e-6 for k, v in latency.items()},
+        bandwidths={k: v * 1e9 for k, v in bandwidth.items()},
+        algorithm=best[0], protocol=best[1], time=best_time * 1e-6,
+    )
+
+
+def nccl_tuning_table(primitive, n_ranks, n_nodes, topology="dgx_h100", **overrides):
+    """NCCL's per-communicator estimates, as its ``NCCL_DEBUG_SUBSYS=TUNING`` table prints them.
+
+    One row per algorithm × protocol NCCL considers: latency (µs) and algorithm bandwidth (GB/s).
+
+    >>> t = nccl_tuning_table("all_reduce", 8, 1)
+    >>> t.rows[0]
+    ['Tree', 'LL', '15.2', '43.6']
+    """
+    from .tables import Table
+
+    primitive, n_ranks, n_nodes, _ = _check_call(primitive, n_ranks, n_nodes, 0)
+    topo = _resolve_topology(topology, overrides)
+    latency, bandwidth = _tuning(primitive, n_ranks, n_nodes, topo)
+    rows, values = [], []
+    for (a, p), lat in latency.items():
+        rows.append([_LABEL[a], p, f"{lat:.1f}", f"{bandwidth[a, p]:.1f}"])
+        values.append((a, p, lat * 1e-6, bandwidth[a, p] * 1e9))
+    caption = f"NCCL {NCCL_MODEL_VERSION} 的估计：{primitive}，{n_ranks} 个 rank，{n_nodes} 个节点，{topo.label}"
+    return Table(["算法", "协议", "延迟 (µs)", "带宽 (GB/s)"], rows, caption, values)
+
+
+# -- NCCL's model next to the lower bound ---------------------------------------------------------
+
+
+def nccl_bound_parameters(topology="dgx_h100", **overrides):
+    """The lower bound's α and β in NCCL's own units: ``(alpha, beta, node_beta)``.
+
+    * ``alpha``: the cheapest hop NCCL's model charges (Ring/LL over the intra-node link, 0.6 µs
+      on NVLink) — any algorithm needs ``ceil(log2 N)`` such rounds;
+    * ``beta``: the bandwidth NCCL credits one GPU with, ``ring_channels * ring_bw_intra``
+      (bytes/s per direction);
+    * ``node_beta``: the network bandwidth per node its rings use, ``ring_channels * ring_bw_inter``.
+
+    >>> a, b, nb = nccl_bound_parameters("dgx_h100")
+    >>> round(a * 1e6, 2), b / 1e9, nb / 1e9
+    (0.6, 360.0, 360.0)
+    """
+    topo = _resolve_topology(topology, overrides)
+    alpha = min(HW_LATENCY_US[topo.intra_link]["ring"]) * 1e-6
+    return alpha, topo.ring_bus_bandwidth, topo.node_bandwidth
+
+
+class NcclVsBound(NamedTuple):
+    """NCCL's predicted time for one call against the lower bound (seconds)."""
+
+    pick: str
+    nccl_time: float
+    bound_time: float
+    in_network_bound_time: float
+    efficiency: float
+    in_network: bool
+    book_algorithm: str | None
+    book_time: float | None
+
+
+def _two_level_bound(primitive, n_ranks, n_nodes, m, alpha, beta, node_beta):
+    from .bandwidth import volume_coefficient
+    from .propagation import info_steps
+
+    t_alpha = info_steps(n_ranks, 1) * alpha
+    t_gpu = volume_coefficient(primitive, n_ranks) * m / beta
+    t_node = volume_coefficient(primitive, n_nodes) * m / node_beta if n_nodes > 1 else 0.0
+    return max(t_alpha, t_gpu, t_node)
+
+
+def _in_network_bound(primitive, n_ranks, n_nodes, m, alpha, beta, node_beta):
+    # In-network reduction (NVLS, SHARP): the switch sums, so an endpoint (and a node) only sends
+    # its M bytes and receives the M-byte result: T >= M / beta, and one round of latency.
+    # TODO(truth helper): switch to the in-network model of bandwidth.py when it lands on main.
+    if primitive != "all_reduce":
+        return _two_level_bound(primitive, n_ranks, n_nodes, m, alpha, beta, node_beta)
+    return max(alpha, m / beta, m / node_beta if n_nodes > 1 else 0.0)
+
+
+def nccl_vs_bound(primitive, n_ranks, n_nodes, m, topology="dgx_h100", **overrides) -> NcclVsBound:
+    """NCCL's pick and predicted time next to the lower bound, in NCCL's own α and β.
+
+    The bound is the combined bound of chapter 4 with :func:`nccl_bound_parameters`, plus, on
+    several nodes, the node-level bound (the same forced volume with the node count, over the
+    node's network bandwidth — chapter 5's cut around a node):
+
+    .. math:: T \\ge \\max\\Big(\\lceil \\log_2 N \\rceil \\alpha,\\ \\frac{c(N) M}{\\beta},\\
+              \\frac{c(K) M}{\\beta_{\\text{node}}}\\Big).
+
+    NVLS and NVLS-Tree reduce inside the switch, which no endpoint bound covers: for them the
+    efficiency is taken against the in-network bound ``max(alpha, M/beta, M/beta_node)`` (each
+    endpoint sends its M bytes and receives the M-byte sum). ``efficiency`` = bound / NCCL's time.
+    On one node, ``book_algorithm`` / ``book_time`` are the book's selector
+    (:func:`~ccb_helpers.best_algorithm`, 1 port) with the same α and β.
+
+    Examples
+    --------
+    >>> r = nccl_vs_bound("all_reduce", 8, 1, 2**30)
+    >>> r.pick, r.in_network, round(r.efficiency, 3)   # NVLS: 333.3 GB/s of NCCL's 360
+    ('NVLS/Simple', True, 0.919)
+    >>> r = nccl_vs_bound("all_reduce", 8, 1, 1024)
+    >>> r.pick, round(r.efficiency, 3), r.book_algorithm     # 1.8 us bound, 15.0 us NCCL
+    ('Ring/LL', 0.12, 'recursive_doubling')
+    """
+    primitive, n_ranks, n_nodes, m = _check_call(primitive, n_ranks, n_nodes, m)
+    topo = _resolve_topology(topology, overrides)
+    return _vs_bound(primitive, n_ranks, n_nodes, m, topo)
+
+
+def _vs_bound(primitive, n_ranks, n_nodes, m, topo, book=True) -> NcclVsBound:
+    prediction = _predict(primitive, n_ranks, n_nodes, m, topo)
+    alpha = min(HW_LATENCY_US[topo.intra_link]["ring"]) * 1e-6
+    beta, node_beta = topo.ring_bus_bandwidth, topo.node_bandwidth
+    bound = _two_level_bound(primitive, n_ranks, n_nodes, m, alpha, beta, node_beta)
+    in_network_bound = _in_network_bound(primitive, n_ranks, n_nodes, m, alpha, beta, node_beta)
+    in_network = prediction.algorithm in ("nvls", "nvls_tree")
+    reference = in_network_bound if in_network else bound
+    book_algorithm = book_time = None
+    if n_nodes == 1 and book:
+        from .algorithms import best_algorithm
+
+        book_algorithm, book_time = best_algorithm(primitive, n_ranks, float(m), alpha, beta)
+    return NcclVsBound(
+        pick=prediction.label, nccl_time=prediction.time, bound_time=bound, in_network_bound_time=in_network_bound,
+        efficiency=reference / prediction.time, in_network=in_network, book_algorithm=book_algorithm, book_time=book_time,
+    )
+
+
+def nccl_vs_bound_table(cases, topology="dgx_h100", primitive="all_reduce"):
+    """:func:`nccl_vs_bound` for several ``(n_ranks, n_nodes, m)``: NCCL's pick, its time, the bound.
+
+    >>> t = nccl_vs_bound_table([(8, 1, 1024), (8, 1, 2**30)])
+    >>> [row[2] for row in t.rows], [row[3] for row in t.rows]
+    (['Ring/LL', 'NVLS/Simple'], ['0.12', '0.92†'])
+    """
+    from .tables import Table
+    from .units import format_bytes, format_time
+
+    topo = _resolve_topology(topology, {})
+    cases = list(cases)
+    if not 1 <= len(cases) <= 1000:
+        raise ValueError(f"cases must hold 1 to 1000 (n_ranks, n_nodes, m) triples, got {len(cases)}")
+    if not all(isinstance(c, (tuple, list)) and len(c) == 3 for c in cases):
+        raise TypeError("cases must be (n_ranks, n_nodes, m) triples")
+    rows, values = [], []
+    for n_ranks, n_nodes, m in cases:
+        primitive_, n_ranks, n_nodes, m = _check_call(primitive, n_ranks, n_nodes, m)
+        r = _vs_bound(primitive_, n_ranks, n_nodes, m, topo, book=False)
+        reference = r.in_network_bound_time if r.in_network else r.bound_time
+        values.append(r)
+        rows.append([f"{n_ranks}（{n_nodes}）", format_bytes(m).replace(" ", "\u00a0"), r.pick,
+                     f"{r.efficiency:.2f}" + ("†" if r.in_network else ""),
+                     format_time(r.nccl_time).replace(" ", "\u00a0"), format_time(reference).replace(" ", "\u00a0")])
+    headers = ["N（节点）", "M", "NCCL 的选择", "效率", "NCCL 估计", "下界"]
+    caption = f"{topo.label}：NCCL {NCCL_MODEL_VERSION} 的估计对照下界（† 网内归约，对照网内归约的下界）"
+    return Table(headers, rows, caption, values)

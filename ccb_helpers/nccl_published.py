@@ -1,0 +1,190 @@
+"""Published nccl-tests outputs the book reads, with their sources and the hardware they ran on.
+
+The logs themselves are the test data in ``tests/data/nccl_tests/`` of the book's repository
+(their ``SOURCES`` file gives each origin). The hardware figures below are the vendors'
+published link rates, per direction (NVLink: the GPU's total into the NVSwitch fabric; network:
+the NICs of one node together); they are what the bound charges, not what NCCL reaches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ._validation import check_choice
+
+__all__ = ["PublishedLog", "PUBLISHED_LOGS", "published_log_text", "read_published_log", "published_summary_table"]
+
+#: Where the logs live in the book's repository, and where to fetch them from elsewhere (Colab).
+DATA_DIR = Path(__file__).resolve().parent.parent / "tests" / "data" / "nccl_tests"
+RAW_URL = "https://raw.githubusercontent.com/ccb-textbook/collective-lower-bounds/main/tests/data/nccl_tests/"
+
+
+@dataclass(frozen=True)
+class PublishedLog:
+    """One published nccl-tests output and the system it ran on.
+
+    Attributes
+    ----------
+    key : str
+        File name without ``.txt``.
+    system : str
+        Short description (Chinese, for tables).
+    source : str
+        Where it was published (issue or document URL).
+    nccl : str or None
+        NCCL version the output or its document states.
+    collective : str or None
+        To pass to the reader when the log does not name its program.
+    n_nodes : int
+        Nodes the ranks ran on.
+    gpu_beta : float
+        Per-GPU link rate per direction, bytes/s.
+    node_beta : float or None
+        Network rate per node per direction, bytes/s (``None`` on one node).
+    spec : str
+        Where the link rates come from.
+    """
+
+    key: str
+    system: str
+    source: str
+    nccl: str | None
+    collective: str | None
+    n_nodes: int
+    gpu_beta: float
+    node_beta: float | None
+    spec: str
+
+
+PUBLISHED_LOGS: dict[str, PublishedLog] = {
+    p.key: p
+    for p in [
+        PublishedLog(
+            "nccl1_titanx_all_reduce", "4 × GTX TITAN X，PCIe", "https://github.com/NVIDIA/nccl/blob/v1.3.4-1/README.md",
+            "1.x", None, 1, 12e9, None,
+            "PCIe Gen3 x16; 12 GB/s is NCCL's own figure for it (PCI_BW in src/graph/topo.h).",
+        ),
+        PublishedLog(
+            "dgx2_v100_all_reduce", "DGX-2，12 × V100，NVSwitch",
+            "https://github.com/wohlbier/nccl-tests/blob/33ee81a3ec6c5e8fdd1e61f713a5c5185b000cd1/README.md",
+            None, None, 1, 150e9, None, "V100 SXM3: 6 NVLink2 links x 25 GB/s per direction (NVIDIA DGX-2 datasheet: 300 GB/s bidirectional).",
+        ),
+        PublishedLog(
+            "dgx2_v100_all_gather", "DGX-2，12 × V100，NVSwitch",
+            "https://github.com/wohlbier/nccl-tests/blob/33ee81a3ec6c5e8fdd1e61f713a5c5185b000cd1/README.md",
+            None, None, 1, 150e9, None, "as dgx2_v100_all_reduce",
+        ),
+        PublishedLog(
+            "dgx2_v100_reduce_scatter", "DGX-2，12 × V100，NVSwitch",
+            "https://github.com/wohlbier/nccl-tests/blob/33ee81a3ec6c5e8fdd1e61f713a5c5185b000cd1/README.md",
+            None, None, 1, 150e9, None, "as dgx2_v100_all_reduce",
+        ),
+        PublishedLog(
+            "dgx2_v100_broadcast", "DGX-2，12 × V100，NVSwitch",
+            "https://github.com/wohlbier/nccl-tests/blob/33ee81a3ec6c5e8fdd1e61f713a5c5185b000cd1/README.md",
+            None, None, 1, 150e9, None, "as dgx2_v100_all_reduce",
+        ),
+        PublishedLog(
+            "dgx2_v100_reduce", "DGX-2，12 × V100，NVSwitch",
+            "https://github.com/wohlbier/nccl-tests/blob/33ee81a3ec6c5e8fdd1e61f713a5c5185b000cd1/README.md",
+            None, None, 1, 150e9, None, "as dgx2_v100_all_reduce",
+        ),
+        PublishedLog(
+            "eks_efa_t4_2node_all_reduce", "2 节点 × 1 T4，EFA 100 Gb/s",
+            "https://github.com/aws-ia/terraform-aws-eks-blueprints/blob/a56919dfbf25588d0db77e1d4c08ffe31639bd8c/examples/eks-efa/README.md",
+            "2.12.7", "all_reduce", 2, 12e9, 12.5e9,
+            "g4dn.metal: T4 on PCIe Gen3 x16 (NCCL's 12 GB/s), EFA 100 Gb/s = 12.5 GB/s per node.",
+        ),
+        PublishedLog(
+            "oke_a100_2node_all_reduce", "2 节点 × 8 A100，RoCE 16 × 100 Gb/s",
+            "https://github.com/oracle-quickstart/oci-hpc-oke/blob/1402938d8c77b586e20ec9d40849e2177feef411/README.md",
+            None, "all_reduce", 2, 300e9, 200e9,
+            "A100 SXM4: 12 NVLink3 links x 25 GB/s per direction; OCI BM.GPU4.8: 16 x 100 Gb/s RDMA = 200 GB/s per node.",
+        ),
+        PublishedLog(
+            "a3mega_h100_2node_all_reduce", "2 节点 × 8 H100，TCPXO 8 × 200 Gb/s",
+            "https://github.com/lessizzmore/create-a3mega-ztan-fork/blob/02dd8f455c43ced1cf442ef29334bda97149264b/ztan-NCCL-test-result",
+            None, None, 2, 450e9, 200e9,
+            "H100 SXM: 18 NVLink4 links x 25 GB/s per direction; Google A3 Mega: 8 x 200 Gb/s NICs = 200 GB/s per node.",
+        ),
+        PublishedLog(
+            "hgx_h100_2node_all_reduce_issue319", "2 节点 × 8 H100，IB 8 × 400 Gb/s",
+            "https://github.com/NVIDIA/nccl-tests/issues/319", "2.26.2", None, 2, 450e9, 400e9,
+            "H100 SXM: 450 GB/s NVLink per direction; 8 x ConnectX-7 400 Gb/s = 400 GB/s per node.",
+        ),
+    ]
+}
+
+
+#: Published outputs the reader must reject (kept for the chapter's example of a clear error).
+FAILED_LOGS = ("h800_2node_alltoall_failed_issue355",)
+
+
+def published_log_text(key: str) -> str:
+    """The text of a published log: from the repository's ``tests/data/nccl_tests``, else from GitHub.
+
+    ``key`` is a key of :data:`PUBLISHED_LOGS` or of :data:`FAILED_LOGS`.
+
+    >>> published_log_text("nccl1_titanx_all_reduce").splitlines()[0]
+    '$ ./build/test/single/all_reduce_test 10000000'
+    """
+    key = check_choice("key", key, tuple(PUBLISHED_LOGS) + FAILED_LOGS)
+    path = DATA_DIR / f"{key}.txt"
+    if path.exists():
+        return path.read_text(encoding="utf-8")
+    import urllib.request  # pragma: no cover - only outside the repository (Colab, pip install)
+
+    with urllib.request.urlopen(RAW_URL + f"{key}.txt", timeout=30) as response:  # pragma: no cover
+        return response.read(20_000_000).decode("utf-8")
+
+
+def read_published_log(key: str):
+    """:func:`~ccb_helpers.read_nccl_tests` of a published log (with its collective when the text lacks it).
+
+    >>> log = read_published_log("a3mega_h100_2node_all_reduce")
+    >>> log.n_ranks, log.collective, log.hosts
+    (16, 'all_reduce', ('ztan-mig-235z', 'ztan-mig-gq73'))
+    """
+    from .nccl_tests import read_nccl_tests
+
+    entry = PUBLISHED_LOGS[check_choice("key", key, PUBLISHED_LOGS)]
+    return read_nccl_tests(published_log_text(key), collective=entry.collective)
+
+
+def _nbsp(text: str) -> str:
+    """Keep a number and its unit on one line in narrow tables."""
+    return text.replace(" ", "\u00a0")
+
+
+def published_summary_table(keys=None):
+    """Each published log's largest message against the two-level busbw ceiling.
+
+    Columns: the log (system, primitive, NCCL version), the efficiency at large messages (measured
+    busbw over the ceiling; second, so it stays visible on a phone), the measured busbw
+    (out-of-place, largest size), the ceiling of :func:`~ccb_helpers.two_level_busbw_ceiling` with
+    the published link rates, and N.
+
+    >>> t = published_summary_table(["a3mega_h100_2node_all_reduce"])
+    >>> [cell.replace("\u00a0", " ") for cell in t.rows[0][1:]]
+    ['0.90', '339 GB/s', '375 GB/s', '16']
+    """
+    from .nccl_tests import two_level_busbw_ceiling
+    from .primitives import PRIMITIVE_LABELS
+    from .tables import Table
+    from .units import format_bandwidth
+
+    keys = list(PUBLISHED_LOGS) if keys is None else [check_choice("key", k, PUBLISHED_LOGS) for k in keys]
+    rows, values = [], []
+    for key in keys:
+        entry = PUBLISHED_LOGS[key]
+        log = read_published_log(key)
+        last = max(log.rows, key=lambda r: r.size)
+        ceiling = two_level_busbw_ceiling(log.collective, log.n_ranks, entry.n_nodes, entry.gpu_beta, entry.node_beta)
+        ratio = last.busbw_Bps / ceiling
+        values.append({"key": key, "busbw": last.busbw_Bps, "ceiling": ceiling, "efficiency": ratio, "size": last.size})
+        version = f"（NCCL {entry.nccl}）" if entry.nccl else ""
+        rows.append([f"{entry.system}：{PRIMITIVE_LABELS[log.collective]}{version}", f"{ratio:.2f}",
+                     _nbsp(format_bandwidth(last.busbw_Bps)), _nbsp(format_bandwidth(ceiling)), str(log.n_ranks)])
+    headers = ["日志", "效率", "busbw", "上限", "N"]
+    return Table(headers, rows, "每个日志最大消息的 busbw，对照两级带宽上限 min(pβ, c(N)/c(K)·β_node)", values)

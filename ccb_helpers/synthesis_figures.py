@@ -1,0 +1,357 @@
+"""Figures and the explorer of chapter 7 (schedule synthesis).
+
+* :func:`draw_synthesized_step` — one step of a synthesized schedule on the topology: an arrow per
+  used link, its width the chunks it carries, red where the link is full (``b * r_s`` chunks);
+* :func:`plot_synthesis_plane` — the (steps, rounds per chunk) plane: the two lower bounds, the
+  Pareto frontier, other instances, proved-infeasible ones;
+* :class:`SynthesisExplorer` — topology, steps and chunks → the stored schedule with the fewest
+  rounds, drawn step by step. It only loads stored schedules (``tools/synthesize_schedules.py``),
+  each checked in the simulator, so moving a slider never waits on a solver.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import ipywidgets as widgets
+import numpy as np
+from matplotlib.figure import Figure
+
+from .explorers import Explorer
+from .plotting import COLORS, use_book_style
+
+__all__ = ["draw_synthesized_step", "plot_synthesis_plane", "SynthesisExplorer", "synthesis_bounds_table", "attainment_table"]
+
+
+def _step_messages(schedule, step: int):
+    """{(src, dst): chunks} of step ``step`` (0-based): pieces between the pair in that round."""
+    r = schedule.rounds[step]
+    out: dict[tuple[int, int], int] = {}
+    for s, d in zip(r.src.tolist(), r.dst.tolist()):
+        if s != d:
+            out[(s, d)] = out.get((s, d), 0) + 1
+    return out
+
+
+def draw_synthesized_step(schedule, topology, step: int, ax=None):
+    """Draw step ``step`` (1-based) of a synthesized schedule on ``topology``.
+
+    Grey lines are the links (thicker for parallel links); each arrow ``u -> v`` carries the chunks
+    sent that step, labelled with their count; it is red when it fills the link (``b * r_s``).
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import ccb_helpers as ccb
+    >>> s = ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6)
+    >>> ax = draw_synthesized_step(s, ccb.dgx1(), 1)
+    >>> ax.get_title().split("：")[0]
+    'DGX-1 (V100)'
+
+    At R/C = 7/6 the 8 x 7 x 6 = 336 chunks received equal the 48 directed NVLinks x 7 rounds, so
+    every link is full in every round: a step of r rounds moves 48 r chunks.
+
+    >>> [sum(_step_messages(s, i).values()) == 48 * r for i, r in enumerate(s.step_rounds)]
+    [True, True, True]
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyArrowPatch
+
+    from ._validation import check_int
+    from .plotting import _layout
+    from .user_topology import _link_matrix
+
+    step = check_int("step", step, minimum=1, maximum=len(schedule.rounds))
+    use_book_style()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.6, 4.6))
+    pos = _layout(topology)
+    g = topology.graph
+    for u, v, data in g.edges(data=True):
+        a, b = pos[u], pos[v]
+        ax.plot([a[0], b[0]], [a[1], b[1]], color="#cccccc", linewidth=1.2 * data.get("links", 1), zorder=1)
+    rounds = schedule.step_rounds[step - 1] if schedule.step_rounds else 1
+    links = _link_matrix(topology)
+    messages = _step_messages(schedule, step - 1)
+    biggest = max(messages.values(), default=1)
+    for (u, v), count in sorted(messages.items()):
+        a, b = pos[u], pos[v]
+        full = count >= max(links[u, v], 1) * rounds
+        arrow = FancyArrowPatch(tuple(a), tuple(b), arrowstyle="-|>", mutation_scale=11, shrinkA=9, shrinkB=9,
+                                connectionstyle="arc3,rad=0.18", linewidth=0.8 + 2.2 * count / biggest,
+                                color=COLORS["bandwidth"] if full else COLORS["latency"], alpha=0.85, zorder=2)
+        ax.add_patch(arrow)
+        middle = (a + b) / 2 + 0.14 * np.array([-(b - a)[1], (b - a)[0]])
+        ax.annotate(str(count), middle, ha="center", va="center", fontsize=9.5, zorder=4,
+                    bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8})
+    ends = list(range(topology.n))
+    ax.scatter([pos[v][0] for v in ends], [pos[v][1] for v in ends], s=260, color="#f2f2f2", edgecolors="#444444",
+               linewidths=1.0, zorder=3)
+    for v in ends:
+        ax.annotate(str(v), pos[v], ha="center", va="center", fontsize=9.5, zorder=5)
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.axis("off")
+    ax.set_title(f"{topology.name}：第 {step}/{len(schedule.rounds)} 步，r = {rounds} 轮，{sum(messages.values())} 个块",
+                 fontsize=10)
+    return ax
+
+
+def plot_synthesis_plane(steps_bound, ratio_bound, frontier=(), others=(), infeasible=(), current=None, ax=None,
+                         title=None):
+    """The (steps S, rounds per chunk R/C) plane: bounds, frontier, other and infeasible instances.
+
+    Parameters
+    ----------
+    steps_bound : int
+        :func:`ccb_helpers.steps_lower_bound` (vertical line).
+    ratio_bound : Fraction
+        :func:`ccb_helpers.rounds_per_chunk_bound` (horizontal line).
+    frontier, others, infeasible : iterable of (S, R, C)
+        Pareto-optimal instances (joined by a staircase), other solved ones, proved-unsatisfiable ones.
+    current : (S, R, C), optional
+        Highlighted instance.
+
+    >>> from fractions import Fraction
+    >>> ax = plot_synthesis_plane(2, Fraction(7, 6), frontier=[(2, 3, 2), (3, 7, 6)], infeasible=[(2, 7, 6)])
+    >>> ax.get_xlabel()
+    '步数 S（延迟：S·α）'
+    """
+    import matplotlib.pyplot as plt
+
+    use_book_style()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5.2, 4.0))
+    points = [p for group in (frontier, others, infeasible) for p in group] + ([current] if current else [])
+    smax = max([steps_bound + 1] + [p[0] for p in points]) + 0.5
+    ymax = max([float(ratio_bound) * 1.6] + [p[1] / p[2] for p in points]) * 1.12
+    ax.axhspan(0, float(ratio_bound), color=COLORS["bandwidth"], alpha=0.07, zorder=0)
+    ax.axvspan(0, steps_bound, color=COLORS["latency"], alpha=0.07, zorder=0)
+    ax.axhline(float(ratio_bound), color=COLORS["bandwidth"], linestyle="--", linewidth=1.2,
+               label=f"R/C 下界 = {ratio_bound}")
+    ax.axvline(steps_bound, color=COLORS["latency"], linestyle="--", linewidth=1.2, label=f"S 下界 = {steps_bound}")
+    if others:
+        ax.scatter([p[0] for p in others], [p[1] / p[2] for p in others], s=28, color="#999999", zorder=2,
+                   label="其他已解实例（最少 R）")
+    if infeasible:
+        ax.scatter([p[0] for p in infeasible], [p[1] / p[2] for p in infeasible], marker="x", s=55,
+                   color=COLORS["bandwidth"], zorder=3, label="求解器证明不可行")
+    if frontier:
+        xs = [p[0] for p in frontier]
+        ys = [p[1] / p[2] for p in frontier]
+        ax.step(xs + [smax], ys + [ys[-1]], where="post", color=COLORS["bound"], linewidth=1.4, zorder=2)
+        ax.scatter(xs, ys, s=70, color=COLORS["bound"], zorder=4, label="Pareto 前沿")
+        for s, r, c in frontier:
+            ax.annotate(f"({s}, {r}, {c})", (s, r / c), textcoords="offset points", xytext=(7, 6), fontsize=10)
+    if current:
+        s, r, c = current
+        ax.scatter([s], [r / c], s=190, facecolors="none", edgecolors=COLORS["ring_b"], linewidths=2.2, zorder=5,
+                   label=f"当前 (S, R, C) = ({s}, {r}, {c})")
+    ax.set_xlim(max(0, steps_bound - 1.5), smax)
+    ax.set_ylim(0, ymax)
+    ax.set_xticks(range(max(1, steps_bound - 1), int(smax) + 1))
+    ax.set_xlabel("步数 S（延迟：S·α）")
+    ax.set_ylabel("每块轮数 R/C（带宽：×(M/N)/β）")
+    ax.legend(fontsize=9, loc="upper left")
+    if title:
+        ax.set_title(title, fontsize=10)
+    return ax
+
+
+class SynthesisExplorer(Explorer):
+    """Synthesized AllGather schedules: topology, steps and chunks → the fewest rounds, step by step.
+
+    Controls: ``topology`` (DGX-1, ring 6, hypercube 3-d, torus 3x3), ``steps`` (S, from the steps
+    bound up to two more), ``chunks`` (C = 1..3) and ``step`` (which step to draw). Every instance is
+    a stored schedule (``tools/synthesize_schedules.py``) rebuilt and checked in the simulator on
+    each move, so nothing waits on a solver.
+
+    Examples
+    --------
+    >>> e = SynthesisExplorer()
+    >>> e.instance, e.correct
+    ((3, 7, 6), True)
+    >>> e.update(topology="ring 6", steps=3, chunks=2); e.instance, e.ratio_bound
+    ((3, 5, 2), Fraction(5, 2))
+    >>> e.update(step=3); e.step_chunks == 12 * e.schedule.step_rounds[2]   # at the bound: 12 arcs, all full
+    True
+    """
+
+    figsize = (9.6, 4.4)
+    TOPOLOGIES = ("DGX-1 (V100)", "ring 6", "hypercube 3-d", "torus 3x3")
+
+    @staticmethod
+    def _topology(name):
+        import ccb_helpers as ccb
+
+        return {"DGX-1 (V100)": ccb.dgx1, "ring 6": lambda: ccb.ring(6), "hypercube 3-d": lambda: ccb.hypercube(3),
+                "torus 3x3": lambda: ccb.torus(3, 3)}[name]()
+
+    def _controls(self) -> dict:
+        style = {"description_width": "initial"}
+        return {
+            "topology": widgets.Dropdown(options=list(self.TOPOLOGIES), value="DGX-1 (V100)", description="拓扑", style=style),
+            "steps": widgets.IntSlider(value=3, min=2, max=4, description="步数 S", style=style, continuous_update=False),
+            "chunks": widgets.IntSlider(value=3, min=1, max=3, description="每块切分 C", style=style, continuous_update=False),
+            "step": widgets.IntSlider(value=1, min=1, max=3, description="画第几步", style=style, continuous_update=False),
+        }
+
+    def __init__(self, **values):
+        self._chunk_default = True
+        unknown = set(values) - {"topology", "steps", "chunks", "step"}
+        if unknown:
+            raise TypeError(f"unknown control(s) {sorted(unknown)}; controls are ['chunks', 'step', 'steps', 'topology']")
+        super().__init__()
+        if values:  # through update(), so the ranges follow the topology before the values land
+            self.update(**values)
+
+    def _adjust(self, name: str) -> None:
+        from .synthesis import steps_lower_bound
+
+        if name == "topology":
+            low = steps_lower_bound(self._topology(self.controls["topology"].value), "all_gather")
+            steps = self.controls["steps"]
+            steps.min, steps.max = 0, max(steps.max, low + 2)
+            steps.value = low
+            steps.min, steps.max = low, low + 2
+        if name in ("topology", "steps"):
+            step = self.controls["step"]
+            s = self.controls["steps"].value
+            step.max = max(step.max, s)
+            step.value = min(step.value, s)
+            step.max = s
+
+    def draw(self, figure: Figure, topology, steps, chunks, step) -> str:
+        from .synthesis import _load_store, rounds_per_chunk_bound, steps_lower_bound, stored_schedule
+
+        topo = self._topology(topology)
+        # The default view is the DGX-1's bandwidth-optimal point of the frontier (3, 7, 6).
+        use_chunks = 6 if (topology == "DGX-1 (V100)" and steps == 3 and chunks == 3 and self._chunk_default) else chunks
+        schedule = stored_schedule(topo, "all_gather", steps, use_chunks)
+        result = self._verify(schedule, topo)
+        self.schedule = schedule
+        rounds = int(schedule.algorithm.split("R=")[1].split()[0])
+        self.instance = (steps, rounds, use_chunks)
+        self.correct = result.correct
+        self.steps_bound = steps_lower_bound(topo, "all_gather")
+        self.ratio_bound = rounds_per_chunk_bound(topo, "all_gather")
+        step = min(step, steps)
+        self.step_chunks = sum(_step_messages(schedule, step - 1).values())
+        entries = [e for e in _load_store() if e["primitive"] == "all_gather" and self._name(e) == topology]
+        frontier = sorted({(e["steps"], e["rounds"], e["chunks"]) for e in entries if e.get("frontier")})
+        others = sorted({(e["steps"], e["rounds"], e["chunks"]) for e in entries} - set(frontier))
+        left, right = figure.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.15]})
+        draw_synthesized_step(schedule, topo, step, ax=left)
+        plot_synthesis_plane(self.steps_bound, self.ratio_bound, frontier=frontier, others=others,
+                             current=self.instance, ax=right)
+        figure.tight_layout()
+        ratio = Fraction(rounds, use_chunks)
+        verdict = "达到带宽下界" if ratio == self.ratio_bound else f"比带宽下界多 {float(ratio / self.ratio_bound - 1):.0%}"
+        note = "（默认展示 DGX-1 前沿上带宽最优的 C = 6）" if use_chunks != chunks else ""
+        return (
+            f"<b>{topology}，AllGather，S = {steps}，C = {use_chunks}</b>{note}：最少 R = <b>{rounds}</b> 轮，"
+            f"R/C = {ratio}（下界 {self.ratio_bound}，{verdict}）；T = {steps}·α + {ratio}·(M/N)/β。"
+            f"模拟器校验（链路容量 + 结果逐字节）：{'通过 ✓' if result.correct else '失败 ✗'}。"
+        )
+
+    def update(self, **values) -> None:
+        if values:
+            self._chunk_default = False
+        super().update(**values)
+
+    def _on_change(self, change) -> None:
+        self._chunk_default = False
+        super()._on_change(change)
+
+    @staticmethod
+    def _verify(schedule, topology):
+        from .synthesis import verify_synthesized
+
+        return verify_synthesized(schedule, topology)
+
+    @staticmethod
+    def _name(entry):
+        from .synthesis import _topology_from_spec
+
+        return _topology_from_spec(entry["topology"]).name
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def _as_fraction(value: float) -> Fraction:
+    return Fraction(value).limit_denominator(10_000)
+
+
+def synthesis_bounds_table(topologies, primitives=("all_gather", "all_to_all")):
+    """Both synthesis bounds next to the chapters' bounds, all in rounds per chunk (units of ``u / β``).
+
+    The chapter-3 node bound and the chapter-5 balanced-cut bound are converted from seconds by
+    ``× β / u`` (``u = M/N``, or ``M`` for Broadcast / Reduce). ``values``: ``(topology name,
+    primitive, steps bound, R/C bound, node bound, bisection bound)`` with Fractions.
+
+    >>> import ccb_helpers as ccb
+    >>> t = synthesis_bounds_table([ccb.torus(3, 3)], ["all_to_all"])
+    >>> t.values[0][3:]    # a row cut (3 x 6 blocks over 6 links) beats the balanced cut's 2.5
+    (Fraction(3, 1), Fraction(2, 1), Fraction(5, 2))
+    """
+    from .bisection import bisection_lower_bound, node_lower_bound
+    from .primitives import PRIMITIVE_LABELS
+    from .synthesis import rounds_per_chunk_bound, steps_lower_bound
+    from .tables import Table
+
+    rows, values = [], []
+    for topology in topologies:
+        for primitive in primitives:
+            unit = 1.0 if primitive in ("broadcast", "reduce") else 1.0 / topology.n
+            s = steps_lower_bound(topology, primitive)
+            ours = rounds_per_chunk_bound(topology, primitive)
+            node = _as_fraction(node_lower_bound(primitive, topology, 1.0, 1.0, ports=topology.degree) / unit)
+            bis = _as_fraction(bisection_lower_bound(primitive, topology, 1.0, 1.0) / unit)
+            if ours == node:
+                which = "= 节点界" + ("、平衡割界" if ours == bis else "")
+            elif ours == bis:
+                which = f"= 平衡割界（节点界 {node}）"
+            else:
+                which = f"更紧（节点 {node}，平衡割 {bis}）"
+            rows.append([topology.name, PRIMITIVE_LABELS[primitive], str(s), f"**{ours}**", which])
+            values.append((topology.name, primitive, s, ours, node, bis))
+    headers = ["拓扑", "原语", "S ≥", "R/C ≥", "与第 3、5 章的下界比"]
+    return Table(headers, rows, "两个下界（R/C 以 u/β 为单位，u = M/N；Broadcast 为 M）", values)
+
+
+def attainment_table(topologies, primitive="all_gather", time_limit=60.0):
+    """Is the pair (steps bound, rounds bound) attained together? From the stored frontiers, with proofs.
+
+    For each topology: the bounds, the stored Pareto frontier (each point verified in the
+    simulator), and a verdict. When the frontier's fewest-steps point misses the rounds bound, the
+    instance ``(S_min, q * C, C)`` with ``q`` the rounds bound and the largest ``C <= 6`` is solved
+    **live**: the solver's "infeasible" proves the gap (for every ``C`` dividing that one).
+
+    ``values``: ``(name, S bound, R/C bound, frontier [(S, R, C)], proved gap instance or None)``.
+    """
+    from .synthesis import rounds_per_chunk_bound, steps_lower_bound, stored_frontier, synthesize
+    from .tables import Table
+
+    rows, values = [], []
+    for topology in topologies:
+        s_min = steps_lower_bound(topology, primitive)
+        bound = rounds_per_chunk_bound(topology, primitive)
+        frontier = stored_frontier(topology, primitive)
+        first = frontier[0]
+        proof = None
+        if first.steps == s_min and first.rounds_per_chunk == bound:
+            verdict = "能"
+        else:
+            chunks = bound.denominator * (6 // bound.denominator) or bound.denominator
+            proof = (s_min, int(bound * chunks), chunks)
+            if synthesize(topology, primitive, *proof, time_limit=time_limit) is not None:
+                raise AssertionError(f"{proof} is feasible on {topology.name}: the stored frontier is not optimal")
+            verdict = f"不能：{proof} 不可行（已证明）"
+        points = "，".join(f"({p.steps}, {p.rounds}, {p.chunks})" for p in frontier)
+        rows.append([topology.name, str(s_min), str(bound), points, verdict])
+        values.append((topology.name, s_min, bound, [(p.steps, p.rounds, p.chunks) for p in frontier], proof))
+    headers = ["拓扑", "S ≥", "R/C ≥", "Pareto 前沿 (S, R, C)", "同时达到？"]
+    return Table(headers, rows, "AllGather：每个前沿调度都在模拟器中按链路容量运行并逐字节校验", values)

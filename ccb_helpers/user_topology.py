@@ -1,0 +1,504 @@
+"""Your own topology: graphs and link-count matrices with parallel links, the DGX-1, ``nvidia-smi topo -m``.
+
+The families of :mod:`ccb_helpers.topology` have one link per neighbour pair. Real machines bond
+several links between two GPUs: ``nvidia-smi topo -m`` prints ``NV2`` for two NVLinks, and a
+DGX-1 mixes single and double links. Here a link's **multiplicity** ``b`` is its capacity: ``b``
+parallel links move ``b`` times the bytes of one link per second (each link full duplex, ``β``
+bytes/s per direction, as everywhere in the book). The multiplicity is the edge attribute
+``"links"`` of ``topology.graph`` (absent means 1).
+
+* :func:`topology_from_links` — a symmetric matrix, entry ``i, j`` = links between ``i`` and ``j``;
+* :func:`topology_from_graph` — a networkx ``Graph`` (edge attribute ``links``) or ``MultiGraph``
+  (parallel edges), optionally with switch vertices (``kind="switch"``);
+* :func:`dgx1` — NVIDIA's DGX-1 (V100) hybrid cube-mesh;
+* :func:`parse_nvidia_smi_topo` — the text ``nvidia-smi topo -m`` prints.
+
+Degree, diameter and bisection are **measured** on the graph: degree = the largest number of
+links at an endpoint (multiplicities summed), diameter by BFS, bisection by exhaustive search over
+balanced splits with multiplicities as weights (capped; see :data:`MAX_BISECTION_ENDPOINTS`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+
+import networkx as nx
+import numpy as np
+
+from ._validation import check_int
+from .topology import Topology
+
+__all__ = [
+    "topology_from_links",
+    "topology_from_graph",
+    "dgx1",
+    "parse_nvidia_smi_topo",
+    "link_matrix",
+    "DGX1_LINKS",
+    "MAX_BISECTION_ENDPOINTS",
+]
+
+#: Exhaustive bisection is measured up to this many endpoints (C(20, 10) = 184 756 splits).
+MAX_BISECTION_ENDPOINTS = 20
+#: Switched graphs need one max-flow per split; measured up to this many endpoints.
+MAX_SWITCHED_BISECTION_ENDPOINTS = 12
+#: Largest topology accepted (endpoints), so a typo cannot start a huge computation.
+MAX_ENDPOINTS = 1024
+#: No GPU has more NVLinks than this (H100 and B200 have 18): a complete, uniform ``NV#`` matrix
+#: whose per-GPU total would exceed it can only be an NVSwitch fabric.
+MAX_NVLINKS_PER_GPU = 18
+
+#: NVLink counts of the DGX-1 with V100 GPUs (hybrid cube-mesh): two quads 0-3 and 4-7, each GPU
+#: with 6 NVLinks. GPUs 0-1-3-2 form a double-link chain in the first quad and 4-5-7-6 in the
+#: second; 0-4 and 2-6 are double links between the quads, 1-5 and 3-7 single ones; the
+#: remaining quad pairs (0-2, 0-3, 1-2 ... ) are single links. Source: the topology definition of
+#: Microsoft's SCCL/MSCCL (``msccl/topologies/nvidia.py``, ``dgx1()``), consistent with NVIDIA's
+#: DGX-1 (V100) system architecture whitepaper (6 NVLinks per V100, hybrid cube-mesh).
+DGX1_LINKS = (
+    (0, 2, 1, 1, 2, 0, 0, 0),
+    (2, 0, 1, 2, 0, 1, 0, 0),
+    (1, 1, 0, 2, 0, 0, 2, 0),
+    (1, 2, 2, 0, 0, 0, 0, 1),
+    (2, 0, 0, 0, 0, 2, 1, 1),
+    (0, 1, 0, 0, 2, 0, 1, 2),
+    (0, 0, 2, 0, 1, 1, 0, 2),
+    (0, 0, 0, 1, 1, 2, 2, 0),
+)
+
+
+# --------------------------------------------------------------------------- measurement
+
+
+def _multiplicity(data) -> int:
+    return int(data.get("links", 1))
+
+
+def link_matrix(topology: Topology) -> np.ndarray:
+    """Links between every pair of endpoints, ``(n, n)`` ints (multiplicities; 0 = not adjacent).
+
+    Switch vertices are not endpoints: a switched topology gives an all-zero matrix (every pair
+    talks through the switch; see :func:`endpoint_uplinks`).
+
+    >>> import ccb_helpers as ccb
+    >>> link_matrix(ccb.ring(4)).tolist()
+    [[0, 1, 0, 1], [1, 0, 1, 0], [0, 1, 0, 1], [1, 0, 1, 0]]
+    >>> int(link_matrix(dgx1()).sum(axis=1).max())   # 6 NVLinks per V100
+    6
+    """
+    if not isinstance(topology, Topology):
+        raise TypeError(f"topology must be a Topology, got {type(topology).__name__}")
+    return _link_matrix(topology)
+
+
+def _link_matrix(topology: Topology) -> np.ndarray:
+    n = topology.n
+    out = np.zeros((n, n), dtype=np.int64)
+    for u, v, data in topology.graph.edges(data=True):
+        if isinstance(u, int) and isinstance(v, int) and u < n and v < n and not isinstance(u, bool):
+            out[u, v] = out[v, u] = _multiplicity(data)
+    return out
+
+
+def endpoint_uplinks(topology: Topology) -> np.ndarray:
+    """Links from each endpoint to the switch of a single-switch topology (``(n,)`` ints)."""
+    g = topology.graph
+    ups = np.zeros(topology.n, dtype=np.int64)
+    for v in range(topology.n):
+        ups[v] = sum(_multiplicity(d) for _, u, d in g.edges(v, data=True) if g.nodes[u].get("kind") == "switch")
+    return ups
+
+
+def _is_single_switch(topology: Topology) -> bool:
+    """One switch vertex, every endpoint attached to it and to nothing else."""
+    g = topology.graph
+    switches = [v for v, kind in g.nodes(data="kind") if kind == "switch"]
+    if len(switches) != 1:
+        return False
+    return all(set(g.neighbors(v)) == {switches[0]} for v in range(topology.n))
+
+
+def _weighted_bisection(n: int, edges: list[tuple[int, int, int]]) -> int:
+    """Minimum over splits into floor(n/2) / ceil(n/2) endpoints of the links cut (exhaustive)."""
+    if n <= 1:
+        return 0
+    half = n // 2
+    if n % 2 == 0:
+        # A split and its complement cut the same links: fix node 0 on the counted side.
+        combos = (((0,) + c) for c in itertools.combinations(range(1, n), half - 1))
+    else:
+        combos = itertools.combinations(range(n), half)
+    masks = np.fromiter((sum(1 << v for v in c) for c in combos), dtype=np.int64)
+    cut = np.zeros(masks.shape, dtype=np.int64)
+    for u, v, b in edges:
+        cut += b * (((masks >> u) ^ (masks >> v)) & 1)
+    return int(cut.min())
+
+
+def _switched_bisection(g: nx.Graph, n: int) -> int:
+    flow = nx.DiGraph()
+    for u, v, data in g.edges(data=True):
+        b = _multiplicity(data)
+        flow.add_edge(u, v, capacity=b)
+        flow.add_edge(v, u, capacity=b)
+    best = math.inf
+    half = n // 2
+    combos = (((0,) + c) for c in itertools.combinations(range(1, n), n - half - 1))
+    for side in combos:
+        h = flow.copy()
+        chosen = set(side)
+        for v in range(n):
+            h.add_edge(("_s",) if v in chosen else v, v if v in chosen else ("_t",), capacity=math.inf)
+        best = min(best, nx.minimum_cut_value(h, ("_s",), ("_t",)))
+    return int(best)
+
+
+def _measured_bisection(topology: Topology) -> int:
+    """Bisection of any custom topology, multiplicities as weights (the measurement behind ``bisection_links``)."""
+    g, n = topology.graph, topology.n
+    if topology.switched:
+        return _switched_bisection(g, n)
+    return _weighted_bisection(n, [(u, v, _multiplicity(d)) for u, v, d in g.edges(data=True)])
+
+
+def _bisection_side(topology: Topology) -> set:
+    """The ``floor(n/2)`` endpoints of one side of a minimum balanced cut of a custom direct network."""
+    n, g = topology.n, topology.graph
+    best, side = None, set()
+    for combo in itertools.combinations(range(n), n // 2):
+        chosen = set(combo)
+        cut = sum(_multiplicity(d) for u, v, d in g.edges(data=True) if (u in chosen) != (v in chosen))
+        if best is None or cut < best:
+            best, side = cut, chosen
+    return side
+
+
+def _build(g: nx.Graph, n: int, name: str, bisection_links) -> Topology:
+    """A Topology of family ``"custom"`` from a finished graph (endpoints 0..n-1, ``links`` attributes)."""
+    if n < 2:
+        raise ValueError(f"a topology needs at least 2 endpoints, got {n}")
+    if not nx.is_connected(g):
+        parts = [sorted(v for v in c if not isinstance(v, tuple)) for c in nx.connected_components(g)]
+        raise ValueError(f"the graph is disconnected (components of endpoints: {parts[:4]}); every endpoint must reach every other")
+    switched = any(kind == "switch" for _, kind in g.nodes(data="kind"))
+    degree = max(sum(_multiplicity(d) for _, _, d in g.edges(v, data=True)) for v in range(n))
+    ends = set(range(n))
+    diameter = 0
+    for source in range(n):
+        lengths = nx.single_source_shortest_path_length(g, source)
+        diameter = max(diameter, max(d for v, d in lengths.items() if v in ends))
+    if bisection_links is None:
+        if switched:
+            star = all(g.nodes[u].get("kind") == "switch" for v in range(n) for u in g.neighbors(v)) and \
+                sum(1 for _, k in g.nodes(data="kind") if k == "switch") == 1
+            if star:
+                ups = sorted(sum(_multiplicity(d) for _, _, d in g.edges(v, data=True)) for v in range(n))
+                bisection_links = sum(ups[: n // 2])  # the switch sits with the heavier side
+            elif n <= MAX_SWITCHED_BISECTION_ENDPOINTS:
+                bisection_links = _switched_bisection(g, n)
+            else:
+                raise ValueError(
+                    f"bisection of a switched graph is measured by max-flow over every split, n <= "
+                    f"{MAX_SWITCHED_BISECTION_ENDPOINTS}; got n={n}: pass bisection_links=... explicitly"
+                )
+        elif n <= MAX_BISECTION_ENDPOINTS:
+            bisection_links = _weighted_bisection(n, [(u, v, _multiplicity(d)) for u, v, d in g.edges(data=True)])
+        else:
+            raise ValueError(
+                f"bisection is measured exhaustively for n <= {MAX_BISECTION_ENDPOINTS} endpoints "
+                f"(C(n, n/2) splits); got n={n}: pass bisection_links=... explicitly"
+            )
+    else:
+        bisection_links = check_int("bisection_links", bisection_links, minimum=0)
+    frozen = g.copy()
+    return Topology(
+        family="custom",
+        name=name,
+        n=n,
+        degree=int(degree),
+        diameter=int(diameter),
+        bisection_links=int(bisection_links),
+        switched=switched,
+        _builder=lambda: frozen.copy(),
+    )
+
+
+def _check_name(name, default: str) -> str:
+    if name is None:
+        return default
+    if not isinstance(name, str) or not name.strip():
+        raise TypeError(f"name must be a non-empty string, got {name!r}")
+    return name
+
+
+# --------------------------------------------------------------------------- constructors
+
+
+def topology_from_links(matrix, name=None, bisection_links=None) -> Topology:
+    """A direct network from a link-count matrix: entry ``i, j`` = parallel links between ``i`` and ``j``.
+
+    This is what ``nvidia-smi topo -m`` reports between GPUs (``NV2`` = 2 NVLinks). Links are
+    full duplex, so the matrix must be symmetric with a zero diagonal. The multiplicity is the
+    capacity of the pair (edge attribute ``"links"``).
+
+    Parameters
+    ----------
+    matrix : array-like of int, shape (n, n)
+        Non-negative integers, symmetric, zero diagonal; ``2 <= n <= 1024``.
+    name : str, optional
+        Display name (default ``"custom n"``).
+    bisection_links : int, optional
+        Skip the exhaustive bisection search (required above 20 endpoints).
+
+    Returns
+    -------
+    Topology
+        ``family == "custom"``; ``degree`` = most links at one endpoint (row sums), ``diameter``
+        by BFS, ``bisection_links`` = fewest links (counted with multiplicity) cut by a split into
+        ``floor(n/2)`` and ``ceil(n/2)`` endpoints.
+
+    Raises
+    ------
+    ValueError
+        Not square, negative or non-integer entries, asymmetric, non-zero diagonal, disconnected,
+        more than 1024 endpoints, or more than 20 without ``bisection_links``.
+
+    Examples
+    --------
+    A ring of 4 whose link 0-1 is doubled:
+
+    >>> t = topology_from_links([[0, 2, 0, 1], [2, 0, 1, 0], [0, 1, 0, 1], [1, 0, 1, 0]])
+    >>> t.n, t.degree, t.diameter, t.bisection_links
+    (4, 3, 2, 2)
+    >>> t.graph.edges[0, 1]["links"]
+    2
+    """
+    try:
+        array = np.asarray(matrix)
+    except (TypeError, ValueError) as error:  # ragged input
+        raise ValueError(f"matrix must be a square array of integers: {error}") from None
+    if array.ndim != 2 or array.shape[0] != array.shape[1]:
+        raise ValueError(f"matrix must be square (n x n), got shape {array.shape}")
+    if array.size and (array.dtype == bool or not np.issubdtype(array.dtype, np.integer)):
+        if np.issubdtype(array.dtype, np.floating) and np.all(np.isfinite(array)) and np.all(array == np.round(array)):
+            array = array.astype(np.int64)
+        else:
+            raise ValueError(f"matrix entries must be integers (link counts), got dtype {array.dtype}")
+    n = array.shape[0]
+    if n < 2 or n > MAX_ENDPOINTS:
+        raise ValueError(f"matrix must have 2 <= n <= {MAX_ENDPOINTS} rows, got n={n}")
+    if np.any(array < 0):
+        i, j = map(int, np.argwhere(array < 0)[0])
+        raise ValueError(f"matrix[{i}][{j}] = {array[i, j]}: link counts must be >= 0")
+    if np.any(np.diag(array) != 0):
+        i = int(np.nonzero(np.diag(array))[0][0])
+        raise ValueError(f"matrix[{i}][{i}] = {array[i, i]}: the diagonal must be 0 (no link from a node to itself)")
+    if not np.array_equal(array, array.T):
+        i, j = map(int, np.argwhere(array != array.T)[0])
+        raise ValueError(
+            f"matrix must be symmetric (links are full duplex): matrix[{i}][{j}] = {array[i, j]} but matrix[{j}][{i}] = {array[j, i]}"
+        )
+    return _build(_links_graph(array), n, _check_name(name, f"custom {n}"), bisection_links)
+
+
+def _links_graph(array: np.ndarray) -> nx.Graph:
+    g = nx.Graph()
+    g.add_nodes_from(range(array.shape[0]), kind="endpoint")
+    for i, j in zip(*np.nonzero(np.triu(array))):
+        g.add_edge(int(i), int(j), links=int(array[i, j]))
+    return g
+
+
+def topology_from_graph(graph, name=None, bisection_links=None) -> Topology:
+    """A topology from a networkx graph, with parallel links.
+
+    Multiplicity: the number of parallel edges of a ``MultiGraph``, or the integer edge attribute
+    ``links`` of a ``Graph`` (default 1). Vertices with attribute ``kind="switch"`` are switches
+    (they forward within a round, like :func:`ccb_helpers.single_switch`); the other vertices are
+    the endpoints, renumbered ``0 .. n-1`` in sorted order (insertion order if they do not sort);
+    the original name is kept as the node attribute ``"label"``.
+
+    Parameters
+    ----------
+    graph : networkx.Graph or networkx.MultiGraph
+        Undirected (links are full duplex), no self-loops, connected.
+    name : str, optional
+        Display name (default ``"custom n"``).
+    bisection_links : int, optional
+        Skip the bisection search (required above 20 endpoints, 12 with switches).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> g = nx.MultiGraph([("a", "b"), ("a", "b"), ("b", "c"), ("c", "a")])
+    >>> t = topology_from_graph(g, name="triangle")
+    >>> t.degree, t.diameter, t.bisection_links, t.graph.edges[0, 1]["links"]   # cut {c}: 1 + 1 links
+    (3, 1, 2, 2)
+    """
+    if not isinstance(graph, nx.Graph):
+        raise TypeError(f"graph must be a networkx Graph or MultiGraph, got {type(graph).__name__}")
+    if graph.is_directed():
+        raise ValueError("graph must be undirected: links are full duplex (use graph.to_undirected())")
+    if graph.number_of_nodes() > MAX_ENDPOINTS + 256:
+        raise ValueError(f"graph has {graph.number_of_nodes()} vertices; at most {MAX_ENDPOINTS} endpoints are supported")
+    loops = list(nx.selfloop_edges(graph))
+    if loops:
+        raise ValueError(f"graph has a self-loop at {loops[0][0]!r}; a link joins two different vertices")
+    switches = [v for v, kind in graph.nodes(data="kind") if kind == "switch"]
+    ends = [v for v in graph.nodes if v not in set(switches)]
+    try:
+        ends = sorted(ends)
+    except TypeError:
+        pass
+    n = len(ends)
+    if n < 2 or n > MAX_ENDPOINTS:
+        raise ValueError(f"graph must have 2 <= n <= {MAX_ENDPOINTS} endpoints (non-switch vertices), got {n}")
+    index = {v: i for i, v in enumerate(ends)}
+    index.update({v: ("switch", k) for k, v in enumerate(switches)})
+    g = nx.Graph()
+    for v in ends:
+        g.add_node(index[v], kind="endpoint", label=v)
+    for v in switches:
+        g.add_node(index[v], kind="switch", label=v)
+    for u, v, data in graph.edges(data=True):
+        b = data.get("links", 1)
+        if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or b < 1:
+            raise ValueError(f"edge {u!r}-{v!r}: links must be a positive integer, got {b!r}")
+        a, c = index[u], index[v]
+        previous = g.edges[a, c]["links"] if g.has_edge(a, c) else 0
+        g.add_edge(a, c, links=previous + int(b))
+    return _build(g, n, _check_name(name, f"custom {n}"), bisection_links)
+
+
+def dgx1() -> Topology:
+    """NVIDIA DGX-1 (V100): 8 GPUs, 6 NVLinks each, hybrid cube-mesh (:data:`DGX1_LINKS`).
+
+    Two quads (GPUs 0-3 and 4-7), each a complete graph, plus a link from each GPU to its mirror
+    in the other quad: 16 adjacent pairs, 8 of them with two NVLinks (48 link ends, 6 per GPU).
+
+    >>> t = dgx1()
+    >>> t.n, t.degree, t.diameter, t.bisection_links
+    (8, 6, 2, 6)
+    """
+    g = _links_graph(np.array(DGX1_LINKS))
+    # Drawn as in NVIDIA's figure: quad 0-3 the outer square (double-link chain 0-1-3-2 on its
+    # sides), quad 4-7 the inner one, each GPU joined to its mirror.
+    # The inner quad is a flat rectangle so that no diagonal runs through a GPU it does not join.
+    outer = {0: (-1, 1), 1: (1, 1), 3: (1, -1), 2: (-1, -1)}
+    for v, (x, y) in outer.items():
+        g.nodes[v]["pos"] = (x, y)
+        g.nodes[v + 4]["pos"] = (0.55 * x, 0.28 * y)
+    return _build(g, 8, "DGX-1 (V100)", None)
+
+
+# --------------------------------------------------------------------------- nvidia-smi
+
+
+_GPU = re.compile(r"^GPU(\d+)$")
+_PCIE_LEVELS = {"SYS", "NODE", "PHB", "PXB", "PIX", "SOC", "PSB"}
+
+
+def parse_nvidia_smi_topo(text, name=None, nvswitch="auto") -> Topology:
+    """The NVLink topology printed by ``nvidia-smi topo -m`` (``--matrix``), as a Topology.
+
+    Only the GPU x GPU block is read. ``NV#`` = ``#`` bonded NVLinks between the two GPUs; PCIe
+    levels (``SYS``, ``NODE``, ``PHB``, ``PXB``, ``PIX``) are not NVLinks and count 0. NIC
+    columns, CPU/NUMA affinity and the legend are ignored.
+
+    NVSwitch machines (DGX/HGX A100, H100) print ``NV12`` / ``NV18`` between *every* pair: those
+    are the GPU's links into the switch fabric, not links per pair. With ``nvswitch="auto"`` a
+    complete matrix with one value ``k`` is read as a single non-blocking switch with ``k`` links
+    per GPU when ``(n - 1) * k`` exceeds :data:`MAX_NVLINKS_PER_GPU` (no GPU has that many
+    links); otherwise as direct links (e.g. four A100 with ``NV4`` to each other). Pass
+    ``nvswitch=True`` / ``False`` to decide yourself.
+
+    Parameters
+    ----------
+    text : str
+        The command's output (a header line with ``GPU0 GPU1 ...`` then one row per device).
+    name : str, optional
+        Display name (default ``"nvidia-smi: n GPUs"``).
+    nvswitch : {"auto", True, False}
+
+    Raises
+    ------
+    ValueError
+        No GPU header, a missing or malformed GPU row, an unknown cell, an asymmetric matrix, or no
+        NVLink path joining the GPUs (a PCIe-only machine).
+
+    Examples
+    --------
+    >>> text = '''
+    ...         GPU0    GPU1    GPU2    CPU Affinity
+    ... GPU0     X      NV2     NV1     0-11
+    ... GPU1    NV2      X      SYS     0-11
+    ... GPU2    NV1     SYS      X      0-11
+    ... '''
+    >>> t = parse_nvidia_smi_topo(text)
+    >>> link_matrix(t).tolist(), t.degree
+    ([[0, 2, 1], [2, 0, 0], [1, 0, 0]], 3)
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be the output of `nvidia-smi topo -m` as a string, got {type(text).__name__}")
+    if nvswitch not in ("auto", True, False):
+        raise ValueError(f"nvswitch must be 'auto', True or False, got {nvswitch!r}")
+    if len(text) > 1_000_000:
+        raise ValueError(f"text is {len(text)} characters; an `nvidia-smi topo -m` output is a few kB (cap 1 000 000)")
+    lines = [line.replace("\t", " ") for line in text.splitlines()]
+    header_at, gpus = None, []
+    for i, line in enumerate(lines):
+        tokens = line.split()
+        # The header starts "GPU0 GPU1 ..." (a lone "GPU0" on a 1-GPU machine); rows start "GPU0 X ...".
+        if tokens and tokens[0] == "GPU0" and (len(tokens) == 1 or _GPU.match(tokens[1])):
+            header_at = i
+            gpus = list(itertools.takewhile(lambda t: _GPU.match(t) is not None, tokens))
+            break
+    if header_at is None:
+        raise ValueError("no header line with GPU0 GPU1 ... found: pass the output of `nvidia-smi topo -m`")
+    n = len(gpus)
+    if [int(_GPU.match(g).group(1)) for g in gpus] != list(range(n)):
+        raise ValueError(f"GPU columns must be GPU0 .. GPU{n - 1} in order, got {gpus}")
+    if n > MAX_ENDPOINTS:
+        raise ValueError(f"{n} GPUs; at most {MAX_ENDPOINTS} are supported")
+    rows = {}
+    for line in lines[header_at + 1:]:
+        tokens = line.split()
+        if tokens and _GPU.match(tokens[0]):
+            rows[int(_GPU.match(tokens[0]).group(1))] = tokens[1: n + 1]
+    matrix = np.zeros((n, n), dtype=np.int64)
+    for i in range(n):
+        if i not in rows:
+            raise ValueError(f"row GPU{i} is missing")
+        cells = rows[i]
+        if len(cells) < n:
+            raise ValueError(f"row GPU{i} has {len(cells)} cells for {n} GPU columns")
+        for j, cell in enumerate(cells):
+            if i == j:
+                if cell != "X":
+                    raise ValueError(f"row GPU{i}, column GPU{j}: expected 'X' on the diagonal, got {cell!r}")
+                continue
+            match = re.fullmatch(r"NV(\d+)", cell)
+            if match:
+                matrix[i, j] = int(match.group(1))
+            elif cell not in _PCIE_LEVELS:
+                raise ValueError(f"row GPU{i}, column GPU{j}: unknown cell {cell!r} (expected NV#, X or a PCIe level)")
+    if not np.array_equal(matrix, matrix.T):
+        i, j = map(int, np.argwhere(matrix != matrix.T)[0])
+        raise ValueError(f"NVLink counts are not symmetric: GPU{i}-GPU{j} is NV{matrix[i, j]} but GPU{j}-GPU{i} is NV{matrix[j, i]}")
+    off = matrix[~np.eye(n, dtype=bool)]
+    uniform = n >= 2 and off.size and off.min() == off.max() and off.min() > 0
+    switched = nvswitch is True or (nvswitch == "auto" and uniform and (n - 1) * int(off.max()) > MAX_NVLINKS_PER_GPU)
+    name = _check_name(name, f"nvidia-smi: {n} GPUs" + (" (NVSwitch)" if switched else ""))
+    if switched:
+        if not uniform:
+            raise ValueError("nvswitch=True needs the same NV# between every pair of GPUs")
+        g = nx.Graph()
+        g.add_nodes_from(range(n), kind="endpoint")
+        g.add_node(("switch", 0), kind="switch")
+        for v in range(n):
+            g.add_edge(v, ("switch", 0), links=int(off.max()))
+        return _build(g, n, name, None)
+    if not off.size or off.max() == 0:
+        raise ValueError("no NVLink between any two GPUs (only PCIe levels): there is no NVLink topology to build")
+    return topology_from_links(matrix, name=name)

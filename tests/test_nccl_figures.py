@@ -1,0 +1,113 @@
+"""Chapter 8's figures, explorer and published-log helpers.
+
+The explorer test drives every control (including the extremes) and checks that the readout and
+figure follow NCCL's model; expected picks come from the hand computations of test_nccl_model.py.
+"""
+
+import pytest
+
+import ccb_helpers as ccb
+
+
+def _titles(explorer):
+    return [ax.get_title() for ax in explorer.figure.axes]
+
+
+def test_explorer_follows_every_control():
+    e = ccb.NcclExplorer(preset="dgx_h100", n=8, log2_m=10)
+    assert e.result.pick == "Ring/LL" and "Ring/LL" in e.readout.value and "N = 8" in _titles(e)[0]
+    png = bytes(e.image.value)
+    e.update(log2_m=30)
+    assert e.result.pick == "NVLS/Simple" and bytes(e.image.value) != png and "1 GiB" in e.readout.value
+    e.update(n=2)  # smallest node: no NVLS for two GPUs at 1 GiB (Ring/Simple, test_nccl_model's table)
+    assert e.n == 2 and e.result.pick == "Ring/Simple"
+    e.update(log2_m=3)  # smallest size
+    assert e.result.pick == "Ring/LL" and "8 B" in e.readout.value
+    e.update(efficiency=True)
+    assert e.figure.axes[0].get_ylabel() == "效率 = 下界 / NCCL 估计"
+    e.update(preset="ib_h100")  # the N slider switches to multiples of 8, default 16 (2 nodes)
+    assert (e.controls["n"].min, e.controls["n"].max, e.controls["n"].step) == (8, 2048, 8)
+    assert e.n_nodes == 2 and e.result.pick == "Tree/LL"
+    e.update(n=2048, log2_m=34)  # largest cluster, largest message
+    assert e.n_nodes == 256 and e.result.pick in {"Ring/Simple", "NVLSTree/Simple"} and 0 < e.result.efficiency <= 1
+    e.update(preset="dgx_h100")
+    assert (e.controls["n"].min, e.controls["n"].max) == (2, 8) and e.n == 8
+    assert e.redraws == 8  # the first draw and one per update call
+
+
+def test_explorer_static_bundle_has_png():
+    bundle = ccb.NcclExplorer()._repr_mimebundle_()
+    assert "image/png" in bundle and bundle["text/plain"].startswith("<NcclExplorer")
+
+
+def test_pick_map_grid_matches_predictions():
+    _, grid = ccb.plot_nccl_pick_map("ib_h100")
+    (n, k), m = grid["rows"][1], grid["sizes"][0]
+    assert (n, k) == (16, 2) and grid["labels"][1, 0] == ccb.nccl_predict("all_reduce", n, k, int(m), "ib_h100").label
+    assert ((grid["efficiency"] > 0) & (grid["efficiency"] <= 1 + 1e-12)).all()
+    with pytest.raises(ValueError, match="unknown topology"):
+        ccb.plot_nccl_pick_map("dgx_b200")
+
+
+def test_times_plot_and_busbw_plot():
+    ax = ccb.plot_nccl_times("all_reduce", 16, 2, "ib_h100", efficiency=True, mark=2**20)
+    labels = {line.get_label() for line in ax.get_lines()}
+    assert {"Tree/LL", "Ring/Simple", "NVLSTree/Simple"} <= labels
+    assert all(0 < y <= 1 + 1e-12 for line in ax.get_lines() if not line.get_label().startswith("_") for y in line.get_ydata())
+    log = ccb.read_published_log("dgx2_v100_broadcast")
+    ax = ccb.plot_busbw_against_bound(log, 1e-6, 150e9)
+    assert ax.get_lines()[0].get_ydata().max() == pytest.approx(122.15, abs=0.01)
+
+
+def test_published_logs_and_summary():
+    assert set(ccb.PUBLISHED_LOGS) | {"h800_2node_alltoall_failed_issue355"} == {
+        p.stem for p in ccb.nccl_published.DATA_DIR.glob("*.txt")}
+    table = ccb.published_summary_table()
+    by_key = {v["key"]: v for v in table.values}
+    # A3 Mega: 338.82 GB/s against min(450, 1.875 * 200) = 375 GB/s.
+    assert by_key["a3mega_h100_2node_all_reduce"]["ceiling"] == pytest.approx(375e9)
+    assert by_key["a3mega_h100_2node_all_reduce"]["efficiency"] == pytest.approx(338.82 / 375)
+    # One node: the ceiling is the GPU's link rate.
+    assert by_key["dgx2_v100_broadcast"]["ceiling"] == 150e9
+    assert all(0 < v["efficiency"] < 1 for v in table.values)
+    with pytest.raises(ValueError, match="unknown key"):
+        ccb.read_published_log("no_such_log")
+
+
+def test_two_level_ceiling_by_hand():
+    # AllGather, 32 GPUs on 4 nodes: c(32) / c(4) = (31/32) / (3/4) = 31/24; node 100 GB/s -> 129.17 GB/s.
+    assert ccb.two_level_busbw_ceiling("all_gather", 32, 4, 450e9, 100e9) == pytest.approx(31 / 24 * 100e9)
+    assert ccb.two_level_busbw_ceiling("all_reduce", 16, 2, 450e9, 400e9) == 450e9
+    with pytest.raises(ValueError, match="node_beta .* is required"):
+        ccb.two_level_busbw_ceiling("all_reduce", 16, 2, 450e9)
+    with pytest.raises(ValueError, match="n_nodes must be <= 4"):
+        ccb.two_level_busbw_ceiling("all_reduce", 4, 8, 450e9, 1e9)
+
+
+def test_vs_bound_never_beats_the_bound():
+    for topology in ccb.NCCL_TOPOLOGIES:
+        for n, k in ((2, 1), (8, 1), (16, 2), (512, 64)):
+            if topology == "dgx_h100" and k > 1:
+                continue
+            for m in (0, 1, 4096, 2**20, 2**30, 2**40):
+                r = ccb.nccl_vs_bound("all_reduce", n, k, m, topology)
+                assert 0 < r.efficiency <= 1 + 1e-12, (topology, n, k, m, r)
+                assert r.in_network_bound_time <= r.bound_time + 1e-18
+    table = ccb.nccl_vs_bound_table([(8, 1, 1024)], "dgx_h100")
+    assert table.rows[0][2] == "Ring/LL"
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: ccb.plot_nccl_times(m_range=(0, 10)), ValueError, r"m_range\[0\] must be > 0"),
+    (lambda: ccb.plot_nccl_times(m_range=(10, 5)), ValueError, "0 < min < max"),
+    (lambda: ccb.plot_nccl_times(m_range=8), TypeError, "m_range must be a"),
+    (lambda: ccb.plot_nccl_times(efficiency="yes"), TypeError, "efficiency must be True or False"),
+    (lambda: ccb.plot_nccl_times(mark=1.5), ValueError, "whole number of bytes"),
+    (lambda: ccb.plot_nccl_pick_map(threshold=2), ValueError, "threshold must be an efficiency"),
+    (lambda: ccb.nccl_vs_bound_table([]), ValueError, "1 to 1000"),
+    (lambda: ccb.nccl_vs_bound_table([(8, 1)]), TypeError, "triples"),
+    (lambda: ccb.busbw_ceiling("all_reduce", 8, [1.0] * 10_000_001, 1e-6, 1e9), ValueError, "at most 10000000"),
+])
+def test_figure_and_table_arguments(call, error, message):
+    with pytest.raises(error, match=message):
+        call()

@@ -1,0 +1,157 @@
+"""NCCL 2.21.5's tuning model: values computed by hand from the constants of src/graph/tuning.cc.
+
+Each expected number is worked out in the comment next to it from the tables (baseLat, hwLat,
+llMaxBws, perChMax*, treeCorrectionFactor) and the presets' channel counts / bandwidths; times in
+µs are lat + nBytes / (1000 * bw[GB/s]).
+"""
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import ccb_helpers as ccb
+from ccb_helpers.nccl_model import BASE_LATENCY_US, HW_LATENCY_US, TREE_CORRECTION
+
+US = 1e-6
+
+
+def test_constants_are_the_2_21_5_tables():
+    # Spot checks against the source text of v2.21.5-1 src/graph/tuning.cc.
+    assert BASE_LATENCY_US["ring"] == (6.6, 14.0, 8.4) and BASE_LATENCY_US["tree"] == (6.8, 14.0, 0.0)
+    assert HW_LATENCY_US["nvlink"]["ring"] == (0.6, 1.9, 3.4) and HW_LATENCY_US["net"]["tree"] == (5.0, 8.5, 28.0)
+    assert HW_LATENCY_US["net"]["nvls_tree"][2] == 14.0 and HW_LATENCY_US["nvlink"]["nvls"][2] == 25.0
+    assert all(len(v) == 23 for v in TREE_CORRECTION.values()) and ccb.NCCL_MODEL_VERSION == "2.21.5-1"
+
+
+def test_dgx_h100_allreduce_tuning_by_hand():
+    # dgx_h100: ring/tree 12 channels x 30 GB/s -> busBw 360; NVLS 8 x 50 -> 400. One node, N = 8,
+    # AllReduce: nsteps = 14, ratio ring 8/14, tree 1/2, NVLS 5/6. Hopper N1: llMaxBw 141,
+    # perChMaxTree 38.7, perChMaxRingLL128 36.7, perChMaxTreeLL128 36.7.
+    table = {(a, p): (lat, bw) for a, p, lat, bw in ccb.nccl_tuning_table("all_reduce", 8, 1).values}
+    expected = {
+        ("ring", "LL"): (6.6 + 14 * 0.6, min(141, 360 * 0.5) * 8 / 14),            # 15.0 us, 80.57 GB/s
+        ("ring", "LL128"): (14.0 + 14 * 1.9, min(360 * 0.92, 12 * 36.7) * 8 / 14),   # 40.6 us, 189.26
+        ("ring", "Simple"): (8.4 + 14 * 3.4, 360 * 8 / 14),                          # 56.0 us, 205.71
+        ("tree", "LL"): (6.8 + 2 * (7 * 0.6), min(min(360 * 0.92, 12 * 38.7) / 3.8, 141) / 2),   # 15.2, 43.58
+        ("tree", "LL128"): (14.0 + 2 * (7 * 1.25), min(331.2 * 7 / 9, 12 * 36.7) / 2),           # 31.5, 128.8
+        ("tree", "Simple"): (0.0 + 2 * (7 * 28), min(360 * 0.92, 12 * 38.7) / 2),                # 392, 165.6
+        ("nvls", "Simple"): (25.0, 8 * 50 * 5 / 6),                                  # 25 us, 333.3 GB/s
+    }
+    assert set(table) == set(expected)
+    for key, (lat, bw) in expected.items():
+        assert table[key][0] == pytest.approx(lat * US), key
+        assert table[key][1] == pytest.approx(bw * 1e9), key
+
+
+def test_dgx_h100_picks_by_hand():
+    # 1 KiB: Ring/LL 15.0 + 1024/(1000*80.571) = 15.0127 us; Tree/LL 15.2 + 1024/(1000*43.58*0.9)
+    # (correction index floor(log2(1024/64)) = 4 -> 0.9) = 15.226 us; NVLS 25.004 us. Ring/LL wins.
+    p = ccb.nccl_predict("all_reduce", 8, 1, 1024)
+    assert (p.algorithm, p.protocol) == ("ring", "LL")
+    assert p.time == pytest.approx((15.0 + 1024 / (1000 * min(141, 360 * 0.5) * 8 / 14)) * US)
+    assert p.times["tree", "LL"] == pytest.approx((15.2 + 1024 / (1000 * 331.2 / 3.8 / 2 * 0.9)) * US)
+    # 1 GiB: NVLS 25 + 2**30/(1000*333.33) = 3246.2 us; Ring/Simple 56 + 2**30/(1000*205.71) = 5275.6 us.
+    p = ccb.nccl_predict("all_reduce", 8, 1, 2**30)
+    assert p.label == "NVLS/Simple" and p.time == pytest.approx((25 + 2**30 / (1000 * 1000 / 3)) * US)
+    assert p.times["ring", "Simple"] == pytest.approx((56 + 2**30 / (1000 * 360 * 8 / 14)) * US)
+    # busbw nccl-tests would print: 1.75 * 2**30 / 3246.2 us = 578.8 GB/s (> 450: in-network reduction).
+    assert p.bus_bandwidth == pytest.approx(1.75 * 2**30 / p.time)
+    # 64 KiB: Ring/LL 15.0 + 65536/80571 = 15.813; Ring/LL128 40.6 + 0.346 = 40.95; Tree/LL
+    # 15.2 + 65536/(1000*43.58*0.7) (index 10 -> 0.6? floor(log2(1024)) = 10 -> LL factor .6) = 17.71.
+    p = ccb.nccl_predict("all_reduce", 8, 1, 65536)
+    assert p.label == "Ring/LL" and p.times["tree", "LL"] == pytest.approx((15.2 + 65536 / (1000 * 43.5789 * 0.6)) * US, rel=1e-4)
+
+
+def test_ib_h100_two_nodes_by_hand():
+    # ib_h100, N = 16 on 2 nodes: ring 8 x 48 GB/s (bwIntra, since nNodes <= 2) -> busBw 384.
+    # Ring/Simple: nsteps 30, nInterSteps 2*2 = 4; net overhead Intel 1.0 x 3 = 3.0 us;
+    # intra hop max(3.4, 3.0) = 3.4; inter hop 14.0: lat = 8.4 + 26*3.4 + 4*14 = 152.8 us;
+    # bw = 384 * 16/30 = 204.8 GB/s. 1 GiB: 2**30 / (16 channels * 16 ranks) >= 64, so x1.4:
+    # 213.92 + 2**30 / 204800 = 5456.8 us.
+    p = ccb.nccl_predict("all_reduce", 16, 2, 2**30, "ib_h100")
+    assert p.latencies["ring", "Simple"] == pytest.approx(152.8 * US)
+    assert p.bandwidths["ring", "Simple"] == pytest.approx(204.8e9)
+    assert p.times["ring", "Simple"] == pytest.approx((152.8 * 1.4 + 2**30 / 204800) * US)
+    # NVLS-Tree: bw min(48, 48) x 8 x 5/6 = 320; lat 0 + 25 (NVLink hop) + 2*log2(2)*14 = 53 us.
+    assert p.latencies["nvls_tree", "Simple"] == pytest.approx(53 * US)
+    assert p.label == "NVLSTree/Simple" and p.time == pytest.approx((53 + 2**30 / 320000) * US)
+    # Tree/LL: lat 6.8 + 2*((16//2 - 1)*0.6 + 1*5.0) = 25.2; bw min(min(384*.92, 8*41.4)/3.8, 39.0 (Intel, 2 nodes)) / 2 = 19.5
+    assert p.latencies["tree", "LL"] == pytest.approx(25.2 * US) and p.bandwidths["tree", "LL"] == pytest.approx(19.5e9)
+    small = ccb.nccl_predict("all_reduce", 16, 2, 1024, "ib_h100")
+    assert small.label == "Tree/LL" and small.time == pytest.approx((25.2 + 1024 / (1000 * 19.5 * 0.9)) * US)
+    # NVLS (not -Tree) needs CollNet on several nodes: not offered.
+    assert ("nvls", "Simple") not in p.times
+
+
+def test_ring_latency_rules_for_broadcast_and_many_nodes():
+    # Broadcast on one node, sameChannels: one hop. Ring/LL 6.6 + 0.6 = 7.2; Simple 8.4 + 3.4 = 11.8;
+    # nsteps = N = 8, ratio 8/8: LL min(141, 180) = 141; Simple 360.
+    t = {(a, p): (lat, bw) for a, p, lat, bw in ccb.nccl_tuning_table("broadcast", 8, 1).values}
+    assert t["ring", "LL"] == pytest.approx((7.2 * US, 141e9)) and t["ring", "Simple"] == pytest.approx((11.8 * US, 360e9))
+    assert set(t) == {("ring", "LL"), ("ring", "LL128"), ("ring", "Simple")}
+    # ib_h100 has sameChannels 0: nsteps x network hop; Simple uses the Tree hop (28 us).
+    # N = 16 on 2 nodes: LL 6.6 + 16*2.7 = 49.8; Simple 8.4 + 16*28 = 456.4.
+    t = {(a, p): lat for a, p, lat, bw in ccb.nccl_tuning_table("broadcast", 16, 2, "ib_h100").values}
+    assert t["ring", "LL"] == pytest.approx(49.8 * US) and t["ring", "Simple"] == pytest.approx(456.4 * US)
+    # 64 nodes (more than 2: bwInter, llMaxBw Intel N4 = 20.4): Ring/LL AllReduce on 512 ranks:
+    # bw min(20.4, 8*48*0.5) * 512/1022; lat 6.6 + (1022 - 128) * max(0.6, 1.0) + 128 * 2.7.
+    t = {(a, p): (lat, bw) for a, p, lat, bw in ccb.nccl_tuning_table("all_reduce", 512, 64, "ib_h100").values}
+    assert t["ring", "LL"][0] == pytest.approx((6.6 + 894 * 1.0 + 128 * 2.7) * US)
+    assert t["ring", "LL"][1] == pytest.approx(20.4 * 512 / 1022 * 1e9)
+    # NVLS-Tree beyond 2 nodes halves bwInter: 8 * min(48, 24) * 5/6 = 160 GB/s.
+    assert t["nvls_tree", "Simple"][1] == pytest.approx(160e9)
+
+
+def test_overrides_switch_parts_of_the_model():
+    # No LL128, no NVLS, PCI instead of NVLink, AMD CPU, the simple TREE pattern.
+    t = {(a, p): (lat, bw) for a, p, lat, bw in ccb.nccl_tuning_table(
+        "all_reduce", 4, 1, ll128=False, nvls_channels=0, intra_link="pci", tree_pattern="tree").values}
+    assert {p for _, p in t} == {"LL", "Simple"} and {a for a, _ in t} == {"tree", "ring"}
+    # Ring/Simple on PCI: 8.4 + 6 * 5.7 = 42.6 us; Tree/Simple: min(360*.92, 12*38.7) * .85 / 2 = 140.76 GB/s.
+    assert t["ring", "Simple"][0] == pytest.approx(42.6 * US)
+    assert t["tree", "Simple"][1] == pytest.approx(331.2 * 0.85 / 2 * 1e9)
+    # AMD CPU on 2 nodes: llMaxBw row AMD-N2 = 22.5; net overhead 2.0 (x3 = 6.0 > 3.4 for Simple).
+    p = ccb.nccl_predict("all_reduce", 16, 2, 0, "ib_h100", cpu="amd")
+    assert p.bandwidths["tree", "LL"] == pytest.approx(22.5 / 2 * 1e9)
+    assert p.latencies["ring", "Simple"] == pytest.approx((8.4 + 26 * 6.0 + 4 * 14.0) * US)
+    topo = ccb.NcclTopology(**{**ccb.NCCL_TOPOLOGIES["dgx_h100"].__dict__, "key": "mine"})
+    assert ccb.nccl_predict("all_gather", 8, 1, 2**20, topo).topology == "mine"
+
+
+def test_all_gather_and_reduce_scatter_offer_ring_and_nvls():
+    p = ccb.nccl_predict("reduce_scatter", 8, 1, 2**30)
+    assert {a for a, _ in p.times} == {"ring", "nvls"}
+    # Ring/Simple: 360 * 8/7 = 411.4 GB/s beats NVLS 333.3 for 1 GiB (lat 8.4 + 7*3.4 = 32.2 us).
+    assert p.label == "Ring/Simple" and p.time == pytest.approx((32.2 + 2**30 / (1000 * 360 * 8 / 7)) * US)
+    assert {a for a, _ in ccb.nccl_predict("all_gather", 16, 2, 2**30, "ib_h100").times} == {"ring"}
+
+
+@given(st.sampled_from(ccb.NCCL_COLLECTIVES), st.integers(2, 4096), st.integers(0, 2**40), st.sampled_from(["dgx_h100", "ib_h100"]))
+def test_pick_is_the_fastest_estimate(primitive, n_ranks, m, topology):
+    n_nodes = max(1, n_ranks // 8)
+    p = ccb.nccl_predict(primitive, n_ranks, n_nodes, m, topology)
+    assert p.time == min(p.times.values()) and p.times[p.algorithm, p.protocol] == p.time
+    assert all(t > 0 and math.isfinite(t) for t in p.times.values())
+    assert p.bus_bandwidth >= 0
+
+
+@pytest.mark.parametrize("args, kwargs, error, message", [
+    (("all_to_all", 8, 1, 1024), {}, ValueError, "unknown primitive 'all_to_all'"),
+    (("all_reduce", 1, 1, 1024), {}, ValueError, "n_ranks must be >= 2"),
+    (("all_reduce", 8, 9, 1024), {}, ValueError, "n_nodes must be <= 8"),
+    (("all_reduce", 8, 1, 10.5), {}, ValueError, "whole number of bytes"),
+    (("all_reduce", 8, 1, 2.0**51), {}, ValueError, "m must be <= "),
+    (("all_reduce", 8, 1, -1), {}, ValueError, "m must be >= 0"),
+    (("all_reduce", 8.0, 1, 1024), {}, TypeError, "n_ranks must be an integer"),
+    (("all_reduce", 8, 1, 1024), {"topology": "dgx_b200"}, ValueError, "unknown topology 'dgx_b200'"),
+    (("all_reduce", 8, 1, 1024), {"rings": 3}, TypeError, "unknown topology field"),
+    (("all_reduce", 8, 1, 1024), {"gpu": "pascal"}, ValueError, "unknown gpu 'pascal'"),
+    (("all_reduce", 8, 1, 1024), {"ring_channels": 0}, ValueError, "ring_channels must be >= 1"),
+    (("all_reduce", 8, 1, 1024), {"ring_bw_intra": -1.0}, ValueError, "ring_bw_intra must be >= 0"),
+    (("all_reduce", 8, 1, 1024), {"ll128": 1}, TypeError, "ll128 must be True or False"),
+])
+def test_bad_arguments(args, kwargs, error, message):
+    with pytest.raises(error, match=message):
+        ccb.nccl_predict(*args, **kwargs)

@@ -1,0 +1,375 @@
+"""The nccl-tests reader on published outputs of every format era, the report, the fit and the CLI.
+
+Expected values are typed from the data files' own text (see tests/data/nccl_tests/SOURCES) or
+worked by hand in the comments; busbw is recomputed from each row's printed time with the
+collective's factor from nccl-tests' doc/PERFORMANCE.md.
+"""
+
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import ccb_helpers as ccb
+from ccb_helpers.nccl_tests import main
+
+DATA = Path(__file__).parent / "data" / "nccl_tests"
+
+# The factors of nccl-tests' doc/PERFORMANCE.md, written out (not taken from the helpers).
+PERFORMANCE_MD_FACTOR = {
+    "all_reduce": lambda n: 2 * (n - 1) / n,
+    "all_gather": lambda n: (n - 1) / n,
+    "reduce_scatter": lambda n: (n - 1) / n,
+    "all_to_all": lambda n: (n - 1) / n,
+    "broadcast": lambda n: 1.0,
+    "reduce": lambda n: 1.0,
+}
+
+# file -> (collective to pass or None, n_ranks, collective, rows, first (size, count, type, redop, root),
+#          last row's printed (time, algbw, busbw) out-of-place, check column, time unit, NCCL version)
+REAL = {
+    "nccl1_titanx_all_reduce.txt": (None, 4, "all_reduce", 20, (10000000, 10000000, "char", "sum", None),
+                                    ("1.622", "6.16", "9.25"), "res", 1e-3, None),
+    "dgx2_v100_all_gather.txt": (None, 12, "all_gather", 31, (0, 0, "float", None, None),
+                                 ("106773", "73.75", "73.75"), "error", 1e-6, None),
+    "dgx2_v100_all_reduce.txt": (None, 12, "all_reduce", 31, (8, 2, "float", "sum", None),
+                                 ("127453", "67.40", "123.56"), "error", 1e-6, None),
+    "dgx2_v100_broadcast.txt": (None, 12, "broadcast", 31, (8, 2, "float", None, 0),
+                                ("70321", "122.15", "122.15"), "error", 1e-6, None),
+    "dgx2_v100_reduce.txt": (None, 12, "reduce", 31, (8, 2, "float", "sum", 0),
+                             ("69989", "122.73", "122.73"), "error", 1e-6, None),
+    "dgx2_v100_reduce_scatter.txt": (None, 12, "reduce_scatter", 31, (0, 0, "float", "sum", None),
+                                     ("122722", "64.16", "64.16"), "error", 1e-6, None),
+    "eks_efa_t4_2node_all_reduce.txt": ("all_reduce", 2, "all_reduce", 31, (0, 0, "float", "sum", -1),
+                                        ("344981", "3.11", "3.11"), "#wrong", 1e-6, "2.12.7"),
+    "oke_a100_2node_all_reduce.txt": ("all_reduce", 16, "all_reduce", 31, (8, 2, "float", "sum", -1),
+                                      ("67689", "126.90", "237.94"), "#wrong", 1e-6, None),
+    "a3mega_h100_2node_all_reduce.txt": (None, 16, "all_reduce", 31, (8, 2, "float", "sum", -1),
+                                         ("47535", "180.71", "338.82"), "#wrong", 1e-6, None),
+    "hgx_h100_2node_all_reduce_issue319.txt": (None, 16, "all_reduce", 32, (8, 2, "float", "sum", -1),
+                                               ("360942", "47.60", "89.24"), "#wrong", 1e-6, "2.26.2"),
+}
+
+
+def _read(name):
+    given_collective = REAL[name][0]
+    return ccb.read_nccl_tests((DATA / name).read_text(), collective=given_collective)
+
+
+def _half_ulp(token: str) -> float:
+    decimals = len(token.split(".")[1]) if "." in token else 0
+    return 0.5 * 10.0**-decimals
+
+
+def _printed_halves(line: str):
+    """(time, algbw, busbw) tokens of both halves, from the raw printed line."""
+    tokens = re.sub(r"^\[\d+,\d+\]<stdout>:", "", line).split()
+    return tokens[-8:-5], tokens[-4:-1]
+
+
+@pytest.mark.parametrize("name", sorted(REAL))
+def test_real_outputs_parse(name):
+    _, n_ranks, collective, n_rows, first, last, check, unit, version = REAL[name]
+    log = _read(name)
+    assert (log.n_ranks, log.collective, len(log.rows)) == (n_ranks, collective, n_rows)
+    row = log.rows[0]
+    assert (row.size, row.count, row.type, row.redop, row.root) == first
+    time, algbw, busbw = last
+    assert log.rows[-1].time_s == pytest.approx(float(time) * unit, rel=1e-12)
+    assert log.rows[-1].algbw_Bps == pytest.approx(float(algbw) * 1e9, rel=1e-12)
+    assert log.rows[-1].busbw_Bps == pytest.approx(float(busbw) * 1e9, rel=1e-12)
+    assert (log.check_column, log.time_unit_s, log.nccl_version) == (check, unit, version)
+    assert all(r.time_s_inplace is not None for r in log.rows)
+
+
+@pytest.mark.parametrize("name", sorted(REAL))
+def test_busbw_recomputed_from_time(name):
+    """busbw = factor * size / time for every row and both halves, within the printed rounding."""
+    log = _read(name)
+    lines = (DATA / name).read_text().splitlines()
+    factor = PERFORMANCE_MD_FACTOR[log.collective](log.n_ranks)
+    checked = 0
+    for row in log.rows:
+        for printed, suffix in zip(_printed_halves(lines[row.line - 1]), ("", "_inplace")):
+            t = getattr(row, "time_s" + suffix)
+            busbw = getattr(row, "busbw_Bps" + suffix)
+            recomputed = factor * row.size / t
+            # Printed busbw is rounded to its last digit; the time too, which moves the recomputed value.
+            tolerance = _half_ulp(printed[2]) * 1e9 + recomputed * _half_ulp(printed[0]) * log.time_unit_s / t
+            assert abs(recomputed - busbw) <= tolerance, (row.line, recomputed, busbw)
+            checked += 1
+    assert checked == 2 * len(log.rows)
+
+
+@pytest.mark.parametrize("name", sorted(REAL))
+def test_algbw_is_size_over_time(name):
+    """algbw = size / time, except AllGather/ReduceScatter before June 2020 ((N-1)/N * size / time)."""
+    log = _read(name)
+    lines = (DATA / name).read_text().splitlines()
+    old_convention = name.startswith("dgx2_") and log.collective in ("all_gather", "reduce_scatter")
+    scale = (log.n_ranks - 1) / log.n_ranks if old_convention else 1.0
+    for row in log.rows:
+        printed = _printed_halves(lines[row.line - 1])[0]
+        expected = scale * row.size / row.time_s
+        tolerance = _half_ulp(printed[1]) * 1e9 + expected * _half_ulp(printed[0]) * log.time_unit_s / row.time_s
+        assert abs(expected - row.algbw_Bps) <= tolerance, row.line
+
+
+def test_hosts_devices_and_footer():
+    log = _read("hgx_h100_2node_all_reduce_issue319.txt")
+    assert log.hosts == ("lccn09", "lccn19") and log.n_hosts == 2
+    assert log.devices[0] == "NVIDIA H100 80GB HBM3"
+    assert log.avg_busbw_Bps == pytest.approx(33.4128e9) and log.out_of_bounds == 0
+    nccl1 = _read("nccl1_titanx_all_reduce.txt")
+    assert nccl1.devices == ("GeForce GTX TITAN X",) * 4 and nccl1.hosts == ()
+    # Several data types and operators in one run: char/int/half/float/double x sum/prod/max/min.
+    assert [(r.type, r.redop) for r in nccl1.rows[::4]] == [("char", "sum"), ("int", "sum"), ("half", "sum"),
+                                                          ("float", "sum"), ("double", "sum")]
+    assert nccl1.rows[8].wrong == pytest.approx(4e-3)  # the "res" (maximum error) column, half sum
+
+
+def test_column_array():
+    log = _read("a3mega_h100_2node_all_reduce.txt")
+    sizes = log.column("size")
+    assert sizes[0] == 8 and sizes[-1] == 2**33 and np.all(np.diff(sizes) > 0)
+    assert np.isnan(ccb.read_nccl_tests(_SYNTH).column("wrong_inplace")).all()
+    with pytest.raises(ValueError, match="name"):
+        log.column("type")
+
+
+def test_real_failed_run_is_rejected_naming_the_line():
+    text = (DATA / "h800_2node_alltoall_failed_issue355.txt").read_text()
+    with pytest.raises(ValueError, match=r"^line 27: .*'time'.*node0: Test CUDA failure"):
+        ccb.read_nccl_tests(text)
+
+
+# -- synthetic texts, built from nccl-tests' print formats (src/common.cu, src/util.cu) -----------
+
+_HEADER = """\
+# nThread 1 nGpus 1 minBytes 1024 maxBytes 2048 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
+#
+# Using devices
+#  Rank  0 Group  0 Pid   1001 on      node0 device  0 [0x07] NVIDIA A100-SXM4-40GB
+#  Rank  1 Group  0 Pid   1002 on      node0 device  1 [0x0a] NVIDIA A100-SXM4-40GB
+#
+#                                                              out-of-place                       in-place
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+"""
+_ROW1 = "        1024           256     float     sum      -1    10.24    0.10    0.10      0    10.24    0.10    0.10    N/A"
+_ROW2 = "        2048           512     float     sum      -1    20.48    0.10    0.10      0    20.48    0.10    0.10    N/A"
+_SYNTH = _HEADER + _ROW1 + "\n" + _ROW2 + "\n# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 0.1\n"
+
+
+def test_na_and_footer_synthetic():
+    log = ccb.read_nccl_tests(_SYNTH)
+    assert [r.wrong for r in log.rows] == [0.0, 0.0] and [r.wrong_inplace for r in log.rows] == [None, None]
+    assert log.collective is None and log.n_ranks == 2
+
+
+def test_nccl_info_glued_into_a_row():
+    # NCCL prints "Launch mode Parallel" right after the row's prefix, without a newline.
+    cut = _ROW1.index("-1") + 2
+    prefix, rest = _ROW1[:cut], _ROW1[cut:]
+    text = _HEADER + prefix + "node0:1001:1001 [0] NCCL INFO Launch mode Parallel\n" + rest + "\n"
+    log = ccb.read_nccl_tests(text, collective="all_reduce")
+    assert log.rows[0].root == -1 and log.rows[0].time_s == pytest.approx(10.24e-6)
+
+
+def test_labelled_lines_with_labels_inside_rows():
+    # Launchers that label every write: "[0]" before each piece of the row (pattern of NVIDIA/nccl#1453).
+    head = "".join("[0] " + line + "\n" for line in _HEADER.splitlines())
+    pieces = _ROW1.split("    10.24")
+    row = f"[0] {pieces[0]}[0] host-a:1:1 [0] NCCL INFO 1024 Bytes -> Algo 1 proto 0 time 15.0\n" \
+          f"[0]     10.24{pieces[1]}[0]     10.24{pieces[2]}\n"
+    log = ccb.read_nccl_tests(head + row)
+    assert len(log.rows) == 1 and log.rows[0].time_s_inplace == pytest.approx(10.24e-6)
+    slurm = "".join("0: " + line + "\n" for line in (_HEADER + _ROW1).splitlines())
+    assert ccb.read_nccl_tests(slurm).rows[0].size == 1024
+
+
+def test_per_iteration_timestamp_and_copybw_columns():
+    header = _HEADER.replace(
+        "time   algbw   busbw #wrong     time   algbw   busbw #wrong",
+        "time   algbw   busbw  copybw #wrong  i_min  i_max  i_p99  i_cv%     time   algbw   busbw  copybw #wrong  i_min  i_max  i_p99  i_cv% timestamp")
+    row = ("        1024           256     float     sum      -1    10.24    0.10    0.10   1.00      0   9.00  11.00  11.00   2.50"
+           "    10.24    0.10    0.10   1.00      0   9.00  11.00  11.00   2.50  2025-10-28 12:00:00")
+    log = ccb.read_nccl_tests(header + row + "\n")
+    assert log.rows[0].busbw_Bps_inplace == pytest.approx(0.1e9) and log.rows[0].wrong_inplace == 0
+
+
+@pytest.mark.parametrize("text, message", [
+    ("hello", r"no nccl-tests result table"),
+    (_HEADER, r"header but no rows"),
+    (_HEADER + _ROW1[:70] + "\n", r"^line 10: the text ends inside this row"),
+    (_HEADER + _ROW1[:70] + "\n# Out of bounds values : 0 OK\n", r"^line 10: the row starting there is cut short"),
+    (_HEADER + _ROW1.replace("0.10    0.10      0", "0.10    abc      0", 1) + "\n", r"line 10: column 'busbw' needs a number, got 'abc'"),
+    (_HEADER + _ROW1.replace("float", "42", 1) + "\n", r"line 10: column 'type' needs a name"),
+    (_HEADER + _ROW1 + "   7\n", r"line 10: row has 14 values but the header \(line 8\) has 13"),
+    (_HEADER + _ROW1.replace("10.24", "-1.0", 1) + "\n", r"line 10: column 'time' needs a finite number >= 0"),
+    (_SYNTH + _SYNTH, r"line 21: a second result table starts here \(the first began at line 8\)"),
+    (_SYNTH.replace("Rank  1", "Rank  3"), r"ranks \[0, 3\], not 0..N-1"),
+    (_SYNTH.replace("#wrong     time", "#wrong  flops    time"), r"line 8: unknown column 'flops'"),
+])
+def test_bad_text_is_rejected_naming_the_line(text, message):
+    with pytest.raises(ValueError, match=message):
+        ccb.read_nccl_tests(text)
+
+
+def test_argument_checks():
+    with pytest.raises(TypeError, match="text must be a string"):
+        ccb.read_nccl_tests(b"bytes")
+    with pytest.raises(ValueError, match="unknown collective 'allreduce'"):
+        ccb.read_nccl_tests(_SYNTH, collective="allreduce")
+    assert ccb.read_nccl_tests(_SYNTH, collective="all_gather").collective == "all_gather"
+
+
+def test_collective_from_the_text():
+    assert ccb.read_nccl_tests("./build/alltoall_perf -b 8\n" + _SYNTH).collective == "all_to_all"
+    assert ccb.read_nccl_tests("# Collective test starting: reduce_scatter_perf\n" + _SYNTH).collective == "reduce_scatter"
+    # Two different programs named: the text does not say which one printed the table.
+    assert ccb.read_nccl_tests("all_gather_perf and all_reduce_perf\n" + _SYNTH).collective is None
+    assert ccb.read_nccl_tests("mpirun ./sendrecv_perf\n" + _SYNTH).collective is None
+
+
+# -- the bound, the report and the fit ---------------------------------------------------------
+
+
+def test_busbw_ceiling_by_hand():
+    # AllReduce, N = 4, alpha = 2 us, beta = 10 GB/s, 1 port: c = 1.5; latency bound 2 rounds = 4 us.
+    # M = 8000 B: T_beta = 1.5 * 8000 / 1e10 = 1.2 us < 4 us, ceiling = 1.5 * 8000 / 4e-6 = 3e9.
+    assert ccb.busbw_ceiling("all_reduce", 4, 8000, 2e-6, 10e9) == pytest.approx(3e9)
+    # M = 1e6 B: T_beta = 150 us > 4 us: ceiling = beta.
+    assert ccb.busbw_ceiling("all_reduce", 4, 1e6, 2e-6, 10e9) == pytest.approx(10e9)
+    # Two ports double the bandwidth ceiling; latency_ports = 3 (all-port) gives 1 round.
+    assert ccb.busbw_ceiling("all_reduce", 4, 1e6, 2e-6, 10e9, ports=2) == pytest.approx(20e9)
+    assert ccb.busbw_ceiling("all_reduce", 4, 8000, 2e-6, 10e9, latency_ports=3) == pytest.approx(6e9)
+    assert ccb.busbw_ceiling("all_reduce", 4, 0, 2e-6, 10e9) == 0.0
+    with pytest.raises(ValueError, match="n must be >= 2"):
+        ccb.busbw_ceiling("all_reduce", 1, 10, 1e-6, 1e9)
+
+
+@given(st.sampled_from(["all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "all_to_all"]),
+       st.integers(2, 512), st.floats(0, 2**40), st.floats(0, 1e-4), st.floats(1e6, 1e12), st.integers(1, 8))
+def test_ceiling_never_above_p_beta(primitive, n, m, alpha, beta, ports):
+    assert ccb.busbw_ceiling(primitive, n, m, alpha, beta, ports=ports) <= ports * beta * (1 + 1e-12)
+
+
+def _log_from_ring(primitive, n, alpha, beta, sizes):
+    """A synthetic nccl-tests log whose times are the ring's alpha-beta cost (steps alpha + c M / beta)."""
+    coefficient = PERFORMANCE_MD_FACTOR[primitive](n)
+    steps = 2 * (n - 1) if primitive == "all_reduce" else n - 1
+    rows = []
+    for m in sizes:
+        t = steps * alpha + coefficient * m / beta
+        algbw = m / t / 1e9
+        rows.append(ccb.NcclTestsRow(m, m // 4, "float", "sum", -1, t, algbw * 1e9, coefficient * algbw * 1e9, 0,
+                                     None, None, None, None, 1))
+    return ccb.NcclTestsLog(rows=tuple(rows), n_ranks=n, collective=primitive)
+
+
+@given(st.sampled_from(["all_reduce", "all_gather", "reduce_scatter", "broadcast"]), st.integers(2, 256),
+       st.floats(1e-7, 1e-4), st.floats(1e8, 1e12))
+def test_nothing_beats_the_bound(primitive, n, alpha, beta):
+    """A ring run at the bound's own alpha and beta is never above the ceiling (efficiency <= 1)."""
+    sizes = [2**k for k in range(3, 34, 3)]
+    report = ccb.nccl_tests_report(_log_from_ring(primitive, n, alpha, beta, sizes), alpha, beta)
+    assert all(v["flag"] is None and 0 < v["efficiency"] <= 1 + 1e-9 for v in report.values)
+
+
+def test_fit_recovers_alpha_beta_of_a_ring():
+    # Times made from alpha = 2 us, beta = 25 GB/s on 8 ranks (AllReduce: 14 steps, c = 1.75).
+    log = _log_from_ring("all_reduce", 8, 2e-6, 25e9, [2**k for k in range(3, 31)])
+    fit = ccb.fit_alpha_beta(log)
+    assert fit.steps == 14 and fit.points == 28
+    assert fit.alpha == pytest.approx(2e-6, rel=1e-9) and fit.beta == pytest.approx(25e9, rel=1e-9)
+    assert fit.rms_relative_error < 1e-9
+
+
+def test_fit_on_published_small_messages():
+    # DGX-2 AllReduce, 12 ranks: the 8..4096 B rows take 60-63 us. A ring has 22 steps, so
+    # alpha ~ 61 us / 22 ~ 2.8 us; the fit over <= 64 KiB must land there.
+    fit = ccb.fit_alpha_beta(_read("dgx2_v100_all_reduce.txt"), max_size=65536)
+    assert fit.steps == 22 and 2.5e-6 < fit.alpha < 3.0e-6
+    with pytest.raises(ValueError, match="at least two rows"):
+        ccb.fit_alpha_beta(_read("nccl1_titanx_all_reduce.txt"))  # one size only
+    with pytest.raises(ValueError, match="pass n_ranks"):
+        ccb.fit_alpha_beta(ccb.NcclTestsLog(rows=(), n_ranks=None, collective="all_reduce"))
+    with pytest.raises(TypeError, match="NcclTestsLog"):
+        ccb.fit_alpha_beta("log")
+
+
+def test_report_flags_busbw_above_the_endpoint_ceiling():
+    # Issue 319: 16 H100 on 2 hosts; with beta = one 400G NIC (50 GB/s) the large rows show busbw
+    # 57-89 GB/s > p beta: flagged, no efficiency above 1.
+    report = ccb.nccl_tests_report(_read("hgx_h100_2node_all_reduce_issue319.txt"), 3e-6, 50e9)
+    flagged = [v for v in report.values if v["flag"] == "endpoint"]
+    assert len(flagged) == 12 and flagged[0]["size"] == 8 * 2**20
+    assert all(v["efficiency"] is None for v in flagged)
+    assert all(v["efficiency"] <= 1 for v in report.values if v["flag"] is None)
+    assert report.rows[-1][1] == "超端点上限"
+
+
+def test_report_by_hand():
+    # A3 Mega 8 GiB row: 47535 us. With alpha 1 us, beta 450 GB/s, 1 port, N = 16: bound time is
+    # 1.875 * 2**33 / 450e9 = 35.79 ms, efficiency 35.79 / 47.535 = 0.753.
+    report = ccb.nccl_tests_report(_read("a3mega_h100_2node_all_reduce.txt"), 1e-6, 450e9)
+    last = report.values[-1]
+    assert last["bound_time"] == pytest.approx(1.875 * 2**33 / 450e9)
+    assert last["efficiency"] == pytest.approx(1.875 * 2**33 / 450e9 / 0.047535)
+    assert last["regime"] == "bandwidth" and report.values[0]["regime"] == "latency"
+
+
+# -- command line ----------------------------------------------------------------------------
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "ccb_helpers.nccl_tests", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_cli_on_published_logs(tmp_path):
+    out = tmp_path / "report.png"
+    done = _cli(str(DATA / "hgx_h100_2node_all_reduce_issue319.txt"), "--preset", "ib_ndr", "--plot", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "collective all_reduce, 16 ranks on 2 hosts, 32 rows, NCCL 2.26.2" in done.stdout
+    assert "> p*beta" in done.stdout and "fit (ring, 30 steps" in done.stdout
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    done = _cli(str(DATA / "oke_a100_2node_all_reduce.txt"), "--alpha", "2e-6", "--beta", "300e9", "--collective", "all_reduce")
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"8 GiB\s+237\.9\d\s+300\.00\s+0\.79\s+bandwidth", done.stdout)
+
+
+def test_cli_main_in_process(capsys):
+    # In-process, so coverage sees it: NCCL 1's README, 4 ranks, one size; several types and ops.
+    assert main([str(DATA / "nccl1_titanx_all_reduce.txt"), "--alpha", "5e-6", "--beta", "12e9", "--ports", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "type/op" in out and "char/sum" in out and "fit: needs at least two" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["/no/such/file.log", "--alpha", "1e-6", "--beta", "1e9"], "cannot read /no/such/file.log"),
+    ([str(DATA / "h800_2node_alltoall_failed_issue355.txt"), "--preset", "ib_ndr"], "line 27"),
+    ([str(DATA / "oke_a100_2node_all_reduce.txt"), "--preset", "ib_ndr"], "pass --collective"),
+    ([str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--alpha", "-1", "--beta", "1e9"], "alpha must be >= 0"),
+    ([str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--alpha", "1e-6"], "--alpha needs --beta"),
+    ([str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--alpha", "1e-6", "--beta", "nan"], "beta must be finite"),
+    ([str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--alpha", "1e-6", "--beta", "1e9", "--ports", "0"], "ports must be >= 1"),
+    ([str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--preset", "ib_ndr", "--plot", "/no/such/dir/x.png"], "cannot write"),
+])
+def test_cli_bad_input_exits_2(args, message, capsys):
+    assert main(args) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_cli_usage_errors_exit_2():
+    done = _cli(str(DATA / "a3mega_h100_2node_all_reduce.txt"))
+    assert done.returncode == 2 and "one of the arguments --preset --alpha is required" in done.stderr
+    done = _cli(str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--preset", "no_such")
+    assert done.returncode == 2 and "invalid choice: 'no_such'" in done.stderr
+    assert math.isfinite(ccb.PRESETS["ib_ndr"].beta)

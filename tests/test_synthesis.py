@@ -1,0 +1,307 @@
+"""Schedule synthesis: bounds pinned by hand, schedules run in the simulator, proofs of infeasibility, bad input."""
+
+from fractions import Fraction
+
+import networkx as nx
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import ccb_helpers as ccb
+from ccb_helpers.synthesis import MAX_SEND_VARIABLES
+from ccb_helpers.topology import Topology
+
+F = Fraction
+
+
+# --------------------------------------------------------------------------- bounds by hand
+
+
+@pytest.mark.parametrize("n", [3, 4, 5, 6, 8])
+def test_ring_bounds(n):
+    ring = ccb.ring(n)
+    # AllGather: the farthest block is floor(n/2) hops away; a node receives n-1 blocks over 2 links.
+    assert ccb.steps_lower_bound(ring, "all_gather") == n // 2
+    assert ccb.rounds_per_chunk_bound(ring, "all_gather") == F(n - 1, 2)
+    # Broadcast: the root's data enters every other node over its 2 links: 1/2.
+    assert ccb.rounds_per_chunk_bound(ring, "broadcast") == F(1, 2)
+    # Scatter: n-1 blocks leave the root over 2 links.
+    assert ccb.rounds_per_chunk_bound(ring, "scatter") == F(n - 1, 2)
+    # AllReduce: 2 (n-1) blocks per node over 2 links (chapter 3) = n - 1.
+    assert ccb.rounds_per_chunk_bound(ring, "all_reduce") == n - 1
+
+
+def test_ring_all_to_all_is_bound_by_the_bisection():
+    # ring of 8, halves of 4: 4 x 4 = 16 blocks must cross into each half over 2 links -> 8;
+    # per node only 7 / 2.
+    assert ccb.rounds_per_chunk_bound(ccb.ring(8), "all_to_all") == 8
+    # ring of 5: best cut 2 | 3 nodes: 2 * 3 = 6 blocks over 2 links = 3 > 4/2
+    assert ccb.rounds_per_chunk_bound(ccb.ring(5), "all_to_all") == 3
+
+
+@pytest.mark.parametrize("dim", [1, 2, 3, 4])
+def test_hypercube_bounds(dim):
+    h = ccb.hypercube(dim)
+    n = 2**dim
+    assert ccb.steps_lower_bound(h, "all_gather") == dim
+    assert ccb.rounds_per_chunk_bound(h, "all_gather") == F(n - 1, dim)
+    # AllToAll: the dimension cut carries (n/2)^2 blocks over n/2 links = n/2 >= (n-1)/dim
+    assert ccb.rounds_per_chunk_bound(h, "all_to_all") == max(F(n, 2), F(n - 1, dim))
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 6])
+def test_complete_graph_bounds(n):
+    k = ccb.fully_connected(n)
+    assert ccb.steps_lower_bound(k, "all_gather") == 1
+    assert ccb.rounds_per_chunk_bound(k, "all_gather") == 1          # n-1 blocks over n-1 links
+    assert ccb.rounds_per_chunk_bound(k, "broadcast") == F(1, n - 1)
+    assert ccb.rounds_per_chunk_bound(k, "all_to_all") == 1           # |X|(n-|X|) / (|X|(n-|X|))
+
+
+def test_dgx1_bounds_match_sccl():
+    # SCCL README: "Algorithms need at least 2 steps", "at least 7/6 rounds per chunk".
+    t = ccb.dgx1()
+    assert ccb.steps_lower_bound(t, "all_gather") == 2
+    assert ccb.rounds_per_chunk_bound(t, "all_gather") == F(7, 6)
+    assert ccb.rounds_per_chunk_bound(t, "gather") == F(7, 6)
+    # the quads: 4 x 4 blocks over 6 links between them
+    assert ccb.rounds_per_chunk_bound(t, "all_to_all") == F(16, 6)
+
+
+@pytest.mark.parametrize("topology", [ccb.ring(6), ccb.ring(7), ccb.hypercube(3), ccb.torus(3, 3), ccb.torus(4, 4), ccb.fully_connected(5)])
+@pytest.mark.parametrize("primitive", ["all_gather", "reduce_scatter", "broadcast", "reduce", "scatter", "gather", "all_to_all", "all_reduce"])
+def test_bound_reduces_to_the_chapters_per_node_bound(topology, primitive):
+    """On vertex-transitive graphs the cut bound is the chapters' node bound (max with the bisection for AllToAll)."""
+    n, m, beta = topology.n, 1.0, 1.0
+    unit = m if primitive in ("broadcast", "reduce") else m / n
+    ours = float(ccb.rounds_per_chunk_bound(topology, primitive)) * unit / beta
+    node = ccb.node_lower_bound(primitive, topology, m, beta, ports=topology.degree)
+    expected = node
+    if primitive == "all_to_all":
+        expected = max(node, ccb.bisection_lower_bound(primitive, topology, m, beta))
+        if topology.name == "torus 3x3":
+            # Unbalanced cuts count too: a row of 3 receives 3 x 6 = 18 blocks over its 6 vertical
+            # links -> 3 rounds per chunk, more than the balanced cut's 4 x 5 / 8 = 2.5.
+            assert ccb.rounds_per_chunk_bound(topology, primitive) == 3
+            assert expected * n == pytest.approx(2.5)
+            return
+    assert ours == pytest.approx(expected)
+
+
+# --------------------------------------------------------------------------- synthesis
+
+
+def run(schedule, topology):
+    result = ccb.verify_synthesized(schedule, topology)
+    assert result.correct, result.errors
+    return result
+
+
+@pytest.mark.parametrize("primitive, instance", [
+    ("all_gather", (2, 3, 2)),
+    ("reduce_scatter", (2, 3, 2)),
+    ("broadcast", (2, 2, 2)),
+    ("reduce", (2, 2, 2)),
+    ("scatter", (2, 4, 2)),
+    ("gather", (2, 4, 2)),
+    ("all_to_all", (2, 4, 1)),
+    ("all_reduce", (4, 6, 2)),
+])
+def test_every_primitive_runs_in_the_simulator_with_link_capacities(primitive, instance):
+    ring = ccb.ring(4)
+    schedule = ccb.synthesize(ring, primitive, *instance, time_limit=60, m=4 * 96)
+    assert schedule is not None
+    result = run(schedule, ring)
+    steps, rounds, chunks = instance
+    assert len(schedule.rounds) == steps and sum(schedule.step_rounds) <= rounds
+    assert schedule.primitive == primitive and result.rounds == steps
+
+
+def test_dgx1_bandwidth_optimal_allgather():
+    t = ccb.dgx1()
+    schedule = ccb.stored_schedule(t, "all_gather", 3, 6, m=48 * 1000)  # 3-6 s to re-solve: stored
+    result = run(schedule, t)
+    # every link carries at most multiplicity x rounds chunks; in time: sum of the per-link load
+    assert sum(schedule.step_rounds) == 7
+    assert result.link_load.sum() <= 7 * schedule.chunk_bytes
+    # cost model eq:cc-synth-cost: 3 alpha + 7 chunks of M/48 over beta
+    assert ccb.synthesized_time(schedule, 1e-6, 1e9) == pytest.approx(3e-6 + 7 * 1000 / 1e9)
+
+
+def test_switch_synthesis_respects_uplinks():
+    t = ccb.parse_nvidia_smi_topo("\tGPU0\tGPU1\tGPU2\tGPU3\tGPU4\nGPU0\t X \tNV6\tNV6\tNV6\tNV6\nGPU1\tNV6\t X \tNV6\tNV6\tNV6\n"
+                                  "GPU2\tNV6\tNV6\t X \tNV6\tNV6\nGPU3\tNV6\tNV6\tNV6\t X \tNV6\nGPU4\tNV6\tNV6\tNV6\tNV6\t X \n")
+    assert t.switched and t.degree == 6
+    # AllGather through one switch: 4 blocks into each GPU over 6 links -> 2/3 rounds per chunk
+    assert ccb.rounds_per_chunk_bound(t, "all_gather") == F(2, 3)
+    assert ccb.synthesize(t, "all_gather", 1, 2, 3, time_limit=30) is not None
+    assert ccb.synthesize(t, "all_gather", 1, 1, 3, time_limit=30) is None   # 12 blocks > 6 links x 1 round
+    run(ccb.synthesize(t, "all_gather", 1, 2, 3, time_limit=30), t)
+
+
+def test_unsat_just_below_the_bound_is_proved():
+    ring = ccb.ring(4)
+    # bound 3/2: with C = 2, R = 3 is feasible and R = 2 (just below) is proved infeasible
+    assert ccb.synthesize(ring, "all_gather", 2, 3, 2, time_limit=30) is not None
+    assert ccb.synthesize(ring, "all_gather", 2, 2, 2, time_limit=30) is None
+    # and fewer steps than the distance: no schedule whatever the rounds
+    assert ccb.synthesize(ring, "all_gather", 1, 8, 1, time_limit=30) is None
+
+
+def test_gap_the_bounds_alone_do_not_see():
+    """DGX-1: 2 steps and 7/6 rounds per chunk each hold alone, but not together (SCCL: 2 steps need 4/3)."""
+    t = ccb.dgx1()
+    assert ccb.synthesize(t, "all_gather", 2, 7, 6, time_limit=60) is None
+    assert ccb.synthesize(t, "all_gather", 2, 8, 6, time_limit=60) is None      # 4/3 in 2 steps: no
+    assert ccb.synthesize(t, "all_gather", 2, 9, 6, time_limit=60) is not None  # 3/2 in 2 steps: yes
+
+
+def test_pareto_frontier_small():
+    frontier = ccb.pareto_frontier(ccb.ring(4), "all_gather", max_steps=4, time_limit=30)
+    # 2 steps already reach the bound 3/2 (the bidirectional ring with halves), so one point
+    assert [(p.steps, p.rounds, p.chunks) for p in frontier] == [(2, 3, 2)]
+    assert frontier[0].rounds_per_chunk == F(3, 2)
+    run(frontier[0].schedule, ccb.ring(4))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    which=st.sampled_from(["ring4", "ring5", "k4", "path4"]),
+    primitive=st.sampled_from(["all_gather", "broadcast", "scatter", "gather", "all_to_all", "reduce_scatter", "reduce"]),
+    steps=st.integers(1, 3),
+    extra=st.integers(0, 3),
+    chunks=st.integers(1, 3),
+)
+def test_nothing_beats_the_bounds(which, primitive, steps, extra, chunks):
+    topology = {"ring4": ccb.ring(4), "ring5": ccb.ring(5), "k4": ccb.fully_connected(4),
+                "path4": ccb.topology_from_graph(nx.path_graph(4))}[which]
+    rounds = steps + extra
+    schedule = ccb.synthesize(topology, primitive, steps, rounds, chunks, time_limit=60)
+    if schedule is not None:
+        assert steps >= ccb.steps_lower_bound(topology, primitive)
+        assert F(sum(schedule.step_rounds), chunks) >= ccb.rounds_per_chunk_bound(topology, primitive)
+        run(schedule, topology)
+
+
+# --------------------------------------------------------------------------- bad input and caps
+
+
+def test_bad_input_raises_value_error():
+    ring = ccb.ring(4)
+    with pytest.raises(ValueError, match="primitive"):
+        ccb.synthesize(ring, "allgather", 2, 2, 1, time_limit=5)
+    with pytest.raises(ValueError, match="rounds must be >= steps"):
+        ccb.synthesize(ring, "all_gather", 3, 2, 1, time_limit=5)
+    with pytest.raises(ValueError, match="chunks must be >= 1"):
+        ccb.synthesize(ring, "all_gather", 2, 2, 0, time_limit=5)
+    with pytest.raises(ValueError, match="time_limit"):
+        ccb.synthesize(ring, "all_gather", 2, 2, 1, time_limit=0)
+    with pytest.raises(ValueError, match="time_limit"):
+        ccb.synthesize(ring, "all_gather", 2, 2, 1, time_limit=10**6)
+    with pytest.raises(TypeError):
+        ccb.synthesize("ring", "all_gather", 2, 2, 1, time_limit=5)
+    with pytest.raises(ValueError, match="even"):
+        ccb.synthesize(ring, "all_reduce", 3, 4, 1, time_limit=5)
+    disconnected = Topology(family="custom", name="two pairs", n=4, degree=1, diameter=1, bisection_links=0,
+                            _builder=lambda: nx.Graph([(0, 1), (2, 3)]))
+    for call in (lambda: ccb.synthesize(disconnected, "all_gather", 2, 2, 1, time_limit=5),
+                 lambda: ccb.steps_lower_bound(disconnected, "all_gather"),
+                 lambda: ccb.rounds_per_chunk_bound(disconnected, "all_gather")):
+        with pytest.raises(ValueError, match="disconnected"):
+            call()
+    with pytest.raises(ValueError, match="several switch levels"):
+        ccb.synthesize(ccb.fat_tree(8), "all_gather", 2, 2, 1, time_limit=5)
+    with pytest.raises(ValueError, match="all_reduce"):
+        ccb.pareto_frontier(ring, "all_reduce", max_steps=3)
+
+
+def test_instance_size_is_capped_before_encoding():
+    big = ccb.torus(4, 4)
+    with pytest.raises(ValueError, match=f"cap {MAX_SEND_VARIABLES}"):
+        ccb.synthesize(big, "all_to_all", 8, 64, 16, time_limit=5)
+
+
+def test_time_out_raises_rather_than_returning_none():
+    with pytest.raises(ccb.SynthesisTimeout, match="time_limit"):
+        ccb.synthesize(ccb.torus(4, 4), "all_gather", 4, 20, 4, time_limit=0.01)
+
+
+# --------------------------------------------------------------------------- stored certificates
+
+
+def test_every_stored_schedule_is_verified_in_the_simulator():
+    from ccb_helpers.synthesis import _entry_schedule, _load_store
+
+    entries = _load_store()
+    assert len(entries) >= 30
+    for entry in entries:
+        topology, schedule = _entry_schedule(entry, m=None)
+        result = ccb.verify_synthesized(schedule, topology)
+        assert result.correct, (topology.name, entry["steps"], entry["rounds"], entry["chunks"])
+        assert len(schedule.rounds) == entry["steps"] and sum(schedule.step_rounds) <= entry["rounds"]
+        # and no stored schedule beats the bounds
+        assert F(entry["rounds"], entry["chunks"]) >= ccb.rounds_per_chunk_bound(topology, entry["primitive"])
+        assert entry["steps"] >= ccb.steps_lower_bound(topology, entry["primitive"])
+
+
+def test_stored_dgx1_frontier_is_sccls_and_its_first_point_is_optimal_for_two_steps():
+    t = ccb.dgx1()
+    frontier = ccb.stored_frontier(t, "all_gather")
+    # SCCL README: "Found 2 Pareto optimal algorithms": steps=2,rounds=3,chunks=2 and steps=3,rounds=7,chunks=6
+    assert [(p.steps, p.rounds, p.chunks) for p in frontier] == [(2, 3, 2), (3, 7, 6)]
+    big = ccb.stored_schedule(t, "all_gather", 3, 6, m=48 * 4096)
+    assert ccb.verify_synthesized(big, t).correct
+
+
+def test_stored_schedule_refuses_a_tampered_certificate(monkeypatch):
+    from ccb_helpers import synthesis
+
+    entries = synthesis._load_store()
+    entry = next(e for e in entries if e["topology"] == {"family": "dgx1"} and e["steps"] == 3 and e["chunks"] == 6)
+    broken = dict(entry, sends=[entry["sends"][0], entry["sends"][1], entry["sends"][2][:-1]])
+    monkeypatch.setattr(synthesis, "_load_store", lambda: [broken])
+    with pytest.raises(ValueError, match="wrong"):
+        ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6)
+    with pytest.raises(ValueError, match="no stored schedule"):
+        ccb.stored_schedule(ccb.ring(6), "all_gather", 3, 6)
+
+
+# --------------------------------------------------------------------------- the cut bound is the LP optimum
+
+
+def multicommodity_lp(topology, primitive):
+    """Independent bound: min R s.t. one unit of flow from each chunk's source to each node needing it,
+    multicast (a chunk's per-link usage covers each destination's flow), per-link usage <= b R. GLOP."""
+    from ortools.linear_solver import pywraplp
+
+    from ccb_helpers.synthesis import _chunks, _network
+
+    net = _network(topology)
+    solver = pywraplp.Solver.CreateSolver("GLOP")
+    rounds = solver.NumVar(0, solver.infinity(), "R")
+    usage = {a: [] for a in range(len(net.arcs))}
+    for chunk in _chunks(primitive, net.n, 1, 0):
+        x = {a: solver.NumVar(0, 1, "") for a in usage}
+        for a in usage:
+            usage[a].append(x[a])
+        for t in chunk.needed_by - {chunk.source}:
+            g = {a: solver.NumVar(0, 1, "") for a in usage}
+            for a in g:
+                solver.Add(g[a] <= x[a])
+            for v in range(net.n):
+                out = sum(g[a] for a, (u, _) in enumerate(net.arcs) if u == v)
+                into = sum(g[a] for a, (_, w) in enumerate(net.arcs) if w == v)
+                solver.Add(out - into == (1 if v == chunk.source else -1 if v == t else 0))
+    for arcs, b in net.groups:
+        solver.Add(sum(x for a in arcs for x in usage[a]) <= b * rounds)
+    solver.Minimize(rounds)
+    assert solver.Solve() == pywraplp.Solver.OPTIMAL
+    return rounds.solution_value()
+
+
+@pytest.mark.parametrize("topology", [ccb.ring(5), ccb.hypercube(3), ccb.torus(3, 3), ccb.mesh(2, 3), ccb.dgx1()])
+@pytest.mark.parametrize("primitive", ["all_gather", "all_to_all", "broadcast"])
+def test_cut_bound_equals_the_flow_lp_optimum(topology, primitive):
+    lp = multicommodity_lp(topology, primitive)
+    assert Fraction(lp).limit_denominator(1000) == ccb.rounds_per_chunk_bound(topology, primitive)
+    assert lp == pytest.approx(float(ccb.rounds_per_chunk_bound(topology, primitive)), abs=1e-7)

@@ -1,0 +1,207 @@
+"""Topologies with parallel links: constructors, the DGX-1, the nvidia-smi parser, and every function taking a Topology."""
+
+import itertools
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import ccb_helpers as ccb
+from ccb_helpers.user_topology import DGX1_LINKS, link_matrix
+
+DATA = Path(__file__).parent / "data" / "nvidia_smi"
+
+
+def brute_bisection(matrix):
+    """Independent check: every split into floor(n/2) / ceil(n/2), links counted with multiplicity."""
+    m = np.asarray(matrix)
+    n = len(m)
+    best = None
+    for side in itertools.combinations(range(n), n // 2):
+        inside = np.zeros(n, dtype=bool)
+        inside[list(side)] = True
+        cut = int(m[inside][:, ~inside].sum())
+        best = cut if best is None else min(best, cut)
+    return best
+
+
+# --------------------------------------------------------------------------- DGX-1
+
+
+def test_dgx1_matches_its_public_description():
+    t = ccb.dgx1()
+    m = link_matrix(t)
+    # NVIDIA's whitepaper: every V100 has 6 NVLinks; SCCL: 16 adjacent pairs, 8 of them doubled.
+    assert m.sum(axis=1).tolist() == [6] * 8
+    pairs = [(i, j) for i in range(8) for j in range(i + 1, 8) if m[i, j]]
+    assert len(pairs) == 16
+    assert sum(1 for i, j in pairs if m[i, j] == 2) == 8
+    # each quad is a complete graph; each GPU has exactly one link to the other quad, to its mirror
+    for i in range(8):
+        for j in range(8):
+            if i != j and i // 4 == j // 4:
+                assert m[i, j] >= 1
+            elif i // 4 != j // 4:
+                assert (m[i, j] > 0) == (j == (i + 4) % 8)
+    assert (t.n, t.degree, t.diameter) == (8, 6, 2)
+    # quad cut: 0-4 (2) + 1-5 (1) + 2-6 (2) + 3-7 (1) = 6, and no split cuts fewer (brute force)
+    assert t.bisection_links == 6 == brute_bisection(DGX1_LINKS)
+
+
+def test_dgx1_graph_and_functions_that_take_a_topology():
+    t = ccb.dgx1()
+    assert ccb.measured_diameter(t) == 2
+    assert ccb.measured_bisection(t) == 6
+    assert ccb.eccentricity(t, 0) == 2
+    assert ccb.broadcast_steps(t, k=6) == 2                  # all-port: flooding, the eccentricity
+    assert ccb.broadcast_steps(t, k=1) == 3                  # 1-port: ceil(log2 8) = 3, attained
+    side = ccb.bisection_partition(t)
+    assert len(side) == 4 and ccb.cut_links(t, side) == 6
+    # per-node bound with p = min(k, d) = 6 NVLinks: (N-1) M / (N p beta)
+    assert ccb.node_lower_bound("all_gather", t, 8 * 6, 1.0, ports=6) == pytest.approx(7.0)
+    # bisection: ceil(8/2) M / 8 over 6 links
+    assert ccb.bisection_lower_bound("all_gather", t, 48, 1.0) == pytest.approx(4 * 6 / 6)
+    assert ccb.tighter_bound("all_to_all", t, 2**20, 1e9, ports=6) == "bisection"
+    from ccb_helpers.diameter import binding_latency_term
+
+    assert binding_latency_term(t, k=1) == "information"
+    ax = ccb.draw_topology(t)
+    assert "DGX-1" in ax.get_title()
+    ax = ccb.draw_topology(t, side=side)
+    assert "6 条链路" in ax.get_title()
+    r = ccb.simulate("ring", "all_gather", 8, 64, ports=1, topology=ccb.topology_from_links(np.roll(np.eye(8, dtype=int), 1, 1) + np.roll(np.eye(8, dtype=int), -1, 1)))
+    assert r.correct
+
+
+def test_generated_ring_runs_on_the_dgx1_hamiltonian_cycle_only_where_links_exist():
+    # ring order 0 1 2 ... 7 uses 3->4, not a DGX-1 link: the simulator refuses it
+    with pytest.raises(ccb.ScheduleError, match="uses no link"):
+        ccb.simulate("ring", "all_gather", 8, 64, topology=ccb.dgx1())
+
+
+# --------------------------------------------------------------------------- constructors
+
+
+def test_topology_from_links_by_hand():
+    # ring of 4 with link 0-1 doubled: degree 3 at nodes 0 and 1; cuts {0,1}|{2,3}: 1 + 1 = 2,
+    # {0,3}|{1,2}: 2 + 1 = 3, {0,2}|{1,3}: 2+1+1+1 = 5 -> bisection 2; diameter 2
+    t = ccb.topology_from_links([[0, 2, 0, 1], [2, 0, 1, 0], [0, 1, 0, 1], [1, 0, 1, 0]], name="r4")
+    assert (t.family, t.name, t.n, t.degree, t.diameter, t.bisection_links) == ("custom", "r4", 4, 3, 2, 2)
+    assert t.graph.edges[0, 1]["links"] == 2 and str(t) == "r4"
+
+
+@pytest.mark.parametrize("family", [ccb.ring(7), ccb.torus(3, 4), ccb.hypercube(3), ccb.fully_connected(5), ccb.mesh(2, 3)])
+def test_from_graph_reproduces_the_closed_forms(family):
+    t = ccb.topology_from_graph(family.graph)
+    assert (t.n, t.degree, t.diameter, t.bisection_links) == (family.n, family.degree, family.diameter, family.bisection_links)
+    u = ccb.topology_from_links(nx.to_numpy_array(family.graph, nodelist=range(family.n), dtype=int))
+    assert (u.degree, u.diameter, u.bisection_links) == (family.degree, family.diameter, family.bisection_links)
+
+
+def test_multigraph_and_links_attribute_agree():
+    mg = nx.MultiGraph([("a", "b"), ("a", "b"), ("b", "c"), ("c", "d"), ("d", "a")])
+    g = nx.Graph()
+    g.add_edge("a", "b", links=2)
+    g.add_edges_from([("b", "c"), ("c", "d"), ("d", "a")])
+    a, b = ccb.topology_from_graph(mg), ccb.topology_from_graph(g)
+    assert link_matrix(a).tolist() == link_matrix(b).tolist() == [[0, 2, 0, 1], [2, 0, 1, 0], [0, 1, 0, 1], [1, 0, 1, 0]]
+    assert a.graph.nodes[0]["label"] == "a"
+
+
+def test_from_graph_with_a_switch():
+    g = nx.Graph()
+    g.add_node("sw", kind="switch")
+    for v in range(6):
+        g.add_edge(v, "sw", links=2)
+    t = ccb.topology_from_graph(g)
+    assert t.switched and t.step_diameter == 1 and t.diameter == 2
+    assert t.degree == 2 and t.bisection_links == 6   # three endpoints' 2 links each
+    assert ccb.measured_bisection(t) == 6
+
+
+def test_bisection_of_an_irregular_graph_does_not_assume_symmetry():
+    # K4 plus a leaf on node 0 (issue #14 item 13): best split {0, leaf} | {1,2,3} cuts 3 links
+    g = nx.complete_graph(4)
+    g.add_edge(0, 4)
+    t = ccb.topology_from_graph(g)
+    assert t.bisection_links == brute_bisection(nx.to_numpy_array(g, dtype=int)) == 3
+
+
+@pytest.mark.parametrize("matrix, message", [
+    ([[0, 1], [2, 0]], "symmetric"),
+    ([[0, -1], [-1, 0]], ">= 0"),
+    ([[1, 1], [1, 0]], "diagonal"),
+    ([[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0]], "disconnected"),
+    ([[0, 1, 1], [1, 0, 1]], "square"),
+    ([[0, 0.5], [0.5, 0]], "integers"),
+    ([[0]], "2 <= n"),
+])
+def test_bad_link_matrices(matrix, message):
+    with pytest.raises(ValueError, match=message):
+        ccb.topology_from_links(matrix)
+
+
+def test_bad_graphs():
+    with pytest.raises(TypeError):
+        ccb.topology_from_graph([[0, 1], [1, 0]])
+    with pytest.raises(ValueError, match="undirected"):
+        ccb.topology_from_graph(nx.DiGraph([(0, 1), (1, 0)]))
+    with pytest.raises(ValueError, match="self-loop"):
+        ccb.topology_from_graph(nx.Graph([(0, 0), (0, 1)]))
+    with pytest.raises(ValueError, match="disconnected"):
+        ccb.topology_from_graph(nx.Graph([(0, 1), (2, 3)]))
+    g = nx.Graph()
+    g.add_edge(0, 1, links=0)
+    with pytest.raises(ValueError, match="positive integer"):
+        ccb.topology_from_graph(g)
+
+
+def test_bisection_cap_is_checked_before_searching():
+    with pytest.raises(ValueError, match="bisection_links"):
+        ccb.topology_from_graph(nx.cycle_graph(24))
+    t = ccb.topology_from_graph(nx.cycle_graph(24), bisection_links=2)
+    assert t.bisection_links == 2 and t.diameter == 12
+
+
+# --------------------------------------------------------------------------- nvidia-smi topo -m
+
+
+def test_parse_real_dgx1_output_is_the_dgx1_up_to_renumbering():
+    t = ccb.parse_nvidia_smi_topo((DATA / "dgx1_v100_oneflow.txt").read_text())
+    m = link_matrix(t)
+    # read off the published matrix by hand: GPU0 row is X NV1 NV1 NV2 NV2 SYS SYS SYS
+    assert m[0].tolist() == [0, 1, 1, 2, 2, 0, 0, 0]
+    assert m.sum(axis=1).tolist() == [6] * 8
+    assert not t.switched and (t.degree, t.diameter, t.bisection_links) == (6, 2, 6)
+    assert nx.is_isomorphic(t.graph, ccb.dgx1().graph, edge_match=lambda a, b: a["links"] == b["links"])
+
+
+@pytest.mark.parametrize("file, links", [("a100_p4d_24xlarge.txt", 12), ("h100_p5_48xlarge.txt", 18)])
+def test_parse_real_nvswitch_outputs(file, links):
+    t = ccb.parse_nvidia_smi_topo((DATA / file).read_text())
+    # NV12 / NV18 to all 7 peers would be 84 / 126 links per GPU: it is the switch fabric
+    assert t.switched and t.n == 8 and t.degree == links
+    assert t.step_diameter == 1 and t.bisection_links == 4 * links
+    direct = ccb.parse_nvidia_smi_topo((DATA / file).read_text(), nvswitch=False)
+    assert not direct.switched and direct.degree == 7 * links
+
+
+def test_parse_small_direct_mesh_and_errors():
+    text = "\tGPU0\tGPU1\tGPU2\tGPU3\nGPU0\t X \tNV4\tNV4\tNV4\nGPU1\tNV4\t X \tNV4\tNV4\nGPU2\tNV4\tNV4\t X \tNV4\nGPU3\tNV4\tNV4\tNV4\t X \n"
+    t = ccb.parse_nvidia_smi_topo(text)  # 3 x 4 = 12 links per GPU: a real direct mesh (HGX A100 4-GPU)
+    assert not t.switched and t.degree == 12
+    with pytest.raises(ValueError, match="header"):
+        ccb.parse_nvidia_smi_topo("nothing here")
+    with pytest.raises(ValueError, match="unknown cell"):
+        ccb.parse_nvidia_smi_topo(text.replace("NV4", "FOO", 1))
+    with pytest.raises(ValueError, match="no NVLink"):
+        ccb.parse_nvidia_smi_topo("\tGPU0\tGPU1\nGPU0\t X \tSYS\nGPU1\tSYS\t X \n")
+    with pytest.raises(ValueError, match="missing"):
+        ccb.parse_nvidia_smi_topo("\tGPU0\tGPU1\nGPU0\t X \tNV1\n")
+    with pytest.raises(TypeError):
+        ccb.parse_nvidia_smi_topo(b"bytes")
