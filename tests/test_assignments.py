@@ -304,7 +304,7 @@ def test_problem_set_structure():
         for number, (question, cell) in enumerate(zip(questions, graded_cells), 1):
             assert question.startswith(f"## {number}.（{points[cell.metadata['nbgrader']['grade_id']]:g} 分"), (ps, number)
             if cell.cell_type == "code":
-                assert re.search(r"返回.*\*\*`(int|float|str|bool|list|set|tuple|dict|ccb\.Schedule)`", question, re.S), (ps, number)
+                assert re.search(r"返回.*\*\*`(int|float|str|bool|list|set|tuple|dict|ccb\.Schedule|fractions\.Fraction)`", question, re.S), (ps, number)
             else:
                 assert "<!-- BEGIN MARK SCHEME -->" in question and re.search(r"\*\*\d+(\.\d+)? 分\*\*", question), (ps, number)
         data = _submissions(ps)

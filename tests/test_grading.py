@@ -203,3 +203,24 @@ def test_library_names_cover_the_public_api():
     names = grading.library_names()
     public = {name for name in ccb.__all__ if callable(getattr(ccb, name))}
     assert public - names == set()
+
+
+def test_tampering_with_the_library_is_found():
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    try:
+        shell.run_cell("import ccb_helpers as ccb\nfrom ccb_helpers import grading\nanswer = 3", store_history=True)
+        assert grading.tampering() == []
+        shell.run_cell("grading.Part.score = lambda self: 99", store_history=True)
+        shell.run_cell("setattr(ccb, 'info_steps', len)", store_history=True)
+        found = grading.tampering()
+        assert len(found) == 2 and all("修改了库" in line for line in found)
+    finally:
+        InteractiveShell.clear_instance()
+        grading.Part.score = _ORIGINAL_SCORE
+        ccb.info_steps = _ORIGINAL_INFO_STEPS
+
+
+_ORIGINAL_SCORE = grading.Part.score
+_ORIGINAL_INFO_STEPS = ccb.info_steps
