@@ -142,6 +142,8 @@ from .nccl_model import (
 )
 from .nccl_published import PUBLISHED_LOGS, PublishedLog, published_log_text, published_summary_table, read_published_log
 from .nccl_figures import NCCL_PICK_COLORS, NcclExplorer, plot_busbw_against_bound, plot_nccl_pick_map, plot_nccl_times
+from . import mpi  # real MPI runs (mpi4py is imported only when a command runs under mpiexec)
+from .mpi import MPIResultExplorer, load_mpi_result, mpi_runs_table, plot_mpi_ratios, plot_mpi_runs, plot_pingpong
 
 __version__ = "0.1.0"
 

@@ -1,0 +1,446 @@
+"""Command line of ``python -m ccb_helpers.mpi`` (run under ``mpiexec``; see the package docstring).
+
+Input is checked in two phases, both before any communication, so a bad argument can never
+leave one rank waiting for another:
+
+1. before MPI starts: everything that does not depend on the number of ranks (algorithm,
+   primitive, size, counts, α/β) — every rank parses the same argv, so every rank fails alike;
+2. right after ``MPI_Init``: what depends on N (power of two, divisibility, root < N, N ≥ 2
+   for ping-pong), again the same on every rank; then rank 0 checks that it can write ``--json``
+   and tells the others with one broadcast every rank reaches.
+
+A failure prints one line ``ccb_helpers.mpi: error: …`` from every rank and exits with code 2
+after a clean ``MPI_Finalize`` (never ``MPI_Abort``). An unexpected exception inside a run is a
+bug: that rank prints the traceback and aborts the job so no other rank hangs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import time
+import traceback
+
+from ..algorithms import ALGORITHMS
+from ..generators import generate
+from ..primitives import ROOTED_PRIMITIVES
+
+__all__: list[str] = []
+
+PROG = "ccb_helpers.mpi"
+#: Largest message a case may use (bytes). A rank holds about 5 buffers of M (inputs, work,
+#: scratch, reference) — 5 GiB at the cap.
+MAX_SIZE = 2**30
+MAX_REPEATS = 10_000
+MAX_CASES = 2_000
+DEFAULT_PINGPONG_SIZES = [0] + [4**k for k in range(13)]  # 0, 1 B, 4 B, ..., 16 MiB
+QUICK_PINGPONG_SIZES = [0, 2**10, 2**14, 2**18, 2**20, 2**22]
+_UNITS = {"": 1, "B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "K": 2**10, "M": 2**20, "G": 2**30, "kB": 10**3, "MB": 10**6, "GB": 10**9}
+
+
+class InputError(Exception):
+    """Bad command-line input: reported in one line, exit code 2."""
+
+
+def _rank_label() -> str:
+    """``" (rank r of n)"`` from the launcher's environment, before MPI is up (empty if unknown)."""
+    for rank_var, size_var in (("PMI_RANK", "PMI_SIZE"), ("SLURM_PROCID", "SLURM_NTASKS"), ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE")):
+        if rank_var in os.environ:
+            return f" (rank {os.environ[rank_var]} of {os.environ.get(size_var, '?')})"
+    return ""
+
+
+def _fail(message: str, label: str) -> int:
+    # One write() of the whole line: mpiexec merges the ranks' stderr, and print() may write the
+    # text and its newline separately, so another rank's line could land in between.
+    sys.stderr.flush()
+    line = f"{PROG}: error: {message}{label}\n".encode()
+    try:
+        os.write(sys.stderr.fileno(), line)
+    except (AttributeError, OSError, ValueError):  # no real file descriptor (e.g. captured in a test)
+        sys.stderr.write(line.decode())
+        sys.stderr.flush()
+    return 2
+
+
+def parse_size(text: str) -> int:
+    """Bytes from ``"4096"``, ``"16MiB"``, ``"1 KiB"``, ``"2M"`` (binary K/M/G) or ``"1MB"`` (decimal).
+
+    >>> parse_size("16MiB"), parse_size("4096"), parse_size("1.5KiB")
+    (16777216, 4096, 1536)
+    >>> parse_size("-3")
+    Traceback (most recent call last):
+    ...
+    ccb_helpers.mpi._cli.InputError: size '-3' is not a byte count (e.g. 4096, 64KiB, 16MiB)
+    """
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", text)
+    if not match or match.group(2) not in _UNITS:
+        raise InputError(f"size {text!r} is not a byte count (e.g. 4096, 64KiB, 16MiB)")
+    value = float(match.group(1)) * _UNITS[match.group(2)]
+    if value != int(value):
+        raise InputError(f"size {text!r} is not a whole number of bytes")
+    value = int(value)
+    if value > MAX_SIZE:
+        raise InputError(f"size {text!r} = {value} bytes exceeds the cap of {MAX_SIZE} bytes (1 GiB; each rank holds ~5 buffers of that size)")
+    return value
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports errors in one line (and exits 2, as argparse does)."""
+
+    def error(self, message):  # noqa: D102 - argparse API
+        raise InputError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=f"mpiexec -n N python -m {PROG}", description="Run the book's schedules as MPI programs.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    def common(p, repeats_default):
+        p.add_argument("--json", metavar="OUT", help="file rank 0 writes the result to (default: print it)")
+        p.add_argument("--repeats", type=int, default=repeats_default, help=f"timed runs per case (default {repeats_default})")
+        p.add_argument("--note", default="", help="free text stored in the JSON (machine, job id, settings)")
+
+    p = sub.add_parser("pingpong", help="ping-pong between ranks 0 and 1; fit T = alpha + M / beta")
+    common(p, 10)
+    p.add_argument("--sizes", help="comma-separated sizes (default 0, 1 B, 4 B, ..., 16 MiB)")
+
+    def case_args(p):
+        p.add_argument("--primitive", required=True, help="e.g. all_reduce, all_gather, broadcast")
+        p.add_argument("--ports", type=int, help="k of the cost model and of k-nomial trees (default: the algorithm's minimum)")
+        p.add_argument("--root", type=int, default=0, help="root of rooted primitives (default 0)")
+        p.add_argument("--chunks", type=int, help="pipeline chunks per tree (double_binary_tree; default 4)")
+
+    def model_args(p):
+        p.add_argument("--warmup", type=int, default=2, help="untimed runs before the timed ones (default 2)")
+        p.add_argument("--alpha", type=float, help="latency alpha in s for the model and the bound (default: measured now)")
+        p.add_argument("--beta", type=float, help="bandwidth beta in bytes/s (default: measured now)")
+        p.add_argument("--seed", type=int, default=0, help="seed of the input bytes (default 0)")
+        p.add_argument("--no-library", action="store_true", help="skip timing the MPI library's own collective")
+
+    p = sub.add_parser("run", help="run one algorithm's schedule, check it, time it against the library")
+    common(p, 10)
+    p.add_argument("--algorithm", required=True, help=", ".join(ALGORITHMS))
+    case_args(p)
+    p.add_argument("--size", required=True, help="message size M in bytes (suffixes KiB, MiB, GiB)")
+    model_args(p)
+
+    p = sub.add_parser("sweep", help="several algorithm:primitive pairs over several sizes in one launch")
+    common(p, 10)
+    p.add_argument("--pairs", required=True, help="comma-separated algorithm:primitive, e.g. ring:all_reduce,bruck:all_gather")
+    p.add_argument("--sizes", required=True, help="comma-separated sizes")
+    p.add_argument("--ports", type=int, help="k (default: each algorithm's minimum)")
+    p.add_argument("--root", type=int, default=0)
+    p.add_argument("--chunks", type=int)
+    model_args(p)
+    p.add_argument("--pingpong-sizes", help="sizes of the ping-pong that measures alpha and beta (when not given)")
+    p.add_argument("--pingpong-repeats", type=int, default=5, help="samples per ping-pong size (default 5)")
+
+    p = sub.add_parser("selftest", help="every algorithm x primitive pair that runs on N ranks, several sizes and roots: correctness")
+    common(p, 1)
+    p.add_argument("--sizes", help="comma-separated sizes (default 0, 1, N-1, 4099 and multiples of N for AllToAll)")
+    p.add_argument("--ns", help="run on communicators of these sizes (each <= N, ranks 0..n-1; default: N)")
+    return parser
+
+
+def _check_count(name: str, value, minimum: int, maximum: int) -> int:
+    if value is None or not minimum <= value <= maximum:
+        raise InputError(f"--{name} must be between {minimum} and {maximum}, got {value}")
+    return value
+
+
+def _sizes(text: str) -> list[int]:
+    sizes = [parse_size(s) for s in text.split(",") if s.strip()]
+    if not sizes:
+        raise InputError(f"no sizes in {text!r}")
+    return sizes
+
+
+def _pair(algorithm: str, primitive: str) -> None:
+    if algorithm not in ALGORITHMS:
+        raise InputError(f"unknown algorithm {algorithm!r}; allowed: {', '.join(ALGORITHMS)}")
+    if primitive not in ALGORITHMS[algorithm]:
+        raise InputError(f"algorithm {algorithm!r} does not implement {primitive!r}; it implements: {', '.join(ALGORITHMS[algorithm])}")
+
+
+def _case(algorithm, primitive, m, ports, root, chunks) -> dict:
+    """A case checked for everything but N."""
+    _pair(algorithm, primitive)
+    model = ALGORITHMS[algorithm][primitive]
+    ports = model.min_ports if ports is None else ports
+    if ports < model.min_ports:
+        raise InputError(f"algorithm {algorithm!r} needs --ports >= {model.min_ports}, got {ports}")
+    _check_count("ports", ports, 1, 64)
+    if root < 0:
+        raise InputError(f"--root must be >= 0, got {root}")
+    if root and primitive not in ROOTED_PRIMITIVES:
+        raise InputError(f"--root applies only to rooted primitives ({', '.join(ROOTED_PRIMITIVES)}), not {primitive!r}")
+    if algorithm == "double_binary_tree":
+        chunks = 4 if chunks is None else _check_count("chunks", chunks, 1, 1024)
+    elif chunks is not None:
+        raise InputError("--chunks applies only to double_binary_tree")
+    return {"algorithm": algorithm, "primitive": primitive, "m": m, "ports": ports, "root": root, "chunks": chunks}
+
+
+def check_case_for(case: dict, n: int) -> None:
+    """Phase 2: can this case run on ``n`` ranks? (Raises InputError; no communication.)"""
+    what = f"{case['algorithm']} {case['primitive']} with M = {case['m']} bytes on N = {n}"
+    if case["root"] >= n:
+        raise InputError(f"--root {case['root']} is not a rank of N = {n}")
+    if case["primitive"] == "all_to_all" and case["m"] % n:
+        raise InputError(f"{what}: all_to_all needs M divisible by N (M/N bytes to every rank), got M mod N = {case['m'] % n}")
+    try:
+        generate(case["algorithm"], case["primitive"], n, case["m"], ports=case["ports"], root=case["root"], chunks=case["chunks"])
+    except (ValueError, TypeError) as error:
+        raise InputError(f"{what}: {error}") from None
+
+
+def parse_static(argv) -> dict:
+    """Phase 1: parse and check everything that does not depend on N."""
+    args = build_parser().parse_args(argv)
+    config = {"command": args.command, "json": args.json, "repeats": _check_count("repeats", args.repeats, 1, MAX_REPEATS),
+              "note": args.note}
+    if len(args.note) > 2000:
+        raise InputError(f"--note is {len(args.note)} characters; keep it under 2000")
+    if args.json is not None and not args.json.strip():
+        raise InputError("--json needs a file name")
+    if args.command == "pingpong":
+        config["sizes"] = _sizes(args.sizes) if args.sizes else list(DEFAULT_PINGPONG_SIZES)
+        return config
+    if args.command == "selftest":
+        config["sizes"] = _sizes(args.sizes) if args.sizes else None
+        config["ns"] = None
+        if args.ns:
+            try:
+                config["ns"] = [int(v) for v in args.ns.split(",") if v.strip()]
+            except ValueError:
+                raise InputError(f"--ns must be comma-separated rank counts, got {args.ns!r}") from None
+            if not config["ns"] or min(config["ns"]) < 1:
+                raise InputError(f"--ns must be rank counts >= 1, got {args.ns!r}")
+        return config
+    config["warmup"] = _check_count("warmup", args.warmup, 0, 1000)
+    config["seed"] = _check_count("seed", args.seed, 0, 2**63 - 1)
+    config["library"] = not args.no_library
+    if (args.alpha is None) != (args.beta is None):
+        raise InputError("give both --alpha and --beta, or neither (then they are measured by a ping-pong first)")
+    if args.alpha is not None:
+        if not (args.alpha >= 0 and args.alpha < float("inf")):
+            raise InputError(f"--alpha must be a finite number of seconds >= 0, got {args.alpha}")
+        if not (args.beta > 0 and args.beta < float("inf")):
+            raise InputError(f"--beta must be a finite bandwidth > 0 in bytes/s, got {args.beta}")
+    config["alpha"], config["beta"] = args.alpha, args.beta
+    if args.command == "run":
+        config["cases"] = [_case(args.algorithm, args.primitive, parse_size(args.size), args.ports, args.root, args.chunks)]
+        return config
+    pairs = [p.strip() for p in args.pairs.split(",") if p.strip()]
+    if not pairs:
+        raise InputError("--pairs is empty; give e.g. ring:all_reduce")
+    cases = []
+    for pair in pairs:
+        if pair.count(":") != 1:
+            raise InputError(f"--pairs entry {pair!r} is not algorithm:primitive")
+        algorithm, primitive = pair.split(":")
+        for m in _sizes(args.sizes):
+            cases.append(_case(algorithm, primitive, m, args.ports, args.root, args.chunks))
+    if len(cases) > MAX_CASES:
+        raise InputError(f"{len(cases)} cases exceed the cap of {MAX_CASES} per launch")
+    config["cases"] = cases
+    config["pingpong_sizes"] = _sizes(args.pingpong_sizes) if args.pingpong_sizes else list(QUICK_PINGPONG_SIZES)
+    config["pingpong_repeats"] = _check_count("pingpong-repeats", args.pingpong_repeats, 1, MAX_REPEATS)
+    return config
+
+
+def selftest_cases(n: int, sizes=None) -> tuple[list[dict], list[dict]]:
+    """Every algorithm x primitive pair that runs on ``n`` ranks: (cases, skipped pairs with the reason).
+
+    Sizes: 0, 1, N - 1 (empty blocks), 4099 (blocks of unequal length), multiples of N for AllToAll;
+    rooted primitives at root 0 and N - 1; binomial trees also 2-nomial (``ports=2``).
+
+    >>> cases, skipped = selftest_cases(3)
+    >>> sorted({(c["algorithm"], c["primitive"]) for c in cases}) == sorted(
+    ...     (a, p) for a, ps in ALGORITHMS.items() for p in ps if (a, p) not in
+    ...     {("recursive_halving_doubling", "reduce_scatter"), ("recursive_doubling", "all_gather")})
+    True
+    >>> [(s["algorithm"], s["primitive"]) for s in skipped]
+    [('recursive_halving_doubling', 'reduce_scatter'), ('recursive_doubling', 'all_gather')]
+    """
+    default = sizes is None
+    cases, skipped = [], []
+    for algorithm, models in ALGORITHMS.items():
+        for primitive, model in models.items():
+            if primitive == "all_to_all":
+                ms = sorted({0, n, 7 * n, 1000 * n}) if default else [m for m in sizes if m % n == 0]
+            else:
+                ms = sorted({0, 1, max(n - 1, 0), 4099}) if default else list(sizes)
+            roots = sorted({0, n - 1}) if primitive in ROOTED_PRIMITIVES else [0]
+            ports_list = [model.min_ports] + ([2] if algorithm == "binomial_tree" and primitive in ("broadcast", "reduce", "all_reduce") else [])
+            first = _case(algorithm, primitive, 0, model.min_ports, 0, None)
+            try:
+                check_case_for(first, n)
+            except InputError as error:
+                skipped.append({"algorithm": algorithm, "primitive": primitive, "reason": str(error)})
+                continue
+            for m in ms:
+                for root in roots:
+                    for ports in ports_list:
+                        cases.append(_case(algorithm, primitive, m, ports, root, None))
+    return cases, skipped
+
+
+# --------------------------------------------------------------------------- main
+
+
+def _write(config: dict, result: dict) -> None:
+    text = json.dumps(result, indent=1)
+    if config["json"]:
+        with open(config["json"], "w", encoding="utf-8") as handle:
+            handle.write(text + "\n")
+    else:
+        print(text, flush=True)
+
+
+def _json_target_problem(path) -> str | None:
+    if path is None:
+        return None
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        return f"cannot write --json {path}: directory {directory} does not exist"
+    if not os.access(directory, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        return f"cannot write --json {path}: not writable"
+    return None
+
+
+def main(argv=None) -> int:
+    """Entry point of ``python -m ccb_helpers.mpi``; returns the exit code."""
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        config = parse_static(argv)
+    except InputError as error:
+        return _fail(str(error), _rank_label())
+
+    # mpi4py's default thread level (MPI_THREAD_MULTIPLE) on purpose: with "single", MPICH's
+    # progress loop never releases the core, and with more ranks than cores (N = 4 on this 2-core
+    # machine) an MPI_Allreduce of 1 MiB took ~1 s instead of ~15 ms.
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    n, rank = comm.size, comm.rank
+    label = f" (rank {rank} of {n})"
+    try:
+        if config["command"] == "pingpong" and n < 2:
+            raise InputError(f"pingpong needs at least 2 ranks, got N = {n} (run it with mpiexec -n 2)")
+        if config["command"] == "selftest":
+            config["ns"] = config["ns"] or [n]
+            if max(config["ns"]) > n:
+                raise InputError(f"--ns {max(config['ns'])} is more than the N = {n} ranks started")
+            config["per_n"] = {k: selftest_cases(k, config["sizes"]) for k in config["ns"]}
+        for case in config.get("cases", []):
+            check_case_for(case, n)
+    except InputError as error:
+        MPI.Finalize()
+        return _fail(str(error), label)
+    problem = comm.bcast(_json_target_problem(config["json"]) if rank == 0 else None, root=0)
+    if problem:
+        MPI.Finalize()
+        return _fail(problem, label)
+
+    code = 1
+    try:
+        result, code = _dispatch(comm, config)
+        if rank == 0:
+            _write(config, result)
+    except Exception:  # a bug, not bad input: do not leave the other ranks waiting
+        traceback.print_exc()
+        sys.stderr.flush()
+        comm.Abort(1)
+    MPI.Finalize()
+    return code
+
+
+def _measure_alpha_beta(comm, sizes, repeats: int) -> dict | None:
+    from ._runner import pingpong
+
+    if comm.size < 2:
+        return None
+    measured = pingpong(comm, sizes, repeats=repeats)
+    if comm.rank == 0:
+        measured.update(_fit_or_none(measured))
+    return measured
+
+
+def _fit_or_none(measured: dict) -> dict:
+    """α, β and residual of a ping-pong, or ``None`` values and the reason (noise can make times flat)."""
+    from . import fit_alpha_beta
+
+    try:
+        fit = fit_alpha_beta(measured["sizes"], measured["times_s"])
+    except ValueError as error:
+        return {"alpha_s": None, "beta_Bps": None, "residual": None, "fit_error": str(error)}
+    return {"alpha_s": fit.alpha_s, "beta_Bps": fit.beta_Bps, "residual": fit.residual}
+
+
+def _dispatch(comm, config: dict) -> tuple[dict | None, int]:
+    from ._runner import _idle_until_all_arrive, environment, pingpong, run_case
+
+    started = time.time()
+    env = environment(comm)
+    rank0 = comm.rank == 0
+    header = {"command": config["command"], "n": comm.size, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "note": config["note"],
+              "environment": env}
+    if config["command"] == "pingpong":
+        measured = pingpong(comm, config["sizes"], config["repeats"])
+        if not rank0:
+            return None, 0
+        fit = _fit_or_none(measured)
+        return {**header, **measured, **fit, "elapsed_s": time.time() - started}, 0 if fit["alpha_s"] is not None else 1
+
+    if config["command"] == "selftest":
+        from mpi4py import MPI
+
+        outcomes, skipped = [], []
+        for k in config["ns"]:
+            cases, skipped_k = config["per_n"][k]
+            # Ranks 0..k-1 form a communicator of size k; the others sleep until they are done.
+            sub = comm.Split(0 if comm.rank < k else MPI.UNDEFINED, comm.rank)
+            if sub != MPI.COMM_NULL:
+                for index, case in enumerate(cases):
+                    r = run_case(sub, case, repeats=1, warmup=0, seed=index, alpha=None, beta=None)
+                    if rank0:
+                        outcomes.append({key: r[key] for key in ("n", "algorithm", "primitive", "m", "root", "ports", "correct",
+                                                                 "errors", "library_call", "library_correct", "library_errors")})
+                sub.Free()
+            skipped += [{"n": k, **s} for s in skipped_k]
+            _idle_until_all_arrive(comm)
+        all_correct = comm.bcast(all(o["correct"] and o["library_correct"] for o in outcomes) if rank0 else None, root=0)
+        if not rank0:
+            return None, 0 if all_correct else 1
+        result = {**header, "ns": config["ns"], "cases": outcomes, "skipped": skipped, "all_correct": all_correct,
+                  "elapsed_s": time.time() - started}
+        return result, 0 if all_correct else 1
+
+    alpha, beta, source, measured = config["alpha"], config["beta"], "given on the command line", None
+    if alpha is None:
+        measured = _measure_alpha_beta(comm, config.get("pingpong_sizes", QUICK_PINGPONG_SIZES), config.get("pingpong_repeats", 5))
+        if comm.size < 2:  # the same decision on every rank (``measured`` is None on ranks > 0)
+            source = "not measured (one rank)"
+        else:
+            alpha, beta = comm.bcast((measured["alpha_s"], measured["beta_Bps"]) if rank0 else None, root=0)
+            source = "measured: ping-pong between ranks 0 and 1 in this launch"
+            if alpha is None:
+                source = "measurement failed (see pingpong.fit_error): no model or bound"
+    runs = []
+    for case in config["cases"]:
+        r = run_case(comm, case, config["repeats"], config["warmup"], config["seed"], alpha, beta, library=config["library"])
+        runs.append(r)
+    correct = comm.bcast(all(r["correct"] and r.get("library_correct", True) for r in runs) if rank0 else None, root=0)
+    if not rank0:
+        return None, 0 if correct else 1
+    extra = {"alpha_s": alpha, "beta_Bps": beta, "alpha_beta_source": source}
+    if measured is not None:
+        extra["pingpong"] = measured
+    if config["command"] == "run":
+        return {**header, **runs[0], **extra, "elapsed_s": time.time() - started}, 0 if correct else 1
+    return {**header, **extra, "runs": runs, "all_correct": correct, "elapsed_s": time.time() - started}, 0 if correct else 1

@@ -1,0 +1,310 @@
+"""The code that runs inside the MPI ranks: ping-pong, a schedule, the library's collective.
+
+Everything here takes an mpi4py communicator; nothing imports mpi4py at module level (the
+package's doctests and the notebooks import :mod:`ccb_helpers.mpi` without starting MPI).
+Timing follows the usual MPI benchmark recipe: warm-up runs first, then each timed run starts
+after a barrier, every rank measures its own elapsed time with ``MPI.Wtime`` and the run's time
+is the slowest rank's; ``median_s`` is the median over the timed runs.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+
+import numpy as np
+
+from ..algorithms import algorithm_terms
+from ..bounds import combined_lower_bound
+from ..generators import generate
+from ..schedule import block_bounds
+from ._plan import compile_rank_plan
+from ._reference import compare, expected_regions, rank_input
+
+__all__: list[str] = []
+
+LIBRARY_CALLS = {
+    "all_reduce": "Allreduce",
+    "all_gather": "Allgather",
+    "reduce_scatter": "Reduce_scatter_block",
+    "broadcast": "Bcast",
+    "reduce": "Reduce",
+    "scatter": "Scatter",
+    "gather": "Gather",
+    "all_to_all": "Alltoall",
+}
+
+
+def _mpi():
+    from mpi4py import MPI
+
+    return MPI
+
+
+# --------------------------------------------------------------------------- ping-pong
+
+
+def pingpong_iterations(size: int) -> int:
+    """Round trips per timed sample: about 100 for small messages, fewer as they grow.
+
+    >>> pingpong_iterations(0), pingpong_iterations(2**16), pingpong_iterations(2**24)
+    (100, 100, 2)
+    """
+    return max(2, min(100, (100 * 2**16) // max(size, 1)))
+
+
+def _idle_until_all_arrive(comm) -> None:
+    """Wait at a barrier without busy-polling: a sleeping rank leaves the cores to those still working.
+
+    (``MPI_Barrier`` polls; with more ranks than cores the idle ranks would slow the ping-pong
+    of ranks 0 and 1 several times over.)
+    """
+    request = comm.Ibarrier()
+    while not request.Test():
+        time.sleep(0.002)
+
+
+def pingpong(comm, sizes, repeats: int) -> dict | None:
+    """One-way times between ranks 0 and 1 (half a round trip); the other ranks sleep meanwhile.
+
+    Each of the ``repeats`` samples per size averages ``pingpong_iterations(size)`` round trips.
+    Returns on rank 0 (``None`` elsewhere): ``times_s``, the fastest sample per size — the one
+    least disturbed by other load, what α and β are fitted to — and ``median_times_s``.
+    """
+    MPI = _mpi()
+    rank = comm.rank
+    buffer = np.zeros(max(sizes, default=0), dtype=np.uint8)
+    fastest, medians, spreads = [], [], []
+    for size in sizes:
+        message = buffer[:size]
+        iters = pingpong_iterations(size)
+        samples = []
+        for sample in range(repeats + 1):  # sample 0 is the warm-up
+            if rank == 0:
+                start = MPI.Wtime()
+                for _ in range(iters):
+                    comm.Send(message, dest=1, tag=1)
+                    comm.Recv(message, source=1, tag=2)
+                samples.append((MPI.Wtime() - start) / (2 * iters))
+            elif rank == 1:
+                for _ in range(iters):
+                    comm.Recv(message, source=0, tag=1)
+                    comm.Send(message, dest=0, tag=2)
+        if rank == 0:
+            timed = np.array(samples[1:])
+            fastest.append(float(timed.min()))
+            medians.append(float(np.median(timed)))
+            spreads.append([float(timed.min()), float(timed.max())])
+    _idle_until_all_arrive(comm)
+    if rank != 0:
+        return None
+    return {"sizes": [int(s) for s in sizes], "times_s": fastest, "statistic": "fastest of the samples",
+            "median_times_s": medians, "min_max_s": spreads,
+            "iterations": [pingpong_iterations(s) for s in sizes], "repeats": repeats}
+
+
+# --------------------------------------------------------------------------- the library's collective
+
+
+def _counts(m: int, n: int):
+    bounds = block_bounds(m, n)
+    return [int(c) for c in np.diff(bounds)], [int(d) for d in bounds[:-1]]
+
+
+def library_collective(comm, primitive: str, bufs: dict, m: int, root: int):
+    """The MPI library's own collective for ``primitive`` on the same buffers, and its name.
+
+    Returns ``(call, finish, name)``: ``call()`` runs the collective (timed); ``finish()`` moves
+    its output into the book's buffer layout (untimed) so the same byte check applies. Equal
+    blocks use the plain call (``Allgather``…); unequal blocks its ``v`` variant.
+    """
+    MPI = _mpi()
+    n, rank = comm.size, comm.rank
+    counts, displs = _counts(m, n)
+    equal = m % n == 0
+    B = MPI.BYTE
+    data = bufs.get("data")
+    mine = slice(displs[rank], displs[rank] + counts[rank])
+    if primitive == "all_reduce":
+        return (lambda: comm.Allreduce(MPI.IN_PLACE, [data, MPI.UNSIGNED_CHAR], op=MPI.SUM)), None, "Allreduce"
+    if primitive == "broadcast":
+        return (lambda: comm.Bcast([data, B], root=root)), None, "Bcast"
+    if primitive == "reduce":
+        if rank == root:
+            return (lambda: comm.Reduce(MPI.IN_PLACE, [data, MPI.UNSIGNED_CHAR], op=MPI.SUM, root=root)), None, "Reduce"
+        return (lambda: comm.Reduce([data, MPI.UNSIGNED_CHAR], None, op=MPI.SUM, root=root)), None, "Reduce"
+    if primitive == "reduce_scatter":
+        out = np.empty(counts[rank], dtype=np.uint8)
+
+        def finish():
+            data[mine] = out
+
+        if equal:
+            return (lambda: comm.Reduce_scatter_block([data, MPI.UNSIGNED_CHAR], [out, MPI.UNSIGNED_CHAR], op=MPI.SUM)), finish, "Reduce_scatter_block"
+        return (lambda: comm.Reduce_scatter([data, MPI.UNSIGNED_CHAR], [out, MPI.UNSIGNED_CHAR], recvcounts=counts, op=MPI.SUM)), finish, "Reduce_scatter"
+    if primitive == "all_gather":
+        if equal:
+            return (lambda: comm.Allgather(MPI.IN_PLACE, [data, B])), None, "Allgather"
+        return (lambda: comm.Allgatherv(MPI.IN_PLACE, [data, counts, displs, B])), None, "Allgatherv"
+    if primitive == "scatter":
+        if equal:
+            send = [data, B] if rank == root else None
+            recv = MPI.IN_PLACE if rank == root else [data[mine], B]
+            return (lambda: comm.Scatter(send, recv, root=root)), None, "Scatter"
+        send = [data, counts, displs, B] if rank == root else None
+        recv = MPI.IN_PLACE if rank == root else [data[mine], B]
+        return (lambda: comm.Scatterv(send, recv, root=root)), None, "Scatterv"
+    if primitive == "gather":
+        if equal:
+            send = MPI.IN_PLACE if rank == root else [data[mine], B]
+            recv = [data, B] if rank == root else None
+            return (lambda: comm.Gather(send, recv, root=root)), None, "Gather"
+        send = MPI.IN_PLACE if rank == root else [data[mine], B]
+        recv = [data, counts, displs, B] if rank == root else None
+        return (lambda: comm.Gatherv(send, recv, root=root)), None, "Gatherv"
+    if primitive == "all_to_all":
+        send, recv = bufs["send"], bufs["recv"]
+        if equal:
+            return (lambda: comm.Alltoall([send, B], [recv, B])), None, "Alltoall"
+        return (lambda: comm.Alltoallv([send, counts, displs, B], [recv, counts, displs, B])), None, "Alltoallv"
+    raise AssertionError(primitive)  # pragma: no cover - primitives are validated before MPI starts
+
+
+# --------------------------------------------------------------------------- one case
+
+
+def _execute(comm, plan) -> None:
+    """Run a compiled plan: per round pack, post receives then sends, wait for all, unpack."""
+    MPI = _mpi()
+    plan.prologue.before()
+    plan.prologue.after()
+    for tag, rp in enumerate(plan.rounds):
+        rp.before()
+        tag %= 32768  # MPI guarantees tags up to 32767
+        requests = [comm.Irecv(buf, source=peer, tag=tag) for peer, buf in rp.recvs]
+        requests += [comm.Isend(buf, dest=peer, tag=tag) for peer, buf in rp.sends]
+        MPI.Request.Waitall(requests)
+        rp.after()
+    plan.epilogue.before()
+    plan.epilogue.after()
+
+
+def _timed(comm, run, reset, check, repeats: int, warmup: int):
+    """Warm-up runs, then ``repeats`` barrier-separated timed runs; slowest rank's time each.
+
+    Returns ``(times on rank 0 or None, errors of this rank)``; every run is checked.
+    """
+    MPI = _mpi()
+    local = np.zeros(repeats)
+    errors: list[str] = []
+    for index in range(warmup + repeats):
+        reset()
+        comm.Barrier()
+        start = MPI.Wtime()
+        run()
+        elapsed = MPI.Wtime() - start
+        if index >= warmup:
+            local[index - warmup] = elapsed
+        if not errors:
+            errors = check()
+    slowest = np.zeros(repeats) if comm.rank == 0 else None
+    comm.Reduce(local, slowest, op=MPI.MAX, root=0)
+    return slowest, errors
+
+
+def run_case(comm, case: dict, repeats: int, warmup: int, seed: int, alpha, beta, library: bool = True) -> dict | None:
+    """Run one (algorithm, primitive, m, root, ports, chunks) case on real buffers; rank 0 gets the result.
+
+    ``case`` was validated before MPI started (``_cli``); its schedule is generated here on every
+    rank (deterministically, so all ranks agree) and compiled for this rank.
+    """
+    n, rank = comm.size, comm.rank
+    algorithm, primitive, m = case["algorithm"], case["primitive"], case["m"]
+    schedule = generate(algorithm, primitive, n, m, ports=case["ports"], root=case["root"], chunks=case.get("chunks"))
+    pristine = {name: rank_input(seed, rank, name, m) for name in schedule.buffers}
+    bufs = {name: np.empty(m, dtype=np.uint8) for name in schedule.buffers}
+    plan = compile_rank_plan(schedule, rank, [bufs[name] for name in schedule.buffers])
+    expected = expected_regions(primitive, n, m, schedule.root, rank, seed)
+
+    def reset():
+        for name, buf in bufs.items():
+            np.copyto(buf, pristine[name])
+
+    def check():
+        return compare(expected, bufs)
+
+    times, errors = _timed(comm, lambda: _execute(comm, plan), reset, check, repeats, warmup)
+    lib_times = lib_errors = lib_name = None
+    if library:
+        call, finish, lib_name = library_collective(comm, primitive, bufs, m, schedule.root)
+
+        def lib_check():
+            if finish is not None:
+                finish()
+            return compare(expected, bufs)
+
+        lib_times, lib_errors = _timed(comm, call, reset, lib_check, repeats, warmup)
+    # Gather every rank's first error (small Python objects; the runs are over).
+    all_errors = comm.gather([f"rank {rank}: {e}" for e in errors[:3]], root=0)
+    all_lib_errors = comm.gather([f"rank {rank}: {e}" for e in (lib_errors or [])[:3]], root=0)
+    if rank != 0:
+        return None
+    errors = [e for per_rank in all_errors for e in per_rank]
+    lib_errors = [e for per_rank in all_lib_errors for e in per_rank]
+    cost = algorithm_terms(algorithm, primitive, n, m, case["ports"], chunks=case.get("chunks"))
+    result = {
+        "algorithm": algorithm,
+        "primitive": primitive,
+        "n": n,
+        "m": m,
+        "ports": case["ports"],
+        "root": schedule.root,
+        "chunks": case.get("chunks"),
+        "rounds": len(schedule.rounds),
+        "messages_rank0": plan.messages_sent,
+        "correct": not errors,
+        "errors": errors[:10],
+        "repeats": repeats,
+        "warmup": warmup,
+        "times_s": [float(t) for t in times],
+        "median_s": float(np.median(times)),
+        "model_rounds": int(cost.steps),
+        "model_bandwidth_bytes": float(cost.bandwidth_bytes),
+    }
+    if alpha is not None:
+        result["model_s"] = float(cost.time(alpha, beta))
+        result["bound_s"] = float(combined_lower_bound(primitive, n, m, alpha, beta, case["ports"]))
+    if library:
+        result.update({
+            "library_call": lib_name,
+            "library_correct": not lib_errors,
+            "library_errors": lib_errors[:10],
+            "library_times_s": [float(t) for t in lib_times],
+            "library_median_s": float(np.median(lib_times)),
+        })
+    return result
+
+
+# --------------------------------------------------------------------------- provenance
+
+
+def environment(comm) -> dict:
+    """Where the numbers came from: MPI library, hosts, cores, oversubscription, MPICH settings."""
+    MPI = _mpi()
+    import mpi4py
+
+    hosts = comm.gather(socket.gethostname(), root=0)
+    if comm.rank != 0:
+        return {}
+    per_host = {h: hosts.count(h) for h in dict.fromkeys(hosts)}
+    cores = os.cpu_count() or 1
+    return {
+        "mpi_library": MPI.Get_library_version().splitlines()[0].strip(),
+        "mpi4py": mpi4py.__version__,
+        "hosts": per_host,
+        "cores_rank0_host": cores,
+        "oversubscribed": max(per_host.values()) > cores,
+        "mpich_settings": {k: v for k, v in sorted(os.environ.items()) if k.startswith(("MPIR_CVAR_", "MPICH_"))},
+        "wtime_resolution_s": MPI.Wtick(),
+    }

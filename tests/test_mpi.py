@@ -1,0 +1,451 @@
+"""ccb_helpers.mpi: the α-β fit, the per-rank plan (against the simulator), the command line under mpiexec.
+
+The tests that launch ``mpiexec`` kill the whole job after a timeout, so a stuck rank fails the
+test instead of hanging CI. Runs are batched: one launch checks every algorithm x primitive pair
+on communicators of 2, 3 and 4 ranks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import statistics
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import ccb_helpers as ccb
+from ccb_helpers.algorithms import ALGORITHMS
+from ccb_helpers.mpi import _cli, mpiexec_command, oversubscription_settings, run_with_timeout
+from ccb_helpers.mpi._plan import compile_rank_plan, run_loopback
+from ccb_helpers.mpi._reference import compare, expected_regions, rank_input
+from ccb_helpers.simulate import _apply
+
+PAIRS = [(a, p) for a, models in ALGORITHMS.items() for p in models]
+POWER_OF_TWO_ONLY = {("recursive_halving_doubling", "reduce_scatter"), ("recursive_doubling", "all_gather")}
+TIMEOUT = 240  # s per mpiexec launch on this loaded 2-core machine; a hang fails, never blocks
+
+
+# --------------------------------------------------------------------------- α-β fit
+
+
+def test_fit_recovers_exact_alpha_beta():
+    alpha, beta = 3e-6, 2.5e9
+    sizes = [0] + [4**k for k in range(13)]
+    times = [alpha + s / beta for s in sizes]
+    fit = ccb.mpi.fit_alpha_beta(sizes, times)
+    assert fit.alpha_s == pytest.approx(alpha, rel=1e-9)
+    assert fit.beta_Bps == pytest.approx(beta, rel=1e-9)
+    assert fit.residual < 1e-9
+
+
+def test_fit_clamps_a_negative_alpha():
+    # Through (1, 1) and (2, 3) the line is T = -1 + 2 M: alpha < 0. With alpha = 0 the relative
+    # least squares gives gamma = sum(x/T) / sum(x²/T²) = (1 + 2/3) / (1 + 4/9) = 15/13, beta = 13/15.
+    fit = ccb.mpi.fit_alpha_beta([1, 2], [1.0, 3.0])
+    assert fit.alpha_s == 0.0
+    assert fit.beta_Bps == pytest.approx(13 / 15, rel=1e-12)
+    # Residuals (x gamma - T)/T: (15/13 - 1) = 2/13 and (30/13 - 3)/3 = -3/13; RMS = sqrt(13/2)/13.
+    assert fit.residual == pytest.approx(np.sqrt(13 / 2) / 13, rel=1e-12)
+
+
+def test_fit_weights_relative_errors():
+    # One point 10 % slow: relative weighting keeps alpha from the small sizes and beta from the
+    # large ones, each within a few per cent (plain least squares would let the 16 MiB point set alpha).
+    sizes = np.array([0, 64, 1024, 2**16, 2**20, 2**24], dtype=float)
+    times = 2e-6 + sizes / 1e9
+    times[-1] *= 1.1
+    fit = ccb.mpi.fit_alpha_beta(sizes, times)
+    assert fit.alpha_s == pytest.approx(2e-6, rel=0.05)
+    assert fit.beta_Bps == pytest.approx(1e9, rel=0.1)
+
+
+@pytest.mark.parametrize(
+    "sizes, times, error, words",
+    [
+        ([1024], [1e-6], ValueError, "two distinct"),
+        ([1, 1], [1e-6, 2e-6], ValueError, "two distinct"),
+        ([0, 1], [1e-6], ValueError, "same length"),
+        ([0, 1], [1e-6, -1.0], ValueError, "times must be > 0"),
+        ([0, -5], [1e-6, 2e-6], ValueError, "sizes must be >= 0"),
+        ([0, 1000, 2000], [3e-6, 2e-6, 1e-6], ValueError, "do not grow"),
+        ("0,1", [1e-6, 2e-6], TypeError, "lists or arrays"),
+        ([0, "a"], [1e-6, 2e-6], TypeError, "sizes"),
+    ],
+)
+def test_fit_rejects_bad_input(sizes, times, error, words):
+    with pytest.raises(error, match=words):
+        ccb.mpi.fit_alpha_beta(sizes, times)
+
+
+# --------------------------------------------------------------------------- plans: same bytes as the simulator
+
+
+def _simulated_final(schedule, inputs):
+    """Every buffer of every node after the simulator's ``_apply`` of all rounds (the reference semantics)."""
+    bufs = [np.stack([inputs[r][b] for r in range(schedule.n)]) for b in range(len(schedule.buffers))]
+    for r in (schedule.prologue, *schedule.rounds, schedule.epilogue):
+        _apply(r, bufs)
+    return bufs
+
+
+@st.composite
+def cases(draw):
+    algorithm, primitive = draw(st.sampled_from(PAIRS))
+    model = ALGORITHMS[algorithm][primitive]
+    n = draw(st.integers(1, 9))
+    if model.power_of_two:
+        n = 1 << (n.bit_length() - 1)
+    m = draw(st.integers(0, 300))
+    if primitive == "all_to_all":
+        m -= m % n
+    root = draw(st.integers(0, n - 1)) if primitive in ccb.ROOTED_PRIMITIVES else 0
+    ports = draw(st.integers(model.min_ports, 3)) if algorithm == "binomial_tree" else model.min_ports
+    chunks = draw(st.integers(1, 5)) if algorithm == "double_binary_tree" else None
+    return algorithm, primitive, n, m, root, ports, chunks
+
+
+@given(cases(), st.integers(0, 2**32))
+def test_rank_plans_leave_the_simulators_bytes_everywhere(case, seed):
+    """All ranks' plans run in-process (messages copied) end with exactly the simulator's buffers.
+
+    Every byte of every buffer is compared — also regions the primitive leaves undefined — so
+    packing, direct receives, scratch reuse and unpacking are checked against an independent
+    implementation of the same round semantics; the primitive's result is then checked against
+    the reference computed from the inputs.
+    """
+    algorithm, primitive, n, m, root, ports, chunks = case
+    schedule = ccb.generate(algorithm, primitive, n, m, ports=ports, root=root, chunks=chunks)
+    inputs = [[rank_input(seed, r, name, m) for name in schedule.buffers] for r in range(n)]
+    reference = _simulated_final(schedule, inputs)
+    bufs = [[b.copy() for b in per_rank] for per_rank in inputs]
+    run_loopback([compile_rank_plan(schedule, r, bufs[r]) for r in range(n)])
+    for r in range(n):
+        for b, name in enumerate(schedule.buffers):
+            assert np.array_equal(bufs[r][b], reference[b][r]), f"rank {r} buffer {name}"
+        errors = compare(expected_regions(primitive, n, m, root, r, seed), dict(zip(schedule.buffers, bufs[r])))
+        assert not errors, errors
+
+
+def test_plan_sends_single_pieces_without_copying():
+    # Ring AllGather on 4 ranks: every round sends one block straight from the buffer and
+    # receives one straight into place (no scratch); ring AllReduce needs scratch for the adds.
+    data = [np.zeros(16, dtype=np.uint8)]
+    gather = compile_rank_plan(ccb.generate("ring", "all_gather", 4, 16), 0, data)
+    assert gather.scratch_bytes == 0
+    assert all(np.shares_memory(buf, data[0]) for r in gather.rounds for _, buf in r.sends + r.recvs)
+    reduce = compile_rank_plan(ccb.generate("ring", "all_reduce", 4, 16), 0, data)
+    assert reduce.scratch_bytes == 4  # one 4-byte block received per reduce-scatter round
+
+
+def test_expected_regions_by_hand():
+    a, b = rank_input(5, 0, "data", 3), rank_input(5, 1, "data", 3)
+    (name, region, want, _), = expected_regions("all_reduce", 2, 3, 0, 1, 5)
+    assert (name, region) == ("data", slice(0, 3))
+    assert want.tolist() == [(int(x) + int(y)) % 256 for x, y in zip(a, b)]
+    # AllToAll on 2 ranks, M = 4: rank 1 receives rank 0's block 1 (bytes 2..3) into its block 0.
+    regions = expected_regions("all_to_all", 2, 4, 0, 1, 5)
+    assert regions[0][1] == slice(0, 2)
+    assert regions[0][2].tolist() == rank_input(5, 0, "send", 4)[2:4].tolist()
+
+
+# --------------------------------------------------------------------------- command line, checked before MPI starts
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["run", "--algorithm", "nope", "--primitive", "all_reduce", "--size", "1KiB"], "unknown algorithm 'nope'"),
+        (["run", "--algorithm", "ring", "--primitive", "broadcast", "--size", "1KiB"], "does not implement 'broadcast'"),
+        (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "12XB"], "not a byte count"),
+        (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "2GiB"], "exceeds the cap"),
+        (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "8", "--alpha", "1e-6"], "both --alpha and --beta"),
+        (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "8", "--repeats", "0"], "--repeats must be between"),
+        (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "8", "--root", "1"], "only to rooted"),
+        (["run", "--algorithm", "double_binary_tree", "--primitive", "all_reduce", "--size", "8", "--ports", "1"], "--ports >= 2"),
+        (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "8", "--chunks", "2"], "only to double_binary_tree"),
+        (["sweep", "--pairs", "ring", "--sizes", "8"], "not algorithm:primitive"),
+        (["selftest", "--ns", "0"], "rank counts >= 1"),
+        (["frobnicate"], "invalid choice"),
+        (["run", "--algorithm", "ring"], "required"),
+    ],
+)
+def test_bad_input_fails_before_mpi_in_one_line(argv, words, capsys):
+    assert _cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("ccb_helpers.mpi: error: "), err
+    assert words in err
+    assert "mpi4py.MPI" not in sys.modules  # phase 1 never starts MPI
+
+
+def test_a_failed_fit_is_reported_not_raised():
+    # Flat times (a very noisy machine) give no positive beta: the result says so instead of crashing the job.
+    out = _cli._fit_or_none({"sizes": [0, 1000, 2000], "times_s": [3e-6, 2e-6, 1e-6]})
+    assert out["alpha_s"] is None and out["beta_Bps"] is None and "do not grow" in out["fit_error"]
+    assert _cli._fit_or_none({"sizes": [0, 10**6], "times_s": [1e-6, 1e-6 + 1e-3]})["beta_Bps"] == pytest.approx(1e9)
+
+
+def test_parse_size():
+    assert _cli.parse_size("16MiB") == 16 * 2**20
+    assert _cli.parse_size("1MB") == 10**6
+    assert _cli.parse_size("0") == 0
+    for bad in ("", "1.3B", "-1", "MiB", "1e3"):
+        with pytest.raises(_cli.InputError):
+            _cli.parse_size(bad)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6, 8])
+def test_selftest_covers_every_pair_that_runs_on_n(n):
+    cases_n, skipped = _cli.selftest_cases(n)
+    covered = {(c["algorithm"], c["primitive"]) for c in cases_n}
+    power_of_two = n & (n - 1) == 0
+    assert covered == {p for p in PAIRS if power_of_two or p not in POWER_OF_TWO_ONLY}
+    assert {(s["algorithm"], s["primitive"]) for s in skipped} == (set() if power_of_two else POWER_OF_TWO_ONLY)
+    rooted = [c for c in cases_n if c["primitive"] in ccb.ROOTED_PRIMITIVES]
+    assert {c["root"] for c in rooted} == {0, n - 1}
+    assert all(c["m"] % n == 0 for c in cases_n if c["primitive"] == "all_to_all")
+
+
+# --------------------------------------------------------------------------- launching helpers
+
+
+def test_mpiexec_comes_from_the_environment():
+    command = mpiexec_command(3, "selftest")
+    assert command[0] == os.path.join(os.path.dirname(sys.executable), "mpiexec")
+    assert command[1:3] == ["-n", "3"] and command[3] == sys.executable
+
+
+def test_oversubscription_settings():
+    cores = os.cpu_count()
+    assert oversubscription_settings(cores) == {}
+    assert oversubscription_settings(cores + 1) == {"MPIR_CVAR_CH4_PROGRESS_THROTTLE": "1"}
+
+
+@pytest.mark.parametrize(
+    "arguments, kwargs, error",
+    [("pingpong", {}, TypeError), (["pingpong", "--json", "x"], {}, ValueError), (["pingpong"], {"n": 0}, ValueError),
+     (["pingpong"], {"n": 2.0}, TypeError), (["pingpong"], {"timeout": 0}, ValueError), (["pingpong"], {"timeout": 1e6}, ValueError),
+     (["pingpong", 3], {}, TypeError)],
+)
+def test_launch_validates(arguments, kwargs, error):
+    with pytest.raises(error):
+        ccb.mpi.launch(arguments, **kwargs)
+
+
+def _mpi(n, *arguments, timeout=TIMEOUT, json_path=None):
+    """Run the command line under mpiexec; returns (exit code, stderr, parsed JSON or None)."""
+    args = list(arguments) + (["--json", str(json_path)] if json_path else [])
+    env = {**os.environ, **oversubscription_settings(n)}
+    done = run_with_timeout(mpiexec_command(n, *args), timeout, env)
+    assert not done.timed_out, f"mpiexec -n {n} {' '.join(arguments)} hung for {timeout} s (killed): {done.stderr[-2000:]}"
+    result = json.loads(json_path.read_text()) if json_path and json_path.exists() else None
+    return done.returncode, done.stderr, result
+
+
+def test_a_stuck_rank_is_killed_not_waited_for():
+    command = mpiexec_command(2)[:3] + [sys.executable, "-c", "import time; time.sleep(120)"]
+    done = run_with_timeout(command, 3.0)
+    assert done.timed_out and done.returncode == -signal.SIGKILL
+
+
+# --------------------------------------------------------------------------- under mpiexec
+
+
+def test_every_pair_is_correct_under_mpi_on_2_3_and_4_ranks(tmp_path):
+    code, err, result = _mpi(4, "selftest", "--ns", "2,3,4", json_path=tmp_path / "selftest.json")
+    assert code == 0, err
+    assert result["ns"] == [2, 3, 4]
+    for n in (2, 3, 4):
+        mine = [c for c in result["cases"] if c["n"] == n]
+        bad = [c for c in mine if not (c["correct"] and c["library_correct"])]
+        assert not bad, bad[:3]
+        covered = {(c["algorithm"], c["primitive"]) for c in mine}
+        assert covered == {p for p in PAIRS if n != 3 or p not in POWER_OF_TWO_ONLY}
+        # Sizes with empty and unequal blocks were run, and the library's own calls were checked.
+        assert {0, 4099} <= {c["m"] for c in mine if c["primitive"] != "all_to_all"}
+    assert {c["library_call"] for c in result["cases"]} >= {"Allreduce", "Allgatherv", "Reduce_scatter", "Bcast", "Reduce",
+                                                            "Scatterv", "Gatherv", "Alltoall", "Allgather", "Reduce_scatter_block"}
+    assert result["all_correct"] is True
+
+
+def test_run_writes_the_issue_fields_on_a_non_power_of_two(tmp_path):
+    code, err, r = _mpi(3, "run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "4099", "--repeats", "4",
+                        "--alpha", "1e-6", "--beta", "1e9", json_path=tmp_path / "ring.json")
+    assert code == 0, err
+    for field in ("algorithm", "primitive", "n", "m", "correct", "times_s", "median_s", "library_median_s", "model_s", "bound_s"):
+        assert field in r
+    assert (r["algorithm"], r["primitive"], r["n"], r["m"], r["correct"], r["library_correct"]) == ("ring", "all_reduce", 3, 4099, True, True)
+    assert len(r["times_s"]) == 4 and r["median_s"] == statistics.median(r["times_s"])
+    assert r["library_call"] == "Allreduce" and len(r["library_times_s"]) == 4
+    # Ring AllReduce on 3 ranks: 2 (N - 1) = 4 rounds; the cost model's bandwidth term is
+    # 2 (N-1)/N M / beta = 4/3 * 4099 ns (the schedule's blocks are 1366, 1366, 1367 bytes).
+    assert r["rounds"] == 4
+    assert r["model_s"] == pytest.approx(4 * 1e-6 + 4 * 4099 / 3 / 1e9, rel=1e-12)
+    # Bound: max(ceil(log2 3) alpha, 2 (N-1)/N M / beta) = max(2 µs, 2 * 2/3 * 4099 ns).
+    assert r["bound_s"] == pytest.approx(max(2e-6, 4 * 4099 / 3 / 1e9), rel=1e-12)
+    assert r["alpha_beta_source"] == "given on the command line"
+    assert r["environment"]["mpi_library"].startswith("MPICH")
+
+
+def test_run_measures_alpha_beta_when_not_given(tmp_path):
+    code, err, r = _mpi(2, "run", "--algorithm", "binomial_tree", "--primitive", "broadcast", "--root", "1", "--size", "64KiB",
+                        "--repeats", "3", json_path=tmp_path / "bcast.json")
+    assert code == 0, err
+    assert r["correct"] and r["library_call"] == "Bcast" and r["root"] == 1
+    assert r["alpha_beta_source"].startswith("measured")
+    assert r["alpha_s"] >= 0 and r["beta_Bps"] > 0
+    assert r["model_s"] == pytest.approx(r["alpha_s"] + 2**16 / r["beta_Bps"], rel=1e-12)  # 1 round of M
+    assert r["pingpong"]["sizes"] == _cli.QUICK_PINGPONG_SIZES
+
+
+def test_pingpong_and_sweep(tmp_path):
+    code, err, p = _mpi(2, "pingpong", "--sizes", "0,1KiB,64KiB,1MiB", "--repeats", "3", json_path=tmp_path / "pp.json")
+    assert code == 0, err
+    assert p["sizes"] == [0, 1024, 65536, 2**20] and len(p["times_s"]) == 4 and all(t > 0 for t in p["times_s"])
+    assert p["alpha_s"] >= 0 and p["beta_Bps"] > 0 and p["residual"] >= 0
+    code, err, s = _mpi(2, "sweep", "--pairs", "ring:all_gather,bruck:all_to_all", "--sizes", "64,4KiB", "--repeats", "2",
+                        "--alpha", "1e-6", "--beta", "1e9", json_path=tmp_path / "sweep.json")
+    assert code == 0, err
+    assert [(r["algorithm"], r["m"]) for r in s["runs"]] == [("ring", 64), ("ring", 4096), ("bruck", 64), ("bruck", 4096)]
+    assert s["all_correct"] and all(r["correct"] for r in s["runs"])
+    loaded = ccb.load_mpi_result(tmp_path / "sweep.json")
+    assert len(ccb.mpi_runs_table(loaded).rows) == 4
+
+
+BAD = [
+    (2, ["run", "--algorithm", "nope", "--primitive", "all_reduce", "--size", "8"], "unknown algorithm"),
+    (2, ["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "lots"], "not a byte count"),
+    (3, ["run", "--algorithm", "recursive_halving_doubling", "--primitive", "reduce_scatter", "--size", "96"], "power of two"),
+    (3, ["run", "--algorithm", "bruck", "--primitive", "all_to_all", "--size", "10"], "divisible by N"),
+    (2, ["run", "--algorithm", "binomial_tree", "--primitive", "broadcast", "--size", "10", "--root", "5"], "not a rank"),
+    (1, ["pingpong"], "at least 2 ranks"),
+    (2, ["pingpong", "--json", "/nonexistent-dir/x.json"], "does not exist"),
+]
+
+
+def test_bad_input_exits_2_with_one_line_from_every_rank():
+    def launch(case):
+        n, argv, _ = case
+        env = {**os.environ, **oversubscription_settings(n)}
+        return run_with_timeout(mpiexec_command(n, *argv), TIMEOUT, env)
+
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        outcomes = list(pool.map(launch, BAD))
+    for (n, argv, words), done in zip(BAD, outcomes):
+        assert not done.timed_out, argv
+        assert done.returncode == 2, (argv, done.returncode, done.stderr)
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == n, (argv, lines)
+        assert all(line.startswith("ccb_helpers.mpi: error: ") and words in line for line in lines), lines
+        assert sorted(line.rsplit("(rank ", 1)[1].split(" ")[0] for line in lines) == [str(r) for r in range(n)]
+
+
+# --------------------------------------------------------------------------- results, plots, explorer (no MPI)
+
+
+def _fake_sweep():
+    """A sweep result written by hand: ring AllReduce and Bruck AllGather on 4 ranks, two sizes."""
+    runs = []
+    for algorithm, primitive, call in (("ring", "all_reduce", "Allreduce"), ("bruck", "all_gather", "Allgather")):
+        for m, t in ((2**10, 1e-4), (2**20, 4e-3)):
+            runs.append({"algorithm": algorithm, "primitive": primitive, "n": 4, "m": m, "ports": 1, "correct": True,
+                         "library_correct": True, "times_s": [t, 2 * t, 3 * t], "median_s": 2 * t, "library_call": call,
+                         "library_median_s": t, "rounds": 6 if algorithm == "ring" else 2})
+    return {"command": "sweep", "n": 4, "runs": runs, "alpha_s": 1e-5, "beta_Bps": 1e9}
+
+
+def test_load_mpi_result_checks_files(tmp_path):
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(_fake_sweep()))
+    assert len(ccb.load_mpi_result(good)["runs"]) == 4
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(ValueError, match="not JSON"):
+        ccb.load_mpi_result(tmp_path / "bad.json")
+    with pytest.raises(ValueError, match="no such result file"):
+        ccb.load_mpi_result(tmp_path / "missing.json")
+    with pytest.raises(ValueError, match="unknown MPI result command"):
+        ccb.load_mpi_result({"command": "frobnicate"})
+    broken = _fake_sweep()
+    del broken["runs"][1]["median_s"]
+    with pytest.raises(ValueError, match="run 1 of the result lacks field"):
+        ccb.load_mpi_result(broken)
+    with pytest.raises(TypeError):
+        ccb.load_mpi_result(42)
+
+
+def test_example_result_file_loads_and_is_correct():
+    example = ccb.load_mpi_result(os.path.join(os.path.dirname(__file__), "..", "notebooks", "data", "mpi_sweep_example.json"))
+    assert example["command"] == "sweep" and example["n"] == 4 and example["all_correct"]
+    assert {"ring", "recursive_halving_doubling", "recursive_doubling", "binomial_tree", "bruck"} <= {r["algorithm"] for r in example["runs"]}
+    assert all(r["correct"] and r["library_correct"] for r in example["runs"])
+
+
+def test_plot_mpi_runs_draws_measured_model_bound_and_library():
+    import matplotlib.pyplot as plt
+
+    sweep = _fake_sweep()
+    axes = ccb.plot_mpi_runs(sweep)
+    lines = axes[0].get_lines()
+    measured, model, bound, library = (line.get_ydata() for line in lines[:4])
+    assert list(measured) == [2e-4, 8e-3] and list(library) == [1e-4, 4e-3]
+    # Ring AllReduce, N = 4, alpha = 10 µs, beta = 1 GB/s: model 6 α + 1.5 M/β, bound max(2 α, 1.5 M/β).
+    assert model == pytest.approx([6e-5 + 1.5 * 1024 / 1e9, 6e-5 + 1.5 * 2**20 / 1e9])
+    assert bound == pytest.approx([2e-5, 1.5 * 2**20 / 1e9])
+    assert "Allreduce" in axes[0].get_title()
+    plt.close("all")
+    ratios = ccb.plot_mpi_ratios(sweep, alpha=1e-6, beta=2e9)
+    assert ratios[0].get_lines()[0].get_ydata()[1] == pytest.approx(8e-3 / (1.5 * 2**20 / 2e9))
+    assert ratios[1].get_lines()[0].get_ydata().tolist() == [2.0, 2.0]  # measured / library
+    plt.close("all")
+    with pytest.raises(ValueError, match="not in the result"):
+        ccb.plot_mpi_runs(sweep, pairs=[("ring", "all_gather")])
+
+
+def test_plot_pingpong_accepts_a_sweep_that_measured_alpha_beta():
+    import matplotlib.pyplot as plt
+
+    sweep = _fake_sweep()
+    with pytest.raises(ValueError, match="without a ping-pong"):
+        ccb.plot_pingpong(sweep)
+    sizes = [0, 1024, 2**20]
+    sweep["pingpong"] = {"sizes": sizes, "times_s": [2e-6 + s / 1e9 for s in sizes], "alpha_s": 2e-6, "beta_Bps": 1e9, "residual": 0.0}
+    left, right = ccb.plot_pingpong(sweep)
+    assert right.get_lines()[0].get_ydata() == pytest.approx([1.0, 1.0])  # measured / fitted, sizes > 0
+    plt.close("all")
+
+
+def test_mpi_runs_table_puts_the_verdict_second():
+    t = ccb.mpi_runs_table(_fake_sweep(), m=2**20)
+    assert t.headers[:2] == ["算法", "实测 / 下界"]
+    # Ring: 8 ms / (1.5 MiB / 1 GB/s) = 8e-3 / 1.572864e-3 = 5.09; Bruck AllGather: bound (N-1)/N M / beta
+    # = 0.786432 ms, ratio 10.17, shown with three significant digits.
+    assert [row[1] for row in t.rows] == ["5.09", "10.2"]
+    with pytest.raises(ValueError, match="no run has m"):
+        ccb.mpi_runs_table(_fake_sweep(), m=5)
+
+
+def test_result_explorer_drives_every_control():
+    e = ccb.MPIResultExplorer(_fake_sweep())
+    first = bytes(e.image.value)
+    assert e.values["m"] == 2**20
+    # 1 MiB ring: 8 ms against max(2 α, 1.5 M/β) = 1.572864 ms.
+    assert e.ratio_at_size == pytest.approx(8e-3 / 1.572864e-3)
+    e.update(m=2**10)  # bound 2 α = 20 µs > 1.5 KiB / 1 GB/s
+    assert e.ratio_at_size == pytest.approx(2e-4 / 2e-5)
+    assert "1 KiB" in e.readout.value
+    e.update(alpha_us=10 ** e.controls["alpha_us"].min)  # smallest α (10 ns): the bandwidth term binds
+    assert e.ratio_at_size == pytest.approx(2e-4 / (1.5 * 1024 / 1e9), rel=1e-6)
+    e.update(beta_gbps=10 ** e.controls["beta_gbps"].max)  # 1000 GB/s: bound = 2 α = 20 ns
+    assert e.ratio_at_size == pytest.approx(2e-4 / max(2e-8, 1.5 * 1024 / 1e12), rel=1e-6)
+    e.update(ratio=True)
+    assert e.figure.axes[0].get_ylabel() == "时间 / 下界"
+    e.update(pair="bruck:all_gather")  # keeps the nearest size
+    assert e.values["m"] == 2**10 and "Bruck AllGather" in e.readout.value
+    assert bytes(e.image.value) != first and e.redraws >= 6
+    with pytest.raises(ValueError, match="no runs"):
+        ccb.MPIResultExplorer({"command": "sweep", "n": 4, "runs": [], "alpha_s": 1e-6, "beta_Bps": 1e9})
