@@ -6,6 +6,8 @@ module): everything here draws :mod:`ccb_helpers.nccl_model` and :mod:`ccb_helpe
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ._validation import check_choice, check_int, check_real
@@ -139,6 +141,26 @@ def _size_axis(ax, lo=2.0**3, hi=2.0**34) -> None:
     ax.xaxis.set_major_locator(FixedLocator(ticks))
     ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xticklabels([format_bytes(t) for t in ticks])
+
+
+@functools.lru_cache(maxsize=64)
+def _explorer_curves(preset: str, n_ranks: int, n_nodes: int):
+    """The explorer's curves for one system and rank count (AllReduce over 2^3 .. 2^34 bytes), cached.
+
+    Returns ``(version, sizes, times, refs, bound, in_network)``: ``times[label]`` is NCCL's
+    estimate in s, ``refs[label]`` the bound that combination is held to (in-network for NVLS).
+    """
+    topo = _resolve_topology(preset, {}, n_nodes)
+    sizes = np.unique(np.geomspace(2.0**3, 2.0**34, 160).astype(np.int64))
+    predictions = [_predict("all_reduce", n_ranks, n_nodes, int(m), topo) for m in sizes]
+    alpha, beta, node_beta = _bound_parameters(topo)
+    bound = np.array([_two_level_bound("all_reduce", n_ranks, n_nodes, int(m), alpha, beta, node_beta) for m in sizes])
+    in_network = np.array([_in_network_bound("all_reduce", n_ranks, n_nodes, int(m), alpha, beta, node_beta) for m in sizes])
+    times, refs = {}, {}
+    for key in predictions[0].times:
+        times[_label(key)] = np.array([p.times[key] for p in predictions])
+        refs[_label(key)] = in_network if key[0].startswith("nvls") else bound
+    return predictions[0].version, sizes, times, refs, bound, in_network
 
 
 def _label(key) -> str:
@@ -290,13 +312,14 @@ class NcclExplorer(Explorer):
     def _controls(self) -> dict:
         import ipywidgets as widgets
 
-        style = {"description_width": "initial"}
+        from .explorers.base import STYLE, slider_args
+
         return {
             "preset": widgets.Dropdown(options=[(t.label, key) for key, t in NCCL_TOPOLOGIES.items()], value="dgx_h100",
-                                       description="系统", style=style),
-            "n": widgets.IntSlider(value=8, min=2, max=8, step=1, description="GPU 数 N", style=style, continuous_update=False),
-            "log2_m": widgets.IntSlider(value=20, min=3, max=34, description="log₂ M（字节）", style=style, continuous_update=False),
-            "efficiency": widgets.Checkbox(value=False, description="画效率（下界 / 时间）", style=style),
+                                       description="系统", style=STYLE),
+            "n": widgets.IntSlider(value=8, min=2, max=8, step=1, **slider_args("GPU 数 N")),
+            "log2_m": widgets.IntSlider(value=20, min=3, max=34, **slider_args("log₂ M（字节）")),
+            "efficiency": widgets.Checkbox(value=False, description="画效率（下界 / 时间）", style=STYLE),
         }
 
     def _adjust(self, name: str) -> None:
@@ -311,32 +334,83 @@ class NcclExplorer(Explorer):
             slider.step, slider.value = 8, 16
             slider.min, slider.max = 8, 2048
 
-    def draw(self, figure, preset, n, log2_m, efficiency) -> str:
+    def setup(self, figure) -> None:
+        from .plotting import COLORS
+
+        figure.subplots_adjust(left=0.1, right=0.98, bottom=0.11, top=0.93)
+        ax = self._ax = figure.add_subplot()
+        self._curves = {label: ax.plot([], [], _LINESTYLE[label.split("/")[1]], color=color, linewidth=1.6, label=label)[0]
+                        for label, color in NCCL_PICK_COLORS.items()}
+        self._bound = ax.plot([], [], color=COLORS["bound"], linewidth=2.2, label="下界")[0]
+        self._in_network = ax.plot([], [], color=COLORS["bound"], linewidth=1.2, linestyle="-.", label="下界（网内归约）")[0]
+        self._mark = ax.plot([], [], "o", markersize=9, markerfacecolor="none", markeredgecolor=COLORS["bound"],
+                             markeredgewidth=2)[0]
+        self._note = ax.annotate("", (1.0, 1.0), textcoords="offset points", xytext=(10, -16), fontsize=10,
+                                 bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "none", "alpha": 0.85})
+        self._title = ax.set_title("", fontsize=10)
+        self._legend = None
+        _size_axis(ax)
+        ax.set_xlim(2.0**3 / 1.4, 2.0**34 * 1.4)
+        ax.set_xlabel("消息大小 M")
+
+    def refresh(self, preset, n, log2_m, efficiency) -> str:
         from .units import format_bytes, format_time
 
         preset = check_choice("preset", preset, NCCL_TOPOLOGIES)
         n = check_int("n", n, minimum=2, maximum=2048)
         log2_m = check_int("log2_m", log2_m, minimum=3, maximum=34)
-        if preset != "dgx_h100":
+        note = ""
+        if preset != "dgx_h100" and n % 8:
+            note = f"（N = {n} 不是 8 的倍数：按每节点 8 块 GPU 取 {max(8, n - n % 8)}）"
             n = max(8, n - n % 8)
         self.n_nodes = 1 if preset == "dgx_h100" else n // 8
         self.n = n
         m = 2**log2_m
         topo = _resolve_topology(preset, {}, self.n_nodes)
-        self.result = _vs_bound("all_reduce", n, self.n_nodes, m, topo)
-        ax = figure.subplots()
-        plot_nccl_times("all_reduce", n, self.n_nodes, preset, efficiency=efficiency, mark=m, ax=ax)
-        figure.tight_layout()
-        r = self.result
+        self.result = r = _vs_bound("all_reduce", n, self.n_nodes, m, topo)
+        version, sizes, times, refs, bound, in_network = _explorer_curves(preset, n, self.n_nodes)
+        ax = self._ax
+        shown = []
+        for label, line in self._curves.items():
+            line.set_visible(label in times)
+            if label in times:
+                line.set_data(sizes, refs[label] / times[label] if efficiency else times[label] * 1e6)
+                shown.append(line)
+        self._bound.set_visible(not efficiency)
+        self._in_network.set_visible(not efficiency)
+        self._bound.set_data(sizes, bound * 1e6)
+        self._in_network.set_data(sizes, in_network * 1e6)
+        if efficiency:
+            ax.set_yscale("linear")
+            ax.set_ylim(0, 1.05)
+            ax.set_ylabel("效率 = 下界 / NCCL 估计")
+            y = 1.0 if r.efficiency is None else r.efficiency  # NCCL's estimate beats the bound: flagged, drawn at 1
+        else:
+            shown += [self._bound, self._in_network]
+            ys = np.concatenate([line.get_ydata() for line in shown])
+            ys = ys[np.isfinite(ys) & (ys > 0)]
+            ax.set_yscale("log")
+            ax.set_ylim(ys.min() / 1.6, ys.max() * 1.6)
+            ax.set_ylabel("时间（µs）")
+            y = r.nccl_time * 1e6
+        _size_axis(ax)
+        ax.set_xlim(2.0**3 / 1.4, 2.0**34 * 1.4)
+        self._mark.set_data([m], [y])
+        self._note.xy = (m, y)
+        self._note.set_text(f"{r.pick}，{format_bytes(m)}")
+        self._title.set_text(f"NCCL {version} 的估计：all_reduce，N = {n}，{self.n_nodes} 个节点")
+        if self._legend is not None:
+            self._legend.remove()
+        self._legend = ax.legend(handles=shown, fontsize=9, ncol=2, loc="upper left")  # empty in both modes
         alpha, beta, node_beta = _bound_parameters(topo)
         bound_kind = "网内归约的下界" if r.in_network else "下界"
         reference = r.in_network_bound_time if r.in_network else r.bound_time
-        shown = "—（估计快于下界）" if r.efficiency is None else f"{r.efficiency:.2f}"
+        shown_eff = "—（估计快于下界）" if r.efficiency is None else f"{r.efficiency:.2f}"
         book = ""
         if r.book_algorithm is not None:
             from .algorithms import ALGORITHM_LABELS
 
             book = f"；本书选型：{ALGORITHM_LABELS[r.book_algorithm]}，{format_time(r.book_time)}"
-        return (f"<b>AllReduce，N = {n}（{self.n_nodes} 个节点），M = {format_bytes(m)}</b>：NCCL {NCCL_MODEL_VERSION} 的模型选 <b>{r.pick}</b>，"
+        return (f"<b>AllReduce，N = {n}（{self.n_nodes} 个节点），M = {format_bytes(m)}</b>{note}：NCCL {NCCL_MODEL_VERSION} 的模型选 <b>{r.pick}</b>，"
                 f"估计 {format_time(r.nccl_time)}；{bound_kind} {format_time(reference)}"
-                f"（α = {alpha * 1e6:.2g} µs，β = {beta / 1e9:.3g} GB/s）；效率 <b>{shown}</b>{book}。")
+                f"（α = {format_time(alpha)}，β = {beta / 1e9:.3g} GB/s）；效率 <b>{shown_eff}</b>{book}。")
