@@ -7,7 +7,8 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..explorers import Explorer
-from ..plotting import COLORS
+from ..explorers.base import STYLE, slider_args
+from ..plotting import BOOK_WIDTH, COLORS
 from ..units import format_bytes, format_time
 from .plots import BOUND_COLOR, LIBRARY_COLOR, model_and_bound, pair_label, runs_by_pair
 
@@ -38,7 +39,8 @@ class MPIResultExplorer(Explorer):
     1.27
     """
 
-    figsize = (9.0, 4.0)
+    figsize = (BOOK_WIDTH, 4.0)
+    readout_lines = 3
 
     def __init__(self, result, **values):
         self.by_pair = runs_by_pair(result)
@@ -47,6 +49,7 @@ class MPIResultExplorer(Explorer):
         from . import load_mpi_result
 
         loaded = load_mpi_result(result)
+        self._init_args = (result,)  # what a fresh explorer of the same result is built from
         self.n = loaded["n"]
         self.alpha0 = loaded.get("alpha_s") or 1e-6
         self.beta0 = loaded.get("beta_Bps") or 1e9
@@ -56,19 +59,18 @@ class MPIResultExplorer(Explorer):
         return [(format_bytes(r["m"]), r["m"]) for r in self.by_pair[tuple(pair_key.split(":"))]]
 
     def _controls(self) -> dict:
-        style = {"description_width": "initial"}
         first = next(iter(self.by_pair))
         sizes = self._size_options(":".join(first))
         return {
             "pair": widgets.Dropdown(options=[(pair_label(*p), ":".join(p)) for p in self.by_pair], value=":".join(first),
-                                     description="算法", style=style),
+                                     description="算法", style=STYLE),
             "m": widgets.SelectionSlider(options=sizes, value=sizes[len(sizes) // 2][1] if len(sizes) > 1 else sizes[0][1],
-                                         description="消息大小 M", style=style, continuous_update=False),
-            "alpha_us": widgets.FloatLogSlider(value=self.alpha0 * 1e6, base=10, min=-2, max=4, step=0.05, description="α (µs)",
-                                               style=style, continuous_update=False, readout_format=".3g"),
-            "beta_gbps": widgets.FloatLogSlider(value=self.beta0 / 1e9, base=10, min=-3, max=3, step=0.05, description="β (GB/s)",
-                                                style=style, continuous_update=False, readout_format=".3g"),
-            "ratio": widgets.Checkbox(value=False, description="画 时间 / 下界", style=style),
+                                         **slider_args("消息大小 M")),
+            "alpha_us": widgets.FloatLogSlider(value=self.alpha0 * 1e6, base=10, min=-2, max=4, step=0.05, readout_format=".3g",
+                                               **slider_args("α (µs)")),
+            "beta_gbps": widgets.FloatLogSlider(value=self.beta0 / 1e9, base=10, min=-3, max=3, step=0.05, readout_format=".3g",
+                                                **slider_args("β (GB/s)")),
+            "ratio": widgets.Checkbox(value=False, description="画 时间 / 下界", style=STYLE),
         }
 
     def _adjust(self, name: str) -> None:
@@ -79,31 +81,62 @@ class MPIResultExplorer(Explorer):
             slider.options = options
             slider.value = min((m for _, m in options), key=lambda m: abs(np.log2(max(m, 1)) - np.log2(max(old, 1))))
 
-    def draw(self, figure: Figure, pair, m, alpha_us, beta_gbps, ratio) -> str:
-        alpha, beta = alpha_us * 1e-6, beta_gbps * 1e9
-        key = tuple(pair.split(":"))
-        runs = self.by_pair[key]
-        left, right = figure.subplots(1, 2, gridspec_kw={"width_ratios": [1.35, 1]})
-        sizes = np.array([r["m"] for r in runs], dtype=float)
-        model, bound = np.array([model_and_bound(r, alpha, beta) for r in runs]).T
-        measured = np.array([r["median_s"] for r in runs])
-        library = np.array([r.get("library_median_s", np.nan) for r in runs])
-        scale = bound if ratio else np.ones_like(bound)
-        color = COLORS.get(key[0], COLORS["latency"])
-        left.fill_between(sizes, [min(r["times_s"]) for r in runs] / scale, [max(r["times_s"]) for r in runs] / scale,
-                          color=color, alpha=0.15, linewidth=0)
-        left.plot(sizes, measured / scale, "o-", color=color, markersize=4, label="实测")
-        left.plot(sizes, model / scale, "--", color=color, label="模型")
-        left.plot(sizes, bound / scale, "-.", color=BOUND_COLOR, label="下界")
-        if np.isfinite(library).any():
-            left.plot(sizes, library / scale, "s:", color=LIBRARY_COLOR, markersize=3, label="MPI 库")
-        left.axvline(m, color=BOUND_COLOR, linewidth=0.8)
+    def setup(self, figure: Figure) -> None:
+        # Two panels side by side in the page column; a fixed layout (no tight_layout per update).
+        figure.subplots_adjust(left=0.09, right=0.985, bottom=0.13, top=0.91, wspace=0.42)
+        left, right = self._left, self._right = figure.subplots(1, 2, gridspec_kw={"width_ratios": [1.25, 1]})
+        self._fill = None
+        self._measured = left.plot([], [], "o-", markersize=4, label="实测")[0]
+        self._model = left.plot([], [], "--", label="模型")[0]
+        self._bound = left.plot([], [], "-.", color=BOUND_COLOR, label="下界")[0]
+        self._library = left.plot([], [], "s:", color=LIBRARY_COLOR, markersize=3, label="MPI 库")[0]
+        self._size_line = left.axvline(1.0, color=BOUND_COLOR, linewidth=0.8)
         left.set_xscale("log", base=2)
         left.set_yscale("log")
         left.set_xlabel("消息大小 M（字节）")
+        self._left_title = left.set_title("", fontsize=10)
+        self._legend = None
+        self._bars = None
+        self._library_marks = right.plot([], [], "s", color=LIBRARY_COLOR, markersize=5)[0]
+        right.axvline(1, color=BOUND_COLOR, linewidth=1)
+        right.set_xscale("log")
+        right.set_xlabel("时间 / 下界（条：实测；■：库）")
+        self._right_title = right.set_title("", fontsize=10)
+
+    def refresh(self, pair, m, alpha_us, beta_gbps, ratio) -> str:
+        alpha, beta = alpha_us * 1e-6, beta_gbps * 1e9
+        key = tuple(pair.split(":"))
+        runs = self.by_pair[key]
+        left, right = self._left, self._right
+        sizes = np.array([r["m"] for r in runs], dtype=float)
+        model, bound = np.array([model_and_bound(r, alpha, beta) for r in runs]).T
+        measured = np.array([r["median_s"] for r in runs])
+        library = np.array([r.get("library_median_s", np.nan) for r in runs], dtype=float)
+        scale = bound if ratio else np.ones_like(bound)
+        color = COLORS.get(key[0], COLORS["latency"])
+        if self._fill is not None:
+            self._fill.remove()
+        low, high = np.array([min(r["times_s"]) for r in runs]) / scale, np.array([max(r["times_s"]) for r in runs]) / scale
+        self._fill = left.fill_between(sizes, low, high, color=color, alpha=0.15, linewidth=0)
+        self._measured.set_data(sizes, measured / scale)
+        self._measured.set_color(color)
+        self._model.set_data(sizes, model / scale)
+        self._model.set_color(color)
+        self._bound.set_data(sizes, bound / scale)
+        has_library = bool(np.isfinite(library).any())
+        self._library.set_data(sizes, library / scale)
+        self._library.set_visible(has_library)
+        self._size_line.set_xdata([m, m])
+        shown = [self._measured, self._model, self._bound] + ([self._library] if has_library else [])
+        ys = np.concatenate([low, high] + [line.get_ydata() for line in shown])
+        ys = ys[np.isfinite(ys) & (ys > 0)]
+        left.set_xlim(sizes.min() / 1.5, sizes.max() * 1.5)
+        left.set_ylim(ys.min() / 1.5, ys.max() * 1.5)
         left.set_ylabel("时间 / 下界" if ratio else "时间（s）")
-        left.set_title(f"{pair_label(*key)}，N = {self.n}", fontsize=10.5)
-        left.legend(loc="upper left", fontsize=8.5)
+        self._left_title.set_text(f"{pair_label(*key)}，N = {self.n}")
+        if self._legend is not None:
+            self._legend.remove()
+        self._legend = left.legend(handles=shown, loc="upper right" if ratio else "upper left", fontsize=8.5)  # away from the data
         # Right: every pair measured at this size, as a multiple of its own bound.
         names, measured_ratio, library_ratio, colors = [], [], [], []
         for p, pruns in self.by_pair.items():
@@ -116,20 +149,30 @@ class MPIResultExplorer(Explorer):
             library_ratio.append(run.get("library_median_s", np.nan) / b)
             colors.append(COLORS.get(p[0], COLORS["latency"]))
         y = np.arange(len(names))
-        right.barh(y, measured_ratio, color=colors, alpha=0.8)
-        right.plot(library_ratio, y, "s", color=LIBRARY_COLOR, markersize=5)
-        right.axvline(1, color=BOUND_COLOR, linewidth=1)
-        right.set_xscale("log")
+        if self._bars is not None:
+            self._bars.remove()
+        self._bars = right.barh(y, measured_ratio, color=colors, alpha=0.8)
+        self._library_marks.set_data(library_ratio, y)
+        xs = np.array([1.0] + measured_ratio + library_ratio, dtype=float)
+        xs = xs[np.isfinite(xs) & (xs > 0)]
+        right.set_xlim(xs.min() / 2, xs.max() * 2)
+        right.set_ylim(len(names) - 0.5, -0.5)  # first pair on top
         right.set_yticks(y, names, fontsize=8.5)
-        right.invert_yaxis()
-        right.set_xlabel("时间 / 下界（条：实测；■：MPI 库）")
-        right.set_title(f"M = {format_bytes(m)}：各算法离下界多远", fontsize=10.5)
-        figure.tight_layout()
+        self._right_title.set_text(f"M = {format_bytes(m)}：离下界多远")
         run = next(r for r in runs if r["m"] == m)
         t_model, t_bound = model_and_bound(run, alpha, beta)
         self.ratio_at_size = run["median_s"] / t_bound
         lib = run.get("library_median_s")
         lib_text = f"，MPI 库 {run.get('library_call', '')} {format_time(lib)}（{lib / t_bound:.2f} × 下界）" if lib is not None else ""
+        # Which term of the bound binds at this size: the other slider moves only the model here.
+        alpha_binds = model_and_bound(run, alpha * 1.01, beta)[1] > t_bound
+        beta_binds = model_and_bound(run, alpha, beta * 1.01)[1] < t_bound
+        if alpha_binds and not beta_binds:
+            binds = "此 M 上下界由延迟项（α）决定：β 只改变模型和别的大小处的下界"
+        elif beta_binds and not alpha_binds:
+            binds = "此 M 上下界由带宽项（β）决定：α 只改变模型和别的大小处的下界"
+        else:
+            binds = "此 M 上下界的两项相等"
         return (f"<b>{pair_label(*key)}，M = {format_bytes(m)}</b>：实测 {format_time(run['median_s'])}，"
                 f"模型 {format_time(t_model)}，下界 {format_time(t_bound)}；实测 / 下界 = <b>{self.ratio_at_size:.2f}</b>，"
-                f"实测 / 模型 = {run['median_s'] / t_model:.2f}{lib_text}。")
+                f"实测 / 模型 = {run['median_s'] / t_model:.2f}{lib_text}。{binds}。")
