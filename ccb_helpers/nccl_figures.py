@@ -397,6 +397,9 @@ class NcclExplorer(Explorer):
         ax.set_xlim(2.0**3 / 1.4, 2.0**34 * 1.4)
         self._mark.set_data([m], [y])
         self._note.xy = (m, y)
+        right_half = log2_m > 24  # the label goes on the side of the mark that has room
+        self._note.set_position((-12 if right_half else 10, -16))
+        self._note.set_horizontalalignment("right" if right_half else "left")
         self._note.set_text(f"{r.pick}，{format_bytes(m)}")
         self._title.set_text(f"NCCL {version} 的估计：all_reduce，N = {n}，{self.n_nodes} 个节点")
         if self._legend is not None:

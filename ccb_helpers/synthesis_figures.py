@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 
 import ipywidgets as widgets
@@ -216,23 +217,22 @@ class SynthesisExplorer(Explorer):
     True
     """
 
-    figsize = (9.6, 4.4)
+    figsize = (6.88, 3.9)
+    readout_lines = 3
     TOPOLOGIES = ("DGX-1 (V100)", "ring 6", "hypercube 3-d", "torus 3x3")
 
     @staticmethod
     def _topology(name):
-        import ccb_helpers as ccb
-
-        return {"DGX-1 (V100)": ccb.dgx1, "ring 6": lambda: ccb.ring(6), "hypercube 3-d": lambda: ccb.hypercube(3),
-                "torus 3x3": lambda: ccb.torus(3, 3)}[name]()
+        return _explorer_topology(name)
 
     def _controls(self) -> dict:
-        style = {"description_width": "initial"}
+        from .explorers.base import STYLE, slider_args
+
         return {
-            "topology": widgets.Dropdown(options=list(self.TOPOLOGIES), value="DGX-1 (V100)", description="拓扑", style=style),
-            "steps": widgets.IntSlider(value=3, min=2, max=4, description="步数 S", style=style, continuous_update=False),
-            "chunks": widgets.IntSlider(value=6, min=1, max=6, description="每块切分 C", style=style, continuous_update=False),
-            "step": widgets.IntSlider(value=1, min=1, max=3, description="画第几步", style=style, continuous_update=False),
+            "topology": widgets.Dropdown(options=list(self.TOPOLOGIES), value="DGX-1 (V100)", description="拓扑", style=STYLE),
+            "steps": widgets.IntSlider(value=3, min=2, max=4, **slider_args("步数 S")),
+            "chunks": widgets.IntSlider(value=6, min=1, max=6, **slider_args("每块切分 C")),
+            "step": widgets.IntSlider(value=1, min=1, max=3, **slider_args("画第几步")),
         }
 
     def __init__(self, **values):
@@ -259,35 +259,36 @@ class SynthesisExplorer(Explorer):
             step.value = min(step.value, s)
             step.max = s
 
-    def draw(self, figure: Figure, topology, steps, chunks, step) -> str:
-        from .synthesis import _load_store, rounds_per_chunk_bound, steps_lower_bound, stored_schedule
+    def setup(self, figure: Figure) -> None:
+        # Fixed layout, two panels in the page column; each refresh redraws the panels' contents
+        # (the topology's drawing changes with every control) but never re-lays the figure out.
+        figure.subplots_adjust(left=0.01, right=0.985, bottom=0.13, top=0.92, wspace=0.16)
+        self._left, self._right = figure.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.1]})
 
+    def refresh(self, topology, steps, chunks, step) -> str:
         topo = self._topology(topology)
         use_chunks = chunks
-        schedule = stored_schedule(topo, "all_gather", steps, use_chunks)
-        result = self._verify(schedule, topo)
+        schedule, correct, steps_bound, ratio_bound, frontier, others = _explorer_instance(topology, steps, use_chunks)
         self.schedule = schedule
         rounds = int(schedule.algorithm.split("R=")[1].split()[0])
         self.instance = (steps, rounds, use_chunks)
-        self.correct = result.correct
-        self.steps_bound = steps_lower_bound(topo, "all_gather")
-        self.ratio_bound = rounds_per_chunk_bound(topo, "all_gather")
+        self.correct = correct
+        self.steps_bound = steps_bound
+        self.ratio_bound = ratio_bound
         step = min(step, steps)
         self.step_chunks = sum(_step_messages(schedule, step - 1).values())
-        entries = [e for e in _load_store() if e["primitive"] == "all_gather" and self._name(e) == topology]
-        frontier = sorted({(e["steps"], e["rounds"], e["chunks"]) for e in entries if e.get("frontier")})
-        others = sorted({(e["steps"], e["rounds"], e["chunks"]) for e in entries} - set(frontier))
-        left, right = figure.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.15]})
+        left, right = self._left, self._right
+        left.cla()
+        right.cla()
         draw_synthesized_step(schedule, topo, step, ax=left)
         plot_synthesis_plane(self.steps_bound, self.ratio_bound, frontier=frontier, others=others,
                              current=self.instance, ax=right)
-        figure.tight_layout()
         ratio = Fraction(rounds, use_chunks)
         verdict = "达到带宽下界" if ratio == self.ratio_bound else f"比带宽下界多 {float(ratio / self.ratio_bound - 1):.0%}"
         return (
             f"<b>{topology}，AllGather，S = {steps}，C = {use_chunks}</b>：最少 R = <b>{rounds}</b> 轮，"
             f"R/C = {ratio}（下界 {self.ratio_bound}，{verdict}）；T = {steps}·α + {ratio}·(M/N)/β。"
-            f"模拟器校验（链路容量 + 结果逐字节）：{'通过 ✓' if result.correct else '失败 ✗'}。"
+            f"模拟器校验（链路容量 + 结果逐字节）：{'通过 ✓' if correct else '失败 ✗'}。"
         )
 
     @staticmethod
@@ -301,6 +302,32 @@ class SynthesisExplorer(Explorer):
         from .synthesis import _topology_from_spec
 
         return _topology_from_spec(entry["topology"]).name
+
+
+@functools.lru_cache(maxsize=8)
+def _explorer_topology(name: str):
+    import ccb_helpers as ccb
+
+    return {"DGX-1 (V100)": ccb.dgx1, "ring 6": lambda: ccb.ring(6), "hypercube 3-d": lambda: ccb.hypercube(3),
+            "torus 3x3": lambda: ccb.torus(3, 3)}[name]()
+
+
+@functools.lru_cache(maxsize=128)
+def _explorer_instance(topology: str, steps: int, chunks: int):
+    """The explorer's stored schedule for one instance, checked in the simulator once (cached).
+
+    Returns ``(schedule, correct, steps bound, R/C bound, frontier, others)``.
+    """
+    from .synthesis import _load_store, rounds_per_chunk_bound, steps_lower_bound, stored_schedule
+
+    topo = _explorer_topology(topology)
+    schedule = stored_schedule(topo, "all_gather", steps, chunks)
+    correct = SynthesisExplorer._verify(schedule, topo).correct
+    entries = [e for e in _load_store() if e["primitive"] == "all_gather" and SynthesisExplorer._name(e) == topology]
+    frontier = sorted({(e["steps"], e["rounds"], e["chunks"]) for e in entries if e.get("frontier")})
+    others = sorted({(e["steps"], e["rounds"], e["chunks"]) for e in entries} - set(frontier))
+    return (schedule, correct, steps_lower_bound(topo, "all_gather"), rounds_per_chunk_bound(topo, "all_gather"),
+            frontier, others)
 
 
 # --------------------------------------------------------------------------- tables

@@ -11,6 +11,7 @@ import base64
 import gc
 import io
 import logging
+import pathlib
 import random
 import sys
 import threading
@@ -27,6 +28,13 @@ from ccb_helpers.explorers import Explorer
 from ccb_helpers.plotting import BOOK_WIDTH
 
 EXPLORERS = [ccb.PropagationExplorer, ccb.TopologyExplorer, ccb.BandwidthExplorer, ccb.AlgorithmExplorer, ccb.BisectionExplorer]
+#: Chapters 6-8's explorers; the MPI one browses the chapter's stored sweep.
+MPI_SWEEP = str(pathlib.Path(__file__).resolve().parents[1] / "notebooks" / "data" / "mpi_sweep_example.json")
+NEW_EXPLORERS = {
+    "MPIResultExplorer": lambda **values: ccb.MPIResultExplorer(MPI_SWEEP, **values),
+    "SynthesisExplorer": lambda **values: ccb.SynthesisExplorer(**values),
+    "NcclExplorer": lambda **values: ccb.NcclExplorer(**values),
+}
 
 
 def open_widgets() -> dict:
@@ -57,7 +65,7 @@ def texts_inside(fig) -> None:
 
 def same_as_fresh(e: Explorer) -> None:
     """The explorer shows exactly what a new explorer built with its current values shows."""
-    fresh = type(e)(**e.values)
+    fresh = type(e)(*e._init_args, **e.values)
     try:
         assert e.readout.value == fresh.readout.value
         assert np.array_equal(pixels(e.png()), pixels(fresh.png()))
@@ -319,7 +327,7 @@ def test_mimebundle_has_widget_view_and_2x_png():
     e.close()
 
 
-@pytest.mark.parametrize("cls", EXPLORERS)
+@pytest.mark.parametrize("cls", EXPLORERS + list(NEW_EXPLORERS.values()), ids=lambda c: getattr(c, "__name__", "?"))
 def test_figures_are_readable(cls):
     e = cls()
     fig = e.figure
@@ -382,6 +390,71 @@ def test_real_explorers_race_two_threads(cls, first, second, fast_switching):
             t.join()
         assert e.error is None
         same_as_fresh(e)
+    e.close()
+
+
+# Chapters 6-8: two threads move a dropdown (or the coupled slider) and a slider at once; the
+# figure and readout end equal to a fresh explorer's, and no PNG ever published is blank.
+NEW_RACES = {
+    "MPIResultExplorer": (("pair", ["ring:all_reduce", "bruck:all_gather", "binomial_tree:broadcast", "recursive_doubling:all_reduce"]),
+                          ("alpha_us", [0.05, 3.0, 400.0]), ("beta_gbps", [0.01, 2.0, 300.0])),
+    "SynthesisExplorer": (("topology", ["ring 6", "torus 3x3", "hypercube 3-d", "DGX-1 (V100)"]),
+                          ("chunks", [1, 2, 6, 3]), ("step", [1, 2, 3])),
+    "NcclExplorer": (("preset", ["ib_h100", "dgx_h100", "ib_h100"]), ("log2_m", [3, 20, 34, 11]), ("efficiency", [True, False])),
+}
+
+
+@pytest.mark.parametrize("name", list(NEW_RACES))
+def test_chapter_6_to_8_explorers_race_two_threads(name, fast_switching):
+    e = NEW_EXPLORERS[name]()
+    published = []
+    e.image.observe(lambda change: published.append(bytes(change["new"])), names="value")
+    rng = random.Random(11)
+    first, *others = NEW_RACES[name]
+    for round_ in range(3):
+        second = others[round_ % len(others)]
+
+        def move(control, options):
+            for value in rng.sample(options, len(options)):
+                if control == "step":  # the step slider's range follows the steps slider
+                    value = min(value, e.controls["step"].max)
+                e.controls[control].value = value
+
+        threads = [threading.Thread(target=move, args=first), threading.Thread(target=move, args=second)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert e.error is None
+        same_as_fresh(e)
+    assert published and not any(is_blank(png) for png in published)
+    e.close()
+
+
+@pytest.mark.parametrize("name, changes", [
+    ("MPIResultExplorer", [{"pair": "bruck:all_gather"}, {"ratio": True}, {"m": 2**26}, {"alpha_us": 1000.0},
+                           {"beta_gbps": 0.001}, {"ratio": False}, {"pair": "ring:all_reduce"}]),
+    ("SynthesisExplorer", [{"topology": "ring 6"}, {"steps": 5}, {"chunks": 1}, {"step": 5}, {"topology": "hypercube 3-d"},
+                           {"chunks": 6, "step": 2}]),
+    ("NcclExplorer", [{"log2_m": 3}, {"n": 2}, {"efficiency": True}, {"preset": "ib_h100"}, {"n": 2048, "log2_m": 34},
+                      {"efficiency": False}, {"preset": "dgx_h100"}]),
+])
+def test_chapter_6_to_8_in_place_updates_equal_a_fresh_explorer(name, changes):
+    e = NEW_EXPLORERS[name]()
+    for change in changes:
+        e.update(**change)
+        assert not is_blank(e.png())
+        texts_inside(e.figure)
+    same_as_fresh(e)
+    assert all(getattr(c, "continuous_update", True) for c in e.controls.values())  # sliders follow the drag
+    e.close()
+
+
+def test_mpi_explorer_readout_says_which_term_binds():
+    e = NEW_EXPLORERS["MPIResultExplorer"](pair="ring:all_reduce", m=2**26)
+    assert "带宽项（β）决定：α 只改变" in e.readout.value  # 64 MiB: 1.5 M / beta >> 2 alpha
+    e.update(alpha_us=10**4, beta_gbps=10**3)  # 2 x 10 ms against 1.5 x 64 MiB / 1 TB/s = 0.1 ms
+    assert "延迟项（α）决定：β 只改变" in e.readout.value
     e.close()
 
 

@@ -108,6 +108,9 @@ class Explorer:
     """
 
     figsize = (BOOK_WIDTH, 3.6)
+    #: Positional arguments the constructor needs besides the control values (e.g. the result an
+    #: MPI explorer browses): ``type(e)(*e._init_args, **e.values)`` rebuilds an explorer's state.
+    _init_args: tuple = ()
     #: Lines of text the readout reserves (at the figure's width), so the figure does not jump
     #: when the text changes: the most lines the readout ever takes.
     readout_lines = 2
