@@ -14,7 +14,7 @@ the kernel on several threads: this is the race of issue #16 in its natural habi
 Usage::
 
     python tools/jupyterlab_explorers.py [notebooks/01_information_propagation.ipynb ...]
-        [--out DIR] [--port 8113]
+        [--out DIR] [--port 8103]
 
 Needs the packages of requirements.txt (JupyterLab, playwright) and Debian's chromium. Prints
 one line per explorer and exits non-zero if any check fails; screenshots go to ``--out``
@@ -45,7 +45,7 @@ import gc, hashlib, json, re
 from ccb_helpers.explorers import Explorer
 found = []
 for e in [o for o in gc.get_objects() if isinstance(o, Explorer) and not o._closed]:
-    fresh = type(e)(**e.values)
+    fresh = type(e)(*e._init_args, **e.values)
     found.append({
         "explorer": type(e).__name__,
         "values": {k: (v if isinstance(v, (int, float, str, bool)) else str(v)) for k, v in e.values.items()},
@@ -287,9 +287,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("notebooks", nargs="*", type=pathlib.Path)
     parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path("/tmp/jupyterlab_explorers"))
-    parser.add_argument("--port", type=int, default=8113)
+    parser.add_argument("--port", type=int, default=8103)
     args = parser.parse_args()
-    notebooks = args.notebooks or sorted((ROOT / "notebooks").glob("0[1-5]_*.ipynb"))
+    notebooks = args.notebooks or sorted((ROOT / "notebooks").glob("0[1-8]_*.ipynb"))
     failures = run(notebooks, args.out, args.port)
     print(f"{failures} failure(s); screenshots in {args.out}")
     sys.exit(1 if failures else 0)
