@@ -308,6 +308,7 @@ class NcclExplorer(Explorer):
     """
 
     figsize = (_COLUMN, 4.6)
+    readout_lines = 3  # the longest readout (with the book's pick) takes three lines at 688 px
 
     def _controls(self) -> dict:
         import ipywidgets as widgets
@@ -316,7 +317,7 @@ class NcclExplorer(Explorer):
 
         return {
             "preset": widgets.Dropdown(options=[(t.label, key) for key, t in NCCL_TOPOLOGIES.items()], value="dgx_h100",
-                                       description="系统", style=STYLE),
+                                       description="系统", style=STYLE, layout=widgets.Layout(width="auto")),
             "n": widgets.IntSlider(value=8, min=2, max=8, step=1, **slider_args("GPU 数 N")),
             "log2_m": widgets.IntSlider(value=20, min=3, max=34, **slider_args("log₂ M（字节）")),
             "efficiency": widgets.Checkbox(value=False, description="画效率（下界 / 时间）", style=STYLE),

@@ -420,7 +420,7 @@ class Explorer:
             return exc
         self.error = None
         self._png = png
-        self.readout.value = readout
+        self.readout.value = _steady_lines(readout)
         self.image.value = png
         self.redraws += 1
         return None
@@ -471,6 +471,18 @@ def encode_png(rgb: np.ndarray, level: int = 3) -> bytes:
 
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB, no interlace
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows, level)) + chunk(b"IEND", b"")
+
+
+def _steady_lines(readout: str) -> str:
+    """The readout with sub/superscripts that do not make their line taller.
+
+    A ``<sub>`` raises its line box by a few pixels, so a readout of two lines with one would
+    outgrow the two 28 px lines reserved and push the figure down (seen in JupyterLab: 5 px).
+
+    >>> _steady_lines("log<sub>2</sub> N")
+    'log<sub style="line-height:0">2</sub> N'
+    """
+    return readout.replace("<sub>", '<sub style="line-height:0">').replace("<sup>", '<sup style="line-height:0">')
 
 
 def _same(option, value) -> bool:

@@ -15,6 +15,11 @@ from .plots import BOUND_COLOR, LIBRARY_COLOR, model_and_bound, pair_label, runs
 __all__ = ["MPIResultExplorer"]
 
 
+def _on_grid(value: float) -> float:
+    """``value`` rounded to the α/β sliders' grid: a power of ten with a multiple of 0.001 as exponent."""
+    return float(10.0 ** round(float(np.log10(value)), 3))
+
+
 class MPIResultExplorer(Explorer):
     """Browse a ``sweep`` (or ``run``) result: one pair's curves on the left, every pair at one size on the right.
 
@@ -51,8 +56,10 @@ class MPIResultExplorer(Explorer):
         loaded = load_mpi_result(result)
         self._init_args = (result,)  # what a fresh explorer of the same result is built from
         self.n = loaded["n"]
-        self.alpha0 = loaded.get("alpha_s") or 1e-6
-        self.beta0 = loaded.get("beta_Bps") or 1e9
+        # On the sliders' grid (log10 step 0.001, i.e. within 0.12 % of the fit): the page snaps
+        # an off-grid value and sends it back, which would redraw before any reader's change.
+        self.alpha0 = _on_grid(loaded.get("alpha_s") or 1e-6)
+        self.beta0 = _on_grid(loaded.get("beta_Bps") or 1e9)
         super().__init__(**values)
 
     def _size_options(self, pair_key: str):
@@ -66,9 +73,9 @@ class MPIResultExplorer(Explorer):
                                      description="算法", style=STYLE),
             "m": widgets.SelectionSlider(options=sizes, value=sizes[len(sizes) // 2][1] if len(sizes) > 1 else sizes[0][1],
                                          **slider_args("消息大小 M")),
-            "alpha_us": widgets.FloatLogSlider(value=self.alpha0 * 1e6, base=10, min=-2, max=4, step=0.05, readout_format=".3g",
+            "alpha_us": widgets.FloatLogSlider(value=self.alpha0 * 1e6, base=10, min=-2, max=4, step=0.001, readout_format=".3g",
                                                **slider_args("α (µs)")),
-            "beta_gbps": widgets.FloatLogSlider(value=self.beta0 / 1e9, base=10, min=-3, max=3, step=0.05, readout_format=".3g",
+            "beta_gbps": widgets.FloatLogSlider(value=self.beta0 / 1e9, base=10, min=-3, max=3, step=0.001, readout_format=".3g",
                                                 **slider_args("β (GB/s)")),
             "ratio": widgets.Checkbox(value=False, description="画 时间 / 下界", style=STYLE),
         }
