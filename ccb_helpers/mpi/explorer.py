@@ -143,7 +143,7 @@ class MPIResultExplorer(Explorer):
         self._left_title.set_text(f"{pair_label(*key)}，N = {self.n}")
         if self._legend is not None:
             self._legend.remove()
-        self._legend = left.legend(handles=shown, loc="upper right" if ratio else "upper left", fontsize=8.5)  # away from the data
+        self._legend = left.legend(handles=shown, loc="best", fontsize=8.5)  # where the data leave room (same data, same spot)
         # Right: every pair measured at this size, as a multiple of its own bound.
         names, measured_ratio, library_ratio, colors = [], [], [], []
         for p, pruns in self.by_pair.items():
