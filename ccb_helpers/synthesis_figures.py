@@ -202,8 +202,9 @@ class SynthesisExplorer(Explorer):
 
     Controls: ``topology`` (DGX-1, ring 6, hypercube 3-d, torus 3x3), ``steps`` (S, from the steps
     bound up to two more), ``chunks`` (C = 1..6) and ``step`` (which step to draw). Every instance is
-    a stored schedule (``tools/synthesize_schedules.py``) rebuilt and checked in the simulator on
-    each move, so nothing waits on a solver. The default is the DGX-1's bandwidth-optimal point
+    a stored schedule (``tools/synthesize_schedules.py``) rebuilt and checked in the simulator the
+    first time it is shown (then cached), so nothing waits on a solver. The two panels keep a
+    fixed layout; each change redraws their contents (the drawing changes with every control). The default is the DGX-1's bandwidth-optimal point
     of the frontier, ``(S, R, C) = (3, 7, 6)``.
 
     Examples
