@@ -94,11 +94,14 @@ def draw_synthesized_step(schedule, topology, step: int, ax=None):
         arrow = FancyArrowPatch(tuple(a), tuple(b), arrowstyle="-|>", mutation_scale=11, shrinkA=9, shrinkB=9,
                                 connectionstyle="arc3,rad=0.18", linewidth=0.8 + 2.2 * count / biggest,
                                 color=COLORS["bandwidth"] if full else COLORS["latency"], alpha=0.85, zorder=2)
-        ax.add_patch(arrow)
         # The label sits on the arc a third of the way from the sender (the arc's quadratic
         # Bezier at t = 1/3, control point as matplotlib's arc3): the two directions of a pair
         # and the diagonals crossing at the centre no longer share one spot.
         control = (a + b) / 2 + 0.18 * np.array([(b - a)[1], -(b - a)[0]])
+        # add_artist + the arc's hull (ends and control point) as data limits: add_patch would
+        # compute the shrunk arrow path just for the limits (half the explorer's redraw).
+        ax.add_artist(arrow)
+        ax.update_datalim([a, b, control])
         t = 1 / 3
         spot = (1 - t) ** 2 * a + 2 * t * (1 - t) * control + t**2 * b
         ax.annotate(str(count), spot, ha="center", va="center", fontsize=9.5, zorder=4,
@@ -280,10 +283,13 @@ class SynthesisExplorer(Explorer):
         self.step_chunks = sum(_step_messages(schedule, step - 1).values())
         left, right = self._left, self._right
         left.cla()
-        right.cla()
         draw_synthesized_step(schedule, topo, step, ax=left)
-        plot_synthesis_plane(self.steps_bound, self.ratio_bound, frontier=frontier, others=others,
-                             current=self.instance, ax=right)
+        plane = (topology, self.instance)
+        if getattr(self, "_plane", None) != plane:  # the plane depends on these only: kept when just the step moves
+            right.cla()
+            plot_synthesis_plane(self.steps_bound, self.ratio_bound, frontier=frontier, others=others,
+                                 current=self.instance, ax=right)
+            self._plane = plane
         ratio = Fraction(rounds, use_chunks)
         verdict = "达到带宽下界" if ratio == self.ratio_bound else f"比带宽下界多 {float(ratio / self.ratio_bound - 1):.0%}"
         return (
