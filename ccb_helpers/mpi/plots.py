@@ -10,7 +10,7 @@ import numpy as np
 from .._validation import check_bandwidth, check_int, check_real
 from ..algorithms import algorithm_terms
 from ..bounds import combined_lower_bound
-from ..plotting import COLORS, use_book_style
+from ..plotting import BOOK_WIDTH, COLORS, use_book_style
 from ..primitives import PRIMITIVE_LABELS
 from ..tables import Table
 from ..units import format_bytes, format_time
@@ -127,7 +127,7 @@ def plot_pingpong(result, axes=None, fit=None):
         result = result["pingpong"]
     use_book_style()
     if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(8.6, 3.6))
+        _, axes = plt.subplots(1, 2, figsize=(BOOK_WIDTH, 3.6))
     alpha, beta = (result["alpha_s"], result["beta_Bps"]) if fit is None else (fit.alpha_s, fit.beta_Bps)
     sizes = np.array(result["sizes"], dtype=float)
     times = np.array(result["times_s"])
@@ -194,7 +194,7 @@ def plot_mpi_runs(result, pairs=None, alpha=None, beta=None, ncols=2, axes=None)
     rows = -(-len(pairs) // ncols)
     spare = None
     if axes is None:
-        figure, axes = plt.subplots(rows, ncols, figsize=(8.6, 3.1 * rows), squeeze=False, sharex=True)
+        figure, axes = plt.subplots(rows, ncols, figsize=(BOOK_WIDTH, 3.1 * rows), squeeze=False, sharex=True)
         for ax in axes.ravel()[len(pairs):]:
             ax.set_visible(False)
         spare = axes.ravel()[len(pairs)] if axes.size > len(pairs) else None
@@ -258,7 +258,7 @@ def plot_mpi_ratios(result, pairs=None, alpha=None, beta=None, axes=None):
     pairs = _pairs(pairs, by_pair)
     use_book_style()
     if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(8.6, 3.6))
+        _, axes = plt.subplots(1, 2, figsize=(BOOK_WIDTH, 3.6))
     left, right = axes
     for pair in pairs:
         runs = by_pair[pair]
