@@ -1,11 +1,45 @@
-"""nbgrader configuration of the book's problem sets (run nbgrader from this folder)."""
+"""nbgrader configuration of the book's problem sets (run nbgrader, or JupyterLab, from this folder)."""
+
+import os
+import sys
+import warnings
+
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+from nbgrader.preprocessors import CheckCellMetadata, ClearOutput, DeduplicateIds, GetGrades, OverwriteKernelspec
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ccb_nbgrader import HideTestCode, RestoreReleasedCells  # noqa: E402 - needs the path above
 
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
 
 c.CourseDirectory.course_id = "ccb-lower-bounds"
-c.CourseDirectory.root = "."
+# The course is this folder (an absolute path: a relative one makes every command warn).
+c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
+
+# nbgrader 0.9.6 with SQLAlchemy 2 warns "Object of type <SubmittedAssignment> not in session" when
+# it autogrades a student for the first time; the gradebook is written correctly (the tests read it
+# back), so the warning only hides the ones that matter.
+warnings.filterwarnings("ignore", message=r"Object of type <Submitted\w+> not in session")
+
 # What a student sees in place of a solution.
 c.ClearSolutions.code_stub = {"python": "# 在此作答\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "在此作答（手工评分）。"
-# Notebooks call ccb_helpers' exhaustive searches: allow time for them.
-c.ExecutePreprocessor.timeout = 300
+
+# The rubric of a written part is a "### BEGIN MARK SCHEME" region in the part's (locked) question
+# cell: removed from the student version, restored in the autograded notebook, so graders read it
+# in the Formgrader right above the answer they score. nbgrader only expects mark schemes in
+# "task" cells; a locked cell is saved and restored the same way.
+c.ClearMarkScheme.enforce_metadata = False
+
+# Autograde: warn only when a student edited a locked cell (see ccb_nbgrader.RestoreReleasedCells).
+c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKernelspec, RestoreReleasedCells, CheckCellMetadata]
+# Each group of hidden cases has its own time budget (ccb_helpers.grading); a runaway cell is
+# interrupted after this many seconds and scores zero.
+c.ExecutePreprocessor.timeout = 120
+
+# Feedback shows results, not test code (see ccb_nbgrader.HideTestCode).
+c.GenerateFeedback.preprocessors = [GetGrades, HideTestCode, CSSHTMLHeaderPreprocessor]
+
+# zip_collect: uploads named <student_id>_<assignment>.ipynb (or zips of them) in
+# downloaded/<assignment>/archive/. The student id must not contain "_".
+c.FileNameCollectorPlugin.named_regexp = r".*/(?P<student_id>[^/_]+)_(?P<file_id>[^/_]+)\.ipynb$"

@@ -1,7 +1,8 @@
 """Chapter 8's helpers against baselines measured in the same run.
 
 * Reader: parsing a published nccl-tests log (with NCCL INFO lines) as a ratio to merely
-  splitting the same text into whitespace tokens (the least any parser does).
+  splitting the same text into whitespace tokens (the least any parser does); five runs in one
+  text (``read_nccl_tests_runs``) as a ratio to reading the five texts one by one.
 * NCCL model: one ``nccl_predict`` call, and the (N, M) pick map of the chapter (279 cells).
 * Explorer: one update of ``NcclExplorer`` (controls -> model -> figure -> PNG -> readout) as a
   ratio to a bare matplotlib redraw of a figure with the same number of lines on log axes.
@@ -38,6 +39,14 @@ def main() -> None:
     parse = best_of(lambda: ccb.read_nccl_tests(text, collective="all_reduce"), repeat=20)
     print(f"reader, {len(text.splitlines())} lines (NCCL INFO interleaved): {parse * 1e3:.2f} ms, "
           f"{parse / split:.1f}x splitting the text")
+
+    runs = [ccb.published_log_text(f"dgx2_v100_{name}") for name in ("all_gather", "all_reduce", "broadcast", "reduce",
+                                                                      "reduce_scatter")]
+    whole = "".join(runs)
+    apart = best_of(lambda: [ccb.read_nccl_tests(text) for text in runs], repeat=10)
+    together = best_of(lambda: ccb.read_nccl_tests_runs(whole), repeat=10)
+    print(f"five runs in one text: read_nccl_tests_runs {together * 1e3:.2f} ms = {together / apart:.2f}x "
+          f"reading the five texts one by one")
 
     ccb.nccl_model._tuning.cache_clear()
     one = best_of(lambda: ccb.nccl_predict("all_reduce", 512, 64, 2**30, "ib_h100"), repeat=50)

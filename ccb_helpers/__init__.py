@@ -12,6 +12,20 @@ bandwidth of one link in one direction. ``M`` follows the book's buffer conventi
 4
 """
 
+# Figures, explorers and their modules pull in matplotlib and ipywidgets (about 1 s of CPU):
+# their names are loaded on first use (module __getattr__, PEP 562), so `python -m
+# ccb_helpers.mpi` on every MPI rank, and any script that only computes, starts fast.
+# `ccb.plot_x`, `from ccb_helpers import plot_x` and `dir(ccb)` work as before.
+_LAZY: dict[str, str] = {}
+
+
+def _lazy_from(module: str, names: str) -> None:
+    """Register ``names`` (comma-separated) of submodule ``module`` to be imported on first use."""
+    for name in names.replace("\n", " ").split(","):
+        if name.strip():
+            _LAZY[name.strip()] = module
+
+
 from .algorithms import (
     ALGORITHM_LABELS,
     ALGORITHMS,
@@ -53,10 +67,11 @@ from .broadcast import broadcast_steps, eccentricity, search_broadcast_steps
 from .gossip import gossip_rounds
 from .in_network import busbw_limit, in_network_lower_bound, in_network_volume, nvls_all_reduce_volume
 from .hardware import PRESETS, HardwarePreset, preset
-from .plotting import (
+_lazy_from(".plotting", """
     draw_knomial_tree,
     draw_schedule,
     draw_topology,
+    draw_topology_grid,
     plot_algorithm_times,
     plot_best_algorithm_map,
     plot_bisection_ratio,
@@ -65,7 +80,7 @@ from .plotting import (
     plot_regime_map,
     plot_volume_coefficients,
     use_book_style,
-)
+""")
 from .primitives import PRIMITIVE_LABELS, PRIMITIVES, ROOTED_PRIMITIVES
 from .propagation import coverage, flat_send_time, info_latency_bound, info_steps
 from .tables import (
@@ -108,7 +123,7 @@ from .topology import (
     torus,
 )
 from .diameter import FAMILIES, binding_latency_term, diameter_binding_sizes, family_instance, family_instances, first_diameter_bound
-from .explorers import AlgorithmExplorer, BandwidthExplorer, BisectionExplorer, Explorer, PropagationExplorer, TopologyExplorer
+_lazy_from(".explorers", "AlgorithmExplorer, BandwidthExplorer, BisectionExplorer, Explorer, PropagationExplorer, TopologyExplorer")
 from .generators import generate, knomial_tree, nccl_double_binary_tree
 from .schedule import Round, Schedule, Transfer, block_bounds
 from .selection import best_algorithm_bands, crossover_between, optimality
@@ -116,6 +131,7 @@ from .simulator import ScheduleError, SimulationResult, run_schedule, simulate
 from .user_topology import dgx1, link_matrix, parse_nvidia_smi_topo, topology_from_graph, topology_from_links
 from .synthesis import (
     FrontierPoint,
+    SolverError,
     SynthesisTimeout,
     pareto_frontier,
     rounds_per_chunk_bound,
@@ -127,7 +143,7 @@ from .synthesis import (
     synthesized_time,
     verify_synthesized,
 )
-from .synthesis_figures import SynthesisExplorer, attainment_table, draw_synthesized_step, plot_synthesis_plane, synthesis_bounds_table
+_lazy_from(".synthesis_figures", "SynthesisExplorer, attainment_table, draw_synthesized_step, plot_synthesis_plane, synthesis_bounds_table")
 from .units import GiB, KiB, MiB, format_bandwidth, format_bytes, format_time
 from .nccl_tests import (
     AlphaBeta,
@@ -137,6 +153,7 @@ from .nccl_tests import (
     fit_alpha_beta,
     nccl_tests_report,
     read_nccl_tests,
+    read_nccl_tests_runs,
     two_level_busbw_ceiling,
 )
 from .nccl_model import (
@@ -155,10 +172,29 @@ from .nccl_model import (
     nccl_vs_bound_table,
 )
 from .nccl_published import PUBLISHED_LOGS, PublishedLog, published_log_text, published_summary_table, read_published_log
-from .nccl_figures import NCCL_PICK_COLORS, NcclExplorer, plot_busbw_against_bound, plot_nccl_pick_map, plot_nccl_times
+_lazy_from(".nccl_figures", "NCCL_PICK_COLORS, NcclExplorer, plot_busbw_against_bound, plot_nccl_pick_map, plot_nccl_times")
 from . import mpi  # real MPI runs (mpi4py is imported only when a command runs under mpiexec)
-from .mpi import MPIResultExplorer, load_mpi_result, mpi_runs_table, plot_mpi_ratios, plot_mpi_runs, plot_pingpong
+from .mpi import load_mpi_result
+_lazy_from(".mpi", "MPIResultExplorer, mpi_runs_table, plot_mpi_ratios, plot_mpi_runs, plot_pingpong")
 
 __version__ = "0.1.0"
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+_LAZY_MODULES = {module.lstrip(".") for module in _LAZY.values()}  # ccb.plotting etc. also load on first use
+__all__ = sorted({name for name in dir() if not name.startswith("_")} | set(_LAZY) | _LAZY_MODULES)
+
+
+def __getattr__(name: str):
+    """Import a lazily registered name (see ``_LAZY``) or submodule on first use and keep it."""
+    import importlib
+
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f".{name}", __name__)  # the import sets the attribute
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY) | _LAZY_MODULES)

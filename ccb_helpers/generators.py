@@ -474,6 +474,8 @@ def _bruck_all_to_all(n: int, m: int):
 
 
 def _pairwise_all_to_all(n: int, m: int):
+    if m % n:  # block j of node i fills block i of node j: unequal blocks do not fit (as for bruck)
+        raise ValueError(f"pairwise all_to_all needs m divisible by n (equal blocks), got m={m}, n={n}")
     blocks = _Blocks(m, n)
     nodes = np.arange(n)
     send, recv = 0, 1

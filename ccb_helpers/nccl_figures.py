@@ -12,14 +12,15 @@ from ._validation import check_choice, check_int, check_real
 from .explorers import Explorer
 from .nccl_model import (
     NCCL_COLLECTIVES,
+    NCCL_MODEL_VERSION,
     NCCL_TOPOLOGIES,
+    _bound_parameters,
     _check_call,
     _in_network_bound,
     _predict,
-    _two_level_bound,
     _resolve_topology,
+    _two_level_bound,
     _vs_bound,
-    nccl_bound_parameters,
 )
 
 __all__ = ["NCCL_PICK_COLORS", "plot_nccl_times", "plot_nccl_pick_map", "plot_busbw_against_bound", "NcclExplorer"]
@@ -32,10 +33,20 @@ NCCL_PICK_COLORS = {
 }
 _LINESTYLE = {"LL": ":", "LL128": "--", "Simple": "-"}
 _SIZES = 2.0 ** np.arange(3, 35)
+#: The book's text column in inches (688 CSS px at 100 px per inch): figures no wider are shown
+#: at their natural size, so no text is shrunk.
+_COLUMN = 6.88
 
 
 def _ranks_for(topology, nodes: int) -> int:
     return 8 * nodes
+
+
+def _check_ax(ax):
+    from matplotlib.axes import Axes
+
+    if ax is not None and not isinstance(ax, Axes):
+        raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
 
 
 def plot_nccl_times(primitive="all_reduce", n_ranks=8, n_nodes=1, topology="dgx_h100", m_range=(2.0**3, 2.0**34),
@@ -69,7 +80,7 @@ def plot_nccl_times(primitive="all_reduce", n_ranks=8, n_nodes=1, topology="dgx_
     from .units import format_bytes
 
     primitive, n_ranks, n_nodes, _ = _check_call(primitive, n_ranks, n_nodes, 0)
-    topo = _resolve_topology(topology, {})
+    topo = _resolve_topology(topology, {}, n_nodes)
     if not (isinstance(m_range, (tuple, list)) and len(m_range) == 2):
         raise TypeError(f"m_range must be a (min, max) pair of sizes in bytes, got {m_range!r}")
     lo, hi = (check_real(name, v, strict=True, scalar=True) for name, v in zip(("m_range[0]", "m_range[1]"), m_range))
@@ -79,12 +90,13 @@ def plot_nccl_times(primitive="all_reduce", n_ranks=8, n_nodes=1, topology="dgx_
         raise TypeError(f"efficiency must be True or False, got {efficiency!r}")
     if mark is not None:
         _check_call(primitive, n_ranks, n_nodes, mark)
+    _check_ax(ax)
     use_book_style()
     if ax is None:
-        _, ax = plt.subplots(figsize=(7.0, 4.2))
+        _, ax = plt.subplots(figsize=(_COLUMN, 4.2))
     sizes = np.unique(np.geomspace(*m_range, 160).astype(np.int64))
     predictions = [_predict(primitive, n_ranks, n_nodes, int(m), topo) for m in sizes]
-    alpha, beta, node_beta = nccl_bound_parameters(topo)
+    alpha, beta, node_beta = _bound_parameters(topo)
     bound = np.array([_two_level_bound(primitive, n_ranks, n_nodes, int(m), alpha, beta, node_beta) for m in sizes])
     in_network = np.array([_in_network_bound(primitive, n_ranks, n_nodes, int(m), alpha, beta, node_beta) for m in sizes])
     for key in predictions[0].times:
@@ -105,8 +117,10 @@ def plot_nccl_times(primitive="all_reduce", n_ranks=8, n_nodes=1, topology="dgx_
     if mark is not None:
         p = _predict(primitive, n_ranks, n_nodes, int(mark), topo)
         y = (_vs_bound(primitive, n_ranks, n_nodes, int(mark), topo, book=False).efficiency if efficiency else p.time * 1e6)
+        y = 1.0 if y is None else y  # NCCL's estimate beats the bound: flagged, drawn at 1
         ax.plot([mark], [y], "o", markersize=9, markerfacecolor="none", markeredgecolor=COLORS["bound"], markeredgewidth=2)
-        ax.annotate(f"{p.label}，{format_bytes(mark)}", (mark, y), textcoords="offset points", xytext=(10, -14), fontsize=10)
+        ax.annotate(f"{p.label}，{format_bytes(mark)}", (mark, y), textcoords="offset points", xytext=(10, -16), fontsize=10,
+                    bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "none", "alpha": 0.85})
     _size_axis(ax, *m_range)
     ax.set_xlabel("消息大小 M")
     ax.set_title(f"NCCL {predictions[0].version} 的估计：{primitive}，N = {n_ranks}，{n_nodes} 个节点", fontsize=10)
@@ -134,14 +148,15 @@ def _label(key) -> str:
 
 
 def _pick_grid(primitive, topology, rows, sizes):
-    """NCCL's pick label and efficiency on a grid: rows are (n_ranks, n_nodes)."""
-    topo = _resolve_topology(topology, {})
+    """NCCL's pick label and efficiency on a grid: rows are (n_ranks, n_nodes); NaN where flagged."""
     labels = np.empty((len(rows), len(sizes)), dtype=object)
     eff = np.empty((len(rows), len(sizes)))
     for i, (n, k) in enumerate(rows):
+        topo = _resolve_topology(topology, {}, k)
         for j, m in enumerate(sizes):
             r = _vs_bound(primitive, n, k, int(m), topo, book=False)
-            labels[i, j], eff[i, j] = r.pick, r.efficiency
+            labels[i, j] = r.pick
+            eff[i, j] = np.nan if r.efficiency is None else r.efficiency
     return labels, eff
 
 
@@ -174,9 +189,10 @@ def plot_nccl_pick_map(topology="dgx_h100", primitive="all_reduce", threshold=0.
     threshold = check_real("threshold", threshold, scalar=True)
     if threshold > 1:
         raise ValueError(f"threshold must be an efficiency in [0, 1], got {threshold}")
+    _check_ax(ax)
     use_book_style()
     if ax is None:
-        _, ax = plt.subplots(figsize=(7.0, 3.6))
+        _, ax = plt.subplots(figsize=(_COLUMN, 4.0))
     sizes = 2.0 ** np.arange(4, 35)
     if topology == "dgx_h100":
         rows = [(n, 1) for n in range(2, 9)]
@@ -206,7 +222,8 @@ def plot_nccl_pick_map(topology="dgx_h100", primitive="all_reduce", threshold=0.
     ax.set_ylabel(ytitle)
     handles = [Patch(facecolor=NCCL_PICK_COLORS[n], label=n) for n in names]
     handles.append(Patch(facecolor="white", edgecolor="#444444", hatch="///", label=f"效率 < {threshold:.0%}"))
-    ax.legend(handles=handles, fontsize=9.5, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    ax.legend(handles=handles, fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=4, borderaxespad=0,
+              handlelength=1.6, columnspacing=1.0)
     title = NCCL_TOPOLOGIES[topology].label
     ax.set_title(title, fontsize=10)
     return ax, {"labels": labels, "efficiency": eff, "rows": rows, "sizes": sizes}
@@ -233,9 +250,10 @@ def plot_busbw_against_bound(log, alpha, beta, ports=1, label=None, ax=None, n_r
 
     report = nccl_tests_report(log, alpha, beta, ports=ports, n_ranks=n_ranks, collective=collective)
     _, n, primitive = _log_context(log, n_ranks, collective)
+    _check_ax(ax)
     use_book_style()
     if ax is None:
-        _, ax = plt.subplots(figsize=(6.0, 4.0))
+        _, ax = plt.subplots(figsize=(_COLUMN / 2, 3.6))
     sizes = np.array([v["size"] for v in report.values], dtype=float)
     busbw = np.array([v["busbw"] for v in report.values]) / 1e9
     grid = np.geomspace(sizes.min(), sizes.max(), 200)
@@ -267,7 +285,7 @@ class NcclExplorer(Explorer):
     (2, 'NVLSTree/Simple')
     """
 
-    figsize = (8.6, 4.2)
+    figsize = (_COLUMN, 4.6)
 
     def _controls(self) -> dict:
         import ipywidgets as widgets
@@ -304,20 +322,21 @@ class NcclExplorer(Explorer):
         self.n_nodes = 1 if preset == "dgx_h100" else n // 8
         self.n = n
         m = 2**log2_m
-        topo = NCCL_TOPOLOGIES[preset]
+        topo = _resolve_topology(preset, {}, self.n_nodes)
         self.result = _vs_bound("all_reduce", n, self.n_nodes, m, topo)
         ax = figure.subplots()
         plot_nccl_times("all_reduce", n, self.n_nodes, preset, efficiency=efficiency, mark=m, ax=ax)
         figure.tight_layout()
         r = self.result
-        alpha, beta, node_beta = nccl_bound_parameters(preset)
+        alpha, beta, node_beta = _bound_parameters(topo)
         bound_kind = "网内归约的下界" if r.in_network else "下界"
         reference = r.in_network_bound_time if r.in_network else r.bound_time
+        shown = "—（估计快于下界）" if r.efficiency is None else f"{r.efficiency:.2f}"
         book = ""
         if r.book_algorithm is not None:
             from .algorithms import ALGORITHM_LABELS
 
             book = f"；本书选型：{ALGORITHM_LABELS[r.book_algorithm]}，{format_time(r.book_time)}"
-        return (f"<b>AllReduce，N = {n}（{self.n_nodes} 个节点），M = {format_bytes(m)}</b>：NCCL 选 <b>{r.pick}</b>，"
+        return (f"<b>AllReduce，N = {n}（{self.n_nodes} 个节点），M = {format_bytes(m)}</b>：NCCL {NCCL_MODEL_VERSION} 的模型选 <b>{r.pick}</b>，"
                 f"估计 {format_time(r.nccl_time)}；{bound_kind} {format_time(reference)}"
-                f"（α = {alpha * 1e6:.2g} µs，β = {beta / 1e9:.3g} GB/s）；效率 <b>{r.efficiency:.2f}</b>{book}。")
+                f"（α = {alpha * 1e6:.2g} µs，β = {beta / 1e9:.3g} GB/s）；效率 <b>{shown}</b>{book}。")

@@ -41,12 +41,34 @@ count. :data:`NCCL_TOPOLOGIES` holds two presets whose values follow our reading
 (speed arrays, channel duplication); they are illustrative, not measured — a real system's log
 gives the real ones.
 
+Availability rules followed (``ncclTopoTuneModel``, ``topoGetAlgoInfo``, ``ncclNvlsInit``):
+Broadcast and Reduce run Ring only; AllGather and ReduceScatter Ring and (one node) NVLS;
+AllReduce Tree, Ring, NVLS (one node) and NVLS-Tree (several nodes). NVLS needs NVLS channels
+(NVSwitch, Hopper) **and more than two GPUs per node** (``ncclNvlsInit`` returns when the node
+has at most two). LL128 needs the ``ll128`` flag (NCCL's check of the NIC path and the GPU
+generation) **and** an NVLink intra-node path (``typeIntra <= PATH_NVB``): with
+``intra_link="pci"`` and more than one GPU per node it is off, as in NCCL. A communicator on one
+node does not see the NICs (``ncclTopoTrimSystem`` removes them), so a multi-node preset names
+the single-node preset NCCL's search would find instead (``single_node``).
+
 **Simplified / left out**: CollNet (Direct, Chain) is not modelled (it needs the SHARP CollNet
 plugin; NCCL disables it without one, and then also disables NVLS on several nodes); tuner
 plugins, ``NCCL_ALGO`` / ``NCCL_PROTO`` overrides, the Power-CPU tree latency tweak, the
-CUDA 11.8 exclusion of LL128, the ring-bandwidth backup and the aggregation of several
-operations (``numPipeOps = 1``) are left out; NCCL computes in single precision, this module in
-double (a tie between two estimates could break differently).
+CUDA 11.8 exclusion of LL128 (two ranks), the ring-bandwidth backup and the aggregation of
+several operations (``numPipeOps = 1``) are left out; NVLS is assumed to support the call's data
+type and operator (``ncclNvlsSupported``: sum or min/max on integer, half and bfloat16 types,
+sum only on float and double); one intra-node link type, one ``latencyInter`` and one GPU
+generation serve every graph (NCCL keeps them per graph); the communicator's channel count
+is the ring graph's doubled (``NCCL_MIN_NCHANNELS`` etc. ignored); ranks are spread evenly over
+the nodes. NCCL computes in single precision, this module in double (a tie between two
+estimates could break differently).
+
+**Validity**: "NCCL would pick X" means *NCCL 2.21.5's default tuner, for a topology search
+that produced these graphs*. Other NCCL versions changed the tables (2.23 gave Tree/Simple a
+base latency of 8.4 µs and cut its per-hop latencies from 28 µs to 4 / 4 / 14 µs, and added the
+PAT algorithm for one GPU per node), a tuner plugin or ``NCCL_ALGO`` overrides the choice, and
+the real search may find other channel counts: read them from an
+``NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=GRAPH,TUNING`` log and pass them as overrides.
 """
 
 from __future__ import annotations
@@ -137,7 +159,9 @@ class NcclTopology:
     key, label, source : str
         Identifier, display name, and where the values come from.
     gpu : str
-        ``"volta"``, ``"ampere"`` or ``"hopper"`` (NCCL's ``compCapIndex``).
+        ``"volta"``, ``"ampere"`` or ``"hopper"``: the row of NCCL's per-generation tables
+        (``compCapIndex``: compute capability >= 90 Hopper, >= 80 Ampere, else Volta — so an
+        sm_86 / sm_89 part uses the Ampere row and an sm_75 T4 the Volta row).
     cpu : str
         ``"intel"``, ``"amd"`` or ``"other"`` (LL caps and network overhead on several nodes).
     intra_link : str
@@ -154,9 +178,16 @@ class NcclTopology:
         The communicator's channel count (twice the ring graph's, at most 32); enters the
         multi-node ring AllReduce plateau rule.
     ll128 : bool
-        Whether NCCL enables LL128 here (NVLink or PCIe-switch paths, one GPU generation).
+        NCCL's default LL128 check apart from the intra-node path: all GPUs of the same compute
+        capability, exactly 7.0, 8.0 or 9.0 (so never on sm_75 / sm_86 / sm_89 parts), and the
+        NIC reached through PCIe switches only (``typeInter <= PATH_PXB``; ``PATH_PXN`` allowed on
+        Hopper). The intra-node condition (NVLink, ``typeIntra <= PATH_NVB``) is applied from
+        ``intra_link``.
     latency_inter : float
         ``graph->latencyInter``: extra network latency from the topology, seconds (0 for IB).
+    single_node : str
+        Key of the preset NCCL's search finds when the communicator lives on one node (the NICs
+        are then removed from the topology, ``ncclTopoTrimSystem``), or ``""`` to use this one.
     """
 
     key: str
@@ -179,6 +210,7 @@ class NcclTopology:
     comm_channels: int = 0
     ll128: bool = True
     latency_inter: float = 0.0
+    single_node: str = ""
 
     def __post_init__(self):
         check_choice("gpu", self.gpu, _GPU_ROW)
@@ -194,6 +226,8 @@ class NcclTopology:
             if value > 1e13:
                 raise ValueError(f"{name} must be <= 1e13 bytes/s per channel, got {value}")
         check_real("latency_inter", self.latency_inter, maximum=1e9, scalar=True)
+        if not isinstance(self.single_node, str):
+            raise TypeError(f"single_node must be a preset key or '', got {self.single_node!r}")
         for name in ("ring_same_channels", "ll128"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
@@ -220,10 +254,12 @@ NCCL_TOPOLOGIES: dict[str, NcclTopology] = {
         NcclTopology(
             key="dgx_h100",
             label="DGX H100 节点（8 × H100，NVSwitch）",
-            source="8 H100 SXM, 18 NVLink4 x 20.6 GB/s (SM90_NVLINK_BW) = 370.8 GB/s per GPU into NVSwitch. "
-            "Search (sm90SpeedArrayIntra): rings at 60 GB/s, 6 channels, duplicated to 12 x 30 GB/s; "
-            "the communicator doubles them to 24. NVLS: 8 channels (one per GPU) x 50 GB/s. "
-            "Our reading of search.cc, not a measured log.",
+            source="8 H100 SXM, 18 NVLink4 x 20.6 GB/s (SM90_NVLINK_BW) = 370.8 GB/s per GPU into NVSwitch "
+            "(an NCCL topology dump of an H100/H20 node shows NVL[370.8], NVIDIA/nccl#1189). "
+            "Search (sm90SpeedArrayIntra): rings at 60 GB/s, 6 channels, duplicated (ncclTopoDupChannels) "
+            "to 12 x 30 GB/s; the communicator doubles them to 24 (8-H100 logs list trees [0]..[23], "
+            "NVIDIA/nccl#2094). NVLS: minChannels = maxChannels = 8 (one per GPU); 60 x 8 exceeds "
+            "370.8 x 8/7, so the search starts at 50 GB/s. Our reading of search.cc, not a measured log.",
             gpu="hopper", cpu="intel", intra_link="nvlink",
             ring_channels=12, ring_bw_intra=30e9, ring_bw_inter=30e9,
             tree_channels=12, tree_bw_intra=30e9, tree_bw_inter=30e9,
@@ -233,15 +269,18 @@ NCCL_TOPOLOGIES: dict[str, NcclTopology] = {
         NcclTopology(
             key="ib_h100",
             label="H100 集群（每节点 8 × H100 + 8 × 400 Gb/s InfiniBand）",
-            source="Nodes of 8 H100 with one 400 Gb/s NDR NIC per GPU (GPU-NIC path 48 GB/s). Search "
-            "(sm90SpeedArrayInter): 8 ring channels x 48 GB/s, not duplicated on Hopper below 50 GB/s; "
-            "the communicator has 16 (as in public 2-node H100 logs). NVLS-Tree graph assumed 8 x 48 GB/s. "
-            "No CollNet (no SHARP plugin). Our reading of search.cc, not a measured log.",
+            source="Nodes of 8 H100 with one 400 Gb/s NDR NIC per GPU: NET[50.0] per NIC and a 48 GB/s "
+            "PCIe Gen5 path from GPU to NIC, as an NCCL topology dump shows (NVIDIA/nccl#1189). Search "
+            "(sm90SpeedArrayInter, capped by the 48 GB/s path): 8 ring channels x 48 GB/s, not duplicated "
+            "(Hopper, below 50 GB/s, more than 4 channels); the communicator has 16 (H100 cluster logs "
+            "print 'Channel 05/16', NVIDIA/nccl#1453). NVLS-Tree graph assumed 8 x 48 GB/s. No CollNet "
+            "(no SHARP plugin). On one node NCCL drops the NICs and finds the dgx_h100 graphs. "
+            "Our reading of search.cc, not a measured log.",
             gpu="hopper", cpu="intel", intra_link="nvlink",
             ring_channels=8, ring_bw_intra=48e9, ring_bw_inter=48e9,
             tree_channels=8, tree_bw_intra=48e9, tree_bw_inter=48e9,
             nvls_channels=8, nvls_bw_intra=48e9, nvls_bw_inter=48e9,
-            ring_same_channels=False, comm_channels=16, ll128=True,
+            ring_same_channels=False, comm_channels=16, ll128=True, single_node="dgx_h100",
         ),
     ]
 }
@@ -338,13 +377,14 @@ def _tuning(primitive: str, n_ranks: int, n_nodes: int, topo: NcclTopology):
         "all_reduce": ("tree", "ring", "nvls", "nvls_tree"),
     }[primitive]
     # Availability (topoGetAlgoInfo and the enable masks of ncclTopoTuneModel): NVLS needs NVLS
-    # channels; without CollNet, NVLS runs on one node only (and AllGather / ReduceScatter NVLS
+    # channels and more than two GPUs in the node (ncclNvlsInit: "gpuCount <= 2" returns without
+    # NVLS); without CollNet, NVLS runs on one node only (and AllGather / ReduceScatter NVLS
     # too); NVLS-Tree runs on several nodes only.
     enabled = []
     for a in NCCL_ALGORITHMS:
         if a not in allowed:
             continue
-        if a in ("nvls", "nvls_tree") and topo.nvls_channels == 0:
+        if a in ("nvls", "nvls_tree") and (topo.nvls_channels == 0 or n_ranks // n_nodes <= 2):
             continue
         if a == "nvls" and n_nodes > 1:
             continue
@@ -357,7 +397,9 @@ def _tuning(primitive: str, n_ranks: int, n_nodes: int, topo: NcclTopology):
         for pi, p in enumerate(NCCL_PROTOCOLS):
             if a in ("nvls", "nvls_tree") and p != "Simple":
                 continue
-            if p == "LL128" and not topo.ll128:
+            # LL128 by default only where NCCL's check passes: the ll128 flag (GPU generation, NIC
+            # path) and typeIntra <= PATH_NVB (NVLink inside the node, or one GPU per node).
+            if p == "LL128" and (not topo.ll128 or (intra_hw == "pci" and ppn > 1)):
                 continue
             bw = bw_intra if n_nodes <= 2 else bw_inter
             if a == "nvls":
@@ -405,6 +447,9 @@ def _tuning(primitive: str, n_ranks: int, n_nodes: int, topo: NcclTopology):
                 lat = intra_lat + (inter_lat if n_nodes > 1 else 0.0)
             elif a == "nvls_tree":
                 lat += intra_lat + 2 * _log2i(n_nodes) * inter_lat
+            if bandwidth[a, p] <= 0:  # NCCL: bandwidth 0 means "not available" (time -1)
+                del bandwidth[a, p]
+                continue
             latency[a, p] = lat
     return latency, bandwidth
 
@@ -420,11 +465,18 @@ def _algo_time_us(primitive, n_ranks, n_nodes, m, topo, a, p, lat, bw):
     return lat + m / (1000.0 * bw) if bw > 0 else math.inf
 
 
-def _resolve_topology(topology, overrides) -> NcclTopology:
+def _resolve_topology(topology, overrides, n_nodes=None) -> NcclTopology:
+    """The topology NCCL's search yields for a communicator on ``n_nodes`` nodes, with ``overrides``.
+
+    On one node a preset with ``single_node`` is replaced by the preset it names (NCCL removes
+    the NICs of a single-node communicator, ``ncclTopoTrimSystem``); overrides apply after that.
+    """
     if isinstance(topology, NcclTopology):
         topo = topology
     else:
         topo = NCCL_TOPOLOGIES[check_choice("topology", topology, NCCL_TOPOLOGIES)]
+    if n_nodes == 1 and topo.single_node:
+        topo = NCCL_TOPOLOGIES[check_choice("single_node", topo.single_node, NCCL_TOPOLOGIES)]
     if overrides:
         fields = {f.name for f in dataclasses.fields(NcclTopology)} - {"key", "label", "source"}
         unknown = set(overrides) - fields
@@ -473,6 +525,12 @@ def nccl_predict(primitive, n_ranks, n_nodes, m, topology="dgx_h100", **override
     -------
     NcclPrediction
 
+    Raises
+    ------
+    ValueError
+        Arguments out of range, or no algorithm × protocol available (every bandwidth 0: NCCL
+        fails with "no algorithm/protocol available").
+
     Examples
     --------
     8 H100 in one node: NCCL's model picks Ring/LL for 1 KiB (15 µs of latency) and NVLS for
@@ -485,7 +543,7 @@ def nccl_predict(primitive, n_ranks, n_nodes, m, topology="dgx_h100", **override
     ('NVLS/Simple', 3.246)
     """
     primitive, n_ranks, n_nodes, m = _check_call(primitive, n_ranks, n_nodes, m)
-    topo = _resolve_topology(topology, overrides)
+    topo = _resolve_topology(topology, overrides, n_nodes)
     return _predict(primitive, n_ranks, n_nodes, m, topo)
 
 
@@ -498,6 +556,9 @@ def _predict(primitive, n_ranks, n_nodes, m, topo) -> NcclPrediction:
         times[key] = t * 1e-6
         if t < best_time:
             best, best_time = key, t
+    if best is None:
+        raise ValueError(f"no algorithm/protocol available for {primitive} on {n_ranks} ranks, {n_nodes} node(s) "
+                         f"with topology {topo.key!r} (every bandwidth is 0)")
     return NcclPrediction(
         primitive=primitive, n_ranks=n_ranks, n_nodes=n_nodes, m=m, topology=topo.key,
         times=times, latencies={k: v * 1e-6 for k, v in latency.items()},
@@ -518,7 +579,7 @@ def nccl_tuning_table(primitive, n_ranks, n_nodes, topology="dgx_h100", **overri
     from .tables import Table
 
     primitive, n_ranks, n_nodes, _ = _check_call(primitive, n_ranks, n_nodes, 0)
-    topo = _resolve_topology(topology, overrides)
+    topo = _resolve_topology(topology, overrides, n_nodes)
     latency, bandwidth = _tuning(primitive, n_ranks, n_nodes, topo)
     rows, values = [], []
     for (a, p), lat in latency.items():
@@ -531,7 +592,7 @@ def nccl_tuning_table(primitive, n_ranks, n_nodes, topology="dgx_h100", **overri
 # -- NCCL's model next to the lower bound ---------------------------------------------------------
 
 
-def nccl_bound_parameters(topology="dgx_h100", **overrides):
+def nccl_bound_parameters(topology="dgx_h100", n_nodes=None, **overrides):
     """The lower bound's α and β in NCCL's own units: ``(alpha, beta, node_beta)``.
 
     * ``alpha``: the cheapest hop NCCL's model charges (Ring/LL over the intra-node link, 0.6 µs
@@ -540,26 +601,43 @@ def nccl_bound_parameters(topology="dgx_h100", **overrides):
       (bytes/s per direction);
     * ``node_beta``: the network bandwidth per node its rings use, ``ring_channels * ring_bw_inter``.
 
+    ``n_nodes = 1`` takes the preset's ``single_node`` topology (what NCCL sees on one node).
+
     >>> a, b, nb = nccl_bound_parameters("dgx_h100")
     >>> round(a * 1e6, 2), b / 1e9, nb / 1e9
     (0.6, 360.0, 360.0)
+    >>> nccl_bound_parameters("ib_h100")[1] / 1e9, nccl_bound_parameters("ib_h100", n_nodes=1)[1] / 1e9
+    (384.0, 360.0)
     """
-    topo = _resolve_topology(topology, overrides)
+    if n_nodes is not None:
+        n_nodes = check_int("n_nodes", n_nodes, minimum=1, maximum=MAX_RANKS)
+    topo = _resolve_topology(topology, overrides, n_nodes)
+    return _bound_parameters(topo)
+
+
+def _bound_parameters(topo):
     alpha = min(HW_LATENCY_US[topo.intra_link]["ring"]) * 1e-6
     return alpha, topo.ring_bus_bandwidth, topo.node_bandwidth
 
 
 class NcclVsBound(NamedTuple):
-    """NCCL's predicted time for one call against the lower bound (seconds)."""
+    """NCCL's predicted time for one call against the lower bound (seconds).
+
+    ``efficiency`` is the bound time over NCCL's estimate, in (0, 1]; it is ``None`` and
+    ``flag == "model_beats_bound"`` when NCCL's estimate is faster than the bound, which happens
+    only for a topology whose tree or NVLS graphs are credited with more bandwidth than the
+    ring graph that sets β (the presets are not).
+    """
 
     pick: str
     nccl_time: float
     bound_time: float
     in_network_bound_time: float
-    efficiency: float
+    efficiency: float | None
     in_network: bool
     book_algorithm: str | None
     book_time: float | None
+    flag: str | None = None
 
 
 def _two_level_bound(primitive, n_ranks, n_nodes, m, alpha, beta, node_beta):
@@ -573,12 +651,22 @@ def _two_level_bound(primitive, n_ranks, n_nodes, m, alpha, beta, node_beta):
 
 
 def _in_network_bound(primitive, n_ranks, n_nodes, m, alpha, beta, node_beta):
-    # In-network reduction (NVLS, SHARP): the switch sums, so an endpoint (and a node) only sends
-    # its M bytes and receives the M-byte result: T >= M / beta, and one round of latency.
-    # TODO(truth helper): switch to the in-network model of bandwidth.py when it lands on main.
+    """The bound when the NVSwitch reduces (NVLS, NVLS-Tree) but the network between nodes does not.
+
+    Inside a node the switch adds, so a GPU sends its M bytes and receives the M-byte sum
+    (AllReduce: ``max(S, R) = M`` instead of ``2(N-1)M/N``; the other primitives keep their
+    forced volume, since copying or adding in the switch does not shrink their busiest
+    direction) and one round of latency suffices. Between nodes the presets have no SHARP
+    (NCCL's CollNet is off without its plugin, and NVLS-Tree reduces across nodes with a tree of
+    endpoints), so the node cut keeps the endpoint forced volume ``c(K) M`` of K nodes. These are
+    the in-network volumes of the book's model of in-network reduction (chapter 3).
+    """
     if primitive != "all_reduce":
         return _two_level_bound(primitive, n_ranks, n_nodes, m, alpha, beta, node_beta)
-    return max(alpha, m / beta, m / node_beta if n_nodes > 1 else 0.0)
+    from .bandwidth import volume_coefficient
+
+    t_node = volume_coefficient(primitive, n_nodes) * m / node_beta if n_nodes > 1 else 0.0
+    return max(alpha, m / beta, t_node)
 
 
 def nccl_vs_bound(primitive, n_ranks, n_nodes, m, topology="dgx_h100", **overrides) -> NcclVsBound:
@@ -592,8 +680,9 @@ def nccl_vs_bound(primitive, n_ranks, n_nodes, m, topology="dgx_h100", **overrid
               \\frac{c(K) M}{\\beta_{\\text{node}}}\\Big).
 
     NVLS and NVLS-Tree reduce inside the switch, which no endpoint bound covers: for them the
-    efficiency is taken against the in-network bound ``max(alpha, M/beta, M/beta_node)`` (each
-    endpoint sends its M bytes and receives the M-byte sum). ``efficiency`` = bound / NCCL's time.
+    efficiency is taken against the in-network bound ``max(alpha, M/beta, c(K) M/beta_node)``
+    (each GPU sends its M bytes and receives the M-byte sum; the network between nodes does not
+    reduce). ``efficiency`` = bound / NCCL's time, never above 1 (see :class:`NcclVsBound`).
     On one node, ``book_algorithm`` / ``book_time`` are the book's selector
     (:func:`~ccb_helpers.best_algorithm`, 1 port) with the same α and β.
 
@@ -607,14 +696,13 @@ def nccl_vs_bound(primitive, n_ranks, n_nodes, m, topology="dgx_h100", **overrid
     ('Ring/LL', 0.12, 'recursive_doubling')
     """
     primitive, n_ranks, n_nodes, m = _check_call(primitive, n_ranks, n_nodes, m)
-    topo = _resolve_topology(topology, overrides)
+    topo = _resolve_topology(topology, overrides, n_nodes)
     return _vs_bound(primitive, n_ranks, n_nodes, m, topo)
 
 
 def _vs_bound(primitive, n_ranks, n_nodes, m, topo, book=True) -> NcclVsBound:
     prediction = _predict(primitive, n_ranks, n_nodes, m, topo)
-    alpha = min(HW_LATENCY_US[topo.intra_link]["ring"]) * 1e-6
-    beta, node_beta = topo.ring_bus_bandwidth, topo.node_bandwidth
+    alpha, beta, node_beta = _bound_parameters(topo)
     bound = _two_level_bound(primitive, n_ranks, n_nodes, m, alpha, beta, node_beta)
     in_network_bound = _in_network_bound(primitive, n_ranks, n_nodes, m, alpha, beta, node_beta)
     in_network = prediction.algorithm in ("nvls", "nvls_tree")
@@ -624,9 +712,12 @@ def _vs_bound(primitive, n_ranks, n_nodes, m, topo, book=True) -> NcclVsBound:
         from .algorithms import best_algorithm
 
         book_algorithm, book_time = best_algorithm(primitive, n_ranks, float(m), alpha, beta)
+    efficiency, flag = reference / prediction.time, None
+    if efficiency > 1.0 + 1e-9:
+        efficiency, flag = None, "model_beats_bound"
     return NcclVsBound(
         pick=prediction.label, nccl_time=prediction.time, bound_time=bound, in_network_bound_time=in_network_bound,
-        efficiency=reference / prediction.time, in_network=in_network, book_algorithm=book_algorithm, book_time=book_time,
+        efficiency=efficiency, in_network=in_network, book_algorithm=book_algorithm, book_time=book_time, flag=flag,
     )
 
 
@@ -641,6 +732,7 @@ def nccl_vs_bound_table(cases, topology="dgx_h100", primitive="all_reduce"):
     from .units import format_bytes, format_time
 
     topo = _resolve_topology(topology, {})
+    single = _resolve_topology(topology, {}, 1)
     if not isinstance(cases, (list, tuple)):  # not an iterator or a range: its length is known before copying
         raise TypeError(f"cases must be a list of (n_ranks, n_nodes, m) triples, got {type(cases).__name__}")
     cases = list(cases)
@@ -654,12 +746,14 @@ def nccl_vs_bound_table(cases, topology="dgx_h100", primitive="all_reduce"):
             primitive_, n_ranks, n_nodes, m = _check_call(primitive, n_ranks, n_nodes, m)
         except (TypeError, ValueError) as err:
             raise type(err)(f"cases[{i}]: {err}") from None
-        r = _vs_bound(primitive_, n_ranks, n_nodes, m, topo, book=False)
+        r = _vs_bound(primitive_, n_ranks, n_nodes, m, single if n_nodes == 1 else topo, book=False)
         reference = r.in_network_bound_time if r.in_network else r.bound_time
         values.append(r)
+        shown = "—" if r.efficiency is None else f"{r.efficiency:.2f}"
         rows.append([f"{n_ranks}（{n_nodes}）", format_bytes(m).replace(" ", "\u00a0"), r.pick,
-                     f"{r.efficiency:.2f}" + ("†" if r.in_network else ""),
+                     shown + ("†" if r.in_network else ""),
                      format_time(r.nccl_time).replace(" ", "\u00a0"), format_time(reference).replace(" ", "\u00a0")])
     headers = ["N（节点）", "M", "NCCL 的选择", "效率", "NCCL 估计", "下界"]
-    caption = f"{topo.label}：NCCL {NCCL_MODEL_VERSION} 的估计对照下界（† 网内归约，对照网内归约的下界）"
+    caption = (f"{topo.label}：NCCL {NCCL_MODEL_VERSION} 的估计对照下界（† 网内归约，对照网内归约的下界；"
+               f"— NCCL 的估计快于下界，拓扑给某个图的带宽多于 β）")
     return Table(headers, rows, caption, values)

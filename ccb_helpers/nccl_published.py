@@ -62,8 +62,9 @@ PUBLISHED_LOGS: dict[str, PublishedLog] = {
     for p in [
         PublishedLog(
             "nccl1_titanx_all_reduce", "4 × GTX TITAN X，PCIe", "https://github.com/NVIDIA/nccl/blob/v1.3.4-1/README.md",
-            "1.x", None, 1, 12e9, None,
-            "PCIe Gen3 x16; 12 GB/s is NCCL's own figure for it (PCI_BW in src/graph/topo.h).",
+            "1.x", None, 1, 15.75e9, None,
+            "PCIe Gen3 x16: 8 GT/s x 16 lanes x 128/130 / 8 = 15.75 GB/s per direction (NCCL's own "
+            "effective figure is 12 GB/s, PCI_BW in src/graph/topo.h).",
         ),
         PublishedLog(
             "dgx2_v100_all_reduce", "DGX-2，12 × V100，NVSwitch",
@@ -93,8 +94,8 @@ PUBLISHED_LOGS: dict[str, PublishedLog] = {
         PublishedLog(
             "eks_efa_t4_2node_all_reduce", "2 节点 × 1 T4，EFA 100 Gb/s",
             "https://github.com/aws-ia/terraform-aws-eks-blueprints/blob/a56919dfbf25588d0db77e1d4c08ffe31639bd8c/examples/eks-efa/README.md",
-            "2.12.7", "all_reduce", 2, 12e9, 12.5e9,
-            "g4dn.metal: T4 on PCIe Gen3 x16 (NCCL's 12 GB/s), EFA 100 Gb/s = 12.5 GB/s per node.",
+            "2.12.7", "all_reduce", 2, 15.75e9, 12.5e9,
+            "g4dn.metal: T4 on PCIe Gen3 x16 (15.75 GB/s per direction), EFA 100 Gb/s = 12.5 GB/s per node.",
         ),
         PublishedLog(
             "oke_a100_2node_all_reduce", "2 节点 × 8 A100，RoCE 16 × 100 Gb/s",
@@ -160,10 +161,13 @@ def _nbsp(text: str) -> str:
 def published_summary_table(keys=None):
     """Each published log's largest message against the two-level busbw ceiling.
 
-    Columns: the log (system, primitive, NCCL version), the efficiency at large messages (measured
-    busbw over the ceiling; second, so it stays visible on a phone), the measured busbw
-    (out-of-place, largest size), the ceiling of :func:`~ccb_helpers.two_level_busbw_ceiling` with
-    the published link rates, and N.
+    Columns: the log (system, primitive, NCCL version; "校验失败" when the log's own correctness
+    check failed), the efficiency at large messages (measured busbw over the ceiling; second, so
+    it stays visible on a phone; "超上限" instead of a number above 1, which only in-network
+    reduction can produce), the measured busbw (out-of-place, largest size; with several data
+    types or operators, the first row of that size), the ceiling of
+    :func:`~ccb_helpers.two_level_busbw_ceiling` with the published link rates, and N.
+    ``values`` also holds the in-place busbw of the same row (``busbw_inplace``).
 
     >>> t = published_summary_table(["a3mega_h100_2node_all_reduce"])
     >>> [cell.replace("\u00a0", " ") for cell in t.rows[0][1:]]
@@ -177,16 +181,23 @@ def published_summary_table(keys=None):
     if keys is not None and (isinstance(keys, str) or not isinstance(keys, (list, tuple)) or len(keys) > len(PUBLISHED_LOGS) * 4):
         raise TypeError(f"keys must be a list of keys of PUBLISHED_LOGS (or None for all), got {type(keys).__name__}")
     keys = list(PUBLISHED_LOGS) if keys is None else [check_choice(f"keys[{i}]", k, PUBLISHED_LOGS) for i, k in enumerate(keys)]
+    if len(set(keys)) != len(keys):
+        raise ValueError("keys must not repeat a log")
     rows, values = [], []
     for key in keys:
         entry = PUBLISHED_LOGS[key]
         log = read_published_log(key)
-        last = max(log.rows, key=lambda r: r.size)
+        largest = max(r.size for r in log.rows)
+        last = next(r for r in log.rows if r.size == largest)
         ceiling = two_level_busbw_ceiling(log.collective, log.n_ranks, entry.n_nodes, entry.gpu_beta, entry.node_beta)
         ratio = last.busbw_Bps / ceiling
-        values.append({"key": key, "busbw": last.busbw_Bps, "ceiling": ceiling, "efficiency": ratio, "size": last.size})
+        failed = (log.out_of_bounds or 0) > 0
+        values.append({"key": key, "busbw": last.busbw_Bps, "busbw_inplace": last.busbw_Bps_inplace, "ceiling": ceiling,
+                       "efficiency": ratio if ratio <= 1 else None, "size": last.size, "check_failed": failed})
         version = f"（NCCL {entry.nccl}）" if entry.nccl else ""
-        rows.append([f"{entry.system}：{PRIMITIVE_LABELS[log.collective]}{version}", f"{ratio:.2f}",
+        flag = "（校验失败）" if failed else ""
+        rows.append([f"{entry.system}：{PRIMITIVE_LABELS[log.collective]}{version}{flag}",
+                     f"{ratio:.2f}" if ratio <= 1 else "超上限",
                      _nbsp(format_bandwidth(last.busbw_Bps)), _nbsp(format_bandwidth(ceiling)), str(log.n_ranks)])
     headers = ["日志", "效率", "busbw", "上限", "N"]
     return Table(headers, rows, "每个日志最大消息的 busbw，对照两级带宽上限 min(pβ, c(N)/c(K)·β_node)", values)

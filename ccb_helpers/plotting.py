@@ -2,19 +2,57 @@
 
 The font comes from the ``cvttf-notosanscjk-regular`` wheel (Noto Sans CJK, on PyPI) when it is
 installed, else from any system CJK font matplotlib knows (e.g. Debian's fonts-noto-cjk).
+
+Readability rules (the page column is 688 CSS px wide at 1280 px; a figure inch is 100 CSS px):
+
+* figures are at most :data:`BOOK_WIDTH` inches wide, so they are shown at their natural size
+  and no text is shrunk; no text is smaller than 8 pt (11 CSS px);
+* at most two panels side by side (:func:`plot_regime_map` and :func:`draw_topology_grid` wrap
+  to a second row);
+* PNGs at twice the resolution (retina): :func:`use_book_style` makes Jupyter's inline backend
+  emit 2x PNGs with their CSS width as metadata, and ``savefig`` uses 200 dpi.
+
+Every public function validates its arguments (``ValueError`` / ``TypeError`` naming the
+parameter) and refuses work above a documented cap before starting it.
 """
 
 from __future__ import annotations
 
+import base64
 import glob
+import math
+import numbers
 import os
 from functools import lru_cache
 
 import matplotlib
+import numpy as np
 from matplotlib import font_manager
 from matplotlib.ticker import MaxNLocator
 
-__all__ = ["cjk_font_name", "use_book_style", "COLORS", "FAMILY_COLORS"]
+from ._validation import check_bandwidth, check_choice, check_int, check_real
+
+__all__ = [
+    "cjk_font_name",
+    "use_book_style",
+    "COLORS",
+    "FAMILY_COLORS",
+    "BOOK_WIDTH",
+    "draw_schedule",
+    "plot_info_steps",
+    "draw_knomial_tree",
+    "draw_topology",
+    "draw_topology_grid",
+    "plot_diameters",
+    "plot_regime_map",
+    "plot_best_algorithm_map",
+    "plot_algorithm_times",
+    "plot_bisection_ratio",
+    "plot_volume_coefficients",
+]
+
+#: Width of the book's text column in inches (688 CSS px at 100 px per inch).
+BOOK_WIDTH = 6.88
 
 #: Colour per algorithm / bound, shared by every chapter so a reader learns them once.
 COLORS = {
@@ -40,6 +78,9 @@ FAMILY_COLORS = {"ring": COLORS["ring"], "torus2d": "#1f77b4", "torus3d": "#2ca0
 
 _SYSTEM_CJK = ("Noto Sans CJK SC", "Noto Sans CJK TC", "Noto Sans CJK JP", "Source Han Sans SC", "WenQuanYi Zen Hei")
 
+#: Smallest font size (points) any figure text uses: 8 pt = 11 CSS px at the natural size.
+SMALL = 8.5
+
 
 @lru_cache(maxsize=1)
 def cjk_font_name() -> str | None:
@@ -62,25 +103,134 @@ def cjk_font_name() -> str | None:
 
 
 def use_book_style() -> None:
-    """Apply the book's matplotlib style (sizes, grid, CJK font) globally."""
+    """Apply the book's matplotlib style (sizes, grid, CJK font) globally; 2x PNGs in Jupyter.
+
+    A figure inch is 100 CSS px on the page (``figure.dpi = 100``); PNGs are rendered at twice
+    that (``savefig.dpi = 200``, and in IPython the inline backend's PNG formatter is replaced
+    by one that renders at 2x and reports the CSS width, as ``retina`` does, but without a
+    fixed height so the picture keeps its aspect ratio when a phone shrinks it).
+    """
     font = cjk_font_name()
     matplotlib.rcParams.update(
         {
-            "figure.figsize": (7.0, 4.2),
+            "figure.figsize": (BOOK_WIDTH, 4.0),
             "figure.dpi": 100,
-            "savefig.dpi": 150,
+            "savefig.dpi": 200,
             "axes.grid": True,
             "grid.alpha": 0.3,
             "axes.spines.top": False,
             "axes.spines.right": False,
             "legend.frameon": False,
             "font.size": 10.5,
+            "axes.titlesize": 11,
+            "axes.labelsize": 10.5,
+            "xtick.labelsize": 9.5,
+            "ytick.labelsize": 9.5,
+            "legend.fontsize": 9,
             "axes.unicode_minus": False,
         }
     )
     if font is not None:
         # A list of families lets matplotlib fall back per glyph (⌈ ⌉ are not in Noto Sans CJK).
         matplotlib.rcParams["font.family"] = [font, "DejaVu Sans"]
+    _enable_retina_inline()
+
+
+def _figure_png_2x(figure):
+    """IPython PNG formatter: the figure at twice its dpi, with its CSS width as metadata."""
+    from IPython.core.pylabtools import print_figure
+
+    data = print_figure(figure, fmt="png", bbox_inches="tight", dpi=2 * figure.dpi)
+    if data is None:  # an empty figure shows nothing
+        return None
+    width = int.from_bytes(data[16:20], "big")  # the PNG header's IHDR width
+    return base64.b64encode(data).decode("ascii"), {"width": width // 2}
+
+
+def _enable_retina_inline() -> None:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is None or not hasattr(shell, "display_formatter"):
+        return
+    backend = str(matplotlib.rcParams._get("backend"))
+    if "inline" not in backend:
+        return
+    # Importing the inline backend runs its own one-time format set-up (plain PNG); ours must
+    # come after it or it would be replaced when the first figure is made.
+    import matplotlib_inline.backend_inline  # noqa: F401
+    from matplotlib.figure import Figure
+
+    shell.display_formatter.formatters["image/png"].for_type(Figure, _figure_png_2x)
+
+
+# --------------------------------------------------------------------------- argument checks
+
+
+def _check_ax(ax, name: str = "ax"):
+    from matplotlib.axes import Axes
+
+    if ax is not None and not isinstance(ax, Axes):
+        raise TypeError(f"{name} must be a matplotlib Axes or None, got {type(ax).__name__}")
+    return ax
+
+
+def _check_bool(name: str, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+    return bool(value)
+
+
+def _check_names(name: str, values, choices, max_count: int | None = None) -> tuple:
+    if isinstance(values, str) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{name} must be a sequence of names (e.g. a tuple of strings), got {values!r}")
+    values = tuple(values)
+    if not values:
+        raise ValueError(f"{name} must name at least one of {', '.join(map(repr, choices))}")
+    if max_count is not None and len(values) > max_count:
+        raise ValueError(f"{name} may name at most {max_count} entries, got {len(values)}")
+    return tuple(check_choice(f"{name}[{i}]", v, choices) for i, v in enumerate(values))
+
+
+def _check_m_range(m_range) -> tuple[float, float]:
+    if isinstance(m_range, str) or not hasattr(m_range, "__len__") or len(m_range) != 2:
+        raise TypeError(f"m_range must be a pair (m_min, m_max) of sizes in bytes, got {m_range!r}")
+    lo = check_real("m_range[0]", m_range[0], minimum=0.0, strict=True)
+    hi = check_real("m_range[1]", m_range[1], minimum=0.0, strict=True)
+    if not lo < hi:
+        raise ValueError(f"m_range must satisfy m_min < m_max, got ({lo:g}, {hi:g})")
+    return lo, hi
+
+
+def _check_axes_list(axes, count: int) -> list | None:
+    if axes is None:
+        return None
+    if isinstance(axes, str) or not hasattr(axes, "__len__"):
+        raise TypeError(f"axes must be a sequence of {count} matplotlib Axes or None, got {type(axes).__name__}")
+    axes = list(np.ravel(np.asarray(axes, dtype=object)))
+    if len(axes) < count:
+        raise ValueError(f"axes must hold at least {count} Axes (one per panel), got {len(axes)}")
+    for i, ax in enumerate(axes):
+        _check_ax(ax, f"axes[{i}]")
+    return axes[:count]
+
+
+def _new_axes(width: float, height: float):
+    import matplotlib.pyplot as plt
+
+    _, ax = plt.subplots(figsize=(min(width, BOOK_WIDTH), height))
+    return ax
+
+
+def _format_rate(beta: float) -> str:
+    from .units import format_bandwidth
+
+    return format_bandwidth(beta)
+
+
+# --------------------------------------------------------------------------- schedules
 
 
 def draw_schedule(schedule, ax=None, max_messages: int = 4000, title: str | None = None):
@@ -97,7 +247,8 @@ def draw_schedule(schedule, ax=None, max_messages: int = 4000, title: str | None
     ax : matplotlib Axes, optional
         Where to draw (a new figure otherwise).
     max_messages : int, default 4000
-        Refuse to draw more arrows than this (the picture would be unreadable).
+        Refuse to draw more arrows than this (the picture would be unreadable); checked before
+        any arrow is made. At most 20,000.
     title : str, optional
         Axes title (default: algorithm, primitive, N, rounds).
 
@@ -112,8 +263,6 @@ def draw_schedule(schedule, ax=None, max_messages: int = 4000, title: str | None
     >>> len(ax.patches)   # 1 + 2 + 4 messages
     7
     """
-    import matplotlib.pyplot as plt
-    import numpy as np
     from matplotlib.patches import FancyArrowPatch
 
     from .schedule import Schedule
@@ -121,6 +270,10 @@ def draw_schedule(schedule, ax=None, max_messages: int = 4000, title: str | None
     schedule = getattr(schedule, "schedule", schedule)
     if not isinstance(schedule, Schedule):
         raise TypeError(f"schedule must be a Schedule or SimulationResult, got {type(schedule).__name__}")
+    max_messages = check_int("max_messages", max_messages, minimum=1, maximum=20_000)
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be a string or None, got {type(title).__name__}")
+    _check_ax(ax)
     messages = []
     for index, r in enumerate(schedule.rounds):
         remote = r.src != r.dst
@@ -128,14 +281,14 @@ def draw_schedule(schedule, ax=None, max_messages: int = 4000, title: str | None
             continue
         pair = r.src[remote] * schedule.n + r.dst[remote]
         keys, inverse = np.unique(pair, return_inverse=True)
+        if len(messages) + len(keys) > max_messages:
+            raise ValueError(f"schedule has more than max_messages={max_messages} messages; draw a smaller n")
         size = np.bincount(inverse, weights=r.length[remote])
         reduce = np.bincount(inverse, weights=r.reduce[remote]) > 0
         messages += [(index, int(k) // schedule.n, int(k) % schedule.n, s, red) for k, s, red in zip(keys, size, reduce)]
-    if len(messages) > max_messages:
-        raise ValueError(f"schedule has {len(messages)} messages, more than max_messages={max_messages}; draw a smaller n")
     use_book_style()
     if ax is None:
-        _, ax = plt.subplots(figsize=(min(max(5.0, 1.0 + 0.6 * len(schedule.rounds)), 12), min(max(3.0, 1.0 + 0.35 * schedule.n), 8)))
+        ax = _new_axes(max(5.0, 1.0 + 0.6 * len(schedule.rounds)), min(max(3.0, 1.0 + 0.35 * schedule.n), 8))
     biggest = max((mm[3] for mm in messages), default=1) or 1
     for index, src, dst, size, red in messages:
         ax.add_patch(
@@ -163,35 +316,59 @@ def draw_schedule(schedule, ax=None, max_messages: int = 4000, title: str | None
     if True in kinds:
         ax.plot([], [], color=COLORS["bandwidth"], label="reduce 归约（相加）")
     if kinds:
-        ax.legend(loc="upper center", fontsize=8, bbox_to_anchor=(0.5, -0.14), ncol=2)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
     return ax
+
+
+# --------------------------------------------------------------------------- propagation
 
 
 def plot_info_steps(ks=(1, 2, 6), n_max: int = 10**6, all_port: bool = True, ax=None):
     """Steps ``ceil(log_{k+1} N)`` against N (log axis) for several port counts k.
 
-    Exact integer steps at every N from 2 to ``n_max`` (drawn as step functions).
+    Exact integer steps at every N from 2 to ``n_max``, drawn as step functions through the
+    points where the step count changes (``N = (k+1)^t + 1``), so any ``n_max`` up to
+    ``2**62`` costs the same.
+
+    Parameters
+    ----------
+    ks : sequence of int
+        Port counts ``k >= 1``, at most five curves.
+    n_max : int, default 10**6
+        Largest N, ``2 <= n_max <= 2**62``.
+    all_port : bool, default True
+        Also draw the all-port line (one step).
+    ax : matplotlib Axes, optional
 
     >>> ax = plot_info_steps(n_max=1000)
     >>> [line.get_label() for line in ax.get_lines()]
     ['1-port', '2-port', '6-port', 'all-port (k = N-1)']
     """
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    from ._validation import check_int
     from .propagation import info_steps
 
-    n_max = check_int("n_max", n_max, minimum=2)
+    if isinstance(ks, (str, bytes)) or not hasattr(ks, "__iter__"):
+        raise TypeError(f"ks must be a sequence of port counts, got {ks!r}")
+    ks = tuple(ks)
+    if not 1 <= len(ks) <= 5:
+        raise ValueError(f"ks must hold 1 to 5 port counts, got {len(ks)}")
+    ks = tuple(check_int(f"ks[{i}]", k, minimum=1) for i, k in enumerate(ks))
+    n_max = check_int("n_max", n_max, minimum=2, maximum=2**62)
+    all_port = _check_bool("all_port", all_port)
+    _check_ax(ax)
     use_book_style()
     if ax is None:
-        _, ax = plt.subplots()
-    n = np.arange(2, n_max + 1, dtype=np.int64)
+        ax = _new_axes(BOOK_WIDTH, 4.0)
     palette = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#8c564b"]
     for color, k in zip(palette, ks):
-        ax.step(n, info_steps(n, k), where="post", color=color, label=f"{k}-port")
+        xs, power = [2], k + 1
+        while power + 1 <= n_max:  # the step count rises at N = (k+1)^t + 1
+            xs.append(power + 1)
+            power *= k + 1
+        xs.append(n_max)
+        steps = [info_steps(x, k) for x in xs]
+        ax.step(np.array(xs, dtype=float), steps, where="post", color=color, label=f"{k}-port")
     if all_port:
-        ax.step(n, np.ones_like(n), where="post", color="#7f7f7f", linestyle="--", label="all-port (k = N-1)")
+        ax.step([2.0, float(n_max)], [1, 1], where="post", color="#7f7f7f", linestyle="--", label="all-port (k = N-1)")
     ax.set_xscale("log")
     ax.set_xlabel("节点数 N")
     ax.set_ylabel(r"步数下界 $\lceil \log_{k+1} N \rceil$")
@@ -201,26 +378,11 @@ def plot_info_steps(ks=(1, 2, 6), n_max: int = 10**6, all_port: bool = True, ax=
     return ax
 
 
-def draw_knomial_tree(n: int, k: int = 1, ax=None):
-    """Draw the k-nomial broadcast tree on ``n`` nodes; colour = the round a node is informed.
-
-    Nodes sit at height ``-round``; the root is informed at round 0.
-
-    >>> ax = draw_knomial_tree(9, k=2)
-    >>> len(ax.collections[0].get_offsets())   # one marker per node
-    9
-    """
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    from ._validation import check_int
+@lru_cache(maxsize=128)
+def _knomial_geometry(n: int, k: int):
+    """x, y of every node, the edges (parent, child) and the number of rounds of the k-nomial tree."""
     from .generators import knomial_tree
 
-    n = check_int("n", n, minimum=1, maximum=256)
-    k = check_int("k", k, minimum=1)
-    use_book_style()
-    if ax is None:
-        _, ax = plt.subplots()
     rounds = knomial_tree(n, k)
     informed = np.zeros(n, dtype=int)
     children: dict[int, list[int]] = {v: [] for v in range(n)}
@@ -242,30 +404,80 @@ def draw_knomial_tree(n: int, k: int = 1, ax=None):
         return x[v]
 
     place(0)
-    y = -informed.astype(float)
-    for parent in range(n):
-        for child in children[parent]:
-            ax.plot([x[parent], x[child]], [y[parent], y[child]], color="#999999", linewidth=0.8, zorder=1)
-    cmap = plt.get_cmap("viridis", max(len(rounds), 1) + 1)
-    ax.scatter(x, y, c=informed, cmap=cmap, vmin=-0.5, vmax=len(rounds) + 0.5, s=60 if n <= 32 else 18, zorder=2,
-               edgecolors="white", linewidths=0.5)
-    if n <= 32:
-        for v in range(n):
-            ax.annotate(str(v), (x[v], y[v]), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=7)
-    ax.set_yticks(-np.arange(len(rounds) + 1), [str(t) for t in range(len(rounds) + 1)])
-    ax.set_ylabel("被通知的轮次")
-    ax.set_xticks([])
-    ax.grid(False)
-    ax.set_title(f"{k + 1}-nomial 树（{k}-port），N = {n}：{len(rounds)} 轮")
+    edges = tuple((p, c) for p in range(n) for c in children[p])
+    return x, -informed.astype(float), informed, edges, len(rounds)
+
+
+class _KnomialTreeArtists:
+    """A k-nomial tree drawing made once on ``ax`` and updated in place (:meth:`update`)."""
+
+    LABELS = 32  # nodes are numbered up to this N
+
+    def __init__(self, ax):
+        from matplotlib.collections import LineCollection
+        from matplotlib.transforms import offset_copy
+
+        self.ax = ax
+        self.edges = LineCollection([], colors="#999999", linewidths=0.8, zorder=1)
+        ax.add_collection(self.edges)
+        self.nodes = ax.scatter([], [], zorder=2, edgecolors="white", linewidths=0.5)
+        above = offset_copy(ax.transData, fig=ax.figure, x=0, y=5, units="points")
+        self.labels = [ax.text(0, 0, "", ha="center", va="bottom", fontsize=SMALL, visible=False, transform=above)
+                       for _ in range(self.LABELS)]
+        ax.set_ylabel("被通知的轮次")
+        ax.set_xticks([])
+        ax.grid(False)
+
+    def update(self, n: int, k: int) -> None:
+        x, y, informed, edges, rounds = _knomial_geometry(n, k)
+        self.edges.set_segments([((x[p], y[p]), (x[c], y[c])) for p, c in edges])
+        self.nodes.set_offsets(np.column_stack([x, y]))
+        cmap = matplotlib.colormaps["viridis"].resampled(rounds + 1)
+        self.nodes.set_facecolor(cmap(informed))
+        self.nodes.set_sizes([60 if n <= 32 else 18])
+        for v, label in enumerate(self.labels):
+            label.set_visible(n <= self.LABELS and v < n)
+            if label.get_visible():
+                label.set_text(str(v))
+                label.set_position((x[v], y[v]))
+        self.ax.set_xlim(-0.6, max(x.max(), 1) + 0.6)
+        self.ax.set_ylim(-rounds - 0.45, 0.6)
+        self.ax.set_yticks(-np.arange(rounds + 1), [str(t) for t in range(rounds + 1)])
+        self.ax.set_title(f"{k + 1}-nomial 树（{k}-port），N = {n}：{rounds} 轮")
+
+
+def draw_knomial_tree(n: int, k: int = 1, ax=None):
+    """Draw the k-nomial broadcast tree on ``n`` nodes; colour = the round a node is informed.
+
+    Nodes sit at height ``-round``; the root is informed at round 0.
+
+    Parameters
+    ----------
+    n : int
+        Nodes, ``1 <= n <= 256`` (a bigger tree is unreadable).
+    k : int, default 1
+        Ports, ``k >= 1`` (the tree is ``(k+1)``-nomial).
+    ax : matplotlib Axes, optional
+
+    >>> ax = draw_knomial_tree(9, k=2)
+    >>> len(ax.collections[1].get_offsets())   # one marker per node
+    9
+    """
+    n = check_int("n", n, minimum=1, maximum=256)
+    k = check_int("k", k, minimum=1)
+    _check_ax(ax)
+    use_book_style()
+    if ax is None:
+        ax = _new_axes(BOOK_WIDTH, 4.0)
+    _KnomialTreeArtists(ax).update(n, k)
     return ax
+
+
+# --------------------------------------------------------------------------- topologies
 
 
 def _layout(topology):
     """Positions for drawing: circles, grids (3-D projected), hypercube projection, fat-tree layers."""
-    import math
-
-    import numpy as np
-
     g = topology.graph
     family = topology.family
     pos = {}
@@ -302,39 +514,25 @@ def _layout(topology):
     return {v: np.asarray(p, dtype=float) for v, p in pos.items()}
 
 
-def draw_topology(topology, root: int = 0, ax=None, max_nodes: int = 600, side=None):
-    """Draw a topology with its endpoints coloured by BFS distance (hops) from ``root``.
+def _arc(a, b, rad: float = 0.25, points: int = 16):
+    """Points of matplotlib's ``arc3`` connection from a to b (a quadratic Bezier curve)."""
+    mid = (a + b) / 2
+    d = b - a
+    control = mid + rad * np.array([d[1], -d[0]])
+    t = np.linspace(0, 1, points)[:, None]
+    return (1 - t) ** 2 * a + 2 * (1 - t) * t * control + t**2 * b
 
-    Switches are grey squares; wrap-around links of a torus are drawn as dashed arcs. With
-    ``side`` (a set of endpoints, e.g. :func:`ccb_helpers.bisection_partition`), endpoints are
-    coloured by side instead and the links of the cut are drawn in red.
 
-    >>> import ccb_helpers as ccb
-    >>> ax = draw_topology(ccb.torus(4, 4))
-    >>> ax.get_title()
-    'torus 4x4：从节点 0 出发的 BFS 层（直径 D = 4）'
-    """
-    import matplotlib.pyplot as plt
+@lru_cache(maxsize=64)
+def _topology_geometry(topology, root: int, side: frozenset | None):
+    """Everything a topology drawing needs, computed once per (topology, root, side)."""
     import networkx as nx
-    import numpy as np
-    from matplotlib.patches import FancyArrowPatch
 
-    from .topology import Topology
-
-    if not isinstance(topology, Topology):
-        raise TypeError(f"topology must be a Topology, got {type(topology).__name__}")
-    if topology.graph.number_of_nodes() > max_nodes:
-        raise ValueError(f"{topology.name} has more than max_nodes={max_nodes} vertices to draw")
-    use_book_style()
-    if ax is None:
-        _, ax = plt.subplots(figsize=(5, 5))
     g = topology.graph
     pos = _layout(topology)
     dist = nx.single_source_shortest_path_length(g, root)
-    coords = {v: pos[v] for v in g.nodes}
     crossing = set()
     if side is not None:
-        side = set(side)
         if topology.switched:
             # Switches sit with the side that holds most of their endpoint neighbours (leaves) or
             # of their leaves (spines): the placement that the closed form counts.
@@ -347,67 +545,235 @@ def draw_topology(topology, root: int = 0, ax=None, max_nodes: int = 600, side=N
             crossing = {frozenset((u, v)) for u, v in g.edges if placed[u] != placed[v]}
         else:
             crossing = {frozenset((u, v)) for u, v in g.edges if (u in side) != (v in side)}
+    straight, straight_cut, straight_links, arcs, arcs_cut, arcs_links = [], [], [], [], [], []
     for u, v in g.edges:
-        a, b = coords[u], coords[v]
+        a, b = pos[u], pos[v]
         cut = frozenset((u, v)) in crossing
-        color, width = (COLORS["bandwidth"], 2.0) if cut else ("#bbbbbb", 0.8)
-        width *= g.edges[u, v].get("links", 1)  # parallel links drawn proportionally thicker
-        wrap = topology.family == "torus" and np.abs(a - b).max() > 1.5
-        if wrap:
-            ax.add_patch(FancyArrowPatch(tuple(a), tuple(b), arrowstyle="-", connectionstyle="arc3,rad=0.25",
-                                         color=color, linewidth=width * 0.9, linestyle="--", zorder=1))
+        links = g.edges[u, v].get("links", 1)  # parallel links (a user topology) drawn proportionally thicker
+        if topology.family == "torus" and np.abs(a - b).max() > 1.5:  # wrap-around link
+            arcs.append(_arc(a, b))
+            arcs_cut.append(cut)
+            arcs_links.append(links)
         else:
-            ax.plot([a[0], b[0]], [a[1], b[1]], color=color, linewidth=width, zorder=1)
+            straight.append(np.array([a, b]))
+            straight_cut.append(cut)
+            straight_links.append(links)
     ends = [v for v, kind in g.nodes(data="kind") if kind == "endpoint"]
     switches = [v for v, kind in g.nodes(data="kind") if kind == "switch"]
-    hops = np.array([dist[v] for v in ends])
-    size = 90 if len(ends) <= 32 else (40 if len(ends) <= 128 else 14)
+    points = np.array([pos[v] for v in g.nodes] + [p for arc in arcs for p in arc])
+    return {
+        "ends": np.array([pos[v] for v in ends]),
+        "root": np.array([pos[root]]),
+        "hops": np.array([dist[v] for v in ends]),
+        "in_side": np.array([v in side for v in ends]) if side is not None else None,
+        "switches": np.array([pos[v] for v in switches]).reshape(-1, 2),
+        "straight": straight, "straight_cut": np.array(straight_cut, dtype=bool), "straight_links": straight_links,
+        "arcs": arcs, "arcs_cut": np.array(arcs_cut, dtype=bool), "arcs_links": arcs_links,
+        "crossing": sum(g.edges[tuple(e)].get("links", 1) for e in crossing),
+        "lo": points.min(axis=0), "hi": points.max(axis=0),
+    }
+
+
+class _TopologyArtists:
+    """A topology drawing made once on ``ax`` and updated in place (:meth:`update`)."""
+
+    LABELS = 32  # hop counts are written on the nodes up to this many endpoints
+
+    def __init__(self, ax):
+        from matplotlib.collections import LineCollection
+
+        self.ax = ax
+        self.links = LineCollection([], zorder=1)
+        self.wraps = LineCollection([], zorder=1, linestyles="--")
+        ax.add_collection(self.links)
+        ax.add_collection(self.wraps)
+        self.switches = ax.scatter([], [], marker="s", color="#888888", zorder=2)
+        self.ends = ax.scatter([], [], zorder=3, edgecolors="white", linewidths=0.6)
+        self.root = ax.scatter([], [], facecolors="none", edgecolors=COLORS["bandwidth"], linewidths=1.5, zorder=4)
+        self.labels = [ax.text(0, 0, "", ha="center", va="center", fontsize=7.5, zorder=5, visible=False)
+                       for _ in range(self.LABELS)]
+        ax.set_aspect("equal", adjustable="box")
+        ax.axis("off")
+
+    def update(self, topology, root: int = 0, side=None) -> int:
+        """Draw ``topology``; returns the number of links the cut crosses (0 without ``side``)."""
+        geo = _topology_geometry(topology, root, None if side is None else frozenset(side))
+        cut_color, plain = matplotlib.colors.to_rgba(COLORS["bandwidth"]), matplotlib.colors.to_rgba("#bbbbbb")
+        for collection, segments, cut, links, scale in (
+                (self.links, geo["straight"], geo["straight_cut"], geo["straight_links"], 1.0),
+                (self.wraps, geo["arcs"], geo["arcs_cut"], geo["arcs_links"], 0.9)):
+            collection.set_segments(segments)
+            collection.set_color([cut_color if c else plain for c in cut])
+            collection.set_linewidth([(2.0 if c else 0.8) * scale * k for c, k in zip(cut, links)])
+        n_ends = len(geo["ends"])
+        size = 90 if n_ends <= 32 else (40 if n_ends <= 128 else 14)
+        self.ends.set_offsets(geo["ends"])
+        self.ends.set_sizes([size])
+        hops = geo["hops"]
+        far = max(int(hops.max()), 1)
+        if side is None:
+            self.ends.set_facecolor(matplotlib.colormaps["viridis_r"](hops / far))
+        else:
+            self.ends.set_facecolor([COLORS["latency"] if s else COLORS["ring_b"] for s in geo["in_side"]])
+        self.switches.set_offsets(geo["switches"])
+        self.switches.set_sizes([size * 0.8])
+        self.root.set_offsets(geo["root"] if side is None else np.empty((0, 2)))
+        self.root.set_sizes([size * 2.2])
+        show = side is None and n_ends <= self.LABELS
+        for v, label in enumerate(self.labels):
+            label.set_visible(show and v < n_ends)
+            if label.get_visible():
+                # viridis_r is light for small distances: dark digits there, white ones on the dark end.
+                label.set_text(str(hops[v]))
+                label.set_position(geo["ends"][v])
+                label.set_color("black" if hops[v] < far / 2 else "white")
+        lo, hi = geo["lo"], geo["hi"]
+        pad = 0.08 * max(hi - lo) + 0.3
+        self.ax.set_xlim(lo[0] - pad, hi[0] + pad)
+        self.ax.set_ylim(lo[1] - pad, hi[1] + pad)
+        short = topology.name.split(" (")[0]
+        if side is not None:
+            title = f"{short}：平衡割切断 {geo['crossing']} 条链路（红色）"
+        elif topology.switched:
+            title = (f"{short}：从节点 {root} 出发的跳数\n"
+                     f"（端点间最多 {topology.diameter} 跳，交换机同轮转发：D = {topology.step_diameter} 轮）")
+        else:
+            title = f"{short}：从节点 {root} 出发的 BFS 层（直径 D = {topology.step_diameter}）"
+        self.ax.set_title(title, fontsize=9.5)
+        return geo["crossing"]
+
+
+def _check_topology(topology, max_nodes: int, name: str = "topology"):
+    from .topology import Topology
+
+    if not isinstance(topology, Topology):
+        raise TypeError(f"{name} must be a Topology (e.g. ccb.ring(8)), got {type(topology).__name__}")
+    # The endpoints alone decide most cases, before the graph is built; switches are few.
+    if topology.n > max_nodes or topology.graph.number_of_nodes() > max_nodes:
+        raise ValueError(f"{name} {topology.name} has more than max_nodes={max_nodes} vertices to draw")
+    return topology
+
+
+def _check_side(side, n: int):
     if side is None:
-        ax.scatter([coords[v][0] for v in ends], [coords[v][1] for v in ends], c=hops, cmap="viridis_r", s=size,
-                   zorder=3, edgecolors="white", linewidths=0.6)
-    else:
-        colors = [COLORS["latency"] if v in side else COLORS["ring_b"] for v in ends]
-        ax.scatter([coords[v][0] for v in ends], [coords[v][1] for v in ends], c=colors, s=size, zorder=3,
-                   edgecolors="white", linewidths=0.6)
-    if switches:
-        ax.scatter([coords[v][0] for v in switches], [coords[v][1] for v in switches], marker="s", color="#888888",
-                   s=size * 0.8, zorder=2)
-    if side is None:
-        ax.scatter([coords[root][0]], [coords[root][1]], s=size * 2.2, facecolors="none", edgecolors=COLORS["bandwidth"],
-                   linewidths=1.5, zorder=4)
-    if len(ends) <= 32 and side is None:
-        far = max(hops.max(), 1)
-        for v in ends:
-            # viridis_r is light for small distances: dark digits there, white ones on the dark end.
-            ax.annotate(str(dist[v]), coords[v], ha="center", va="center", fontsize=6.5, zorder=5,
-                        color="black" if dist[v] < far / 2 else "white")
-    ax.set_aspect("equal", adjustable="datalim")
-    ax.axis("off")
-    if side is None:
-        ax.set_title(f"{topology.name.split(' (')[0]}：从节点 {root} 出发的 BFS 层（直径 D = {topology.diameter}）", fontsize=9.5)
-    else:
-        cut_count = sum(g.edges[tuple(e)].get("links", 1) for e in crossing)
-        ax.set_title(f"{topology.name.split(' (')[0]}：平衡割切断 {cut_count} 条链路（红色）", fontsize=9.5)
+        return None
+    if isinstance(side, (str, bytes)) or not hasattr(side, "__iter__"):
+        raise TypeError(f"side must be a set of endpoint numbers (e.g. ccb.bisection_partition(t)), got {side!r}")
+    side = frozenset(side)
+    for v in side:
+        check_int("side element", v, minimum=0, maximum=n - 1)
+    return side
+
+
+def draw_topology(topology, root: int = 0, ax=None, max_nodes: int = 600, side=None):
+    """Draw a topology with its endpoints coloured by BFS distance (hops) from ``root``.
+
+    Switches are grey squares; wrap-around links of a torus are drawn as dashed arcs. With
+    ``side`` (a set of endpoints, e.g. :func:`ccb_helpers.bisection_partition`), endpoints are
+    coloured by side instead and the links of the cut are drawn in red.
+
+    Parameters
+    ----------
+    topology : Topology
+    root : int, default 0
+        Endpoint the BFS starts from, ``0 <= root < topology.n``.
+    ax : matplotlib Axes, optional
+    max_nodes : int, default 600
+        Refuse topologies with more vertices (checked on the endpoint count before the graph
+        is built); at most 5000.
+    side : set of int, optional
+        Endpoints of one side of a cut.
+
+    >>> import ccb_helpers as ccb
+    >>> ax = draw_topology(ccb.torus(4, 4))
+    >>> ax.get_title()
+    'torus 4x4：从节点 0 出发的 BFS 层（直径 D = 4）'
+    """
+    max_nodes = check_int("max_nodes", max_nodes, minimum=1, maximum=5000)
+    topology = _check_topology(topology, max_nodes)
+    root = check_int("root", root, minimum=0, maximum=topology.n - 1)
+    side = _check_side(side, topology.n)
+    _check_ax(ax)
+    use_book_style()
+    if ax is None:
+        ax = _new_axes(5, 5)
+    _TopologyArtists(ax).update(topology, root, side)
     return ax
+
+
+def draw_topology_grid(topologies, cuts: bool = False, max_nodes: int = 600):
+    """Draw several topologies, two per row (the book's column holds two readable panels).
+
+    Parameters
+    ----------
+    topologies : sequence of Topology
+        One to eight topologies.
+    cuts : bool, default False
+        Draw each one's minimum balanced cut (:func:`ccb_helpers.bisection_partition`)
+        instead of its BFS layers.
+    max_nodes : int, default 600
+        As in :func:`draw_topology`.
+
+    Returns
+    -------
+    list of matplotlib Axes, one per topology
+
+    >>> import ccb_helpers as ccb
+    >>> axes = draw_topology_grid([ccb.ring(8), ccb.torus(3, 3), ccb.hypercube(3)])
+    >>> len(axes), bool(axes[0].figure.get_size_inches()[0] <= BOOK_WIDTH)
+    (3, True)
+    """
+    import matplotlib.pyplot as plt
+
+    from .bisection import bisection_partition
+
+    if isinstance(topologies, (str, bytes)) or not hasattr(topologies, "__iter__"):
+        raise TypeError(f"topologies must be a sequence of Topology, got {type(topologies).__name__}")
+    topologies = list(topologies)
+    if not 1 <= len(topologies) <= 8:
+        raise ValueError(f"topologies must hold 1 to 8 topologies, got {len(topologies)}")
+    cuts = _check_bool("cuts", cuts)
+    max_nodes = check_int("max_nodes", max_nodes, minimum=1, maximum=5000)
+    for i, t in enumerate(topologies):
+        _check_topology(t, max_nodes, name=f"topologies[{i}]")
+    use_book_style()
+    cols = min(2, len(topologies))
+    rows = math.ceil(len(topologies) / cols)
+    fig, grid = plt.subplots(rows, cols, figsize=(BOOK_WIDTH if cols == 2 else 3.6, 3.5 * rows), squeeze=False)
+    axes = list(grid.ravel())
+    for ax, t in zip(axes, topologies):
+        _TopologyArtists(ax).update(t, 0, bisection_partition(t) if cuts else None)
+    for ax in axes[len(topologies):]:
+        ax.axis("off")
+    fig.tight_layout()
+    return axes[: len(topologies)]
 
 
 def plot_diameters(families=("ring", "torus2d", "torus3d", "mesh2d", "hypercube", "fat_tree", "fully_connected"),
                    max_n: int = 10**6, ax=None):
     """Latency-relevant diameter (rounds) against N for each family, with the ceil(log2 N) line.
 
+    Parameters
+    ----------
+    families : sequence of str
+        Keys of :data:`ccb_helpers.FAMILIES`.
+    max_n : int, default 10**6
+        Largest N, ``4 <= max_n <= 10**7`` (the families' instances are enumerated).
+    ax : matplotlib Axes, optional
+
     >>> ax = plot_diameters(families=("ring", "hypercube"), max_n=1024)
     >>> [line.get_label() for line in ax.get_lines()]
     ['Ring', 'Hypercube', '⌈log₂ N⌉（信息下界，1-port）']
     """
-    import matplotlib.pyplot as plt
-    import numpy as np
-
     from .diameter import FAMILIES, family_instances
     from .propagation import info_steps
 
+    families = _check_names("families", families, FAMILIES)
+    max_n = check_int("max_n", max_n, minimum=4, maximum=10**7)
+    _check_ax(ax)
     use_book_style()
     if ax is None:
-        _, ax = plt.subplots(figsize=(7.5, 4.6))
+        ax = _new_axes(BOOK_WIDTH, 4.4)
     for family in families:
         if family in ("ring", "fully_connected"):
             ns = np.unique(np.logspace(np.log10(2), np.log10(max_n), 300).astype(int))
@@ -424,9 +790,12 @@ def plot_diameters(families=("ring", "torus2d", "torus3d", "mesh2d", "hypercube"
     ax.set_yscale("log")
     ax.set_xlabel("节点数 N")
     ax.set_ylabel("直径 D（轮）")
-    ax.set_title("拓扑直径与信息传播下界（曲线高于黑线处，直径更紧）", fontsize=10)
-    ax.legend(fontsize=8, loc="upper left")
+    ax.set_title("拓扑直径与信息传播下界（曲线高于黑线处，直径更紧）", fontsize=10.5)
+    ax.legend(loc="upper left", ncol=2)
     return ax
+
+
+# --------------------------------------------------------------------------- bounds and algorithms
 
 
 def plot_regime_map(primitive="all_reduce", preset_keys=("a100_nvlink", "h100_nvswitch", "ib_ndr"), n_max=4096,
@@ -434,24 +803,47 @@ def plot_regime_map(primitive="all_reduce", preset_keys=("a100_nvlink", "h100_nv
     """Latency- vs bandwidth-bound regions of the lower bound over (N, M), with the M* curve, per preset.
 
     Uses each preset's α, β and ``k = ports_for(N)`` capped at 1 for bandwidth when the preset
-    shares one NIC (InfiniBand); the M* curve is :func:`ccb_helpers.crossover_size`.
+    shares one NIC (InfiniBand); the M* curve is :func:`ccb_helpers.crossover_size`. One panel
+    per preset, two per row.
+
+    Parameters
+    ----------
+    primitive : str
+    preset_keys : sequence of str
+        Keys of :data:`ccb_helpers.PRESETS`, one to four.
+    n_max : int, default 4096
+        Largest N, ``4 <= n_max <= 2**20``.
+    m_range : (float, float)
+        Smallest and largest M in bytes.
+    axes : sequence of matplotlib Axes, optional
+        One per preset.
 
     >>> axes = plot_regime_map(preset_keys=("a100_nvlink",), n_max=256)
     >>> len(axes)
     1
     """
     import matplotlib.pyplot as plt
-    import numpy as np
     from matplotlib.colors import ListedColormap
 
     from .bounds import crossover_size, regime
     from .hardware import PRESETS
-    from .units import format_bytes
+    from .primitives import check_primitive
+    from .units import format_bytes, format_time
 
+    primitive = check_primitive(primitive)
+    preset_keys = _check_names("preset_keys", preset_keys, PRESETS, max_count=4)
+    n_max = check_int("n_max", n_max, minimum=4, maximum=2**20)
+    m_range = _check_m_range(m_range)
+    axes = _check_axes_list(axes, len(preset_keys))
     use_book_style()
     if axes is None:
-        _, axes = plt.subplots(1, len(preset_keys), figsize=(4.2 * len(preset_keys), 3.8), squeeze=False)
-        axes = list(axes[0])
+        cols = min(2, len(preset_keys))
+        rows = math.ceil(len(preset_keys) / cols)
+        fig, grid = plt.subplots(rows, cols, figsize=(BOOK_WIDTH if cols == 2 else 4.2, 3.4 * rows), squeeze=False)
+        axes = list(grid.ravel())
+        for spare in axes[len(preset_keys):]:
+            spare.axis("off")
+        axes = axes[: len(preset_keys)]
     ns = np.unique(np.geomspace(2, n_max, 120).astype(np.int64))
     ms = np.geomspace(*m_range, 160)
     for ax, key in zip(axes, preset_keys):
@@ -467,9 +859,10 @@ def plot_regime_map(primitive="all_reduce", preset_keys=("a100_nvlink", "h100_nv
         ax.set_xlabel("节点数 N")
         ax.set_ylabel("消息大小 M")
         ax.yaxis.set_major_formatter(lambda v, _pos: format_bytes(v))
-        ax.set_title(f"{p.label.split(' (')[0]}\nα = {p.alpha * 1e6:g} µs，β = {p.beta / 1e9:g} GB/s，k = {ports}", fontsize=9)
-        ax.text(0.04, 0.93, "带宽主导", transform=ax.transAxes, fontsize=9, color=COLORS["bandwidth"])
-        ax.text(0.60, 0.06, "延迟主导", transform=ax.transAxes, fontsize=9, color=COLORS["latency"])
+        ax.set_title(f"{p.label.split(' (')[0]}\nα = {format_time(p.alpha)}，β = {_format_rate(p.beta)}，k = {ports}",
+                     fontsize=9.5)
+        ax.text(0.04, 0.92, "带宽主导", transform=ax.transAxes, fontsize=9.5, color=COLORS["bandwidth"])
+        ax.text(0.60, 0.05, "延迟主导", transform=ax.transAxes, fontsize=9.5, color=COLORS["latency"])
         ax.grid(False)
     return axes
 
@@ -479,22 +872,41 @@ def plot_best_algorithm_map(primitive="all_reduce", alpha=1.5e-6, beta=50e9, por
 
     Algorithms that need a power of two compete only at those N (the vertical stripes).
 
+    Parameters
+    ----------
+    primitive : str
+    alpha : float
+        Latency per step in seconds (``>= 0``).
+    beta : float
+        Bandwidth of one link in one direction, bytes/s (``> 0``).
+    ports : int, default 1
+    n_max : int, default 1024
+        Largest N, ``4 <= n_max <= 2**20``.
+    m_range : (float, float)
+    ax : matplotlib Axes, optional
+
     >>> ax = plot_best_algorithm_map(n_max=64)
     >>> ax.get_xlabel()
     '节点数 N'
     """
-    import matplotlib.pyplot as plt
-    import numpy as np
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
 
     from .algorithms import ALGORITHM_LABELS, applicable_algorithms, best_algorithm
     from .bounds import crossover_size
-    from .units import format_bytes
+    from .primitives import check_primitive
+    from .units import format_bytes, format_time
 
+    primitive = check_primitive(primitive)
+    alpha = check_real("alpha", alpha)
+    beta = check_bandwidth("beta", beta)
+    ports = check_int("ports", ports, minimum=1)
+    n_max = check_int("n_max", n_max, minimum=4, maximum=2**20)
+    m_range = _check_m_range(m_range)
+    _check_ax(ax)
     use_book_style()
     if ax is None:
-        _, ax = plt.subplots(figsize=(7.5, 4.6))
+        ax = _new_axes(BOOK_WIDTH, 4.4)
     ns = np.unique(np.geomspace(2, n_max, 140).astype(np.int64))
     ms = np.geomspace(*m_range, 160)
     names, times = best_algorithm(primitive, ns[:, None], ms[None, :], alpha, beta, ports)
@@ -510,9 +922,9 @@ def plot_best_algorithm_map(primitive="all_reduce", alpha=1.5e-6, beta=50e9, por
     ax.yaxis.set_major_formatter(lambda v, _pos: format_bytes(v))
     ax.set_xlabel("节点数 N")
     ax.set_ylabel("消息大小 M")
-    ax.set_title(f"每个 (N, M) 上最快的算法；α = {alpha * 1e6:g} µs，β = {beta / 1e9:g} GB/s，{ports}-port", fontsize=9)
+    ax.set_title(f"每个 (N, M) 上最快的算法；α = {format_time(alpha)}，β = {_format_rate(beta)}，{ports}-port", fontsize=10)
     handles = [Patch(color=COLORS.get(a, "#cccccc"), alpha=0.55, label=ALGORITHM_LABELS[a]) for a in present]
-    ax.legend(handles=handles + ax.get_legend_handles_labels()[0], fontsize=8, loc="upper left")
+    ax.legend(handles=handles + ax.get_legend_handles_labels()[0], loc="upper left")
     ax.grid(False)
     return ax
 
@@ -521,20 +933,41 @@ def plot_algorithm_times(primitive="all_reduce", n=16, alpha=1.5e-6, beta=50e9, 
                          efficiency=False, ax=None):
     """Time (or efficiency = bound / time) against M for the lower bound and every applicable algorithm.
 
+    Parameters
+    ----------
+    primitive : str
+    n : int
+        Nodes, ``2 <= n <= 2**20``.
+    alpha : float
+        Latency per step in seconds (``>= 0``).
+    beta : float
+        Bandwidth of one link in one direction, bytes/s (``> 0``).
+    ports : int, default 1
+    m_range : (float, float)
+    efficiency : bool, default False
+        Plot bound / time instead of time.
+    ax : matplotlib Axes, optional
+
     >>> ax = plot_algorithm_times(n=8)
     >>> ax.get_lines()[0].get_label()
     '下界 max(Tα, Tβ)'
     """
-    import matplotlib.pyplot as plt
-    import numpy as np
-
     from .algorithms import ALGORITHM_LABELS, algorithm_cost, applicable_algorithms
     from .bounds import combined_lower_bound, crossover_size
-    from .units import format_bytes
+    from .primitives import check_primitive
+    from .units import format_bytes, format_time
 
+    primitive = check_primitive(primitive)
+    n = check_int("n", n, minimum=2, maximum=2**20)
+    alpha = check_real("alpha", alpha)
+    beta = check_bandwidth("beta", beta)
+    ports = check_int("ports", ports, minimum=1)
+    m_range = _check_m_range(m_range)
+    efficiency = _check_bool("efficiency", efficiency)
+    _check_ax(ax)
     use_book_style()
     if ax is None:
-        _, ax = plt.subplots(figsize=(7.5, 4.4))
+        ax = _new_axes(BOOK_WIDTH, 4.3)
     ms = np.geomspace(*m_range, 200)
     bound = combined_lower_bound(primitive, n, ms, alpha, beta, ports=ports)
     if not efficiency:
@@ -542,9 +975,8 @@ def plot_algorithm_times(primitive="all_reduce", n=16, alpha=1.5e-6, beta=50e9, 
     for name in applicable_algorithms(primitive, n=n, ports=ports):
         t = algorithm_cost(name, primitive, n, ms, alpha, beta, ports=ports)
         ax.plot(ms, bound / t if efficiency else t, color=COLORS.get(name), label=ALGORITHM_LABELS[name])
-    if n >= 2:
-        ax.axvline(crossover_size(primitive, n, alpha, beta, ports=ports), color="#999999", linestyle="--", linewidth=1,
-                   label="$M^*$")
+    ax.axvline(crossover_size(primitive, n, alpha, beta, ports=ports), color="#999999", linestyle="--", linewidth=1,
+               label="$M^*$")
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_formatter(lambda v, _pos: format_bytes(v))
     if efficiency:
@@ -554,33 +986,64 @@ def plot_algorithm_times(primitive="all_reduce", n=16, alpha=1.5e-6, beta=50e9, 
         ax.set_yscale("log")
         ax.set_ylabel("时间 (s)")
     ax.set_xlabel("消息大小 M")
-    ax.set_title(f"N = {n}，α = {alpha * 1e6:g} µs，β = {beta / 1e9:g} GB/s，{ports}-port", fontsize=10)
-    ax.legend(fontsize=8)
+    ax.set_title(f"N = {n}，α = {format_time(alpha)}，β = {_format_rate(beta)}，{ports}-port", fontsize=10.5)
+    ax.legend()
     return ax
+
+
+# --------------------------------------------------------------------------- bandwidth and bisection
 
 
 def plot_bisection_ratio(primitives=("all_reduce", "all_to_all"), families=("ring", "torus2d", "torus3d", "hypercube", "fat_tree"),
                          max_n=2**14, m=2.0**30, beta=50e9, axes=None):
     """Bisection bound / node-level bound against N (node bound with every link, p = degree).
 
-    Above 1 the bisection bound is the tighter one.
+    Above 1 the bisection bound is the tighter one. One panel per primitive (two per row), one
+    legend for all panels below them.
+
+    Parameters
+    ----------
+    primitives : sequence of str
+        One to four primitives.
+    families : sequence of str
+        Keys of :data:`ccb_helpers.FAMILIES`.
+    max_n : int, default 2**14
+        Largest N, ``4 <= max_n <= 2**16`` (every instance is built).
+    m : float
+        Message size in bytes (``> 0``).
+    beta : float
+        Bandwidth of one link in one direction, bytes/s (``> 0``).
+    axes : sequence of matplotlib Axes, optional
+        One per primitive.
 
     >>> axes = plot_bisection_ratio(primitives=("all_to_all",), families=("ring",), max_n=256)
     >>> axes[0].get_lines()[0].get_label()
     'Ring'
     """
     import matplotlib.pyplot as plt
-    import numpy as np
 
     from .bisection import bisection_lower_bound, node_lower_bound
     from .diameter import FAMILIES, family_instances
-    from .primitives import PRIMITIVE_LABELS
+    from .primitives import PRIMITIVE_LABELS, PRIMITIVES
     from .topology import ring
 
+    primitives = _check_names("primitives", primitives, PRIMITIVES, max_count=4)
+    families = _check_names("families", families, FAMILIES)
+    max_n = check_int("max_n", max_n, minimum=4, maximum=2**16)
+    m = check_real("m", m, minimum=0.0, strict=True)
+    beta = check_bandwidth("beta", beta)
+    axes = _check_axes_list(axes, len(primitives))
     use_book_style()
-    if axes is None:
-        _, axes = plt.subplots(1, len(primitives), figsize=(5.2 * len(primitives), 4.0), squeeze=False)
-        axes = list(axes[0])
+    own = axes is None
+    if own:
+        cols = min(2, len(primitives))
+        rows = math.ceil(len(primitives) / cols)
+        fig, grid = plt.subplots(rows, cols, figsize=(BOOK_WIDTH if cols == 2 else 4.2, 3.3 * rows + 0.5), squeeze=False,
+                                 layout="constrained")
+        axes = list(grid.ravel())
+        for spare in axes[len(primitives):]:
+            spare.axis("off")
+        axes = axes[: len(primitives)]
     for ax, primitive in zip(axes, primitives):
         for family in families:
             if family == "ring":
@@ -598,26 +1061,34 @@ def plot_bisection_ratio(primitives=("all_reduce", "all_to_all"), families=("rin
         ax.set_xlabel("节点数 N")
         ax.set_ylabel("bisection 下界 / 节点级下界")
         ax.set_title(f"{PRIMITIVE_LABELS[primitive]}：虚线之上 bisection 更紧", fontsize=10)
-        ax.legend(fontsize=8)
+    if own and len(axes) > 1:  # one legend under the panels (the figure lays itself out: no tight_layout)
+        axes[0].figure.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=min(len(families), 5))
+    else:
+        axes[0].legend()
     return axes
 
 
 def plot_volume_coefficients(n_max: int = 1024, ax=None):
     """``max(S, R) / M`` of the busiest node against N for all eight primitives.
 
+    Parameters
+    ----------
+    n_max : int, default 1024
+        Largest N, ``2 <= n_max <= 2**40``.
+    ax : matplotlib Axes, optional
+
     >>> ax = plot_volume_coefficients(n_max=64)
     >>> len(ax.get_lines())
     8
     """
-    import matplotlib.pyplot as plt
-    import numpy as np
-
     from .bandwidth import volume_coefficient
     from .primitives import PRIMITIVE_LABELS, PRIMITIVES
 
+    n_max = check_int("n_max", n_max, minimum=2, maximum=2**40)
+    _check_ax(ax)
     use_book_style()
     if ax is None:
-        _, ax = plt.subplots(figsize=(7.0, 4.0))
+        ax = _new_axes(BOOK_WIDTH, 4.0)
     ns = np.unique(np.geomspace(2, n_max, 120).astype(np.int64))
     styles = ["-", "--", ":", "-."]
     for i, primitive in enumerate(PRIMITIVES):
@@ -627,6 +1098,6 @@ def plot_volume_coefficients(n_max: int = 1024, ax=None):
     ax.set_ylim(0, 2.15)
     ax.set_xlabel("节点数 N")
     ax.set_ylabel("最忙节点必传量 max(S, R) / M")
-    ax.set_title("带宽下界的系数：(N−1)/N → 1，AllReduce → 2", fontsize=10)
-    ax.legend(fontsize=8, ncol=2, loc="lower right")
+    ax.set_title("带宽下界的系数：(N−1)/N → 1，AllReduce → 2", fontsize=10.5)
+    ax.legend(ncol=2, loc="lower right")
     return ax

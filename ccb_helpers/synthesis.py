@@ -51,6 +51,7 @@ from .topology import Topology
 __all__ = [
     "SYNTHESIS_PRIMITIVES",
     "SynthesisTimeout",
+    "SolverError",
     "FrontierPoint",
     "steps_lower_bound",
     "rounds_per_chunk_bound",
@@ -60,6 +61,7 @@ __all__ = [
     "synthesized_time",
     "MAX_SEND_VARIABLES",
     "MAX_TIME_LIMIT",
+    "MAX_SYNTHESIS_ENDPOINTS",
     "stored_schedules",
     "stored_schedule",
     "stored_frontier",
@@ -75,6 +77,9 @@ MAX_SEND_VARIABLES = 300_000
 MAX_TIME_LIMIT = 3600.0
 #: Largest topology the cut bound enumerates (2**n node sets).
 MAX_BOUND_ENDPOINTS = 20
+#: Largest topology any function of this module accepts (the steps bound measures all-pairs hop
+#: distances: an ``n x n`` table, about 3 s for a ring of 1024 here).
+MAX_SYNTHESIS_ENDPOINTS = 1024
 
 
 class SynthesisTimeout(TimeoutError, ValueError):
@@ -133,10 +138,11 @@ class _Network:
     n: int
     arcs: tuple  # ((u, v), ...)
     groups: tuple  # ((arc indices), multiplicity)
-    hops: np.ndarray  # (n, n) rounds-distance between endpoints
+    hops: np.ndarray | None  # (n, n) rounds-distance between endpoints (None when not measured)
 
 
-def _network(topology: Topology) -> _Network:
+def _network(topology: Topology, hops: bool = True) -> _Network:
+    """The encoding's view of ``topology``; ``hops=False`` skips the all-pairs distances (cut bound)."""
     from .user_topology import _is_single_switch, _link_matrix, endpoint_uplinks
 
     n = topology.n
@@ -144,11 +150,14 @@ def _network(topology: Topology) -> _Network:
         matrix = _link_matrix(topology)
         arcs = tuple((int(u), int(v)) for u, v in zip(*np.nonzero(matrix)))
         groups = tuple(((k,), int(matrix[u, v])) for k, (u, v) in enumerate(arcs))
-        hops = np.full((n, n), np.iinfo(np.int64).max // 4, dtype=np.int64)
-        for s, lengths in nx.all_pairs_shortest_path_length(topology.graph):
-            for t, d in lengths.items():
-                hops[s, t] = d
-        return _Network(n, arcs, groups, hops)
+        table = None
+        if hops:
+            table = np.full((n, n), np.iinfo(np.int64).max // 4, dtype=np.int64)
+            for s, lengths in nx.all_pairs_shortest_path_length(topology.graph):
+                for t, d in lengths.items():
+                    if isinstance(t, int) and t < n:
+                        table[s, t] = d
+        return _Network(n, arcs, groups, table)
     if not _is_single_switch(topology):
         raise ValueError(
             f"synthesis works on direct networks and single switches; {topology.name} has several switch levels"
@@ -159,8 +168,8 @@ def _network(topology: Topology) -> _Network:
     groups = tuple((tuple(index[(u, v)] for v in range(n) if v != u), int(ups[u])) for u in range(n)) + tuple(
         (tuple(index[(u, v)] for u in range(n) if u != v), int(ups[v])) for v in range(n)
     )
-    hops = np.ones((n, n), dtype=np.int64) - np.eye(n, dtype=np.int64)
-    return _Network(n, arcs, groups, hops)
+    table = np.ones((n, n), dtype=np.int64) - np.eye(n, dtype=np.int64)  # one step through the switch
+    return _Network(n, arcs, groups, table)
 
 
 # --------------------------------------------------------------------------- validation
@@ -171,6 +180,8 @@ def _check_topology(topology) -> Topology:
         raise TypeError(f"topology must be a Topology (e.g. ccb.dgx1()), got {type(topology).__name__}")
     if topology.n < 2:
         raise ValueError(f"synthesis needs at least 2 nodes, got {topology.name} with n={topology.n}")
+    if topology.n > MAX_SYNTHESIS_ENDPOINTS:
+        raise ValueError(f"topology has n={topology.n} nodes; synthesis and its bounds accept n <= {MAX_SYNTHESIS_ENDPOINTS}")
     if not nx.is_connected(topology.graph):
         raise ValueError(f"{topology.name} is disconnected: no collective can complete on it")
     return topology
@@ -261,6 +272,11 @@ def _cut_bound(net: _Network, primitive: str, root: int) -> Fraction:
         demand = np.where(inside[:, root], 0, inside.sum(axis=1))
     elif primitive == "gather":
         demand = np.where(inside[:, root], n - inside.sum(axis=1), 0)
+    elif primitive == "all_reduce":
+        # X needs the sum of the outside's inputs over all N blocks: at least one chunk per piece
+        # of the whole vector enters X, however the outside combines them.
+        k = inside.sum(axis=1)
+        demand = np.where((k > 0) & (k < n), n, 0)
     else:  # all_to_all: pairs (s outside, t inside)
         k = inside.sum(axis=1)
         demand = k * (n - k)
@@ -298,8 +314,11 @@ def rounds_per_chunk_bound(topology, primitive, root=0) -> Fraction:
     allowed), solved independently with GLOP; in general the LP can only be larger. With ``X`` a single node it is the
     chapters' per-node bound (AllGather ``(N-1)/d``, Broadcast ``1/d``, AllToAll ``(N-1)/d``).
     ReduceScatter / Reduce / Gather are the reverse of AllGather / Broadcast / Scatter (links are
-    full duplex, the bound is the same). AllReduce: ``max(2 (N-1)/d_min, AllGather's bound)``
-    (every node receives and sends ``2 (N-1)`` blocks, chapter 3).
+    full duplex, the bound is the same). AllReduce: the larger of chapter 3's node bound
+    ``2 (N-1) / d_min`` (every node receives ``2 (N-1)`` blocks) and the cut bound with
+    ``need(X) = N`` for every proper ``X`` (``X`` needs the outside's sum of all ``N`` blocks: one
+    chunk per piece must enter it, however the outside combines). The latter wins on graphs with a
+    thin cut: two 4-cliques joined by one link need ``8`` rounds per chunk, not ``2 * 7 / 3``.
 
     Returns
     -------
@@ -317,9 +336,11 @@ def rounds_per_chunk_bound(topology, primitive, root=0) -> Fraction:
     topology = _check_topology(topology)
     primitive = check_choice("primitive", primitive, SYNTHESIS_PRIMITIVES)
     root = check_int("root", root, minimum=0, maximum=topology.n - 1)
-    net = _network(topology)
+    if topology.n > MAX_BOUND_ENDPOINTS:  # before building anything
+        raise ValueError(f"the cut bound enumerates all 2**n node sets; n <= {MAX_BOUND_ENDPOINTS}, got n={topology.n}")
+    net = _network(topology, hops=False)
     if primitive == "all_reduce":
-        return max(_node_bound(net), _cut_bound(net, "all_gather", root))
+        return max(_node_bound(net), _cut_bound(net, "all_reduce", root))
     return _cut_bound(net, _DUAL.get(primitive, primitive), root)
 
 
@@ -413,8 +434,16 @@ def _encode(topology: Topology, primitive: str, steps: int, rounds: int, chunks:
     return _Encoding(sends, rounds_vars, nv + steps, lower, upper, constraints, chunk_list, net, steps, rounds)
 
 
+class SolverError(RuntimeError):
+    """The solver rejected the model (``MODEL_INVALID``): a bug of the encoding, never "unknown" or "infeasible"."""
+
+
 def _solve_cpsat(enc: _Encoding, time_limit: float, workers: int = 1, seed: int = 0):
-    """("sat", values) | ("unsat", None) | ("unknown", None) from OR-Tools CP-SAT."""
+    """("sat", values) | ("unsat", None) | ("unknown", None) from OR-Tools CP-SAT.
+
+    Only ``INFEASIBLE`` is a proof ("unsat"); ``UNKNOWN`` (time limit reached) is "unknown";
+    ``MODEL_INVALID`` raises :class:`SolverError` (it must never read as either).
+    """
     from ortools.sat.python import cp_model
 
     model = cp_model.CpModel()
@@ -441,7 +470,9 @@ def _solve_cpsat(enc: _Encoding, time_limit: float, workers: int = 1, seed: int 
         return "sat", [solver.Value(v) for v in x]
     if status == cp_model.INFEASIBLE:
         return "unsat", None
-    return "unknown", None
+    if status == cp_model.UNKNOWN:
+        return "unknown", None
+    raise SolverError(f"CP-SAT returned {solver.StatusName(status)} ({model.Validate() or 'no detail'}): the encoding is at fault")
 
 
 # --------------------------------------------------------------------------- decoding
@@ -664,10 +695,45 @@ def synthesize(topology, primitive, steps, rounds, chunks, *, time_limit, root=0
     return _solve_non_combining(topology, primitive, steps, rounds, chunks, root, m, time_limit, workers)
 
 
+def _check_chunk_capacity(schedule: Schedule, topology: Topology) -> None:
+    """Every step: chunks (pieces) per link direction <= multiplicity x rounds of the step, in chunks.
+
+    The simulator checks the same limit in bytes (``b * r_s * chunk_bytes``), which lets several
+    short pieces share one chunk's bytes when ``m`` does not divide evenly; this counts pieces.
+    """
+    from .simulator import ScheduleError
+
+    net = _network(topology, hops=False)
+    n = net.n
+    capacity = {}
+    for arcs, b in net.groups:
+        for a in arcs:
+            capacity.setdefault(net.arcs[a], []).append((arcs, b))
+    for i, (r, rounds) in enumerate(zip(schedule.rounds, schedule.step_rounds)):
+        remote = r.src != r.dst
+        pairs = r.src[remote] * n + r.dst[remote]
+        keys, counts = np.unique(pairs, return_counts=True)
+        per_group = {}
+        for key, count in zip(keys.tolist(), counts.tolist()):
+            arc = (key // n, key % n)
+            if arc not in capacity:
+                raise ScheduleError(f"step {i + 1}: {arc[0]}->{arc[1]} is not a link of {topology.name}")
+            for arcs, b in capacity[arc]:
+                per_group[(arcs, b)] = per_group.get((arcs, b), 0) + count
+        for (arcs, b), count in per_group.items():
+            if count > b * int(rounds):
+                u, v = net.arcs[arcs[0]]
+                where = f"link {u}->{v}" if len(arcs) == 1 else f"switch port of {u if all(net.arcs[a][0] == u for a in arcs) else v}"
+                raise ScheduleError(f"step {i + 1}: {where} carries {count} chunks but {b} link(s) x {rounds} round(s) allow {b * int(rounds)}")
+
+
 def verify_synthesized(schedule: Schedule, topology: Topology, seed: int = 0):
     """Run a synthesized schedule in the simulator with its link capacities: the result (``.correct``).
 
-    Every node may use all its links at once (``ports = n - 1``); ``step_rounds`` limits each link.
+    Every node may use all its links at once (``ports = n - 1``); ``step_rounds`` limits each link:
+    in chunks (a step of ``r`` rounds sends at most ``b * r`` chunks over ``b`` parallel links,
+    counted here) and in bytes (checked by :func:`ccb_helpers.run_schedule`). A violation raises
+    :class:`ccb_helpers.ScheduleError`; a wrong result gives ``.correct == False``.
 
     >>> import ccb_helpers as ccb
     >>> s = synthesize(ccb.fully_connected(3), "all_to_all", 1, 1, 1, time_limit=10)
@@ -679,6 +745,12 @@ def verify_synthesized(schedule: Schedule, topology: Topology, seed: int = 0):
     if not isinstance(schedule, Schedule):
         raise TypeError(f"schedule must be a Schedule (from synthesize or stored_schedule), got {type(schedule).__name__}")
     topology = _check_topology(topology)
+    if topology.n != schedule.n:
+        raise ValueError(f"topology has n={topology.n} nodes but the schedule has n={schedule.n}")
+    if schedule.step_rounds is None or schedule.chunk_bytes is None:
+        raise ValueError("schedule has no step_rounds / chunk_bytes: not a synthesized schedule")
+    seed = check_int("seed", seed, minimum=0, scalar=True)
+    _check_chunk_capacity(schedule, topology)
     return run_schedule(schedule, ports=max(1, topology.n - 1), topology=topology, seed=seed)
 
 

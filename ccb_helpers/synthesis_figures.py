@@ -62,16 +62,18 @@ def draw_synthesized_step(schedule, topology, step: int, ax=None):
 
     from ._validation import check_int
     from .plotting import _layout
-    from .user_topology import _link_matrix
-
     from .schedule import Schedule
-    from .topology import check_topology
+    from .topology import Topology
+    from .user_topology import _link_matrix
 
     if not isinstance(schedule, Schedule):
         raise TypeError(f"schedule must be a Schedule (from synthesize or stored_schedule), got {type(schedule).__name__}")
-    check_topology(topology)
+    if not isinstance(topology, Topology):
+        raise TypeError(f"topology must be a Topology, got {type(topology).__name__}")
     if topology.n != schedule.n:
         raise ValueError(f"topology has n={topology.n} endpoints but the schedule has n={schedule.n}")
+    if topology.switched:
+        raise ValueError("draw_synthesized_step draws direct networks (a switch has no per-pair links to draw)")
     step = check_int("step", step, minimum=1, maximum=len(schedule.rounds), scalar=True)
     use_book_style()
     if ax is None:
@@ -92,9 +94,14 @@ def draw_synthesized_step(schedule, topology, step: int, ax=None):
                                 connectionstyle="arc3,rad=0.18", linewidth=0.8 + 2.2 * count / biggest,
                                 color=COLORS["bandwidth"] if full else COLORS["latency"], alpha=0.85, zorder=2)
         ax.add_patch(arrow)
-        middle = (a + b) / 2 + 0.14 * np.array([-(b - a)[1], (b - a)[0]])
-        ax.annotate(str(count), middle, ha="center", va="center", fontsize=9.5, zorder=4,
-                    bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8})
+        # The label sits on the arc a third of the way from the sender (the arc's quadratic
+        # Bezier at t = 1/3, control point as matplotlib's arc3): the two directions of a pair
+        # and the diagonals crossing at the centre no longer share one spot.
+        control = (a + b) / 2 + 0.18 * np.array([(b - a)[1], -(b - a)[0]])
+        t = 1 / 3
+        spot = (1 - t) ** 2 * a + 2 * t * (1 - t) * control + t**2 * b
+        ax.annotate(str(count), spot, ha="center", va="center", fontsize=9.5, zorder=4,
+                    bbox={"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none", "alpha": 0.85})
     ends = list(range(topology.n))
     ax.scatter([pos[v][0] for v in ends], [pos[v][1] for v in ends], s=260, color="#f2f2f2", edgecolors="#444444",
                linewidths=1.0, zorder=3)
@@ -131,18 +138,25 @@ def plot_synthesis_plane(steps_bound, ratio_bound, frontier=(), others=(), infea
 
     from ._validation import check_int, check_real
 
-    steps_bound = check_int("steps_bound", steps_bound, minimum=0, maximum=4096, scalar=True)
-    check_real("ratio_bound", ratio_bound, maximum=1e6, scalar=True)
-    groups = {"frontier": frontier, "others": others, "infeasible": infeasible,
-              "current": [] if current is None else [current]}
-    for name, group in groups.items():
-        if not isinstance(group, (list, tuple)) or len(group) > 1000:
-            raise TypeError(f"{name} must be a list of (S, R, C) instances (at most 1000), got {type(group).__name__}")
-        for i, point in enumerate(group):
-            if not isinstance(point, (list, tuple)) or len(point) != 3:
-                raise TypeError(f"{name}[{i}] must be an (S, R, C) triple, got {point!r}"[:200])
-            for label, value in zip("SRC", point):
-                check_int(f"{name}[{i}] {label}", value, minimum=1, maximum=4096, scalar=True)
+    steps_bound = check_int("steps_bound", steps_bound, minimum=1, maximum=64, scalar=True)
+    if not isinstance(ratio_bound, Fraction):
+        ratio_bound = Fraction(check_real("ratio_bound", ratio_bound, minimum=0.0, maximum=1e6, scalar=True)).limit_denominator(10_000)
+
+    def instances(name, group):
+        if not isinstance(group, (list, tuple)):
+            raise TypeError(f"{name} must be a list of (steps, rounds, chunks) instances, got {type(group).__name__}")
+        if len(group) > 10_000:
+            raise ValueError(f"{name}: at most 10000 instances, got {len(group)}")
+        out = []
+        for i, p in enumerate(group):
+            if not isinstance(p, (tuple, list)) or len(p) != 3:
+                raise ValueError(f"{name}[{i}]: each instance is (steps, rounds, chunks), got {p!r}"[:200])
+            out.append(tuple(check_int(f"{name}[{i}]", v, minimum=1, maximum=1 << 20, scalar=True) for v in p))
+        return out
+
+    frontier, others, infeasible = (instances(k, g) for k, g in
+                                    (("frontier", frontier), ("others", others), ("infeasible", infeasible)))
+    current = instances("current", [current])[0] if current is not None else None
     use_book_style()
     if ax is None:
         _, ax = plt.subplots(figsize=(5.2, 4.0))
@@ -186,9 +200,10 @@ class SynthesisExplorer(Explorer):
     """Synthesized AllGather schedules: topology, steps and chunks → the fewest rounds, step by step.
 
     Controls: ``topology`` (DGX-1, ring 6, hypercube 3-d, torus 3x3), ``steps`` (S, from the steps
-    bound up to two more), ``chunks`` (C = 1..3) and ``step`` (which step to draw). Every instance is
+    bound up to two more), ``chunks`` (C = 1..6) and ``step`` (which step to draw). Every instance is
     a stored schedule (``tools/synthesize_schedules.py``) rebuilt and checked in the simulator on
-    each move, so nothing waits on a solver.
+    each move, so nothing waits on a solver. The default is the DGX-1's bandwidth-optimal point
+    of the frontier, ``(S, R, C) = (3, 7, 6)``.
 
     Examples
     --------
@@ -216,12 +231,11 @@ class SynthesisExplorer(Explorer):
         return {
             "topology": widgets.Dropdown(options=list(self.TOPOLOGIES), value="DGX-1 (V100)", description="拓扑", style=style),
             "steps": widgets.IntSlider(value=3, min=2, max=4, description="步数 S", style=style, continuous_update=False),
-            "chunks": widgets.IntSlider(value=3, min=1, max=3, description="每块切分 C", style=style, continuous_update=False),
+            "chunks": widgets.IntSlider(value=6, min=1, max=6, description="每块切分 C", style=style, continuous_update=False),
             "step": widgets.IntSlider(value=1, min=1, max=3, description="画第几步", style=style, continuous_update=False),
         }
 
     def __init__(self, **values):
-        self._chunk_default = True
         unknown = set(values) - {"topology", "steps", "chunks", "step"}
         if unknown:
             raise TypeError(f"unknown control(s) {sorted(unknown)}; controls are ['chunks', 'step', 'steps', 'topology']")
@@ -249,8 +263,7 @@ class SynthesisExplorer(Explorer):
         from .synthesis import _load_store, rounds_per_chunk_bound, steps_lower_bound, stored_schedule
 
         topo = self._topology(topology)
-        # The default view is the DGX-1's bandwidth-optimal point of the frontier (3, 7, 6).
-        use_chunks = 6 if (topology == "DGX-1 (V100)" and steps == 3 and chunks == 3 and self._chunk_default) else chunks
+        use_chunks = chunks
         schedule = stored_schedule(topo, "all_gather", steps, use_chunks)
         result = self._verify(schedule, topo)
         self.schedule = schedule
@@ -271,21 +284,11 @@ class SynthesisExplorer(Explorer):
         figure.tight_layout()
         ratio = Fraction(rounds, use_chunks)
         verdict = "达到带宽下界" if ratio == self.ratio_bound else f"比带宽下界多 {float(ratio / self.ratio_bound - 1):.0%}"
-        note = "（默认展示 DGX-1 前沿上带宽最优的 C = 6）" if use_chunks != chunks else ""
         return (
-            f"<b>{topology}，AllGather，S = {steps}，C = {use_chunks}</b>{note}：最少 R = <b>{rounds}</b> 轮，"
+            f"<b>{topology}，AllGather，S = {steps}，C = {use_chunks}</b>：最少 R = <b>{rounds}</b> 轮，"
             f"R/C = {ratio}（下界 {self.ratio_bound}，{verdict}）；T = {steps}·α + {ratio}·(M/N)/β。"
             f"模拟器校验（链路容量 + 结果逐字节）：{'通过 ✓' if result.correct else '失败 ✗'}。"
         )
-
-    def update(self, **values) -> None:
-        if values:
-            self._chunk_default = False
-        super().update(**values)
-
-    def _on_change(self, change) -> None:
-        self._chunk_default = False
-        super()._on_change(change)
 
     @staticmethod
     def _verify(schedule, topology):

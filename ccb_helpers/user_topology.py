@@ -38,6 +38,7 @@ __all__ = [
     "link_matrix",
     "DGX1_LINKS",
     "MAX_BISECTION_ENDPOINTS",
+    "MAX_LINKS_PER_PAIR",
 ]
 
 #: Exhaustive bisection is measured up to this many endpoints (C(20, 10) = 184 756 splits).
@@ -46,6 +47,13 @@ MAX_BISECTION_ENDPOINTS = 20
 MAX_SWITCHED_BISECTION_ENDPOINTS = 12
 #: Largest topology accepted (endpoints), so a typo cannot start a huge computation.
 MAX_ENDPOINTS = 1024
+#: Most parallel links accepted between two endpoints (a typo such as 10**9 would otherwise overflow
+#: the integer capacities of the bounds and the solver's coefficients).
+MAX_LINKS_PER_PAIR = 1024
+#: Measuring the diameter runs one BFS per endpoint: about ``n * (n + adjacent pairs)`` steps.
+#: Above this estimate the constructors refuse before building anything (a dense 1024-endpoint
+#: matrix would take minutes; a ring of 1024 or a dense matrix of 300 take seconds).
+MAX_DIAMETER_WORK = 20_000_000
 #: No GPU has more NVLinks than this (H100 and B200 have 18): a complete, uniform ``NV#`` matrix
 #: whose per-GPU total would exceed it can only be an NVSwitch fabric.
 MAX_NVLINKS_PER_GPU = 18
@@ -179,13 +187,26 @@ def _bisection_side(topology: Topology) -> set:
     return side
 
 
-def _build(g: nx.Graph, n: int, name: str, bisection_links) -> Topology:
-    """A Topology of family ``"custom"`` from a finished graph (endpoints 0..n-1, ``links`` attributes)."""
+def _check_work(n: int, pairs: int) -> None:
+    """Refuse a topology whose diameter measurement (one BFS per endpoint) would run away."""
+    work = n * (n + pairs)
+    if work > MAX_DIAMETER_WORK:
+        raise ValueError(
+            f"measuring the diameter of {n} endpoints with {pairs} adjacent pairs takes about n * (n + pairs) = "
+            f"{work:,} BFS steps, cap {MAX_DIAMETER_WORK:,}: use fewer endpoints or a sparser matrix"
+        )
+
+
+def _build(g: nx.Graph, n: int, name: str, bisection_links, source: str = "graph") -> Topology:
+    """A Topology of family ``"custom"`` from a finished graph (endpoints 0..n-1, ``links`` attributes).
+
+    ``source`` names the argument the graph came from, for the error messages.
+    """
     if n < 2:
-        raise ValueError(f"a topology needs at least 2 endpoints, got {n}")
+        raise ValueError(f"{source}: a topology needs at least 2 endpoints, got {n}")
     if not nx.is_connected(g):
         parts = [sorted(v for v in c if not isinstance(v, tuple)) for c in nx.connected_components(g)]
-        raise ValueError(f"the graph is disconnected (components of endpoints: {parts[:4]}); every endpoint must reach every other")
+        raise ValueError(f"{source}: the graph is disconnected (components of endpoints: {parts[:4]}); every endpoint must reach every other")
     switched = any(kind == "switch" for _, kind in g.nodes(data="kind"))
     degree = max(sum(_multiplicity(d) for _, _, d in g.edges(v, data=True)) for v in range(n))
     ends = set(range(n))
@@ -250,7 +271,7 @@ def topology_from_links(matrix, name=None, bisection_links=None) -> Topology:
     Parameters
     ----------
     matrix : array-like of int, shape (n, n)
-        Non-negative integers, symmetric, zero diagonal; ``2 <= n <= 1024``.
+        Integers ``0 .. 1024``, symmetric, zero diagonal; ``2 <= n <= 1024``.
     name : str, optional
         Display name (default ``"custom n"``).
     bisection_links : int, optional
@@ -266,8 +287,10 @@ def topology_from_links(matrix, name=None, bisection_links=None) -> Topology:
     Raises
     ------
     ValueError
-        Not square, negative or non-integer entries, asymmetric, non-zero diagonal, disconnected,
-        more than 1024 endpoints, or more than 20 without ``bisection_links``.
+        Not square, negative or non-integer entries, more than :data:`MAX_LINKS_PER_PAIR` (1024)
+        links between two endpoints, asymmetric, non-zero diagonal, disconnected, more than 1024
+        endpoints, more than 20 without ``bisection_links``, or a diameter measurement above
+        :data:`MAX_DIAMETER_WORK` (``n * (n + adjacent pairs)``, checked before building).
 
     Examples
     --------
@@ -286,7 +309,8 @@ def topology_from_links(matrix, name=None, bisection_links=None) -> Topology:
     if array.ndim != 2 or array.shape[0] != array.shape[1]:
         raise ValueError(f"matrix must be square (n x n), got shape {array.shape}")
     if array.size and (array.dtype == bool or not np.issubdtype(array.dtype, np.integer)):
-        if np.issubdtype(array.dtype, np.floating) and np.all(np.isfinite(array)) and np.all(array == np.round(array)):
+        if (np.issubdtype(array.dtype, np.floating) and np.all(np.isfinite(array)) and np.all(array == np.round(array))
+                and np.all(np.abs(array) <= 2**53)):
             array = array.astype(np.int64)
         else:
             raise ValueError(f"matrix entries must be integers (link counts), got dtype {array.dtype}")
@@ -296,6 +320,9 @@ def topology_from_links(matrix, name=None, bisection_links=None) -> Topology:
     if np.any(array < 0):
         i, j = map(int, np.argwhere(array < 0)[0])
         raise ValueError(f"matrix[{i}][{j}] = {array[i, j]}: link counts must be >= 0")
+    if np.any(array > MAX_LINKS_PER_PAIR):
+        i, j = map(int, np.argwhere(array > MAX_LINKS_PER_PAIR)[0])
+        raise ValueError(f"matrix[{i}][{j}] = {array[i, j]}: link counts must be <= {MAX_LINKS_PER_PAIR} (parallel links per pair)")
     if np.any(np.diag(array) != 0):
         i = int(np.nonzero(np.diag(array))[0][0])
         raise ValueError(f"matrix[{i}][{i}] = {array[i, i]}: the diagonal must be 0 (no link from a node to itself)")
@@ -304,7 +331,9 @@ def topology_from_links(matrix, name=None, bisection_links=None) -> Topology:
         raise ValueError(
             f"matrix must be symmetric (links are full duplex): matrix[{i}][{j}] = {array[i, j]} but matrix[{j}][{i}] = {array[j, i]}"
         )
-    return _build(_links_graph(array), n, _check_name(name, f"custom {n}"), bisection_links)
+    name = _check_name(name, f"custom {n}")
+    _check_work(n, int(np.count_nonzero(np.triu(array))))
+    return _build(_links_graph(array), n, name, bisection_links, "matrix")
 
 
 def _links_graph(array: np.ndarray) -> nx.Graph:
@@ -372,7 +401,10 @@ def topology_from_graph(graph, name=None, bisection_links=None) -> Topology:
             raise ValueError(f"edge {u!r}-{v!r}: links must be a positive integer, got {b!r}")
         a, c = index[u], index[v]
         previous = g.edges[a, c]["links"] if g.has_edge(a, c) else 0
+        if previous + int(b) > MAX_LINKS_PER_PAIR:
+            raise ValueError(f"edge {u!r}-{v!r}: {previous + int(b)} parallel links, at most {MAX_LINKS_PER_PAIR} per pair")
         g.add_edge(a, c, links=previous + int(b))
+    _check_work(n, g.number_of_edges())
     return _build(g, n, _check_name(name, f"custom {n}"), bisection_links)
 
 
@@ -401,6 +433,8 @@ def dgx1() -> Topology:
 
 
 _GPU = re.compile(r"^GPU(\d+)$")
+#: Terminal control sequences: recent drivers underline the header (``ESC[4m GPU0 ... ESC[0m``).
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _PCIE_LEVELS = {"SYS", "NODE", "PHB", "PXB", "PIX", "SOC", "PSB"}
 
 
@@ -429,8 +463,10 @@ def parse_nvidia_smi_topo(text, name=None, nvswitch="auto") -> Topology:
     Raises
     ------
     ValueError
-        No GPU header, a missing or malformed GPU row, an unknown cell, an asymmetric matrix, or no
-        NVLink path joining the GPUs (a PCIe-only machine).
+        No GPU header, fewer than 2 GPUs, a missing, repeated, truncated or malformed GPU row, an
+        unknown cell, an asymmetric matrix, or no NVLink path joining the GPUs (a PCIe-only
+        machine); a message about a row names its line number and text. Terminal escape sequences
+        (recent drivers underline the header) are ignored.
 
     Examples
     --------
@@ -460,44 +496,55 @@ def _parse_nvidia_smi_topo(text, name, nvswitch) -> Topology:
         raise ValueError(f"nvswitch must be 'auto', True or False, got {nvswitch!r}")
     if len(text) > 1_000_000:
         raise ValueError(f"text is {len(text)} characters; an `nvidia-smi topo -m` output is a few kB (cap 1 000 000)")
-    lines = [line.replace("\t", " ") for line in text.splitlines()]
+    # Recent drivers underline the header with terminal escapes even in a pipe; drop them.
+    lines = [_ANSI.sub("", line).replace("\t", " ") for line in text.splitlines()]
     header_at, gpus = None, []
     for i, line in enumerate(lines):
         tokens = line.split()
-        # The header starts "GPU0 GPU1 ..." (a lone "GPU0" on a 1-GPU machine); rows start "GPU0 X ...".
-        if tokens and tokens[0] == "GPU0" and (len(tokens) == 1 or _GPU.match(tokens[1])):
+        # The header starts "GPU0 GPU1 ..." ("GPU0 CPU Affinity ..." on a 1-GPU machine); rows start "GPU0 X ...".
+        if tokens and tokens[0] == "GPU0" and (len(tokens) == 1 or tokens[1] != "X"):
             header_at = i
             gpus = list(itertools.takewhile(lambda t: _GPU.match(t) is not None, tokens))
             break
     if header_at is None:
         raise ValueError("no header line with GPU0 GPU1 ... found: pass the output of `nvidia-smi topo -m`")
     n = len(gpus)
+    if n < 2:
+        raise ValueError(f"line {header_at + 1}: the header lists {n} GPU; an NVLink topology needs at least 2 GPUs")
     if [int(_GPU.match(g).group(1)) for g in gpus] != list(range(n)):
         raise ValueError(f"GPU columns must be GPU0 .. GPU{n - 1} in order, got {gpus}")
     if n > MAX_ENDPOINTS:
         raise ValueError(f"{n} GPUs; at most {MAX_ENDPOINTS} are supported")
-    rows = {}
-    for line in lines[header_at + 1:]:
+    rows = {}  # GPU index -> (line number, the line, its GPU cells)
+    for number, line in enumerate(lines[header_at + 1:], start=header_at + 2):
         tokens = line.split()
         if tokens and _GPU.match(tokens[0]):
-            rows[int(_GPU.match(tokens[0]).group(1))] = tokens[1: n + 1]
+            i = int(_GPU.match(tokens[0]).group(1))
+            where = f"line {number} ({line.strip()[:80]!r})"
+            if i >= n:
+                raise ValueError(f"{where}: row GPU{i} but the header has only GPU0 .. GPU{n - 1}")
+            if i in rows:
+                raise ValueError(f"{where}: row GPU{i} appears twice (first on line {rows[i][0]})")
+            rows[i] = (number, where, tokens[1: n + 1])
     matrix = np.zeros((n, n), dtype=np.int64)
     for i in range(n):
         if i not in rows:
-            raise ValueError(f"row GPU{i} is missing")
-        cells = rows[i]
+            raise ValueError(f"row GPU{i} is missing (header on line {header_at + 1} lists {n} GPUs)")
+        _, where, cells = rows[i]
         if len(cells) < n:
-            raise ValueError(f"row GPU{i} has {len(cells)} cells for {n} GPU columns")
+            raise ValueError(f"{where}: row GPU{i} has {len(cells)} cells for {n} GPU columns (truncated?)")
         for j, cell in enumerate(cells):
             if i == j:
                 if cell != "X":
-                    raise ValueError(f"row GPU{i}, column GPU{j}: expected 'X' on the diagonal, got {cell!r}")
+                    raise ValueError(f"{where}: column GPU{j} should be 'X' on the diagonal, got {cell!r}")
                 continue
-            match = re.fullmatch(r"NV(\d+)", cell)
+            match = re.fullmatch(r"NV(\d{1,4})", cell)
             if match:
                 matrix[i, j] = int(match.group(1))
+                if matrix[i, j] > MAX_LINKS_PER_PAIR:
+                    raise ValueError(f"{where}: column GPU{j}: {cell} exceeds {MAX_LINKS_PER_PAIR} links per pair")
             elif cell not in _PCIE_LEVELS:
-                raise ValueError(f"row GPU{i}, column GPU{j}: unknown cell {cell!r} (expected NV#, X or a PCIe level)")
+                raise ValueError(f"{where}: column GPU{j}: unknown cell {cell!r} (expected NV#, X or a PCIe level)")
     if not np.array_equal(matrix, matrix.T):
         i, j = map(int, np.argwhere(matrix != matrix.T)[0])
         raise ValueError(f"NVLink counts are not symmetric: GPU{i}-GPU{j} is NV{matrix[i, j]} but GPU{j}-GPU{i} is NV{matrix[j, i]}")
@@ -513,7 +560,7 @@ def _parse_nvidia_smi_topo(text, name, nvswitch) -> Topology:
         g.add_node(("switch", 0), kind="switch")
         for v in range(n):
             g.add_edge(v, ("switch", 0), links=int(off.max()))
-        return _build(g, n, name, None)
+        return _build(g, n, name, None, "text")
     if not off.size or off.max() == 0:
         raise ValueError("no NVLink between any two GPUs (only PCIe levels): there is no NVLink topology to build")
     return topology_from_links(matrix, name=name)

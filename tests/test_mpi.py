@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import ccb_helpers as ccb
 from ccb_helpers.algorithms import ALGORITHMS
 from ccb_helpers.mpi import _cli, mpiexec_command, oversubscription_settings, run_with_timeout
-from ccb_helpers.mpi._plan import compile_rank_plan, run_loopback
+from ccb_helpers.mpi._plan import compile_rank_plan, run_loopback, scratch_bytes
 from ccb_helpers.mpi._reference import compare, expected_regions, rank_input
 from ccb_helpers.simulator import _apply
 
@@ -124,7 +124,10 @@ def test_rank_plans_leave_the_simulators_bytes_everywhere(case, seed):
     inputs = [[rank_input(seed, r, name, m) for name in schedule.buffers] for r in range(n)]
     reference = _simulated_final(schedule, inputs)
     bufs = [[b.copy() for b in per_rank] for per_rank in inputs]
-    run_loopback([compile_rank_plan(schedule, r, bufs[r]) for r in range(n)])
+    plans = [compile_rank_plan(schedule, r, bufs[r]) for r in range(n)]
+    # The memory estimate's scratch (computed over empty buffers) is what the plan allocates.
+    assert [scratch_bytes(schedule, r) for r in range(n)] == [plan.scratch_bytes for plan in plans]
+    run_loopback(plans)
     for r in range(n):
         for b, name in enumerate(schedule.buffers):
             assert np.array_equal(bufs[r][b], reference[b][r]), f"rank {r} buffer {name}"
@@ -167,7 +170,7 @@ def test_expected_regions_by_hand():
         (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "8", "--alpha", "1e-6"], "both --alpha and --beta"),
         (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "8", "--repeats", "0"], "--repeats must be between"),
         (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "8", "--root", "1"], "only to rooted"),
-        (["run", "--algorithm", "double_binary_tree", "--primitive", "all_reduce", "--size", "8", "--ports", "1"], "--ports >= 2"),
+        (["run", "--algorithm", "bidirectional_ring", "--primitive", "all_gather", "--size", "8", "--ports", "1"], "--ports >= 2"),
         (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "8", "--chunks", "2"], "only to double_binary_tree"),
         (["sweep", "--pairs", "ring", "--sizes", "8"], "not algorithm:primitive"),
         (["selftest", "--ns", "0"], "rank counts >= 1"),
@@ -197,6 +200,62 @@ def test_parse_size():
     for bad in ("", "1.3B", "-1", "MiB", "1e3"):
         with pytest.raises(_cli.InputError):
             _cli.parse_size(bad)
+
+
+def test_memory_limit_and_traffic_are_checked():
+    argv = ["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "1GiB"]
+    assert _cli.parse_static(argv + ["--memory-limit", "3GiB"])["memory_limit"] == 3 * 2**30
+    with pytest.raises(_cli.InputError, match="--memory-limit: size 'lots' is not a byte count"):
+        _cli.parse_static(argv + ["--memory-limit", "lots"])
+    # 1 GiB ring AllReduce on 4 ranks sends 1.5 GiB per run (2 (N-1)/N M); with the library's
+    # runs too, 10000 repeats + 2 warm-ups send 2 * 10002 * 1.5 GiB = 30006 GiB > 1 TiB.
+    config = _cli.parse_static(argv + ["--repeats", "10000", "--alpha", "1e-6", "--beta", "1e9"])
+    with pytest.raises(_cli.InputError, match=r"about 32218697170944 bytes per rank, more than the cap of 1099511627776"):
+        _cli._check_traffic(config, 4)
+    config = _cli.parse_static(argv + ["--repeats", "300", "--alpha", "1e-6", "--beta", "1e9"])
+    _cli._check_traffic(config, 4)  # 2 * 302 * 1.5 GiB = 906 GiB: under the cap
+    with pytest.raises(_cli.InputError, match="per rank, more than the cap"):  # 1 GiB ping-pong: 2 round trips per sample
+        _cli._check_traffic(_cli.parse_static(["pingpong", "--sizes", "1GiB", "--repeats", "1000"]), 2)
+
+
+def test_rank_memory_estimate_by_hand():
+    case = _cli._case("bruck", "all_to_all", 12 * 2**20, None, 0, None)
+    # Bruck AllToAll has 3 buffers (send, recv, work): (2 * 3 + 3) M = 9 M, plus the scratch of its rank.
+    schedule = ccb.generate("bruck", "all_to_all", 4, 12 * 2**20)
+    assert _cli.case_rank_bytes(case, 4, 1) == 9 * 12 * 2**20 + scratch_bytes(schedule, 1)
+    # Recursive doubling AllReduce on 4 ranks receives the whole M in a round into scratch: 5 M + M.
+    case = _cli._case("recursive_doubling", "all_reduce", 2**20, None, 0, None)
+    assert _cli.case_rank_bytes(case, 4, 0) == 6 * 2**20
+    # A sweep's need is its largest case plus the ranks' baseline; ranks 0 and 1 also hold the ping-pong buffer.
+    config = _cli.parse_static(["sweep", "--pairs", "recursive_doubling:all_reduce", "--sizes", "1KiB,1MiB"])
+    assert _cli._rank_needs(config, 4, 2) == _cli.RANK_BASELINE_BYTES + 6 * 2**20
+    assert _cli._rank_needs(config, 4, 0) == _cli.RANK_BASELINE_BYTES + 6 * 2**20  # 4 MiB ping-pong < 6 MiB
+    assert _cli.available_memory() is None or _cli.available_memory() > 0
+
+
+def test_pairwise_all_to_all_refuses_unequal_blocks():
+    # Rank i's block j (M/N bytes) lands in rank j's block i: with M = 7 on 4 ranks the blocks are
+    # 1, 2, 2, 2 bytes and block 0 of rank 1 cannot hold rank 0's 2-byte block 1. It used to run and
+    # report a wrong result (4, 7) or crash inside the result check (3, 10).
+    for n, m in ((4, 7), (3, 10)):
+        with pytest.raises(ValueError, match=f"needs m divisible by n .*m={m}, n={n}"):
+            ccb.simulate("pairwise", "all_to_all", n, m)
+    assert ccb.simulate("pairwise", "all_to_all", 4, 8).correct
+
+
+def test_import_is_lazy_about_figures():
+    """Every MPI rank imports ccb_helpers: matplotlib and ipywidgets load only when a figure is asked for."""
+    code = ("import sys, ccb_helpers as ccb\n"
+            "heavy = [m for m in ('matplotlib', 'ipywidgets') if m in sys.modules]\n"
+            "assert not heavy, heavy\n"
+            "from ccb_helpers import MPIResultExplorer, plot_info_steps\n"
+            "assert ccb.plot_pingpong is ccb.mpi.plot_pingpong is ccb.mpi.plots.plot_pingpong\n"
+            "assert 'matplotlib' in sys.modules and ccb.nccl_figures.__name__ == 'ccb_helpers.nccl_figures'\n"
+            "missing = [n for n in ccb.__all__ if not hasattr(ccb, n)]\n"
+            "assert not missing, missing\n"
+            "assert 'plot_mpi_runs' in dir(ccb) and 'plot_pingpong' in dir(ccb.mpi)\n")
+    done = run_with_timeout([sys.executable, "-c", code], 120)
+    assert done.returncode == 0, done.stderr
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6, 8])
@@ -325,6 +384,10 @@ BAD = [
     (2, ["run", "--algorithm", "binomial_tree", "--primitive", "broadcast", "--size", "10", "--root", "5"], "not a rank"),
     (1, ["pingpong"], "at least 2 ranks"),
     (2, ["pingpong", "--json", "/nonexistent-dir/x.json"], "does not exist"),
+    (2, ["pingpong", "--json", os.path.dirname(__file__)], "it is a directory"),  # used to crash after the run
+    # Refused before any buffer exists: 2 ranks x (128 MiB + 5 x 64 MiB + 32 MiB scratch, one M/2 block) = 960 MiB > 100 MiB.
+    (2, ["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "64MiB", "--memory-limit", "100MiB"],
+     "would need about 960 MiB"),
 ]
 
 
@@ -343,6 +406,94 @@ def test_bad_input_exits_2_with_one_line_from_every_rank():
         assert len(lines) == n, (argv, lines)
         assert all(line.startswith("ccb_helpers.mpi: error: ") and words in line for line in lines), lines
         assert sorted(line.rsplit("(rank ", 1)[1].split(" ")[0] for line in lines) == [str(r) for r in range(n)]
+
+
+_FAULT = """
+import sys
+from mpi4py import MPI
+from ccb_helpers.mpi import _cli, _runner
+
+mode = sys.argv[1]
+if mode == "raise":  # an unexpected exception on rank 1 only, in the middle of the timed runs
+    execute = _runner._execute
+    def _execute(comm, plan):
+        if comm.rank == 1:
+            raise RuntimeError("injected failure on rank 1")
+        return execute(comm, plan)
+    _runner._execute = _execute
+else:  # rank 1 alone finds a wrong byte in the reference check
+    compare = _runner.compare
+    _runner.compare = lambda expected, bufs: compare(expected, bufs) + (["injected wrong byte"] if MPI.COMM_WORLD.rank == 1 else [])
+sys.exit(_cli.main(sys.argv[2:]))
+"""
+
+
+def test_a_failure_on_one_rank_ends_the_whole_job(tmp_path):
+    """An exception on one rank aborts every rank; a failed check on one rank is reported (exit 1), never a hang."""
+    argv = ["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "4KiB", "--repeats", "3",
+            "--alpha", "1e-6", "--beta", "1e9"]
+    script = tmp_path / "fault.py"
+    script.write_text(_FAULT)
+    env = {**os.environ, **oversubscription_settings(3)}
+
+    def launch(mode):
+        command = mpiexec_command(3)[:3] + [sys.executable, str(script), mode, *argv, "--json", str(tmp_path / f"{mode}.json")]
+        return run_with_timeout(command, TIMEOUT, env)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        raised, wrong = pool.map(launch, ["raise", "wrong"])
+    assert not raised.timed_out and raised.returncode not in (0, 2), raised
+    assert "injected failure on rank 1" in raised.stderr and "MPI_Abort" in raised.stderr
+    assert not (tmp_path / "raise.json").exists()
+    assert not wrong.timed_out and wrong.returncode == 1, wrong
+    result = json.loads((tmp_path / "wrong.json").read_text())
+    assert result["correct"] is False and result["errors"] == ["rank 1: injected wrong byte"]
+    assert result["library_correct"] is False and result["library_errors"] == ["rank 1: injected wrong byte"]
+
+
+_MEMORY = """
+import json, sys, tracemalloc
+from mpi4py import MPI
+from ccb_helpers.algorithms import ALGORITHMS
+from ccb_helpers.mpi import _cli, _runner
+
+comm, m = MPI.COMM_WORLD, int(sys.argv[1])
+tracemalloc.start()
+rows = []
+for algorithm, models in ALGORITHMS.items():
+    for primitive in models:
+        case = _cli._case(algorithm, primitive, m, None, comm.size - 1 if primitive in _cli.ROOTED_PRIMITIVES else 0, None)
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        _runner.run_case(comm, case, 1, 1, 0, None, None)
+        rows.append((algorithm, primitive, comm.rank, tracemalloc.get_traced_memory()[1] - before,
+                     _cli.case_rank_bytes(case, comm.size, comm.rank)))
+rows = comm.gather(rows)
+if comm.rank == 0:
+    print(json.dumps([r for per_rank in rows for r in per_rank]))
+"""
+
+
+def test_memory_estimate_covers_what_a_rank_allocates(tmp_path):
+    """The estimate checked before a launch (``case_rank_bytes``) against what ``run_case`` really allocates.
+
+    tracemalloc counts every numpy buffer of the run (inputs, working copies, scratch, the reference
+    and its temporaries; not MPICH's own); the peak may exceed the estimate only by the schedule's
+    bookkeeping (index arrays, a few hundred bytes per transfer; 256 KiB here at M = 4 MiB).
+    """
+    script = tmp_path / "memory.py"
+    script.write_text(_MEMORY)
+    m = 4 * 2**20
+    command = mpiexec_command(4)[:3] + [sys.executable, str(script), str(m)]
+    done = run_with_timeout(command, TIMEOUT, {**os.environ, **oversubscription_settings(4)})
+    assert done.returncode == 0 and not done.timed_out, done.stderr[-2000:]
+    rows = json.loads(done.stdout)
+    assert {(a, p) for a, p, *_ in rows} == set(PAIRS) and len(rows) == 4 * len(PAIRS)
+    over = [(a, p, rank, peak / m, estimate / m) for a, p, rank, peak, estimate in rows if peak > estimate + 2**18]
+    assert not over, over
+    # The estimate is not loose either: for every pair some rank comes within 1.5 M of it.
+    for pair in PAIRS:
+        assert min(estimate - peak for a, p, _, peak, estimate in rows if (a, p) == pair) < 1.5 * m, pair
 
 
 # --------------------------------------------------------------------------- results, plots, explorer (no MPI)

@@ -111,3 +111,26 @@ def test_vs_bound_never_beats_the_bound():
 def test_figure_and_table_arguments(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_axes_and_keys_are_checked():
+    with pytest.raises(TypeError, match="ax must be a matplotlib Axes"):
+        ccb.plot_nccl_times(ax="left")
+    with pytest.raises(TypeError, match="ax must be a matplotlib Axes"):
+        ccb.plot_nccl_pick_map(ax=1)
+    with pytest.raises(TypeError, match="keys must be a list"):
+        ccb.published_summary_table("a3mega_h100_2node_all_reduce")
+    with pytest.raises(ValueError, match="must not repeat"):
+        ccb.published_summary_table(["a3mega_h100_2node_all_reduce"] * 2)
+
+
+def test_published_link_rates_by_hand():
+    # PCIe Gen3 x16: 8 GT/s x 16 lanes x 128/130 / 8 bits = 15.75 GB/s per direction.
+    assert ccb.PUBLISHED_LOGS["nccl1_titanx_all_reduce"].gpu_beta == pytest.approx(8e9 * 16 * 128 / 130 / 8, rel=1e-3)
+    table = ccb.published_summary_table(["eks_efa_t4_2node_all_reduce", "dgx2_v100_all_gather"])
+    t4, gather = table.values
+    # T4 behind one 100 Gb/s EFA NIC: min(15.75, c(2)/c(2) * 12.5) = 12.5 GB/s; 3.11 / 12.5 = 0.249.
+    assert t4["ceiling"] == pytest.approx(12.5e9) and t4["efficiency"] == pytest.approx(3.11 / 12.5)
+    # The DGX-2 AllGather log's footer reports 4 out-of-bounds values: marked, in-place kept.
+    assert gather["check_failed"] and "校验失败" in table.rows[1][0]
+    assert gather["busbw_inplace"] == pytest.approx(112.34e9)

@@ -155,3 +155,107 @@ def test_pick_is_the_fastest_estimate(primitive, n_ranks, m, topology):
 def test_bad_arguments(args, kwargs, error, message):
     with pytest.raises(error, match=message):
         ccb.nccl_predict(*args, **kwargs)
+
+
+def test_all_gather_on_eight_nodes_by_hand():
+    # ib_h100, AllGather, 64 ranks on 8 nodes, 64 MiB. More than 2 nodes: bw = bwInter = 48,
+    # busBw 8 x 48 = 384; index2 = 2 (N4 column): llMaxBw Intel 20.4, perChMaxRingLL128 Hopper 36.7.
+    # nsteps = N - 1 = 63, nInterSteps = nNodes - 1 = 7; Intel net overhead 1.0 us (x3 Simple).
+    # Ring/LL:     bw min(20.4, 192) * 64/63 = 20.724; lat 6.6 + 56*max(0.6, 1.0) + 7*2.7 = 81.5
+    # Ring/LL128:  bw min(384*0.92, 8*36.7) * 64/63 = 293.6*64/63 = 298.26; lat 14 + 56*1.9 + 7*4.0 = 148.4
+    # Ring/Simple: bw 384*64/63 = 390.10; lat 8.4 + 56*max(3.4, 3.0) + 7*14 = 296.8
+    # NVLS is single-node only for AllGather. t = lat + 67108864 / (1000 bw):
+    # LL 81.5 + 3238.2 = 3319.7; LL128 148.4 + 225.0 = 373.4; Simple 296.8 + 172.0 = 468.8 -> Ring/LL128.
+    m = 64 * 2**20
+    p = ccb.nccl_predict("all_gather", 64, 8, m, "ib_h100")
+    expected = {
+        ("ring", "LL"): 6.6 + 56 * 1.0 + 7 * 2.7 + m / (1000 * 20.4 * 64 / 63),
+        ("ring", "LL128"): 14.0 + 56 * 1.9 + 7 * 4.0 + m / (1000 * 293.6 * 64 / 63),
+        ("ring", "Simple"): 8.4 + 56 * 3.4 + 7 * 14.0 + m / (1000 * 384 * 64 / 63),
+    }
+    assert set(p.times) == set(expected)
+    for key, t in expected.items():
+        assert p.times[key] == pytest.approx(t * US), key
+    assert p.label == "Ring/LL128" and p.time == pytest.approx(373.4 * US, abs=0.05 * US)
+
+
+def test_pcie_node_by_hand():
+    # 4 Ampere GPUs on PCIe, 2 ring / tree channels of 12 GB/s, no NVLS. LL128 is off: NCCL
+    # requires typeIntra <= PATH_NVB (NVLink) even when the ll128 flag allows the generation.
+    # N1 Ampere: llMaxBw 87.7, perChMaxTree 24.0; nsteps = 6.
+    # Ring/LL: min(87.7, 24*0.5) * 4/6 = 8.0 GB/s, lat 6.6 + 6*1.0 = 12.6
+    # Ring/Simple: 24 * 4/6 = 16.0, lat 8.4 + 6*5.7 = 42.6
+    # Tree: min(24*0.92, 2*24.0) = 22.08; LL 22.08/3.8/2 = 2.9053, lat 6.8 + 2*3*1.0 = 12.8;
+    #       Simple 22.08/2 = 11.04, lat 0 + 2*3*28 = 168.
+    # 4 MiB: treeCorrection index log2(4 MiB / 64) = 16: LL 0.7, Simple 0.7.
+    # Ring/LL 12.6 + 4194304/8000 = 536.9; Ring/Simple 42.6 + 262.1 = 304.7;
+    # Tree/LL 12.8 + 4194304/(2905.3*0.7) = 2075.2; Tree/Simple 168 + 4194304/(11040*0.7) = 710.7.
+    m = 4 * 2**20
+    pcie = dict(gpu="ampere", intra_link="pci", ring_channels=2, ring_bw_intra=12e9, ring_bw_inter=12e9,
+                tree_channels=2, tree_bw_intra=12e9, tree_bw_inter=12e9, nvls_channels=0, comm_channels=4)
+    p = ccb.nccl_predict("all_reduce", 4, 1, m, "dgx_h100", **pcie)
+    assert set(p.times) == {("ring", "LL"), ("ring", "Simple"), ("tree", "LL"), ("tree", "Simple")}
+    assert p.times["ring", "LL"] == pytest.approx((12.6 + m / 8000) * US)
+    assert p.times["ring", "Simple"] == pytest.approx((42.6 + m / 16000) * US)
+    assert p.times["tree", "LL"] == pytest.approx((12.8 + m / (1000 * 22.08 / 3.8 / 2 * 0.7)) * US)
+    assert p.times["tree", "Simple"] == pytest.approx((168 + m / (1000 * 11.04 * 0.7)) * US)
+    assert p.label == "Ring/Simple"
+    # One GPU per node: typeIntra is PATH_LOC, so LL128 is back (ppn < 2: Ring/LL128 x 0.7).
+    two = ccb.nccl_predict("all_reduce", 2, 2, m, "ib_h100", intra_link="pci")
+    assert ("ring", "LL128") in two.times
+
+
+def test_nvls_needs_more_than_two_gpus_per_node():
+    # ncclNvlsInit returns without NVLS when the node has at most two GPUs.
+    assert {a for a, _ in ccb.nccl_predict("all_reduce", 2, 1, 2**30).times} == {"tree", "ring"}
+    assert "nvls" in {a for a, _ in ccb.nccl_predict("all_reduce", 3, 1, 2**30).times}
+    assert "nvls_tree" not in {a for a, _ in ccb.nccl_predict("all_reduce", 4, 2, 2**30, "ib_h100").times}
+    assert "nvls_tree" in {a for a, _ in ccb.nccl_predict("all_reduce", 6, 2, 2**30, "ib_h100").times}
+
+
+def test_single_node_communicator_does_not_see_the_nics():
+    # ncclTopoTrimSystem removes the NICs when every rank is on one node: ib_h100 becomes dgx_h100.
+    on_one = ccb.nccl_predict("all_reduce", 8, 1, 2**20, "ib_h100")
+    assert on_one.topology == "dgx_h100" and on_one.times == ccb.nccl_predict("all_reduce", 8, 1, 2**20).times
+    assert ccb.nccl_predict("all_reduce", 16, 2, 2**20, "ib_h100").topology == "ib_h100"
+    # Overrides apply to the single-node topology.
+    assert ccb.nccl_predict("all_reduce", 8, 1, 2**30, "ib_h100", nvls_channels=0).label == "Ring/Simple"
+
+
+def test_in_network_bound_keeps_the_node_cut():
+    # 64 nodes of 8: NVLS-Tree reduces inside each node, not between nodes, so the node cut keeps
+    # c(64) M / node_beta = (2 * 63/64) * 2**30 / 384e9 = 5.505 ms (M / 384e9 = 2.796 ms is less).
+    r = ccb.nccl_vs_bound("all_reduce", 512, 64, 2**30, "ib_h100")
+    assert r.pick == "NVLSTree/Simple" and r.in_network
+    assert r.in_network_bound_time == pytest.approx(2 * 63 / 64 * 2**30 / 384e9)
+    # NVLS-Tree beyond 2 nodes: bw min(48, 48/2) * 8 * 5/6 = 160 GB/s; lat 25 + 2*6*14 = 193 us.
+    assert r.nccl_time == pytest.approx((193 + 2**30 / 160e3) * US)
+    assert r.efficiency == pytest.approx(r.in_network_bound_time / r.nccl_time)
+
+
+def test_estimate_faster_than_the_bound_is_flagged():
+    # NVLS credited with 8 x 200 GB/s: 1600 * 5/6 = 1333 GB/s, far above beta = 12 x 30 = 360:
+    # NCCL's estimate (25 + 2**30 / 1333333 = 830.3 us) beats the bound M / 360e9 = 2.98 ms.
+    r = ccb.nccl_vs_bound("all_reduce", 8, 1, 2**30, nvls_bw_intra=200e9, nvls_bw_inter=200e9)
+    assert r.flag == "model_beats_bound" and r.efficiency is None
+    assert r.nccl_time == pytest.approx((25 + 2**30 / (1000 * 1600 * 5 / 6)) * US)
+    table = ccb.nccl_vs_bound_table([(8, 1, 2**30)], "dgx_h100")
+    assert table.values[0].flag is None
+
+
+def test_no_algorithm_available():
+    zero = dict(ring_bw_intra=0.0, ring_bw_inter=0.0, tree_bw_intra=0.0, tree_bw_inter=0.0, nvls_channels=0)
+    with pytest.raises(ValueError, match="no algorithm/protocol available"):
+        ccb.nccl_predict("all_reduce", 8, 1, 1024, **zero)
+
+
+@given(st.sampled_from(["dgx_h100", "ib_h100"]), st.integers(1, 256), st.integers(1, 8), st.integers(0, 2**40),
+       st.sampled_from(ccb.NCCL_COLLECTIVES))
+def test_presets_never_beat_their_bound(topology, nodes, per_node, m, primitive):
+    # The presets credit no graph with more than the ring's beta (NVLS: 8 x 50 x 5/6 = 333 < 360),
+    # so NCCL's estimate is never faster than the bound and the efficiency stays in (0, 1].
+    n_ranks = max(2, nodes * per_node)
+    nodes = min(nodes, n_ranks)
+    r = ccb.nccl_vs_bound(primitive, n_ranks, nodes, m, topology)
+    assert r.flag is None and 0 < r.efficiency <= 1 + 1e-12
+    assert r.in_network_bound_time <= r.bound_time * (1 + 1e-12)

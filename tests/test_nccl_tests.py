@@ -373,3 +373,162 @@ def test_cli_usage_errors_exit_2():
     done = _cli(str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--preset", "no_such")
     assert done.returncode == 2 and "invalid choice: 'no_such'" in done.stderr
     assert math.isfinite(ccb.PRESETS["ib_ndr"].beta)
+
+
+# -- text variants a practitioner's log comes in ------------------------------------------------
+
+
+def _same_rows(log, reference):
+    fields = ("size", "count", "type", "redop", "root", "time_s", "busbw_Bps", "wrong", "time_s_inplace", "wrong_inplace")
+    return [[getattr(r, f) for f in fields] for r in log.rows] == [[getattr(r, f) for f in fields] for r in reference.rows]
+
+
+@pytest.mark.parametrize("variant", ["crlf", "cr", "tabs", "trailing_crash", "bom", "ompi_timestamp", "ompi_timestamp_tag",
+                                     "pdsh", "kubectl_timestamps", "graph_mode"])
+def test_text_variants_read_like_the_original(variant):
+    reference = ccb.read_nccl_tests(_SYNTH)
+    lines = _SYNTH.splitlines()
+    text = {
+        "crlf": "\r\n".join(lines) + "\r\n",
+        "cr": "\r".join(lines),
+        "tabs": "\n".join(line.replace("    ", "\t") for line in lines),
+        "trailing_crash": _SYNTH + "Segmentation fault (core dumped)\n[node0:1001] *** Process received signal ***\n$ ",
+        "bom": "\ufeff" + _SYNTH,
+        # Open MPI --timestamp-output, alone and with --tag-output (NVIDIA/nccl#1368 shows the first).
+        "ompi_timestamp": "".join(f"Thu Jul 18 15:41:{i % 60:02d} 2024<stdout>:{line}\n" for i, line in enumerate(lines)),
+        "ompi_timestamp_tag": "".join(f"Thu Jul  8 15:41:05 2024[1,0]<stdout>:{line}\n" for line in lines),
+        # pdsh / clush put "host: " before every line; kubectl logs --timestamps an RFC 3339 time.
+        "pdsh": "".join(f"gpu-node-17: {line}\n" for line in lines),
+        "kubectl_timestamps": "".join(f"2025-01-02T03:04:{i % 60:02d}.{i:09d}Z {line}\n" for i, line in enumerate(lines)),
+        # -G 1 (CUDA graphs) only changes the parameter line.
+        "graph_mode": _SYNTH.replace("graph: 0", "graph: 1"),
+    }[variant]
+    log = ccb.read_nccl_tests(text)
+    assert _same_rows(log, reference) and log.n_ranks == 2 and log.avg_busbw_Bps == pytest.approx(0.1e9)
+
+
+def test_no_check_run_prints_na():
+    # -c 0: nccl-tests prints N/A in the check column of both halves.
+    text = _HEADER + _ROW1.replace("      0    10.24", "    N/A    10.24") + "\n"
+    row = ccb.read_nccl_tests(text).rows[0]
+    assert row.wrong is None and row.wrong_inplace is None and row.time_s == pytest.approx(10.24e-6)
+
+
+def test_several_runs_in_one_text():
+    # The DGX-2 README printed five runs one after another; read together they give the five logs.
+    names = ["all_gather", "all_reduce", "broadcast", "reduce", "reduce_scatter"]
+    texts = [(DATA / f"dgx2_v100_{name}.txt").read_text() for name in names]
+    runs = ccb.read_nccl_tests_runs("".join(texts))
+    assert [run.collective for run in runs] == names and all(run.n_ranks == 12 for run in runs)
+    offset = 0
+    for run, text, name in zip(runs, texts, names):
+        alone = _read(f"dgx2_v100_{name}.txt")
+        assert _same_rows(run, alone) and run.out_of_bounds == alone.out_of_bounds
+        assert run.rows[0].line == alone.rows[0].line + offset  # line numbers of the whole text
+        offset += len(text.splitlines())
+    # read_nccl_tests refuses the same text at the second header and says what to use instead.
+    with pytest.raises(ValueError, match=r"^line 73: a second result table .*read_nccl_tests_runs"):
+        ccb.read_nccl_tests("".join(texts))
+    # An error in a later run names its line in the whole text (54 lines of AllGather + line 51).
+    broken = texts[0] + texts[1].replace("127453", "12x453")
+    with pytest.raises(ValueError, match=r"^line 105: column 'time' needs a number, got '12x453'"):
+        ccb.read_nccl_tests_runs(broken)
+    # One run: the same log as read_nccl_tests.
+    (single,) = ccb.read_nccl_tests_runs(_SYNTH)
+    assert _same_rows(single, ccb.read_nccl_tests(_SYNTH))
+
+
+def test_caps_are_checked(monkeypatch):
+    from ccb_helpers import nccl_tests
+
+    monkeypatch.setattr(nccl_tests, "MAX_ROWS", 1)
+    with pytest.raises(ValueError, match=r"line 11: more than 1 rows in one table; the reader accepts at most 1"):
+        ccb.read_nccl_tests(_SYNTH)
+    monkeypatch.setattr(nccl_tests, "MAX_TEXT_CHARS", 100)
+    with pytest.raises(ValueError, match=r"text has \d+ characters; the reader accepts at most 100"):
+        ccb.read_nccl_tests_runs(_SYNTH)
+
+
+def test_report_with_the_network_cut_by_hand():
+    # A3 Mega, 16 ranks on its 2 hosts, beta 450 GB/s, node 200 GB/s: the node cut caps busbw at
+    # c(16)/c(2) * 200 = 1.875 * 200 = 375 GB/s; the 8 GiB row (47535 us) has bound time
+    # c(2) * 2**33 / 200e9 = 42.95 ms, efficiency 42.95 / 47.535 = 0.904, regime "network".
+    log = _read("a3mega_h100_2node_all_reduce.txt")
+    report = ccb.nccl_tests_report(log, 1e-6, 450e9, node_beta=200e9)
+    last = report.values[-1]
+    assert last["ceiling"] == pytest.approx(375e9) and last["regime"] == "network"
+    assert last["efficiency"] == pytest.approx(2**33 / 200e9 / 0.047535)
+    assert "2 个节点各 200 GB/s" in report.caption
+    # A node bandwidth below what the run reached is flagged, not turned into an efficiency > 1:
+    # 1.875 * 150 = 281 GB/s < 338.8 GB/s measured at 8 GiB.
+    low = ccb.nccl_tests_report(log, 1e-6, 450e9, n_nodes=2, node_beta=150e9)
+    assert low.values[-1]["flag"] == "network" and low.values[-1]["efficiency"] is None
+    assert low.rows[-1][1] == "超网络上限"
+    with pytest.raises(ValueError, match="n_nodes needs node_beta"):
+        ccb.nccl_tests_report(log, 1e-6, 450e9, n_nodes=2)
+    with pytest.raises(ValueError, match=r"does not list its hosts: pass n_nodes"):
+        ccb.nccl_tests_report(_read("nccl1_titanx_all_reduce.txt"), 1e-6, 12e9, node_beta=1e9)
+    with pytest.raises(ValueError, match="n_nodes must be <= 16"):
+        ccb.nccl_tests_report(log, 1e-6, 450e9, n_nodes=17, node_beta=200e9)
+
+
+def test_cli_several_runs_utf16_and_failed_checks(tmp_path, capsys):
+    names = ["all_gather", "all_reduce"]
+    text = "".join((DATA / f"dgx2_v100_{name}.txt").read_text() for name in names)
+    path = tmp_path / "two_runs.log"
+    path.write_text(text, encoding="utf-16")  # PowerShell's ">" writes UTF-16 with a BOM
+    plot = tmp_path / "report.png"
+    assert main([str(path), "--alpha", "1e-6", "--beta", "150e9", "--plot", str(plot)]) == 0
+    out = capsys.readouterr().out
+    assert "(2 runs)" in out and "=== run 2 of 2 (table at line 73) ===" in out
+    assert out.count("collective ") == 2 and "collective all_reduce, 12 ranks on 1 host," in out
+    # The AllGather run's footer says "Out of bounds values : 4 FAILED": the CLI says so.
+    assert out.count("WARNING: the log's own correctness check failed (4 out-of-bounds values)") == 1
+    assert (tmp_path / "report-1.png").exists() and (tmp_path / "report-2.png").exists() and not plot.exists()
+    raw = tmp_path / "no_bom.log"
+    raw.write_bytes(text.encode("utf-16-le"))
+    assert main([str(raw), "--alpha", "1e-6", "--beta", "150e9"]) == 2
+    assert "UTF-16 without a byte-order mark" in capsys.readouterr().err
+
+
+def test_cli_runs_without_runpy_warning():
+    done = _cli(str(DATA / "dgx2_v100_broadcast.txt"), "--alpha", "1e-6", "--beta", "150e9")
+    assert done.returncode == 0 and done.stderr == ""
+    done = _cli(str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--alpha", "1e-6", "--beta", "450e9", "--node-beta", "200e9")
+    assert done.returncode == 0 and "network cut: 2 nodes x 200 GB/s -> busbw ceiling 375 GB/s" in done.stdout
+    assert re.search(r"8 GiB\s+338\.8\d\s+375\.00\s+0\.90\s+network", done.stdout)
+    done = _cli(str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--alpha", "1e-6", "--beta", "450e9")
+    assert "note: the ranks run on 2 hosts; pass --node-beta" in done.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--alpha", "1e-6", "--beta", "1e9", "--nodes", "2"], "n_nodes needs node_beta"),
+    (["--alpha", "1e-6", "--beta", "1e9", "--node-beta", "-5"], "node_beta must be >= 1e-09"),
+    (["--alpha", "1e-6", "--beta", "1e9", "--node-beta", "1e9", "--nodes", "99"], "n_nodes must be <= 16"),
+    (["--alpha", "1e-6", "--beta", "1e9", "--ranks", "1"], "n_ranks must be >= 2"),
+])
+def test_cli_node_and_rank_arguments(args, message, capsys):
+    assert main([str(DATA / "a3mega_h100_2node_all_reduce.txt"), *args]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_cli_empty_and_binary_files(tmp_path, capsys):
+    empty = tmp_path / "empty.log"
+    empty.write_text("")
+    assert main([str(empty), "--alpha", "1e-6", "--beta", "1e9"]) == 2
+    assert "no nccl-tests result table found" in capsys.readouterr().err
+    binary = tmp_path / "core"
+    binary.write_bytes(bytes(range(256)) * 40)
+    assert main([str(binary), "--alpha", "1e-6", "--beta", "1e9"]) == 2
+    assert "error:" in capsys.readouterr().err
+    assert main([str(tmp_path), "--alpha", "1e-6", "--beta", "1e9"]) == 2  # a directory
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_one_rank_tables_explain_the_missing_mpi_build():
+    # mpirun -np 2 of a build without MPI=1: every process runs alone and prints a one-rank table.
+    alone = _SYNTH.replace("#  Rank  1 Group  0 Pid   1002 on      node0 device  1 [0x0a] NVIDIA A100-SXM4-40GB\n", "")
+    runs = ccb.read_nccl_tests_runs(alone + alone)
+    assert [run.n_ranks for run in runs] == [1, 1]
+    with pytest.raises(ValueError, match=r"table at line 7 lists 1 rank: .*built without MPI=1"):
+        ccb.nccl_tests_report(runs[0], 1e-6, 1e9, collective="all_reduce")

@@ -25,7 +25,7 @@ def test_every_topology_and_the_extremes_of_steps_and_chunks(name, steps_bound):
     e.update(topology=name)
     assert e.controls["steps"].min == steps_bound and e.controls["steps"].max == steps_bound + 2
     assert e.controls["steps"].value == steps_bound
-    for steps, chunks in ((steps_bound, 1), (steps_bound + 2, 3)):
+    for steps, chunks in ((steps_bound, 1), (steps_bound + 2, 6)):
         before = e.redraws
         e.update(steps=steps, chunks=chunks, step=steps)
         assert e.redraws == before + 1 and e.correct
@@ -34,6 +34,21 @@ def test_every_topology_and_the_extremes_of_steps_and_chunks(name, steps_bound):
         assert Fraction(r, c) >= e.ratio_bound and s >= e.steps_bound
         assert e.controls["step"].max == steps
         assert f"S = {steps}" in e.readout.value
+
+
+def test_every_chunk_count_is_stored_and_moving_the_step_keeps_the_instance():
+    e = ccb.SynthesisExplorer()
+    assert e.controls["chunks"].value == 6 and e.controls["chunks"].max == 6
+    # SCCL README's 3-step DGX-1 instances (3, 4, 3), (3, 5, 4), (3, 6, 5), (3, 7, 6) are stored
+    # with those fewest R (R = C + 1, down to 7/6), so every C of the slider has a schedule
+    stored = {(e_["steps"], e_["chunks"]): e_["rounds"] for e_ in ccb.stored_schedules()
+              if e_["topology_name"] == "DGX-1 (V100)" and e_["steps"] == 3}
+    assert [(3, stored[3, c], c) for c in range(3, 7)] == [(3, 4, 3), (3, 5, 4), (3, 6, 5), (3, 7, 6)]
+    assert sorted(c for s_, c in stored) == [1, 2, 3, 4, 5, 6]
+    e.update(chunks=4)
+    assert e.instance == (3, 5, 4) and e.correct
+    e.update(chunks=6, step=2)            # the drawn step changes, the instance does not
+    assert e.instance == (3, 7, 6) and "第 2/3 步" in e.figure.axes[0].get_title()
 
 
 def test_step_slider_follows_the_steps_and_moves_the_drawing():
@@ -67,3 +82,37 @@ def test_plane_plot_and_step_drawing_validate():
     s = ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6)
     with pytest.raises(ValueError):
         ccb.draw_synthesized_step(s, ccb.dgx1(), 4)
+
+
+def test_drawing_and_plane_refuse_bad_input():
+    s = ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6)
+    with pytest.raises(TypeError, match="schedule"):
+        ccb.draw_synthesized_step("schedule", ccb.dgx1(), 1)
+    with pytest.raises(TypeError, match="topology"):
+        ccb.draw_synthesized_step(s, "dgx1", 1)
+    with pytest.raises(ValueError, match="n=4"):
+        ccb.draw_synthesized_step(s, ccb.ring(4), 1)
+    with pytest.raises(TypeError, match="steps_bound"):
+        ccb.plot_synthesis_plane("2", Fraction(7, 6))
+    with pytest.raises(ValueError, match="ratio_bound"):
+        ccb.plot_synthesis_plane(2, -1)
+    with pytest.raises(ValueError, match=r"\(steps, rounds, chunks\)"):
+        ccb.plot_synthesis_plane(2, Fraction(7, 6), frontier=[(2, 3)])
+
+
+def test_step_labels_do_not_pile_up():
+    """Arrow labels sit a third of the way along their arcs, apart from each other.
+
+    DGX-1 step 1 of (3, 7, 6): the layout spans 2 units; a one-digit label at 9.5 pt is about 0.07
+    units. Labels at the arrows' midpoints (the first version) came within 0.083 of each other
+    where the inner diagonals cross; on the arcs the closest pair is 0.126 apart.
+    """
+    import numpy as np
+
+    s = ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6)
+    ax = ccb.draw_synthesized_step(s, ccb.dgx1(), 1)
+    used = {(int(u), int(v)) for u, v in zip(s.rounds[0].src, s.rounds[0].dst) if u != v}
+    labels = np.array([t.xy for t in ax.texts if t.get_text().isdigit()], dtype=float)
+    assert len(labels) == len(used) + 8                # one per used link direction, plus the GPU numbers
+    gaps = np.linalg.norm(labels[:, None, :] - labels[None, :, :], axis=2) + 9 * np.eye(len(labels))
+    assert gaps.min() > 0.1

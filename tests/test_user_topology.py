@@ -205,3 +205,62 @@ def test_parse_small_direct_mesh_and_errors():
         ccb.parse_nvidia_smi_topo("\tGPU0\tGPU1\nGPU0\t X \tNV1\n")
     with pytest.raises(TypeError):
         ccb.parse_nvidia_smi_topo(b"bytes")
+
+
+# --------------------------------------------------------------------------- review: real-world text and caps
+
+
+def test_parse_header_underlined_with_terminal_escapes():
+    # Recent drivers print the header as "\t ESC[4m GPU0\tGPU1 ... ESC[0m" (underlined), also when
+    # piped; the published DGX-1 sample with that header must read exactly as without it.
+    plain = (DATA / "dgx1_v100_oneflow.txt").read_text()
+    lines = plain.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.split() and line.split()[0] == "GPU0")
+    lines[header] = "\t\x1b[4m" + "\t".join(lines[header].split()) + "\x1b[0m"
+    underlined = ccb.parse_nvidia_smi_topo("\n".join(lines))
+    assert link_matrix(underlined).tolist() == link_matrix(ccb.parse_nvidia_smi_topo(plain)).tolist()
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda t: t.replace("GPU3    NV2     NV1     NV2      X      SYS     SYS     SYS     NV1     PIX     0-11,24-35",
+                         "GPU3    NV2     NV1"),
+     r"line 5 \('GPU3 .*has 2 cells for 8 GPU columns \(truncated"),
+    (lambda t: t + "GPU2    NV1     NV2      X      NV2     SYS     SYS     NV1     SYS\n", r"line \d+ .*GPU2 appears twice \(first on line 4\)"),
+    (lambda t: t.replace("GPU5    SYS     NV2", "GPU9    SYS     NV2"), r"line 7 .*GPU9 but the header has only GPU0 .. GPU7"),
+    (lambda t: t.replace("GPU1    NV1      X", "GPU1    NV1     NV1"), r"line 3 .*should be 'X' on the diagonal"),
+    (lambda t: t.replace("GPU4    NV2     SYS", "GPU4    NV2     SY5"), r"line 6 .*unknown cell 'SY5'"),
+    (lambda t: "\n".join(t.splitlines()[:4]), r"row GPU3 is missing"),
+    (lambda t: "\tGPU0\tCPU Affinity\nGPU0\t X \t0-11\n", r"at least 2 GPUs"),
+])
+def test_parse_errors_name_the_line(edit, message):
+    text = (DATA / "dgx1_v100_oneflow.txt").read_text()
+    with pytest.raises(ValueError, match=message):
+        ccb.parse_nvidia_smi_topo(edit(text))
+
+
+@pytest.mark.parametrize("matrix, message", [
+    ([[0, np.nan], [np.nan, 0]], "integers"),
+    ([[0, np.inf], [np.inf, 0]], "integers"),
+    ([[0, 1e300], [1e300, 0]], "integers"),
+    ([[False, True], [True, False]], "integers"),
+    ([[0, 10**30], [10**30, 0]], "integers"),
+    ([[0, 2**62], [2**62, 0]], "<= 1024"),
+    ([[0, 1025], [1025, 0]], r"matrix\[0\]\[1\] = 1025"),
+    ([["0", "1"], ["1", "0"]], "integers"),
+])
+def test_malformed_and_huge_link_counts(matrix, message):
+    with pytest.raises(ValueError, match=message):
+        ccb.topology_from_links(matrix)
+
+
+def test_work_caps_refuse_before_building():
+    import time
+
+    dense = np.ones((1024, 1024), dtype=np.int64) - np.eye(1024, dtype=np.int64)
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=r"BFS steps, cap"):
+        ccb.topology_from_links(dense, bisection_links=1)
+    assert time.perf_counter() - start < 5   # refused from the estimate, not after minutes of BFS
+    g = nx.MultiGraph([(0, 1)] * 1025)
+    with pytest.raises(ValueError, match="at most 1024 per pair"):
+        ccb.topology_from_graph(g)

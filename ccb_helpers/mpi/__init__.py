@@ -28,8 +28,10 @@ The command line runs under ``mpiexec`` (MPICH from the ``mpich`` PyPI wheel, th
 * ``selftest``: every algorithm × primitive pair that runs on N ranks, several sizes and roots,
   correctness only.
 
-Bad input (unknown algorithm, a size the algorithm cannot take, an N it cannot run on) prints
-one line from every rank and exits with code 2, before any communication.
+Bad input (unknown algorithm, a size the algorithm cannot take, an N it cannot run on, a
+launch that would send more than 1 TiB per rank, or whose ranks would need more memory than
+their host has available — ``--memory-limit`` sets that cap) prints one line from every rank and
+exits with code 2, before any buffer is allocated.
 
 From Python, :func:`launch` runs one of these commands under the environment's ``mpiexec`` and
 returns the JSON; :func:`load_mpi_result` reads a saved result (e.g. from a cluster) for
@@ -389,5 +391,22 @@ def _check_values(result: dict, command: str) -> None:
             integer(f"{where} 'chunks'", run["chunks"], 1, 2**20)
 
 
-from .plots import mpi_runs_table, plot_mpi_ratios, plot_mpi_runs, plot_pingpong  # noqa: E402  (they use the loaders above)
-from .explorer import MPIResultExplorer  # noqa: E402
+# The figures and the explorer need matplotlib and ipywidgets: imported on first use, so the
+# ranks started by ``python -m ccb_helpers.mpi`` do not pay for them (PEP 562).
+_LAZY = {"mpi_runs_table": "plots", "plot_mpi_ratios": "plots", "plot_mpi_runs": "plots", "plot_pingpong": "plots",
+         "MPIResultExplorer": "explorer", "plots": None, "explorer": None}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    module = importlib.import_module(f"{__name__}.{_LAZY[name] or name}")
+    value = module if _LAZY[name] is None else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -6,8 +6,10 @@ leave one rank waiting for another:
 1. before MPI starts: everything that does not depend on the number of ranks (algorithm,
    primitive, size, counts, α/β) — every rank parses the same argv, so every rank fails alike;
 2. right after ``MPI_Init``: what depends on N (power of two, divisibility, root < N, N ≥ 2
-   for ping-pong), again the same on every rank; then rank 0 checks that it can write ``--json``
-   and tells the others with one broadcast every rank reaches.
+   for ping-pong, the bytes a rank will send — :data:`MAX_TRAFFIC_BYTES`), again the same on
+   every rank; then, in one exchange every rank reaches (``allgather``), each rank's memory
+   estimate summed over the ranks of its host against that host's available memory
+   (``--memory-limit``) and rank 0's check that it can write ``--json``.
 
 A failure prints one line ``ccb_helpers.mpi: error: …`` from every rank and exits with code 2
 after a clean ``MPI_Finalize`` (never ``MPI_Abort``). An unexpected exception inside a run is a
@@ -36,6 +38,13 @@ PROG = "ccb_helpers.mpi"
 MAX_SIZE = 2**30
 MAX_REPEATS = 10_000
 MAX_CASES = 2_000
+#: Most bytes one launch may send per rank, over all its runs (warm-up, timed, the library's):
+#: a bound on its running time — 1 TiB is minutes to an hour at memory-copy or network speed.
+MAX_TRAFFIC_BYTES = 2**40
+#: Bytes a rank holds besides its buffers (interpreter, numpy, MPI), added to the memory estimate.
+RANK_BASELINE_BYTES = 128 * 2**20
+#: Share of a host's available memory its ranks may plan to use (the default ``--memory-limit``).
+MEMORY_SHARE = 0.9
 DEFAULT_PINGPONG_SIZES = [0] + [4**k for k in range(13)]  # 0, 1 B, 4 B, ..., 16 MiB
 QUICK_PINGPONG_SIZES = [0, 2**10, 2**14, 2**18, 2**20, 2**22]
 _UNITS = {"": 1, "B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "K": 2**10, "M": 2**20, "G": 2**30, "kB": 10**3, "MB": 10**6, "GB": 10**9}
@@ -66,8 +75,8 @@ def _fail(message: str, label: str) -> int:
     return 2
 
 
-def parse_size(text: str) -> int:
-    """Bytes from ``"4096"``, ``"16MiB"``, ``"1 KiB"``, ``"2M"`` (binary K/M/G) or ``"1MB"`` (decimal).
+def parse_size(text: str, cap: int = MAX_SIZE) -> int:
+    """Bytes from ``"4096"``, ``"16MiB"``, ``"1 KiB"``, ``"2M"`` (binary K/M/G) or ``"1MB"`` (decimal), at most ``cap``.
 
     >>> parse_size("16MiB"), parse_size("4096"), parse_size("1.5KiB")
     (16777216, 4096, 1536)
@@ -83,8 +92,9 @@ def parse_size(text: str) -> int:
     if value != int(value):
         raise InputError(f"size {text!r} is not a whole number of bytes")
     value = int(value)
-    if value > MAX_SIZE:
-        raise InputError(f"size {text!r} = {value} bytes exceeds the cap of {MAX_SIZE} bytes (1 GiB; each rank holds ~5 buffers of that size)")
+    if value > cap:
+        raise InputError(f"size {text!r} = {value} bytes exceeds the cap of {cap} bytes"
+                         + (" (1 GiB; each rank holds several buffers of that size)" if cap == MAX_SIZE else ""))
     return value
 
 
@@ -103,6 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--json", metavar="OUT", help="file rank 0 writes the result to (default: print it)")
         p.add_argument("--repeats", type=int, default=repeats_default, help=f"timed runs per case (default {repeats_default})")
         p.add_argument("--note", default="", help="free text stored in the JSON (machine, job id, settings)")
+        p.add_argument("--memory-limit", metavar="BYTES",
+                       help=f"most memory the ranks of one host may use (default: {round(MEMORY_SHARE * 100)}%% of its available memory)")
 
     p = sub.add_parser("pingpong", help="ping-pong between ranks 0 and 1; fit T = alpha + M / beta")
     common(p, 10)
@@ -207,6 +219,10 @@ def parse_static(argv) -> dict:
         raise InputError(f"--note is {len(args.note)} characters; keep it under 2000")
     if args.json is not None and not args.json.strip():
         raise InputError("--json needs a file name")
+    try:
+        config["memory_limit"] = parse_size(args.memory_limit, cap=2**60) if args.memory_limit is not None else None
+    except InputError as error:
+        raise InputError(f"--memory-limit: {error}") from None
     if args.command == "pingpong":
         config["sizes"] = _sizes(args.sizes) if args.sizes else list(DEFAULT_PINGPONG_SIZES)
         return config
@@ -290,6 +306,139 @@ def selftest_cases(n: int, sizes=None) -> tuple[list[dict], list[dict]]:
     return cases, skipped
 
 
+# --------------------------------------------------------------------------- time and memory, before any buffer exists
+
+
+def case_traffic_bytes(case: dict, n: int, runs: int) -> int:
+    """Bytes a rank sends for ``case`` on ``n`` ranks over ``runs`` runs (the cost model's volume, at least M each).
+
+    >>> case = {"algorithm": "ring", "primitive": "all_reduce", "m": 4096, "ports": 1, "chunks": None}
+    >>> case_traffic_bytes(case, 4, 10)   # 2 (N - 1) / N M = 6144 bytes per run
+    61440
+    """
+    from ..algorithms import algorithm_terms
+
+    volume = algorithm_terms(case["algorithm"], case["primitive"], n, case["m"], case["ports"], chunks=case["chunks"]).bandwidth_bytes
+    return runs * max(int(volume), case["m"])
+
+
+def pingpong_traffic_bytes(sizes, repeats: int) -> int:
+    """Bytes rank 0 sends in a ping-pong: each size, ``repeats`` samples plus a warm-up, of several round trips.
+
+    >>> from ccb_helpers.mpi._runner import pingpong_iterations
+    >>> pingpong_traffic_bytes([2**20], 3) == 4 * pingpong_iterations(2**20) * 2**20
+    True
+    """
+    from ._runner import pingpong_iterations
+
+    return sum((repeats + 1) * pingpong_iterations(size) * size for size in sizes)
+
+
+def case_rank_bytes(case: dict, n: int, rank: int) -> int:
+    """Peak bytes ``rank`` holds while ``case`` runs on ``n`` ranks, estimated before anything is allocated.
+
+    ``(2 B + 3) M`` plus the rank's scratch (:func:`~ccb_helpers.mpi._plan.scratch_bytes`): each of
+    the schedule's ``B`` buffers twice (pristine input and working copy), one ``M`` for the expected
+    result and two for an input regenerated while the reference is computed (its bytes and one
+    temporary); the MPI library's temporaries come later, when the regenerated input is gone. What
+    a run allocates (traced at N = 4 for every algorithm × primitive pair, ``tests/test_mpi.py``)
+    stays within this estimate plus the schedule's bookkeeping (the baseline covers it).
+
+    >>> case = {"algorithm": "ring", "primitive": "all_reduce", "m": 3 * 2**20, "ports": 1, "root": 0, "chunks": None}
+    >>> case_rank_bytes(case, 3, 0) == 5 * 3 * 2**20 + 2**20   # B = 1; scratch: one 1 MiB block
+    True
+    """
+    from ._plan import scratch_bytes
+
+    schedule = generate(case["algorithm"], case["primitive"], n, case["m"], ports=case["ports"], root=case["root"], chunks=case["chunks"])
+    return (2 * len(schedule.buffers) + 3) * case["m"] + scratch_bytes(schedule, rank)
+
+
+def available_memory() -> int | None:
+    """Bytes this host can still give its processes: Linux ``MemAvailable``, lowered by a cgroup v2 limit; None if unknown."""
+    available = None
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    available = int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        try:
+            available = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (AttributeError, OSError, ValueError):
+            available = None
+    try:
+        with open("/sys/fs/cgroup/memory.max", encoding="ascii") as handle:
+            limit = handle.read().strip()
+        with open("/sys/fs/cgroup/memory.current", encoding="ascii") as handle:
+            current = int(handle.read().strip())
+        if limit != "max":
+            room = max(int(limit) - current, 0)
+            available = room if available is None else min(available, room)
+    except (OSError, ValueError):
+        pass
+    return available
+
+
+def _rank_needs(config: dict, n: int, rank: int) -> int:
+    """Peak bytes this rank will hold during the launch (the largest case; cases run one after another)."""
+    if config["command"] == "pingpong":
+        return RANK_BASELINE_BYTES + (max(config["sizes"], default=0) if rank < 2 else 0)
+    measures = config["command"] in ("run", "sweep") and config["alpha"] is None  # a ping-pong of ranks 0 and 1 first
+    need = max(config.get("pingpong_sizes", QUICK_PINGPONG_SIZES)) if measures and rank < 2 else 0
+    if config["command"] == "selftest":
+        per_n = [(k, cases) for k, (cases, _) in config["per_n"].items() if rank < k]
+    else:
+        per_n = [(n, config["cases"])]
+    for k, cases in per_n:
+        for case in cases:
+            need = max(need, case_rank_bytes(case, k, rank))
+    return RANK_BASELINE_BYTES + need
+
+
+def _check_traffic(config: dict, n: int) -> None:
+    """Phase 2 (the same on every rank): the bytes a rank will send, capped by MAX_TRAFFIC_BYTES."""
+    if config["command"] == "pingpong":
+        total = pingpong_traffic_bytes(config["sizes"], config["repeats"])
+    elif config["command"] == "selftest":
+        total = sum(case_traffic_bytes(case, k, 2) for k, (cases, _) in config["per_n"].items() for case in cases)
+    else:
+        runs = (config["warmup"] + config["repeats"]) * (2 if config["library"] else 1)
+        total = sum(case_traffic_bytes(case, n, runs) for case in config["cases"])
+        if config["alpha"] is None:
+            total += pingpong_traffic_bytes(config.get("pingpong_sizes", QUICK_PINGPONG_SIZES), config.get("pingpong_repeats", 5))
+    if total > MAX_TRAFFIC_BYTES:
+        raise InputError(f"this launch would send about {total} bytes per rank, more than the cap of {MAX_TRAFFIC_BYTES} "
+                         "(1 TiB); lower --repeats or the sizes, or split it into several launches")
+
+
+def _setup_problem(comm, config: dict) -> str | None:
+    """One exchange every rank reaches: memory per host against its limit, and rank 0's --json target.
+
+    Each rank estimates its own peak (:func:`_rank_needs`); the ranks of a host (``MPI_COMM_TYPE_SHARED``)
+    add theirs up and compare the sum with the host's limit. Every rank returns the same answer.
+    """
+    from mpi4py import MPI
+
+    need = _rank_needs(config, comm.size, comm.rank)
+    local = comm.Split_type(MPI.COMM_TYPE_SHARED)
+    host_need, host_ranks = local.allreduce(need, op=MPI.SUM), local.size
+    local.Free()
+    problem = None
+    if config["memory_limit"] is not None:
+        limit, what = config["memory_limit"], "--memory-limit"
+    else:
+        available = available_memory()
+        limit, what = (None, "") if available is None else (int(MEMORY_SHARE * available), f"{MEMORY_SHARE:.0%} of its available memory")
+    if limit is not None and host_need > limit:
+        problem = (f"the {host_ranks} rank(s) on this host would need about {host_need / 2**20:.0f} MiB (estimate, up to "
+                   f"{need / 2**20:.0f} MiB per rank), more than the cap of {limit / 2**20:.0f} MiB ({what}); use smaller sizes, "
+                   "fewer ranks per host, or --memory-limit")
+    if problem is None and comm.rank == 0:
+        problem = _json_target_problem(config["json"])
+    return next((p for p in comm.allgather(problem) if p), None)
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -305,6 +454,8 @@ def _write(config: dict, result: dict) -> None:
 def _json_target_problem(path) -> str | None:
     if path is None:
         return None
+    if os.path.isdir(path):
+        return f"cannot write --json {path}: it is a directory; give a file name"
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         return f"cannot write --json {path}: directory {directory} does not exist"
@@ -339,10 +490,11 @@ def main(argv=None) -> int:
             config["per_n"] = {k: selftest_cases(k, config["sizes"]) for k in config["ns"]}
         for case in config.get("cases", []):
             check_case_for(case, n)
+        _check_traffic(config, n)
     except InputError as error:
         MPI.Finalize()
         return _fail(str(error), label)
-    problem = comm.bcast(_json_target_problem(config["json"]) if rank == 0 else None, root=0)
+    problem = _setup_problem(comm, config)
     if problem:
         MPI.Finalize()
         return _fail(problem, label)

@@ -166,6 +166,23 @@ def compile_rank_plan(schedule: Schedule, rank: int, bufs: list[np.ndarray]) -> 
     return RankPlan(rank, compiled[0], compiled[1:-1], compiled[-1], int(pool.size))
 
 
+def scratch_bytes(schedule: Schedule, rank: int) -> int:
+    """Scratch bytes :func:`compile_rank_plan` would allocate for ``rank``, computed without allocating.
+
+    The plan is compiled over empty buffers (views of length 0), which sizes every round's
+    scratch from the transfer lengths alone.
+
+    >>> import ccb_helpers as ccb
+    >>> s = ccb.generate("ring", "all_reduce", 3, 6)
+    >>> scratch_bytes(s, 0) == compile_rank_plan(s, 0, [np.zeros(6, dtype=np.uint8)]).scratch_bytes == 2
+    True
+    """
+    empty = [np.empty(0, dtype=np.uint8)] * len(schedule.buffers)
+    probe = np.empty(0, dtype=np.uint8)
+    return max((_round_plan(r, rank, empty, probe)[1] for r in (schedule.prologue, *schedule.rounds, schedule.epilogue) if len(r)),
+               default=0)
+
+
 def run_loopback(plans: list[RankPlan]) -> None:
     """Run every rank's plan in this process, delivering messages by copying (no MPI).
 

@@ -50,7 +50,8 @@ def expected_regions(primitive: str, n: int, m: int, root: int, rank: int, seed:
     block = [slice(int(bounds[i]), int(bounds[i + 1])) for i in range(n)]
     whole = slice(0, m)
     if primitive == "all_to_all":
-        return [("recv", block[i], rank_input(seed, i, "send", m)[block[rank]], f"block from rank {i}") for i in range(n)]
+        # .copy(): a slice of rank i's whole input would keep all M bytes of it alive (N x M per rank).
+        return [("recv", block[i], rank_input(seed, i, "send", m)[block[rank]].copy(), f"block from rank {i}") for i in range(n)]
     if primitive in ("reduce", "reduce_scatter", "all_reduce"):
         region = {"reduce": whole if rank == root else None, "all_reduce": whole, "reduce_scatter": block[rank]}[primitive]
         if region is None:
@@ -62,11 +63,11 @@ def expected_regions(primitive: str, n: int, m: int, root: int, rank: int, seed:
     if primitive == "broadcast":
         return [("data", whole, rank_input(seed, root, "data", m), "root's data")]
     if primitive == "scatter":
-        return [("data", block[rank], rank_input(seed, root, "data", m)[block[rank]], f"root's block {rank}")]
+        return [("data", block[rank], rank_input(seed, root, "data", m)[block[rank]].copy(), f"root's block {rank}")]
     if primitive == "gather" and rank != root:
         return []
     # gather (at the root) and all_gather: every rank's own block, in rank order.
-    return [("data", block[i], rank_input(seed, i, "data", m)[block[i]], f"rank {i}'s block") for i in range(n)]
+    return [("data", block[i], rank_input(seed, i, "data", m)[block[i]].copy(), f"rank {i}'s block") for i in range(n)]
 
 
 def compare(expected: list, bufs: dict) -> list[str]:

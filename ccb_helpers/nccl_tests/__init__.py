@@ -44,15 +44,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import check_bandwidth, check_choice, check_int, check_real
-from .bandwidth import volume_coefficient
-from .bounds import latency_lower_bound
-from .primitives import PRIMITIVES
+from .._validation import check_bandwidth, check_choice, check_int, check_real
+from ..bandwidth import volume_coefficient
+from ..bounds import latency_lower_bound
+from ..primitives import PRIMITIVES
 
 __all__ = [
     "NcclTestsRow",
     "NcclTestsLog",
     "read_nccl_tests",
+    "read_nccl_tests_runs",
     "nccl_tests_report",
     "fit_alpha_beta",
     "busbw_ceiling",
@@ -60,8 +61,11 @@ __all__ = [
     "AlphaBeta",
 ]
 
-#: Largest text the reader accepts (characters): real logs with NCCL_DEBUG=INFO stay far below.
-MAX_TEXT_CHARS = 50_000_000
+#: Largest text the reader accepts (characters, about 10 s of reading here): a run with
+#: ``NCCL_DEBUG=INFO`` on a few hundred ranks stays well below; split bigger files by run.
+MAX_TEXT_CHARS = 20_000_000
+#: Most table rows the reader accepts in one text (a full ``-d all -o all`` sweep has ~2000).
+MAX_ROWS = 20_000
 #: Most message sizes :func:`busbw_ceiling` evaluates in one call (an array of 10^7 floats is 80 MB).
 MAX_SIZES = 10_000_000
 
@@ -89,8 +93,12 @@ _RANK_RE = re.compile(r"^#\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+\d+\s+)?
 _DEVICE_RE = re.compile(r"^#\s*Device\s+(\d+)\s+->\s+(\d+)\s+\[[^\]]*\]\s*(.*)$")
 _FOOTER_OOB_RE = re.compile(r"^#?\s*Out of bounds values\s*:\s*(\d+)")
 _FOOTER_AVG_RE = re.compile(r"^#?\s*Avg bus bandwidth\s*:\s*(\S+)")
-# Launcher prefixes: Open MPI --tag-output "[1,0]<stdout>:", "[0] ", slurm --label "0: ".
-_PREFIX_RE = re.compile(r"^(?:\[\d+(?:,\d+)*\](?:<std(?:out|err)>)?:?\s?|\s{0,3}\d+:\s)")
+# Launcher prefixes: Open MPI --tag-output "[1,0]<stdout>:", --timestamp-output
+# "Thu Jul 18 15:41:05 2024<stdout>:" (alone or before the tag), "[0] ", slurm --label "0: ".
+_OMPI_TIME = r"[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]?\d \d{2}:\d{2}:\d{2} \d{4}"
+_PREFIX_RE = re.compile(
+    rf"^(?:(?:{_OMPI_TIME})?\[\d+(?:,\d+)*\](?:<std(?:out|err)>)?:?\s?|{_OMPI_TIME}<std(?:out|err)>:\s?|\s{{0,3}}\d+:\s)"
+)
 _MIDLINE_LABEL_RE = re.compile(r"\[\d+(?:,\d+)*\](?:<std(?:out|err)>:)?")
 # An NCCL log line: "host:pid:tid [dev] NCCL INFO ..."; the host token is found by walking back.
 _NCCL_LOG_RE = re.compile(r":\d+:\d+ \[\d+\] NCCL (?:INFO|WARN|TRACE|ABORT|VERSION)\b")
@@ -272,11 +280,35 @@ def _parse_header(tokens: list[str], lineno: int, text: str) -> tuple[list[_Colu
     return columns, check
 
 
-def _strip_prefix(line: str) -> tuple[str, bool]:
+def _strip_prefix(line: str, derived: re.Pattern | None = None) -> tuple[str, bool]:
     match = _PREFIX_RE.match(line)
+    if not match and derived is not None:
+        match = derived.match(line)
     if not match:
         return line, False
     return line[match.end():], True
+
+
+def _is_header(body_tokens) -> bool:
+    return "algbw" in body_tokens and "busbw" in body_tokens
+
+
+def _derive_prefix(lines) -> re.Pattern | None:
+    """A prefix other launchers put before every line (``pdsh``'s ``host: ``, ``kubectl logs
+    --timestamps``), learnt from the table's header line: the text before its ``#``, with digit
+    runs generalised (``None`` when the header has no prefix or a known one)."""
+    for line in lines:
+        at = line.find("#")
+        if at <= 0 or "busbw" not in line or _PREFIX_RE.match(line):
+            continue
+        if not _is_header(line[at + 1:].split()):
+            continue
+        prefix = line[:at]
+        if not prefix.strip():
+            return None
+        pattern = re.sub(r"\\d\+|\d+", r"\\d+", re.escape(prefix.rstrip()))
+        return re.compile("^" + pattern + r"\s?")
+    return None
 
 
 def _cut_nccl_log(line: str) -> tuple[str, bool]:
@@ -354,7 +386,9 @@ def read_nccl_tests(text, collective=None) -> NcclTestsLog:
     ----------
     text : str
         What the program printed (a log file's content). At most :data:`MAX_TEXT_CHARS`
-        characters; one result table (split concatenated runs first).
+        characters and :data:`MAX_ROWS` rows; **one** result table. A file with several runs
+        (several programs, or one program run several times, concatenated) is rejected at the
+        second table's header: read it with :func:`read_nccl_tests_runs`.
     collective : str, optional
         The primitive (one of :data:`ccb_helpers.PRIMITIVES`) when the text does not name its
         program; overrides what the text says.
@@ -370,9 +404,20 @@ def read_nccl_tests(text, collective=None) -> NcclTestsLog:
     ------
     ValueError
         No result table, a second table, a row that cannot be read or that stops short (the
-        message names the line number and quotes the line), rank lines that are not 0..N-1.
+        message names the line number and quotes the line), rank lines that are not 0..N-1,
+        text or rows above the caps.
     TypeError
         ``text`` is not a string.
+
+    Notes
+    -----
+    Accepted around the table: ``NCCL INFO`` / ``WARN`` lines (also cut into a row), launcher
+    prefixes (Open MPI ``--tag-output`` and ``--timestamp-output``, ``[0]``, slurm ``--label``,
+    and any other per-line prefix that the header line carries, such as ``pdsh``'s
+    ``host:``), CRLF or CR line ends, tabs, text after the last row (a crash message, a shell
+    prompt). A row cut short — by the end of the text, a comment line or an error message —
+    raises. ``-c 0`` (no check) prints ``N/A`` in the check column (``wrong = None``); ``-G``
+    (CUDA graphs) does not change the table.
 
     Examples
     --------
@@ -387,12 +432,7 @@ def read_nccl_tests(text, collective=None) -> NcclTestsLog:
     ...
     ValueError: text: no nccl-tests result table found (no header line with 'time', 'algbw' and 'busbw')
     """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a string (the printed output), got {type(text).__name__}")
-    if len(text) > MAX_TEXT_CHARS:
-        raise ValueError(f"text has {len(text)} characters; the reader accepts at most {MAX_TEXT_CHARS}")
-    if collective is not None:
-        collective = check_choice("collective", collective, PRIMITIVES)
+    text, collective = _check_text(text, collective)
     try:
         return _read(text, collective)
     except ValueError as err:  # what is wrong is in the text: say so (messages naming a line already do)
@@ -401,8 +441,95 @@ def read_nccl_tests(text, collective=None) -> NcclTestsLog:
         raise ValueError(f"text: {err}") from None
 
 
-def _read(text: str, collective: str | None) -> NcclTestsLog:
+def _check_text(text, collective):
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a string (the printed output), got {type(text).__name__}")
+    if len(text) > MAX_TEXT_CHARS:
+        raise ValueError(f"text has {len(text)} characters; the reader accepts at most {MAX_TEXT_CHARS} "
+                         "(split the log into runs first)")
+    if collective is not None:
+        collective = check_choice("collective", collective, PRIMITIVES)
+    return text, collective
+
+
+def read_nccl_tests_runs(text, collective=None) -> tuple[NcclTestsLog, ...]:
+    """Parse a text holding one or more nccl-tests runs: one :class:`NcclTestsLog` per result table.
+
+    Runs are separated after the last row (or footer) of one table; everything from there to the
+    next table's header — the command line, ``# nThread …``, the ``# Rank`` lines, NCCL version
+    lines — belongs to the next run, so each run finds its own program name and rank count.
+    Line numbers (``row.line``, error messages) count from the start of the whole text.
+
+    Parameters
+    ----------
+    text : str
+        As for :func:`read_nccl_tests` (same caps, counted over the whole text).
+    collective : str, optional
+        Applied to every run (only when the runs are of one collective).
+
+    Returns
+    -------
+    tuple of NcclTestsLog
+        In the order printed.
+
+    Examples
+    --------
+    >>> runs = read_nccl_tests_runs("./all_gather_perf\\n" + _EXAMPLE + "./all_reduce_perf -b 8\\n" + _EXAMPLE)
+    >>> [(run.collective, len(run.rows), run.rows[0].line) for run in runs]
+    [('all_gather', 2, 11), ('all_reduce', 2, 26)]
+    """
+    text, collective = _check_text(text, collective)
     lines = text.splitlines()
+    starts = _run_starts(lines)
+    versions = set(_NCCL_VERSION_RE.findall(text))
+    default_version = versions.pop() if len(versions) == 1 else None
+    logs = []
+    for i, start in enumerate(starts):
+        end = starts[i + 1] if i + 1 < len(starts) else len(lines)
+        segment = "\n" * start + "\n".join(lines[start:end])  # keep the whole text's line numbers
+        logs.append(_read(segment, collective, default_version))
+    return tuple(logs)
+
+
+def _normalize(raw: str, derived) -> tuple[str, str]:
+    """A line without launcher prefixes, labels and NCCL log segments; and a host glued to a row."""
+    line, labelled = _strip_prefix(raw, derived)
+    line, had_log = _cut_nccl_log(line)
+    glued_host = ""
+    if had_log:
+        line, glued_host = _split_host(line)
+    if labelled:
+        line = _MIDLINE_LABEL_RE.sub(" ", line)
+    return line.strip(), glued_host
+
+
+def _run_starts(lines) -> list[int]:
+    """0-based line index where each run's text starts (the first is 0)."""
+    derived = _derive_prefix(lines)
+    starts = [0]
+    in_table = False
+    last_table_line = 0
+    for index, raw in enumerate(lines):
+        if "busbw" not in raw and not in_table:
+            continue
+        stripped, _ = _normalize(raw, derived)
+        if stripped.startswith("#"):
+            body = stripped[1:].strip()
+            if _is_header(body.split()):
+                if in_table:
+                    starts.append(last_table_line + 1)
+                in_table = True
+                last_table_line = index
+            elif in_table and (_FOOTER_OOB_RE.match(stripped) or _FOOTER_AVG_RE.match(stripped)):
+                last_table_line = index
+        elif in_table and stripped and _INT_RE.match(stripped.split()[0]):
+            last_table_line = index
+    return starts
+
+
+def _read(text: str, collective: str | None, default_version: str | None = None) -> NcclTestsLog:
+    lines = text.splitlines()
+    derived = _derive_prefix(lines)
     columns: list[_Column] | None = None
     check = None
     header_line = 0
@@ -425,14 +552,7 @@ def _read(text: str, collective: str | None) -> NcclTestsLog:
         )
 
     for lineno, raw in enumerate(lines, start=1):
-        line, labelled = _strip_prefix(raw)
-        line, had_log = _cut_nccl_log(line)
-        glued_host = ""
-        if had_log:
-            line, glued_host = _split_host(line)
-        if labelled:
-            line = _MIDLINE_LABEL_RE.sub(" ", line)
-        stripped = line.strip()
+        stripped, glued_host = _normalize(raw, derived)
         if not stripped and not glued_host:
             continue
         if stripped.startswith("#"):
@@ -444,7 +564,7 @@ def _read(text: str, collective: str | None) -> NcclTestsLog:
                 if columns is not None:
                     raise ValueError(
                         f"line {lineno}: a second result table starts here (the first began at line {header_line}); "
-                        f"split the text into one run per call: {raw.strip()!r}"
+                        f"read a text of several runs with read_nccl_tests_runs: {raw.strip()!r}"
                     )
                 columns, check = _parse_header(tokens, lineno, raw)
                 header_line = lineno
@@ -517,6 +637,9 @@ def _read(text: str, collective: str | None) -> NcclTestsLog:
         if len(pending) == expected:
             if unit is None:
                 unit = 1e-3 if legacy_names else 1e-6
+            if len(rows) >= MAX_ROWS:
+                raise ValueError(f"line {pending_line}: more than {MAX_ROWS} rows in one table; the reader "
+                                 f"accepts at most {MAX_ROWS} (split the log)")
             rows.append(_build_row(columns, pending, pending_line, unit, lines))
             pending = []
     if columns is None:
@@ -536,7 +659,7 @@ def _read(text: str, collective: str | None) -> NcclTestsLog:
     devices = tuple(ranks[r][1] for r in sorted(ranks))
     if collective is None:
         collective = _collective_from_text(text)
-    nccl_version = None
+    nccl_version = default_version
     if (m := _NCCL_VERSION_RE.search(text)) is not None:
         nccl_version = m.group(1)
     elif library_code and library_code.isdigit():
@@ -794,23 +917,51 @@ def _log_context(log, n_ranks, collective):
     if n is None:
         raise ValueError("the log has no '# Rank' lines: pass n_ranks")
     if n < 2:
-        raise ValueError(f"the bound needs at least 2 ranks, the log has {n}")
+        raise ValueError(f"the table at line {log.header_line} lists {n} rank: one GPU measures no communication "
+                         "(if mpirun started several processes, nccl-tests was built without MPI=1 and each process "
+                         "ran alone; rebuild with 'make MPI=1' or pass n_ranks)")
+    if len(log.rows) > MAX_ROWS:
+        raise ValueError(f"the log has {len(log.rows)} rows; at most {MAX_ROWS} are evaluated (split the log)")
     primitive = log.collective if collective is None else check_choice("collective", collective, PRIMITIVES)
     if primitive is None:
         raise ValueError("the log does not name its collective: pass collective (one of " + ", ".join(PRIMITIVES) + ")")
     return log, n, primitive
 
 
-def nccl_tests_report(log, alpha, beta, ports=1, latency_ports=None, n_ranks=None, collective=None):
+def _node_context(log, n, n_nodes, node_beta):
+    """``(K, node_beta)`` of the network cut, or ``(1, None)`` when it is not asked for."""
+    if node_beta is None:
+        if n_nodes is not None:
+            raise ValueError("n_nodes needs node_beta (the network bandwidth per node, bytes/s)")
+        return 1, None
+    node_beta = check_bandwidth("node_beta", node_beta)
+    if n_nodes is None:
+        n_nodes = log.n_hosts
+        if n_nodes is None:
+            raise ValueError("the log does not list its hosts: pass n_nodes (--nodes) with node_beta")
+    n_nodes = check_int("n_nodes", n_nodes, minimum=1, maximum=n)
+    return n_nodes, node_beta
+
+
+def nccl_tests_report(log, alpha, beta, ports=1, latency_ports=None, n_ranks=None, collective=None,
+                      n_nodes=None, node_beta=None):
     """Each row of a log against the lower bound: busbw, the bound's ceiling, efficiency, regime.
 
     Efficiency is bound time / measured time = measured busbw / ceiling (:func:`busbw_ceiling`),
-    from the out-of-place half. A busbw above the ceiling is not reported as an efficiency above
-    1: the row is flagged instead, ``"endpoint"`` when busbw exceeds ``ports * beta`` (only
-    in-network reduction — NVLS, SHARP — or a faster path than β can do that; with in-network
-    reduction each endpoint sends and receives just ``M``, so AllReduce's ceiling becomes
-    ``2(N-1)/N * ports * beta``) and ``"latency"`` when the time is below the latency bound
-    (α is set above this system's).
+    from the out-of-place half. With ``node_beta`` the bound also has the network cut around each
+    of the ``K = n_nodes`` nodes (:func:`two_level_busbw_ceiling`): every node must move
+    ``c(K) M`` through ``node_beta``, so ``T >= c(K) M / node_beta``.
+
+    A busbw above the ceiling is never reported as an efficiency above 1; the row is flagged
+    instead (``efficiency`` is ``None``):
+
+    * ``"endpoint"``: busbw exceeds ``ports * beta``. No algorithm that only sends and receives
+      through the endpoints can do that: the switch reduced in flight (NVLS, SHARP; each endpoint
+      then moves only ``M``, so an AllReduce's busbw can reach ``2(N-1)/N * ports * beta``), or
+      the traffic had a faster path than β;
+    * ``"network"``: busbw exceeds the node cut's ``c(N)/c(K) * node_beta``: the network reduced
+      (SHARP) or ``node_beta`` is set below the real one;
+    * ``"latency"``: the time is below the latency bound (α is set above this system's).
 
     Parameters
     ----------
@@ -824,6 +975,9 @@ def nccl_tests_report(log, alpha, beta, ports=1, latency_ports=None, n_ranks=Non
         As in :func:`busbw_ceiling`.
     n_ranks, collective : optional
         Override (or supply) what the log says.
+    n_nodes, node_beta : optional
+        Nodes (default: the log's host count) and network bandwidth per node per direction,
+        bytes/s, for the network cut; without ``node_beta`` only the endpoint bound is used.
 
     Returns
     -------
@@ -831,23 +985,33 @@ def nccl_tests_report(log, alpha, beta, ports=1, latency_ports=None, n_ranks=Non
         Columns 大小, 效率, 区间, 实测 busbw, 上限 busbw (the verdict first, so it stays visible on a
         phone); ``values`` holds one dict per row with
         ``size``, ``busbw``, ``ceiling``, ``efficiency`` (``None`` when flagged), ``flag``
-        (``None``, ``"endpoint"`` or ``"latency"``), ``regime`` and ``bound_time``.
+        (``None``, ``"endpoint"``, ``"network"`` or ``"latency"``), ``regime`` (``"latency"``,
+        ``"bandwidth"`` or ``"network"``: the largest term of the bound) and ``bound_time``.
 
     Examples
     --------
     >>> t = nccl_tests_report(read_nccl_tests(_EXAMPLE), 1e-6, 20e9, collective="all_reduce")
     >>> [round(v["efficiency"], 3) for v in t.values], [v["regime"] for v in t.values]
     ([0.098, 0.5], ['latency', 'bandwidth'])
+
+    Two nodes sharing a 12.5 GB/s network (c(2) / c(2) = 1: the node cut caps busbw at 12.5 GB/s):
+
+    >>> t = nccl_tests_report(read_nccl_tests(_EXAMPLE), 1e-6, 20e9, collective="all_reduce",
+    ...                       n_nodes=2, node_beta=12.5e9)
+    >>> [v["regime"] for v in t.values], round(t.values[1]["ceiling"] / 1e9, 2), round(t.values[1]["efficiency"], 2)
+    (['latency', 'network'], 12.5, 0.8)
     """
-    from .tables import Table
-    from .units import format_bandwidth, format_bytes
+    from ..tables import Table
+    from ..units import format_bandwidth, format_bytes
 
     log, n, primitive = _log_context(log, n_ranks, collective)
     alpha = check_real("alpha", alpha, maximum=1e9, scalar=True)
     beta = check_bandwidth("beta", beta, scalar=True)
     ports = check_int("ports", ports, minimum=1, maximum=2**62, scalar=True)
     latency_ports = ports if latency_ports is None else check_int("latency_ports", latency_ports, minimum=1, maximum=2**62, scalar=True)
+    n_nodes, node_beta = _node_context(log, n, n_nodes, node_beta)
     coefficient = volume_coefficient(primitive, n)
+    node_coefficient = volume_coefficient(primitive, n_nodes) if node_beta is not None and n_nodes > 1 else 0.0
     t_alpha = latency_lower_bound(primitive, n, alpha, ports=latency_ports)
     rows, values = [], []
     for row in log.rows:
@@ -856,22 +1020,35 @@ def nccl_tests_report(log, alpha, beta, ports=1, latency_ports=None, n_ranks=Non
         busbw = coefficient * row.size / row.time_s
         ceiling = _busbw_ceiling(primitive, n, row.size, alpha, beta, ports, latency_ports)
         t_beta = coefficient * row.size / (ports * beta)
-        bound_time = max(t_alpha, t_beta)
-        regime = "latency" if t_alpha > t_beta else "bandwidth"
+        t_node = node_coefficient * row.size / node_beta if node_coefficient else 0.0
+        if t_node:
+            ceiling = min(ceiling, coefficient / node_coefficient * node_beta)
+        bound_time = max(t_alpha, t_beta, t_node)
+        regime = "latency" if t_alpha >= max(t_beta, t_node) else ("network" if t_node > t_beta else "bandwidth")
         flag = None
         efficiency = bound_time / row.time_s
         if efficiency > 1.0 + 1e-9:
-            flag = "endpoint" if busbw > ports * beta else "latency"
+            if busbw > ports * beta:
+                flag = "endpoint"
+            elif t_node and busbw > coefficient / node_coefficient * node_beta:
+                flag = "network"
+            else:
+                flag = "latency"
             efficiency = None
         values.append({"size": row.size, "busbw": busbw, "ceiling": ceiling, "efficiency": efficiency, "flag": flag,
                        "regime": regime, "bound_time": bound_time, "time": row.time_s})
-        shown = f"{efficiency:.2f}" if efficiency is not None else ("超端点上限" if flag == "endpoint" else "快于延迟界")
-        rows.append([_nbsp(format_bytes(row.size)), shown, "延迟" if regime == "latency" else "带宽",
+        shown = f"{efficiency:.2f}" if efficiency is not None else _FLAG_LABELS[flag]
+        rows.append([_nbsp(format_bytes(row.size)), shown, _REGIME_LABELS[regime],
                      _nbsp(format_bandwidth(busbw)), _nbsp(format_bandwidth(ceiling))])
     headers = ["大小", "效率", "区间", "实测 busbw", "上限 busbw"]
-    caption = (f"{primitive}，N = {n}：α = {alpha * 1e6:.3g} µs，β = {beta / 1e9:.3g} GB/s，p = {ports}"
+    network = f"，{n_nodes} 个节点各 {node_beta / 1e9:.3g} GB/s" if node_coefficient else ""
+    caption = (f"{primitive}，N = {n}：α = {alpha * 1e6:.3g} µs，β = {beta / 1e9:.3g} GB/s，p = {ports}{network}"
                f"（效率 = 下界时间 / 实测时间 = 实测 busbw / 上限）")
     return Table(headers, rows, caption, values)
+
+
+_FLAG_LABELS = {"endpoint": "超端点上限", "network": "超网络上限", "latency": "快于延迟界"}
+_REGIME_LABELS = {"latency": "延迟", "bandwidth": "带宽", "network": "网络"}
 
 
 # -- command line ------------------------------------------------------------------------------
@@ -883,38 +1060,48 @@ def _plot(log, n, primitive, alpha, beta, ports, latency_ports, report, path):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from .plotting import COLORS, use_book_style
+    from ..plotting import COLORS, use_book_style
 
     use_book_style()
-    figure = Figure(figsize=(9.0, 3.8))
+    figure = Figure(figsize=(6.88, 6.4))
     FigureCanvasAgg(figure)
-    left, right = figure.subplots(1, 2)
+    top, bottom = figure.subplots(2, 1)
     sizes = np.array([v["size"] for v in report.values], dtype=float)
     busbw = np.array([v["busbw"] for v in report.values]) / 1e9
-    grid = np.geomspace(sizes.min(), sizes.max(), 200)
-    left.plot(sizes, busbw, "o-", color=COLORS["ring"], markersize=3, label="实测 busbw")
-    left.plot(grid, _busbw_ceiling(primitive, n, grid, alpha, beta, ports, latency_ports) / 1e9, color=COLORS["bound"],
-              label="下界给出的上限")
-    left.axhline(ports * beta / 1e9, color=COLORS["bound"], linestyle=":", linewidth=1, label="p·β")
-    left.set_xscale("log", base=2)
-    left.set_yscale("log")
-    left.set_xlabel("消息大小 M（字节）")
-    left.set_ylabel("busbw（GB/s）")
-    left.legend(fontsize=9, loc="lower right")
+    ceiling = np.array([v["ceiling"] for v in report.values]) / 1e9
+    top.plot(sizes, busbw, "o-", color=COLORS["ring"], markersize=3, label="实测 busbw")
+    top.plot(sizes, ceiling, color=COLORS["bound"], label="下界给出的上限")
+    top.axhline(ports * beta / 1e9, color=COLORS["bound"], linestyle=":", linewidth=1, label="p·β")
+    top.set_xscale("log", base=2)
+    top.set_yscale("log")
+    top.set_xlabel("消息大小 M（字节）")
+    top.set_ylabel("busbw（GB/s）")
+    top.legend(fontsize=9, loc="lower right")
     efficiency = [v["efficiency"] for v in report.values]
     ok = [i for i, e in enumerate(efficiency) if e is not None]
     flagged = [i for i, e in enumerate(efficiency) if e is None]
-    right.plot(sizes[ok], [efficiency[i] for i in ok], "o-", color=COLORS["latency"], markersize=3, label="下界时间 / 实测时间")
+    bottom.plot(sizes[ok], [efficiency[i] for i in ok], "o-", color=COLORS["latency"], markersize=3, label="下界时间 / 实测时间")
     if flagged:
-        right.plot(sizes[flagged], np.ones(len(flagged)), "x", color=COLORS["bandwidth"], label="超过上限（标记）")
-    right.set_xscale("log", base=2)
-    right.set_ylim(0, 1.05)
-    right.set_xlabel("消息大小 M（字节）")
-    right.set_ylabel("效率")
-    right.legend(fontsize=9, loc="upper left")
+        bottom.plot(sizes[flagged], np.ones(len(flagged)), "x", color=COLORS["bandwidth"], label="超过上限（标记）")
+    bottom.set_xscale("log", base=2)
+    bottom.set_ylim(0, 1.05)
+    bottom.set_xlabel("消息大小 M（字节）")
+    bottom.set_ylabel("效率")
+    bottom.legend(fontsize=9, loc="upper left")
     figure.suptitle(f"{primitive}，N = {n}：α = {alpha * 1e6:.3g} µs，β = {beta / 1e9:.3g} GB/s，p = {ports}", fontsize=10)
     figure.tight_layout()
     figure.savefig(path, dpi=200)
+
+
+def _decode(data: bytes) -> str:
+    """Log bytes as text: UTF-8 (with or without BOM) or UTF-16 with a BOM (PowerShell's ``>``)."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return data.decode("utf-16", errors="replace")
+    if data[:3] == b"\xef\xbb\xbf":
+        data = data[3:]
+    if data[:4000].count(b"\x00") > len(data[:4000]) // 4:
+        raise ValueError("the file looks like UTF-16 without a byte-order mark; save it as UTF-8")
+    return data.decode("utf-8", errors="replace")
 
 
 def main(argv=None) -> int:
@@ -922,27 +1109,31 @@ def main(argv=None) -> int:
 
     Prints, per message size, the measured busbw, the bound's busbw ceiling, the efficiency
     (bound time / measured time) and the regime, then α and β fitted to the measured times.
-    Returns 0, or 2 on bad input (missing file, unparseable log, bad numbers) after printing why.
+    A file with several runs (tables) gets one report per run. ``--node-beta`` adds the network
+    cut around each node (``--nodes`` defaults to the hosts the log lists). Returns 0, or 2 on
+    bad input (missing file, unparseable log, bad numbers) after printing why.
 
     >>> main(["/no/such/file.log", "--alpha", "1e-6", "--beta", "1e11"])
     2
     """
     import argparse
+    import os
 
-    from .hardware import PRESETS
-    from .units import format_bytes
+    from ..hardware import PRESETS
 
     parser = argparse.ArgumentParser(
         prog="python -m ccb_helpers.nccl_tests",
         description="Hold an nccl-tests log against the collective-communication lower bound.",
         epilog=f"Example: {_USAGE_EXAMPLE}",
     )
-    parser.add_argument("logfile", help="text printed by all_reduce_perf, all_gather_perf, ... (one run)")
+    parser.add_argument("logfile", help="text printed by all_reduce_perf, all_gather_perf, ... (one run or several)")
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--preset", choices=sorted(PRESETS), help="hardware preset giving alpha, beta and ports")
     source.add_argument("--alpha", type=float, help="latency per round, seconds (with --beta)")
     parser.add_argument("--beta", type=float, help="bandwidth per link per direction, bytes/s")
     parser.add_argument("--ports", type=int, default=1, help="links used in parallel (default 1)")
+    parser.add_argument("--node-beta", type=float, help="network bandwidth per node per direction, bytes/s (adds the node cut)")
+    parser.add_argument("--nodes", type=int, help="nodes for --node-beta (default: the hosts the log lists)")
     parser.add_argument("--collective", choices=PRIMITIVES, help="when the log does not name its program")
     parser.add_argument("--ranks", type=int, help="when the log has no '# Rank' lines")
     parser.add_argument("--plot", metavar="OUT.png", help="also draw busbw and efficiency against size")
@@ -956,75 +1147,115 @@ def main(argv=None) -> int:
     except SystemExit as exit_:
         return int(exit_.code or 0)
     try:
-        with open(args.logfile, encoding="utf-8", errors="replace") as handle:
-            text = handle.read(MAX_TEXT_CHARS + 1)
+        size = os.path.getsize(args.logfile)
+        if size > 4 * MAX_TEXT_CHARS:
+            return fail(f"{args.logfile} has {size} bytes; the reader accepts at most {MAX_TEXT_CHARS} characters "
+                        "(split the log into runs)")
+        with open(args.logfile, "rb") as handle:
+            data = handle.read()
     except OSError as error:
         return fail(f"cannot read {args.logfile}: {error.strerror or error}")
+    if args.preset:
+        preset = PRESETS[args.preset]
+        alpha, beta = preset.alpha, preset.beta
+        ports = preset.ports or 1  # all-port presets: many peers at once (latency) through one NIC (bandwidth)
+        label = f"preset {preset.key}: {preset.label}"
+    else:
+        if args.beta is None:
+            return fail("--alpha needs --beta (bytes/s), e.g. --alpha 2e-6 --beta 50e9")
+        alpha, beta, ports = args.alpha, args.beta, args.ports
+        label = "alpha/beta from the command line"
     try:
-        log = read_nccl_tests(text, collective=args.collective)
-        if log.collective is None:
-            return fail("the log does not name its program (no '..._perf' command, no 'Collective test starting' line): "
-                        "pass --collective, one of " + ", ".join(PRIMITIVES))
-        if log.n_ranks is None and args.ranks is None:
-            return fail("the log has no '# Rank ... device ...' lines: pass --ranks N")
-        n = log.n_ranks if args.ranks is None else args.ranks
-        if args.preset:
-            preset = PRESETS[args.preset]
-            alpha, beta = preset.alpha, preset.beta
-            # All-port presets drive many peers at once (latency) through one NIC (bandwidth).
-            ports = preset.ports or 1
-            latency_ports = preset.ports_for(n) if (n is not None and n >= 2) else ports
-            label = f"preset {preset.key}: {preset.label}"
-        else:
-            if args.beta is None:
-                return fail("--alpha needs --beta (bytes/s), e.g. --alpha 2e-6 --beta 50e9")
-            alpha, beta, ports = args.alpha, args.beta, args.ports
-            latency_ports = ports
-            label = "alpha/beta from the command line"
-        report = nccl_tests_report(log, alpha, beta, ports=ports, latency_ports=latency_ports, n_ranks=n,
-                                   collective=log.collective if args.collective is None else args.collective)
-        log, n, primitive = _log_context(log, n, args.collective)
-        fit = _fit_or_none(log, n, primitive)
-        if args.plot:
-            _plot(log, n, primitive, alpha, beta, ports, latency_ports, report, args.plot)
+        runs = read_nccl_tests_runs(_decode(data), collective=args.collective)
+        reports = []
+        for log in runs:
+            if log.collective is None:
+                return fail("the log does not name its program (no '..._perf' command, no 'Collective test starting' "
+                            f"line) for the table at line {log.header_line}: pass --collective, one of " + ", ".join(PRIMITIVES))
+            if log.n_ranks is None and args.ranks is None:
+                return fail(f"the table at line {log.header_line} has no '# Rank ... device ...' lines: pass --ranks N")
+            n = log.n_ranks if args.ranks is None else args.ranks
+            latency_ports = preset.ports_for(n) if args.preset and n >= 2 else ports
+            report = nccl_tests_report(log, alpha, beta, ports=ports, latency_ports=latency_ports, n_ranks=n,
+                                       n_nodes=args.nodes, node_beta=args.node_beta)
+            _, n, primitive = _log_context(log, n, None)
+            reports.append((log, n, primitive, latency_ports, report, _fit_or_none(log, n, primitive)))
+        for i, (log, n, primitive, latency_ports, report, _) in enumerate(reports):
+            if args.plot:
+                _plot(log, n, primitive, alpha, beta, ports, latency_ports, report, _plot_path(args.plot, i, len(reports)))
     except (ValueError, TypeError) as error:
         return fail(str(error))
     except OSError as error:
         return fail(f"cannot write {args.plot}: {error.strerror or error}")
 
+    print(f"nccl-tests log: {args.logfile}" + (f" ({len(reports)} runs)" if len(reports) > 1 else ""))
+    for i, (log, n, primitive, latency_ports, report, fit) in enumerate(reports):
+        if len(reports) > 1:
+            print(f"\n=== run {i + 1} of {len(reports)} (table at line {log.header_line}) ===")
+        _print_report(log, n, primitive, alpha, beta, ports, latency_ports, label, report, fit, args)
+        if args.plot:
+            print(f"plot written to {_plot_path(args.plot, i, len(reports))}")
+    return 0
+
+
+def _plot_path(path: str, index: int, count: int) -> str:
+    """``OUT.png`` for one run; ``OUT-1.png``, ``OUT-2.png`` … for several."""
+    import os
+
+    if count == 1:
+        return path
+    root, ext = os.path.splitext(path)
+    return f"{root}-{index + 1}{ext or '.png'}"
+
+
+def _print_report(log, n, primitive, alpha, beta, ports, latency_ports, label, report, fit, args) -> None:
+    from ..units import format_bytes
+
     first = log.rows[0]
-    hosts = f" on {len(log.hosts)} hosts" if log.hosts else ""
-    print(f"nccl-tests log: {args.logfile}")
+    hosts = f" on {len(log.hosts)} host{'s' if len(log.hosts) > 1 else ''}" if log.hosts else ""
     print(f"collective {primitive}, {n} ranks{hosts}, {len(log.rows)} rows"
           f"{', NCCL ' + log.nccl_version if log.nccl_version else ''}"
           f"{', type ' + first.type if first.type else ''}{', op ' + first.redop if first.redop else ''}")
     print(f"bound: {label}; alpha = {alpha * 1e6:.4g} us, beta = {beta / 1e9:.4g} GB/s, ports = {ports}"
           f"{f' (latency bound with {latency_ports} ports)' if latency_ports != ports else ''}")
     print(f"endpoint busbw ceiling p*beta = {ports * beta / 1e9:.4g} GB/s")
+    if args.node_beta is not None:
+        k = args.nodes if args.nodes is not None else log.n_hosts
+        if k and k > 1:
+            node_ceiling = two_level_busbw_ceiling(primitive, n, k, ports * beta, args.node_beta)
+            print(f"network cut: {k} nodes x {args.node_beta / 1e9:.4g} GB/s -> busbw ceiling {node_ceiling / 1e9:.4g} GB/s")
+    elif log.n_hosts and log.n_hosts > 1:
+        print(f"note: the ranks run on {log.n_hosts} hosts; pass --node-beta BPS (network bandwidth per node) "
+              "to add the network cut around each node")
+    wrong = [r for r in log.rows if log.check_column == "#wrong" and any(w for w in (r.wrong, r.wrong_inplace) if w)]
+    if (log.out_of_bounds or 0) > 0 or wrong:
+        print(f"WARNING: the log's own correctness check failed ({log.out_of_bounds or len(wrong)} out-of-bounds "
+              "values): these timings come from wrong results and do not measure a working collective")
     print()
     varied = len({(r.type, r.redop, r.root) for r in log.rows if r.size > 0}) > 1
     print(f"{'size':>10}  {'busbw GB/s':>10}  {'ceiling GB/s':>12}  {'efficiency':>10}  regime" + ("     type/op" if varied else ""))
     notes = set()
     described = [r for r in log.rows if r.size > 0]
+    shown_flag = {"endpoint": "> p*beta", "network": "> network", "latency": "< latency"}
     for v, row in zip(report.values, described):
         if v["efficiency"] is not None:
             shown = f"{v['efficiency']:.2f}"
-        elif v["flag"] == "endpoint":
-            shown = "> p*beta"
-            notes.add("endpoint")
         else:
-            shown = "< latency"
-            notes.add("latency")
+            shown = shown_flag[v["flag"]]
+            notes.add(v["flag"])
         extra = f"  {row.type}/{row.redop}" if varied else ""
         print(f"{format_bytes(v['size']):>10}  {v['busbw'] / 1e9:>10.2f}  {v['ceiling'] / 1e9:>12.2f}  {shown:>10}  {v['regime']:<9}{extra}")
     print()
     if "endpoint" in notes:
-        in_network = volume_coefficient(primitive, n) * ports * beta if primitive in ("all_reduce",) else None
+        in_network = volume_coefficient(primitive, n) * ports * beta if primitive == "all_reduce" else None
         print("> p*beta: busbw exceeds the endpoint ceiling p*beta, which no algorithm that only sends and receives "
               "through the endpoints can reach. Either the network reduces in flight (NVLS, SHARP: each endpoint "
               "then moves only M"
               + (f", so AllReduce's ceiling is 2(N-1)/N*p*beta = {in_network / 1e9:.4g} GB/s" if in_network else "")
               + ") or the traffic has a faster path than beta (e.g. NVLink inside a node when beta is the NIC).")
+    if "network" in notes:
+        print("> network: busbw exceeds the node cut c(N)/c(K)*node_beta: the network reduces (SHARP) or --node-beta "
+              "is below the real network bandwidth per node.")
     if "latency" in notes:
         print("< latency: the time is below the latency bound ceil(log_{k+1} N)*alpha: alpha is set above this system's.")
     if fit is None:
@@ -1033,9 +1264,6 @@ def main(argv=None) -> int:
         print(f"fit (ring, {fit.steps} steps, least squares on relative error over {fit.points} rows): "
               f"alpha = {fit.alpha * 1e6:.3g} us, beta = {fit.beta / 1e9:.4g} GB/s "
               f"(rms relative error {100 * fit.rms_relative_error:.0f} %)")
-    if args.plot:
-        print(f"plot written to {args.plot}")
-    return 0
 
 
 def _fit_or_none(log, n, primitive):
@@ -1043,7 +1271,3 @@ def _fit_or_none(log, n, primitive):
         return fit_alpha_beta(log, n_ranks=n, collective=primitive)
     except ValueError:
         return None
-
-
-if __name__ == "__main__":  # pragma: no cover - exercised through subprocess in the tests
-    sys.exit(main())

@@ -1,0 +1,164 @@
+"""Chapter 4's explorer: every AllReduce algorithm against the combined lower bound."""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import numpy as np
+from matplotlib.collections import PolyCollection
+from matplotlib.ticker import NullLocator
+
+from ..algorithms import ALGORITHM_LABELS, algorithm_cost, applicable_algorithms
+from ..bounds import combined_lower_bound, crossover_size
+from ..hardware import PRESETS
+from ..plotting import BOOK_WIDTH, COLORS, SMALL
+from ..selection import best_algorithm_bands
+from ..units import format_bandwidth, format_bytes, format_time
+from .base import STYLE, Explorer, slider_args
+
+__all__ = ["AlgorithmExplorer"]
+
+_PRIMITIVE = "all_reduce"
+_M = np.geomspace(2.0**6, 2.0**32, 160)
+_CANDIDATES = list(dict.fromkeys(applicable_algorithms(_PRIMITIVE, ports=2) + applicable_algorithms(_PRIMITIVE, ports=1)))
+
+
+_STEP = 0.001  # log10 step of the alpha and beta sliders: the page snaps a value to it
+
+
+def _snap(value: float) -> float:
+    """``value`` on the slider's grid, so the page has nothing to snap (and send back)."""
+    return float(10 ** (round(np.log10(value) / _STEP) * _STEP))
+
+
+def _on_preset(preset: str, alpha_us: float, beta_gbps: float) -> bool:
+    """Whether the sliders show this preset's alpha and beta (up to the page's snapping to a step)."""
+    p = PRESETS[preset]
+    close = 0.51 * _STEP + 1e-12
+    return abs(np.log10(alpha_us / (p.alpha * 1e6))) <= close and abs(np.log10(beta_gbps / (p.beta / 1e9))) <= close
+
+
+class AlgorithmExplorer(Explorer):
+    """AllReduce time against M for the lower bound and every algorithm, with the best one per size band.
+
+    Controls: ``preset`` (sets α and β; ``"custom"`` leaves them to the sliders, and moving a
+    slider switches to it), ``alpha_us``, ``beta_gbps``, ``n``, ``k`` (ports: 2 brings the
+    bidirectional ring and the double binary tree in) and ``efficiency`` (plot bound / time
+    instead of time).
+
+    Examples
+    --------
+    >>> e = AlgorithmExplorer(preset="a100_nvlink", n=64, k=1)
+    >>> [name for *_, name in e.bands]
+    ['recursive_doubling', 'recursive_halving_doubling']
+    >>> e.update(n=48); [name for *_, name in e.bands]   # no power of two: RHD pays for folding
+    ['recursive_doubling', 'recursive_halving_doubling', 'ring']
+    >>> round(AlgorithmExplorer(preset="ib_ndr").values["alpha_us"], 2)   # the preset sets alpha
+    3.0
+    >>> e.close()
+    """
+
+    figsize = (BOOK_WIDTH, 3.7)
+    readout_lines = 4
+
+    def _controls(self) -> dict:
+        first = PRESETS["a100_nvlink"]
+        options = [(p.label, key) for key, p in PRESETS.items()] + [("自定义 α、β（用下面两个滑块）", "custom")]
+        return {
+            "preset": widgets.Dropdown(options=options, value="a100_nvlink", description="硬件", style=STYLE,
+                                       layout=widgets.Layout(width="auto")),
+            "alpha_us": widgets.FloatLogSlider(value=_snap(first.alpha * 1e6), base=10, min=-1, max=2, step=_STEP,
+                                               readout_format=".3g", **slider_args("α (µs)")),
+            "beta_gbps": widgets.FloatLogSlider(value=_snap(first.beta / 1e9), base=10, min=0, max=3, step=_STEP,
+                                                readout_format=".3g", **slider_args("β (GB/s)")),
+            "n": widgets.IntSlider(value=16, min=2, max=1024, **slider_args("节点数 N")),
+            "k": widgets.IntSlider(value=1, min=1, max=2, **slider_args("端口数 k")),
+            "efficiency": widgets.Checkbox(value=False, description="画效率（下界 / 时间）", style=STYLE, indent=False),
+        }
+
+    def _adjust(self, name: str) -> None:
+        preset = self.controls["preset"].value
+        if name == "preset" and preset != "custom":
+            p = PRESETS[preset]
+            self.controls["alpha_us"].value = _snap(p.alpha * 1e6)
+            self.controls["beta_gbps"].value = _snap(p.beta / 1e9)
+        elif name in ("alpha_us", "beta_gbps") and preset != "custom":
+            if not _on_preset(preset, self.controls["alpha_us"].value, self.controls["beta_gbps"].value):
+                self.controls["preset"].value = "custom"
+
+    def _validate(self, values: dict) -> None:
+        if values["preset"] != "custom":
+            p = PRESETS[values["preset"]]
+            if not _on_preset(values["preset"], values["alpha_us"], values["beta_gbps"]):
+                raise ValueError(f"alpha_us / beta_gbps contradict preset {values['preset']!r} (α = {format_time(p.alpha)}, "
+                                 f"β = {format_bandwidth(p.beta)}); pass preset='custom' to set them freely")
+
+    def setup(self, figure) -> None:
+        ax = figure.subplots()
+        figure.subplots_adjust(left=0.13, right=0.7, bottom=0.14, top=0.9)
+        (self.bound_line,) = ax.plot([], [], color=COLORS["bound"], linewidth=2.5, label="下界 max(Tα, Tβ)")
+        self.lines = {name: ax.plot([], [], color=COLORS.get(name), label=ALGORITHM_LABELS[name])[0] for name in _CANDIDATES}
+        self.m_star = ax.axvline(1, color="#999999", linestyle="--", linewidth=1, label="$M^*$")
+        self.band_patches = PolyCollection([], transform=ax.get_xaxis_transform(), alpha=0.9, zorder=3)
+        ax.add_collection(self.band_patches)
+        ax.set_xscale("log", base=2)
+        ax.set_xlim(_M[0], _M[-1])
+        ax.set_xticks([2.0**e for e in range(6, 33, 4)])  # 64 B, 1 KiB, 16 KiB ... 1 GiB: room for every label
+        ax.xaxis.set_major_formatter(lambda v, _pos: format_bytes(v))
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.set_xlabel("消息大小 M")
+        self.ax = ax
+
+    def refresh(self, preset, alpha_us, beta_gbps, n, k, efficiency) -> str:
+        if preset == "custom":
+            alpha, beta = alpha_us * 1e-6, beta_gbps * 1e9
+        else:  # the preset's own numbers, not the slider's (the page snaps a slider to its step)
+            alpha, beta = PRESETS[preset].alpha, PRESETS[preset].beta
+        ax = self.ax
+        bound = combined_lower_bound(_PRIMITIVE, n, _M, alpha, beta, ports=k)
+        names = applicable_algorithms(_PRIMITIVE, n=n, ports=k)
+        self.times = {}
+        for name, line in self.lines.items():
+            line.set_visible(name in names)
+            if name in names:
+                t = algorithm_cost(name, _PRIMITIVE, n, _M, alpha, beta, ports=k)
+                self.times[name] = t
+                line.set_data(_M, bound / t if efficiency else t)
+        self.bound_line.set_visible(not efficiency)
+        self.bound_line.set_data(_M, bound)
+        self.m_star_value = crossover_size(_PRIMITIVE, n, alpha, beta, ports=k)
+        self.m_star.set_xdata([self.m_star_value, self.m_star_value])
+        self.bands = best_algorithm_bands(_PRIMITIVE, n, alpha, beta, ports=k, m_min=_M[0], m_max=_M[-1], points=240)
+        # Each band runs to where the next one starts (the bands are sampled: no white gaps).
+        edges = [a for a, _, _ in self.bands] + [_M[-1]]
+        self.band_patches.set_verts([[(a, 0), (a, 0.035), (b, 0.035), (b, 0)] for a, b in zip(edges, edges[1:])])
+        self.band_patches.set_facecolor([COLORS.get(name, "#cccccc") for *_, name in self.bands])
+        if efficiency:
+            ax.set_yscale("linear")
+            ax.set_ylim(0, 1.05)
+            ax.yaxis.set_major_formatter(lambda v, _pos: f"{v:g}")
+            ax.set_ylabel("效率 = 下界 / 时间")
+        else:
+            ax.set_yscale("log")
+            ax.yaxis.set_minor_locator(NullLocator())
+            ax.yaxis.set_major_formatter(lambda v, _pos: format_time(v))
+            everything = np.concatenate([bound] + list(self.times.values()))
+            ax.set_ylim(everything.min() / 1.6, everything.max() * 1.6)
+            ax.set_ylabel("时间")
+        handles = ([] if efficiency else [self.bound_line]) + [self.lines[name] for name in names] + [self.m_star]
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=SMALL, borderaxespad=0)
+        ax.set_title(f"AllReduce，N = {n}，α = {format_time(alpha)}，β = {format_bandwidth(beta)}，{k}-port",
+                     fontsize=10.5)
+        self.m_star_text = format_bytes(self.m_star_value)
+        bands = "；".join(f"{format_bytes(a)}–{format_bytes(b)}：{ALGORITHM_LABELS[name]}" for a, b, name in self.bands)
+        if preset == "custom":
+            source = f"自定义：α = {format_time(alpha)}、β = {format_bandwidth(beta)}，用 α、β 滑块调节"
+        else:
+            source = (f"{PRESETS[preset].label}：α = {format_time(alpha)}、β = {format_bandwidth(beta)} 取自预设"
+                      f"（端口数用 k 滑块）")
+        missing = [ALGORITHM_LABELS[a] for a in applicable_algorithms(_PRIMITIVE, ports=k) if a not in names]
+        notes = [source]
+        if missing:
+            notes.append(f"N = {n} 不是 2 的幂：{'、'.join(missing)} 不参与")
+        notes.append("k = 2 加入双向 ring 与 double binary tree" if k == 1 else "2-port：双向 ring 与 double binary tree 参与比较")
+        return (f"<b>N = {n}，{k}-port</b>：下界的交叉点 M* = <b>{self.m_star_text}</b>。"
+                f"最快的算法（图底色带）：{bands}。<br><small>{'；'.join(notes)}。</small>")

@@ -1,0 +1,173 @@
+"""Plotting helpers: input validation, caps checked before work, readable figures, exact step curves."""
+
+from __future__ import annotations
+
+import base64
+import io
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from PIL import Image
+
+import ccb_helpers as ccb
+from ccb_helpers.plotting import BOOK_WIDTH, _figure_png_2x
+
+
+def figure_of(result):
+    ax = result[0] if isinstance(result, list) else result
+    return ax.figure
+
+
+def readable(fig) -> None:
+    """The rules of the book's figures: at most BOOK_WIDTH wide, no text under 7.5 pt, two panels a row."""
+    fig.canvas.draw()
+    width = fig.get_tightbbox().width  # inches, what the inline backend crops to
+    assert width <= BOOK_WIDTH + 0.15
+    texts = [t for t in fig.findobj(lambda a: hasattr(a, "get_fontsize") and hasattr(a, "get_text"))
+             if t.get_visible() and t.get_text().strip()]
+    assert min(t.get_fontsize() for t in texts) >= 7.5  # 7.5 pt = 10.4 CSS px at the natural size
+    rows: dict[float, int] = {}
+    for ax in fig.axes:
+        if ax.get_visible() and ax.axison or ax.collections or ax.lines:
+            key = round(ax.get_position().y0, 2)
+            rows[key] = rows.get(key, 0) + 1
+    assert max(rows.values()) <= 2
+
+
+FIGURES = [
+    lambda: ccb.plot_info_steps(n_max=10**6),
+    lambda: ccb.draw_schedule(ccb.generate("binomial_tree", "broadcast", 9, 9 * 64, ports=2)),
+    lambda: ccb.draw_knomial_tree(27, k=2),
+    lambda: ccb.draw_topology(ccb.torus(4, 4)),
+    lambda: ccb.draw_topology_grid([ccb.ring(16), ccb.torus(4, 4), ccb.hypercube(4)]),
+    lambda: ccb.draw_topology_grid([ccb.ring(12), ccb.torus(3, 5), ccb.fat_tree(16, oversubscription=2)], cuts=True),
+    lambda: ccb.plot_diameters(max_n=10**4),
+    lambda: ccb.plot_regime_map(n_max=1024),
+    lambda: ccb.plot_best_algorithm_map(n_max=256),
+    lambda: ccb.plot_algorithm_times(n=16),
+    lambda: ccb.plot_bisection_ratio(max_n=2**10),
+    lambda: ccb.plot_volume_coefficients(),
+]
+
+
+@pytest.mark.parametrize("make", FIGURES)
+def test_every_figure_is_readable_in_the_column(make):
+    fig = figure_of(make())
+    readable(fig)
+    plt.close(fig)
+
+
+def test_regime_map_puts_three_presets_on_two_rows():
+    axes = ccb.plot_regime_map(n_max=256)
+    assert len(axes) == 3
+    assert len({round(ax.get_position().y0, 2) for ax in axes}) == 2
+    assert "α = 1.5 µs" in axes[0].get_title()  # through format_time, not "1.5 µs" by accident of :g
+    plt.close(axes[0].figure)
+
+
+@pytest.mark.parametrize("k", [1, 2, 6])
+def test_info_steps_curve_is_exact_at_every_n(k):
+    ax = ccb.plot_info_steps(ks=(k,), n_max=3000, all_port=False)
+    x, y = ax.get_lines()[0].get_data()
+    for n in range(2, 3001):
+        # brute force: the smallest t with (k+1)^t >= n
+        t, reach = 0, 1
+        while reach < n:
+            t, reach = t + 1, reach * (k + 1)
+        shown = y[np.searchsorted(x, n, side="right") - 1]  # where="post": the value of the last step at or left of n
+        assert shown == t, n
+    plt.close(ax.figure)
+
+
+def test_info_steps_handles_huge_n_max_without_work():
+    ax = ccb.plot_info_steps(ks=(1,), n_max=2**62, all_port=False)
+    assert ax.get_lines()[0].get_data()[1][-1] == 62
+    plt.close(ax.figure)
+
+
+def test_draw_topology_checks_size_before_building_the_graph():
+    big = ccb.ring(10**6)
+    with pytest.raises(ValueError, match="max_nodes"):
+        ccb.draw_topology(big)
+    assert "graph" not in big.__dict__  # never built
+
+
+def test_draw_topology_root_out_of_range():
+    with pytest.raises(ValueError, match="root"):
+        ccb.draw_topology(ccb.ring(4), root=99)
+
+
+def test_switched_topology_title_says_one_round():
+    ax = ccb.draw_topology(ccb.fat_tree(16))
+    assert "D = 1 轮" in ax.get_title() and "4 跳" in ax.get_title()
+    plt.close(ax.figure)
+
+
+BAD = [
+    (ccb.plot_info_steps, {"ks": "12"}, TypeError, "ks"),
+    (ccb.plot_info_steps, {"ks": (1, 2, 3, 4, 5, 6)}, ValueError, "ks"),
+    (ccb.plot_info_steps, {"ks": (0,)}, ValueError, "ks[0]"),
+    (ccb.plot_info_steps, {"n_max": 1}, ValueError, "n_max"),
+    (ccb.plot_info_steps, {"n_max": 2**70}, ValueError, "n_max"),
+    (ccb.plot_info_steps, {"all_port": "no"}, TypeError, "all_port"),
+    (ccb.plot_info_steps, {"ax": "left"}, TypeError, "ax"),
+    (ccb.draw_knomial_tree, {"n": 0}, ValueError, "n"),
+    (ccb.draw_knomial_tree, {"n": 300}, ValueError, "n"),
+    (ccb.draw_knomial_tree, {"n": 8, "k": 0}, ValueError, "k"),
+    (ccb.draw_topology, {"topology": "ring"}, TypeError, "topology"),
+    (ccb.draw_topology, {"topology": ccb.ring(8), "max_nodes": 0}, ValueError, "max_nodes"),
+    (ccb.draw_topology, {"topology": ccb.ring(8), "root": -1}, ValueError, "root"),
+    (ccb.draw_topology, {"topology": ccb.ring(8), "root": 1.0}, TypeError, "root"),
+    (ccb.draw_topology, {"topology": ccb.ring(8), "side": {9}}, ValueError, "side"),
+    (ccb.draw_topology, {"topology": ccb.ring(8), "side": "01"}, TypeError, "side"),
+    (ccb.draw_topology_grid, {"topologies": []}, ValueError, "topologies"),
+    (ccb.draw_topology_grid, {"topologies": [ccb.ring(4), "torus"]}, TypeError, "topologies[1]"),
+    (ccb.draw_topology_grid, {"topologies": [ccb.ring(4)], "cuts": 1}, TypeError, "cuts"),
+    (ccb.plot_diameters, {"families": ("ring", "dragonfly")}, ValueError, "families[1]"),
+    (ccb.plot_diameters, {"families": "ring"}, TypeError, "families"),
+    (ccb.plot_diameters, {"max_n": 10**9}, ValueError, "max_n"),
+    (ccb.plot_regime_map, {"primitive": "all_reduse"}, ValueError, "primitive"),
+    (ccb.plot_regime_map, {"preset_keys": ("b200",)}, ValueError, "preset_keys[0]"),
+    (ccb.plot_regime_map, {"n_max": 2**30}, ValueError, "n_max"),
+    (ccb.plot_regime_map, {"m_range": (2.0**20, 2.0**10)}, ValueError, "m_range"),
+    (ccb.plot_regime_map, {"m_range": 1024}, TypeError, "m_range"),
+    (ccb.plot_regime_map, {"axes": [1, 2, 3]}, TypeError, "axes[0]"),
+    (ccb.plot_best_algorithm_map, {"alpha": -1.0}, ValueError, "alpha"),
+    (ccb.plot_best_algorithm_map, {"beta": 0.0}, ValueError, "beta"),
+    (ccb.plot_best_algorithm_map, {"ports": 0}, ValueError, "ports"),
+    (ccb.plot_algorithm_times, {"n": 1}, ValueError, "n"),
+    (ccb.plot_algorithm_times, {"efficiency": "yes"}, TypeError, "efficiency"),
+    (ccb.plot_algorithm_times, {"m_range": (0.0, 1.0)}, ValueError, "m_range"),
+    (ccb.plot_bisection_ratio, {"primitives": ()}, ValueError, "primitives"),
+    (ccb.plot_bisection_ratio, {"max_n": 2**20}, ValueError, "max_n"),
+    (ccb.plot_bisection_ratio, {"m": float("nan")}, ValueError, "m"),
+    (ccb.plot_volume_coefficients, {"n_max": 1}, ValueError, "n_max"),
+    (ccb.draw_schedule, {"schedule": "ring"}, TypeError, "schedule"),
+    (ccb.draw_schedule, {"schedule": ccb.generate("ring", "all_gather", 4, 64), "max_messages": 0}, ValueError, "max_messages"),
+    (ccb.draw_schedule, {"schedule": ccb.generate("ring", "all_gather", 4, 64), "title": 3}, TypeError, "title"),
+]
+
+
+@pytest.mark.parametrize("function, kwargs, error, name", BAD, ids=[f"{f.__name__}-{n}" for f, _, _, n in BAD])
+def test_bad_arguments_name_the_parameter(function, kwargs, error, name):
+    before = plt.get_fignums()
+    with pytest.raises(error) as info:
+        function(**kwargs)
+    assert name in str(info.value)
+    assert plt.get_fignums() == before  # refused before any figure was made
+
+
+def test_draw_schedule_refuses_too_many_messages_before_drawing():
+    schedule = ccb.generate("pairwise", "all_to_all", 16, 16 * 64)  # 15 rounds x 16 messages
+    with pytest.raises(ValueError, match="max_messages=100"):
+        ccb.draw_schedule(schedule, max_messages=100)
+
+
+def test_inline_png_is_twice_the_css_width():
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.plot([0, 1], [0, 1])
+    data, metadata = _figure_png_2x(fig)
+    width = Image.open(io.BytesIO(base64.b64decode(data))).size[0]
+    assert width == 2 * metadata["width"] and set(metadata) == {"width"}  # no height: phones keep the aspect
+    plt.close(fig)
