@@ -722,6 +722,10 @@ FUZZ = {
                                      node_beta=st.one_of(st.none(), SCALAR_BETA), ports=PORTS),
     "read_nccl_tests": entry(ccb.read_nccl_tests, optional=("collective",), text=NCCL_TEXT, collective=st.one_of(st.none(), PRIMITIVE),
                              names=("line",)),  # "line 12: ..." names the place in the text
+    "read_nccl_tests_runs": entry(ccb.read_nccl_tests_runs, optional=("collective",),
+                                  text=st.one_of(NCCL_TEXT, st.lists(NCCL_TEXT.filter(lambda t: isinstance(t, str)), min_size=2, max_size=3)
+                                                 .map("\n".join)),
+                                  collective=st.one_of(st.none(), PRIMITIVE), names=("line",)),
     "read_published_log": entry(ccb.read_published_log, key=LOG_KEY),
     "published_log_text": entry(ccb.published_log_text, key=LOG_KEY),
     "published_summary_table": entry(ccb.published_summary_table, optional=("keys",),
@@ -790,6 +794,7 @@ FUZZ = {
     "plot_synthesis_plane": entry(ccb.plot_synthesis_plane, optional=("frontier", "others", "infeasible"), steps_bound=INT(1, 8),
                                   ratio_bound=REAL(0.1, 8.0), frontier=st.one_of(st.just(()), st.lists(st.tuples(INT(1, 8), REAL(0.1, 8.0)), max_size=3), JUNK),
                                   others=st.just(()), infeasible=st.just(()), examples=0.3),
+    "SolverError": entry(ccb.SolverError, args=st.lists(st.text(max_size=5), max_size=2), record=True),
     "SynthesisTimeout": entry(ccb.SynthesisTimeout, args=st.lists(st.text(max_size=5), max_size=2), record=True),
     # chapter 6: results of MPI runs (mpi helper's package)
     "load_mpi_result": entry(ccb.load_mpi_result, source=MPI_SOURCE, record=True),  # other fields pass through as stored
@@ -816,6 +821,7 @@ NOT_FUZZED = {
     "use_book_style": "takes no arguments (sets matplotlib rcParams)",
     "draw_knomial_tree": "plotting.py: owned by the figures helper (caps / validation of the drawings)",
     "draw_schedule": "plotting.py: owned by the figures helper",
+    "draw_topology_grid": "plotting.py: owned by the figures helper",
     "draw_topology": "plotting.py: owned by the figures helper (its max_nodes cap comes after building the graph, #15)",
     "plot_algorithm_times": "plotting.py: owned by the figures helper",
     "plot_best_algorithm_map": "plotting.py: owned by the figures helper",
