@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import itertools
 import json
 import math
 import os
@@ -493,6 +494,45 @@ GOSSIP_TOPOLOGY = st.one_of(  # small graphs the exhaustive search may take, and
 )
 
 
+def _ring_links(n, chords=()):
+    matrix = np.zeros((n, n), dtype=int)
+    for i in range(n):
+        matrix[i, (i + 1) % n] = matrix[(i + 1) % n, i] = 1
+    for a, b in chords:
+        matrix[a, b] = matrix[b, a] = 1
+    return matrix
+
+
+# Drawings: small ones, ones at the caps (a complete graph of 1000 nodes took 25 s before the
+# figure's element cap; a 20-endpoint custom cut is the exhaustive search's largest).
+DRAWN_TOPOLOGY = st.one_of(SMALL_TOPOLOGY, SMALL_TOPOLOGY, CUSTOM_TOPOLOGY, BIG_TOPOLOGY, JUNK,
+                           fresh(lambda: ccb.fully_connected(1000), lambda: ccb.fully_connected(362), lambda: ccb.mesh(70, 70),
+                                 lambda: ccb.topology_from_links(_ring_links(20, [(0, 10), (5, 15)])),
+                                 lambda: ccb.topology_from_links(_ring_links(21), bisection_links=2), lambda: ccb.fully_connected(361),
+                                 lambda: ccb.single_switch(5000, links=1024)))
+_GRID_VALID = st.lists(st.one_of(SMALL_TOPOLOGY, SMALL_TOPOLOGY, DRAWN_TOPOLOGY), min_size=1, max_size=4)
+GRID_TOPOLOGIES = st.one_of(
+    _GRID_VALID, _GRID_VALID, _GRID_VALID,
+    st.lists(st.one_of(SMALL_TOPOLOGY, DRAWN_TOPOLOGY), min_size=0, max_size=10),
+    fresh(itertools.count, lambda: iter([ccb.ring(4), ccb.torus(3, 3)]), lambda: (ccb.ring(5),),
+          lambda: [ccb.mesh(70, 70), ccb.mesh(70, 69)] * 4, lambda: [ccb.fully_connected(300)] * 8,
+          lambda: [ccb.topology_from_links(_ring_links(20, [(0, 10), (5, 15)]))] * 8,
+          lambda: np.array([ccb.ring(4), ccb.ring(6)], dtype=object), lambda: {ccb.ring(4): 1}),
+    JUNK.map(lambda junk: junk))  # mapped, so that one_of does not flatten JUNK's many branches into the mix
+
+
+def check_drawing(result, kw):
+    """A drawing returns Axes (one per panel); the figures are closed so that none pile up."""
+    import matplotlib.pyplot as plt
+
+    from matplotlib.axes import Axes
+
+    axes = result if isinstance(result, list) else [result]
+    plt.close("all")
+    bad = [type(ax).__name__ for ax in axes if not isinstance(ax, Axes)]
+    return f"returned {bad} instead of matplotlib Axes" if bad or not axes else None
+
+
 FUZZ = {
     # propagation
     "info_steps": entry(ccb.info_steps, optional=("k",), n=INT(1, 10**6, array=True, big=st.sampled_from([2**63 - 1, 10**40])),
@@ -808,6 +848,15 @@ FUZZ = {
                              pairs=st.one_of(st.none(), JUNK), alpha=st.one_of(st.none(), SCALAR_ALPHA),
                              beta=st.one_of(st.none(), SCALAR_BETA), examples=0.3),
     "plot_pingpong": entry(ccb.plot_pingpong, result=MPI_RESULT, examples=0.3),
+    # topology drawings (plotting.py): panel count, per-panel vertices and the figure's vertices + edges are capped
+    "draw_topology": entry(ccb.draw_topology, optional=("root", "ax", "max_nodes", "side"), topology=DRAWN_TOPOLOGY,
+                           root=INT(0, 30), ax=st.one_of(st.none(), JUNK), max_nodes=INT(1, 5000, big=st.just(5000)),
+                           side=st.one_of(st.none(), st.sets(st.integers(0, 30), max_size=12), INTS(0, 30),
+                                          fresh(itertools.count, lambda: [0] * 10**6)),
+                           check=check_drawing, examples=0.3),
+    "draw_topology_grid": entry(ccb.draw_topology_grid, optional=("cuts", "max_nodes"), topologies=GRID_TOPOLOGIES,
+                                cuts=st.one_of(st.booleans(), st.booleans(), st.booleans(), JUNK), max_nodes=INT(1, 5000, big=st.just(5000)),
+                                check=check_drawing, examples=0.3),
 }
 
 # Public callables that are not fuzzed here, and why.
@@ -821,8 +870,6 @@ NOT_FUZZED = {
     "use_book_style": "takes no arguments (sets matplotlib rcParams)",
     "draw_knomial_tree": "plotting.py: owned by the figures helper (caps / validation of the drawings)",
     "draw_schedule": "plotting.py: owned by the figures helper",
-    "draw_topology_grid": "plotting.py: owned by the figures helper",
-    "draw_topology": "plotting.py: owned by the figures helper (its max_nodes cap comes after building the graph, #15)",
     "plot_algorithm_times": "plotting.py: owned by the figures helper",
     "plot_best_algorithm_map": "plotting.py: owned by the figures helper",
     "plot_bisection_ratio": "plotting.py: owned by the figures helper",
