@@ -447,7 +447,7 @@ def bandwidth_attainment_table(ns: Sequence[int] = (4, 7, 8, 16), block: int = 1
     from .primitives import PRIMITIVE_LABELS
 
     cases = [("ring", "reduce_scatter"), ("ring", "all_gather"), ("ring", "all_reduce"), ("pairwise", "all_to_all")]
-    ns = _ints("ns", ns, minimum=1)
+    ns = _ints("ns", ns, minimum=1, maximum=2**62)  # the simulator's largest n
     block = check_int("block", block, minimum=0, maximum=2**62 // max(ns), scalar=True)  # m = block * n <= 2**62
     _simulations([(algorithm, primitive, n, block * n, 1, {}) for algorithm, primitive in cases for n in ns])
     rows, values = [], []
