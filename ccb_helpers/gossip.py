@@ -29,18 +29,46 @@ import networkx as nx
 import numpy as np
 
 from ._intmath import ceil_log_int
-from ._validation import check_int
-from .topology import Topology
+from ._validation import check_cap, check_choice, check_int
+from .topology import Topology, check_topology
 
 __all__ = ["gossip_rounds"]
 
 #: Largest number of endpoints the exhaustive search accepts.
 SEARCH_MAX_NODES = 16
-#: Largest number of states the search may generate (about 10 s here; the first round's states
-#: are counted before the search starts, the rest as it goes).
+#: Largest number of states the search may generate (the first round's are counted before the
+#: search starts, the rest as it goes).
 SEARCH_MAX_STATES = 30_000
+#: Largest number of enumeration steps (one per group of senders tried for a receiver) the search
+#: may take, the first round's included: what bounds the time when few of the rounds tried are
+#: legal (a complete graph with several ports).
+SEARCH_MAX_STEPS = 2_000_000
 #: Largest automorphism group used to merge symmetric states.
 _MAX_AUTOMORPHISMS = 4096
+#: Successor sets larger than this skip the (quadratic, optional) dominance pruning.
+_DOMINANCE_MAX = 2048
+#: int64 elements per block of the canonical-form computation (32 MiB).
+_CANONICAL_BLOCK = 2**22
+
+
+class _Budget:
+    """States and enumeration steps left to one search (fixed before it starts)."""
+
+    def __init__(self, what: str):
+        self.what = what
+        self.states = 0
+        self.steps = 0
+
+    def step(self) -> None:
+        self.steps += 1
+        if self.steps > SEARCH_MAX_STEPS:
+            check_cap(f"{self.what}: enumeration steps (the search stopped there)", self.steps, SEARCH_MAX_STEPS,
+                      hint="too large for exhaustive search")
+
+    def add_states(self, count: int) -> None:
+        self.states += count
+        check_cap(f"{self.what}: generated states (the search stopped there)", self.states, SEARCH_MAX_STATES,
+                  hint="too large for exhaustive search")
 
 
 def gossip_rounds(topology, ports=1, method="auto") -> int:
@@ -70,11 +98,17 @@ def gossip_rounds(topology, ports=1, method="auto") -> int:
     Raises
     ------
     ValueError
-        Past the search caps: at most :data:`SEARCH_MAX_NODES` endpoints, and at most
-        :data:`SEARCH_MAX_STATES` generated states (about 10 s here). The states after the
-        first round are counted before the search starts, which refuses large graphs at once
-        (a 3 x 4 torus has over 10**5 first rounds); a search that runs past the cap later stops
-        there. Rings up to 12 nodes, a 3 x 3 torus and a 3 x 4 mesh fit (1 port).
+        Past the search caps, checked before the search starts: at most
+        :data:`SEARCH_MAX_NODES` = 16 endpoints; then the estimate — every search expands the
+        start state, so it generates at least the ``F`` states after the first round: ``F`` is
+        counted first (the count itself stops at the caps) and refused if above
+        :data:`SEARCH_MAX_STATES` = 30,000 states or if enumerating it takes more than
+        :data:`SEARCH_MAX_STEPS` = 2,000,000 steps (a 3 x 4 torus has over 10**5 first rounds;
+        a 16-node complete graph with 5 ports takes more than 2,000,000 steps to list them). The
+        same two budgets, fixed before the search starts, then bound the whole search (first
+        round included; about 10 s and a few hundred MiB here); a search that runs past them
+        stops there with the same message (rings of 13 and 15 nodes with 1 port do). Rings up
+        to 12 nodes, a 3 x 3 torus, a 3 x 4 mesh and DGX-1 fit (1 port).
 
     Examples
     --------
@@ -84,22 +118,33 @@ def gossip_rounds(topology, ports=1, method="auto") -> int:
     >>> gossip_rounds(ring(5), ports=2), gossip_rounds(fully_connected(7)), gossip_rounds(torus(3, 3))
     (2, 3, 4)
     """
-    if not isinstance(topology, Topology):
-        raise TypeError(f"topology must be a Topology (e.g. ccb.ring(8)), got {type(topology).__name__}")
-    ports = check_int("ports", ports, minimum=1)
-    if method not in ("auto", "search"):
-        raise ValueError(f"unknown method {method!r}; allowed: 'auto', 'search'")
+    check_topology(topology)
+    ports = check_int("ports", ports, minimum=1, scalar=True)
+    method = check_choice("method", method, ("auto", "search"))
     if method == "auto":
         value = _closed_form(topology, ports)
         if value is not None:
             return value
     if topology.switched:
-        raise ValueError("method='search' works on direct networks (no switch vertices); switched networks have a closed form")
+        raise ValueError("topology: method='search' works on direct networks (no switch vertices); "
+                         "switched networks have a closed form")
     if topology.n > SEARCH_MAX_NODES:
-        raise ValueError(f"exhaustive gossip search is limited to n <= {SEARCH_MAX_NODES} endpoints; {topology.name} has n={topology.n}")
+        raise ValueError(f"topology: the exhaustive gossip search is limited to n <= {SEARCH_MAX_NODES} endpoints; "
+                         f"{topology.name} has n={topology.n}")
     if not nx.is_connected(topology.graph):
-        raise ValueError(f"{topology.name} is not connected: some inputs can never reach some nodes")
-    return _search_gossip_rounds(topology.graph, topology.n, ports)
+        raise ValueError(f"topology: {topology.name} is not connected: some inputs can never reach some nodes")
+    budget = _Budget(f"gossip search on {topology.name} with ports={ports}")
+    first = _first_round(topology.graph, topology.n, ports, budget)  # the estimate, before the search
+    return _search_gossip_rounds(topology.graph, topology.n, ports, budget, first)
+
+
+def _first_round(graph: nx.Graph, n: int, ports: int, budget: "_Budget") -> list[tuple[int, ...]]:
+    """The states after the first round (a lower bound on what any search generates), or the cap error."""
+    start = tuple(1 << v for v in range(n))
+    first = _round_successors(start, [sorted(graph.neighbors(v)) for v in range(n)], ports, SEARCH_MAX_STATES + 1, budget)
+    check_cap(f"{budget.what}: states after the first round alone (a lower bound on the search)", len(first),
+              SEARCH_MAX_STATES, hint="too large for exhaustive search")
+    return first
 
 
 def _closed_form(topology: Topology, ports: int):
@@ -127,7 +172,7 @@ def _automorphisms(graph: nx.Graph, n: int) -> list[tuple[int, ...]]:
     return perms
 
 
-def _round_successors(state: tuple[int, ...], senders_of: list[list[int]], ports: int, limit: int):
+def _round_successors(state: tuple[int, ...], senders_of: list[list[int]], ports: int, limit: int, budget: "_Budget"):
     """The states after every maximal round of messages (at most ``limit`` of them).
 
     A round is a set of messages ``u -> v`` along links with at most ``ports`` sends and
@@ -136,7 +181,8 @@ def _round_successors(state: tuple[int, ...], senders_of: list[list[int]], ports
     helps). Only maximal rounds are generated — no further message fits: for every left-out
     message either its sender or its receiver is saturated — since adding a message never
     hurts. Receivers are filled in order; a sender that a receiver with a free port skipped
-    must be saturated by the time its last possible receiver is done (early pruning).
+    must be saturated by the time its last possible receiver is done (early pruning). Every
+    group of senders tried costs one step of ``budget``.
     """
     n = len(state)
     last = [-1] * n  # last receiver that could take a message from each sender
@@ -159,6 +205,7 @@ def _round_successors(state: tuple[int, ...], senders_of: list[list[int]], ports
         free = [u for u in senders_of[v] if out_deg[u] < ports]
         for size in range(min(ports, len(free)), -1, -1):
             for group in itertools.combinations(free, size):
+                budget.step()
                 merged = state[v]
                 for u in group:
                     out_deg[u] += 1
@@ -189,20 +236,15 @@ def _popcount(masks: np.ndarray) -> np.ndarray:
 _POPCOUNT16 = np.array([bin(v).count("1") for v in range(1 << 16)], dtype=np.int64)
 
 
-def _search_gossip_rounds(graph: nx.Graph, n: int, ports: int) -> int:
+def _search_gossip_rounds(graph: nx.Graph, n: int, ports: int, budget: "_Budget", first: list[tuple[int, ...]]) -> int:
+    """Iterative deepening from the start state; ``first`` (its successors) is already counted in ``budget``."""
     if n == 1:
         return 0
     nodes = range(n)
     neighbours = [sorted(graph.neighbors(v)) for v in nodes]
     full = (1 << n) - 1
     start = tuple(1 << v for v in nodes)
-
-    first = _round_successors(start, neighbours, ports, SEARCH_MAX_STATES + 1)
-    if len(first) > SEARCH_MAX_STATES:
-        raise ValueError(
-            f"gossip search: more than {SEARCH_MAX_STATES} possible first rounds on this graph with ports={ports} "
-            f"(estimate >= {len(first)} states, cap {SEARCH_MAX_STATES}); too large for exhaustive search"
-        )
+    budget.add_states(len(first))
 
     distance = dict(nx.all_pairs_shortest_path_length(graph))
     diameter = max(max(d.values()) for d in distance.values())
@@ -222,6 +264,11 @@ def _search_gossip_rounds(graph: nx.Graph, n: int, ports: int) -> int:
 
     def canonical(states: np.ndarray) -> np.ndarray:
         """Lexicographically smallest image of each row (a state) under the automorphisms."""
+        # In blocks of rows: the images of all of them at once would take P x rows x n int64
+        # (4096 x 30,000 x 16 x 8 bytes = 15 GiB at the caps).
+        rows = max(1, _CANONICAL_BLOCK // (len(perms) * n))
+        if len(states) > rows:
+            return np.concatenate([canonical(states[i:i + rows]) for i in range(0, len(states), rows)])
         images = np.zeros((len(perms),) + states.shape, dtype=np.int64)
         for byte in range(nbytes):
             images |= np.take_along_axis(bit_image[:, byte, :], ((states >> (8 * byte)) & 0xFF).reshape(1, -1),
@@ -251,30 +298,26 @@ def _search_gossip_rounds(graph: nx.Graph, n: int, ports: int) -> int:
         return False
 
     failed: dict[tuple[int, ...], int] = {}  # state -> most rounds known not to suffice
-    generated = 0
 
     def successors(state: tuple[int, ...]) -> list[tuple[int, ...]]:
-        nonlocal generated
-        senders_of = [[u for u in neighbours[v] if state[u] & ~state[v]] for v in nodes]
-        budget = SEARCH_MAX_STATES - generated
-        after = _round_successors(state, senders_of, ports, budget + 1)
-        generated += len(after)
-        if generated > SEARCH_MAX_STATES:
-            raise ValueError(
-                f"gossip search generated more than {SEARCH_MAX_STATES} states (cap {SEARCH_MAX_STATES}) "
-                f"before finishing; too large for exhaustive search"
-            )
+        if state == start:
+            after = first
+        else:
+            senders_of = [[u for u in neighbours[v] if state[u] & ~state[v]] for v in nodes]
+            after = _round_successors(state, senders_of, ports, SEARCH_MAX_STATES - budget.states + 1, budget)
+            budget.add_states(len(after))
         raw = np.array(after, dtype=np.int64)
         # Symmetric successors are the same problem: keep one representative of each.
         reps = np.unique(canonical(raw), axis=0)
         # Drop representatives another one dominates (knows at least as much everywhere):
         # knowledge only grows, so the dominating state finishes at least as early.
+        # (Quadratic in the successors, and only a speed-up: skipped for large sets.)
         dominated = np.zeros(len(reps), dtype=bool)
-        for first in range(0, len(reps), 256):
-            block = reps[first:first + 256]
+        for begin in range(0, len(reps) if len(reps) <= _DOMINANCE_MAX else 0, 256):
+            block = reps[begin:begin + 256]
             covers = np.all((block[:, None, :] & ~reps[None, :, :]) == 0, axis=2)  # reps[j] >= block[i]
-            covers[np.arange(len(block)), np.arange(first, first + len(block))] = False
-            dominated[first:first + len(block)] = covers.any(axis=1)
+            covers[np.arange(len(block)), np.arange(begin, begin + len(block))] = False
+            dominated[begin:begin + len(block)] = covers.any(axis=1)
         kept = reps[~dominated]
         knowledge = _popcount(kept).sum(axis=1)
         return [tuple(row) for row in kept[np.argsort(-knowledge, kind="stable")].tolist()]  # most knowledge first

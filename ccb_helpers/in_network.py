@@ -34,8 +34,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_bandwidth, check_int, check_size, is_array
-from .bandwidth import Volume, effective_ports, forced_volume, volume_coefficient
+from ._validation import INT64_MAX, check_bandwidth, check_bool, check_int, check_shapes, check_size, is_array
+from .bandwidth import Volume, _effective_ports, _forced_volume, _volume_coefficient
 from .primitives import check_primitive
 
 __all__ = ["in_network_volume", "in_network_lower_bound", "busbw_limit", "nvls_all_reduce_volume"]
@@ -70,13 +70,14 @@ def in_network_volume(primitive, n, m):
     Volume(send=7000.0, recv=1000.0)
     """
     primitive = check_primitive(primitive)
-    n = check_int("n", n, minimum=1)
+    n = check_int("n", n, minimum=1, maximum=INT64_MAX)
     m = check_size("m", m)
+    check_shapes(n=n, m=m)
     return _in_network_volume(primitive, n, m)
 
 
 def _in_network_volume(primitive, n, m):
-    send, recv = forced_volume(primitive, n, m)
+    send, recv = _forced_volume(primitive, n, m)
     many = np.asarray(n) > 1
     if primitive == "all_reduce":
         send = recv = np.where(many, m, 0.0)
@@ -104,10 +105,18 @@ def in_network_lower_bound(primitive, n, m, beta, ports=1, degree=None):
     2.3861
     """
     primitive = check_primitive(primitive)
-    n = check_int("n", n, minimum=1)
+    n = check_int("n", n, minimum=1, maximum=INT64_MAX)
     m = check_size("m", m)
     beta = check_bandwidth("beta", beta)
-    p = effective_ports(ports, degree)
+    ports = check_int("ports", ports, minimum=1, maximum=INT64_MAX)
+    if degree is not None:
+        degree = check_int("degree", degree, minimum=1, maximum=INT64_MAX)
+    check_shapes(n=n, m=m, beta=beta, ports=ports, degree=degree)
+    return _in_network_lower_bound(primitive, n, m, beta, ports, degree)
+
+
+def _in_network_lower_bound(primitive, n, m, beta, ports, degree):
+    p = _effective_ports(ports, degree)
     send, recv = _in_network_volume(primitive, n, m)
     if is_array(send):
         return np.maximum(send, recv) / (p * beta)
@@ -148,12 +157,19 @@ def busbw_limit(primitive, n, beta, ports=1, in_network=False, degree=None):
     787.5
     """
     primitive = check_primitive(primitive)
-    n = check_int("n", n, minimum=2)
+    n = check_int("n", n, minimum=2, maximum=INT64_MAX)
     beta = check_bandwidth("beta", beta)
-    if not isinstance(in_network, bool):
-        raise TypeError(f"in_network must be True or False, got {in_network!r}")
-    p = effective_ports(ports, degree)
-    factor = volume_coefficient(primitive, n)  # nccl-tests' busbw factor: the endpoint max(S, R) / M
+    in_network = check_bool("in_network", in_network)
+    ports = check_int("ports", ports, minimum=1, maximum=INT64_MAX)
+    if degree is not None:
+        degree = check_int("degree", degree, minimum=1, maximum=INT64_MAX)
+    check_shapes(n=n, beta=beta, ports=ports, degree=degree)
+    return _busbw_limit(primitive, n, beta, ports, in_network, degree)
+
+
+def _busbw_limit(primitive, n, beta, ports, in_network, degree):
+    p = _effective_ports(ports, degree)
+    factor = _volume_coefficient(primitive, n)  # nccl-tests' busbw factor: the endpoint max(S, R) / M
     if in_network:
         send, recv = _in_network_volume(primitive, n, 1.0)
         ratio = factor / np.maximum(send, recv)
@@ -175,9 +191,15 @@ def nvls_all_reduce_volume(n, m):
     >>> nvls_all_reduce_volume(8, 8000)
     Volume(send=9000.0, recv=9000.0)
     """
-    n = check_int("n", n, minimum=1)
+    n = check_int("n", n, minimum=1, maximum=INT64_MAX)
     m = check_size("m", m)
-    value = np.where(np.asarray(n) > 1, (n + 1) * m / n, 0.0)
+    check_shapes(n=n, m=m)
+    return _nvls_all_reduce_volume(n, m)
+
+
+def _nvls_all_reduce_volume(n, m):
+    # M + M/N, not (N+1) M / N: N + 1 overflows an int64 array at N = 2**63 - 1.
+    value = np.where(np.asarray(n) > 1, m + np.asarray(m, dtype=float) / np.asarray(n, dtype=float), 0.0)
     value = np.asarray(value, dtype=float)
     if value.ndim == 0:
         return Volume(float(value), float(value))

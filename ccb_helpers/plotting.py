@@ -23,6 +23,7 @@ import glob
 import math
 import numbers
 import os
+import itertools
 from functools import lru_cache
 
 import matplotlib
@@ -30,7 +31,7 @@ import numpy as np
 from matplotlib import font_manager
 from matplotlib.ticker import MaxNLocator
 
-from ._validation import check_bandwidth, check_choice, check_int, check_real
+from ._validation import check_bandwidth, check_cap, check_choice, check_int, check_real
 
 __all__ = [
     "cjk_font_name",
@@ -53,6 +54,12 @@ __all__ = [
 
 #: Width of the book's text column in inches (688 CSS px at 100 px per inch).
 BOOK_WIDTH = 6.88
+
+#: Most vertices + edges one topology figure draws (all its panels together): drawing and
+#: rendering cost ~30 us per element here (a complete graph on 1000 nodes took 25 s).
+MAX_DRAWN_ELEMENTS = 2**16
+#: Most panels of :func:`draw_topology_grid`.
+MAX_GRID_PANELS = 8
 
 #: Colour per algorithm / bound, shared by every chapter so a reader learns them once.
 COLORS = {
@@ -523,11 +530,35 @@ def _arc(a, b, rad: float = 0.25, points: int = 16):
     return (1 - t) ** 2 * a + 2 * (1 - t) * t * control + t**2 * b
 
 
-@lru_cache(maxsize=64)
+class _ByIdentity:
+    """Cache key of a topology whose fields do not determine its graph (two custom topologies
+    with the same name, n, degree, diameter and cut compare equal but have different links)."""
+
+    __slots__ = ("topology",)
+
+    def __init__(self, topology):
+        self.topology = topology  # held, so its id cannot be reused while the key is cached
+
+    def __eq__(self, other):
+        return isinstance(other, _ByIdentity) and other.topology is self.topology
+
+    def __hash__(self):
+        return id(self.topology)
+
+
 def _topology_geometry(topology, root: int, side: frozenset | None):
     """Everything a topology drawing needs, computed once per (topology, root, side)."""
+    from .topology import TOPOLOGY_FAMILIES
+
+    key = topology if topology.family in TOPOLOGY_FAMILIES else _ByIdentity(topology)
+    return _cached_geometry(key, root, side)
+
+
+@lru_cache(maxsize=64)
+def _cached_geometry(key, root: int, side: frozenset | None):
     import networkx as nx
 
+    topology = key.topology if isinstance(key, _ByIdentity) else key
     g = topology.graph
     pos = _layout(topology)
     dist = nx.single_source_shortest_path_length(g, root)
@@ -649,9 +680,26 @@ def _check_topology(topology, max_nodes: int, name: str = "topology"):
     if not isinstance(topology, Topology):
         raise TypeError(f"{name} must be a Topology (e.g. ccb.ring(8)), got {type(topology).__name__}")
     # The endpoints alone decide most cases, before the graph is built; switches are few.
-    if topology.n > max_nodes or topology.graph.number_of_nodes() > max_nodes:
+    if topology.n > max_nodes:
+        raise ValueError(f"{name} {topology.name} has more than max_nodes={max_nodes} vertices to draw")
+    vertices, edges = _graph_elements(topology)
+    if vertices > max_nodes:
         raise ValueError(f"{name} {topology.name} has more than max_nodes={max_nodes} vertices to draw")
     return topology
+
+
+def _graph_elements(topology) -> tuple[int, int]:
+    """(vertices, edges) of the topology's graph, from the constructor's count when it has one
+    (so a graph too big to draw is refused without being built)."""
+    if topology._graph_size is not None:
+        return topology._graph_size
+    return topology.graph.number_of_nodes(), topology.graph.number_of_edges()
+
+
+def _check_drawn_elements(topologies) -> None:
+    total = sum(sum(_graph_elements(t)) for t in topologies)
+    check_cap("drawing the topology figure: vertices + edges", total, MAX_DRAWN_ELEMENTS,
+              hint="draw fewer or smaller topologies (e.g. a complete graph on at most 360 nodes)")
 
 
 def _check_side(side, n: int):
@@ -659,7 +707,10 @@ def _check_side(side, n: int):
         return None
     if isinstance(side, (str, bytes)) or not hasattr(side, "__iter__"):
         raise TypeError(f"side must be a set of endpoint numbers (e.g. ccb.bisection_partition(t)), got {side!r}")
-    side = frozenset(side)
+    items = list(itertools.islice(iter(side), n + 1))  # a set of endpoints has at most n of them
+    if len(items) > n:
+        raise ValueError(f"side must hold at most n={n} endpoint numbers (one side of a cut)")
+    side = frozenset(items)
     for v in side:
         check_int("side element", v, minimum=0, maximum=n - 1)
     return side
@@ -684,6 +735,12 @@ def draw_topology(topology, root: int = 0, ax=None, max_nodes: int = 600, side=N
     side : set of int, optional
         Endpoints of one side of a cut.
 
+    Raises
+    ------
+    ValueError
+        Also when the graph has more than ``MAX_DRAWN_ELEMENTS = 2**16`` vertices + edges
+        (checked before it is built).
+
     >>> import ccb_helpers as ccb
     >>> ax = draw_topology(ccb.torus(4, 4))
     >>> ax.get_title()
@@ -694,6 +751,7 @@ def draw_topology(topology, root: int = 0, ax=None, max_nodes: int = 600, side=N
     root = check_int("root", root, minimum=0, maximum=topology.n - 1)
     side = _check_side(side, topology.n)
     _check_ax(ax)
+    _check_drawn_elements([topology])
     use_book_style()
     if ax is None:
         ax = _new_axes(5, 5)
@@ -707,12 +765,18 @@ def draw_topology_grid(topologies, cuts: bool = False, max_nodes: int = 600):
     Parameters
     ----------
     topologies : sequence of Topology
-        One to eight topologies.
+        One to eight (``MAX_GRID_PANELS``) topologies.
     cuts : bool, default False
         Draw each one's minimum balanced cut (:func:`ccb_helpers.bisection_partition`)
         instead of its BFS layers.
     max_nodes : int, default 600
-        As in :func:`draw_topology`.
+        As in :func:`draw_topology` (per panel).
+
+    Raises
+    ------
+    ValueError
+        Also when the panels together have more than ``MAX_DRAWN_ELEMENTS = 2**16`` vertices +
+        edges (checked before any graph is built or drawn), or a cut cannot be computed.
 
     Returns
     -------
@@ -727,22 +791,32 @@ def draw_topology_grid(topologies, cuts: bool = False, max_nodes: int = 600):
 
     from .bisection import bisection_partition
 
-    if isinstance(topologies, (str, bytes)) or not hasattr(topologies, "__iter__"):
+    if isinstance(topologies, (str, bytes, dict)) or not hasattr(topologies, "__iter__"):
         raise TypeError(f"topologies must be a sequence of Topology, got {type(topologies).__name__}")
-    topologies = list(topologies)
-    if not 1 <= len(topologies) <= 8:
-        raise ValueError(f"topologies must hold 1 to 8 topologies, got {len(topologies)}")
+    if isinstance(topologies, np.ndarray) and topologies.ndim != 1:
+        raise TypeError(f"topologies must be a flat sequence of Topology, got an array of shape {topologies.shape}")
+    topologies = list(itertools.islice(iter(topologies), MAX_GRID_PANELS + 1))  # an endless iterator stops here
+    if not 1 <= len(topologies) <= MAX_GRID_PANELS:
+        more = "more than " if len(topologies) > MAX_GRID_PANELS else ""
+        raise ValueError(f"topologies must hold 1 to {MAX_GRID_PANELS} topologies, got {more}{len(topologies) - bool(more)}")
     cuts = _check_bool("cuts", cuts)
     max_nodes = check_int("max_nodes", max_nodes, minimum=1, maximum=5000)
     for i, t in enumerate(topologies):
         _check_topology(t, max_nodes, name=f"topologies[{i}]")
+    _check_drawn_elements(topologies)
+    sides = [None] * len(topologies)
+    for i, t in enumerate(topologies if cuts else ()):  # every cut before any figure is made
+        try:
+            sides[i] = bisection_partition(t)
+        except ValueError as err:
+            raise ValueError(f"topologies[{i}] ({t.name}): {err}") from None
     use_book_style()
     cols = min(2, len(topologies))
     rows = math.ceil(len(topologies) / cols)
     fig, grid = plt.subplots(rows, cols, figsize=(BOOK_WIDTH if cols == 2 else 3.6, 3.5 * rows), squeeze=False)
     axes = list(grid.ravel())
-    for ax, t in zip(axes, topologies):
-        _TopologyArtists(ax).update(t, 0, bisection_partition(t) if cuts else None)
+    for ax, t, side in zip(axes, topologies, sides):
+        _TopologyArtists(ax).update(t, 0, side)
     for ax in axes[len(topologies):]:
         ax.axis("off")
     fig.tight_layout()

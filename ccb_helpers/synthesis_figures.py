@@ -18,6 +18,7 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.figure import Figure
 
+from ._validation import check_cap, check_choice
 from .explorers import Explorer
 from .plotting import COLORS, use_book_style
 
@@ -352,6 +353,28 @@ def _check_topologies(topologies) -> list:
     return [check_topology(t, f"topologies[{i}]") for i, t in enumerate(topologies)]
 
 
+#: Most node sets the cut bounds of one table enumerate (sum over topologies and primitives of
+#: 2**n): about 1.3 s per 2**20 on this machine under load, so a table stays under ~3 s.
+MAX_TABLE_CUT_SETS = 2**21
+
+
+def _check_bound_topologies(topologies) -> list:
+    """Every topology fit for the synthesis bounds, checked before any bound is computed; an
+    error names the entry (``topologies[i]``)."""
+    from .synthesis import MAX_BOUND_ENDPOINTS, _check_topology, _network
+
+    topologies = _check_topologies(topologies)
+    for i, t in enumerate(topologies):
+        try:
+            if t.n > MAX_BOUND_ENDPOINTS:  # before the graph is built
+                raise ValueError(f"the cut bound enumerates all 2**n node sets; n <= {MAX_BOUND_ENDPOINTS}, got n={t.n}")
+            _check_topology(t)
+            _network(t, hops=False)  # refuses several switch levels
+        except (ValueError, TypeError) as err:
+            raise type(err)(f"topologies[{i}] ({t.name}): {err}") from None
+    return topologies
+
+
 def _check_primitives(primitives) -> list:
     from ._validation import check_choice
     from .primitives import PRIMITIVES
@@ -378,7 +401,10 @@ def synthesis_bounds_table(topologies, primitives=("all_gather", "all_to_all")):
     from .synthesis import rounds_per_chunk_bound, steps_lower_bound
     from .tables import Table
 
-    topologies, primitives = _check_topologies(topologies), _check_primitives(primitives)
+    topologies, primitives = _check_bound_topologies(topologies), _check_primitives(primitives)
+    check_cap("synthesis_bounds_table: node sets the cut bounds enumerate (len(primitives) x 2**n per topology)",
+              len(primitives) * sum(2**t.n for t in topologies), MAX_TABLE_CUT_SETS,
+              hint="fewer or smaller topologies or primitives")
     rows, values = [], []
     for topology in topologies:
         for primitive in primitives:
@@ -408,16 +434,29 @@ def attainment_table(topologies, primitive="all_gather", time_limit=60.0):
     **live**: the solver's "infeasible" proves the gap (for every ``C`` dividing that one).
 
     ``values``: ``(name, S bound, R/C bound, frontier [(S, R, C)], proved gap instance or None)``.
+
+    Every topology is checked as in :func:`synthesis_bounds_table` and must have a stored
+    frontier for ``primitive`` before any bound is computed; each live proof runs at most
+    ``time_limit`` seconds (``<= 3600``).
     """
     from .synthesis import rounds_per_chunk_bound, steps_lower_bound, stored_frontier, synthesize
     from .tables import Table
 
-    topologies = _check_topologies(topologies)
+    from .synthesis import SYNTHESIS_PRIMITIVES, _check_time_limit
+
+    topologies = _check_bound_topologies(topologies)
+    primitive = check_choice("primitive", primitive, SYNTHESIS_PRIMITIVES)
+    frontiers = []
+    for i, topology in enumerate(topologies):  # the stored frontiers exist (cheap) before any bound is computed
+        try:
+            frontiers.append(stored_frontier(topology, primitive))
+        except ValueError as err:
+            raise ValueError(f"topologies[{i}] ({topology.name}): {err}") from None
+    time_limit = _check_time_limit(time_limit)
     rows, values = [], []
-    for topology in topologies:
+    for topology, frontier in zip(topologies, frontiers):
         s_min = steps_lower_bound(topology, primitive)
         bound = rounds_per_chunk_bound(topology, primitive)
-        frontier = stored_frontier(topology, primitive)
         first = frontier[0]
         proof = None
         if first.steps == s_min and first.rounds_per_chunk == bound:

@@ -447,7 +447,7 @@ def bandwidth_attainment_table(ns: Sequence[int] = (4, 7, 8, 16), block: int = 1
     from .primitives import PRIMITIVE_LABELS
 
     cases = [("ring", "reduce_scatter"), ("ring", "all_gather"), ("ring", "all_reduce"), ("pairwise", "all_to_all")]
-    ns = _ints("ns", ns, minimum=1)
+    ns = _ints("ns", ns, minimum=1, maximum=2**62)  # the simulator's largest n
     block = check_int("block", block, minimum=0, maximum=2**62 // max(ns), scalar=True)  # m = block * n <= 2**62
     _simulations([(algorithm, primitive, n, block * n, 1, {}) for algorithm, primitive in cases for n in ns])
     rows, values = [], []
@@ -829,11 +829,18 @@ def oversubscription_table(n: int = 64, hosts_per_leaf: int = 8, m: float = 2**3
     return Table(headers, rows, f"两级 fat-tree（{n} 台主机，每个 leaf {hosts_per_leaf} 台）随 oversubscription $o$ 的变化", values)
 
 
+#: Most exhaustive gossip searches one :func:`ring_gossip_table` runs.
+RING_GOSSIP_MAX_SEARCHES = 16
+
+
 def ring_gossip_table(ns: Sequence[int] = range(3, 11), ports: int = 1) -> Table:
     """True minimum AllReduce / AllGather rounds on a ring against its two latency bounds.
 
     ``values``: ``(n, diameter, ceil(log_{p+1} N), max of the two, gossip rounds)``; the rounds
-    come from :func:`ccb_helpers.gossip_rounds` (exhaustive search).
+    come from :func:`ccb_helpers.gossip_rounds` (exhaustive search with 1 port, the diameter
+    with 2). Caps, checked before any search: with ``ports=1`` each ``n <= 16`` (the search's
+    limit) and at most :data:`RING_GOSSIP_MAX_SEARCHES` = 16 searches (each within the search's
+    own budgets, a ring of at most 16 nodes takes under 2 s here).
 
     >>> ring_gossip_table(ns=(5, 6)).values
     [(5, 2, 3, 3, 4), (6, 3, 3, 3, 3)]
@@ -841,10 +848,15 @@ def ring_gossip_table(ns: Sequence[int] = range(3, 11), ports: int = 1) -> Table
     from .gossip import gossip_rounds
     from .topology import ring
 
-    ports = check_int("ports", ports, minimum=1)
+    from .gossip import SEARCH_MAX_NODES, _closed_form
+
+    ports = check_int("ports", ports, minimum=1, maximum=2**62, scalar=True)
+    ns = _ints("ns", ns, minimum=2, maximum=SEARCH_MAX_NODES if ports == 1 else 2**62)
+    searches = sum(_closed_form(ring(n), ports) is None for n in ns)
+    check_cap("ring_gossip_table: exhaustive gossip searches", searches, RING_GOSSIP_MAX_SEARCHES,
+              hint="give fewer ns")
     rows, values = [], []
     for n in ns:
-        n = check_int("n", n, minimum=2)
         topo = ring(n)
         info = info_steps(n, min(ports, max(topo.degree, 1)))
         bound = max(topo.diameter, info)
@@ -867,17 +879,25 @@ def source_node_bound_table(ns: Sequence[int] = (16, 256), m: float = 2**30, bet
     >>> [(v[0], v[6]) for v in source_node_bound_table(ns=(16,)).values]
     [('ring', 'p = d'), ('fat_tree', '都不是'), ('torus2d', '都不是')]
     """
-    from .bandwidth import bandwidth_lower_bound
-    from .topology import fat_tree, ring, torus
+    import math
+
+    from .bandwidth import _bandwidth_lower_bound as bandwidth_lower_bound
+    from .topology import MAX_FAT_TREE_HOSTS, fat_tree, ring, torus
     from .units import format_time
 
+    ns = _ints("ns", ns, minimum=4, maximum=MAX_FAT_TREE_HOSTS)
+    squares = [n for n in ns if math.isqrt(n) ** 2 != n]
+    if squares:
+        raise ValueError(f"ns must be perfect squares (the 2D torus is sqrt(N) x sqrt(N)), got {squares[0]}")
+    m = check_real("m", m, minimum=1.0, maximum=2.0**96, scalar=True)  # at least a byte: the match is relative
+    beta = check_bandwidth("beta", beta, scalar=True)
     rows, values = [], []
-    for key, builder in (("ring", ring), ("fat_tree", fat_tree), ("torus2d", lambda n: torus(int(round(n**0.5)), int(round(n**0.5))))):
+    for key, builder in (("ring", ring), ("fat_tree", fat_tree), ("torus2d", lambda n: torus(math.isqrt(n), math.isqrt(n)))):
         for n in ns:
             topo = builder(n)
             source = (n - 1) * m / (n * beta)
-            one = bandwidth_lower_bound("all_reduce", n, m, beta, ports=1)
-            every = bandwidth_lower_bound("all_reduce", n, m, beta, ports=topo.degree)
+            one = bandwidth_lower_bound("all_reduce", n, m, beta, 1, None)
+            every = bandwidth_lower_bound("all_reduce", n, m, beta, topo.degree, None)
             close = lambda a, b: abs(a - b) <= 1e-12 * b  # noqa: E731
             match = "p = d" if close(source, every) else ("p = 1" if close(source, one) else "都不是")
             values.append((key, n, topo.degree, source, one, every, match))
@@ -892,7 +912,8 @@ def efficiency_table(n: int = 64, alpha: float = 2e-6, beta: float = 50e9, ports
     At ``M*`` (the crossover of the two terms) and the smallest value over sizes from
     ``M*/span`` to ``M* span``. Against the max, every algorithm is at most 1/2 at ``M*`` (the sum
     is twice the max there, and no algorithm beats the sum in the round model). ``values``:
-    ``(algorithm, max-eff at M*, sum-eff at M*, min max-eff, min sum-eff)``.
+    ``(algorithm, max-eff at M*, sum-eff at M*, min max-eff, min sum-eff)``. ``alpha > 0`` (so that
+    ``M* > 0``), ``1 <= span`` and ``M* span <= 2**96`` bytes.
 
     >>> v = efficiency_table(n=64).values
     >>> [(a, round(e1, 3), round(e2, 3)) for a, e1, e2, *_ in v if a == "recursive_halving_doubling"]
@@ -903,7 +924,15 @@ def efficiency_table(n: int = 64, alpha: float = 2e-6, beta: float = 50e9, ports
     from .algorithms import applicable_algorithms, efficiency
     from .bounds import crossover_size
 
+    n = check_int("n", n, minimum=2, maximum=2**62, scalar=True)
+    alpha = check_real("alpha", alpha, minimum=0.0, strict=True, maximum=1e9, scalar=True)  # M* = 0 otherwise
+    beta = check_bandwidth("beta", beta, scalar=True)
+    ports = check_int("ports", ports, minimum=1, maximum=2**62, scalar=True)
+    span = check_real("span", span, minimum=1.0, maximum=2.0**96, scalar=True)
     m_star = crossover_size("all_reduce", n, alpha, beta, ports=ports)
+    if m_star * span > 2.0**96:
+        raise ValueError(f"span (or alpha x beta): the largest size M* x span = {m_star:.3g} x {span:.3g} bytes "
+                         "exceeds 2**96 bytes")
     sizes = np.geomspace(m_star / span, m_star * span, 801)
     rows, values = [], []
     for algorithm in applicable_algorithms("all_reduce", n=n, ports=ports):

@@ -178,13 +178,14 @@ def _measured_bisection(topology: Topology) -> int:
 def _bisection_side(topology: Topology) -> set:
     """The ``floor(n/2)`` endpoints of one side of a minimum balanced cut of a custom direct network."""
     n, g = topology.n, topology.graph
-    best, side = None, set()
-    for combo in itertools.combinations(range(n), n // 2):
-        chosen = set(combo)
-        cut = sum(_multiplicity(d) for u, v, d in g.edges(data=True) if (u in chosen) != (v in chosen))
-        if best is None or cut < best:
-            best, side = cut, chosen
-    return side
+    # Every split as a bit mask, the cut of all of them at once (one numpy pass per edge: a Python
+    # loop over splits x edges took 10 s at the cap); argmin keeps the first minimal split.
+    combos = list(itertools.combinations(range(n), n // 2))
+    masks = np.fromiter((sum(1 << v for v in c) for c in combos), dtype=np.int64, count=len(combos))
+    cut = np.zeros(masks.shape, dtype=np.int64)
+    for u, v, d in g.edges(data=True):
+        cut += _multiplicity(d) * (((masks >> u) ^ (masks >> v)) & 1)
+    return set(combos[int(np.argmin(cut))])
 
 
 def _check_work(n: int, pairs: int) -> None:

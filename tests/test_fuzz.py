@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import itertools
 import json
 import math
 import os
@@ -305,6 +306,61 @@ def check_chunks(c, kw):
     return None if np.all((c_arr >= 1) & (c_arr <= cap)) else f"chunks {c} outside [1, {cap}]"
 
 
+def check_round_bound(t, kw):
+    # The sum form is at least the max form and at most twice it.
+    args = (kw["primitive"], kw["n"], kw["m"], kw["alpha"], kw["beta"])
+    opts = {k: kw[k] for k in ("ports", "diameter", "degree") if k in kw}
+    low = np.asarray(ccb.combined_lower_bound(*args, **opts))
+    t = np.asarray(t)
+    if np.any(t < low * (1 - 1e-12)) or np.any(t > 2 * low * (1 + 1e-12)):
+        return f"round_lower_bound {t} outside [max form, 2 x max form] = [{low}, {2 * low}]"
+    return None
+
+
+def check_cut_through(t, kw):
+    # At least the information bound (every round costs alpha); never above store-and-forward + alpha.
+    args = (kw["primitive"], kw["n"], kw["alpha"])
+    info = np.asarray(ccb.latency_lower_bound(*args, ports=kw.get("ports", 1), degree=kw.get("degree")))
+    if np.any(np.asarray(t) < info * (1 - 1e-12)):
+        return f"cut_through_latency_bound {t} below the information bound {info}"
+    return None
+
+
+def check_in_network_volume(v, kw):
+    # Never above the endpoint volume (a switch that adds can only help).
+    endpoint = ccb.forced_volume(kw["primitive"], kw["n"], kw["m"])
+    if np.any(np.maximum(v.send, v.recv) > np.maximum(endpoint.send, endpoint.recv) * (1 + 1e-12)):
+        return f"in-network volume {v} above the endpoint volume {endpoint}"
+    return None
+
+
+def check_busbw_limit(b, kw):
+    # p beta <= limit <= 2 p beta (the in-network AllReduce factor 2(N-1)/N is below 2).
+    p = np.asarray(ccb.effective_ports(kw.get("ports", 1), kw.get("degree")))
+    pb = p * np.asarray(kw["beta"], dtype=float)
+    if np.any(np.asarray(b) < pb * (1 - 1e-12)) or np.any(np.asarray(b) > 2 * pb):
+        return f"busbw_limit {b} outside [p beta, 2 p beta] = [{pb}, {2 * pb}]"
+    return None
+
+
+def check_nvls_volume(v, kw):
+    # (N+1)M/N each way for N >= 2: between M and 1.5 M; 0 for one node.
+    n, m = np.broadcast_arrays(np.asarray(kw["n"]), np.asarray(kw["m"], dtype=float))
+    send = np.broadcast_to(np.asarray(v.send), n.shape)
+    ok = np.where(n > 1, (send >= m * (1 - 1e-12)) & (send <= 1.5 * m * (1 + 1e-12)), send == 0)
+    return None if np.all(ok) and np.array_equal(np.asarray(v.send), np.asarray(v.recv)) else f"nvls volume {v} for n={kw['n']}, m={kw['m']}"
+
+
+def check_gossip_rounds(r, kw):
+    # Between the two latency bounds' max and n - 1 + diameter (a spanning-tree gather + broadcast).
+    topo, ports = kw["topology"], int(kw.get("ports", 1))
+    if not isinstance(r, int):
+        return f"gossip_rounds returned {type(r).__name__}, not int"
+    p = min(ports, max(topo.degree, 1))
+    low = max(ccb.info_steps(topo.n, p), topo.diameter if not topo.switched else 0) if topo.n > 1 else 0
+    return None if r >= low else f"gossip_rounds = {r} below the bound {low}"
+
+
 # --------------------------------------------------------------------------- the entries
 
 N = INT(1, 64, array=True, big=st.sampled_from([2**20, 2**40, 2**62]))
@@ -425,6 +481,58 @@ MPI_SOURCE = st.one_of(st.just(MPI_EXAMPLE), st.just("/nonexistent/result.json")
                        _mpi_result(), JUNK)
 
 
+# Custom (non-vertex-transitive) topologies: parallel links, switches, graphs past the graph cap.
+CUSTOM_TOPOLOGY = st.one_of(_link_matrices().map(ccb.topology_from_links), fresh(ccb.dgx1),
+                            st.integers(2, 24).map(lambda n: ccb.parse_nvidia_smi_topo(_smi_text(n, "NV12"), nvswitch=True)),
+                            st.tuples(st.integers(2, 40), st.integers(1, 1024)).map(lambda a: ccb.single_switch(*a)),
+                            fresh(lambda: ccb.mesh(1000, 1000), lambda: ccb.single_switch(200_000, links=1024)))
+ANY_TOPOLOGY = st.one_of(TOPOLOGY, CUSTOM_TOPOLOGY)
+GOSSIP_TOPOLOGY = st.one_of(  # small graphs the exhaustive search may take, and some just past its caps
+    st.integers(1, 16).map(ccb.ring), st.sampled_from([(2, 3), (3, 3), (2, 4), (3, 4), (4, 4), (2, 2, 2)]).map(lambda d: ccb.torus(*d)),
+    st.sampled_from([(2, 3), (3, 3), (3, 4), (4, 4), (2, 2, 2)]).map(lambda d: ccb.mesh(*d)), st.integers(0, 5).map(ccb.hypercube),
+    st.integers(2, 16).map(ccb.fully_connected), _link_matrices().map(ccb.topology_from_links), fresh(ccb.dgx1),
+)
+
+
+def _ring_links(n, chords=()):
+    matrix = np.zeros((n, n), dtype=int)
+    for i in range(n):
+        matrix[i, (i + 1) % n] = matrix[(i + 1) % n, i] = 1
+    for a, b in chords:
+        matrix[a, b] = matrix[b, a] = 1
+    return matrix
+
+
+# Drawings: small ones, ones at the caps (a complete graph of 1000 nodes took 25 s before the
+# figure's element cap; a 20-endpoint custom cut is the exhaustive search's largest).
+DRAWN_TOPOLOGY = st.one_of(SMALL_TOPOLOGY, SMALL_TOPOLOGY, CUSTOM_TOPOLOGY, BIG_TOPOLOGY, JUNK,
+                           fresh(lambda: ccb.fully_connected(1000), lambda: ccb.fully_connected(362), lambda: ccb.mesh(70, 70),
+                                 lambda: ccb.topology_from_links(_ring_links(20, [(0, 10), (5, 15)])),
+                                 lambda: ccb.topology_from_links(_ring_links(21), bisection_links=2), lambda: ccb.fully_connected(361),
+                                 lambda: ccb.single_switch(5000, links=1024)))
+_GRID_VALID = st.lists(st.one_of(SMALL_TOPOLOGY, SMALL_TOPOLOGY, DRAWN_TOPOLOGY), min_size=1, max_size=4)
+GRID_TOPOLOGIES = st.one_of(
+    _GRID_VALID, _GRID_VALID, _GRID_VALID,
+    st.lists(st.one_of(SMALL_TOPOLOGY, DRAWN_TOPOLOGY), min_size=0, max_size=10),
+    fresh(itertools.count, lambda: iter([ccb.ring(4), ccb.torus(3, 3)]), lambda: (ccb.ring(5),),
+          lambda: [ccb.mesh(70, 70), ccb.mesh(70, 69)] * 4, lambda: [ccb.fully_connected(300)] * 8,
+          lambda: [ccb.topology_from_links(_ring_links(20, [(0, 10), (5, 15)]))] * 8,
+          lambda: np.array([ccb.ring(4), ccb.ring(6)], dtype=object), lambda: {ccb.ring(4): 1}),
+    JUNK.map(lambda junk: junk))  # mapped, so that one_of does not flatten JUNK's many branches into the mix
+
+
+def check_drawing(result, kw):
+    """A drawing returns Axes (one per panel); the figures are closed so that none pile up."""
+    import matplotlib.pyplot as plt
+
+    from matplotlib.axes import Axes
+
+    axes = result if isinstance(result, list) else [result]
+    plt.close("all")
+    bad = [type(ax).__name__ for ax in axes if not isinstance(ax, Axes)]
+    return f"returned {bad} instead of matplotlib Axes" if bad or not axes else None
+
+
 FUZZ = {
     # propagation
     "info_steps": entry(ccb.info_steps, optional=("k",), n=INT(1, 10**6, array=True, big=st.sampled_from([2**63 - 1, 10**40])),
@@ -432,6 +540,7 @@ FUZZ = {
     "coverage": entry(ccb.coverage, optional=("k", "n"), t=INT(0, 70, array=True, big=st.sampled_from([10**5, 10**9])),
                       k=INT(1, 8), n=st.one_of(st.none(), INT(1, 10**6)), check=check_coverage),
     "info_latency_bound": entry(ccb.info_latency_bound, optional=("k",), n=N, alpha=ALPHA, k=INT(1, 8, array=True)),
+    "flat_send_time": entry(ccb.flat_send_time, n=N, latency=SCALAR_ALPHA, overhead=SCALAR_ALPHA, gap=SCALAR_ALPHA),
     # bandwidth
     "role_volumes": entry(ccb.role_volumes, primitive=PRIMITIVE, n=SCALAR_N, m=SCALAR_SIZE),
     "volume_coefficient": entry(ccb.volume_coefficient, primitive=PRIMITIVE, n=N),
@@ -447,6 +556,18 @@ FUZZ = {
     "algorithm_bandwidth": entry(ccb.algorithm_bandwidth, m=SIZE, seconds=REAL(1e-9, 10.0, array=True)),
     "bus_bandwidth": entry(ccb.bus_bandwidth, primitive=PRIMITIVE, n=N, m=SIZE, seconds=REAL(1e-9, 10.0, array=True)),
     "gossip_transmissions": entry(ccb.gossip_transmissions, n=INT(1, 4)),
+    # in-network reduction
+    "in_network_volume": entry(ccb.in_network_volume, primitive=PRIMITIVE, n=N, m=SIZE, check=check_in_network_volume),
+    "in_network_lower_bound": entry(ccb.in_network_lower_bound, optional=("ports", "degree"), primitive=PRIMITIVE, n=N, m=SIZE,
+                                    beta=BETA, ports=INT(1, 8, array=True), degree=DEGREE),
+    "busbw_limit": entry(ccb.busbw_limit, optional=("ports", "in_network", "degree"), primitive=PRIMITIVE,
+                         n=INT(2, 64, array=True, big=st.sampled_from([2**40, 2**63 - 1])), beta=BETA, ports=INT(1, 8, array=True),
+                         in_network=st.one_of(st.booleans(), JUNK), degree=DEGREE, check=check_busbw_limit),
+    "nvls_all_reduce_volume": entry(ccb.nvls_all_reduce_volume, n=N, m=SIZE, check=check_nvls_volume),
+    # gossip (exhaustive search)
+    "gossip_rounds": entry(ccb.gossip_rounds, optional=("ports", "method"), topology=st.one_of(GOSSIP_TOPOLOGY, TOPOLOGY),
+                           ports=INT(1, 3, big=st.sampled_from([2**62, 2**63 + 1])), method=choice(("auto", "search")),
+                           check=check_gossip_rounds, examples=0.5),
     # bounds
     "latency_steps_lower_bound": entry(ccb.latency_steps_lower_bound, optional=("ports", "diameter", "degree"), primitive=PRIMITIVE,
                                        n=N, ports=INT(1, 8, array=True), diameter=INT(0, 20, array=True), degree=DEGREE),
@@ -456,6 +577,12 @@ FUZZ = {
                                   m=SIZE, alpha=ALPHA, beta=BETA, ports=PORTS, diameter=INT(0, 20), degree=DEGREE),
     "crossover_size": entry(ccb.crossover_size, optional=("ports", "diameter", "degree"), primitive=PRIMITIVE, n=N2, alpha=ALPHA,
                             beta=BETA, ports=PORTS, diameter=INT(0, 20), degree=DEGREE),
+    "round_lower_bound": entry(ccb.round_lower_bound, optional=("ports", "diameter", "degree"), primitive=PRIMITIVE, n=N,
+                               m=SIZE, alpha=ALPHA, beta=BETA, ports=PORTS, diameter=INT(0, 20), degree=DEGREE,
+                               check=check_round_bound),
+    "cut_through_latency_bound": entry(ccb.cut_through_latency_bound, optional=("ports", "diameter", "degree"), primitive=PRIMITIVE,
+                                       n=N, alpha=ALPHA, hop_latency=ALPHA, ports=PORTS, diameter=INT(0, 20, array=True),
+                                       degree=DEGREE, check=check_cut_through),
     "regime": entry(ccb.regime, optional=("ports", "diameter", "degree"), primitive=PRIMITIVE, n=N, m=SIZE, alpha=ALPHA, beta=BETA,
                     ports=PORTS, diameter=INT(0, 20), degree=DEGREE),
     # algorithms
@@ -470,8 +597,10 @@ FUZZ = {
     "applicable_algorithms": entry(ccb.applicable_algorithms, optional=("n", "ports"), primitive=PRIMITIVE, n=N, ports=PORTS),
     "best_algorithm": entry(ccb.best_algorithm, optional=("ports",), primitive=PRIMITIVE, n=N, m=SIZE, alpha=ALPHA, beta=BETA,
                             ports=PORTS, check=check_best),
-    "efficiency": entry(ccb.efficiency, optional=("ports", "diameter"), algorithm=ALGORITHM, primitive=PRIMITIVE, n=N, m=SIZE,
-                        alpha=ALPHA, beta=BETA, ports=PORTS, diameter=INT(0, 3), check=check_efficiency),
+    "efficiency": entry(ccb.efficiency, optional=("ports", "diameter", "bound", "chunks", "pipelined"), algorithm=ALGORITHM,
+                        primitive=PRIMITIVE, n=N, m=SIZE, alpha=ALPHA, beta=BETA, ports=PORTS, diameter=INT(0, 3),
+                        bound=choice(("combined", "round")), chunks=st.one_of(st.none(), INT(1, 64, big=st.just(2**40))),
+                        pipelined=st.one_of(st.booleans(), JUNK), check=check_efficiency),
     "Cost": entry(ccb.Cost, steps=INT(0, 100), bandwidth_bytes=SCALAR_SIZE, record=True),
     "Cost.time": entry(lambda cost, alpha, beta: cost.time(alpha, beta),
                        cost=st.builds(ccb.Cost, st.one_of(st.integers(0, 100), JUNK), st.one_of(SCALAR_SIZE, JUNK)),
@@ -483,9 +612,10 @@ FUZZ = {
     "best_algorithm_bands": entry(ccb.best_algorithm_bands, optional=("ports", "m_min", "m_max", "points"), primitive=PRIMITIVE,
                                   n=INT(1, 64), alpha=SCALAR_ALPHA, beta=SCALAR_BETA, ports=PORTS, m_min=REAL(1e-3, 2.0**20),
                                   m_max=REAL(2.0**10, 2.0**50), points=INT(1, 500, big=st.just(2**30))),
-    "optimality": entry(ccb.optimality, optional=("m", "ports", "large_n", "huge_n", "pipelined"), algorithm=ALGORITHM,
+    "optimality": entry(ccb.optimality, optional=("m", "ports", "large_n", "huge_n", "pipelined", "chunks"), algorithm=ALGORITHM,
                         primitive=PRIMITIVE, n=INT(2, 64), m=SCALAR_SIZE, ports=PORTS, large_n=INT(2, 2**12),
-                        huge_n=INT(2**12, 2**20), pipelined=st.one_of(st.booleans(), JUNK)),
+                        huge_n=INT(2**12, 2**20), pipelined=st.one_of(st.booleans(), JUNK),
+                        chunks=st.one_of(st.none(), INT(1, 256, big=st.sampled_from([2**20, 2**40])))),
     # topology
     "ring": entry(ccb.ring, n=INT(1, 64, big=st.sampled_from([10**9, 2**62]))),
     "torus": entry(ccb.torus, args=st.lists(INT(1, 6, big=st.sampled_from([3, 10**6])), min_size=0, max_size=4)),
@@ -493,10 +623,11 @@ FUZZ = {
     "hypercube": entry(ccb.hypercube, dim=INT(0, 10, big=st.sampled_from([30, 62]))),
     "fat_tree": entry(ccb.fat_tree, optional=("oversubscription", "hosts_per_leaf"), n=INT(4, 64, big=st.sampled_from([2**31 - 1, 2**40])),
                       oversubscription=st.one_of(st.sampled_from([1, 2, 4, 1.5]), REAL(1.0, 8.0)), hosts_per_leaf=st.one_of(st.none(), INT(1, 16))),
-    "single_switch": entry(ccb.single_switch, n=INT(2, 64, big=st.just(10**12))),
+    "single_switch": entry(ccb.single_switch, optional=("links",), n=INT(2, 64, big=st.just(10**12)),
+                           links=INT(1, 8, big=st.sampled_from([10**6, 2**40]))),
     "fully_connected": entry(ccb.fully_connected, n=INT(1, 64, big=st.just(10**12))),
     "measured_diameter": entry(ccb.measured_diameter, topology=TOPOLOGY),
-    "measured_bisection": entry(ccb.measured_bisection, optional=("max_endpoints",), topology=TOPOLOGY, max_endpoints=INT(1, 64)),
+    "measured_bisection": entry(ccb.measured_bisection, optional=("max_endpoints",), topology=ANY_TOPOLOGY, max_endpoints=INT(1, 64, big=st.sampled_from([10**6, 2**62]))),
     "Topology": entry(ccb.Topology, optional=("switched", "oversubscription"), family=choice(ccb.TOPOLOGY_FAMILIES), name=st.text(max_size=5),
                       n=INT(1, 64), degree=INT(0, 8), diameter=INT(0, 8), bisection_links=INT(0, 8),
                       switched=st.one_of(st.booleans(), JUNK), oversubscription=REAL(1.0, 4.0)),
@@ -517,13 +648,14 @@ FUZZ = {
     "first_diameter_bound": entry(ccb.first_diameter_bound, optional=("max_n", "k"), family=FAMILY,
                                   max_n=INT(2, 500, big=st.sampled_from([5000, 10**9, 2**62])), k=INT(1, 8)),
     # bisection
-    "bisection_bytes": entry(ccb.bisection_bytes, primitive=PRIMITIVE, n=N, m=SIZE),
-    "bisection_lower_bound": entry(ccb.bisection_lower_bound, primitive=PRIMITIVE, topology=TOPOLOGY, m=SIZE, beta=BETA),
-    "node_lower_bound": entry(ccb.node_lower_bound, optional=("ports",), primitive=PRIMITIVE, topology=TOPOLOGY, m=SIZE, beta=BETA,
+    "bisection_bytes": entry(ccb.bisection_bytes, optional=("root_side",), primitive=PRIMITIVE, n=N, m=SIZE,
+                             root_side=choice(("larger", "smaller"))),
+    "bisection_lower_bound": entry(ccb.bisection_lower_bound, primitive=PRIMITIVE, topology=ANY_TOPOLOGY, m=SIZE, beta=BETA),
+    "node_lower_bound": entry(ccb.node_lower_bound, optional=("ports",), primitive=PRIMITIVE, topology=ANY_TOPOLOGY, m=SIZE, beta=BETA,
                               ports=PORTS),
-    "tighter_bound": entry(ccb.tighter_bound, optional=("ports",), primitive=PRIMITIVE, topology=TOPOLOGY, m=SCALAR_SIZE,
+    "tighter_bound": entry(ccb.tighter_bound, optional=("ports",), primitive=PRIMITIVE, topology=ANY_TOPOLOGY, m=SCALAR_SIZE,
                            beta=SCALAR_BETA, ports=PORTS),
-    "bisection_partition": entry(ccb.bisection_partition, topology=TOPOLOGY),
+    "bisection_partition": entry(ccb.bisection_partition, topology=ANY_TOPOLOGY),
     "cut_links": entry(ccb.cut_links, topology=TOPOLOGY, side=st.one_of(st.sets(st.integers(0, 30), max_size=10), INTS(0, 30), JUNK)),
     # schedules and the simulator
     "block_bounds": entry(ccb.block_bounds, optional=("parts",), m=INT(0, 10**6, big=st.sampled_from([2**62, 2**63 - 1])),
@@ -611,6 +743,14 @@ FUZZ = {
                                         primitives=st.one_of(st.lists(PRIMITIVE, max_size=3), JUNK)),
     "source_bisection_table": entry(ccb.source_bisection_table, optional=("ns", "m", "beta"), ns=INTS(4, 4096, max_size=3), m=SCALAR_SIZE,
                                     beta=SCALAR_BETA),
+    "in_network_table": entry(ccb.in_network_table, optional=("n", "preset_key"), n=INT(2, 64, big=st.sampled_from([2**40, 2**62])),
+                              preset_key=PRESET_KEY),
+    "ring_gossip_table": entry(ccb.ring_gossip_table, optional=("ns", "ports"), ns=INTS(2, 12, max_size=3), ports=INT(1, 3),
+                               examples=0.5),
+    "source_node_bound_table": entry(ccb.source_node_bound_table, optional=("ns", "m", "beta"), ns=INTS(4, 4096, max_size=3),
+                                     m=SCALAR_SIZE, beta=SCALAR_BETA),
+    "efficiency_table": entry(ccb.efficiency_table, optional=("n", "alpha", "beta", "ports", "span"), n=INT(2, 256, big=st.just(2**40)),
+                              alpha=SCALAR_ALPHA, beta=SCALAR_BETA, ports=INT(1, 4), span=REAL(1.0, 2.0**20)),
     "oversubscription_table": entry(ccb.oversubscription_table, optional=("n", "hosts_per_leaf", "m", "beta", "primitives"),
                                     n=INT(4, 128, big=st.just(2**40)), hosts_per_leaf=INT(1, 16, big=st.just(2**20)), m=SCALAR_SIZE,
                                     beta=SCALAR_BETA, primitives=st.one_of(st.lists(PRIMITIVE, max_size=2), JUNK)),
@@ -622,6 +762,10 @@ FUZZ = {
                                      node_beta=st.one_of(st.none(), SCALAR_BETA), ports=PORTS),
     "read_nccl_tests": entry(ccb.read_nccl_tests, optional=("collective",), text=NCCL_TEXT, collective=st.one_of(st.none(), PRIMITIVE),
                              names=("line",)),  # "line 12: ..." names the place in the text
+    "read_nccl_tests_runs": entry(ccb.read_nccl_tests_runs, optional=("collective",),
+                                  text=st.one_of(NCCL_TEXT, st.lists(NCCL_TEXT.filter(lambda t: isinstance(t, str)), min_size=2, max_size=3)
+                                                 .map("\n".join)),
+                                  collective=st.one_of(st.none(), PRIMITIVE), names=("line",)),
     "read_published_log": entry(ccb.read_published_log, key=LOG_KEY),
     "published_log_text": entry(ccb.published_log_text, key=LOG_KEY),
     "published_summary_table": entry(ccb.published_summary_table, optional=("keys",),
@@ -690,6 +834,7 @@ FUZZ = {
     "plot_synthesis_plane": entry(ccb.plot_synthesis_plane, optional=("frontier", "others", "infeasible"), steps_bound=INT(1, 8),
                                   ratio_bound=REAL(0.1, 8.0), frontier=st.one_of(st.just(()), st.lists(st.tuples(INT(1, 8), REAL(0.1, 8.0)), max_size=3), JUNK),
                                   others=st.just(()), infeasible=st.just(()), examples=0.3),
+    "SolverError": entry(ccb.SolverError, args=st.lists(st.text(max_size=5), max_size=2), record=True),
     "SynthesisTimeout": entry(ccb.SynthesisTimeout, args=st.lists(st.text(max_size=5), max_size=2), record=True),
     # chapter 6: results of MPI runs (mpi helper's package)
     "load_mpi_result": entry(ccb.load_mpi_result, source=MPI_SOURCE, record=True),  # other fields pass through as stored
@@ -703,6 +848,15 @@ FUZZ = {
                              pairs=st.one_of(st.none(), JUNK), alpha=st.one_of(st.none(), SCALAR_ALPHA),
                              beta=st.one_of(st.none(), SCALAR_BETA), examples=0.3),
     "plot_pingpong": entry(ccb.plot_pingpong, result=MPI_RESULT, examples=0.3),
+    # topology drawings (plotting.py): panel count, per-panel vertices and the figure's vertices + edges are capped
+    "draw_topology": entry(ccb.draw_topology, optional=("root", "ax", "max_nodes", "side"), topology=DRAWN_TOPOLOGY,
+                           root=INT(0, 30), ax=st.one_of(st.none(), JUNK), max_nodes=INT(1, 5000, big=st.just(5000)),
+                           side=st.one_of(st.none(), st.sets(st.integers(0, 30), max_size=12), INTS(0, 30),
+                                          fresh(itertools.count, lambda: [0] * 10**6)),
+                           check=check_drawing, examples=0.3),
+    "draw_topology_grid": entry(ccb.draw_topology_grid, optional=("cuts", "max_nodes"), topologies=GRID_TOPOLOGIES,
+                                cuts=st.one_of(st.booleans(), st.booleans(), st.booleans(), JUNK), max_nodes=INT(1, 5000, big=st.just(5000)),
+                                check=check_drawing, examples=0.3),
 }
 
 # Public callables that are not fuzzed here, and why.
@@ -716,7 +870,6 @@ NOT_FUZZED = {
     "use_book_style": "takes no arguments (sets matplotlib rcParams)",
     "draw_knomial_tree": "plotting.py: owned by the figures helper (caps / validation of the drawings)",
     "draw_schedule": "plotting.py: owned by the figures helper",
-    "draw_topology": "plotting.py: owned by the figures helper (its max_nodes cap comes after building the graph, #15)",
     "plot_algorithm_times": "plotting.py: owned by the figures helper",
     "plot_best_algorithm_map": "plotting.py: owned by the figures helper",
     "plot_bisection_ratio": "plotting.py: owned by the figures helper",

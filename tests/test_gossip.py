@@ -130,7 +130,7 @@ def test_never_below_the_two_lower_bounds():
 
 
 def test_caps_refuse_large_graphs_quickly():
-    with pytest.raises(ValueError, match=f"cap {SEARCH_MAX_STATES}"):
+    with pytest.raises(ValueError, match=f"cap {SEARCH_MAX_STATES:,}"):
         ccb.gossip_rounds(ccb.torus(4, 4))
     with pytest.raises(ValueError, match="n <= 16"):
         ccb.gossip_rounds(ccb.ring(17))
@@ -145,3 +145,21 @@ def test_bad_arguments():
         ccb.gossip_rounds(ccb.ring(4), ports=0)
     with pytest.raises(ValueError, match="method"):
         ccb.gossip_rounds(ccb.ring(4), method="fast")
+
+
+def test_search_with_many_ports_stops_at_the_step_cap():
+    # Regression (fuzz, #15): listing the first rounds of a 16-node complete graph with 5 ports
+    # ran for minutes (almost every group of senders tried is later pruned, so the state cap never
+    # fired). The enumeration-step cap refuses it within seconds, before the search proper.
+    from ccb_helpers.gossip import SEARCH_MAX_STEPS
+
+    with pytest.raises(ValueError, match=f"cap {SEARCH_MAX_STEPS:,}"):
+        ccb.gossip_rounds(ccb.fully_connected(16), ports=5, method="search")
+
+
+def test_scalar_arguments():
+    # Regression (#15): an array of ports reached min(ports, degree) ("truth value of an array").
+    with pytest.raises(TypeError, match="ports"):
+        ccb.gossip_rounds(ccb.ring(6), ports=[1, 2])
+    with pytest.raises(TypeError, match="method"):
+        ccb.gossip_rounds(ccb.ring(6), method=None)

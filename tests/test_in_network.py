@@ -58,3 +58,25 @@ def test_errors():
         ccb.busbw_limit("all_reduce", 8, 1e9, in_network="yes")
     with pytest.raises(ValueError, match="primitive"):
         ccb.in_network_volume("allreduce", 8, 1.0)
+
+
+def test_nvls_volume_at_the_int64_limit_is_not_negative():
+    # Regression (fuzz, #15): (N+1) M / N on an int64 array wrapped N + 1 to -2**63 at N = 2**63 - 1.
+    # (N+1) M / N = M + M/N, and 8 / (2**63 - 1) is far below the spacing of floats near 8, so 8.0.
+    v = ccb.nvls_all_reduce_volume(np.array([2**63 - 1, 8]), 8000.0)
+    assert v.send.tolist() == [8000.0, 9000.0] and v.recv.tolist() == [8000.0, 9000.0]
+    with pytest.raises(ValueError, match="n must be <="):  # was OverflowError: int too large to convert to float
+        ccb.nvls_all_reduce_volume(10**400, 1.0)
+
+
+def test_in_network_arguments_are_capped_before_broadcasting():
+    # Regression (#15): 2**13 x 2**13 = 2**26 elements is past the broadcast cap of 2**25.
+    n, m = np.full((2**13, 1), 8), np.ones(2**13)
+    for call in (lambda: ccb.in_network_volume("all_reduce", n, m), lambda: ccb.in_network_lower_bound("all_reduce", n, m, 1e9),
+                 lambda: ccb.nvls_all_reduce_volume(n, m), lambda: ccb.busbw_limit("all_reduce", n, m * 1e9)):
+        with pytest.raises(ValueError, match="cap"):
+            call()
+    with pytest.raises(TypeError, match="in_network"):
+        ccb.busbw_limit("all_reduce", 8, 1e9, in_network="yes")
+    with pytest.raises(TypeError, match="ports"):
+        ccb.in_network_lower_bound("all_reduce", 8, 1.0, 1e9, ports=2.0)

@@ -532,3 +532,14 @@ def test_one_rank_tables_explain_the_missing_mpi_build():
     assert [run.n_ranks for run in runs] == [1, 1]
     with pytest.raises(ValueError, match=r"table at line 7 lists 1 rank: .*built without MPI=1"):
         ccb.nccl_tests_report(runs[0], 1e-6, 1e9, collective="all_reduce")
+
+
+def test_runs_with_rank_lines_not_from_zero_name_the_text():
+    # Regression (fuzz, #15): a run whose '# Rank' lines start at 1 was refused with a message that
+    # named neither the parameter nor a line.
+    text = ccb.published_log_text(sorted(ccb.PUBLISHED_LOGS)[0])
+    lines = [line for line in text.splitlines() if not line.lstrip("#").strip().startswith("Rank  0 ")]
+    if len(lines) == len(text.splitlines()):
+        pytest.skip("this published log has no '# Rank  0' line")
+    with pytest.raises(ValueError, match="^text: the '# Rank' lines list ranks"):
+        ccb.read_nccl_tests_runs("\n".join(lines) + "\n")

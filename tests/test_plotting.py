@@ -93,6 +93,55 @@ def test_draw_topology_checks_size_before_building_the_graph():
     assert "graph" not in big.__dict__  # never built
 
 
+def test_topology_figures_refuse_too_many_elements_before_building_the_graph():
+    # fully_connected(362): 362 vertices + 362 * 361 / 2 = 65,341 edges = 65,703 > 2**16 = 65,536
+    big = ccb.fully_connected(362)
+    with pytest.raises(ValueError, match="65,703 exceeds the cap 65,536"):
+        ccb.draw_topology(big)
+    with pytest.raises(ValueError, match="65,703 exceeds the cap 65,536"):
+        ccb.draw_topology_grid([big])
+    # summed over the panels: 8 x (128 + 128 * 127 / 2 = 8,256) = 66,048 > 65,536
+    with pytest.raises(ValueError, match="66,048 exceeds the cap"):
+        ccb.draw_topology_grid([ccb.fully_connected(128)] * 8)
+    assert "graph" not in big.__dict__  # never built
+
+
+def test_draw_topology_grid_stops_reading_an_endless_iterator():
+    import itertools
+
+    with pytest.raises(ValueError, match="topologies must hold 1 to 8 topologies, got more than 8"):
+        ccb.draw_topology_grid(itertools.count())
+    with pytest.raises(ValueError, match="side must hold at most n=4"):
+        ccb.draw_topology(ccb.ring(4), side=itertools.count())
+
+
+def test_draw_topology_grid_cut_error_names_the_panel():
+    ring21 = np.zeros((21, 21), dtype=int)
+    for i in range(21):
+        ring21[i, (i + 1) % 21] = ring21[(i + 1) % 21, i] = 1
+    custom = ccb.topology_from_links(ring21, bisection_links=2)
+    plt.close("all")
+    with pytest.raises(ValueError, match=r"topologies\[1\] \(custom 21\).*n <= 20"):
+        ccb.draw_topology_grid([ccb.ring(4), custom], cuts=True)
+    assert not plt.get_fignums()  # refused before a figure was made
+
+
+def test_custom_topologies_that_compare_equal_are_drawn_with_their_own_links():
+    # Two 4-cycles with the same name, n, degree, diameter and cut (so a == b as dataclasses):
+    # 0-1-2-3-0 and 0-1-3-2-0. The drawing cache must not hand the second one the first's links.
+    a = ccb.topology_from_links([[0, 1, 0, 1], [1, 0, 1, 0], [0, 1, 0, 1], [1, 0, 1, 0]])
+    b = ccb.topology_from_links([[0, 1, 1, 0], [1, 0, 0, 1], [1, 0, 0, 1], [0, 1, 1, 0]])
+    assert a == b
+    drawn = []
+    for t in (a, b):
+        ax = ccb.draw_topology(t)
+        pos = {tuple(np.round(p, 9)): v for v, p in enumerate(ax.collections[2 + 1].get_offsets())}  # endpoints 0..3
+        segments = ax.collections[0].get_segments()
+        drawn.append(sorted(tuple(sorted(pos[tuple(np.round(p, 9))] for p in seg)) for seg in segments))
+        plt.close(ax.figure)
+    assert drawn == [[(0, 1), (0, 3), (1, 2), (2, 3)], [(0, 1), (0, 2), (1, 3), (2, 3)]]
+
+
 def test_draw_topology_root_out_of_range():
     with pytest.raises(ValueError, match="root"):
         ccb.draw_topology(ccb.ring(4), root=99)

@@ -1,5 +1,7 @@
 """Executable schedules: every generator against its cost model, the bounds, and the port / link rules."""
 
+import dataclasses
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -364,3 +366,14 @@ def test_regression_empty_messages_on_a_topology():
     # ("zero-size array to reduction operation maximum", found by the fuzz test).
     r = ccb.simulate("binomial_tree", "broadcast", 4, 0, topology=ccb.fully_connected(4))
     assert r.correct and r.link_load.tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("algorithm", ["pairwise", "bruck"])
+def test_all_to_all_with_m_not_divisible_by_n_is_a_clear_error(algorithm):
+    # An earlier report said IndexError: simulate refuses before generating, and run_schedule
+    # refuses a schedule whose m was changed after generation (10 bytes cannot split into 4 blocks).
+    with pytest.raises(ValueError, match="m divisible by n.*m=10, n=4"):
+        ccb.simulate(algorithm, "all_to_all", 4, 10)
+    stale = dataclasses.replace(ccb.generate(algorithm, "all_to_all", 4, 12), m=10)
+    with pytest.raises(ValueError, match="m divisible by n.*m=10, n=4"):
+        ccb.run_schedule(stale)

@@ -477,3 +477,17 @@ def test_bounds_hold_on_random_multigraphs(matrix, primitive, chunks, root_pick)
             assert F(sum(schedule.step_rounds), chunks) >= cut
             assert sum(schedule.step_rounds) / chunks >= lp - 1e-7
             run(schedule, t)
+
+
+def test_bound_tables_name_the_unfit_topology_and_cap_the_cut_sets_before_work():
+    # A 243-node mesh and a two-level fat tree are refused by the tables with the entry named
+    # (the bound's own message said only "n <= 20", which names no parameter of the table).
+    with pytest.raises(ValueError, match=r"topologies\[1\] \(mesh 3x3x3x3x3\).*n <= 20, got n=243"):
+        ccb.synthesis_bounds_table([ccb.dgx1(), ccb.mesh(3, 3, 3, 3, 3)])
+    with pytest.raises(ValueError, match=r"topologies\[0\] \(fat-tree 16"):
+        ccb.attainment_table([ccb.fat_tree(16)], time_limit=1.0)
+    with pytest.raises(ValueError, match=r"topologies\[0\] \(ring 20\).*no stored frontier"):
+        ccb.attainment_table([ccb.ring(20)], time_limit=1.0)
+    # 3 primitives x 2**20 sets of ring(20) = 3,145,728 > 2**21 = 2,097,152
+    with pytest.raises(ValueError, match="3,145,728 exceeds the cap 2,097,152"):
+        ccb.synthesis_bounds_table([ccb.ring(20)], ["all_gather", "all_to_all", "broadcast"])

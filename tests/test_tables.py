@@ -83,3 +83,28 @@ def test_regression_busbw_table_names_its_own_parameter():
     # n = 1 gave "seconds must be > 0.0" (an internal parameter).
     with pytest.raises(ValueError, match=r"\bn\b"):
         ccb.busbw_table(n=1)
+
+
+def test_new_tables_validate_their_arguments():
+    # Regression (fuzz, #15): these tables used their arguments unchecked.
+    with pytest.raises(TypeError, match="ns"):
+        ccb.source_node_bound_table(ns=None)  # was: 'NoneType' object is not iterable
+    with pytest.raises(ValueError, match="ns"):
+        ccb.source_node_bound_table(ns=(20,))  # the torus row needs a square
+    with pytest.raises(ValueError, match="m must be >= 1"):
+        ccb.source_node_bound_table(m=0.0)
+    with pytest.raises(ValueError, match="ns must have 1 to 64 items"):
+        ccb.ring_gossip_table(ns=range(0, 10**9))  # was: "n must be >= 2" (no such parameter)
+    with pytest.raises(ValueError, match=r"ns\[0\] must be >= 2"):
+        ccb.ring_gossip_table(ns=(0, 5))
+    with pytest.raises(ValueError, match=r"ns\[0\] must be <= 16"):
+        ccb.ring_gossip_table(ns=(17,))  # the search's limit, checked up front
+    with pytest.raises(ValueError, match="cap 16"):
+        ccb.ring_gossip_table(ns=[5] * 17)
+    assert ccb.ring_gossip_table(ns=(17,), ports=2).values == [(17, 8, 3, 8, 8)]  # 2 ports: flooding, the diameter 8
+    with pytest.raises(TypeError, match="span"):
+        ccb.efficiency_table(span=None)  # was: unsupported operand type(s) for /
+    with pytest.raises(ValueError, match="span"):
+        ccb.efficiency_table(span=1e30)  # was: "m must be <= ..." (no such parameter)
+    with pytest.raises(ValueError, match="alpha must be > 0"):
+        ccb.efficiency_table(alpha=0.0)

@@ -242,3 +242,25 @@ def test_measured_bisection_of_a_switched_custom_topology_tries_both_sides():
     topo = ccb.topology_from_graph(g, name="uneven star")
     assert topo.bisection_links == 4
     assert ccb.measured_bisection(topo) == 4
+
+
+def _nvswitch_star(n, link="NV12"):
+    names = [f"GPU{i}" for i in range(n)]
+    rows = ["\t" + "\t".join(names)] + [names[i] + "\t" + "\t".join(" X " if i == j else link for j in range(n)) for i in range(n)]
+    return ccb.parse_nvidia_smi_topo("\n".join(rows) + "\n", nvswitch=True)
+
+
+def test_measured_bisection_of_a_custom_switched_star_follows_its_plan():
+    # Regression (#15): custom topologies went to a max-flow per endpoint split whatever the plan
+    # said; 24 GPUs on one NVSwitch (planned: 2 switch placements) ran C(23,11) + C(23,12) max-flows.
+    # By hand: 12 GPUs on each side, the switch on one of them, so 12 GPUs x 12 links cross.
+    topo = _nvswitch_star(24)
+    assert ccb.measured_bisection(topo) == 12 * 12 == topo.bisection_links
+    # Odd n: 3 GPUs on the small side, the switch with the other 4: 3 x 12 links.
+    assert ccb.measured_bisection(_nvswitch_star(7)) == 3 * 12
+
+
+def test_measured_bisection_counts_parallel_links_as_weights():
+    # Regression (#15): parallel links were expanded one list entry per link (n x links items);
+    # 50,000 hosts x 1024 links is 5 * 10**7 entries. By hand: 25,000 hosts x 1024 links cross.
+    assert ccb.measured_bisection(ccb.single_switch(50_000, links=1024), max_endpoints=50_000) == 25_000 * 1024

@@ -653,7 +653,7 @@ def _read(text: str, collective: str | None, default_version: str | None = None)
     n_ranks = None
     if ranks:
         if sorted(ranks) != list(range(len(ranks))):
-            raise ValueError(f"rank lines list ranks {sorted(ranks)}, not 0..N-1; cannot tell the rank count")
+            raise ValueError(f"text: the '# Rank' lines list ranks {sorted(ranks)}, not 0..N-1; cannot tell the rank count")
         n_ranks = len(ranks)
     hosts = tuple(dict.fromkeys(h for h, _ in (ranks[r] for r in sorted(ranks)) if h))
     devices = tuple(ranks[r][1] for r in sorted(ranks))
