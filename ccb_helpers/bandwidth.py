@@ -211,11 +211,17 @@ def effective_ports(ports=1, degree=None):
     >>> effective_ports(6, degree=2), effective_ports(2), effective_ports(4, degree=None)
     (2, 2, 4)
     """
+    ports, degree = _check_ports_degree(ports, degree)
+    check_shapes(ports=ports, degree=degree)
+    return _effective_ports(ports, degree)
+
+
+def _check_ports_degree(ports, degree):
+    """``ports >= 1`` and ``degree`` (``None`` or ``>= 1``), integers or integer arrays."""
     ports = check_int("ports", ports, minimum=1, maximum=INT64_MAX)
     if degree is not None:
         degree = check_int("degree", degree, minimum=1, maximum=INT64_MAX)
-    check_shapes(ports=ports, degree=degree)
-    return _effective_ports(ports, degree)
+    return ports, degree
 
 
 def _effective_ports(ports, degree):
@@ -259,9 +265,7 @@ def bandwidth_lower_bound(primitive, n, m, beta, ports=1, degree=None):
     n = check_int("n", n, minimum=1, maximum=INT64_MAX)
     m = check_size("m", m)
     beta = check_bandwidth("beta", beta)
-    ports = check_int("ports", ports, minimum=1, maximum=INT64_MAX)
-    if degree is not None:
-        degree = check_int("degree", degree, minimum=1, maximum=INT64_MAX)
+    ports, degree = _check_ports_degree(ports, degree)
     check_shapes(n=n, m=m, beta=beta, ports=ports, degree=degree)
     return _bandwidth_lower_bound(primitive, n, m, beta, ports, degree)
 

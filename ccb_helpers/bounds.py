@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import INT64_MAX, check_bandwidth, check_int, check_seconds, check_shapes, check_size, is_array
-from .bandwidth import _bandwidth_lower_bound, _effective_ports, _volume_coefficient
+from .bandwidth import _bandwidth_lower_bound, _check_ports_degree, _effective_ports, _volume_coefficient
 from .primitives import check_primitive
 from .propagation import _info_steps
 
@@ -74,10 +74,8 @@ def latency_steps_lower_bound(primitive, n, ports=1, diameter=0, degree=None):
 def _check_latency_args(primitive, n, ports, diameter, degree):
     primitive = check_primitive(primitive)
     n = check_int("n", n, minimum=1, maximum=INT64_MAX)
-    ports = check_int("ports", ports, minimum=1, maximum=INT64_MAX)
+    ports, degree = _check_ports_degree(ports, degree)
     diameter = check_int("diameter", diameter, minimum=0, maximum=INT64_MAX)
-    if degree is not None:
-        degree = check_int("degree", degree, minimum=1, maximum=INT64_MAX)
     return primitive, n, ports, diameter, degree
 
 

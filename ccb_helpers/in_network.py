@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import INT64_MAX, check_bandwidth, check_bool, check_int, check_shapes, check_size, is_array
-from .bandwidth import Volume, _effective_ports, _forced_volume, _volume_coefficient
+from .bandwidth import Volume, _check_ports_degree, _effective_ports, _forced_volume, _volume_coefficient
 from .primitives import check_primitive
 
 __all__ = ["in_network_volume", "in_network_lower_bound", "busbw_limit", "nvls_all_reduce_volume"]
@@ -108,9 +108,7 @@ def in_network_lower_bound(primitive, n, m, beta, ports=1, degree=None):
     n = check_int("n", n, minimum=1, maximum=INT64_MAX)
     m = check_size("m", m)
     beta = check_bandwidth("beta", beta)
-    ports = check_int("ports", ports, minimum=1, maximum=INT64_MAX)
-    if degree is not None:
-        degree = check_int("degree", degree, minimum=1, maximum=INT64_MAX)
+    ports, degree = _check_ports_degree(ports, degree)
     check_shapes(n=n, m=m, beta=beta, ports=ports, degree=degree)
     return _in_network_lower_bound(primitive, n, m, beta, ports, degree)
 
@@ -160,9 +158,7 @@ def busbw_limit(primitive, n, beta, ports=1, in_network=False, degree=None):
     n = check_int("n", n, minimum=2, maximum=INT64_MAX)
     beta = check_bandwidth("beta", beta)
     in_network = check_bool("in_network", in_network)
-    ports = check_int("ports", ports, minimum=1, maximum=INT64_MAX)
-    if degree is not None:
-        degree = check_int("degree", degree, minimum=1, maximum=INT64_MAX)
+    ports, degree = _check_ports_degree(ports, degree)
     check_shapes(n=n, beta=beta, ports=ports, degree=degree)
     return _busbw_limit(primitive, n, beta, ports, in_network, degree)
 
