@@ -267,7 +267,9 @@ def plot_busbw_against_bound(log, alpha, beta, ports=1, label=None, ax=None, n_r
     """
     import matplotlib.pyplot as plt
 
-    from .nccl_tests import _busbw_ceiling, _log_context, nccl_tests_report
+    from .nccl_tests.ceilings import _busbw_ceiling
+    from .nccl_tests.records import _log_context
+    from .nccl_tests.report import nccl_tests_report
     from .plotting import COLORS, use_book_style
 
     report = nccl_tests_report(log, alpha, beta, ports=ports, n_ranks=n_ranks, collective=collective)

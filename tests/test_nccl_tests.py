@@ -439,12 +439,12 @@ def test_several_runs_in_one_text():
 
 
 def test_caps_are_checked(monkeypatch):
-    from ccb_helpers import nccl_tests
+    from ccb_helpers.nccl_tests import reader
 
-    monkeypatch.setattr(nccl_tests, "MAX_ROWS", 1)
+    monkeypatch.setattr(reader, "MAX_ROWS", 1)
     with pytest.raises(ValueError, match=r"line 11: more than 1 rows in one table; the reader accepts at most 1"):
         ccb.read_nccl_tests(_SYNTH)
-    monkeypatch.setattr(nccl_tests, "MAX_TEXT_CHARS", 100)
+    monkeypatch.setattr(reader, "MAX_TEXT_CHARS", 100)
     with pytest.raises(ValueError, match=r"text has \d+ characters; the reader accepts at most 100"):
         ccb.read_nccl_tests_runs(_SYNTH)
 

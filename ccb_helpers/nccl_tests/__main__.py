@@ -6,7 +6,7 @@ it does not re-import a module ``ccb_helpers`` has already imported (runpy's Run
 
 import sys
 
-from . import main
+from .cli import main
 
 if __name__ == "__main__":
     sys.exit(main())
