@@ -1,7 +1,8 @@
 """Published nccl-tests outputs the book reads, with their sources and the hardware they ran on.
 
-The logs themselves are the test data in ``tests/data/nccl_tests/`` of the book's repository
-(their ``SOURCES`` file gives each origin). The hardware figures below are the vendors'
+The logs ship with the package (``ccb_helpers/data/nccl_tests/``, package data; their ``SOURCES``
+file gives each origin), so chapter 8 reads them offline, on Colab or from a wheel, without the
+repository. The hardware figures below are the vendors'
 published link rates, per direction (NVLink: the GPU's total into the NVSwitch fabric; network:
 the NICs of one node together); they are what the bound charges, not what NCCL reaches.
 """
@@ -9,15 +10,14 @@ the NICs of one node together); they are what the bound charges, not what NCCL r
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
+from importlib import resources
 
 from ._validation import check_choice
 
 __all__ = ["PublishedLog", "PUBLISHED_LOGS", "published_log_text", "read_published_log", "published_summary_table"]
 
-#: Where the logs live in the book's repository, and where to fetch them from elsewhere (Colab).
-DATA_DIR = Path(__file__).resolve().parent.parent / "tests" / "data" / "nccl_tests"
-RAW_URL = "https://raw.githubusercontent.com/ccb-textbook/collective-lower-bounds/main/tests/data/nccl_tests/"
+#: Where the logs live: package data, installed with ``ccb_helpers`` (a directory-like traversable).
+DATA_DIR = resources.files("ccb_helpers") / "data" / "nccl_tests"
 
 
 @dataclass(frozen=True)
@@ -123,7 +123,7 @@ FAILED_LOGS = ("h800_2node_alltoall_failed_issue355",)
 
 
 def published_log_text(key: str) -> str:
-    """The text of a published log: from the repository's ``tests/data/nccl_tests``, else from GitHub.
+    """The text of a published log, read from the package data (no network).
 
     ``key`` is a key of :data:`PUBLISHED_LOGS` or of :data:`FAILED_LOGS`.
 
@@ -131,13 +131,7 @@ def published_log_text(key: str) -> str:
     '$ ./build/test/single/all_reduce_test 10000000'
     """
     key = check_choice("key", key, tuple(PUBLISHED_LOGS) + FAILED_LOGS)
-    path = DATA_DIR / f"{key}.txt"
-    if path.exists():
-        return path.read_text(encoding="utf-8")
-    import urllib.request  # pragma: no cover - only outside the repository (Colab, pip install)
-
-    with urllib.request.urlopen(RAW_URL + f"{key}.txt", timeout=30) as response:  # pragma: no cover
-        return response.read(20_000_000).decode("utf-8")
+    return (DATA_DIR / f"{key}.txt").read_text(encoding="utf-8")
 
 
 def read_published_log(key: str):

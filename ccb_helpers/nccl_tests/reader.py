@@ -1,72 +1,85 @@
 """Read the text that nccl-tests prints: one :class:`NcclTestsLog` per result table.
 
 `nccl-tests <https://github.com/NVIDIA/nccl-tests>`_ (``all_reduce_perf``, ``all_gather_perf``,
-``reduce_scatter_perf``, ``broadcast_perf``, ``reduce_perf``, ``alltoall_perf``, and NCCL 1's
-``all_reduce_test``) prints one table per run. Its format changed over the years; the reader
-takes its columns from the table's own header line, so all of these parse:
-
-=================== ============================================================================
-era                 what the table looks like
-=================== ============================================================================
-NCCL 1 / 2017       ``bytes N type op [root] time algbw busbw res``, time in **ms**, no units line
-2019 – 2021         ``size count type [redop] [root] time algbw busbw error`` (max. error, or N/A)
-2022 on             ``size count type redop root time algbw busbw #wrong`` (wrong elements)
-2024 on             optional ``copybw``, per-iteration ``i_min i_max i_p99 i_cv%``, ``timestamp``
-=================== ============================================================================
+``reduce_scatter_perf``, ``broadcast_perf``, ``reduce_perf``, ``alltoall_perf``,
+``gather_perf``, ``scatter_perf``, ``sendrecv_perf``, ``hypercube_perf``, RCCL's rccl-tests, and
+NCCL 1's ``all_reduce_test``) prints one table per run. Its format changed over the years
+(:mod:`~ccb_helpers.nccl_tests.formats`); the reader takes its columns from the table's own
+header line, with or without its ``#``, or — for the bare rows people paste into issues — from
+the rows' token count.
 
 Out-of-place and in-place halves, several data types or reduction operators in one run,
 ``NCCL INFO`` / ``WARN`` lines interleaved (also in the middle of a row, which the row then
-continues after), launcher prefixes (``[1,0]<stdout>:``, ``[0]``, ``0:``), the ``# Rank … device …``
-header and the ``# Avg bus bandwidth`` footer are handled. Anything that cannot be read — a row
-cut short by an error message, a number that is not a number, a second result table — raises
+continues after), launcher prefixes (``[1,0]<stdout>:``, ``[0]``, ``0:``), a blank ``redop``
+column, the ``# Rank … device …`` header (complete, elided or only its last line) and the
+``# Avg bus bandwidth`` footer are handled. Anything that cannot be read — a row cut short by an
+error message, a number that is not a number, a second result table — raises
 :class:`ValueError` naming the line.
 
-Units: nccl-tests prints time in µs (ms in the 2017 format) and bandwidth in GB/s with
-GB = 10^9 bytes; the reader returns seconds and bytes/s.
+The rank count and the collective come from the log and are cross-checked
+(:mod:`~ccb_helpers.nccl_tests.evidence`); what a reviewer would point out is in ``log.warnings``.
 
-busbw is the forced volume of chapter 3 over the time: nccl-tests multiplies algbw = size / time
-by ``2(N-1)/N`` (AllReduce), ``(N-1)/N`` (AllGather, ReduceScatter, AllToAll, Gather, Scatter)
-or 1 (Broadcast, Reduce), which is :func:`ccb_helpers.volume_coefficient`
-(``doc/PERFORMANCE.md`` of nccl-tests). Before June 2020 nccl-tests printed
+Units: nccl-tests prints time in µs (ms in the 2017 format) and bandwidth in GB/s with
+GB = 10^9 bytes; the reader returns seconds and bytes/s. busbw is the forced volume of chapter 3
+over the time (``doc/PERFORMANCE.md`` of nccl-tests); before June 2020 nccl-tests printed
 algbw = ``(N-1)/N · size / time`` for AllGather and ReduceScatter (and busbw = algbw); busbw is
 the same number in both conventions.
+
+Reading is linear in the text: every line is split and looked at a bounded number of times,
+however many runs the text holds (``benchmarks/bench_nccl_reader.py``).
 """
 
 from __future__ import annotations
 
 import re
 
-from .._validation import check_choice
-from ..primitives import PRIMITIVES
+from .._validation import check_bool, check_choice, check_int
+from .evidence import MAX_RANKS, Evidence, find_command, resolve
 from .formats import (
     _DEVICE_RE,
+    _FLOAT_RE,
     _FOOTER_AVG_RE,
     _FOOTER_OOB_RE,
     _INT_RE,
     _NCCL_VERSION_RE,
+    _NO_NVLS_RE,
+    _NRANKS_RE,
     _PROGRAM_RE,
     _PROGRAMS,
     _RANK_RE,
+    _RCCL_VERSION_RE,
+    _REDUCED_MAX_RE,
+    _SOCKET_RE,
     _STARTING_RE,
     _TESTS_VERSION_RE,
+    _THREADS_RE,
+    _VALIDATION_OFF_RE,
+    BARE_LAYOUTS,
+    _bare_columns,
     _Column,
     _derive_prefix,
     _expected_tokens,
-    _is_header,
+    _half_ulp,
+    _header_tokens,
     _normalize,
     _number,
     _parse_header,
+    _quote,
 )
-from .records import _EXAMPLE, MAX_ROWS, NcclTestsLog, NcclTestsRow  # noqa: F401  (_EXAMPLE: doctests)
+from .records import _EXAMPLE, COLLECTIVES, MAX_ROWS, NcclTestsLog, NcclTestsRow  # noqa: F401  (_EXAMPLE: doctests)
 
 #: Largest text the reader accepts (characters, about 10 s of reading here): a run with
 #: ``NCCL_DEBUG=INFO`` on a few hundred ranks stays well below; split bigger files by run.
 MAX_TEXT_CHARS = 20_000_000
+#: In-place and out-of-place busbw further apart than this (relative, rows of 1 MiB and more)
+#: get a warning: one of the two halves did not measure what the other did.
+INPLACE_GAP = 0.25
 
 
-def _build_row(columns, tokens, first_line, unit, lines) -> NcclTestsRow:
+def _build_row(columns, tokens, first_line, unit, lines, base) -> NcclTestsRow:
     values: dict = {"type": None, "redop": None, "root": None}
     halves = [dict(), dict()]
+    printed = [[None, None, None], [None, None, None]]
     pos = 0
     for col in columns:
         if col.kind == "timestamp":
@@ -74,51 +87,68 @@ def _build_row(columns, tokens, first_line, unit, lines) -> NcclTestsRow:
             continue
         token, lineno = tokens[pos]
         pos += 1
-        value = _number(token, col.kind, col.name, lineno, lines[lineno - 1])
+        if token == "" and col.field == "redop":
+            continue  # a blank redop column (alltoall of 2020-2021 prints none)
+        value = _number(token, col.kind, col.name, lineno, lines[lineno - 1 - base])
         if col.field is None:
             continue
         if col.half is None:
             values[col.field] = value
         else:
             halves[col.half][col.field] = value
+            slot = {"time": 0, "algbw": 1, "busbw": 2}.get(col.field)
+            if slot is not None:
+                printed[col.half][slot] = token
     if "count" not in values:
         values["count"] = None
     for h, suffix in ((0, ""), (1, "_inplace")):
         half = halves[h]
+        if "time" in half and half["time"] == 0 and values.get("size", 0) > 0:
+            raise ValueError(f"line {first_line}: time {printed[h][0]!r} for a {values['size']}-byte message: the "
+                             "table printed a time below its resolution, so no bandwidth follows from it: "
+                             f"{_quote(lines[first_line - 1 - base])}")
         values["time_s" + suffix] = half["time"] * unit if "time" in half else None
         values["algbw_Bps" + suffix] = half["algbw"] * 1e9 if "algbw" in half else None
         values["busbw_Bps" + suffix] = half["busbw"] * 1e9 if "busbw" in half else None
         values["wrong" + suffix] = half.get("wrong")
-    return NcclTestsRow(line=first_line, **values)
+    shown = tuple(tuple(p) for p in printed if None not in p)
+    return NcclTestsRow(line=first_line, printed=shown, **values)
 
 
-def read_nccl_tests(text, collective=None) -> NcclTestsLog:
+def read_nccl_tests(text, collective=None, n_ranks=None, force=False) -> NcclTestsLog:
     """Parse the output of one nccl-tests run into an :class:`NcclTestsLog`.
 
     Parameters
     ----------
     text : str
-        What the program printed (a log file's content). At most :data:`MAX_TEXT_CHARS`
-        characters and :data:`MAX_ROWS` rows; **one** result table. A file with several runs
-        (several programs, or one program run several times, concatenated) is rejected at the
-        second table's header: read it with :func:`read_nccl_tests_runs`.
+        What the program printed (a log file's content, or rows pasted without their header).
+        At most :data:`MAX_TEXT_CHARS` characters and :data:`MAX_ROWS` rows; **one** result
+        table. A file with several runs is rejected at the second table's header: read it with
+        :func:`read_nccl_tests_runs`.
     collective : str, optional
-        The primitive (one of :data:`ccb_helpers.PRIMITIVES`) when the text does not name its
-        program; overrides what the text says.
+        One of :data:`~ccb_helpers.nccl_tests.records.COLLECTIVES` when the text does not name
+        its program. A value the log contradicts (another program named, busbw factor or
+        count/size of another collective) raises :class:`ValueError`.
+    n_ranks : int, optional
+        The rank count, when the log does not determine it. A value the log contradicts (its
+        ``# Rank`` lines, NCCL's ``nranks``, count against size, the busbw factor) raises.
+    force : bool, default False
+        Use ``collective`` and ``n_ranks`` even where the log contradicts them (a warning says so).
 
     Returns
     -------
     NcclTestsLog
-        ``log.n_ranks``, ``log.collective`` and ``log.rows`` (each with ``size``, ``count``,
-        ``type``, ``redop``, ``root``, ``time_s``, ``algbw_Bps``, ``busbw_Bps``, ``wrong`` and the
-        same names with ``_inplace``), in SI units (seconds, bytes, bytes/s).
+        ``log.n_ranks`` (what the log determines, ``log.n_ranks_source`` says how), ``log.collective``,
+        ``log.rows`` (each with ``size``, ``count``, ``type``, ``redop``, ``root``, ``time_s``,
+        ``algbw_Bps``, ``busbw_Bps``, ``wrong`` and the same names with ``_inplace``) in SI units
+        (seconds, bytes, bytes/s), and ``log.warnings``.
 
     Raises
     ------
     ValueError
         No result table, a second table, a row that cannot be read or that stops short (the
-        message names the line number and quotes the line), rank lines that are not 0..N-1,
-        text or rows above the caps.
+        message names the line number and quotes the line, cut to 120 characters), a caller's
+        value the log contradicts, text or rows above the caps.
     TypeError
         ``text`` is not a string.
 
@@ -128,57 +158,77 @@ def read_nccl_tests(text, collective=None) -> NcclTestsLog:
     prefixes (Open MPI ``--tag-output`` and ``--timestamp-output``, ``[0]``, slurm ``--label``,
     and any other per-line prefix that the header line carries, such as ``pdsh``'s
     ``host:``), CRLF or CR line ends, tabs, text after the last row (a crash message, a shell
-    prompt). A row cut short — by the end of the text, a comment line or an error message —
-    raises. ``-c 0`` (no check) prints ``N/A`` in the check column (``wrong = None``); ``-G``
-    (CUDA graphs) does not change the table.
+    prompt), lines whose ``#`` a Markdown renderer removed. A row cut short — by the end of the
+    text, a comment line or an error message — raises. ``-c 0`` (no check) prints ``N/A`` in the
+    check column (``wrong = None``); ``-G`` (CUDA graphs) does not change the table.
 
     Examples
     --------
     >>> log = read_nccl_tests(_EXAMPLE)
-    >>> log.n_ranks, log.collective, len(log.rows)
-    (2, None, 2)
+    >>> log.n_ranks, log.n_ranks_source, log.collective, len(log.rows)
+    (2, 'rank lines', None, 2)
     >>> row = log.rows[1]
     >>> row.size, row.type, row.redop, row.root, row.time_s, row.busbw_Bps, row.wrong, row.wrong_inplace
     (1048576, 'float', 'sum', -1, 0.0001049, 10000000000.0, 0.0, None)
+
+    Two ranks, busbw = algbw: AllReduce on 2 ranks, or SendRecv. A caller's AllGather does not fit
+    (AllGather prints a count per rank, so its size would be twice count × 4 bytes):
+
+    >>> read_nccl_tests(_EXAMPLE, collective="all_reduce").collective
+    'all_reduce'
+    >>> read_nccl_tests(_EXAMPLE, collective="all_gather")
+    Traceback (most recent call last):
+    ...
+    ValueError: collective='all_gather' contradicts the log: its rows have size = count × type size (the whole buffer's count), while all_gather prints the count per rank (pass force=True, or --force, to use it anyway)
     >>> read_nccl_tests("nothing here")
     Traceback (most recent call last):
     ...
-    ValueError: text: no nccl-tests result table found (no header line with 'time', 'algbw' and 'busbw')
+    ValueError: text: no nccl-tests result table found (no header line with 'time', 'algbw' and 'busbw', and no row of a known layout)
     """
-    text, collective = _check_text(text, collective)
+    text, collective, n_ranks, force = _check_args(text, collective, n_ranks, force)
+    lines = text.splitlines()
+    return _text_errors(lambda: _read(lines, 0, len(lines), collective, n_ranks, force, None))
+
+
+def _text_errors(read):
     try:
-        return _read(text, collective)
+        return read()
     except ValueError as err:  # what is wrong is in the text: say so (messages naming a line already do)
-        if str(err).startswith("line "):
+        message = str(err)
+        if message.startswith(("line ", "collective=", "n_ranks=")):
             raise
-        raise ValueError(f"text: {err}") from None
+        raise ValueError(f"text: {message}") from None
 
 
-def _check_text(text, collective):
+def _check_args(text, collective, n_ranks, force):
     if not isinstance(text, str):
         raise TypeError(f"text must be a string (the printed output), got {type(text).__name__}")
     if len(text) > MAX_TEXT_CHARS:
         raise ValueError(f"text has {len(text)} characters; the reader accepts at most {MAX_TEXT_CHARS} "
                          "(split the log into runs first)")
     if collective is not None:
-        collective = check_choice("collective", collective, PRIMITIVES)
-    return text, collective
+        collective = check_choice("collective", collective, COLLECTIVES)
+    if n_ranks is not None:
+        n_ranks = check_int("n_ranks", n_ranks, minimum=2, maximum=MAX_RANKS, scalar=True)
+    return text, collective, n_ranks, check_bool("force", force)
 
 
-def read_nccl_tests_runs(text, collective=None) -> tuple[NcclTestsLog, ...]:
+def read_nccl_tests_runs(text, collective=None, n_ranks=None, force=False) -> tuple[NcclTestsLog, ...]:
     """Parse a text holding one or more nccl-tests runs: one :class:`NcclTestsLog` per result table.
 
     Runs are separated after the last row (or footer) of one table; everything from there to the
     next table's header — the command line, ``# nThread …``, the ``# Rank`` lines, NCCL version
     lines — belongs to the next run, so each run finds its own program name and rank count.
-    Line numbers (``row.line``, error messages) count from the start of the whole text.
+    Headerless rows start a new run where the sizes start again after a line that is not a row
+    (``egrep`` output of several runs). Line numbers (``row.line``, error messages) count from
+    the start of the whole text. Reading is linear in the text.
 
     Parameters
     ----------
     text : str
         As for :func:`read_nccl_tests` (same caps, counted over the whole text).
-    collective : str, optional
-        Applied to every run (only when the runs are of one collective).
+    collective, n_ranks, force
+        Applied to every run (only when the runs are of one collective and rank count).
 
     Returns
     -------
@@ -187,11 +237,11 @@ def read_nccl_tests_runs(text, collective=None) -> tuple[NcclTestsLog, ...]:
 
     Examples
     --------
-    >>> runs = read_nccl_tests_runs("./all_gather_perf\\n" + _EXAMPLE + "./all_reduce_perf -b 8\\n" + _EXAMPLE)
+    >>> runs = read_nccl_tests_runs("./sendrecv_perf\\n" + _EXAMPLE + "./all_reduce_perf -b 8\\n" + _EXAMPLE)
     >>> [(run.collective, len(run.rows), run.rows[0].line) for run in runs]
-    [('all_gather', 2, 11), ('all_reduce', 2, 26)]
+    [('sendrecv', 2, 11), ('all_reduce', 2, 26)]
     """
-    text, collective = _check_text(text, collective)
+    text, collective, n_ranks, force = _check_args(text, collective, n_ranks, force)
     lines = text.splitlines()
     starts = _run_starts(lines)
     versions = set(_NCCL_VERSION_RE.findall(text))
@@ -199,8 +249,7 @@ def read_nccl_tests_runs(text, collective=None) -> tuple[NcclTestsLog, ...]:
     logs = []
     for i, start in enumerate(starts):
         end = starts[i + 1] if i + 1 < len(starts) else len(lines)
-        segment = "\n" * start + "\n".join(lines[start:end])  # keep the whole text's line numbers
-        logs.append(_read(segment, collective, default_version))
+        logs.append(_text_errors(lambda: _read(lines, start, end, collective, n_ranks, force, default_version)))
     return tuple(logs)
 
 
@@ -209,176 +258,355 @@ def _run_starts(lines) -> list[int]:
     derived = _derive_prefix(lines)
     starts = [0]
     in_table = False
+    seen_header = False
     last_table_line = 0
     for index, raw in enumerate(lines):
         if "busbw" not in raw and not in_table:
             continue
         stripped, _ = _normalize(raw, derived)
-        if stripped.startswith("#"):
-            body = stripped[1:].strip()
-            if _is_header(body.split()):
-                if in_table:
-                    starts.append(last_table_line + 1)
-                in_table = True
-                last_table_line = index
-            elif in_table and (_FOOTER_OOB_RE.match(stripped) or _FOOTER_AVG_RE.match(stripped)):
-                last_table_line = index
-        elif in_table and stripped and _INT_RE.match(stripped.split()[0]):
+        if _header_tokens(stripped) is not None:
+            if in_table:
+                starts.append(last_table_line + 1)
+            in_table = seen_header = True
             last_table_line = index
+        elif in_table and (_FOOTER_OOB_RE.match(stripped) or _FOOTER_AVG_RE.match(stripped)):
+            last_table_line = index
+        elif in_table and stripped and not stripped.startswith("#") and _INT_RE.match(stripped.split()[0]):
+            last_table_line = index
+    if not seen_header:
+        return _bare_run_starts(lines)
     return starts
 
 
-def _read(text: str, collective: str | None, default_version: str | None = None) -> NcclTestsLog:
-    lines = text.splitlines()
-    derived = _derive_prefix(lines)
-    columns: list[_Column] | None = None
-    check = None
-    header_line = 0
-    unit = None
-    legacy_names = False
-    rows: list[NcclTestsRow] = []
-    pending: list[tuple[str, int]] = []
-    pending_line = 0
-    expected = 0
-    ranks: dict[int, tuple[str, str]] = {}
-    finished = False
+def _bare_row_tokens(stripped: str):
+    tokens = stripped.split()
+    if len(tokens) in BARE_LAYOUTS and _INT_RE.match(tokens[0]) and _INT_RE.match(tokens[1]) and not _FLOAT_RE.match(tokens[2]):
+        return tokens
+    return None
+
+
+def _bare_run_starts(lines) -> list[int]:
+    """Runs of headerless rows: a new one where sizes start again after a line that is not a row."""
+    starts, last = [0], {}
+    gap = False
+    for index, raw in enumerate(lines):
+        stripped, _ = _normalize(raw, None)
+        tokens = _bare_row_tokens(stripped) if stripped and not stripped.startswith("#") else None
+        if tokens is None:
+            gap = gap or bool(stripped)
+            continue
+        key, size = tuple(tokens[2:5]), int(tokens[0]) if len(tokens[0]) <= 20 else 0
+        if gap and key in last and size <= last[key]:
+            starts.append(index)
+            last = {}
+        last[key] = size
+        gap = False
+    return starts
+
+
+class _Table:
+    """Where one run's table stands while its lines are read."""
+
+    def __init__(self):
+        self.columns: list[_Column] | None = None
+        self.check = None
+        self.header_line = 0
+        self.header_names: tuple = ()
+        self.unit = None
+        self.legacy_names = False
+        self.rows: list[NcclTestsRow] = []
+        self.pending: list[tuple[str, int]] = []
+        self.pending_line = 0
+        self.expected = 0
+        self.finished = False
+        self.last_size: dict = {}
+        self.repeated_at = 0
+
+
+def _read(lines, start, end, collective, n_ranks, force, default_version) -> NcclTestsLog:
+    """Read ``lines[start:end]`` (one run); line numbers count from the start of ``lines``."""
+    segment = lines[start:end]
+    derived = _derive_prefix(segment)
+    table = _Table()
+    ranks: list[tuple[int, str, str, str, str]] = []
     avg = oob = None
-    tests_version = None
-    library_code = None
+    tests_version = library_code = rccl_version = None
+    nranks_info: set = set()
+    threads = None
+    info = {"socket": 0, "no_nvls": 0, "reduced": None, "validation_off": False, "starting": None, "programs": {}}
 
     def fail_pending(lineno: int, line: str, why: str):
         raise ValueError(
-            f"line {pending_line}: the row starting there is cut short ({why} at line {lineno}: {line.strip()!r}): "
-            f"{lines[pending_line - 1].strip()!r}"
+            f"line {table.pending_line}: the row starting there is cut short ({why} at line {lineno}: {_quote(line)}): "
+            f"{_quote(lines[table.pending_line - 1])}"
         )
 
-    for lineno, raw in enumerate(lines, start=1):
+    for lineno, raw in enumerate(segment, start=start + 1):
+        if "NCCL INFO" in raw:
+            if (m := _NRANKS_RE.search(raw)) is not None:
+                nranks_info.add(int(m.group(1)))
+            if not info["socket"] and _SOCKET_RE.search(raw):
+                info["socket"] = lineno
+            if not info["no_nvls"] and _NO_NVLS_RE.search(raw):
+                info["no_nvls"] = lineno
         stripped, glued_host = _normalize(raw, derived)
         if not stripped and not glued_host:
             continue
-        if stripped.startswith("#"):
-            body = stripped[1:].strip()
-            if pending:
+        if "_perf" in stripped or "_test" in stripped:
+            if (m := _STARTING_RE.match(stripped)) is not None and info["starting"] is None:
+                info["starting"] = (m.group(1), lineno)
+            for m in _PROGRAM_RE.finditer(stripped):
+                info["programs"].setdefault(m.group(0), lineno)
+        header = _header_tokens(stripped)
+        if header is not None:
+            if table.pending:
+                fail_pending(lineno, raw, "a header line follows")
+            if table.columns is not None:
+                raise ValueError(
+                    f"line {lineno}: a second result table starts here (the first began at line {table.header_line}); "
+                    f"read a text of several runs with read_nccl_tests_runs: {_quote(raw)}"
+                )
+            table.columns, table.check = _parse_header(header, lineno, raw)
+            table.header_line = lineno
+            table.header_names = tuple(header)
+            table.legacy_names = "bytes" in header or "res" in header
+            table.expected = _expected_tokens(table.columns)
+            continue
+        if _metadata(stripped, lineno, raw, table, ranks, info):
+            if table.pending:
                 fail_pending(lineno, raw, "a comment line follows")
-            tokens = body.split()
-            if "algbw" in tokens and "busbw" in tokens:
-                if columns is not None:
-                    raise ValueError(
-                        f"line {lineno}: a second result table starts here (the first began at line {header_line}); "
-                        f"read a text of several runs with read_nccl_tests_runs: {raw.strip()!r}"
-                    )
-                columns, check = _parse_header(tokens, lineno, raw)
-                header_line = lineno
-                legacy_names = "bytes" in tokens or "res" in tokens
-                expected = _expected_tokens(columns)
-                continue
-            if columns is not None and unit is None and ("(us)" in tokens or "(ms)" in tokens or "(B)" in tokens):
-                unit = 1e-3 if "(ms)" in tokens else 1e-6
-                continue
-            if (m := _RANK_RE.match(stripped)) is not None:
-                ranks[int(m.group(1))] = (m.group(2) or "", m.group(4).strip())
-                continue
-            if (m := _DEVICE_RE.match(stripped)) is not None:
-                ranks[int(m.group(1))] = ("", m.group(3).strip())
-                continue
             if (m := _FOOTER_OOB_RE.match(stripped)) is not None:
                 oob = int(m.group(1))
-                finished = columns is not None
-                continue
-            if (m := _FOOTER_AVG_RE.match(stripped)) is not None:
+                table.finished = table.columns is not None
+            elif (m := _FOOTER_AVG_RE.match(stripped)) is not None:
                 try:
                     avg = float(m.group(1)) * 1e9
                 except ValueError:
-                    raise ValueError(f"line {lineno}: the average bus bandwidth is not a number: {raw.strip()!r}") from None
-                finished = columns is not None
-                continue
-            if (m := _TESTS_VERSION_RE.match(stripped)) is not None:
-                tests_version = m.group(1)
-                library_code = m.group(2)
+                    raise ValueError(f"line {lineno}: the average bus bandwidth is not a number: {_quote(raw)}") from None
+                table.finished = table.columns is not None
+            elif (m := _TESTS_VERSION_RE.match(stripped)) is not None:
+                tests_version, library_code = m.group(1), m.group(2)
+            elif (m := _THREADS_RE.match(stripped)) is not None:
+                threads = (int(m.group(1)), int(m.group(2)))
+                info["validation_off"] = info["validation_off"] or bool(_VALIDATION_OFF_RE.search(stripped))
+            elif (m := _RCCL_VERSION_RE.match(stripped)) is not None:
+                rccl_version = m.group(1)
             continue
         tokens = stripped.split()
         if glued_host:
             # A row's prefix followed directly by an NCCL log line ("-1host:pid:tid [0] NCCL INFO"):
             # the digits glued to the host name are the row's last printed value.
             glued = re.match(r"^(-?\d+)(?=[A-Za-z_])", glued_host)
-            if glued and columns is not None and tokens:
+            if glued and table.columns is not None and tokens:
                 tokens.append(glued.group(1))
             if not tokens:
                 continue
-        if columns is None or finished:
+        if table.columns is None or table.finished:
             continue  # command lines, launcher messages, NCCL version lines, text after the footer
-        if pending:
-            pending.extend((t, lineno) for t in tokens)
-        elif _INT_RE.match(tokens[0]):
-            pending = [(t, lineno) for t in tokens]
-            pending_line = lineno
-        else:
-            continue  # a message between rows (warnings, launcher noise)
-        # Check the tokens seen so far against their columns, so an error message cut into a row
-        # is reported at once.
-        pos = 0
-        for col in columns:
-            width = 2 if col.kind == "timestamp" else 1
-            if pos >= len(pending):
-                break
-            if col.kind != "timestamp":
-                token, tline = pending[pos]
-                try:
-                    _number(token, col.kind, col.name, tline, lines[tline - 1])
-                except ValueError as error:
-                    if tline == pending_line:
-                        raise
-                    raise ValueError(f"{error} (continuing the row that starts at line {pending_line})") from None
-            pos += width
-        if len(pending) > expected:
-            raise ValueError(
-                f"line {pending_line}: row has {len(pending)} values but the header (line {header_line}) has "
-                f"{expected} columns: {lines[pending_line - 1].strip()!r}"
-            )
-        if len(pending) == expected:
-            if unit is None:
-                unit = 1e-3 if legacy_names else 1e-6
-            if len(rows) >= MAX_ROWS:
-                raise ValueError(f"line {pending_line}: more than {MAX_ROWS} rows in one table; the reader "
-                                 f"accepts at most {MAX_ROWS} (split the log)")
-            rows.append(_build_row(columns, pending, pending_line, unit, lines))
-            pending = []
-    if columns is None:
-        raise ValueError("no nccl-tests result table found (no header line with 'time', 'algbw' and 'busbw')")
-    if pending:
+        _row_tokens(table, tokens, lineno, lines, 0)
+    if table.columns is None:
+        _read_bare(table, lines, start, end, derived)
+    elif table.pending:
         raise ValueError(
-            f"line {pending_line}: the text ends inside this row (truncated?): {lines[pending_line - 1].strip()!r}"
+            f"line {table.pending_line}: the text ends inside this row (truncated?): {_quote(lines[table.pending_line - 1])}"
         )
-    if not rows:
-        raise ValueError(f"line {header_line}: the result table has a header but no rows (truncated?)")
-    n_ranks = None
-    if ranks:
-        if sorted(ranks) != list(range(len(ranks))):
-            raise ValueError(f"text: the '# Rank' lines list ranks {sorted(ranks)}, not 0..N-1; cannot tell the rank count")
-        n_ranks = len(ranks)
-    hosts = tuple(dict.fromkeys(h for h, _ in (ranks[r] for r in sorted(ranks)) if h))
-    devices = tuple(ranks[r][1] for r in sorted(ranks))
-    if collective is None:
-        collective = _collective_from_text(text)
+    if not table.rows:
+        raise ValueError(f"line {table.header_line}: the result table has a header but no rows (truncated?)")
+
+    evidence = Evidence(rows=tuple(table.rows), time_unit_s=table.unit if table.unit is not None else 1e-6,
+                        rank_indices=tuple(r[0] for r in ranks), nranks_info=tuple(sorted(nranks_info)),
+                        header_columns=table.header_names)
+    named = None
+    if info["starting"] is not None:
+        found = _PROGRAM_RE.search(info["starting"][0])
+        if found:
+            evidence.program, evidence.program_line = found.group(0), info["starting"][1]
+    elif len({_PROGRAM_RE.match(p).group(1) for p in info["programs"]}) == 1:
+        evidence.program, evidence.program_line = next(iter(info["programs"].items()))
+    if evidence.program is not None:
+        named = _PROGRAMS[_PROGRAM_RE.match(evidence.program).group(1)]
+    command, command_line = find_command(segment, start)
+    if command is not None:
+        procs, per_thread, per_gpu = command
+        if threads is not None:  # the program's own "# nThread T nGpus G" line outranks the options
+            per_thread, per_gpu = threads
+        evidence.command_ranks, evidence.command_line = procs * per_thread * per_gpu, command_line
+    _early_warnings(evidence.warnings, table, ranks, info, avg, oob)
+    collective, n, source, warnings = resolve(evidence, named, collective, n_ranks, force)
+    hosts = tuple(dict.fromkeys(r[1] for r in sorted(ranks) if r[1]))
+    devices = tuple(r[4] for r in sorted(dict((r[0], r) for r in ranks).values()))
     nccl_version = default_version
-    if (m := _NCCL_VERSION_RE.search(text)) is not None:
-        nccl_version = m.group(1)
+    found_versions = {m.group(1) for line in segment if "NCCL version" in line for m in _NCCL_VERSION_RE.finditer(line)}
+    if found_versions:
+        nccl_version = sorted(found_versions)[0]
+    elif rccl_version is not None:
+        nccl_version = rccl_version
     elif library_code and library_code.isdigit():
         code = int(library_code)
         nccl_version = f"{code // 10000}.{code // 100 % 100}.{code % 100}" if code >= 20900 else f"{code // 1000}.{code // 100 % 10}.{code % 100}"
     return NcclTestsLog(
-        rows=tuple(rows), n_ranks=n_ranks, collective=collective, hosts=hosts, devices=devices,
-        check_column=check, time_unit_s=unit if unit is not None else 1e-6, nccl_version=nccl_version,
-        tests_version=tests_version, avg_busbw_Bps=avg, out_of_bounds=oob, header_line=header_line,
+        rows=tuple(table.rows), n_ranks=n, collective=collective, hosts=hosts, devices=devices,
+        check_column=table.check, time_unit_s=table.unit if table.unit is not None else 1e-6, nccl_version=nccl_version,
+        tests_version=tests_version, avg_busbw_Bps=avg, out_of_bounds=oob, header_line=table.header_line,
+        program=evidence.program, n_ranks_source=source, warnings=tuple(dict.fromkeys(warnings)),
     )
 
 
-def _collective_from_text(text: str) -> str | None:
-    match = _STARTING_RE.search(text)
-    if match:
-        found = _PROGRAM_RE.search(match.group(1))
-        return _PROGRAMS[found.group(1)] if found else None
-    names = {m.group(1) for m in _PROGRAM_RE.finditer(text)}
-    if len(names) == 1:
-        return _PROGRAMS[names.pop()]
-    return None
+def _metadata(stripped, lineno, raw, table, ranks, info) -> bool:
+    """Whether a line is one the table's text carries besides rows (comments, rank lines, footers …);
+    rank lines and the units line are taken in here, the rest by the caller."""
+    if (m := _RANK_RE.match(stripped)) is not None:
+        ranks.append((int(m.group(1)), m.group(2) or "", m.group(3), m.group(4).strip(), m.group(5).strip()))
+        return True
+    if (m := _DEVICE_RE.match(stripped)) is not None:
+        ranks.append((int(m.group(1)), "", m.group(2), "", m.group(3).strip()))
+        return True
+    if _RCCL_VERSION_RE.match(stripped):
+        return True
+    if (m := _REDUCED_MAX_RE.match(stripped)) is not None:
+        info["reduced"] = (int(m.group(1)), lineno)
+        return True
+    if stripped.startswith("#"):
+        body = stripped[1:].split()
+        if table.columns is not None and table.unit is None and ("(us)" in body or "(ms)" in body or "(B)" in body):
+            table.unit = 1e-3 if "(ms)" in body else 1e-6
+        return True
+    if stripped.startswith("(B)") or stripped.startswith("(bytes)"):
+        if table.columns is not None and table.unit is None:
+            table.unit = 1e-3 if "(ms)" in stripped.split() else 1e-6
+        return True
+    return bool(_FOOTER_OOB_RE.match(stripped) or _FOOTER_AVG_RE.match(stripped) or _THREADS_RE.match(stripped))
+
+
+def _row_tokens(table: _Table, tokens, lineno, lines, base):
+    """Add one line's tokens to the table: continue the pending row or start one, then check them."""
+    columns = table.columns
+    if table.pending:
+        table.pending.extend((t, lineno) for t in tokens)
+    elif _INT_RE.match(tokens[0]):
+        table.pending = [(t, lineno) for t in tokens]
+        table.pending_line = lineno
+    else:
+        return  # a message between rows (warnings, launcher noise)
+    # Check the tokens seen so far against their columns, so an error message cut into a row
+    # is reported at once; a number where redop belongs is a blank redop column.
+    pos = 0
+    for col in columns:
+        width = 2 if col.kind == "timestamp" else 1
+        if pos >= len(table.pending):
+            break
+        if col.kind != "timestamp":
+            token, tline = table.pending[pos]
+            if col.field == "redop" and token != "" and _FLOAT_RE.match(token):
+                table.pending.insert(pos, ("", tline))
+                pos += 1
+                continue
+            try:
+                _number(token, col.kind, col.name, tline, lines[tline - 1 - base])
+            except ValueError as error:
+                if tline == table.pending_line:
+                    raise
+                raise ValueError(f"{error} (continuing the row that starts at line {table.pending_line})") from None
+        pos += width
+    if len(table.pending) > table.expected:
+        raise ValueError(
+            f"line {table.pending_line}: row has {len(table.pending)} values but the header (line {table.header_line}) has "
+            f"{table.expected} columns: {_quote(lines[table.pending_line - 1 - base])}"
+        )
+    if len(table.pending) == table.expected:
+        if table.unit is None:
+            table.unit = 1e-3 if table.legacy_names else 1e-6
+        if len(table.rows) >= MAX_ROWS:
+            raise ValueError(f"line {table.pending_line}: more than {MAX_ROWS} rows in one table; the reader "
+                             f"accepts at most {MAX_ROWS} (split the log)")
+        row = _build_row(columns, table.pending, table.pending_line, table.unit, lines, base)
+        key = (row.type, row.redop, row.root)
+        if row.size and key in table.last_size and row.size <= table.last_size[key] and not table.repeated_at:
+            table.repeated_at = row.line
+        table.last_size[key] = row.size
+        table.rows.append(row)
+        table.pending = []
+
+
+def _read_bare(table: _Table, lines, start, end, derived):
+    """Rows pasted without their header: the layout from the first row's token count."""
+    first = None
+    for lineno in range(start + 1, end + 1):
+        raw = lines[lineno - 1]
+        stripped, _ = _normalize(raw, derived)
+        if not stripped or stripped.startswith("#"):
+            continue
+        tokens = stripped.split()
+        if first is None:
+            if _bare_row_tokens(stripped) is None:
+                continue
+            table.columns, table.check = _bare_columns(len(tokens), tokens)
+            table.expected = len(tokens)
+            table.header_names = tuple(c.name for c in table.columns)
+            table.unit = 1e-6
+            first = lineno
+        if not _INT_RE.match(tokens[0]) or len(tokens) < 3 or not _INT_RE.match(tokens[1]) or _FLOAT_RE.match(tokens[2]):
+            continue  # prose, separators, code fences between the pasted rows
+        if len(tokens) != table.expected:
+            raise ValueError(f"line {lineno}: row has {len(tokens)} values but the rows before it (line {first}) have "
+                             f"{table.expected}: {_quote(raw)}")
+        table.header_line = table.header_line or lineno
+        _row_tokens(table, tokens, lineno, lines, 0)
+    if first is None:
+        raise ValueError("no nccl-tests result table found (no header line with 'time', 'algbw' and 'busbw', "
+                         "and no row of a known layout)")
+
+
+def _early_warnings(warnings, table, ranks, info, avg, oob):
+    rows = table.rows
+    where: dict = {}
+    for index, host, device, busid, _ in ranks:
+        if host or busid:
+            where.setdefault((host, busid or device), []).append(index)
+    shared = [(key, indices) for key, indices in where.items() if len(set(indices)) > 1]
+    if shared:
+        (host, gpu), indices = shared[0]
+        warnings.append(f"ranks {sorted(set(indices))[0]} and {sorted(set(indices))[1]} run on the same GPU "
+                        f"({host + ' ' if host else ''}[{gpu}]): they share its links, so busbw does not measure them")
+    wrong = [r for r in rows if table.check == "#wrong" and any(w for w in (r.wrong, r.wrong_inplace) if w)]
+    if (oob or 0) > 0 or wrong:
+        count = oob if oob else sum(int(w) for r in wrong for w in (r.wrong, r.wrong_inplace) if w)
+        first = f" (first at line {wrong[0].line})" if wrong else ""
+        warnings.append(f"the log's own correctness check failed ({count} wrong values{first}): these timings come "
+                        "from wrong results and do not measure a working collective")
+    if info["validation_off"] or (rows and all(r.wrong is None for r in rows)):
+        warnings.append("the data were not checked (-c 0, validation: 0): nothing shows the collective computed "
+                        "the right result")
+    if avg is not None and rows:
+        values, rounding = [], []
+        for row in rows:
+            for half in row.printed:
+                values.append(float(half[2]))
+                rounding.append(_half_ulp(half[2]))
+        if values:
+            mean = sum(values) / len(values)
+            tolerance = sum(rounding) / len(rounding) + 5e-6 * max(mean, avg / 1e9) + 1e-9
+            if abs(mean - avg / 1e9) > tolerance:
+                warnings.append(f"the footer's average bus bandwidth {avg / 1e9:.6g} GB/s is not the average of the "
+                                f"rows shown ({mean:.6g} GB/s): rows were left out of the paste, or it joins several runs")
+    if info["reduced"] is not None:
+        size, line = info["reduced"]
+        warnings.append(f"nccl-tests reduced maxBytes to {size} bytes for lack of GPU memory (line {line}): the largest "
+                        "sizes asked for were not run")
+    if table.repeated_at:
+        warnings.append(f"sizes start again at line {table.repeated_at}: the table holds rows of several runs or cycles "
+                        "(interleaved output of two processes, or -N repeats); they are kept in printed order")
+    gaps = [(abs(r.busbw_Bps - r.busbw_Bps_inplace) / max(r.busbw_Bps, r.busbw_Bps_inplace), r) for r in rows
+            if r.size >= 2**20 and r.busbw_Bps_inplace and r.busbw_Bps and r.busbw_Bps >= 1e9]
+    if gaps:
+        gap, row = max(gaps, key=lambda g: g[0])
+        if gap > INPLACE_GAP:
+            warnings.append(f"in-place and out-of-place busbw differ by {100 * gap:.0f} % at {row.size} bytes (line "
+                            f"{row.line}): the two halves did not measure the same thing; compare both")
+    if info["socket"]:
+        warnings.append(f"NCCL used its socket (TCP) transport (line {info['socket']}): network numbers are TCP's, "
+                        "not the RDMA fabric's (no IB device found, NCCL_IB_DISABLE set, or the net plugin missing)")
+    if info["no_nvls"]:
+        warnings.append(f"NCCL INFO says NVLS (NVLink SHARP) is not available (line {info['no_nvls']}): AllReduce "
+                        "cannot use in-switch reduction here")
+

@@ -1,7 +1,8 @@
 """The records the reader returns: one row of an nccl-tests table, and one parsed run.
 
 Also what every evaluator of a log needs first (:func:`_log_context`): the rank count and the
-collective, from the log or from the caller, checked.
+collective, from the log or from the caller, checked. :data:`COLLECTIVES` are the book's eight
+primitives and ``"sendrecv"`` (nccl-tests' point-to-point test).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from ..primitives import PRIMITIVES
 #: Most table rows the reader accepts in one text (a full ``-d all -o all`` sweep has ~2000),
 #: and the most a report or a fit evaluates.
 MAX_ROWS = 20_000
+#: What a log can measure: the book's primitives and nccl-tests' point-to-point ``sendrecv``.
+COLLECTIVES = PRIMITIVES + ("sendrecv",)
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,9 @@ class NcclTestsRow:
         The same for the in-place half (``None`` when the table has no in-place half).
     line : int
         Line number (1-based) where the row starts in the text.
+    printed : tuple
+        The printed ``(time, algbw, busbw)`` tokens of each half (their rounding bounds what the
+        log can say about itself); ``()`` for rows not read from text.
     """
 
     size: int
@@ -59,6 +65,7 @@ class NcclTestsRow:
     busbw_Bps_inplace: float | None
     wrong_inplace: float | None
     line: int
+    printed: tuple = field(default=(), repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -70,10 +77,13 @@ class NcclTestsLog:
     rows : tuple of NcclTestsRow
         The table, in printed order.
     n_ranks : int or None
-        Ranks listed by the ``# Rank … device …`` header (NCCL 1: ``# Device …``), ``None`` if absent.
+        Ranks the log determines (``n_ranks_source`` says from what: its ``# Rank`` lines, NCCL's
+        ``nranks``, the command line, count against size, or the busbw factor), else the
+        caller's value, else ``None``.
     collective : str or None
-        The book's primitive name (``"all_reduce"``, ``"all_to_all"`` …) when the text names the
-        program (``# Collective test starting:`` line or an ``…_perf`` command), else ``None``.
+        One of :data:`COLLECTIVES` (``"all_reduce"``, ``"all_to_all"``, ``"sendrecv"`` …): named by
+        the text (``# Collective test starting:`` line or an ``…_perf`` command), or the only one
+        its numbers fit, or the caller's; else ``None``.
     hosts : tuple of str
         Distinct host names of the rank lines, in order (``()`` if absent).
     devices : tuple of str
@@ -88,6 +98,15 @@ class NcclTestsLog:
         The ``# Avg bus bandwidth`` footer (bytes/s), if printed.
     out_of_bounds : int or None
         The ``# Out of bounds values`` footer, if printed.
+    program : str or None
+        The nccl-tests program named by the text (``"all_reduce_perf"``, ``"hypercube_perf"`` …).
+    n_ranks_source : str or None
+        Where ``n_ranks`` comes from: ``"rank lines"``, ``"NCCL INFO nranks"``, ``"command line"``,
+        ``"count vs size"``, ``"busbw factor"``, ``"caller"``, or ``None``.
+    warnings : tuple of str
+        What a reviewer of the output would point out (ranks sharing a GPU, unchecked or wrong
+        data, rows left out, maxBytes reduced, in-place far from out-of-place, a socket transport,
+        rank lines elided …), in the order found.
     """
 
     rows: tuple
@@ -102,6 +121,9 @@ class NcclTestsLog:
     avg_busbw_Bps: float | None = None
     out_of_bounds: int | None = None
     header_line: int = field(default=0, repr=False)
+    program: str | None = None
+    n_ranks_source: str | None = None
+    warnings: tuple = ()
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -155,7 +177,10 @@ def _log_context(log, n_ranks, collective):
                          "ran alone; rebuild with 'make MPI=1' or pass n_ranks)")
     if len(log.rows) > MAX_ROWS:
         raise ValueError(f"the log has {len(log.rows)} rows; at most {MAX_ROWS} are evaluated (split the log)")
-    primitive = log.collective if collective is None else check_choice("collective", collective, PRIMITIVES)
+    primitive = log.collective if collective is None else check_choice("collective", collective, COLLECTIVES)
     if primitive is None:
-        raise ValueError("the log does not name its collective: pass collective (one of " + ", ".join(PRIMITIVES) + ")")
+        raise ValueError("the log does not name its collective: pass collective (one of " + ", ".join(COLLECTIVES) + ")")
+    if log.n_ranks_source not in (None, "caller"):
+        if n_ranks is not None and n != log.n_ranks:
+            raise ValueError(f"n_ranks={n} contradicts the log, whose {log.n_ranks_source} show N = {log.n_ranks}")
     return log, n, primitive

@@ -1,0 +1,366 @@
+"""What a log says about itself: its rank count and collective, cross-checked, and how sure it is.
+
+nccl-tests computes every busbw from its own ``nranks`` (src/*.cu ``GetBw``): busbw = c(N) · size
+/ time with c(N) = 2(N-1)/N (AllReduce), (N-1)/N (AllGather, ReduceScatter, AllToAll, Gather,
+Scatter, and ``hypercube_perf``'s AllGather) or 1 (Broadcast, Reduce, SendRecv) — in both algbw
+conventions (before June 2020 AllGather/ReduceScatter printed algbw = busbw). And it prints
+``count`` per rank for the collectives whose buffers are split in N parts, so size = count × type
+size × N there and size = count × type size otherwise. A printed row therefore carries its own
+check: the interval of busbw · time / size over every row (each number known to its printed
+rounding) must contain c(N), and size / (count · type size) must be 1 or N.
+
+:func:`resolve` combines that with the ``# Rank`` lines, NCCL's ``nranks``, the command line and
+the program name, and with what the caller passes; a caller's value the log contradicts raises
+:class:`ValueError` saying what the log shows (or, with ``force``, becomes a warning).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from .formats import TYPE_SIZES, _half_ulp
+from .records import COLLECTIVES
+
+# busbw / (size / time) for each collective: the three families.
+_DOUBLE = ("all_reduce",)
+_SPLIT = ("all_gather", "reduce_scatter", "all_to_all", "gather", "scatter")
+_WHOLE = ("broadcast", "reduce", "sendrecv")
+_ROOTED = ("broadcast", "reduce", "gather", "scatter")
+_REDUCING = ("all_reduce", "reduce_scatter", "reduce")
+#: Largest rank count the reader infers or accepts (nccl-tests runs reach thousands).
+MAX_RANKS = 2**24
+# Relative slack on the factor interval: the printed numbers are rounded from doubles.
+_SLACK = 1e-9
+
+
+def busbw_factor(collective: str, n: int) -> float:
+    """nccl-tests' busbw / algbw factor c(N) (``doc/PERFORMANCE.md``; 1 for SendRecv).
+
+    >>> busbw_factor("all_reduce", 8), busbw_factor("all_to_all", 16), busbw_factor("sendrecv", 2)
+    (1.75, 0.9375, 1.0)
+    """
+    if collective in _DOUBLE:
+        return 2 * (n - 1) / n
+    if collective in _SPLIT:
+        return (n - 1) / n
+    return 1.0
+
+
+def _ratio_for(collective: str, n: int) -> int:
+    """size / (count × type size) that nccl-tests prints for ``collective`` on ``n`` ranks."""
+    return n if collective in _SPLIT else 1
+
+
+def _n_range(collective: str, lo: float, hi: float) -> tuple[int, int | None] | None:
+    """Rank counts whose c(N) lies in ``[lo, hi]``: ``(first, last)`` (``last = None``: unbounded)."""
+    if collective in _WHOLE:
+        return (2, None) if lo <= 1.0 <= hi else None
+    top = 2.0 if collective in _DOUBLE else 1.0
+    scale = top  # c(N) = top (N-1)/N  <=>  N = top / (top - c)
+    if hi <= 0 or lo >= top:
+        return None
+    first = 2 if lo <= busbw_factor(collective, 2) else math.ceil(scale / (top - lo) - 1e-9)
+    last = None if hi >= top else math.floor(scale / (top - hi) + 1e-9)
+    first = max(first, 2)
+    if last is not None and last < first:
+        return None
+    # the integer bounds above come from a division: confirm them on c(N) itself
+    while last is not None and last >= first and busbw_factor(collective, last) > hi * (1 + _SLACK):
+        last -= 1
+    while (last is None or first <= last) and busbw_factor(collective, first) < lo * (1 - _SLACK):
+        first += 1
+    if (last is not None and last < first) or first > MAX_RANKS:
+        return None
+    return first, last
+
+
+@dataclass
+class Evidence:
+    """Facts one table carries about its run (filled by the reader, read by :func:`resolve`)."""
+
+    rows: tuple = ()
+    time_unit_s: float = 1e-6
+    rank_indices: tuple = ()          # every '# Rank' index, in order (with repeats)
+    nranks_info: tuple = ()           # distinct 'nranks' values of NCCL INFO comm lines
+    command_ranks: int | None = None  # from the launcher and the program's -g/-t, or nThread/nGpus
+    command_line: int = 0
+    program: str | None = None
+    program_line: int = 0
+    header_columns: tuple = ()
+    warnings: list = field(default_factory=list)
+
+    # -- what the rows say -----------------------------------------------------------------------
+
+    def factor_interval(self):
+        """``(lo, hi, rows used)`` of busbw · time / size over every row and half, or ``None``."""
+        lo, hi, used = 0.0, math.inf, 0
+        for row in self.rows:
+            if row.size <= 0 or not row.printed:
+                continue
+            for time_token, _, busbw_token in row.printed:
+                busbw, time = float(busbw_token), float(time_token)
+                d_busbw, d_time = _half_ulp(busbw_token), _half_ulp(time_token)
+                if busbw - d_busbw <= 0 or time - d_time <= 0:
+                    continue
+                scale = 1e9 * self.time_unit_s / row.size
+                lo = max(lo, (busbw - d_busbw) * (time - d_time) * scale * (1 - _SLACK))
+                hi = min(hi, (busbw + d_busbw) * (time + d_time) * scale * (1 + _SLACK))
+                used += 1
+        return (lo, hi, used) if used else None
+
+    def size_ratio(self) -> int | None | bool:
+        """size / (count × type size), the same on every row; ``None`` if no row tells, ``False``
+        if the rows disagree (several runs in one table)."""
+        ratios = set()
+        for row in self.rows:
+            width = TYPE_SIZES.get(row.type or "")
+            if row.size > 0 and row.count and width:
+                ratio, rest = divmod(row.size, row.count * width)
+                ratios.add(ratio if rest == 0 and ratio >= 1 else -1)
+        if not ratios:
+            return None
+        if len(ratios) > 1 or -1 in ratios:
+            return False
+        return ratios.pop()
+
+    def roots(self) -> set:
+        return {row.root for row in self.rows if row.root is not None}
+
+    def redops(self) -> set:
+        return {row.redop for row in self.rows}
+
+    # -- one hypothesis against the rows ------------------------------------------------------------
+
+    def contradiction(self, collective: str, n: int | None) -> str | None:
+        """Why ``(collective, n)`` cannot have printed these rows, or ``None`` if it can."""
+        ratio = self.size_ratio()
+        if ratio:
+            if collective in _SPLIT and ratio == 1:
+                return (f"its rows have size = count × type size (the whole buffer's count), while {collective} "
+                        "prints the count per rank")
+            if collective not in _SPLIT and ratio > 1:
+                return (f"its rows have size = {ratio} × count × type size (a count per rank of {ratio} ranks), "
+                        f"while {collective} prints the whole buffer's count")
+            if n is not None and collective in _SPLIT and ratio != n:
+                return f"its rows have size = {ratio} × count × type size, which means N = {ratio}, not {n}"
+        roots = self.roots()
+        if roots:
+            if collective in _ROOTED and -1 in roots:
+                return f"its rows have root -1 (no root), and {collective} has a root"
+            if collective not in _ROOTED and any(r >= 0 for r in roots):
+                return f"its rows have root {max(roots)}, and {collective} has no root"
+        redops = {r for r in self.redops() if r}
+        if redops and "redop" in self.header_columns:
+            reducing = any(r != "none" for r in redops)
+            if collective in _REDUCING and not reducing:
+                return f"its rows have redop 'none', and {collective} reduces"
+            # nccl-tests since 2022 (a root column too) prints "none" for the collectives that do not
+            # reduce; only sendrecv passes its -o operator through.
+            if reducing and "root" in self.header_columns and collective not in _REDUCING + ("sendrecv",):
+                return f"its rows have redop {sorted(r for r in redops if r != 'none')[0]!r}, and {collective} does not reduce"
+        interval = self.factor_interval()
+        if interval is not None:
+            lo, hi, _ = interval
+            if lo > hi:
+                return None  # the rows contradict each other: no test (a warning says so)
+            if n is not None:
+                c = busbw_factor(collective, n)
+                if not lo * (1 - _SLACK) <= c <= hi * (1 + _SLACK):
+                    return (f"busbw × time / size = {_interval_text(lo, hi)} on its rows, and {collective} on "
+                            f"{n} ranks gives {c:.6g}")
+            elif _n_range(collective, lo, hi) is None:
+                return f"busbw × time / size = {_interval_text(lo, hi)} on its rows, which no rank count gives {collective}"
+        return None
+
+    def ranks_from_rows(self, collective: str) -> tuple[int | None, str | None]:
+        """N the rows alone determine for ``collective`` (count vs size, then the factor)."""
+        ratio = self.size_ratio()
+        if ratio and collective in _SPLIT and ratio >= 2:
+            return ratio, "count vs size"
+        interval = self.factor_interval()
+        if interval is not None and interval[0] <= interval[1]:
+            span = _n_range(collective, interval[0], interval[1])
+            if span is not None and span[1] is not None and span[0] == span[1]:
+                return span[0], "busbw factor"
+        return None, None
+
+
+def _interval_text(lo: float, hi: float) -> str:
+    middle = (lo + hi) / 2
+    return f"{middle:.6g} ± {(hi - lo) / 2:.2g}"
+
+
+_LAUNCHERS = ("mpirun", "mpiexec", "srun", "orterun", "prun", "jsrun")
+
+
+def command_ranks(line: str, program_at: int) -> tuple[int, int, int] | None:
+    """``(processes, threads, GPUs per thread)`` a command line starts: the launcher's process
+    count (1 without a launcher) and the program's ``-t`` and ``-g``.
+
+    ``program_at`` is where the program's name starts. ``None`` when the line has a launcher
+    whose process count it does not give (``srun`` with its allocation's defaults), or options
+    that cannot be read.
+
+    >>> command_ranks("mpirun -np 2 ./build/all_reduce_perf -b 8 -g 4", 13)
+    (2, 1, 4)
+    >>> command_ranks("./build/all_gather_perf -b 16M -g 2 -d bfloat16", 0)
+    (1, 1, 2)
+    """
+    before, after = line[:program_at].split(), line[program_at:].split()[1:]
+    launcher = any(token.rsplit("/", 1)[-1] in _LAUNCHERS for token in before)
+    procs = 1
+    if launcher:
+        procs = None
+        for i, token in enumerate(before):
+            for name in ("-np", "-n", "--np", "--ntasks", "-c"):
+                if token == name and name != "-c" and i + 1 < len(before) and before[i + 1].isdigit():
+                    procs = int(before[i + 1])
+                elif token.startswith(name + "=") and token.split("=", 1)[1].isdigit():
+                    procs = int(token.split("=", 1)[1])
+        if procs is None:
+            return None
+    per_process = {"-t": 1, "-g": 1}
+    for i, token in enumerate(after):
+        key = {"-t": "-t", "--nthreads": "-t", "-g": "-g", "--ngpus": "-g"}.get(token)
+        if key and i + 1 < len(after):
+            if not after[i + 1].isdigit():
+                return None
+            per_process[key] = int(after[i + 1])
+    n = procs * per_process["-t"] * per_process["-g"]
+    return (procs, per_process["-t"], per_process["-g"]) if 1 <= n <= MAX_RANKS else None
+
+
+_PROGRAM_TOKEN_RE = re.compile(r"(?:^|[\s/])((?:all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|gather|"
+                               r"scatter|sendrecv|hypercube)_perf(?:_mpi)?)(?=\s|$)")
+
+
+def find_command(lines, start: int) -> tuple[tuple[int, int, int] | None, int]:
+    """:func:`command_ranks` of the last command line (one that runs an ``…_perf`` program) and its line number."""
+    found, where = None, 0
+    for offset, line in enumerate(lines):
+        match = _PROGRAM_TOKEN_RE.search(line)
+        if match is None or "Collective test" in line:
+            continue
+        ranks = command_ranks(line, match.start(1))
+        if ranks is not None:
+            found, where = ranks, start + offset + 1
+    return found, where
+
+
+def resolve(evidence: Evidence, named: str | None, caller_collective: str | None, caller_n: int | None,
+            force: bool = False):
+    """``(collective, n_ranks, source, warnings)`` from the evidence and the caller's values.
+
+    Raises :class:`ValueError` when a caller's value contradicts the log (unless ``force``).
+    """
+    warnings = evidence.warnings
+
+    def conflict(message: str):
+        if force:
+            warnings.append(f"forced: {message}")
+        else:
+            raise ValueError(message + " (pass force=True, or --force, to use it anyway)")
+
+    # -- the collective the text names, against the caller's --------------------------------------------
+    collective = named
+    if caller_collective is not None and named is not None and caller_collective != named:
+        conflict(f"collective={caller_collective!r} contradicts the log: it names {evidence.program} "
+                 f"(line {evidence.program_line}), which measures {named}")
+        collective = caller_collective
+    elif caller_collective is not None:
+        collective = caller_collective
+
+    # -- rank counts the text states --------------------------------------------------------------------
+    stated, source = None, None
+    indices = evidence.rank_indices
+    distinct = sorted(set(indices))
+    elided_bound = None
+    elided_note = None
+    if distinct:
+        repeated = sorted({i for i in indices if indices.count(i) > 1}) if len(distinct) < len(indices) else []
+        if repeated:
+            warnings.append(f"the '# Rank' lines list rank {repeated[0]} more than once: several processes each "
+                            "ran alone (nccl-tests built without MPI=1?) or several runs were pasted together")
+        if distinct == list(range(len(distinct))) and not repeated:
+            stated, source = len(distinct), "rank lines"
+        elif not repeated:
+            elided_bound = distinct[-1] + 1
+            shown = (f"only rank {distinct[0]}" if len(distinct) == 1 else
+                     "ranks " + ", ".join(map(str, distinct[:3])) + (", …" if len(distinct) > 3 else ""))
+            elided_note = f"the '# Rank' lines are elided ({shown} of 0..{distinct[-1]} listed)"
+    if stated is None and len(evidence.nranks_info) == 1:
+        stated, source = evidence.nranks_info[0], "NCCL INFO nranks"
+    elif stated is not None and evidence.nranks_info and stated not in evidence.nranks_info:
+        warnings.append(f"NCCL's INFO lines say nranks {', '.join(map(str, evidence.nranks_info))}, the rank lines {stated}")
+    if stated is None and evidence.command_ranks is not None and elided_bound is None:
+        stated, source = evidence.command_ranks, "command line"
+
+    # -- the collective the numbers allow -----------------------------------------------------------------
+    candidates = [collective] if collective is not None else list(COLLECTIVES)
+    n_hint = stated if stated is not None else elided_bound
+    fitting = [c for c in candidates if evidence.contradiction(c, n_hint) is None]
+    if collective is not None and not fitting:
+        why = evidence.contradiction(collective, n_hint)
+        if caller_collective is not None and named is None:
+            conflict(f"collective={caller_collective!r} contradicts the log: {why}")
+        else:
+            warnings.append(f"the rows do not fit {collective}" + (f" on {n_hint} ranks" if n_hint else "") + f": {why}")
+    if collective is None:
+        if len(fitting) == 1:
+            collective = fitting[0]
+        elif not fitting and n_hint is not None:
+            fitting = [c for c in candidates if evidence.contradiction(c, None) is None]
+            if len(fitting) == 1:
+                collective = fitting[0]
+
+    # -- the rank count --------------------------------------------------------------------------------
+    n, n_source = stated, source
+    from_rows, rows_source = None, None
+    if collective is not None:
+        from_rows, rows_source = evidence.ranks_from_rows(collective)
+    elif fitting:  # the collective is not known, but every one that fits may give the same N
+        found = {evidence.ranks_from_rows(c) for c in fitting}
+        if len(found) == 1:
+            from_rows, rows_source = found.pop()
+    if elided_note is not None:
+        if from_rows is None:
+            warnings.append(f"{elided_note}: N = {elided_bound} assumed from the largest rank shown")
+        elif from_rows == elided_bound:
+            warnings.append(f"{elided_note}: N = {elided_bound} from the largest rank shown, as the {rows_source} agrees")
+        else:
+            warnings.append(f"{elided_note}, but the rows give N = {from_rows} ({rows_source}): the rank lines come "
+                            f"from another run; N = {from_rows} used")
+    if collective is not None or from_rows is not None:
+        if n is None and from_rows is not None:
+            n, n_source = from_rows, rows_source
+        elif n is None and elided_bound is not None:
+            n, n_source = elided_bound, "rank lines"
+        elif n is not None and from_rows is not None and from_rows != n:
+            warnings.append(f"the rows give N = {from_rows} ({rows_source}) but the {source} give N = {n}")
+        if collective is not None and n is not None and evidence.contradiction(collective, n) is not None and from_rows is None:
+            warnings.append(f"the rows do not fit {collective} on {n} ranks ({source}): "
+                            f"{evidence.contradiction(collective, n)}")
+    elif n is None and elided_bound is not None:
+        n, n_source = elided_bound, "rank lines"
+
+    if caller_n is not None:
+        guessed = n_source == "rank lines" and stated is None  # only a lower bound: the rank list is elided
+        if n is not None and n_source is not None and caller_n != n and not (guessed and caller_n > n):
+            conflict(f"n_ranks={caller_n} contradicts the log: its {n_source} give N = {n}")
+            n, n_source = caller_n, "caller"
+        elif n is None or guessed:
+            reasons = [evidence.contradiction(c, caller_n) for c in ([collective] if collective else fitting or candidates)]
+            if reasons and all(reasons):
+                conflict(f"n_ranks={caller_n} contradicts the log: {reasons[0]}")
+            elif collective is None:
+                fits = [c for c, why in zip(fitting, reasons) if why is None]
+                if len(fits) == 1:
+                    collective = fits[0]
+            n, n_source = caller_n, "caller"
+    interval = evidence.factor_interval()
+    if interval is not None and interval[0] > interval[1]:
+        warnings.append("busbw × time / size differs between rows by more than the printed rounding: the table joins "
+                        "rows of different runs or rank counts")
+    return collective, n, n_source, warnings
