@@ -560,3 +560,215 @@ def test_rank_lines_not_from_zero_are_an_elided_list():
     # busbw = algbw fits AllReduce on 2 ranks and SendRecv on any number).
     elided = ccb.read_nccl_tests(_SYNTH.replace("Rank  1", "Rank  3"))
     assert elided.n_ranks == 4 and "N = 4 assumed from the largest rank shown" in elided.warnings[0]
+
+
+# -- further published outputs (#26): tests/data/nccl_tests, every shape people paste ----------------
+
+# file -> (collective, n_ranks passed (None: the log must determine it), expected n_ranks, n_ranks_source,
+#          collective the log determines by itself (None: ambiguous), rows, first (size, count, type,
+#          redop, root), last row's printed (time, algbw, busbw), a warning expected (or None))
+# Every value is typed from the file (see its SOURCES entry) or worked in the comment.
+REAL_MORE = {
+    # RCCL, 8 x MI300X, rank lines 0..7, the program named on the command line.
+    "rccl_mi300x_1node_all_reduce.txt": ("all_reduce", None, 8, "rank lines", "all_reduce", 31,
+                                         (8, 2, "float", "sum", -1), ("47617", "180.40", "315.69"), None),
+    # RCCL 2.22.3, 16 ranks on gpu-53/gpu-56; the program is not named: 2 x 15/16 = 1.875 only fits AllReduce.
+    "rccl_mi300x_2node_all_reduce.txt": ("all_reduce", None, 16, "rank lines", "all_reduce", 32,
+                                         (8, 2, "float", "sum", -1), ("90115", "190.64", "357.46"), None),
+    # MI355X: no nThread line, no device names, "# Testing 1 cycle.", no footer.
+    "rccl_mi355x_pollara_2node_all_reduce.txt": ("all_reduce", None, 16, "rank lines", "all_reduce", 31,
+                                                 (8, 2, "float", "sum", -1), ("43643", "196.82", "369.04"), None),
+    # Only "# Rank 71": N = 72, and busbw x time / size = 834.57 x 20299 / 8589934592 ... = 1.97222 = 2 x 71/72.
+    "coreweave_gb200_nvl72_1rack_all_reduce.txt": ("all_reduce", None, 72, "busbw factor", "all_reduce", 5,
+                                                   (536870912, 134217728, "float", "sum", -1), ("20299", "423.16", "834.57"),
+                                                   "as the busbw factor agrees"),
+    # Only "# Rank 143", but 810.41e9 x 42067e-6 / 17179869184 = 1.98437 = 2 x 127/128: N = 128.
+    "coreweave_gb200_2rack_all_reduce.txt": ("all_reduce", None, 128, "busbw factor", "all_reduce", 6,
+                                             (536870912, 134217728, "float", "sum", -1), ("42067", "408.40", "810.41"),
+                                             "the rank lines come from another run; N = 128 used"),
+    # Only "# Rank 1439": N = 1440 (the factor 1.99861 allows 1416..1466, so it cannot decide).
+    "coreweave_gb200_20rack_1440rank_all_reduce.txt": ("all_reduce", None, 1440, "rank lines", "all_reduce", 6,
+                                                       (536870912, 134217728, "float", "sum", -1),
+                                                       ("84625", "203.01", "405.74"), "N = 1440 assumed"),
+    # Rank lines elided as "...": 386.56e9 x 43980e-6 / 8589934592 = 1.97917 = 2 x 95/96 (95: 1.97895, 97: 1.97938).
+    "coreweave_h100_sharp_elided_all_reduce.txt": ("all_reduce", None, 96, "busbw factor", "all_reduce", 5,
+                                                   (536870912, 134217728, "float", "sum", -1), ("43980", "195.31", "386.56"),
+                                                   None),
+    # 2019-2021 format, no rank lines: 4.33 x 122131 / 268435456 x 1e3 = 1.970 +- 0.0025 fits N = 62..72.
+    "issue78_v100_64rank_all_reduce_2021.txt": ("all_reduce", 64, 64, "caller", "all_reduce", 2,
+                                                (268435456, 67108864, "float", "sum", None), ("244833", "2.19", "4.32"), None),
+    # Blank redop: 268435456 = 64 x 1048576 x 4, so N = 64 (AllGather, ReduceScatter, AllToAll ... all fit).
+    "issue78_v100_64rank_alltoall_blank_redop_2021.txt": ("all_to_all", None, 64, "count vs size", None, 2,
+                                                          (268435456, 1048576, "float", None, None),
+                                                          ("1041974", "0.52", "0.51"), None),
+    # "mpirun ... -np 2 ./all_reduce_perf ... -g 1": N = 2.
+    "issue232_h100_2node_tree_all_reduce_excerpt.txt": ("all_reduce", None, 2, "command line", "all_reduce", 5,
+                                                        (2097152, 524288, "float", "sum", -1), ("812.3", "41.31", "41.31"),
+                                                        None),
+    # SendRecv on 2 x A40: busbw = algbw, as AllReduce on 2 ranks: the caller says which.
+    "issue214_a40_2node_sendrecv_excerpt.txt": ("sendrecv", None, 2, "rank lines", None, 5,
+                                                (256, 64, "float", "sum", -1), ("30.74", "0.13", "0.13"), None),
+    # Two runs' rows interleaved: sizes start again at line 8 (8 after 256). As AllReduce: 0.02 x 47.44 /
+    # 1024 x 1e3 = 0.93 +- 0.23 fits only N = 2 (c = 1; N = 3 gives 1.33).
+    "issue182_interleaved_rows_excerpt.txt": ("all_reduce", None, 2, "busbw factor", None, 10,
+                                              (8, 2, "float", "sum", -1), ("47.44", "0.02", "0.02"),
+                                              "sizes start again at line 8"),
+    # Bare rows after the units line: 0.22 x 16.49 / 2048 x 1e3 = 1.771 +- 0.04, only N = 8 (1.75) fits.
+    "deepep303_h20_8gpu_all_reduce_rows_excerpt.txt": ("all_reduce", None, 8, "busbw factor", "all_reduce", 10,
+                                                       (4, 1, "float", "sum", -1), ("16.49", "0.12", "0.22"), None),
+    # 128 = 8 x 4 x 4: N = 8; redop none, root -1: AllGather or AllToAll (the issue's table is AllToAll).
+    "deepep303_h20_8gpu_alltoall_rows_excerpt.txt": ("all_to_all", None, 8, "count vs size", None, 10,
+                                                     (0, 0, "float", "none", -1), ("11.08", "0.18", "0.16"), None),
+    # Root 0, redop sum, 8 = 2 x 4: Reduce (Broadcast prints "none"); busbw = algbw says nothing of N.
+    "rccl2075_strix_halo_reduce_2rank_excerpt.txt": ("reduce", 2, 2, "caller", "reduce", 9,
+                                                     (8, 2, "float", "sum", 0), ("17.25", "0.12", "0.12"), None),
+    # Root 0, redop none, 32 = 2 x 4 x 4: N = 2, Gather or Scatter.
+    "rccl2075_strix_halo_rooted_2rank_excerpt.txt": ("gather", None, 2, "count vs size", None, 10,
+                                                     (0, 0, "float", "none", 0), ("11.64", "0.35", "0.18"), None),
+    # "./build/all_gather_perf ... -g 2": N = 2; 16777216 = 2 x 4194304 x 2 (bfloat16) agrees.
+    "nccl1435_2gpu_all_gather_bf16_excerpt.txt": ("all_gather", None, 2, "command line", "all_gather", 7,
+                                                  (16777216, 4194304, "bfloat16", "none", -1), ("490.8", "239.27", "119.64"),
+                                                  None),
+    # Bare 2020 rows (no root column): 0.62 x 406.8 / 131072 x 1e3 = 1.924 +- 0.016: AllReduce, N = 22..33.
+    "nccl527_ec2_2020_rows_excerpt.txt": ("all_reduce", 32, 32, "caller", "all_reduce", 12,
+                                          (64, 16, "float", "sum", None), ("406.8", "0.32", "0.62"), None),
+    # The out-of-place line lost its '#'; 2 nodes x 8 H20 = 16 (the issue says so; the tiny rows cannot).
+    "nccl1244_h20_2node_nvlstree_2021_format_excerpt.txt": ("all_reduce", 16, 16, "caller", "all_reduce", 8,
+                                                            (4, 1, "float", "sum", None), ("46.58", "0.01", "0.02"), None),
+    # 300.51 x 195.40 / 33554432 x 1e3 = 1.75000: N = 8.
+    "mooncake3484_8gpu_all_reduce_rows_excerpt.txt": ("all_reduce", None, 8, "busbw factor", "all_reduce", 11,
+                                                      (32768, 8192, "float", "sum", -1), ("195.40", "171.72", "300.51"), None),
+    "dgxspark103_gb10_2node_all_reduce_excerpt.txt": ("all_reduce", None, 2, "rank lines", "all_reduce", 4,
+                                                      (8192, 2048, "float", "sum", -1), ("67.93", "0.96", "0.96"), None),
+    # Every line tagged "[1,0]<stdout>:"; busbw 0.00 throughout: nothing to infer N from.
+    "awsk8s503_p5_tagged_all_reduce_excerpt.txt": ("all_reduce", None, None, None, None, 3,
+                                                   (8, 2, "float", "sum", -1), ("22.25", "0.00", "0.00"), None),
+}
+
+
+def _read_more(name, **kwargs):
+    collective, n_ranks = REAL_MORE[name][:2]
+    return ccb.read_nccl_tests((CORPUS / name).read_text(), collective=collective, n_ranks=n_ranks, **kwargs)
+
+
+def test_corpus_has_its_sources():
+    files = {p.name for p in CORPUS.glob("*.txt")}
+    assert files == set(REAL_MORE) | {"rccl_mi325x_egrep_rows_1_2_4_8_nodes.txt"} and len(files) >= 20
+    sources = (CORPUS / "SOURCES").read_text()
+    assert all(name in sources for name in files)
+
+
+@pytest.mark.parametrize("name", sorted(REAL_MORE))
+def test_more_published_outputs_read_right(name):
+    collective, _, n_ranks, source, by_itself, n_rows, first, last, warning = REAL_MORE[name]
+    log = _read_more(name)
+    assert (log.collective, log.n_ranks, log.n_ranks_source, len(log.rows)) == (collective, n_ranks, source, n_rows)
+    assert (log.rows[0].size, log.rows[0].count, log.rows[0].type, log.rows[0].redop, log.rows[0].root) == first
+    time, algbw, busbw = last
+    assert log.rows[-1].time_s == pytest.approx(float(time) * 1e-6, rel=1e-12)
+    assert log.rows[-1].algbw_Bps == pytest.approx(float(algbw) * 1e9, rel=1e-12, abs=1e-3)
+    assert log.rows[-1].busbw_Bps == pytest.approx(float(busbw) * 1e9, rel=1e-12, abs=1e-3)
+    if warning is not None:
+        assert any(warning in w for w in log.warnings), log.warnings
+    # What the text determines by itself, without the caller's collective and rank count:
+    alone = ccb.read_nccl_tests((CORPUS / name).read_text())
+    assert alone.collective == by_itself
+    if source not in ("caller", None) and (by_itself is not None or source != "busbw factor"):
+        assert (alone.n_ranks, alone.n_ranks_source) == (n_ranks, source)
+    else:
+        assert alone.n_ranks in (None, n_ranks)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in REAL_MORE if REAL_MORE[n][2] is not None))
+def test_more_published_busbw_recomputed_from_time(name):
+    """busbw = c(N) size / time on every row and half of the further outputs, within the printed rounding."""
+    log = _read_more(name)
+    lines = (CORPUS / name).read_text().splitlines()
+    factor = PERFORMANCE_MD_FACTOR.get(log.collective, lambda n: (n - 1) / n)(log.n_ranks)  # gather: (N-1)/N
+    if log.collective == "sendrecv":
+        factor = 1.0
+    for row in log.rows:
+        if row.size == 0:
+            continue
+        for printed, suffix in zip(_printed_halves(lines[row.line - 1]), ("", "_inplace")):
+            t, busbw = getattr(row, "time_s" + suffix), getattr(row, "busbw_Bps" + suffix)
+            recomputed = factor * row.size / t
+            tolerance = _half_ulp(printed[2]) * 1e9 + recomputed * _half_ulp(printed[0]) * 1e-6 / t
+            assert abs(recomputed - busbw) <= tolerance, (row.line, recomputed, busbw)
+
+
+def test_egrep_of_four_runs_gives_four_runs_and_their_rank_counts():
+    # Three bare rows per run under "====== N-node ======": the sizes start again after each separator.
+    # busbw x time / size: 316.88 x 23719 / 4294967296 x 1e3 = 1.74998 (N = 8: 1.75), 347.23 x 23192 / ... =
+    # 1.87498 (16: 1.875), 348.12 x 23904 / ... = 1.93752 (32: 1.9375), 344.13 x 24572 / ... = 1.96883 (64: 1.96875).
+    text = (CORPUS / "rccl_mi325x_egrep_rows_1_2_4_8_nodes.txt").read_text()
+    runs = ccb.read_nccl_tests_runs(text)
+    assert [(run.n_ranks, run.n_ranks_source, run.collective, len(run.rows)) for run in runs] == [
+        (n, "busbw factor", "all_reduce", 3) for n in (8, 16, 32, 64)]
+    assert runs[1].rows[-1].busbw_Bps == pytest.approx(350.24e9) and runs[3].rows[0].line == 16
+    # Read as one text, the rows contradict each other and the reader says so.
+    whole = ccb.read_nccl_tests(text)
+    assert whole.n_ranks is None and any("differs between rows" in w for w in whole.warnings)
+
+
+@pytest.mark.parametrize("name, caller, message", [
+    # An 8-rank log told 4 ranks: its rank lines say 8.
+    ("rccl_mi300x_1node_all_reduce.txt", {"n_ranks": 4}, r"n_ranks=4 contradicts the log: its rank lines give N = 8"),
+    # An AllReduce log told AllGather: it names all_reduce_perf.
+    ("rccl_mi300x_1node_all_reduce.txt", {"collective": "all_gather"},
+     r"collective='all_gather' contradicts the log: it names all_reduce_perf \(line 1\)"),
+    # No program named: busbw factor 1.875 and size = count x 4 cannot be AllGather.
+    ("rccl_mi300x_2node_all_reduce.txt", {"collective": "all_gather"}, r"collective='all_gather' contradicts the log"),
+    # No rank lines: 1.97917 is 2 x 95/96, not 2 x 63/64 = 1.96875 (the README's 64 GPUs).
+    ("coreweave_h100_sharp_elided_all_reduce.txt", {"n_ranks": 64},
+     r"n_ranks=64 contradicts the log: its busbw factor give N = 96"),
+    # count vs size says 64; 16 would print size = 16 x count x 4.
+    ("issue78_v100_64rank_alltoall_blank_redop_2021.txt", {"n_ranks": 16, "collective": "all_to_all"},
+     r"n_ranks=16 contradicts the log: its count vs size give N = 64"),
+    # The factor range 62..72 of the 2021 AllReduce excludes 8 (1.75).
+    ("issue78_v100_64rank_all_reduce_2021.txt", {"n_ranks": 8},
+     r"n_ranks=8 contradicts the log: busbw × time / size = 1.97\d* ± 0.00\d* on its rows, and all_reduce on 8 ranks gives 1.75"),
+])
+def test_caller_values_the_log_contradicts_are_refused(name, caller, message):
+    text = (CORPUS / name).read_text()
+    with pytest.raises(ValueError, match=message):
+        ccb.read_nccl_tests(text, **caller)
+    forced = ccb.read_nccl_tests(text, force=True, **caller)
+    assert forced.warnings[0].startswith("forced: ")
+    assert forced.n_ranks == caller.get("n_ranks", forced.n_ranks)
+    assert forced.collective == caller.get("collective", forced.collective)
+
+
+# -- shapes built from real logs: what Markdown renderers and pastes do to them -------------------
+
+
+def test_table_whose_hashes_were_lost():
+    # A docs site strips the leading '#' of every comment line; '#wrong' in the middle stays.
+    text = (CORPUS / "rccl_mi300x_1node_all_reduce.txt").read_text()
+    stripped = "\n".join(line[1:] if line.startswith("#") else line for line in text.splitlines())
+    assert "       size         count      type   redop    root     time   algbw   busbw #wrong" in stripped
+    log, reference = ccb.read_nccl_tests(stripped), ccb.read_nccl_tests(text)
+    assert _same_rows(log, reference) and (log.n_ranks, log.collective) == (8, "all_reduce")
+    assert log.avg_busbw_Bps == pytest.approx(110.464e9) and log.out_of_bounds == 0
+
+
+def test_header_with_hash_wrong_is_not_a_prefix():
+    # Before #26: "size ... busbw #wrong ..." without the leading '#' gave "unknown column 'wrong'"
+    # (the text before '#wrong' was taken for a launcher prefix).
+    header = "       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong"
+    log = ccb.read_nccl_tests(header + "\n" + _ROW1 + "\n" + _ROW2 + "\n", collective="all_reduce", n_ranks=2)
+    assert [r.size for r in log.rows] == [1024, 2048] and log.check_column == "#wrong"
+
+
+def test_hypercube_perf_is_an_allgather():
+    # hypercube.cu: busbw = algbw = count x typesize x (N-1) / time with count per rank, so
+    # busbw x time / size = (N-1)/N, as AllGather; its redop column is blank. 4 ranks, 1 MiB: count
+    # 65536 floats per rank; time 100 us; busbw = 65536 x 4 x 3 / 100e-6 = 7.86432 GB/s.
+    header = _HEADER.replace("maxBytes 2048", "maxBytes 1048576")
+    ranks = "".join(f"#  Rank  {r} Group  0 Pid   100{r} on      node0 device  {r} [0x0{r}] NVIDIA A100-SXM4-40GB\n"
+                    for r in range(2, 4))
+    header = header.replace("#\n#                                                              out-of-place", ranks + "#\n#                                                              out-of-place", 1)
+    row = "     1048576         65536     float              -1    100.0    7.86    7.86      0    100.0    7.86    7.86      0\n"
+    log = ccb.read_nccl_tests("# Collective test starting: hypercube_perf\n" + header + row)
+    assert (log.program, log.collective, log.n_ranks) == ("hypercube_perf", "all_gather", 4)
+    assert log.rows[0].redop is None and log.rows[0].busbw_Bps == pytest.approx(7.86e9)

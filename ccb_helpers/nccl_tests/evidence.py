@@ -299,7 +299,7 @@ def resolve(evidence: Evidence, named: str | None, caller_collective: str | None
 
     # -- the collective the numbers allow -----------------------------------------------------------------
     candidates = [collective] if collective is not None else list(COLLECTIVES)
-    n_hint = stated if stated is not None else elided_bound
+    n_hint = stated  # an elided rank list only bounds N from below
     fitting = [c for c in candidates if evidence.contradiction(c, n_hint) is None]
     if collective is not None and not fitting:
         why = evidence.contradiction(collective, n_hint)
