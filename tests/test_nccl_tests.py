@@ -772,3 +772,98 @@ def test_hypercube_perf_is_an_allgather():
     log = ccb.read_nccl_tests("# Collective test starting: hypercube_perf\n" + header + row)
     assert (log.program, log.collective, log.n_ranks) == ("hypercube_perf", "all_gather", 4)
     assert log.rows[0].redop is None and log.rows[0].busbw_Bps == pytest.approx(7.86e9)
+
+
+# -- #28: rows that used to crash or hang, messages that echoed megabytes ---------------------------
+
+
+def test_row_with_time_zero_is_a_clean_error():
+    # Before #28 the report divided by it (ZeroDivisionError traceback, exit 1).
+    text = _HEADER + _ROW1.replace("    10.24    0.10    0.10      0", "     0.00    0.10    0.10      0", 1) + "\n"
+    with pytest.raises(ValueError, match=r"^line 10: time '0.00' for a 1024-byte message: the table printed a time "
+                                         r"below its resolution"):
+        ccb.read_nccl_tests(text)
+    # A 0-byte row may take 0.00 us: it is kept (and skipped by the report, which needs size > 0).
+    empty = _HEADER + "           0             0     float     sum      -1     0.00    0.00    0.00      0     0.00    0.00    0.00      0\n"
+    assert ccb.read_nccl_tests(empty + _ROW1 + "\n", collective="all_reduce").rows[0].time_s == 0.0
+
+
+def test_huge_tokens_and_lines_get_a_line_number_and_a_short_message():
+    digits = "7" * 5_000_000  # before #28: int() refused it with no line number ("Exceeds the limit ...")
+    with pytest.raises(ValueError) as caught:
+        ccb.read_nccl_tests(_HEADER + digits + _ROW1[12:] + "\n")
+    message = str(caught.value)
+    assert message.startswith("line 10: column 'size' has a 5000000-character token") and len(message) < 400
+    long_line = _ROW1.replace("float", "x" * 10_000_000, 1)  # a 10 MB row: quoted as 120 characters
+    with pytest.raises(ValueError) as caught:
+        ccb.read_nccl_tests(_HEADER + long_line + "  junk\n")
+    assert str(caught.value).startswith("line 10: row has 14 values") and len(str(caught.value)) < 400
+    assert str(caught.value).endswith(" … (10000109 characters)")
+
+
+@pytest.mark.parametrize("size", ["10000000000000000000000000000000000000000", str(2**60)])
+def test_row_sizes_are_range_checked(size):
+    # 1e40 bytes was accepted and gave an absurd fit; a row reports at most 2**50 bytes (1 PiB).
+    row = f"{size:>12}           256     float     sum      -1    10.24    0.10    0.10      0    10.24    0.10    0.10    N/A"
+    with pytest.raises(ValueError, match=r"^line 10: column 'size' is \d+; a table row has 0 to 1125899906842624"):
+        ccb.read_nccl_tests(_HEADER + row + "\n")
+
+
+def test_not_a_table_names_what_is_missing():
+    with pytest.raises(ValueError, match="no nccl-tests result table found"):
+        ccb.read_nccl_tests("\x7fELF\x02\x01\x01" + "\x00" * 50 + "garbage")
+
+
+# -- warnings a reviewer of nccl-tests output gives --------------------------------------------------
+
+
+def _warned(text, fragment, **kwargs):
+    log = ccb.read_nccl_tests(text, **kwargs)
+    assert any(fragment in w for w in log.warnings), log.warnings
+    return log
+
+
+def test_warning_two_ranks_on_one_gpu():
+    same = _SYNTH.replace("device  1 [0x0a]", "device  0 [0x07]")
+    _warned(same, "ranks 0 and 1 run on the same GPU (node0 [0x07])")
+    assert not any("same GPU" in w for w in ccb.read_nccl_tests(_SYNTH).warnings)
+
+
+def test_warning_wrong_values_and_unchecked_data():
+    wrong = _SYNTH.replace("    0.10      0    20.48", "    0.10     12    20.48")
+    _warned(wrong, "correctness check failed (12 wrong values (first at line 11))".replace(" (first", " (first"))
+    unchecked = _SYNTH.replace("      0    10.24", "    N/A    10.24").replace("      0    20.48", "    N/A    20.48")
+    _warned(unchecked, "the data were not checked (-c 0")
+    _warned(_SYNTH.replace("validation: 1", "validation: 0"), "the data were not checked")
+
+
+def test_warning_footer_average_that_does_not_match_the_rows():
+    # Rows 0.10 GB/s on both halves: the mean is 0.10. A footer of 5.0 means rows were left out.
+    _warned(_SYNTH.replace("Avg bus bandwidth    : 0.1", "Avg bus bandwidth    : 5.0"),
+            "the footer's average bus bandwidth 5 GB/s is not the average of the rows shown (0.1 GB/s)")
+    assert ccb.read_nccl_tests(_SYNTH).warnings == ()
+
+
+def test_warning_maxbytes_reduced_inplace_gap_socket_and_nvls():
+    reduced = _SYNTH.replace("#\n# Using devices", "#\n# Reducing maxBytes to 1024 due to memory limitation\n# Using devices")
+    _warned(reduced, "nccl-tests reduced maxBytes to 1024 bytes for lack of GPU memory (line 3)")
+    # In-place 2.00 GB/s against out-of-place 1.00 GB/s at 1 MiB: 50 %.
+    big = ("     1048576        262144     float     sum      -1   1048.6    1.00    1.00      0    524.3    2.00    2.00      0\n")
+    _warned(_HEADER + big, "in-place and out-of-place busbw differ by 50 % at 1048576 bytes (line 10)")
+    socket = "node0:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0\n"
+    _warned(socket + _SYNTH, "NCCL used its socket (TCP) transport (line 1)")
+    nvls = "node0:1:1 [0] NCCL INFO NVLS multicast support is not available on dev 0\n"
+    _warned(nvls + _SYNTH, "NVLS (NVLink SHARP) is not available (line 1)")
+
+
+def test_nranks_from_nccl_info_and_the_command_line():
+    info = "".join(f"node0:1:1 [{r}] NCCL INFO comm 0x1 rank {r} nranks 2 cudaDev {r} busId 7000 - Init COMPLETE\n"
+                   for r in range(2))
+    bare = _HEADER.splitlines()[0] + "\n"  # the nThread line: 1 thread, 1 GPU per process
+    rows = "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+    text = info + rows + _ROW1 + "\n"
+    log = ccb.read_nccl_tests(text)
+    assert (log.n_ranks, log.n_ranks_source) == (2, "NCCL INFO nranks")
+    command = "mpirun -np 2 ./build/all_reduce_perf -b 1K -e 2K -g 1\n" + bare + rows + _ROW1 + "\n"
+    log = ccb.read_nccl_tests(command)
+    assert (log.n_ranks, log.n_ranks_source, log.collective) == (2, "command line", "all_reduce")
