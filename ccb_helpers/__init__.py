@@ -66,7 +66,7 @@ from .bounds import (
 from .broadcast import broadcast_steps, eccentricity, search_broadcast_steps
 from .gossip import gossip_rounds
 from .in_network import busbw_limit, in_network_lower_bound, in_network_volume, nvls_all_reduce_volume
-from .hardware import PRESETS, HardwarePreset, preset
+from .hardware import NETWORK_PRESETS, PRESETS, HardwarePreset, preset
 _lazy_from(".plotting", """
     draw_knomial_tree,
     draw_schedule,

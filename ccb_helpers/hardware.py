@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ._validation import check_bandwidth, check_choice, check_int, check_seconds
 
-__all__ = ["HardwarePreset", "PRESETS", "preset"]
+__all__ = ["HardwarePreset", "PRESETS", "preset", "NetworkPreset", "NETWORK_PRESETS"]
 
 
 @dataclass(frozen=True)
@@ -156,6 +156,81 @@ PRESETS: dict[str, HardwarePreset] = {
             "per direction and about 1 us of intrinsic overhead per hop (How to Scale Your Model, "
             "sharding.md and tpus.md).",
         ),
+        HardwarePreset(
+            key="b200_nvlink5",
+            label="B200 / GB200 / GB300 NVLink5 + NVSwitch (18 links)",
+            alpha=1e-6,
+            beta=50e9,
+            ports=18,
+            links=18,
+            topology="single_switch",
+            source="NVIDIA Blackwell (B200, GB200 and GB300 NVL72): fifth-generation NVLink, 1.8 TB/s "
+            "bidirectional per GPU over 18 links (nvidia.com/data-center/nvlink: 'Fifth-generation NVLink "
+            "... 1.8 terabytes per second'), so 50 GB/s per link per direction and 900 GB/s per GPU into "
+            "the NVSwitch fabric (a whole NVL72 rack is one switch domain). alpha as for H100.",
+        ),
+        HardwarePreset(
+            key="mi300x_xgmi",
+            label="AMD MI300X, 7 xGMI (Infinity Fabric) links, fully connected",
+            alpha=2e-6,
+            beta=64e9,
+            ports=7,
+            links=7,
+            topology="fully_connected",
+            source="AMD Instinct MI300X platform: 8 GPUs fully connected by 7 AMD Infinity Fabric (xGMI) "
+            "links per GPU, 128 GB/s peak bidirectional each, 896 GB/s per GPU (AMD MI300X data sheet, "
+            "amd.com/en/products/accelerators/instinct/mi300/mi300x.html): 64 GB/s per link per direction. "
+            "Unlike NVSwitch, a pair of GPUs has one link: a point-to-point transfer gets 64 GB/s, a "
+            "collective that uses all 7 peers 448 GB/s. alpha is of the order RCCL reports.",
+        ),
+        HardwarePreset(
+            key="mi355x_xgmi",
+            label="AMD MI355X, 7 xGMI (Infinity Fabric) links, fully connected",
+            alpha=2e-6,
+            beta=76.8e9,
+            ports=7,
+            links=7,
+            topology="fully_connected",
+            source="AMD Instinct MI355X (CDNA 4) platform: 8 GPUs fully connected by 7 Infinity Fabric links "
+            "of 153.6 GB/s bidirectional each, 1075 GB/s per GPU (AMD MI355X product page, "
+            "amd.com/en/products/accelerators/instinct/mi350/mi355x.html): 76.8 GB/s per link per direction.",
+        ),
+        HardwarePreset(
+            key="v100_nvlink2",
+            label="V100 NVLink2, DGX-1 hybrid cube-mesh (6 links)",
+            alpha=2e-6,
+            beta=25e9,
+            ports=6,
+            links=6,
+            topology="dgx1",
+            source="NVIDIA Tesla V100 SXM2: six second-generation NVLink links, 300 GB/s bidirectional in "
+            "total, 25 GB/s per link per direction (NVIDIA Tesla V100 GPU architecture white paper, 2017). "
+            "In a DGX-1 they form the hybrid cube-mesh of chapter 7 (ccb.dgx1(): 4 peers per GPU, 2 of "
+            "them over two links); there is no switch, so a GPU's 150 GB/s reach only its neighbours.",
+        ),
+        HardwarePreset(
+            key="pcie_gen4",
+            label="PCIe Gen4 x16 (GPUs without NVLink)",
+            alpha=5e-6,
+            beta=31.5e9,
+            ports=1,
+            links=1,
+            topology="single_switch",
+            source="PCI Express 4.0: 16 GT/s per lane, 128b/130b encoding: 16 x 16 x 128/130 / 8 = 31.5 GB/s per "
+            "direction for x16 (PCI-SIG). Every GPU has one such link to its switch or root complex; "
+            "traffic between CPU sockets (SYS in nvidia-smi topo -m) is slower still.",
+        ),
+        HardwarePreset(
+            key="pcie_gen5",
+            label="PCIe Gen5 x16 (GPUs without NVLink)",
+            alpha=5e-6,
+            beta=63e9,
+            ports=1,
+            links=1,
+            topology="single_switch",
+            source="PCI Express 5.0: 32 GT/s per lane, 128b/130b: 32 x 16 x 128/130 / 8 = 63.0 GB/s per "
+            "direction for x16 (PCI-SIG).",
+        ),
     ]
 }
 
@@ -170,3 +245,60 @@ def preset(key: str) -> HardwarePreset:
     (15, 1)
     """
     return PRESETS[check_choice("key", key, PRESETS)]
+
+
+@dataclass(frozen=True)
+class NetworkPreset:
+    """A node's network: ``nics`` NICs of ``nic_beta`` bytes/s per direction each.
+
+    ``node_beta`` is the node's total (the cut around a node in
+    :func:`~ccb_helpers.two_level_busbw_ceiling`); ``nic_beta`` the rail of one GPU when each
+    GPU has its own NIC. ``source`` names where the figures come from.
+    """
+
+    key: str
+    label: str
+    nic_beta: float
+    nics: int
+    source: str
+
+    def __post_init__(self):
+        for name in ("key", "label", "source"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"{name} must be a string, got {type(getattr(self, name)).__name__}")
+        object.__setattr__(self, "nic_beta", check_bandwidth("nic_beta", self.nic_beta, scalar=True))
+        object.__setattr__(self, "nics", check_int("nics", self.nics, minimum=1, maximum=1024, scalar=True))
+
+    @property
+    def node_beta(self) -> float:
+        """Bytes/s per direction out of one node.
+
+        >>> NETWORK_PRESETS["ib_ndr_8x400"].node_beta / 1e9
+        400.0
+        """
+        return self.nics * self.nic_beta
+
+
+NETWORK_PRESETS: dict[str, NetworkPreset] = {
+    p.key: p
+    for p in [
+        NetworkPreset("ib_ndr_8x400", "InfiniBand NDR, 8 x 400 Gb/s per node (one per GPU)", 50e9, 8,
+                      "NDR: 400 Gb/s = 50 GB/s per direction per port; DGX H100 / HGX H100 nodes have 8 "
+                      "ConnectX-7 NICs, one per GPU (NVIDIA DGX H100 user guide)."),
+        NetworkPreset("ib_xdr_8x800", "InfiniBand XDR, 8 x 800 Gb/s per node (one per GPU)", 100e9, 8,
+                      "XDR: 800 Gb/s = 100 GB/s per direction per port (NVIDIA Quantum-X800 / ConnectX-8 "
+                      "SuperNIC), one per GPU on B300 / GB300 nodes."),
+        NetworkPreset("efa_p5_3200", "AWS EFA on p5.48xlarge, 3200 Gb/s per node", 12.5e9, 32,
+                      "AWS p5.48xlarge (8 x H100): 32 EFA interfaces of 100 Gb/s = 3200 Gb/s = 400 GB/s per "
+                      "direction per node, 4 per GPU (aws.amazon.com/ec2/instance-types/p5)."),
+        NetworkPreset("efa_p4d_400", "AWS EFA on p4d.24xlarge, 400 Gb/s per node", 12.5e9, 4,
+                      "AWS p4d.24xlarge (8 x A100): 4 x 100 Gb/s EFA = 50 GB/s per direction per node "
+                      "(aws.amazon.com/ec2/instance-types/p4)."),
+        NetworkPreset("roce_8x400", "RoCE, 8 x 400 GbE per node (one per GPU)", 50e9, 8,
+                      "400 Gb Ethernet with RDMA (RoCE v2), one NIC per GPU: 50 GB/s per direction each, "
+                      "400 GB/s per 8-GPU node (e.g. OCI BM.GPU.H100.8, Azure ND MI300X v5: 8 x 400 Gb/s)."),
+        NetworkPreset("roce_8x200", "RoCE / TCPXO, 8 x 200 Gb/s per node (one per GPU)", 25e9, 8,
+                      "200 Gb/s per GPU: Google Cloud A3 Mega (GPUDirect-TCPXO, 8 x 200 Gb/s) and 200 GbE "
+                      "RoCE clusters; 25 GB/s per direction per NIC, 200 GB/s per node."),
+    ]
+}

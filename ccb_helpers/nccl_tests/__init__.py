@@ -39,13 +39,14 @@ Modules, lowest first (each imports only those above it):
 ================ ===============================================================================
 ``formats``      the layouts of the table: program names, header columns, prefixes, numbers
 ``records``      :class:`NcclTestsRow`, :class:`NcclTestsLog` (what the reader returns)
+``evidence``     what a log says about its own rank count and collective, cross-checked
 ``reader``       :func:`read_nccl_tests`, :func:`read_nccl_tests_runs`
-``ceilings``     :func:`busbw_ceiling`, :func:`two_level_busbw_ceiling`
+``ceilings``     :func:`busbw_ceiling`, :func:`two_level_busbw_ceiling` (the node cut, rails)
 ``fit``          :func:`fit_alpha_beta`, :class:`AlphaBeta`
-``report``       :func:`nccl_tests_report` (the comparison as data)
-``formatters``   the report as text
+``report``       :func:`nccl_tests_report`, :func:`run_report`, :func:`compare_runs` (data)
+``formatters``   the reports as a terminal table, CSV, JSON
 ``plot``         the report drawn
-``cli``          ``python -m ccb_helpers.nccl_tests`` (:func:`main`)
+``cli``          ``python -m ccb_helpers.nccl_tests`` (:func:`main`), ``… compare A.log B.log``
 ================ ===============================================================================
 """
 
@@ -53,8 +54,8 @@ from .ceilings import MAX_SIZES, busbw_ceiling, two_level_busbw_ceiling
 from .cli import main
 from .fit import AlphaBeta, fit_alpha_beta
 from .reader import MAX_TEXT_CHARS, read_nccl_tests, read_nccl_tests_runs
-from .records import _EXAMPLE, MAX_ROWS, NcclTestsLog, NcclTestsRow  # noqa: F401  (_EXAMPLE: other modules' doctests)
-from .report import nccl_tests_report
+from .records import _EXAMPLE, COLLECTIVES, MAX_ROWS, NcclTestsLog, NcclTestsRow  # noqa: F401  (_EXAMPLE: doctests)
+from .report import RunReport, compare_runs, nccl_tests_report, run_report
 
 __all__ = [
     "NcclTestsRow",
@@ -67,6 +68,10 @@ __all__ = [
     "two_level_busbw_ceiling",
     "AlphaBeta",
     "main",
+    "run_report",
+    "RunReport",
+    "compare_runs",
+    "COLLECTIVES",
     "MAX_TEXT_CHARS",
     "MAX_ROWS",
     "MAX_SIZES",

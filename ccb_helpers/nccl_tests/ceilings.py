@@ -1,21 +1,46 @@
-"""The largest busbw a measurement can show: the combined bound at one size, and the two-level cut.
+"""The largest busbw a measurement can show: the combined bound at one size, and the cut around a node.
 
 busbw is the forced volume of chapter 3 over the time, so the bound's ceiling on busbw is the
 forced volume over the bound's time (``eq:cc-bound-combined``); between nodes, chapter 5's cut
-around a node adds a second ceiling.
+around a node adds a second ceiling (:func:`two_level_busbw_ceiling`). ``"sendrecv"``
+(nccl-tests' point-to-point test) is bounded like a message: every rank sends ``M`` to one peer
+and receives ``M`` from another, one round, busbw = algbw.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from .._validation import check_bandwidth, check_choice, check_int, check_real
 from ..bandwidth import volume_coefficient
 from ..bounds import latency_lower_bound
-from ..primitives import PRIMITIVES
+from .records import COLLECTIVES
 
 #: Most message sizes :func:`busbw_ceiling` evaluates in one call (an array of 10^7 floats is 80 MB).
 MAX_SIZES = 10_000_000
+#: Largest ``ports * beta`` the ceilings take (bytes/s): 1e18, a million times any link built, so
+#: ``p * beta`` and the times derived from it stay finite (``--beta 1e29 --ports 100`` is refused).
+MAX_PORT_BANDWIDTH = 1e18
+
+
+def _busbw_factor(collective: str, n: int) -> float:
+    """nccl-tests' busbw factor: the forced volume over ``M`` (1 for SendRecv)."""
+    return 1.0 if collective == "sendrecv" else volume_coefficient(collective, n)
+
+
+def _latency_bound(collective: str, n: int, alpha: float, latency_ports: int) -> float:
+    return alpha if collective == "sendrecv" else latency_lower_bound(collective, n, alpha, ports=latency_ports)
+
+
+def check_link(beta, ports, name="beta"):
+    """``(beta, ports)`` checked, with ``ports * beta <= MAX_PORT_BANDWIDTH`` (shared by the CLI)."""
+    beta = check_bandwidth(name, beta, scalar=True)
+    ports = check_int("ports", ports, minimum=1, maximum=2**20, scalar=True)
+    if ports * beta > MAX_PORT_BANDWIDTH:
+        raise ValueError(f"ports * {name} must be <= {MAX_PORT_BANDWIDTH:g} bytes/s, got {ports} x {beta:g}")
+    return beta, ports
 
 
 def busbw_ceiling(primitive, n, m, alpha, beta, ports=1, latency_ports=None):
@@ -25,13 +50,14 @@ def busbw_ceiling(primitive, n, m, alpha, beta, ports=1, latency_ports=None):
     ``ports`` links of ``beta`` bytes/s and the latency term ``ceil(log_{k+1} N) alpha`` with
     ``k = latency_ports`` (default ``ports``; all-port networks drive many peers at once but
     share one NIC's bandwidth). ``c(N)`` is nccl-tests' busbw factor, which is
-    :func:`~ccb_helpers.volume_coefficient`. Large messages: the ceiling tends to ``ports * beta``;
-    measured busbw / ceiling = bound time / measured time (the efficiency).
+    :func:`~ccb_helpers.volume_coefficient` (1 and one round for ``"sendrecv"``). Large messages:
+    the ceiling tends to ``ports * beta``; measured busbw / ceiling = bound time / measured time
+    (the efficiency).
 
     Parameters
     ----------
     primitive : str
-        One of :data:`ccb_helpers.PRIMITIVES`.
+        One of :data:`ccb_helpers.PRIMITIVES`, or ``"sendrecv"``.
     n : int
         Ranks, ``n >= 2``.
     m : float or array
@@ -39,7 +65,7 @@ def busbw_ceiling(primitive, n, m, alpha, beta, ports=1, latency_ports=None):
     alpha : float
         Latency per round, seconds (``>= 0``).
     beta : float
-        Bandwidth of one link in one direction, bytes/s (``> 0``).
+        Bandwidth of one link in one direction, bytes/s (``> 0``; ``ports * beta <= 1e18``).
     ports, latency_ports : int
         Links used in parallel for bandwidth, and for the latency bound.
 
@@ -56,22 +82,23 @@ def busbw_ceiling(primitive, n, m, alpha, beta, ports=1, latency_ports=None):
     100.0
     >>> busbw_ceiling("all_reduce", 8, 1000, 1e-6, 100e9) / 1e9   # 1.75 kB / (3 us)
     0.5833333333333334
+    >>> busbw_ceiling("sendrecv", 8, 1000, 1e-6, 100e9) / 1e9     # 1 kB / (1 us)
+    1.0
     """
     n = check_int("n", n, minimum=2, maximum=2**24, scalar=True)
     m = check_real("m", m)
     if np.size(m) > MAX_SIZES:
         raise ValueError(f"m has {np.size(m)} sizes; at most {MAX_SIZES} are evaluated at once")
     alpha = check_real("alpha", alpha, maximum=1e9, scalar=True)
-    beta = check_bandwidth("beta", beta, scalar=True)
-    ports = check_int("ports", ports, minimum=1, maximum=2**62, scalar=True)
+    beta, ports = check_link(beta, ports)
     latency_ports = ports if latency_ports is None else check_int("latency_ports", latency_ports, minimum=1, maximum=2**62, scalar=True)
-    return _busbw_ceiling(check_choice("primitive", primitive, PRIMITIVES), n, m, alpha, beta, ports, latency_ports)
+    return _busbw_ceiling(check_choice("primitive", primitive, COLLECTIVES), n, m, alpha, beta, ports, latency_ports)
 
 
 def _busbw_ceiling(primitive, n, m, alpha, beta, ports, latency_ports):
-    coefficient = volume_coefficient(primitive, n)
+    coefficient = _busbw_factor(primitive, n)
     volume = coefficient * np.asarray(m, dtype=float)
-    t_alpha = latency_lower_bound(primitive, n, alpha, ports=latency_ports)
+    t_alpha = _latency_bound(primitive, n, alpha, latency_ports)
     # Bandwidth-bound sizes reach the link rate exactly: dividing c M by c M / (p beta) would
     # round (for tiny M by more than an ulp), so that branch returns p beta itself.
     bandwidth_bound = volume >= t_alpha * (ports * beta)
@@ -80,28 +107,61 @@ def _busbw_ceiling(primitive, n, m, alpha, beta, ports, latency_ports):
     return float(ceiling) if np.ndim(ceiling) == 0 else ceiling
 
 
-def two_level_busbw_ceiling(primitive, n_ranks, n_nodes, beta, node_beta=None, ports=1):
+def node_volume_coefficient(collective: str, n_ranks: int, n_nodes: int) -> float:
+    """Bytes one node must send (or receive) through its network, over ``M`` — the cut around a node.
+
+    The ``r = ceil(N / n_nodes)`` ranks of the fullest node (ranks spread as evenly as possible)
+    act together as one party of the same collective among ``K = n_nodes`` parties, so a node
+    moves ``c(K) M`` (chapter 5's cut around a node) — except for AllToAll, where nothing can be
+    combined: each of the node's ``r`` ranks sends its own ``M/N`` bytes to each of the ``N - r``
+    ranks elsewhere, ``r (N - r) M / N`` in all. SendRecv: one rank of a node sends ``M`` off it.
+
+    >>> node_volume_coefficient("all_reduce", 16, 2), node_volume_coefficient("all_to_all", 16, 2)
+    (1.0, 4.0)
+    """
+    if n_nodes <= 1:
+        return 0.0
+    if collective == "all_to_all":
+        per_node = math.ceil(n_ranks / n_nodes)
+        return per_node * (n_ranks - per_node) / n_ranks
+    if collective == "sendrecv":
+        return 1.0
+    return volume_coefficient(collective, n_nodes)
+
+
+def two_level_busbw_ceiling(primitive, n_ranks, n_nodes, beta, node_beta=None, ports=1, rail_beta=None):
     """Large-message busbw ceiling of GPUs in nodes: endpoint links and each node's network.
 
     Two cuts bound the time (chapter 3's endpoint bound, chapter 5's cut around a node): every
-    GPU moves ``c(N) M`` over ``ports * beta``, and every node — its GPUs together — must move
-    the forced volume of the same primitive among ``K = n_nodes`` nodes, ``c(K) M``, through its
-    network bandwidth ``node_beta``. So
+    GPU moves ``c(N) M`` over ``ports * beta``, and every node moves ``V_node`` through its network
+    bandwidth ``node_beta`` (:func:`node_volume_coefficient`). So
 
-    .. math:: \\text{busbw} = \\frac{c(N) M}{T} \\le \\min\\Big(p\\beta,\\ \\frac{c(N)}{c(K)}\\,\\beta_{\\text{node}}\\Big).
+    .. math:: \\text{busbw} = \\frac{c(N) M}{T} \\le \\min\\Big(p\\beta,\\ \\frac{c(N)\\,M}{V_{\\text{node}}}\\,\\beta_{\\text{node}}\\Big).
+
+    For the collectives that combine data inside a node, ``V_node = c(K) M`` with ``K`` nodes, so
+    the node term is ``c(N)/c(K) β_node``. For AllToAll a node of ``r = N/K`` ranks sends
+    ``r (N - r) M / N``, so busbw ``≤ (N-1) β_node / (r (N - r))``: 16 ranks on 2 nodes of 400 GB/s
+    give 15 × 400 / 64 = 93.75 GB/s, not the 750 GB/s of ``c(N)/c(K)``. With one NIC of
+    ``rail_beta`` per GPU ("rails") the node has ``r rail_beta``, so AllToAll's busbw is at most
+    ``(N-1)/(N-r) rail_beta`` — NCCL's maintainers' "on 2 nodes, BusBW = 2x network bandwidth per
+    GPU" once the busbw factor ``(N-1)/N`` is applied (NVIDIA/nccl-tests#130).
 
     Parameters
     ----------
     primitive : str
-        One of :data:`ccb_helpers.PRIMITIVES`.
+        One of :data:`ccb_helpers.PRIMITIVES`, or ``"sendrecv"``.
     n_ranks, n_nodes : int
         GPUs and nodes, ``2 <= n_ranks``, ``1 <= n_nodes <= n_ranks``.
     beta : float
         Per-GPU link bandwidth per direction, bytes/s (NVLink: the GPU's total into the switch).
     node_beta : float, optional
-        Network bandwidth per node per direction, bytes/s (required when ``n_nodes > 1``).
+        Network bandwidth per node per direction, bytes/s.
     ports : int, default 1
         Links of ``beta`` a GPU drives at once.
+    rail_beta : float, optional
+        Network bandwidth of each GPU's own NIC per direction, bytes/s; the node then has
+        ``ceil(n_ranks / n_nodes) * rail_beta``. Give ``node_beta`` or ``rail_beta`` (one is
+        required when ``n_nodes > 1``).
 
     Examples
     --------
@@ -110,18 +170,40 @@ def two_level_busbw_ceiling(primitive, n_ranks, n_nodes, beta, node_beta=None, p
 
     >>> two_level_busbw_ceiling("all_reduce", 16, 2, 450e9, 200e9) / 1e9
     375.0
+    >>> two_level_busbw_ceiling("all_to_all", 16, 2, 450e9, node_beta=400e9) / 1e9
+    93.75
+    >>> two_level_busbw_ceiling("all_to_all", 16, 2, 450e9, rail_beta=50e9) / 1e9
+    93.75
     >>> two_level_busbw_ceiling("all_reduce", 8, 1, 450e9) / 1e9
     450.0
     """
-    primitive = check_choice("primitive", primitive, PRIMITIVES)
+    primitive = check_choice("primitive", primitive, COLLECTIVES)
     n_ranks = check_int("n_ranks", n_ranks, minimum=2, maximum=2**24, scalar=True)
     n_nodes = check_int("n_nodes", n_nodes, minimum=1, maximum=n_ranks, scalar=True)
-    beta = check_bandwidth("beta", beta, scalar=True)
-    ports = check_int("ports", ports, minimum=1, maximum=2**62, scalar=True)
+    beta, ports = check_link(beta, ports)
+    node_beta = network_per_node(n_ranks, n_nodes, node_beta, rail_beta)
     ceiling = ports * beta
     if n_nodes > 1:
-        if node_beta is None:
-            raise ValueError(f"node_beta (bytes/s per node) is required for n_nodes = {n_nodes} > 1")
-        node_beta = check_bandwidth("node_beta", node_beta, scalar=True)
-        ceiling = min(ceiling, volume_coefficient(primitive, n_ranks) / volume_coefficient(primitive, n_nodes) * node_beta)
+        ceiling = min(ceiling, node_cut_ceiling(primitive, n_ranks, n_nodes, node_beta))
     return float(ceiling)
+
+
+def network_per_node(n_ranks, n_nodes, node_beta=None, rail_beta=None):
+    """The network bandwidth of one node (bytes/s), from ``node_beta`` or ``rail_beta`` per GPU;
+    ``None`` when neither is given on one node."""
+    if node_beta is not None and rail_beta is not None:
+        raise ValueError("give node_beta (per node) or rail_beta (per GPU's NIC), not both")
+    if rail_beta is not None:
+        rail_beta = check_bandwidth("rail_beta", rail_beta, scalar=True)
+        node_beta = math.ceil(n_ranks / n_nodes) * rail_beta
+    elif node_beta is not None:
+        node_beta = check_bandwidth("node_beta", node_beta, scalar=True)
+    elif n_nodes > 1:
+        raise ValueError(f"node_beta (bytes/s per node) or rail_beta (bytes/s per GPU's NIC) is required for "
+                         f"n_nodes = {n_nodes} > 1")
+    return node_beta
+
+
+def node_cut_ceiling(collective, n_ranks, n_nodes, node_beta) -> float:
+    """busbw ceiling of the cut around a node: ``c(N) node_beta / (V_node / M)`` (bytes/s)."""
+    return _busbw_factor(collective, n_ranks) * node_beta / node_volume_coefficient(collective, n_ranks, n_nodes)

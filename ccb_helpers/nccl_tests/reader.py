@@ -570,10 +570,12 @@ def _early_warnings(warnings, table, ranks, info, avg, oob):
                         f"({host + ' ' if host else ''}[{gpu}]): they share its links, so busbw does not measure them")
     wrong = [r for r in rows if table.check == "#wrong" and any(w for w in (r.wrong, r.wrong_inplace) if w)]
     if (oob or 0) > 0 or wrong:
-        count = oob if oob else sum(int(w) for r in wrong for w in (r.wrong, r.wrong_inplace) if w)
-        first = f" (first at line {wrong[0].line})" if wrong else ""
-        warnings.append(f"the log's own correctness check failed ({count} wrong values{first}): these timings come "
-                        "from wrong results and do not measure a working collective")
+        if oob:
+            count = f"{oob} out-of-bounds values"
+        else:
+            count = f"{sum(int(w) for r in wrong for w in (r.wrong, r.wrong_inplace) if w)} wrong values (first at line {wrong[0].line})"
+        warnings.append(f"the log's own correctness check failed ({count}): these timings come from wrong results "
+                        "and do not measure a working collective")
     if info["validation_off"] or (rows and all(r.wrong is None for r in rows)):
         warnings.append("the data were not checked (-c 0, validation: 0): nothing shows the collective computed "
                         "the right result")

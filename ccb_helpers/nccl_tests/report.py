@@ -1,11 +1,24 @@
-"""Each row of a log against the lower bound, as data: busbw, ceiling, efficiency, regime, flag."""
+"""Each row of a log against the lower bound, as data: busbw, ceiling, efficiency, regime, flag.
+
+:func:`nccl_tests_report` returns the comparison as a :class:`~ccb_helpers.tables.Table` whose
+``values`` hold every number (both halves of every row); the text, CSV and JSON views are
+formatters of that data (:mod:`~ccb_helpers.nccl_tests.formatters`).
+"""
 
 from __future__ import annotations
 
-from .._validation import check_bandwidth, check_int, check_real
-from ..bandwidth import volume_coefficient
-from ..bounds import latency_lower_bound
-from .ceilings import _busbw_ceiling
+from dataclasses import dataclass
+
+from .._validation import check_int, check_real
+from .ceilings import (
+    _busbw_ceiling,
+    _busbw_factor,
+    _latency_bound,
+    check_link,
+    network_per_node,
+    node_cut_ceiling,
+    node_volume_coefficient,
+)
 from .records import _EXAMPLE, _log_context  # noqa: F401  (_EXAMPLE: doctests)
 
 
@@ -14,39 +27,52 @@ def _nbsp(text: str) -> str:
     return text.replace(" ", "\u00a0")
 
 
-def _node_context(log, n, n_nodes, node_beta):
-    """``(K, node_beta)`` of the network cut, or ``(1, None)`` when it is not asked for."""
-    if node_beta is None:
+def _node_context(log, n, n_nodes, node_beta, rail_beta=None):
+    """``(K, network bandwidth per node)`` of the network cut, or ``(1, None)`` when not asked for."""
+    if node_beta is None and rail_beta is None:
         if n_nodes is not None:
-            raise ValueError("n_nodes needs node_beta (the network bandwidth per node, bytes/s)")
+            raise ValueError("n_nodes needs node_beta (the network bandwidth per node, bytes/s) or rail_beta")
         return 1, None
-    node_beta = check_bandwidth("node_beta", node_beta)
     if n_nodes is None:
         n_nodes = log.n_hosts
         if n_nodes is None:
-            raise ValueError("the log does not list its hosts: pass n_nodes (--nodes) with node_beta")
-    n_nodes = check_int("n_nodes", n_nodes, minimum=1, maximum=n)
-    return n_nodes, node_beta
+            raise ValueError("the log does not list its hosts: pass n_nodes (--nodes) with node_beta or rail_beta")
+    n_nodes = check_int("n_nodes", n_nodes, minimum=1, maximum=n, scalar=True)
+    return n_nodes, network_per_node(n, n_nodes, node_beta, rail_beta)
+
+
+def _judge(busbw, time, bound_time, ports_beta, node_ceiling):
+    """``(efficiency, flag)`` of one measured half: efficiency ≤ 1, or a flag saying which ceiling it passes."""
+    efficiency = bound_time / time
+    if efficiency <= 1.0 + 1e-9:
+        return efficiency, None
+    if busbw > ports_beta:
+        return None, "endpoint"
+    if node_ceiling is not None and busbw > node_ceiling:
+        return None, "network"
+    return None, "latency"
 
 
 def nccl_tests_report(log, alpha, beta, ports=1, latency_ports=None, n_ranks=None, collective=None,
-                      n_nodes=None, node_beta=None):
+                      n_nodes=None, node_beta=None, rail_beta=None):
     """Each row of a log against the lower bound: busbw, the bound's ceiling, efficiency, regime.
 
     Efficiency is bound time / measured time = measured busbw / ceiling (:func:`busbw_ceiling`),
-    from the out-of-place half. With ``node_beta`` the bound also has the network cut around each
-    of the ``K = n_nodes`` nodes (:func:`two_level_busbw_ceiling`): every node must move
-    ``c(K) M`` through ``node_beta``, so ``T >= c(K) M / node_beta``.
+    for both halves of every row (the table shows the out-of-place half; ``values`` hold both).
+    With ``node_beta`` (or ``rail_beta`` per GPU's NIC) the bound also has the network cut around
+    each of the ``K = n_nodes`` nodes (:func:`two_level_busbw_ceiling`): every node must move
+    ``V_node`` through its network, so ``T >= V_node / node_beta`` (``V_node = c(K) M``, or
+    ``r (N - r) M / N`` for AllToAll with ``r`` ranks per node).
 
     A busbw above the ceiling is never reported as an efficiency above 1; the row is flagged
     instead (``efficiency`` is ``None``):
 
-    * ``"endpoint"``: busbw exceeds ``ports * beta``. No algorithm that only sends and receives
-      through the endpoints can do that: the switch reduced in flight (NVLS, SHARP; each endpoint
-      then moves only ``M``, so an AllReduce's busbw can reach ``2(N-1)/N * ports * beta``), or
-      the traffic had a faster path than β;
-    * ``"network"``: busbw exceeds the node cut's ``c(N)/c(K) * node_beta``: the network reduced
-      (SHARP) or ``node_beta`` is set below the real one;
+    * ``"endpoint"``: busbw exceeds ``ports * beta``. For AllReduce a switch that reduces in flight
+      (NVLS, SHARP) lets each endpoint move only ``M``, so busbw can reach ``2(N-1)/N * ports *
+      beta``; for every other collective each endpoint must receive (or send) ``c(N) M`` whatever
+      the network does, so ``beta`` is below the real rate (or the data took a faster path);
+    * ``"network"``: busbw exceeds the node cut: the network reduced (SHARP) or ``node_beta`` is
+      set below the real one;
     * ``"latency"``: the time is below the latency bound (α is set above this system's).
 
     Parameters
@@ -60,19 +86,23 @@ def nccl_tests_report(log, alpha, beta, ports=1, latency_ports=None, n_ranks=Non
     ports, latency_ports : int
         As in :func:`busbw_ceiling`.
     n_ranks, collective : optional
-        Override (or supply) what the log says.
-    n_nodes, node_beta : optional
-        Nodes (default: the log's host count) and network bandwidth per node per direction,
-        bytes/s, for the network cut; without ``node_beta`` only the endpoint bound is used.
+        Supply what the log does not say (a value the log contradicts raises).
+    n_nodes : int, optional
+        Nodes (default: the log's host count).
+    node_beta, rail_beta : float, optional
+        Network bandwidth per node, or per GPU's own NIC, per direction, bytes/s, for the network
+        cut; without either only the endpoint bound is used.
 
     Returns
     -------
     Table
         Columns 大小, 效率, 区间, 实测 busbw, 上限 busbw (the verdict first, so it stays visible on a
-        phone); ``values`` holds one dict per row with
-        ``size``, ``busbw``, ``ceiling``, ``efficiency`` (``None`` when flagged), ``flag``
-        (``None``, ``"endpoint"``, ``"network"`` or ``"latency"``), ``regime`` (``"latency"``,
-        ``"bandwidth"`` or ``"network"``: the largest term of the bound) and ``bound_time``.
+        phone); ``values`` holds one dict per row of size > 0 with ``size``, ``busbw``, ``ceiling``,
+        ``efficiency`` (``None`` when flagged), ``flag`` (``None``, ``"endpoint"``, ``"network"`` or
+        ``"latency"``), ``regime`` (``"latency"``, ``"bandwidth"`` or ``"network"``: the largest term
+        of the bound), ``bound_time``, ``time``, the same for the in-place half (``busbw_inplace``,
+        ``efficiency_inplace``, ``flag_inplace``, ``time_inplace``; ``None`` without one), and the
+        row's ``line``, ``type``, ``redop``, ``root``.
 
     Examples
     --------
@@ -93,37 +123,36 @@ def nccl_tests_report(log, alpha, beta, ports=1, latency_ports=None, n_ranks=Non
 
     log, n, primitive = _log_context(log, n_ranks, collective)
     alpha = check_real("alpha", alpha, maximum=1e9, scalar=True)
-    beta = check_bandwidth("beta", beta, scalar=True)
-    ports = check_int("ports", ports, minimum=1, maximum=2**62, scalar=True)
+    beta, ports = check_link(beta, ports)
     latency_ports = ports if latency_ports is None else check_int("latency_ports", latency_ports, minimum=1, maximum=2**62, scalar=True)
-    n_nodes, node_beta = _node_context(log, n, n_nodes, node_beta)
-    coefficient = volume_coefficient(primitive, n)
-    node_coefficient = volume_coefficient(primitive, n_nodes) if node_beta is not None and n_nodes > 1 else 0.0
-    t_alpha = latency_lower_bound(primitive, n, alpha, ports=latency_ports)
+    n_nodes, node_beta = _node_context(log, n, n_nodes, node_beta, rail_beta)
+    coefficient = _busbw_factor(primitive, n)
+    node_coefficient = node_volume_coefficient(primitive, n, n_nodes) if node_beta is not None else 0.0
+    node_ceiling = node_cut_ceiling(primitive, n, n_nodes, node_beta) if node_coefficient else None
+    t_alpha = _latency_bound(primitive, n, alpha, latency_ports)
     rows, values = [], []
     for row in log.rows:
         if row.size == 0:
             continue
-        busbw = coefficient * row.size / row.time_s
         ceiling = _busbw_ceiling(primitive, n, row.size, alpha, beta, ports, latency_ports)
         t_beta = coefficient * row.size / (ports * beta)
         t_node = node_coefficient * row.size / node_beta if node_coefficient else 0.0
-        if t_node:
-            ceiling = min(ceiling, coefficient / node_coefficient * node_beta)
+        if node_ceiling is not None:
+            ceiling = min(ceiling, node_ceiling)
         bound_time = max(t_alpha, t_beta, t_node)
         regime = "latency" if t_alpha >= max(t_beta, t_node) else ("network" if t_node > t_beta else "bandwidth")
-        flag = None
-        efficiency = bound_time / row.time_s
-        if efficiency > 1.0 + 1e-9:
-            if busbw > ports * beta:
-                flag = "endpoint"
-            elif t_node and busbw > coefficient / node_coefficient * node_beta:
-                flag = "network"
-            else:
-                flag = "latency"
-            efficiency = None
-        values.append({"size": row.size, "busbw": busbw, "ceiling": ceiling, "efficiency": efficiency, "flag": flag,
-                       "regime": regime, "bound_time": bound_time, "time": row.time_s})
+        busbw = coefficient * row.size / row.time_s
+        efficiency, flag = _judge(busbw, row.time_s, bound_time, ports * beta, node_ceiling)
+        value = {"size": row.size, "busbw": busbw, "ceiling": ceiling, "efficiency": efficiency, "flag": flag,
+                 "regime": regime, "bound_time": bound_time, "time": row.time_s,
+                 "busbw_inplace": None, "efficiency_inplace": None, "flag_inplace": None, "time_inplace": None,
+                 "line": row.line, "type": row.type, "redop": row.redop, "root": row.root}
+        if row.time_s_inplace:
+            busbw_in = coefficient * row.size / row.time_s_inplace
+            efficiency_in, flag_in = _judge(busbw_in, row.time_s_inplace, bound_time, ports * beta, node_ceiling)
+            value.update(busbw_inplace=busbw_in, efficiency_inplace=efficiency_in, flag_inplace=flag_in,
+                         time_inplace=row.time_s_inplace)
+        values.append(value)
         shown = f"{efficiency:.2f}" if efficiency is not None else _FLAG_LABELS[flag]
         rows.append([_nbsp(format_bytes(row.size)), shown, _REGIME_LABELS[regime],
                      _nbsp(format_bandwidth(busbw)), _nbsp(format_bandwidth(ceiling))])
@@ -136,3 +165,105 @@ def nccl_tests_report(log, alpha, beta, ports=1, latency_ports=None, n_ranks=Non
 
 _FLAG_LABELS = {"endpoint": "超端点上限", "network": "超网络上限", "latency": "快于延迟界"}
 _REGIME_LABELS = {"latency": "延迟", "bandwidth": "带宽", "network": "网络"}
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """One run held against the bound: the log, the bound's parameters, the per-size table, the fit.
+
+    Made by :func:`run_report`; formatted by :mod:`~ccb_helpers.nccl_tests.formatters` (text,
+    CSV, JSON) and drawn by :mod:`~ccb_helpers.nccl_tests.plot`.
+
+    Attributes
+    ----------
+    log : NcclTestsLog
+    n_ranks : int
+    collective : str
+    alpha, beta : float
+        Seconds per round; bytes/s per link per direction.
+    ports, latency_ports : int
+    label : str
+        Where α and β came from (a preset, the command line).
+    table : Table
+        :func:`nccl_tests_report` of the log.
+    fit : AlphaBeta or None
+        α and β fitted to the measured times (``None`` with fewer than two sizes).
+    n_nodes : int
+        Nodes of the network cut (1: none).
+    node_beta : float or None
+        Network bandwidth per node per direction (bytes/s) of the cut.
+    """
+
+    log: object
+    n_ranks: int
+    collective: str
+    alpha: float
+    beta: float
+    ports: int
+    latency_ports: int
+    label: str
+    table: object
+    fit: object
+    n_nodes: int = 1
+    node_beta: float | None = None
+
+    @property
+    def node_ceiling(self) -> float | None:
+        """busbw ceiling of the cut around a node (bytes/s), ``None`` without one."""
+        if self.node_beta is None or self.n_nodes <= 1:
+            return None
+        return node_cut_ceiling(self.collective, self.n_ranks, self.n_nodes, self.node_beta)
+
+
+def run_report(log, alpha, beta, ports=1, latency_ports=None, n_ranks=None, collective=None, n_nodes=None,
+               node_beta=None, rail_beta=None, label="") -> RunReport:
+    """:func:`nccl_tests_report` and :func:`fit_alpha_beta` of one run, with the parameters used.
+
+    >>> from ccb_helpers.nccl_tests import read_nccl_tests
+    >>> run = run_report(read_nccl_tests(_EXAMPLE), 1e-6, 20e9, collective="all_reduce")
+    >>> run.n_ranks, run.collective, len(run.table.values), run.node_ceiling
+    (2, 'all_reduce', 2, None)
+    """
+    from .fit import _fit_or_none
+
+    table = nccl_tests_report(log, alpha, beta, ports=ports, latency_ports=latency_ports, n_ranks=n_ranks,
+                              collective=collective, n_nodes=n_nodes, node_beta=node_beta, rail_beta=rail_beta)
+    _, n, primitive = _log_context(log, n_ranks, collective)
+    k, per_node = _node_context(log, n, n_nodes, node_beta, rail_beta)
+    latency_ports = ports if latency_ports is None else latency_ports
+    return RunReport(log, n, primitive, float(alpha), float(beta), int(ports), int(latency_ports), label, table,
+                     _fit_or_none(log, n, primitive), k, per_node)
+
+
+def compare_runs(before: RunReport, after: RunReport) -> list[dict]:
+    """Per size (and type, operator, root) in both runs: busbw before and after, the change, each efficiency.
+
+    ``change`` is ``after / before - 1`` of the out-of-place busbw; each efficiency is against its
+    own run's bound (a run on more ranks or other hardware has another ceiling).
+
+    >>> from ccb_helpers.nccl_tests import read_nccl_tests
+    >>> slow = read_nccl_tests(_EXAMPLE.replace("104.9   10.00   10.00", "209.7    5.00    5.00"))
+    >>> a = run_report(slow, 1e-6, 20e9, collective="all_reduce")
+    >>> b = run_report(read_nccl_tests(_EXAMPLE), 1e-6, 20e9, collective="all_reduce")
+    >>> [(c["size"], round(c["change"], 2)) for c in compare_runs(a, b)]
+    [(1024, 0.0), (1048576, 1.0)]
+    """
+    if not isinstance(before, RunReport) or not isinstance(after, RunReport):
+        raise TypeError("compare_runs takes two RunReport (from run_report)")
+
+    def key(value):
+        return value["size"], value["type"], value["redop"], value["root"]
+
+    later = {key(v): v for v in after.table.values}
+    rows = []
+    for value in before.table.values:
+        other = later.get(key(value))
+        if other is None:
+            continue
+        rows.append({"size": value["size"], "type": value["type"], "redop": value["redop"], "root": value["root"],
+                     "busbw_before": value["busbw"], "busbw_after": other["busbw"],
+                     "change": other["busbw"] / value["busbw"] - 1.0,
+                     "efficiency_before": value["efficiency"], "flag_before": value["flag"],
+                     "efficiency_after": other["efficiency"], "flag_after": other["flag"],
+                     "ceiling_before": value["ceiling"], "ceiling_after": other["ceiling"]})
+    return rows
