@@ -6,7 +6,11 @@ worked by hand in the comments; busbw is recomputed from each row's printed time
 collective's factor from nccl-tests' doc/PERFORMANCE.md.
 """
 
+import csv
+import io
+import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -867,3 +871,158 @@ def test_nranks_from_nccl_info_and_the_command_line():
     command = "mpirun -np 2 ./build/all_reduce_perf -b 1K -e 2K -g 1\n" + bare + rows + _ROW1 + "\n"
     log = ccb.read_nccl_tests(command)
     assert (log.n_ranks, log.n_ranks_source, log.collective) == (2, "command line", "all_reduce")
+
+
+# -- bounds: the node cut of AllToAll, rails, sendrecv -----------------------------------------------
+
+
+def test_alltoall_node_cut_by_hand():
+    # 16 ranks on 2 nodes, r = 8 ranks per node, 400 GB/s out of each node. AllToAll: each rank sends
+    # M/16 to each of the 8 ranks on the other node, so a node sends 8 x 8 x M/16 = 4 M; T >= 4 M / 400 GB/s
+    # and busbw = (15/16) M / T <= (15/16) x 400 / 4 = 93.75 GB/s (= (N-1) beta_node / (r (N-r)) = 15 x 400 / 64).
+    assert ccb.two_level_busbw_ceiling("all_to_all", 16, 2, 450e9, node_beta=400e9) == pytest.approx(93.75e9)
+    # One 50 GB/s NIC per GPU: the node has 8 x 50 = 400 GB/s, the same ceiling.
+    assert ccb.two_level_busbw_ceiling("all_to_all", 16, 2, 450e9, rail_beta=50e9) == pytest.approx(93.75e9)
+    # 64 ranks on 8 nodes: r = 8, a node sends 8 x 56 x M/64 = 7 M; busbw <= (63/64) x beta_node / 7.
+    assert ccb.two_level_busbw_ceiling("all_to_all", 64, 8, 450e9, node_beta=12.5e9) == pytest.approx(63 / 64 * 12.5e9 / 7)
+    # AllReduce keeps c(N)/c(K): 1.875 / 1 x 200 = 375 GB/s; SendRecv: one rank per node sends M off it.
+    assert ccb.two_level_busbw_ceiling("all_reduce", 16, 2, 450e9, rail_beta=25e9) == pytest.approx(375e9)
+    assert ccb.two_level_busbw_ceiling("sendrecv", 16, 2, 450e9, node_beta=50e9) == pytest.approx(50e9)
+    with pytest.raises(ValueError, match="not both"):
+        ccb.two_level_busbw_ceiling("all_to_all", 16, 2, 450e9, node_beta=400e9, rail_beta=50e9)
+    with pytest.raises(ValueError, match=r"ports \* beta must be <= 1e\+18"):
+        ccb.two_level_busbw_ceiling("all_reduce", 16, 1, 1e29, ports=100)
+
+
+def test_multi_node_alltoall_report_is_honest():
+    # NVIDIA/nccl-tests#78: AllToAll on 8 nodes x 8 V100, 100 Gb/s InfiniBand (12.5 GB/s) per node, busbw
+    # 0.51 GB/s at 512 MiB. The node cut (63/64 x 12.5 / 7 = 1.758 GB/s) puts it at 0.29 of what the
+    # network allows; the old c(N)/c(K) ceiling (0.984/0.875 x 12.5 = 14.1 GB/s) said 0.036.
+    log = _read_more("issue78_v100_64rank_alltoall_blank_redop_2021.txt")
+    report = ccb.nccl_tests_report(log, 5e-6, 150e9, n_nodes=8, node_beta=12.5e9)
+    last = report.values[-1]
+    assert last["regime"] == "network" and last["ceiling"] == pytest.approx(63 / 64 * 12.5e9 / 7)
+    busbw = 63 / 64 * 536870912 / 1041974e-6
+    assert last["efficiency"] == pytest.approx(busbw / (63 / 64 * 12.5e9 / 7)) and 0.28 < last["efficiency"] < 0.30
+    assert last["busbw_inplace"] == pytest.approx(63 / 64 * 536870912 / 1041299e-6)
+
+
+def test_sendrecv_report_is_one_link():
+    # SendRecv, 2 x A40, 4 KiB in 30.74 us: busbw = algbw = 4096 / 30.74e-6 = 0.1332 GB/s; the bound is one
+    # message: max(alpha, M / (p beta)) = max(5 us, 4096 / 12.5e9) = 5 us, ceiling 4096 / 5 us = 0.819 GB/s.
+    log = _read_more("issue214_a40_2node_sendrecv_excerpt.txt")
+    report = ccb.nccl_tests_report(log, 5e-6, 12.5e9)
+    last = report.values[-1]
+    assert last["busbw"] == pytest.approx(4096 / 30.74e-6) and last["ceiling"] == pytest.approx(4096 / 5e-6)
+    assert last["efficiency"] == pytest.approx(5e-6 / 30.74e-6)
+    assert ccb.busbw_ceiling("sendrecv", 2, 2**30, 5e-6, 12.5e9) == 12.5e9
+
+
+def test_new_presets_carry_sources():
+    for key, beta, ports in (("b200_nvlink5", 50e9, 18), ("mi300x_xgmi", 64e9, 7), ("mi355x_xgmi", 76.8e9, 7),
+                             ("v100_nvlink2", 25e9, 6), ("pcie_gen4", 31.5e9, 1), ("pcie_gen5", 63e9, 1)):
+        p = ccb.PRESETS[key]
+        assert (p.beta, p.ports) == (beta, ports) and "http" not in p.label and len(p.source) > 80
+    # 900 GB/s per B200 = 18 links x 50 GB/s; PCIe Gen5 x16 = 32 GT/s x 16 lanes x 128/130 / 8 = 63.0 GB/s.
+    assert ccb.PRESETS["b200_nvlink5"].ports * ccb.PRESETS["b200_nvlink5"].beta == 900e9
+    assert 32e9 * 16 * 128 / 130 / 8 == pytest.approx(ccb.PRESETS["pcie_gen5"].beta, rel=1e-3)
+    networks = ccb.NETWORK_PRESETS
+    assert networks["efa_p5_3200"].node_beta == 400e9 and networks["ib_xdr_8x800"].node_beta == 800e9
+    with pytest.raises(ValueError, match="nics must be >= 1"):
+        ccb.hardware.NetworkPreset("x", "x", 1e9, 0, "x")
+
+
+# -- command line: formats, compare, refusals before work (#26, #28) ----------------------------------
+
+
+def test_cli_formats_table_csv_json(capsys):
+    path = str(CORPUS / "rccl_mi300x_1node_all_reduce.txt")
+    assert main([path, "--preset", "mi300x_xgmi"]) == 0
+    table = capsys.readouterr().out
+    # 8 GiB: busbw 315.69, ceiling p beta = 7 x 64 = 448 GB/s, efficiency 0.70; in-place 315.91 -> 0.71.
+    assert re.search(r"8 GiB\s+315\.69\s+448\.00\s+0\.70\s+bandwidth\s+315\.91\s+0\.71", table)
+    assert main([path, "--preset", "mi300x_xgmi", "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    # busbw recomputed from the printed time: 1.75 x 8589934592 / 47584e-6 = 315.913 GB/s (printed 315.91).
+    assert len(rows) == 31 and rows[-1]["size"] == "8589934592" and rows[-1]["busbw_inplace_GBps"] == "315.913"
+    assert main([path, "--preset", "mi300x_xgmi", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["runs"][0]["n_ranks"] == 8 and data["runs"][0]["bound"]["ports"] == 7
+    assert data["runs"][0]["rows"][-1]["efficiency"] == pytest.approx(315.69 / 448, abs=2e-4)
+
+
+def test_cli_compare(capsys):
+    # MI300X on 1 node (8 ranks) against 2 nodes (16 ranks): 8 GiB busbw 315.69 -> 356.14 GB/s, +13 %.
+    one, two = str(CORPUS / "rccl_mi300x_1node_all_reduce.txt"), str(CORPUS / "rccl_mi300x_2node_all_reduce.txt")
+    assert main(["compare", one, two, "--preset", "mi300x_xgmi"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"8 GiB\s+315\.69\s+356\.14\s+\+13%\s+0\.70\s+0\.79", out)
+    assert main(["compare", one, two, "--preset", "mi300x_xgmi", "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert len(rows) == 31 and float(rows[-1]["change"]) == pytest.approx(356.14 / 315.69 - 1, abs=1e-4)
+    assert main(["compare", one, "--preset", "mi300x_xgmi"]) == 2
+    assert "error: the following arguments are required: after" in capsys.readouterr().err
+
+
+def test_cli_plot_without_extension_says_what_it_wrote(tmp_path, capsys):
+    out = tmp_path / "report"
+    assert main([str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--preset", "h100_nvswitch", "--network", "roce_8x200",
+                 "--plot", str(out)]) == 0
+    assert f"plot written to {out}.png" in capsys.readouterr().out
+    assert (tmp_path / "report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and not out.exists()
+
+
+def test_cli_contradicting_overrides_exit_2_unless_forced(capsys):
+    path = str(CORPUS / "rccl_mi300x_1node_all_reduce.txt")
+    assert main([path, "--preset", "mi300x_xgmi", "--ranks", "4"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "n_ranks=4 contradicts the log: its rank lines give N = 8" in err
+    assert main([path, "--preset", "mi300x_xgmi", "--collective", "all_gather"]) == 2
+    assert "it names all_reduce_perf" in capsys.readouterr().err
+    assert main([path, "--preset", "mi300x_xgmi", "--ranks", "4", "--force"]) == 0
+    assert "WARNING: forced: n_ranks=4 contradicts the log" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args, message", [
+    # --beta 1e29 --ports 100 passed the checks and crashed later; 1e-300 is below any bandwidth.
+    (["--alpha", "1e-6", "--beta", "1e29", "--ports", "100"], "ports * beta must be <= 1e+18 bytes/s"),
+    (["--alpha", "1e-6", "--beta", "1e-300"], "beta must be >= 1e-09"),
+    (["--alpha", "1e-6", "--beta", "1e9", "--rail-beta", "-1"], "rail_beta must be >= 1e-09"),
+    (["--alpha", "1e-6", "--beta", "1e9", "--ranks", "99999999999"], "n_ranks must be <= 16777216"),
+    (["--preset", "ib_ndr", "--beta", "1e9"], "--preset gives beta"),
+    (["--alpha", "1e-6", "--beta", "1e9", "--network", "ib_ndr_8x400", "--node-beta", "1e9"], "not allowed with argument"),
+])
+def test_cli_numbers_checked_before_reading(args, message, capsys, tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)  # a LOG that would block if it were opened: the numbers are refused first
+    assert main([str(fifo), *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda d: "/dev/zero", "it is a character device, not a file"),
+    (lambda d: "/dev/urandom", "it is a character device, not a file"),
+    (lambda d: (os.mkfifo(d / "fifo"), str(d / "fifo"))[1], "it is a FIFO (named pipe), not a file"),
+    (lambda d: str(d), "it is a directory, not a file"),
+    (lambda d: ((d / "core").write_bytes(b"\x7fELF\x02\x01\x01" + bytes(200)), str(d / "core"))[1], "an ELF binary"),
+])
+def test_cli_inputs_that_are_not_log_files(make, message, tmp_path, capsys):
+    # /dev/zero was read until memory ran out, /dev/urandom never ended, a FIFO blocked forever.
+    done = subprocess.run([sys.executable, "-m", "ccb_helpers.nccl_tests", make(tmp_path), "--preset", "ib_ndr"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and message in done.stderr and done.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda d: "/dev/full", "it is a character device, not a file"),
+    (lambda d: str(d / ("x" * 300 + ".png")), "the file name has more than 255 bytes"),
+    (lambda d: str(d / "missing" / "out.png"), "does not exist"),
+    (lambda d: (os.mkfifo(d / "out.png"), str(d / "out.png"))[1], "it is a FIFO (named pipe), not a file"),
+    (lambda d: str(d / "out.svg"), "--plot writes PNG"),
+])
+def test_cli_plot_targets_refused_before_the_work(make, message, tmp_path, capsys):
+    # /dev/full and a 300-character name failed after the report was computed, losing it.
+    assert main([str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--preset", "ib_ndr", "--plot", make(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert message in captured.err and captured.out == ""

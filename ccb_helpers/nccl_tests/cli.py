@@ -250,6 +250,8 @@ def _report(argv) -> int:
         return done.code
     bound = _bound(args)
     if args.plot:
+        if os.path.lexists(args.plot) and not os.path.isfile(args.plot):
+            _check_output(args.plot)  # the name as given is a directory, a device or a FIFO: refuse it
         _check_output(_plot_paths(args.plot, 1)[0])
     try:
         reports = _reports(args.logfile, bound, args)
