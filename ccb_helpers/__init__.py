@@ -128,7 +128,14 @@ from .generators import generate, knomial_tree, nccl_double_binary_tree
 from .schedule import Round, Schedule, Transfer, block_bounds
 from .selection import best_algorithm_bands, crossover_between, optimality
 from .simulator import ScheduleError, SimulationResult, run_schedule, simulate
-from .user_topology import dgx1, link_matrix, parse_nvidia_smi_topo, topology_from_graph, topology_from_links
+from .user_topology import (
+    dgx1,
+    link_matrix,
+    parse_nvidia_smi_topo,
+    parse_rocm_smi_topo,
+    topology_from_graph,
+    topology_from_links,
+)
 from .synthesis import (
     FrontierPoint,
     SolverError,

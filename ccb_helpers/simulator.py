@@ -451,7 +451,15 @@ def run_schedule(schedule: Schedule, ports=1, topology: Topology | None = None, 
     if "work" in schedule.buffers and schedule.work_size is not None:
         estimate += schedule.n * (schedule.work_size - schedule.m)
     _check_budget(what, estimate, max_bytes)
-    return _run_schedule(schedule, ports, topology, seed)
+    try:
+        return _run_schedule(schedule, ports, topology, seed)
+    except ScheduleError as error:
+        if schedule.step_rounds is not None and topology is None and "but ports=" in str(error):
+            # A synthesized schedule uses every link of the topology it was made for (#26).
+            raise ScheduleError(f"{error}; this schedule was synthesized on a topology whose nodes use all their "
+                                "links in a round: run it with ccb.verify_synthesized(schedule, topology), or "
+                                "run_schedule(schedule, ports=topology.n - 1, topology=topology)") from None
+        raise
 
 
 def _capacity_bytes(n: int, topology, capacity: bool) -> int:

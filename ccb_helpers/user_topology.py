@@ -11,7 +11,9 @@ bytes/s per direction, as everywhere in the book). The multiplicity is the edge 
 * :func:`topology_from_graph` — a networkx ``Graph`` (edge attribute ``links``) or ``MultiGraph``
   (parallel edges), optionally with switch vertices (``kind="switch"``);
 * :func:`dgx1` — NVIDIA's DGX-1 (V100) hybrid cube-mesh;
-* :func:`parse_nvidia_smi_topo` — the text ``nvidia-smi topo -m`` prints.
+* :func:`parse_nvidia_smi_topo` — the text ``nvidia-smi topo -m`` prints (NVLink, NVSwitch, and
+  PCIe-only or NVLink-bridge boxes, whose PCIe levels become switch vertices);
+* :func:`parse_rocm_smi_topo` — the text ``rocm-smi --showtopo`` prints (AMD xGMI and PCIe).
 
 Degree, diameter and bisection are **measured** on the graph: degree = the largest number of
 links at an endpoint (multiplicities summed), diameter by BFS, bisection by exhaustive search over
@@ -35,6 +37,8 @@ __all__ = [
     "topology_from_graph",
     "dgx1",
     "parse_nvidia_smi_topo",
+    "parse_rocm_smi_topo",
+    "PCIE_LEVEL_LINKS",
     "link_matrix",
     "DGX1_LINKS",
     "MAX_BISECTION_ENDPOINTS",
@@ -437,14 +441,30 @@ _GPU = re.compile(r"^GPU(\d+)$")
 #: Terminal control sequences: recent drivers underline the header (``ESC[4m GPU0 ... ESC[0m``).
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _PCIE_LEVELS = {"SYS", "NODE", "PHB", "PXB", "PIX", "SOC", "PSB"}
+# nvidia-smi's PCIe relations from nearest to farthest (SOC: older drivers' name of SYS; PSB: a
+# PCIe switch board, bridged like PXB).
+_LEVEL_ORDER = ("PIX", "PXB", "PHB", "NODE", "SYS")
+_LEVEL_ALIASES = {"SOC": "SYS", "PSB": "PXB"}
+#: Uplink of a group of GPUs at each PCIe level to the next level up, in links of one GPU's PCIe
+#: x16 link (the unit of a PCIe-only topology): a PCIe switch (PIX) has one x16 uplink, as does a
+#: multi-bridge branch (PXB); a host bridge (PHB) and a NUMA node (NODE) reach the CPU's fabric and
+#: the other socket with about two x16 worth (e.g. 3 UPI links x 20.8 GB/s = 62 GB/s against 31.5
+#: GB/s of PCIe Gen4 x16). Rough defaults: pass ``level_links`` with your machine's figures.
+PCIE_LEVEL_LINKS = {"PIX": 1, "PXB": 1, "PHB": 2, "NODE": 2}
 
 
-def parse_nvidia_smi_topo(text, name=None, nvswitch="auto") -> Topology:
-    """The NVLink topology printed by ``nvidia-smi topo -m`` (``--matrix``), as a Topology.
+def parse_nvidia_smi_topo(text, name=None, nvswitch="auto", pcie_links=1, level_links=None) -> Topology:
+    """The GPU topology printed by ``nvidia-smi topo -m`` (``--matrix``), as a Topology.
 
-    Only the GPU x GPU block is read. ``NV#`` = ``#`` bonded NVLinks between the two GPUs; PCIe
-    levels (``SYS``, ``NODE``, ``PHB``, ``PXB``, ``PIX``) are not NVLinks and count 0. NIC
-    columns, CPU/NUMA affinity and the legend are ignored.
+    Only the GPU x GPU block is read. ``NV#`` = ``#`` bonded NVLinks between the two GPUs. NIC
+    columns, CPU/NUMA affinity and the legend are ignored. When NVLinks join every GPU, the PCIe
+    levels (``SYS``, ``NODE``, ``PHB``, ``PXB``, ``PIX``) are left out (NCCL uses the NVLinks).
+    When they do not — a PCIe-only box, or NVLink bridges joining pairs — the PCIe levels become
+    switch vertices: GPUs at ``PIX`` share a PCIe switch, at ``PXB`` a branch of bridges, at ``PHB``
+    a host bridge, at ``NODE`` a NUMA node, and ``SYS`` joins the sockets. Each GPU's PCIe link
+    has ``pcie_links`` links (the unit is one link of ``β``: 1 on a PCIe-only box; on an
+    NVLink-bridge box, a GPU's PCIe x16 link in NVLink links, e.g. 2), and each group's uplink
+    ``level_links[level] * pcie_links`` (:data:`PCIE_LEVEL_LINKS`).
 
     NVSwitch machines (DGX/HGX A100, H100) print ``NV12`` / ``NV18`` between *every* pair: those
     are the GPU's links into the switch fabric, not links per pair. With ``nvswitch="auto"`` a
@@ -460,14 +480,18 @@ def parse_nvidia_smi_topo(text, name=None, nvswitch="auto") -> Topology:
     name : str, optional
         Display name (default ``"nvidia-smi: n GPUs"``).
     nvswitch : {"auto", True, False}
+    pcie_links : int, default 1
+        Links (of the topology's ``β``) in one GPU's PCIe connection, 1 to 64.
+    level_links : dict, optional
+        Uplink of each PCIe level's group, in GPU PCIe links (default :data:`PCIE_LEVEL_LINKS`).
 
     Raises
     ------
     ValueError
         No GPU header, fewer than 2 GPUs, a missing, repeated, truncated or malformed GPU row, an
-        unknown cell, an asymmetric matrix, or no NVLink path joining the GPUs (a PCIe-only
-        machine); a message about a row names its line number and text. Terminal escape sequences
-        (recent drivers underline the header) are ignored.
+        unknown cell, an asymmetric matrix, or ``rocm-smi`` output (read that with
+        :func:`parse_rocm_smi_topo`); a message about a row names its line number and text.
+        Terminal escape sequences (recent drivers underline the header) are ignored.
 
     Examples
     --------
@@ -480,9 +504,21 @@ def parse_nvidia_smi_topo(text, name=None, nvswitch="auto") -> Topology:
     >>> t = parse_nvidia_smi_topo(text)
     >>> link_matrix(t).tolist(), t.degree
     ([[0, 2, 1], [2, 0, 0], [1, 0, 0]], 3)
+
+    A PCIe-only box: two PCIe switches of two GPUs each, under one CPU:
+
+    >>> pcie = parse_nvidia_smi_topo('''
+    ...         GPU0    GPU1    GPU2    GPU3
+    ... GPU0     X      PIX     NODE    NODE
+    ... GPU1    PIX      X      NODE    NODE
+    ... GPU2    NODE    NODE     X      PIX
+    ... GPU3    NODE    NODE    PIX      X
+    ... ''')
+    >>> pcie.switched, pcie.degree, pcie.diameter, pcie.bisection_links
+    (True, 1, 4, 1)
     """
     try:
-        return _parse_nvidia_smi_topo(text, name, nvswitch)
+        return _parse_nvidia_smi_topo(text, name, nvswitch, pcie_links, level_links)
     except ValueError as err:  # what is wrong is in the text (or says which argument it is about)
         message = str(err)
         if message.startswith(("text", "name", "nvswitch", "matrix", "bisection_links")):
@@ -490,13 +526,18 @@ def parse_nvidia_smi_topo(text, name=None, nvswitch="auto") -> Topology:
         raise ValueError(f"text: {message}") from None
 
 
-def _parse_nvidia_smi_topo(text, name, nvswitch) -> Topology:
+def _parse_nvidia_smi_topo(text, name, nvswitch, pcie_links=1, level_links=None) -> Topology:
     if not isinstance(text, str):
         raise TypeError(f"text must be the output of `nvidia-smi topo -m` as a string, got {type(text).__name__}")
     if nvswitch not in ("auto", True, False):
         raise ValueError(f"nvswitch must be 'auto', True or False, got {nvswitch!r}")
+    pcie_links = check_int("pcie_links", pcie_links, minimum=1, maximum=64, scalar=True)
+    level_links = _check_level_links(level_links)
     if len(text) > 1_000_000:
         raise ValueError(f"text is {len(text)} characters; an `nvidia-smi topo -m` output is a few kB (cap 1 000 000)")
+    if "Link Type between two GPUs" in text or "ROCm System Management Interface" in text:
+        raise ValueError("text is rocm-smi output (AMD GPUs), not nvidia-smi's: read it with "
+                         "ccb.parse_rocm_smi_topo(text)")
     # Recent drivers underline the header with terminal escapes even in a pipe; drop them.
     lines = [_ANSI.sub("", line).replace("\t", " ") for line in text.splitlines()]
     header_at, gpus = None, []
@@ -528,6 +569,7 @@ def _parse_nvidia_smi_topo(text, name, nvswitch) -> Topology:
                 raise ValueError(f"{where}: row GPU{i} appears twice (first on line {rows[i][0]})")
             rows[i] = (number, where, tokens[1: n + 1])
     matrix = np.zeros((n, n), dtype=np.int64)
+    levels: dict[tuple[int, int], str] = {}
     for i in range(n):
         if i not in rows:
             raise ValueError(f"row GPU{i} is missing (header on line {header_at + 1} lists {n} GPUs)")
@@ -544,7 +586,9 @@ def _parse_nvidia_smi_topo(text, name, nvswitch) -> Topology:
                 matrix[i, j] = int(match.group(1))
                 if matrix[i, j] > MAX_LINKS_PER_PAIR:
                     raise ValueError(f"{where}: column GPU{j}: {cell} exceeds {MAX_LINKS_PER_PAIR} links per pair")
-            elif cell not in _PCIE_LEVELS:
+            elif cell in _PCIE_LEVELS:
+                levels[(i, j)] = _LEVEL_ALIASES.get(cell, cell)
+            else:
                 raise ValueError(f"{where}: column GPU{j}: unknown cell {cell!r} (expected NV#, X or a PCIe level)")
     if not np.array_equal(matrix, matrix.T):
         i, j = map(int, np.argwhere(matrix != matrix.T)[0])
@@ -552,6 +596,7 @@ def _parse_nvidia_smi_topo(text, name, nvswitch) -> Topology:
     off = matrix[~np.eye(n, dtype=bool)]
     uniform = n >= 2 and off.size and off.min() == off.max() and off.min() > 0
     switched = nvswitch is True or (nvswitch == "auto" and uniform and (n - 1) * int(off.max()) > MAX_NVLINKS_PER_GPU)
+    named = name is not None
     name = _check_name(name, f"nvidia-smi: {n} GPUs" + (" (NVSwitch)" if switched else ""))
     if switched:
         if not uniform:
@@ -562,6 +607,180 @@ def _parse_nvidia_smi_topo(text, name, nvswitch) -> Topology:
         for v in range(n):
             g.add_edge(v, ("switch", 0), links=int(off.max()))
         return _build(g, n, name, None, "text")
-    if not off.size or off.max() == 0:
-        raise ValueError("no NVLink between any two GPUs (only PCIe levels): there is no NVLink topology to build")
-    return topology_from_links(matrix, name=name)
+    nvlinked = nx.Graph()
+    nvlinked.add_nodes_from(range(n))
+    nvlinked.add_edges_from((i, j) for i in range(n) for j in range(i + 1, n) if matrix[i, j])
+    if nx.is_connected(nvlinked):
+        return topology_from_links(matrix, name=name)
+    # NVLinks do not join every GPU (a PCIe-only box, NVLink bridges on pairs): the PCIe tree does.
+    g = _pcie_tree(n, levels, pcie_links, level_links)
+    for i, j in nvlinked.edges:
+        g.add_edge(i, j, links=int(matrix[i, j]))
+    kind = "PCIe" if not nvlinked.number_of_edges() else "NVLink bridges + PCIe"
+    return _build(g, n, name if named else f"nvidia-smi: {n} GPUs ({kind})", None, "text")
+
+
+def _check_level_links(level_links) -> dict:
+    if level_links is None:
+        return dict(PCIE_LEVEL_LINKS)
+    if not isinstance(level_links, dict):
+        raise TypeError(f"level_links must be a dict of PCIe level -> links, got {type(level_links).__name__}")
+    merged = dict(PCIE_LEVEL_LINKS)
+    for level, links in level_links.items():
+        if level not in PCIE_LEVEL_LINKS:
+            raise ValueError(f"level_links: unknown level {level!r}; allowed: {', '.join(PCIE_LEVEL_LINKS)}")
+        merged[level] = check_int(f"level_links[{level!r}]", links, minimum=1, maximum=1024, scalar=True)
+    return merged
+
+
+def _pcie_tree(n: int, levels: dict, pcie_links: int, level_links: dict) -> nx.Graph:
+    """GPUs under switch vertices, one per group of GPUs that are at most a PCIe level apart.
+
+    Groups grow level by level (PIX, then PXB, PHB, NODE): a group is a connected component of the
+    pairs at that level or nearer. A new vertex joins the groups' tops; the remaining tops meet at
+    a ``SYS`` vertex. Pairs joined by NVLink print no PCIe level and only group through others.
+    """
+    g = nx.Graph()
+    g.add_nodes_from(range(n), kind="endpoint")
+    top = list(range(n))  # each GPU's current top vertex
+    uplink = {v: pcie_links for v in range(n)}  # links from a top vertex to its parent
+    for rank, level in enumerate(_LEVEL_ORDER[:-1]):
+        near = nx.Graph()
+        near.add_nodes_from(range(n))
+        near.add_edges_from(pair for pair, lv in levels.items() if _LEVEL_ORDER.index(lv) <= rank)
+        for index, group in enumerate(nx.connected_components(near)):
+            tops = sorted({top[v] for v in group}, key=str)
+            if len(tops) < 2:
+                continue
+            switch = (level, index)
+            g.add_node(switch, kind="switch")
+            for t in tops:
+                g.add_edge(t, switch, links=uplink[t])
+            uplink[switch] = level_links[level] * pcie_links
+            for v in group:
+                top[v] = switch
+    tops = sorted(set(top), key=str)
+    if len(tops) > 1:
+        g.add_node(("SYS", 0), kind="switch")
+        for t in tops:
+            g.add_edge(t, ("SYS", 0), links=uplink[t])
+    return g
+
+
+_ROCM_BLOCK = re.compile(r"^=+\s*(Weight|Hops|Link Type) between two GPUs\s*=+\s*$")
+
+
+def _rocm_blocks(lines) -> dict:
+    """``{"Weight" | "Hops" | "Link Type": (line number of the header, {(i, j): cell})}`` of rocm-smi's matrices."""
+    blocks, current, columns = {}, None, []
+    for number, line in enumerate(lines, start=1):
+        stripped = line.strip()
+        if (m := _ROCM_BLOCK.match(stripped)) is not None:
+            current, columns = m.group(1), []
+            blocks[current] = (number, {})
+            continue
+        if stripped.startswith("="):
+            current = None
+            continue
+        if current is None or not stripped:
+            continue
+        tokens = stripped.split()
+        if all(_GPU.match(t) for t in tokens):
+            columns = [int(_GPU.match(t).group(1)) for t in tokens]
+            continue
+        if tokens and _GPU.match(tokens[0]) and columns:
+            i = int(_GPU.match(tokens[0]).group(1))
+            cells = tokens[1:]
+            if len(cells) != len(columns):
+                raise ValueError(f"line {number} ({stripped[:80]!r}): {len(cells)} cells for {len(columns)} GPU columns")
+            for j, cell in zip(columns, cells):
+                blocks[current][1][(i, j)] = cell
+    return blocks
+
+
+def parse_rocm_smi_topo(text, name=None, pcie_links=1, level_links=None) -> Topology:
+    """The GPU topology printed by ``rocm-smi --showtopo`` (AMD GPUs), as a Topology.
+
+    The ``Link Type between two GPUs`` matrix says ``XGMI`` or ``PCIE`` for each pair; the
+    ``Weight`` matrix tells a direct xGMI link (weight 15, one xGMI hop) from a route through other
+    GPUs (a multiple of 15), and the ``Hops`` matrix how far a PCIe pair is (2: through one CPU
+    socket, 3: through both). Direct xGMI pairs become links (one each: ``--showtopo`` does not
+    count parallel links); when they do not join every GPU, the PCIe pairs become the switch tree
+    of :func:`parse_nvidia_smi_topo` (hops 2 as ``NODE``, 3 as ``SYS``).
+
+    Parameters
+    ----------
+    text : str
+        The command's output.
+    name : str, optional
+        Display name (default ``"rocm-smi: n GPUs"``).
+    pcie_links, level_links
+        As in :func:`parse_nvidia_smi_topo`.
+
+    Raises
+    ------
+    ValueError
+        No ``Link Type`` matrix, fewer than 2 GPUs, a missing or unknown cell, an asymmetric
+        matrix; ``nvidia-smi topo -m`` output (read that with :func:`parse_nvidia_smi_topo`).
+
+    Examples
+    --------
+    Four GPUs of an MI300X-style hive (every pair one direct xGMI link):
+
+    >>> rows = "\\n".join("GPU%d   " % i + "   ".join("0" if i == j else "%s" for j in range(4)) for i in range(4))
+    >>> text = ("=== Weight between two GPUs ===\\n       GPU0   GPU1   GPU2   GPU3\\n" + rows.replace("%s", "15") +
+    ...         "\\n=== Link Type between two GPUs ===\\n       GPU0   GPU1   GPU2   GPU3\\n" + rows.replace("%s", "XGMI"))
+    >>> t = parse_rocm_smi_topo(text)
+    >>> link_matrix(t).tolist()[0], t.degree, t.diameter
+    ([0, 1, 1, 1], 3, 1)
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be the output of `rocm-smi --showtopo` as a string, got {type(text).__name__}")
+    pcie_links = check_int("pcie_links", pcie_links, minimum=1, maximum=64, scalar=True)
+    level_links = _check_level_links(level_links)
+    if len(text) > 1_000_000:
+        raise ValueError(f"text is {len(text)} characters; a `rocm-smi --showtopo` output is a few kB (cap 1 000 000)")
+    lines = [_ANSI.sub("", line).replace("\t", " ") for line in text.splitlines()]
+    blocks = _rocm_blocks(lines)
+    if "Link Type" not in blocks:
+        if any(line.split()[:2] == ["GPU0", "X"] or "NV#" in line for line in lines if line.split()):
+            raise ValueError("text: this is nvidia-smi output, not rocm-smi's: read it with ccb.parse_nvidia_smi_topo(text)")
+        raise ValueError("text: no 'Link Type between two GPUs' matrix found: pass the output of `rocm-smi --showtopo`")
+    header, links = blocks["Link Type"]
+    n = 1 + max(max(pair) for pair in links) if links else 0
+    if n < 2:
+        raise ValueError(f"text: line {header}: the Link Type matrix lists {n} GPU; a topology needs at least 2")
+    if n > MAX_ENDPOINTS:
+        raise ValueError(f"text: {n} GPUs; at most {MAX_ENDPOINTS} are supported")
+    weights = blocks.get("Weight", (0, {}))[1]
+    hops = blocks.get("Hops", (0, {}))[1]
+    matrix = np.zeros((n, n), dtype=np.int64)
+    levels = {}
+    for i in range(n):
+        for j in range(n):
+            if i == j:
+                continue
+            cell = links.get((i, j))
+            if cell is None:
+                raise ValueError(f"text: the Link Type matrix (line {header}) has no cell for GPU{i}-GPU{j}")
+            if cell == "XGMI":
+                weight = weights.get((i, j))
+                if weight is None or weight == "15":
+                    matrix[i, j] = 1
+            elif cell == "PCIE":
+                levels[(i, j)] = {"2": "NODE", "3": "SYS"}.get(hops.get((i, j), ""), "PHB")
+            else:
+                raise ValueError(f"text: the Link Type matrix (line {header}): GPU{i}-GPU{j} is {cell!r}; expected XGMI or PCIE")
+    if not np.array_equal(matrix, matrix.T):
+        i, j = map(int, np.argwhere(matrix != matrix.T)[0])
+        raise ValueError(f"text: xGMI links are not symmetric between GPU{i} and GPU{j}")
+    name = _check_name(name, f"rocm-smi: {n} GPUs")
+    linked = nx.Graph()
+    linked.add_nodes_from(range(n))
+    linked.add_edges_from((i, j) for i in range(n) for j in range(i + 1, n) if matrix[i, j])
+    if nx.is_connected(linked):
+        return topology_from_links(matrix, name=name)
+    g = _pcie_tree(n, levels, pcie_links, level_links)
+    for i, j in linked.edges:
+        g.add_edge(i, j, links=1)
+    return _build(g, n, name, None, "text")

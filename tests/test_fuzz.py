@@ -444,6 +444,16 @@ NX_GRAPH = st.one_of(
     fresh(lambda: __import__("networkx").path_graph(4), lambda: __import__("networkx").empty_graph(3),
           lambda: __import__("networkx").DiGraph([(0, 1)]), lambda: __import__("networkx").complete_graph(["a", "b"])),
     JUNK)
+def _rocm_text(n, link="XGMI", weight="15"):
+    header = "       " + "   ".join(f"GPU{i}" for i in range(n))
+    def block(title, cell):
+        rows = [f"GPU{i}   " + "   ".join("0" if i == j else cell for j in range(n)) for i in range(n)]
+        return [f"=== {title} between two GPUs ===", header, *rows]
+    return "\n".join(block("Weight", weight) + block("Hops", "1" if link == "XGMI" else "3") + block("Link Type", link)) + "\n"
+
+
+ROCM_TEXT = st.one_of(st.integers(2, 8).map(_rocm_text), st.integers(2, 4).map(lambda n: _rocm_text(n, "PCIE", "52")),
+                      st.integers(2, 4).map(lambda n: _rocm_text(n, "FOO")), st.text(max_size=40), JUNK)
 SMI_TEXT = st.one_of(st.integers(2, 8).map(_smi_text), st.integers(2, 4).map(lambda n: _smi_text(n, "SYS")),
                      st.integers(2, 4).map(lambda n: _smi_text(n, "FOO")), st.text(max_size=40), JUNK)
 STORED = fresh(lambda: ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6, verify=False))
@@ -806,8 +816,13 @@ FUZZ = {
                                  name=st.one_of(st.none(), st.text(max_size=5)), bisection_links=st.one_of(st.none(), INT(0, 20))),
     "dgx1": entry(ccb.dgx1),
     "link_matrix": entry(ccb.link_matrix, topology=SYNTH_TOPOLOGY),
-    "parse_nvidia_smi_topo": entry(ccb.parse_nvidia_smi_topo, optional=("name", "nvswitch"), text=SMI_TEXT,
-                                   name=st.one_of(st.none(), st.text(max_size=5)), nvswitch=st.one_of(st.sampled_from(["auto", True, False]), JUNK)),
+    "parse_nvidia_smi_topo": entry(ccb.parse_nvidia_smi_topo, optional=("name", "nvswitch", "pcie_links", "level_links"),
+                                   text=SMI_TEXT, name=st.one_of(st.none(), st.text(max_size=5)),
+                                   nvswitch=st.one_of(st.sampled_from(["auto", True, False]), JUNK), pcie_links=INT(1, 4),
+                                   level_links=st.one_of(st.none(), st.just({"PIX": 2}), st.just({"FOO": 1}), JUNK)),
+    "parse_rocm_smi_topo": entry(ccb.parse_rocm_smi_topo, optional=("name", "pcie_links", "level_links"), text=ROCM_TEXT,
+                                 name=st.one_of(st.none(), st.text(max_size=5)), pcie_links=INT(1, 4),
+                                 level_links=st.one_of(st.none(), st.just({"NODE": 3}), JUNK)),
     "steps_lower_bound": entry(ccb.steps_lower_bound, optional=("root",), topology=SYNTH_TOPOLOGY, primitive=PRIMITIVE, root=INT(0, 8)),
     "rounds_per_chunk_bound": entry(ccb.rounds_per_chunk_bound, optional=("root",), topology=SYNTH_TOPOLOGY, primitive=PRIMITIVE,
                                     root=INT(0, 8)),

@@ -199,8 +199,9 @@ def test_parse_small_direct_mesh_and_errors():
         ccb.parse_nvidia_smi_topo("nothing here")
     with pytest.raises(ValueError, match="unknown cell"):
         ccb.parse_nvidia_smi_topo(text.replace("NV4", "FOO", 1))
-    with pytest.raises(ValueError, match="no NVLink"):
-        ccb.parse_nvidia_smi_topo("\tGPU0\tGPU1\nGPU0\t X \tSYS\nGPU1\tSYS\t X \n")
+    # Two GPUs on two sockets, no NVLink (before #26: refused): each GPU's PCIe link to the SYS vertex.
+    two = ccb.parse_nvidia_smi_topo("\tGPU0\tGPU1\nGPU0\t X \tSYS\nGPU1\tSYS\t X \n")
+    assert (two.switched, two.degree, two.diameter, two.bisection_links) == (True, 1, 2, 1)
     with pytest.raises(ValueError, match="missing"):
         ccb.parse_nvidia_smi_topo("\tGPU0\tGPU1\nGPU0\t X \tNV1\n")
     with pytest.raises(TypeError):
@@ -264,3 +265,116 @@ def test_work_caps_refuse_before_building():
     g = nx.MultiGraph([(0, 1)] * 1025)
     with pytest.raises(ValueError, match="at most 1024 per pair"):
         ccb.topology_from_graph(g)
+
+
+# --------------------------------------------------------------------------- #26: PCIe boxes, NVLink bridges, rocm-smi
+
+# NVIDIA/nccl-tests#307 (revoer, 2025-05-09): 8 x RTX 4090, no NVLink, four GPUs behind one PCIe switch per
+# CPU socket, SYS between the sockets; a NIC column, as printed (tabs).
+RTX4090_TOPO = """\tGPU0\tGPU1\tGPU2\tGPU3\tGPU4\tGPU5\tGPU6\tGPU7\tNIC0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID
+GPU0\t X \tPIX\tPIX\tPIX\tSYS\tSYS\tSYS\tSYS\tPIX\t0-35,72-107\t0\t\tN/A
+GPU1\tPIX\t X \tPIX\tPIX\tSYS\tSYS\tSYS\tSYS\tPIX\t0-35,72-107\t0\t\tN/A
+GPU2\tPIX\tPIX\t X \tPIX\tSYS\tSYS\tSYS\tSYS\tPIX\t0-35,72-107\t0\t\tN/A
+GPU3\tPIX\tPIX\tPIX\t X \tSYS\tSYS\tSYS\tSYS\tPIX\t0-35,72-107\t0\t\tN/A
+GPU4\tSYS\tSYS\tSYS\tSYS\t X \tPIX\tPIX\tPIX\tSYS\t36-71,108-143\t1\t\tN/A
+GPU5\tSYS\tSYS\tSYS\tSYS\tPIX\t X \tPIX\tPIX\tSYS\t36-71,108-143\t1\t\tN/A
+GPU6\tSYS\tSYS\tSYS\tSYS\tPIX\tPIX\t X \tPIX\tSYS\t36-71,108-143\t1\t\tN/A
+GPU7\tSYS\tSYS\tSYS\tSYS\tPIX\tPIX\tPIX\t X \tSYS\t36-71,108-143\t1\t\tN/A
+NIC0\tPIX\tPIX\tPIX\tPIX\tSYS\tSYS\tSYS\tSYS\t X
+
+Legend:
+
+  X    = Self
+  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)
+"""
+
+
+def test_pcie_only_box_is_a_switch_tree():
+    t = ccb.parse_nvidia_smi_topo(RTX4090_TOPO)
+    g = t.graph
+    # GPUs 0-3 under one PCIe switch, 4-7 under another, the two switches joined at SYS by their x16 uplinks.
+    switches = sorted((v for v, kind in g.nodes(data="kind") if kind == "switch"), key=str)
+    assert switches == [("PIX", 0), ("PIX", 1), ("SYS", 0)]
+    assert set(g.neighbors(("PIX", 0))) == {0, 1, 2, 3, ("SYS", 0)}
+    # Hand-derived: every GPU has 1 link (its x16); GPU0 -> PIX -> SYS -> PIX -> GPU4 is 4 hops; a 4|4 split
+    # cuts one switch uplink (1 link): the whole box shares 31.5 GB/s (Gen4) across the sockets.
+    assert (t.switched, t.degree, t.diameter, t.bisection_links) == (True, 1, 4, 1)
+    assert t.name == "nvidia-smi: 8 GPUs (PCIe)"
+    wider = ccb.parse_nvidia_smi_topo(RTX4090_TOPO, level_links={"PIX": 2})
+    assert wider.bisection_links == 2
+    with pytest.raises(ValueError, match="level_links: unknown level 'SYS'"):
+        ccb.parse_nvidia_smi_topo(RTX4090_TOPO, level_links={"SYS": 2})
+    with pytest.raises(ValueError, match="pcie_links must be >= 1"):
+        ccb.parse_nvidia_smi_topo(RTX4090_TOPO, pcie_links=0)
+
+
+def test_nvlink_bridge_pairs_join_through_pcie():
+    # Constructed from the same print format: four GPUs, NVLink bridges (NV4) on 0-1 and 2-3, PHB otherwise
+    # (one host bridge). The bridges alone leave two islands; the PCIe tree joins them.
+    text = ("\tGPU0\tGPU1\tGPU2\tGPU3\tCPU Affinity\n"
+            "GPU0\t X \tNV4\tPHB\tPHB\t0-15\nGPU1\tNV4\t X \tPHB\tPHB\t0-15\n"
+            "GPU2\tPHB\tPHB\t X \tNV4\t0-15\nGPU3\tPHB\tPHB\tNV4\t X \t0-15\n")
+    t = ccb.parse_nvidia_smi_topo(text, pcie_links=2)  # a PCIe x16 link ~ 2 NVLink bridge links of the unit
+    g = t.graph
+    assert g[0][1]["links"] == 4 and g[0][("PHB", 0)]["links"] == 2
+    # Degree: 4 NVLinks + 2 PCIe links = 6; GPU0 -> PHB -> GPU2 is 2 hops; the 2|2 split {0,1}|{2,3}
+    # cuts 2 + 2 PCIe links (the host bridge sits on one side) = 4; splitting a bridged pair costs more.
+    assert (t.degree, t.diameter, t.bisection_links) == (6, 2, 4)
+    assert t.name == "nvidia-smi: 4 GPUs (NVLink bridges + PCIe)"
+
+
+# ROCm/rocm_smi_lib#108 (vitduck, 2022-05-20): 4 AMD GPUs on PCIe only, every pair 3 hops (through both sockets).
+ROCM_PCIE = """======================= ROCm System Management Interface =======================
+=========================== Weight between two GPUs ============================
+       GPU0         GPU1         GPU2         GPU3         
+GPU0   0            52           52           52           
+GPU1   52           0            52           52           
+GPU2   52           52           0            52           
+GPU3   52           52           52           0            
+
+============================ Hops between two GPUs =============================
+       GPU0         GPU1         GPU2         GPU3         
+GPU0   0            3            3            3            
+GPU1   3            0            3            3            
+GPU2   3            3            0            3            
+GPU3   3            3            3            0            
+
+========================== Link Type between two GPUs ==========================
+       GPU0         GPU1         GPU2         GPU3         
+GPU0   0            PCIE         PCIE         PCIE         
+GPU1   PCIE         0            PCIE         PCIE         
+GPU2   PCIE         PCIE         0            PCIE         
+GPU3   PCIE         PCIE         PCIE         0            
+
+================================== Numa Nodes ==================================
+"""
+
+
+def test_rocm_smi_showtopo_is_read_or_refused_by_name():
+    t = ccb.parse_rocm_smi_topo(ROCM_PCIE)
+    # All pairs 3 hops (SYS): four GPUs on one SYS vertex, 1 link each; a 2|2 split cuts 2 links.
+    assert (t.switched, t.degree, t.diameter, t.bisection_links, t.n) == (True, 1, 2, 2, 4)
+    # An MI300X hive: XGMI with weight 15 between every pair: 8 GPUs fully connected, one link per pair.
+    hive = ROCM_PCIE.replace("52", "15").replace(" 3 ", " 1 ").replace("PCIE", "XGMI")
+    mesh = ccb.parse_rocm_smi_topo(hive)
+    assert (mesh.switched, mesh.degree, mesh.diameter) == (False, 3, 1)
+    assert ccb.link_matrix(mesh).tolist()[1] == [1, 0, 1, 1]
+    # XGMI reached through another GPU (weight 30) is not a link of its own.
+    routed = hive.replace("GPU0   0            15", "GPU0   0            30").replace("GPU1   15           0", "GPU1   30           0")
+    assert ccb.link_matrix(ccb.parse_rocm_smi_topo(routed)).tolist()[0] == [0, 0, 1, 1]
+    # Each reader names the other when handed the wrong tool's output.
+    with pytest.raises(ValueError, match=r"rocm-smi output \(AMD GPUs\), not nvidia-smi's: read it with ccb.parse_rocm_smi_topo"):
+        ccb.parse_nvidia_smi_topo(ROCM_PCIE)
+    with pytest.raises(ValueError, match="this is nvidia-smi output"):
+        ccb.parse_rocm_smi_topo(RTX4090_TOPO)
+    with pytest.raises(ValueError, match="expected XGMI or PCIE"):
+        ccb.parse_rocm_smi_topo(ROCM_PCIE.replace("GPU1   PCIE", "GPU1   QPI"))
+
+
+def test_synthesized_schedule_run_without_ports_says_which_call():
+    # Before #26: "node 0 sends to 4 nodes but ports=1" and nothing about the call that works.
+    t = ccb.dgx1()
+    schedule = ccb.stored_schedule(t, "all_gather", 2, 2)
+    with pytest.raises(ccb.ScheduleError, match=r"ports=1.*run it with ccb.verify_synthesized\(schedule, topology\)"):
+        ccb.run_schedule(schedule)
+    assert ccb.verify_synthesized(schedule, t).correct

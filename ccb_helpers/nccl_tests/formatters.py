@@ -123,7 +123,7 @@ def format_csv(runs) -> str:
     >>> from ccb_helpers.nccl_tests import read_nccl_tests, run_report, _EXAMPLE
     >>> text = format_csv([run_report(read_nccl_tests(_EXAMPLE), 1e-6, 20e9, collective="all_reduce")])
     >>> text.splitlines()[2]
-    '1,11,all_reduce,2,1048576,float,sum,-1,104.9,9.99596,20,0.499798,,bandwidth,104.9,9.99596,0.499798,'
+    '1,11,all_reduce,2,1048576,float,sum,,104.9,9.99596,20,0.499798,,bandwidth,104.9,9.99596,0.499798,'
     """
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")

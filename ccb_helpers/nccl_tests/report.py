@@ -102,7 +102,7 @@ def nccl_tests_report(log, alpha, beta, ports=1, latency_ports=None, n_ranks=Non
         ``"latency"``), ``regime`` (``"latency"``, ``"bandwidth"`` or ``"network"``: the largest term
         of the bound), ``bound_time``, ``time``, the same for the in-place half (``busbw_inplace``,
         ``efficiency_inplace``, ``flag_inplace``, ``time_inplace``; ``None`` without one), and the
-        row's ``line``, ``type``, ``redop``, ``root``.
+        row's ``line``, ``type``, ``redop``, ``root`` (``None`` for nccl-tests' ``-1``, no root).
 
     Examples
     --------
@@ -146,7 +146,8 @@ def nccl_tests_report(log, alpha, beta, ports=1, latency_ports=None, n_ranks=Non
         value = {"size": row.size, "busbw": busbw, "ceiling": ceiling, "efficiency": efficiency, "flag": flag,
                  "regime": regime, "bound_time": bound_time, "time": row.time_s,
                  "busbw_inplace": None, "efficiency_inplace": None, "flag_inplace": None, "time_inplace": None,
-                 "line": row.line, "type": row.type, "redop": row.redop, "root": row.root}
+                 "line": row.line, "type": row.type, "redop": row.redop,
+                 "root": row.root if row.root is not None and row.root >= 0 else None}  # nccl-tests' -1: no root
         if row.time_s_inplace:
             busbw_in = coefficient * row.size / row.time_s_inplace
             efficiency_in, flag_in = _judge(busbw_in, row.time_s_inplace, bound_time, ports * beta, node_ceiling)
