@@ -1026,3 +1026,21 @@ def test_cli_plot_targets_refused_before_the_work(make, message, tmp_path, capsy
     assert main([str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--preset", "ib_ndr", "--plot", make(tmp_path)]) == 2
     captured = capsys.readouterr()
     assert message in captured.err and captured.out == ""
+
+
+def test_plot_draws_the_node_cut_and_explanations_fit_the_collective():
+    from ccb_helpers.nccl_tests.formatters import flag_explanation
+    from ccb_helpers.nccl_tests.plot import plot_report
+
+    log = ccb.read_published_log("a3mega_h100_2node_all_reduce")
+    run = ccb.nccl_tests.run_report(log, 1e-6, 25e9, ports=18, node_beta=200e9)
+    top = plot_report(run).axes[0]
+    # The node cut of 16 ranks on 2 hosts at 200 GB/s: 1.875 / 1 x 200 = 375 GB/s, drawn as a horizontal line.
+    cut = [line for line in top.get_lines() if line.get_label().startswith("节点割")]
+    assert len(cut) == 1 and set(cut[0].get_ydata()) == {375.0}
+    assert "NVLS, SHARP" in flag_explanation("endpoint", run)
+    alltoall = ccb.nccl_tests.run_report(_read_more("deepep303_h20_8gpu_alltoall_rows_excerpt.txt"), 1e-6, 25e9)
+    text = flag_explanation("endpoint", alltoall)
+    assert "in-network reduction or multicast does not lower that" in text and "NVLS" not in text
+    assert "point-to-point" in flag_explanation("endpoint", ccb.nccl_tests.run_report(
+        _read_more("issue214_a40_2node_sendrecv_excerpt.txt"), 1e-6, 25e9))

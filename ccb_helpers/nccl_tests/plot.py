@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 
-def plot_report(run, path) -> None:
-    """Draw a :class:`~ccb_helpers.nccl_tests.report.RunReport` into ``path`` (PNG, 200 dpi).
+def plot_report(run, path=None):
+    """Draw a :class:`~ccb_helpers.nccl_tests.report.RunReport`; save it to ``path`` (PNG, 200 dpi) if given.
 
     Top: busbw of both halves, the size-dependent ceiling, ``p·β`` and — with a network cut —
     the node cut's ceiling; bottom: the efficiency, with flagged rows (busbw above a ceiling) as
-    crosses at 1.
+    crosses at 1. Returns the matplotlib ``Figure``.
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -54,4 +54,6 @@ def plot_report(run, path) -> None:
     figure.suptitle(f"{run.collective}，N = {run.n_ranks}：α = {run.alpha * 1e6:.3g} µs，β = {run.beta / 1e9:.3g} GB/s，"
                     f"p = {run.ports}", fontsize=10)
     figure.tight_layout()
-    figure.savefig(path, dpi=200, format="png")
+    if path is not None:
+        figure.savefig(path, dpi=200, format="png")
+    return figure
