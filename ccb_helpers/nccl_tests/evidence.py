@@ -57,12 +57,11 @@ def _n_range(collective: str, lo: float, hi: float) -> tuple[int, int | None] | 
     """Rank counts whose c(N) lies in ``[lo, hi]``: ``(first, last)`` (``last = None``: unbounded)."""
     if collective in _WHOLE:
         return (2, None) if lo <= 1.0 <= hi else None
-    top = 2.0 if collective in _DOUBLE else 1.0
-    scale = top  # c(N) = top (N-1)/N  <=>  N = top / (top - c)
+    top = 2.0 if collective in _DOUBLE else 1.0  # c(N) = top (N-1)/N  <=>  N = top / (top - c)
     if hi <= 0 or lo >= top:
         return None
-    first = 2 if lo <= busbw_factor(collective, 2) else math.ceil(scale / (top - lo) - 1e-9)
-    last = None if hi >= top else math.floor(scale / (top - hi) + 1e-9)
+    first = 2 if lo <= busbw_factor(collective, 2) else math.ceil(top / (top - lo) - 1e-9)
+    last = None if hi >= top else math.floor(top / (top - hi) + 1e-9)
     first = max(first, 2)
     if last is not None and last < first:
         return None
@@ -338,7 +337,7 @@ def resolve(evidence: Evidence, named: str | None, caller_collective: str | None
         elif n is None and elided_bound is not None:
             n, n_source = elided_bound, "rank lines"
         elif n is not None and from_rows is not None and from_rows != n:
-            warnings.append(f"the rows give N = {from_rows} ({rows_source}) but the {source} give N = {n}")
+            warnings.append(f"the rows give N = {from_rows} ({rows_source}), but N = {n} from the {source}")
         if collective is not None and n is not None and evidence.contradiction(collective, n) is not None and from_rows is None:
             warnings.append(f"the rows do not fit {collective} on {n} ranks ({source}): "
                             f"{evidence.contradiction(collective, n)}")
@@ -348,7 +347,7 @@ def resolve(evidence: Evidence, named: str | None, caller_collective: str | None
     if caller_n is not None:
         guessed = n_source == "rank lines" and stated is None  # only a lower bound: the rank list is elided
         if n is not None and n_source is not None and caller_n != n and not (guessed and caller_n > n):
-            conflict(f"n_ranks={caller_n} contradicts the log: its {n_source} give N = {n}")
+            conflict(f"n_ranks={caller_n} contradicts the log: N = {n} from its {n_source}")
             n, n_source = caller_n, "caller"
         elif n is None or guessed:
             reasons = [evidence.contradiction(c, caller_n) for c in ([collective] if collective else fitting or candidates)]

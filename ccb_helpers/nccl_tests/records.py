@@ -182,5 +182,5 @@ def _log_context(log, n_ranks, collective):
         raise ValueError("the log does not name its collective: pass collective (one of " + ", ".join(COLLECTIVES) + ")")
     if log.n_ranks_source not in (None, "caller"):
         if n_ranks is not None and n != log.n_ranks:
-            raise ValueError(f"n_ranks={n} contradicts the log, whose {log.n_ranks_source} show N = {log.n_ranks}")
+            raise ValueError(f"n_ranks={n} contradicts the log: N = {log.n_ranks} from its {log.n_ranks_source}")
     return log, n, primitive
