@@ -771,9 +771,12 @@ FUZZ = {
     "two_level_busbw_ceiling": entry(ccb.two_level_busbw_ceiling, optional=("node_beta", "ports"), primitive=PRIMITIVE,
                                      n_ranks=INT(2, 64), n_nodes=INT(1, 8), beta=SCALAR_BETA,
                                      node_beta=st.one_of(st.none(), SCALAR_BETA), ports=PORTS),
-    "read_nccl_tests": entry(ccb.read_nccl_tests, optional=("collective",), text=NCCL_TEXT, collective=st.one_of(st.none(), PRIMITIVE),
+    "read_nccl_tests": entry(ccb.read_nccl_tests, optional=("collective", "n_ranks", "force"), text=NCCL_TEXT,
+                             collective=st.one_of(st.none(), PRIMITIVE, st.just("sendrecv")),
+                             n_ranks=st.one_of(st.none(), INT(1, 64, big=st.just(2**40))), force=st.one_of(st.booleans(), JUNK),
                              names=("line",)),  # "line 12: ..." names the place in the text
-    "read_nccl_tests_runs": entry(ccb.read_nccl_tests_runs, optional=("collective",),
+    "read_nccl_tests_runs": entry(ccb.read_nccl_tests_runs, optional=("collective", "n_ranks", "force"),
+                                  n_ranks=st.one_of(st.none(), INT(2, 64)), force=st.booleans(),
                                   text=st.one_of(NCCL_TEXT, st.lists(NCCL_TEXT.filter(lambda t: isinstance(t, str)), min_size=2, max_size=3)
                                                  .map("\n".join)),
                                   collective=st.one_of(st.none(), PRIMITIVE), names=("line",)),
