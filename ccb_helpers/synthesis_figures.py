@@ -314,10 +314,11 @@ class SynthesisExplorer(Explorer):
 
 @functools.lru_cache(maxsize=8)
 def _explorer_topology(name: str):
-    import ccb_helpers as ccb
+    from .topology import hypercube, ring, torus
+    from .user_topology import dgx1
 
-    return {"DGX-1 (V100)": ccb.dgx1, "ring 6": lambda: ccb.ring(6), "hypercube 3-d": lambda: ccb.hypercube(3),
-            "torus 3x3": lambda: ccb.torus(3, 3)}[name]()
+    return {"DGX-1 (V100)": dgx1, "ring 6": lambda: ring(6), "hypercube 3-d": lambda: hypercube(3),
+            "torus 3x3": lambda: torus(3, 3)}[name]()
 
 
 @functools.lru_cache(maxsize=128)
