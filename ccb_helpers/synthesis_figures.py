@@ -440,10 +440,15 @@ def attainment_table(topologies, primitive="all_gather", time_limit=60.0):
     frontier for ``primitive`` before any bound is computed; each live proof runs at most
     ``time_limit`` seconds (``<= 3600``).
     """
-    from .synthesis import rounds_per_chunk_bound, steps_lower_bound, stored_frontier, synthesize
+    from .synthesis import (
+        SYNTHESIS_PRIMITIVES,
+        _check_time_limit,
+        rounds_per_chunk_bound,
+        steps_lower_bound,
+        stored_frontier,
+        synthesize,
+    )
     from .tables import Table
-
-    from .synthesis import SYNTHESIS_PRIMITIVES, _check_time_limit
 
     topologies = _check_bound_topologies(topologies)
     primitive = check_choice("primitive", primitive, SYNTHESIS_PRIMITIVES)
