@@ -10,6 +10,7 @@ Usage: ``python benchmarks/bench_nccl_reader.py [R ...]`` (default 500 1000 2000
 
 from __future__ import annotations
 
+import functools
 import sys
 
 import ccb_helpers as ccb
@@ -25,7 +26,7 @@ def main(counts) -> None:
     for count in counts:
         text = ONE_RUN * count
         repeat = 3 if count <= 2000 else 1
-        many = best_of(lambda: ccb.read_nccl_tests_runs(text), repeat=repeat)
+        many = best_of(functools.partial(ccb.read_nccl_tests_runs, text), repeat=repeat)
         print(f"{count:6d} runs ({len(text) / 1e6:.2f} MB): {many:8.2f} s = {many / (count * one):6.2f}x "
               f"{count} x one run")
 

@@ -323,28 +323,29 @@ def test_nvlink_bridge_pairs_join_through_pcie():
     assert t.name == "nvidia-smi: 4 GPUs (NVLink bridges + PCIe)"
 
 
-# ROCm/rocm_smi_lib#108 (vitduck, 2022-05-20): 4 AMD GPUs on PCIe only, every pair 3 hops (through both sockets).
+# ROCm/rocm_smi_lib#108 (vitduck, 2022-05-20): 4 AMD GPUs on PCIe only, every pair 3 hops (through both sockets);
+# the original's trailing spaces dropped (the reader splits on whitespace).
 ROCM_PCIE = """======================= ROCm System Management Interface =======================
 =========================== Weight between two GPUs ============================
-       GPU0         GPU1         GPU2         GPU3         
-GPU0   0            52           52           52           
-GPU1   52           0            52           52           
-GPU2   52           52           0            52           
-GPU3   52           52           52           0            
+       GPU0         GPU1         GPU2         GPU3
+GPU0   0            52           52           52
+GPU1   52           0            52           52
+GPU2   52           52           0            52
+GPU3   52           52           52           0
 
 ============================ Hops between two GPUs =============================
-       GPU0         GPU1         GPU2         GPU3         
-GPU0   0            3            3            3            
-GPU1   3            0            3            3            
-GPU2   3            3            0            3            
-GPU3   3            3            3            0            
+       GPU0         GPU1         GPU2         GPU3
+GPU0   0            3            3            3
+GPU1   3            0            3            3
+GPU2   3            3            0            3
+GPU3   3            3            3            0
 
 ========================== Link Type between two GPUs ==========================
-       GPU0         GPU1         GPU2         GPU3         
-GPU0   0            PCIE         PCIE         PCIE         
-GPU1   PCIE         0            PCIE         PCIE         
-GPU2   PCIE         PCIE         0            PCIE         
-GPU3   PCIE         PCIE         PCIE         0            
+       GPU0         GPU1         GPU2         GPU3
+GPU0   0            PCIE         PCIE         PCIE
+GPU1   PCIE         0            PCIE         PCIE
+GPU2   PCIE         PCIE         0            PCIE
+GPU3   PCIE         PCIE         PCIE         0
 
 ================================== Numa Nodes ==================================
 """

@@ -31,6 +31,7 @@ however many runs the text holds (``benchmarks/bench_nccl_reader.py``).
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .._validation import check_bool, check_choice, check_int
@@ -249,7 +250,7 @@ def read_nccl_tests_runs(text, collective=None, n_ranks=None, force=False) -> tu
     logs = []
     for i, start in enumerate(starts):
         end = starts[i + 1] if i + 1 < len(starts) else len(lines)
-        logs.append(_text_errors(lambda: _read(lines, start, end, collective, n_ranks, force, default_version)))
+        logs.append(_text_errors(functools.partial(_read, lines, start, end, collective, n_ranks, force, default_version)))
     return tuple(logs)
 
 
