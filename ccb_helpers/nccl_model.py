@@ -39,7 +39,11 @@ is available, the GPU generation (Volta / Ampere / Hopper: it selects the per-ch
 CPU vendor (LL caps and network overhead on several nodes), and the communicator's channel
 count. :data:`NCCL_TOPOLOGIES` holds two presets whose values follow our reading of the search
 (speed arrays, channel duplication); they are illustrative, not measured — a real system's log
-gives the real ones.
+gives the real ones. The ring and tree graphs of an NVSwitch node do not depend on the GPU
+count; the NVLS graph does (one channel per GPU, each charged twice on its head GPU's link), so
+a preset that gives its NVSwitch link (``nvswitch_bw``) has its NVLS graph searched again for the
+GPUs each node has in the communicator (:mod:`ccb_helpers.nccl_search`): 8 H100 get
+``8 × 40/60 GB/s``, 4 get ``4 × 60/60``.
 
 Availability rules followed (``ncclTopoTuneModel``, ``topoGetAlgoInfo``, ``ncclNvlsInit``):
 Broadcast and Reduce run Ring only; AllGather and ReduceScatter Ring and (one node) NVLS;
@@ -52,7 +56,8 @@ node does not see the NICs (``ncclTopoTrimSystem`` removes them), so a multi-nod
 the single-node preset NCCL's search would find instead (``single_node``).
 
 **Simplified / left out**: CollNet (Direct, Chain) is not modelled (it needs the SHARP CollNet
-plugin; NCCL disables it without one, and then also disables NVLS on several nodes); tuner
+plugin; NCCL disables it without one, and then also disables NVLS on several nodes — with the
+plugin, NVLS runs across nodes too); tuner
 plugins, ``NCCL_ALGO`` / ``NCCL_PROTO`` overrides, the Power-CPU tree latency tweak, the
 CUDA 11.8 exclusion of LL128 (two ranks), the ring-bandwidth backup and the aggregation of
 several operations (``numPipeOps = 1``) are left out; NVLS is assumed to support the call's data
@@ -188,6 +193,20 @@ class NcclTopology:
     single_node : str
         Key of the preset NCCL's search finds when the communicator lives on one node (the NICs
         are then removed from the topology, ``ncclTopoTrimSystem``), or ``""`` to use this one.
+    nvswitch_bw : float
+        A GPU's link to the NVSwitch per direction as NCCL's topology counts it (NVLinks ×
+        20.6 GB/s on Hopper), bytes/s; 0 when unknown. When set, the NVLS graph is **searched for
+        the GPUs each node has in the communicator** (:func:`~ccb_helpers.nccl_search.nvls_graph`)
+        and ``nvls_channels`` / ``nvls_bw_*`` are the full node's result (what its log prints);
+        passing any ``nvls_*`` field as an override imposes it instead.
+    nic_bw : float
+        On several nodes, the bandwidth of the path from a GPU to its own NIC (the smaller of
+        the NIC's rate and the PCIe path), bytes/s, for the NVLS search; 0 for a one-node preset.
+    gpu_line_rate, node_line_rate : float
+        The hardware's published rates per direction, bytes/s: one GPU's links (NVLink4: 18 ×
+        25 GB/s = 450 GB/s) and one node's NICs together (0 when unknown). NCCL's own β
+        (:func:`nccl_bound_parameters`) comes from its ring graph; these give the efficiency
+        against the physical links (``NcclVsBound.line_efficiency``).
     """
 
     key: str
@@ -211,6 +230,10 @@ class NcclTopology:
     ll128: bool = True
     latency_inter: float = 0.0
     single_node: str = ""
+    nvswitch_bw: float = 0.0
+    nic_bw: float = 0.0
+    gpu_line_rate: float = 0.0
+    node_line_rate: float = 0.0
 
     def __post_init__(self):
         check_choice("gpu", self.gpu, _GPU_ROW)
@@ -221,11 +244,14 @@ class NcclTopology:
             check_int(name, getattr(self, name), minimum=1, maximum=64, scalar=True)
         check_int("nvls_channels", self.nvls_channels, minimum=0, maximum=64, scalar=True)
         check_int("comm_channels", self.comm_channels, minimum=0, maximum=64, scalar=True)
-        for name in ("ring_bw_intra", "ring_bw_inter", "tree_bw_intra", "tree_bw_inter", "nvls_bw_intra", "nvls_bw_inter"):
+        for name in ("ring_bw_intra", "ring_bw_inter", "tree_bw_intra", "tree_bw_inter", "nvls_bw_intra", "nvls_bw_inter",
+                     "nvswitch_bw", "nic_bw"):
             value = check_real(name, getattr(self, name), scalar=True)
             if value > 1e13:
                 raise ValueError(f"{name} must be <= 1e13 bytes/s per channel, got {value}")
         check_real("latency_inter", self.latency_inter, maximum=1e9, scalar=True)
+        for name in ("gpu_line_rate", "node_line_rate"):
+            check_real(name, getattr(self, name), maximum=1e15, scalar=True)
         if not isinstance(self.single_node, str):
             raise TypeError(f"single_node must be a preset key or '', got {self.single_node!r}")
         for name in ("ring_same_channels", "ll128"):
@@ -258,13 +284,17 @@ NCCL_TOPOLOGIES: dict[str, NcclTopology] = {
             "(an NCCL topology dump of an H100/H20 node shows NVL[370.8], NVIDIA/nccl#1189). "
             "Search (sm90SpeedArrayIntra): rings at 60 GB/s, 6 channels, duplicated (ncclTopoDupChannels) "
             "to 12 x 30 GB/s; the communicator doubles them to 24 (8-H100 logs list trees [0]..[23], "
-            "NVIDIA/nccl#2094). NVLS: minChannels = maxChannels = 8 (one per GPU); 60 x 8 exceeds "
-            "370.8 x 8/7, so the search starts at 50 GB/s. Our reading of search.cc, not a measured log.",
+            "NVIDIA/nccl#2094). NVLS: one channel per GPU, each charging its bandwidth on every GPU's "
+            "NVSwitch link and twice on its head's (ncclTopoSearchTryNvls), so 9 x bw <= 370.8: 40 GB/s; "
+            "pass 2 raises bwInter alone to 60 (nccl_search.nvls_graph, searched again for fewer GPUs). "
+            "An 8-GPU log prints the same graphs: 'Pattern 4, ... nChannels 12, bw 30.000000/30.000000' and "
+            "'Pattern 5, crossNic 0, nChannels 8, bw 40.000000/60.000000' (NVIDIA/nccl#1197).",
             gpu="hopper", cpu="intel", intra_link="nvlink",
             ring_channels=12, ring_bw_intra=30e9, ring_bw_inter=30e9,
             tree_channels=12, tree_bw_intra=30e9, tree_bw_inter=30e9,
-            nvls_channels=8, nvls_bw_intra=50e9, nvls_bw_inter=50e9,
+            nvls_channels=8, nvls_bw_intra=40e9, nvls_bw_inter=60e9,
             ring_same_channels=True, comm_channels=24, ll128=True,
+            nvswitch_bw=370.8e9, gpu_line_rate=450e9,
         ),
         NcclTopology(
             key="ib_h100",
@@ -273,14 +303,16 @@ NCCL_TOPOLOGIES: dict[str, NcclTopology] = {
             "PCIe Gen5 path from GPU to NIC, as an NCCL topology dump shows (NVIDIA/nccl#1189). Search "
             "(sm90SpeedArrayInter, capped by the 48 GB/s path): 8 ring channels x 48 GB/s, not duplicated "
             "(Hopper, below 50 GB/s, more than 4 channels); the communicator has 16 (H100 cluster logs "
-            "print 'Channel 05/16', NVIDIA/nccl#1453). NVLS-Tree graph assumed 8 x 48 GB/s. No CollNet "
-            "(no SHARP plugin). On one node NCCL drops the NICs and finds the dgx_h100 graphs. "
-            "Our reading of search.cc, not a measured log.",
+            "print 'Channel 05/16', NVIDIA/nccl#1453). NVLS(-Tree) graph: 6 channels fit at 48 GB/s, 7 at 45, "
+            "8 at 40 (9 x 40 <= 370.8 on each NVSwitch link); pass 2 raises bwInter to 48: 8 x 40/48 "
+            "(nccl_search.nvls_graph). No CollNet (no SHARP plugin). On one node NCCL drops the NICs and "
+            "finds the dgx_h100 graphs. Our reading of search.cc, not a measured log.",
             gpu="hopper", cpu="intel", intra_link="nvlink",
             ring_channels=8, ring_bw_intra=48e9, ring_bw_inter=48e9,
             tree_channels=8, tree_bw_intra=48e9, tree_bw_inter=48e9,
-            nvls_channels=8, nvls_bw_intra=48e9, nvls_bw_inter=48e9,
+            nvls_channels=8, nvls_bw_intra=40e9, nvls_bw_inter=48e9,
             ring_same_channels=False, comm_channels=16, ll128=True, single_node="dgx_h100",
+            nvswitch_bw=370.8e9, nic_bw=48e9, gpu_line_rate=450e9, node_line_rate=400e9,
         ),
     ]
 }
@@ -465,11 +497,18 @@ def _algo_time_us(primitive, n_ranks, n_nodes, m, topo, a, p, lat, bw):
     return lat + m / (1000.0 * bw) if bw > 0 else math.inf
 
 
-def _resolve_topology(topology, overrides, n_nodes=None) -> NcclTopology:
+#: The fields that describe the NVLS graph: an override of any of them imposes it (no search).
+_NVLS_FIELDS = frozenset({"nvls_channels", "nvls_bw_intra", "nvls_bw_inter"})
+
+
+def _resolve_topology(topology, overrides, n_nodes=None, gpus_per_node=None) -> NcclTopology:
     """The topology NCCL's search yields for a communicator on ``n_nodes`` nodes, with ``overrides``.
 
     On one node a preset with ``single_node`` is replaced by the preset it names (NCCL removes
     the NICs of a single-node communicator, ``ncclTopoTrimSystem``); overrides apply after that.
+    With ``gpus_per_node`` and a topology that knows its NVSwitch link (``nvswitch_bw``), the
+    NVLS graph is searched for that many GPUs (:func:`~ccb_helpers.nccl_search.nvls_graph`;
+    with NICs on several nodes), unless an ``nvls_*`` field is overridden.
     """
     if isinstance(topology, NcclTopology):
         topo = topology
@@ -483,7 +522,18 @@ def _resolve_topology(topology, overrides, n_nodes=None) -> NcclTopology:
         if unknown:
             raise TypeError(f"unknown topology field(s) {sorted(unknown)}; fields are {sorted(fields)}")
         topo = dataclasses.replace(topo, **overrides)  # re-validated by __post_init__
+    if gpus_per_node is not None and topo.nvswitch_bw > 0 and not _NVLS_FIELDS & set(overrides or ()):
+        topo = _with_searched_nvls(topo, gpus_per_node, topo.nic_bw if (n_nodes or 1) > 1 else 0.0)
     return topo
+
+
+@lru_cache(maxsize=256)
+def _with_searched_nvls(topo: NcclTopology, gpus: int, nic_bw: float) -> NcclTopology:
+    """``topo`` with the NVLS graph NCCL's search finds for ``gpus`` GPUs per node (none above 32)."""
+    from .nccl_search import MAX_GPUS, nvls_graph
+
+    graph = nvls_graph(gpus, topo.nvswitch_bw, nic_bw) if gpus <= MAX_GPUS else (0, 0.0, 0.0)
+    return dataclasses.replace(topo, nvls_channels=graph[0], nvls_bw_intra=graph[1], nvls_bw_inter=graph[2])
 
 
 def _check_call(primitive, n_ranks, n_nodes, m):
@@ -534,16 +584,19 @@ def nccl_predict(primitive, n_ranks, n_nodes, m, topology="dgx_h100", **override
     Examples
     --------
     8 H100 in one node: NCCL's model picks Ring/LL for 1 KiB (15 µs of latency) and NVLS for
-    1 GiB:
+    1 GiB (25 µs + 2**30 B / (8 channels × 40 GB/s × 5/6)); on 4 GPUs NVLS is slower than the
+    rings (its search finds 4 × 60 GB/s) and never picked:
 
     >>> nccl_predict("all_reduce", 8, 1, 1024).label
     'Ring/LL'
     >>> p = nccl_predict("all_reduce", 8, 1, 2**30)
     >>> p.label, round(p.time * 1e3, 3)
-    ('NVLS/Simple', 3.246)
+    ('NVLS/Simple', 4.052)
+    >>> nccl_predict("all_reduce", 4, 1, 2**30).label
+    'Ring/Simple'
     """
     primitive, n_ranks, n_nodes, m = _check_call(primitive, n_ranks, n_nodes, m)
-    topo = _resolve_topology(topology, overrides, n_nodes)
+    topo = _resolve_topology(topology, overrides, n_nodes, n_ranks // n_nodes)
     return _predict(primitive, n_ranks, n_nodes, m, topo)
 
 
@@ -579,7 +632,7 @@ def nccl_tuning_table(primitive, n_ranks, n_nodes, topology="dgx_h100", **overri
     from .tables import Table
 
     primitive, n_ranks, n_nodes, _ = _check_call(primitive, n_ranks, n_nodes, 0)
-    topo = _resolve_topology(topology, overrides, n_nodes)
+    topo = _resolve_topology(topology, overrides, n_nodes, n_ranks // n_nodes)
     latency, bandwidth = _tuning(primitive, n_ranks, n_nodes, topo)
     rows, values = [], []
     for (a, p), lat in latency.items():
@@ -627,6 +680,12 @@ class NcclVsBound(NamedTuple):
     ``flag == "model_beats_bound"`` when NCCL's estimate is faster than the bound, which happens
     only for a topology whose tree or NVLS graphs are credited with more bandwidth than the
     ring graph that sets β (the presets are not).
+
+    β is the bandwidth NCCL's own ring graph credits a GPU with, so the efficiency says how close
+    NCCL's estimate comes to *its own* ring bus bandwidth — for Ring/Simple on large messages
+    that is 1 by construction. ``line_bound_time`` / ``line_efficiency`` hold the same bound with
+    the hardware's published rates (``gpu_line_rate``, ``node_line_rate`` of the topology; ``None``
+    when it does not give them): the efficiency against the physical links.
     """
 
     pick: str
@@ -638,6 +697,8 @@ class NcclVsBound(NamedTuple):
     book_algorithm: str | None
     book_time: float | None
     flag: str | None = None
+    line_bound_time: float | None = None
+    line_efficiency: float | None = None
 
 
 def _two_level_bound(primitive, n_ranks, n_nodes, m, alpha, beta, node_beta):
@@ -689,14 +750,16 @@ def nccl_vs_bound(primitive, n_ranks, n_nodes, m, topology="dgx_h100", **overrid
     Examples
     --------
     >>> r = nccl_vs_bound("all_reduce", 8, 1, 2**30)
-    >>> r.pick, r.in_network, round(r.efficiency, 3)   # NVLS: 333.3 GB/s of NCCL's 360
-    ('NVLS/Simple', True, 0.919)
+    >>> r.pick, r.in_network, round(r.efficiency, 3)   # NVLS: 266.7 GB/s of NCCL's 360
+    ('NVLS/Simple', True, 0.736)
+    >>> round(r.line_efficiency, 3)   # against NVLink4's 450 GB/s
+    0.589
     >>> r = nccl_vs_bound("all_reduce", 8, 1, 1024)
     >>> r.pick, round(r.efficiency, 3), r.book_algorithm     # 1.8 us bound, 15.0 us NCCL
     ('Ring/LL', 0.12, 'recursive_doubling')
     """
     primitive, n_ranks, n_nodes, m = _check_call(primitive, n_ranks, n_nodes, m)
-    topo = _resolve_topology(topology, overrides, n_nodes)
+    topo = _resolve_topology(topology, overrides, n_nodes, n_ranks // n_nodes)
     return _vs_bound(primitive, n_ranks, n_nodes, m, topo)
 
 
@@ -715,9 +778,15 @@ def _vs_bound(primitive, n_ranks, n_nodes, m, topo, book=True) -> NcclVsBound:
     efficiency, flag = reference / prediction.time, None
     if efficiency > 1.0 + 1e-9:
         efficiency, flag = None, "model_beats_bound"
+    line_bound = line_efficiency = None
+    if topo.gpu_line_rate > 0 and (n_nodes == 1 or topo.node_line_rate > 0):
+        rates = (alpha, topo.gpu_line_rate, topo.node_line_rate)
+        line_bound = (_in_network_bound if in_network else _two_level_bound)(primitive, n_ranks, n_nodes, m, *rates)
+        line_efficiency = min(line_bound / prediction.time, 1.0) if prediction.time > 0 else 1.0
     return NcclVsBound(
         pick=prediction.label, nccl_time=prediction.time, bound_time=bound, in_network_bound_time=in_network_bound,
         efficiency=efficiency, in_network=in_network, book_algorithm=book_algorithm, book_time=book_time, flag=flag,
+        line_bound_time=line_bound, line_efficiency=line_efficiency,
     )
 
 
@@ -726,13 +795,12 @@ def nccl_vs_bound_table(cases, topology="dgx_h100", primitive="all_reduce"):
 
     >>> t = nccl_vs_bound_table([(8, 1, 1024), (8, 1, 2**30)])
     >>> [row[2] for row in t.rows], [row[3] for row in t.rows]
-    (['Ring/LL', 'NVLS/Simple'], ['0.12', '0.92†'])
+    (['Ring/LL', 'NVLS/Simple'], ['0.12', '0.74†'])
     """
     from .tables import Table
     from .units import format_bytes, format_time
 
     topo = _resolve_topology(topology, {})
-    single = _resolve_topology(topology, {}, 1)
     if not isinstance(cases, (list, tuple)):  # not an iterator or a range: its length is known before copying
         raise TypeError(f"cases must be a list of (n_ranks, n_nodes, m) triples, got {type(cases).__name__}")
     cases = list(cases)
@@ -746,7 +814,8 @@ def nccl_vs_bound_table(cases, topology="dgx_h100", primitive="all_reduce"):
             primitive_, n_ranks, n_nodes, m = _check_call(primitive, n_ranks, n_nodes, m)
         except (TypeError, ValueError) as err:
             raise type(err)(f"cases[{i}]: {err}") from None
-        r = _vs_bound(primitive_, n_ranks, n_nodes, m, single if n_nodes == 1 else topo, book=False)
+        r = _vs_bound(primitive_, n_ranks, n_nodes, m, _resolve_topology(topology, {}, n_nodes, n_ranks // n_nodes),
+                      book=False)
         reference = r.in_network_bound_time if r.in_network else r.bound_time
         values.append(r)
         shown = "—" if r.efficiency is None else f"{r.efficiency:.2f}"
