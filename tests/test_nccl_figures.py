@@ -134,3 +134,22 @@ def test_published_link_rates_by_hand():
     # The DGX-2 AllGather log's footer reports 4 out-of-bounds values: marked, in-place kept.
     assert gather["check_failed"] and "校验失败" in table.rows[1][0]
     assert gather["busbw_inplace"] == pytest.approx(112.34e9)
+
+
+def test_logs_that_ran_nvls_tree_are_held_against_the_in_switch_ceiling():
+    # 2 nodes x 8 H100, 8 x 400 Gb/s: endpoint ceiling min(450, 1.875/1 * 400) = 450 GB/s; with
+    # NVLS-Tree the GPU term becomes 2 * 15/16 * 450 = 843.75 and the node term 1.875 * 400 = 750 binds.
+    assert ccb.nccl_published.in_switch_busbw_ceiling("all_reduce", 16, 2, 450e9, 400e9) == pytest.approx(750e9)
+    # nccl-tests#309 measured ~470 GB/s on such nodes: above the endpoint 450, inside 750.
+    assert ccb.two_level_busbw_ceiling("all_reduce", 16, 2, 450e9, 400e9) < 470e9 < 750e9
+    # Primitives other than AllReduce keep their endpoint volume in the switch (chapter 3).
+    assert ccb.nccl_published.in_switch_busbw_ceiling("all_gather", 16, 2, 450e9, 400e9) == pytest.approx(
+        ccb.two_level_busbw_ceiling("all_gather", 16, 2, 450e9, 400e9))
+    by_key = {v["key"]: v for v in ccb.published_summary_table().values}
+    issue = by_key["hgx_h100_2node_all_reduce_issue319"]
+    assert issue["in_switch"] and issue["ceiling"] == pytest.approx(750e9) and issue["endpoint_ceiling"] == 450e9
+    assert issue["efficiency"] == pytest.approx(89.24 / 750, abs=5e-4)
+    # A3 Mega: the node term 1.875 * 200 = 375 binds either way.
+    assert by_key["a3mega_h100_2node_all_reduce"]["ceiling"] == by_key["a3mega_h100_2node_all_reduce"]["endpoint_ceiling"]
+    # V100 / A100 switches cannot reduce.
+    assert not by_key["dgx2_v100_all_reduce"]["in_switch"] and not by_key["oke_a100_2node_all_reduce"]["in_switch"]
