@@ -166,13 +166,21 @@ from .nccl_model import (
     NcclTopology,
     nccl_predict,
     nccl_tuning_table,
+    nccl_nvls_table,
     NcclVsBound,
     nccl_bound_parameters,
     nccl_vs_bound,
     nccl_vs_bound_table,
 )
 from .nccl_search import NvlsGraph, nvls_graph
-from .nccl_published import PUBLISHED_LOGS, PublishedLog, published_log_text, published_summary_table, read_published_log
+from .nccl_published import (
+    PUBLISHED_LOGS,
+    PublishedLog,
+    in_switch_busbw_ceiling,
+    published_log_text,
+    published_summary_table,
+    read_published_log,
+)
 _lazy_from(".nccl_figures", "NCCL_PICK_COLORS, NcclExplorer, plot_busbw_against_bound, plot_nccl_pick_map, plot_nccl_times")
 from . import mpi  # real MPI runs (mpi4py is imported only when a command runs under mpiexec)
 from .mpi import load_mpi_result

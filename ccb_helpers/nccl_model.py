@@ -96,6 +96,7 @@ __all__ = [
     "NcclPrediction",
     "nccl_predict",
     "nccl_tuning_table",
+    "nccl_nvls_table",
     "NcclVsBound",
     "nccl_bound_parameters",
     "nccl_vs_bound",
@@ -640,6 +641,63 @@ def nccl_tuning_table(primitive, n_ranks, n_nodes, topology="dgx_h100", **overri
         values.append((a, p, lat * 1e-6, bandwidth[a, p] * 1e9))
     caption = f"NCCL {NCCL_MODEL_VERSION} 的估计：{primitive}，{n_ranks} 个 rank，{n_nodes} 个节点，{topo.label}"
     return Table(["算法", "协议", "延迟 (µs)", "带宽 (GB/s)"], rows, caption, values)
+
+
+def nccl_nvls_table(gpu_counts=range(3, 9), topology="dgx_h100"):
+    """The NVLS graph NCCL's search finds for each GPU count on one node, and what it buys.
+
+    Columns: N; the graph (channels × bwIntra/bwInter, GB/s); the load the search puts on each
+    GPU's NVSwitch link, ``(N + 1) bwIntra`` (one channel per GPU, the head charged twice),
+    against the link, and the load at the next faster speed, which did not fit; the AllReduce algorithm bandwidths (GB/s) of NVLS, Ring/LL128 and
+    Ring/Simple from :func:`nccl_tuning_table`; and the combination NCCL picks for 1 GiB.
+
+    Parameters
+    ----------
+    gpu_counts : iterable of int
+        GPUs on the node, each ``3 <= N <= 32`` (at most 30 values).
+    topology : str or NcclTopology, default ``"dgx_h100"``
+        A topology that gives its NVSwitch link (``nvswitch_bw > 0``).
+
+    Examples
+    --------
+    >>> t = nccl_nvls_table([4, 8])
+    >>> [row[1] for row in t.rows], [row[3] for row in t.rows], [row[-1] for row in t.rows]
+    (['4 × 60/60', '8 × 40/60'], ['200.0', '266.7'], ['Ring/Simple', 'NVLS/Simple'])
+    """
+    from .nccl_search import MAX_GPUS, SM90_SPEED_ARRAY_INTRA
+    from .tables import Table
+
+    topo = _resolve_topology(topology, {}, 1)
+    if topo.nvswitch_bw <= 0:
+        raise ValueError(f"topology {topo.key!r} gives no NVSwitch link (nvswitch_bw = 0): there is no NVLS search to show")
+    if isinstance(gpu_counts, (str, bytes)) or not hasattr(gpu_counts, "__iter__"):
+        raise TypeError(f"gpu_counts must be an iterable of GPU counts, got {type(gpu_counts).__name__}")
+    counts = []
+    for i, n in enumerate(gpu_counts):
+        if i == 30:
+            raise ValueError("gpu_counts must hold at most 30 values")
+        counts.append(check_int(f"gpu_counts[{i}]", n, minimum=3, maximum=MAX_GPUS, scalar=True))
+    if not counts:
+        raise ValueError("gpu_counts must hold at least one GPU count")
+    link = topo.nvswitch_bw
+    rows, values = [], []
+    for n in counts:
+        searched = _resolve_topology(topo, {}, 1, n)
+        _, bandwidth = _tuning("all_reduce", n, 1, searched)
+        algbw = [bandwidth.get(key, 0.0) for key in (("nvls", "Simple"), ("ring", "LL128"), ("ring", "Simple"))]
+        load = (n + 1) * searched.nvls_bw_intra
+        pick = _predict("all_reduce", n, 1, 2**30, searched).label
+        faster = [speed for speed in SM90_SPEED_ARRAY_INTRA if speed * 1e9 > searched.nvls_bw_intra]
+        refused = f"（{faster[-1]:g} 时 {(n + 1) * faster[-1]:g} >）" if faster else ""  # the next speed up did not fit
+        rows.append([str(n), f"{searched.nvls_channels} × {searched.nvls_bw_intra / 1e9:g}/{searched.nvls_bw_inter / 1e9:g}",
+                     f"{load / 1e9:g} ≤ {link / 1e9:g}{refused}", *(f"{bw:.1f}" for bw in algbw), pick])
+        values.append({"n": n, "channels": searched.nvls_channels, "bw_intra": searched.nvls_bw_intra,
+                       "bw_inter": searched.nvls_bw_inter, "link_load": load,
+                       "nvls": algbw[0] * 1e9, "ring_ll128": algbw[1] * 1e9, "ring_simple": algbw[2] * 1e9, "pick_1GiB": pick})
+    headers = ["N", "NVLS 图（GB/s）", "每条链路 (N+1)·bwIntra", "NVLS", "Ring/LL128", "Ring/Simple", "1 GiB 时的选择"]
+    caption = (f"NCCL {NCCL_MODEL_VERSION} 为 N 块 GPU 搜索 NVLS 图（{topo.label}）：每个通道在每块 GPU 的链路上记一次、"
+               "在头 GPU 上记两次；后三列是 AllReduce 的算法带宽（GB/s）")
+    return Table(headers, rows, caption, values)
 
 
 # -- NCCL's model next to the lower bound ---------------------------------------------------------
