@@ -192,9 +192,15 @@ def in_switch_busbw_ceiling(primitive, n_ranks, n_nodes, beta, node_beta=None):
     >>> in_switch_busbw_ceiling("all_reduce", 8, 1, 450e9) / 1e9
     787.5
     """
+    from ._validation import check_bandwidth, check_int
     from .in_network import busbw_limit
     from .nccl_tests import two_level_busbw_ceiling
+    from .primitives import PRIMITIVES
 
+    primitive = check_choice("primitive", primitive, PRIMITIVES)
+    n_ranks = check_int("n_ranks", n_ranks, minimum=2, maximum=2**24, scalar=True)
+    check_int("n_nodes", n_nodes, minimum=1, maximum=n_ranks, scalar=True)
+    beta = check_bandwidth("beta", beta, scalar=True)
     gpu_term = busbw_limit(primitive, n_ranks, beta, in_network=True)
     return two_level_busbw_ceiling(primitive, n_ranks, n_nodes, gpu_term, node_beta)
 
