@@ -144,7 +144,8 @@ from .synthesis import (
     verify_synthesized,
 )
 from .synthesis_lp import two_step_rounds_per_chunk
-_lazy_from(".synthesis_figures", "SynthesisExplorer, attainment_table, draw_synthesized_step, plot_synthesis_plane, synthesis_bounds_table")
+_lazy_from(".synthesis_figures", "SynthesisExplorer, attainment_table, draw_synthesized_step, plot_schedule_steps, plot_synthesis_plane, "
+           "synthesis_bounds_table")
 from .units import GiB, KiB, MiB, format_bandwidth, format_bytes, format_time
 from .nccl_tests import (
     AlphaBeta,

@@ -845,6 +845,8 @@ FUZZ = {
                               primitive=PRIMITIVE, time_limit=REAL(0.05, 0.5), examples=0.3),
     "draw_synthesized_step": entry(ccb.draw_synthesized_step, schedule=st.one_of(STORED, SCHEDULE), topology=SYNTH_TOPOLOGY,
                                    step=INT(0, 8), examples=0.3),
+    "plot_schedule_steps": entry(ccb.plot_schedule_steps, schedule=st.one_of(STORED, SCHEDULE), topology=SYNTH_TOPOLOGY,
+                                 examples=0.2),
     "plot_synthesis_plane": entry(ccb.plot_synthesis_plane, optional=("frontier", "others", "infeasible"), steps_bound=INT(1, 8),
                                   ratio_bound=REAL(0.1, 8.0), frontier=st.one_of(st.just(()), st.lists(st.tuples(INT(1, 8), REAL(0.1, 8.0)), max_size=3), JUNK),
                                   others=st.just(()), infeasible=st.just(()), examples=0.3),
