@@ -132,10 +132,10 @@ def draw_synthesized_step(schedule, topology, step: int, ax=None):
     ax.axis("off")
     used = len(messages)
     if spare:
-        note = f"{used - spare}/{used} 个连接方向满载（灰）；橙色有余量：块数/容量"
+        note = f"灰：满载 {used - spare}/{used}；橙：有余量，块数/容量"
     else:
-        note = (f"{used} 个连接方向全部满载：b × r 块（单链路 {rounds}，双链路 {2 * rounds}）" if links.max() > 1 else
-                f"{used} 个连接方向全部满载：每方向 r = {rounds} 块")
+        note = (f"全部 {used} 个方向满载：单链路 {rounds}、双链路 {2 * rounds} 块" if links.max() > 1 else
+                f"全部 {used} 个方向满载：每方向 {rounds} 块")
     ax.set_title(f"{topology.name}：第 {step}/{len(schedule.rounds)} 步，r = {rounds} 轮，{sum(messages.values())} 个块\n{note}",
                  fontsize=10)
     return ax
@@ -424,7 +424,7 @@ class SynthesisExplorer(Explorer):
     def setup(self, figure: Figure) -> None:
         # Fixed layout, two panels in the page column; each refresh redraws the panels' contents
         # (the topology's drawing changes with every control) but never re-lays the figure out.
-        figure.subplots_adjust(left=0.01, right=0.985, bottom=0.13, top=0.92, wspace=0.16)
+        figure.subplots_adjust(left=0.01, right=0.985, bottom=0.13, top=0.87, wspace=0.16)  # two-line step title
         self._left, self._right = figure.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.1]})
 
     def refresh(self, topology, steps, chunks, step) -> str:

@@ -121,14 +121,14 @@ def test_step_drawing_colours_and_labels_only_links_with_room():
     arrows = [a for a in ax.get_children() if isinstance(a, FancyArrowPatch)]
     assert len(arrows) == 32 and {matplotlib.colors.to_hex(a.get_edgecolor()) for a in arrows} == {_FULL_COLOR}
     assert sorted(t.get_text() for t in ax.texts) == [str(v) for v in range(8)]   # only the GPU numbers
-    assert "32 个连接方向全部满载" in ax.get_title()
+    assert "全部 32 个方向满载：单链路 2、双链路 4 块" in ax.get_title()
     roomy = ccb.stored_schedule(dgx1, "all_gather", 2, 3)
     _, ax = plt.subplots(figsize=(4.6, 4.6))
     ccb.draw_synthesized_step(roomy, dgx1, 1, ax=ax)
     spare = [a for a in ax.get_children() if isinstance(a, FancyArrowPatch)
              and matplotlib.colors.to_hex(a.get_edgecolor()) == _SPARE_COLOR]
     labels = [t for t in ax.texts if "/" in t.get_text()]
-    assert len(spare) == len(labels) == 24 and "8/32 个连接方向满载" in ax.get_title()
+    assert len(spare) == len(labels) == 24 and "满载 8/32" in ax.get_title()
     renderer = ax.figure.canvas.get_renderer()
     boxes = [t.get_window_extent(renderer) for t in labels]
     assert sum(a.overlaps(b) for a, b in itertools.combinations(boxes, 2)) <= 1
