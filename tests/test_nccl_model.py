@@ -353,3 +353,36 @@ def test_efficiency_against_the_line_rate():
     far = ccb.nccl_vs_bound("all_reduce", 512, 64, 2**30, "ib_h100")
     assert far.line_bound_time == pytest.approx(2 * 63 / 64 * 2**30 / 400e9)
     assert far.line_efficiency == pytest.approx(far.line_bound_time / (193e-6 + 2**30 / 160e9))
+
+
+def test_chapter_8_numbers_after_the_nvls_fix():
+    m = 2**30
+    nvls = 25e-6 + m / (800e9 / 3)           # 8 x 40 x 5/6 GB/s, 25 us
+    ring = 56e-6 + m / (360e9 * 8 / 14)      # 12 x 30 x 8/14 GB/s, 8.4 + 14 x 3.4 us
+    r = ccb.nccl_vs_bound("all_reduce", 8, 1, m)
+    # 1 GiB efficiency against the in-network bound M / 360e9: 2.9826 / 4.0515 = 0.736
+    assert r.efficiency == pytest.approx((m / 360e9) / nvls)
+    # NVLS is 1.30x faster than Ring/Simple (was "~1.6x"); by volume alone it could be (7/4) / (9/8) = 14/9
+    off = ccb.nccl_vs_bound("all_reduce", 8, 1, m, nvls_channels=0)
+    assert off.nccl_time / r.nccl_time == pytest.approx(ring / nvls) and round(ring / nvls, 2) == 1.30
+    # NVLS's bandwidth over Ring/LL's: 266.67 / (min(llMaxBw 141, 360 x 0.5) x 8/14 = 80.57) = 3.31 (was "3.5-4")
+    p = ccb.nccl_predict("all_reduce", 8, 1, 2**21)
+    assert p.bandwidths["nvls", "Simple"] / p.bandwidths["ring", "LL"] == pytest.approx((800 / 3) / (141 * 8 / 14))
+    # 1 KiB: Ring/LL 6.6 + 14 x 0.6 = 15.0 us against the bound's 3 x 0.6 = 1.8 us: the base latency 6.6 and
+    # the 11 extra hops (6.6) are half each of the 13.2 us gap.
+    small = ccb.nccl_predict("all_reduce", 8, 1, 1024)
+    assert small.latencies["ring", "LL"] == pytest.approx(15.0e-6)
+    assert (15.0 - 1.8) / 2 == pytest.approx(6.6) == pytest.approx(11 * 0.6)
+
+
+def test_share_of_the_nvlink_map_within_80_percent():
+    # Rows N = 2..8, sizes 2**4..2**34: 7 x 31 = 217 cells. NVLS rows (N >= 5) never reach 0.8: at large M
+    # their efficiency tends to algbw / 360 = 250/360, 250/360, 233.3/360, 266.7/360 (<= 0.74). Rings (N <= 4):
+    # Ring/Simple's algbw is 360 N / (2(N-1)) = c(N) M's own rate, so efficiency = t_bw / (lat + t_bw) >= 0.8 iff
+    # t_bw >= 4 lat: N = 2: lat 8.4 + 2 x 3.4 = 15.2 us -> M >= 4 x 15.2e-6 x 360e9 = 21.9 MB; N = 3: 22 us at
+    # 270 GB/s -> 23.8 MB; N = 4: 28.8 us at 240 GB/s -> 27.6 MB. Each: 2**25 .. 2**34, 10 sizes. 30 / 217 = 13.8 %.
+    _, grid = ccb.plot_nccl_pick_map("dgx_h100")
+    good = grid["efficiency"] >= 0.8
+    assert good.sum() == 30 and good.shape == (7, 31)
+    assert [int(row.sum()) for row in good] == [10, 10, 10, 0, 0, 0, 0]
+    assert grid["sizes"][good[0].argmax()] == 2**25
