@@ -34,6 +34,7 @@ from ._validation import (
     is_array,
 )
 from .bounds import _combined_lower_bound, _round_lower_bound
+from .double_binary_tree import _dbt_levels
 from .primitives import check_primitive
 
 __all__ = [
@@ -200,8 +201,6 @@ def _dbt_one_port_rounds(n, chunks):
     is dropped. Counted from the trees' (level, colour) pairs: for each phase and colour, the
     union of the intervals ``[level, level + C - 1]`` of rounds in which that level is busy.
     """
-    from .generators import _dbt_levels
-
     def gaps(n_value: int) -> tuple[list[int], int]:
         # Per phase and colour, the gaps between consecutive busy levels (a busy level holds its
         # colour for C rounds) and how many (phase, colour) lists are not empty.

@@ -31,8 +31,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import INT64_MAX, check_bandwidth, check_cap, check_choice, check_int, check_shapes, check_size, is_array
-from .bandwidth import _bandwidth_lower_bound
+from ._validation import (
+    INT64_MAX,
+    check_bandwidth,
+    check_cap,
+    check_choice,
+    check_int,
+    check_shapes,
+    check_size,
+    is_array,
+)
 from .primitives import ROOTED_PRIMITIVES, check_primitive
 from .topology import MAX_GRAPH_ELEMENTS, Topology, _graph_elements, check_topology
 

@@ -9,7 +9,6 @@ small graphs.
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import networkx as nx

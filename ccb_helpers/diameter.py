@@ -8,13 +8,23 @@ families and sizes, from closed forms (the graphs are never built here).
 
 from __future__ import annotations
 
-from typing import Iterator
-
 import math
+from typing import Iterator
 
 from ._intmath import ceil_log_int
 from ._validation import check_cap, check_choice, check_int
-from .topology import MAX_ENDPOINTS, MAX_FAT_TREE_HOSTS, Topology, check_topology, fat_tree, fully_connected, hypercube, mesh, ring, torus
+from .topology import (
+    MAX_ENDPOINTS,
+    MAX_FAT_TREE_HOSTS,
+    Topology,
+    check_topology,
+    fat_tree,
+    fully_connected,
+    hypercube,
+    mesh,
+    ring,
+    torus,
+)
 
 __all__ = ["FAMILIES", "family_instance", "family_instances", "binding_latency_term", "diameter_binding_sizes", "first_diameter_bound"]
 

@@ -138,7 +138,7 @@ def gossip_rounds(topology, ports=1, method="auto") -> int:
     return _search_gossip_rounds(topology.graph, topology.n, ports, budget, first)
 
 
-def _first_round(graph: nx.Graph, n: int, ports: int, budget: "_Budget") -> list[tuple[int, ...]]:
+def _first_round(graph: nx.Graph, n: int, ports: int, budget: _Budget) -> list[tuple[int, ...]]:
     """The states after the first round (a lower bound on what any search generates), or the cap error."""
     start = tuple(1 << v for v in range(n))
     first = _round_successors(start, [sorted(graph.neighbors(v)) for v in range(n)], ports, SEARCH_MAX_STATES + 1, budget)
@@ -172,7 +172,7 @@ def _automorphisms(graph: nx.Graph, n: int) -> list[tuple[int, ...]]:
     return perms
 
 
-def _round_successors(state: tuple[int, ...], senders_of: list[list[int]], ports: int, limit: int, budget: "_Budget"):
+def _round_successors(state: tuple[int, ...], senders_of: list[list[int]], ports: int, limit: int, budget: _Budget):
     """The states after every maximal round of messages (at most ``limit`` of them).
 
     A round is a set of messages ``u -> v`` along links with at most ``ports`` sends and
@@ -236,7 +236,7 @@ def _popcount(masks: np.ndarray) -> np.ndarray:
 _POPCOUNT16 = np.array([bin(v).count("1") for v in range(1 << 16)], dtype=np.int64)
 
 
-def _search_gossip_rounds(graph: nx.Graph, n: int, ports: int, budget: "_Budget", first: list[tuple[int, ...]]) -> int:
+def _search_gossip_rounds(graph: nx.Graph, n: int, ports: int, budget: _Budget, first: list[tuple[int, ...]]) -> int:
     """Iterative deepening from the start state; ``first`` (its successors) is already counted in ``budget``."""
     if n == 1:
         return 0

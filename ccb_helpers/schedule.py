@@ -22,7 +22,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from ._validation import _as_array, check_cap, check_choice, check_int
-from .primitives import PRIMITIVES, check_primitive
+from .primitives import check_primitive
 
 __all__ = ["Transfer", "Round", "Schedule", "block_bounds", "buffers_for", "OPS"]
 
@@ -160,11 +160,11 @@ class Round:
         return array.astype(np.int64, copy=False)
 
     @classmethod
-    def empty(cls) -> "Round":
+    def empty(cls) -> Round:
         return cls(np.zeros(0, dtype=np.int64), 0, 0, 0)
 
     @classmethod
-    def concat(cls, rounds: Sequence["Round"]) -> "Round":
+    def concat(cls, rounds: Sequence[Round]) -> Round:
         rounds = [r for r in rounds if len(r)]
         if not rounds:
             return cls.empty()
@@ -179,7 +179,7 @@ class Round:
             np.concatenate([r.dst_buffer for r in rounds]),
         )
 
-    def reversed(self, reduce: bool) -> "Round":
+    def reversed(self, reduce: bool) -> Round:
         """The same pieces flowing back (``dst -> src``), as reductions or as copies.
 
         Running a broadcast-like copy schedule backwards with ``reduce=True`` gives its dual
@@ -263,7 +263,7 @@ class Schedule:
         root: int = 0,
         prologue: Iterable[Transfer] = (),
         epilogue: Iterable[Transfer] = (),
-    ) -> "Schedule":
+    ) -> Schedule:
         """Build a schedule from hand-written :class:`Transfer` lists, one list per round.
 
         Examples

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import check_bandwidth, check_cap, check_int, check_seconds
-from .schedule import Round, Schedule, _block_bounds, _check_schedule
+from .schedule import Schedule, _block_bounds, _check_schedule
 from .topology import Topology, check_topology
 
 __all__ = ["ScheduleError", "SimulationResult", "run_schedule", "simulate"]

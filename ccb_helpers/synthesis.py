@@ -578,7 +578,7 @@ def _to_schedule(primitive: str, n: int, m: int, chunks: int, root: int, per_ste
         if most * chunk_bytes > m:
             work_size = most * chunk_bytes
         rounds = []
-        for step, sends in enumerate(per_step):
+        for sends in per_step:
             cols = []
             for c, u, v in sends:
                 s0, t, j = chunk_list[c].label

@@ -471,10 +471,11 @@ class SynthesisExplorer(Explorer):
 
 @functools.lru_cache(maxsize=8)
 def _explorer_topology(name: str):
-    import ccb_helpers as ccb
+    from .topology import hypercube, ring, torus
+    from .user_topology import dgx1
 
-    return {"DGX-1 (V100)": ccb.dgx1, "ring 6": lambda: ccb.ring(6), "hypercube 3-d": lambda: ccb.hypercube(3),
-            "torus 3x3": lambda: ccb.torus(3, 3)}[name]()
+    return {"DGX-1 (V100)": dgx1, "ring 6": lambda: ring(6), "hypercube 3-d": lambda: hypercube(3),
+            "torus 3x3": lambda: torus(3, 3)}[name]()
 
 
 @functools.lru_cache(maxsize=128)
@@ -596,10 +597,15 @@ def attainment_table(topologies, primitive="all_gather", time_limit=60.0):
     frontier for ``primitive`` before any bound is computed; each live proof runs at most
     ``time_limit`` seconds (``<= 3600``).
     """
-    from .synthesis import rounds_per_chunk_bound, steps_lower_bound, stored_frontier, synthesize
+    from .synthesis import (
+        SYNTHESIS_PRIMITIVES,
+        _check_time_limit,
+        rounds_per_chunk_bound,
+        steps_lower_bound,
+        stored_frontier,
+        synthesize,
+    )
     from .tables import Table
-
-    from .synthesis import SYNTHESIS_PRIMITIVES, _check_time_limit
 
     topologies = _check_bound_topologies(topologies)
     primitive = check_choice("primitive", primitive, SYNTHESIS_PRIMITIVES)

@@ -152,7 +152,7 @@ def _prod(values) -> int:
     return reduce(mul, values, 1)
 
 
-def check_topology(topology, name: str = "topology") -> "Topology":
+def check_topology(topology, name: str = "topology") -> Topology:
     """``topology`` must be a :class:`Topology` (a clear TypeError otherwise)."""
     if not isinstance(topology, Topology):
         raise TypeError(f"{name} must be a Topology (e.g. ccb.ring(8)), got {type(topology).__name__}")

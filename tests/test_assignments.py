@@ -85,7 +85,7 @@ KERNEL_START_FAILURE = "Kernel died before replying to kernel_info"
 
 
 def _run(args, cwd, attempts=2):
-    for attempt in range(attempts):
+    for _attempt in range(attempts):
         done = subprocess.run(args, cwd=cwd, env=_env(), capture_output=True, text=True)
         output = done.stdout + done.stderr
         if done.returncode == 0 or KERNEL_START_FAILURE not in output:

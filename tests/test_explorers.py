@@ -147,11 +147,11 @@ def test_race_two_threads_hundreds_of_interleavings(fast_switching):
         plan_a = [rng.choice(list(RANGES)) for _ in range(4)]
         plan_b = [rng.randrange(0, 31) for _ in range(6)]
 
-        def families():
+        def families(plan_a=plan_a):
             for family in plan_a:
                 e.controls["family"].value = family
 
-        def sizes():
+        def sizes(plan_b=plan_b):
             for size in plan_b:
                 e.controls["size"].value = size  # plain assignment, as a widget message does
 

@@ -38,7 +38,7 @@ import resource
 import select
 import signal
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
@@ -525,7 +525,6 @@ GRID_TOPOLOGIES = st.one_of(
 def check_drawing(result, kw):
     """A drawing returns Axes (one per panel); the figures are closed so that none pile up."""
     import matplotlib.pyplot as plt
-
     from matplotlib.axes import Axes
 
     axes = result if isinstance(result, list) else [result]

@@ -101,7 +101,7 @@ def test_regression_optimality_unknown_pair_is_a_value_error():
 
     t = ccb.simulated_vs_bound_table(cases=(("ring", 8, 2**16), ("recursive_halving_doubling", 8, 2**16), ("double_binary_tree", 8, 2**16),
                                             ("double_binary_tree", 8, 2**16, 2), ("recursive_halving_doubling_2port", 8, 2**16)))
-    for algorithm, n, m, ports, t_sim, t_model, top, total, correct in t.values:
+    for _algorithm, _n, _m, _ports, t_sim, t_model, top, total, correct in t.values:
         assert correct and t_sim == pytest.approx(t_model) and t_sim >= total >= top
     assert [v[3] for v in t.values] == [1, 1, 1, 2, 2]
 

@@ -289,7 +289,7 @@ def test_regression_simulate_checks_memory_before_allocating():
 
     # N = 1024, M = 1 MiB: 1 GiB of buffers plus checks and schedule; M = 1 GiB died inside numpy.
     for m in (2**20, 2**30):
-        out = call_limited(lambda: ccb.simulate("ring", "all_reduce", 1024, m), seconds=10, memory=GiB // 2)
+        out = call_limited(lambda m=m: ccb.simulate("ring", "all_reduce", 1024, m), seconds=10, memory=GiB // 2)
         assert out.clear_error and "estimate" in out.message and "max_bytes" in out.message, (m, out)
     with pytest.raises(ValueError, match="max_bytes"):
         ccb.simulate("ring", "all_reduce", 4, 4096, max_bytes=1000)

@@ -4,7 +4,6 @@ import math
 from fractions import Fraction
 
 import networkx as nx
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

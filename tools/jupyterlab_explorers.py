@@ -213,7 +213,7 @@ def run(notebooks: list[pathlib.Path], out: pathlib.Path, port: int) -> int:
                 break
             except OSError:
                 if server.poll() is not None:
-                    raise RuntimeError("JupyterLab did not start:\n" + (scratch / "server.log").read_text()[-3000:])
+                    raise RuntimeError("JupyterLab did not start:\n" + (scratch / "server.log").read_text()[-3000:]) from None
                 time.sleep(0.5)
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS, env=browser_env(scratch))

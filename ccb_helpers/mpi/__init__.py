@@ -50,9 +50,9 @@ import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
-import numpy as np
-
 from .._validation import check_int, check_real
+from .fit import MAX_FIT_POINTS, AlphaBetaFit, _fit_alpha_beta, fit_alpha_beta
+from .results import _REQUIRED, MAX_RESULT_BYTES, _check_values, load_mpi_result
 
 __all__ = [
     "AlphaBetaFit",
@@ -69,78 +69,9 @@ __all__ = [
     "plot_pingpong",
 ]
 
-#: Most points :func:`fit_alpha_beta` accepts (a ping-pong sweep has a few dozen).
-MAX_FIT_POINTS = 10**6
 #: Most ranks :func:`launch` starts on this machine, and the longest it waits (s).
 MAX_LOCAL_RANKS = 64
 MAX_TIMEOUT_S = 3600.0
-#: Largest result file :func:`load_mpi_result` reads (bytes).
-MAX_RESULT_BYTES = 64 * 2**20
-
-
-class AlphaBetaFit(NamedTuple):
-    """``T = alpha_s + M / beta_Bps`` fitted to measured times; ``residual`` is the RMS relative error."""
-
-    alpha_s: float
-    beta_Bps: float
-    residual: float
-
-
-def fit_alpha_beta(sizes, times) -> AlphaBetaFit:
-    """Least-squares fit of ``T = α + M/β`` to one-way times (the α-β model, ``eq:cc-bound-combined``'s terms).
-
-    Relative errors are minimised (each point weighted by ``1/T²``), so the microsecond times of
-    small messages fix α as much as the millisecond times of large ones fix β. α is kept ≥ 0: if
-    the unconstrained fit gives α < 0, α = 0 and β is refitted.
-
-    Parameters
-    ----------
-    sizes : array of float
-        Message sizes in bytes (≥ 0, at least two distinct values, at most 10⁶ points).
-    times : array of float
-        One-way times in seconds (> 0), same length.
-
-    Returns
-    -------
-    AlphaBetaFit
-        ``alpha_s`` (s), ``beta_Bps`` (bytes/s), ``residual`` (RMS of ``(model - T) / T``).
-
-    Raises
-    ------
-    ValueError
-        If the times do not grow with the size (no positive β fits).
-
-    Examples
-    --------
-    Exact α-β data (α = 2 µs, β = 1 GB/s) is recovered:
-
-    >>> fit = fit_alpha_beta([0, 10**6, 2 * 10**6], [2e-6, 2e-6 + 1e-3, 2e-6 + 2e-3])
-    >>> round(fit.alpha_s * 1e6, 6), round(fit.beta_Bps / 1e9, 6), fit.residual < 1e-12
-    (2.0, 1.0, True)
-    """
-    if not isinstance(sizes, (list, tuple, np.ndarray)) or not isinstance(times, (list, tuple, np.ndarray)):
-        raise TypeError("sizes and times must be lists or arrays of numbers")
-    x = np.atleast_1d(check_real("sizes", list(sizes) if not isinstance(sizes, np.ndarray) else sizes))
-    t = np.atleast_1d(check_real("times", list(times) if not isinstance(times, np.ndarray) else times, strict=True))
-    if x.ndim != 1 or t.shape != x.shape:
-        raise ValueError(f"sizes and times must be 1-d and of the same length, got shapes {x.shape} and {t.shape}")
-    if x.size > MAX_FIT_POINTS:
-        raise ValueError(f"{x.size} points exceed the cap of {MAX_FIT_POINTS}")
-    if np.unique(x).size < 2:
-        raise ValueError("sizes must contain at least two distinct values to separate alpha from beta")
-    return _fit_alpha_beta(x, t)
-
-
-def _fit_alpha_beta(x: np.ndarray, t: np.ndarray) -> AlphaBetaFit:
-    rows = np.column_stack([1 / t, x / t])  # (alpha + x * gamma) / t ≈ 1, gamma = 1 / beta
-    (alpha, gamma), *_ = np.linalg.lstsq(rows, np.ones_like(t), rcond=None)
-    if alpha < 0:
-        alpha = 0.0
-        gamma = np.sum(x / t) / np.sum((x / t) ** 2)
-    if not gamma > 0:
-        raise ValueError("the times do not grow with the size: no positive bandwidth beta fits these points")
-    residual = float(np.sqrt(np.mean(((alpha + gamma * x) - t) ** 2 / t**2)))
-    return AlphaBetaFit(float(alpha), float(1 / gamma), residual)
 
 
 # --------------------------------------------------------------------------- launching
@@ -258,137 +189,6 @@ def run_with_timeout(command: list[str], timeout: float, env=None) -> _Completed
             pass
         stdout, stderr = process.communicate()
         return _Completed(-signal.SIGKILL, stdout, stderr, True)
-
-
-# --------------------------------------------------------------------------- results
-
-
-_REQUIRED = {
-    "pingpong": ("n", "sizes", "times_s", "alpha_s", "beta_Bps"),
-    "run": ("algorithm", "primitive", "n", "m", "correct", "times_s", "median_s"),
-    "sweep": ("n", "runs", "alpha_s", "beta_Bps"),
-    "selftest": ("n", "cases", "all_correct"),
-}
-
-
-def load_mpi_result(source) -> dict:
-    """Read a result written by ``python -m ccb_helpers.mpi … --json FILE`` (or take its dict).
-
-    Checks that it is one of the four commands' objects with the fields the plots need; a
-    ``run`` or ``sweep`` result gets ``runs`` (a list of runs, one for ``run``).
-
-    Parameters
-    ----------
-    source : str, Path or dict
-        A JSON file (at most 64 MiB) or an already loaded object.
-
-    Examples
-    --------
-    >>> r = load_mpi_result({"command": "run", "algorithm": "ring", "primitive": "all_reduce", "n": 2,
-    ...                      "m": 8, "correct": True, "times_s": [1e-5], "median_s": 1e-5})
-    >>> len(r["runs"]), r["runs"][0]["algorithm"]
-    (1, 'ring')
-    >>> load_mpi_result({"command": "run"})
-    Traceback (most recent call last):
-    ...
-    ValueError: source: MPI result of command 'run' lacks field(s) algorithm, primitive, n, m, correct, times_s, median_s
-    """
-    if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        if not path.is_file():
-            raise ValueError(f"source: no such result file: {path}")
-        size = path.stat().st_size
-        if size > MAX_RESULT_BYTES:
-            raise ValueError(f"source: result file {path} has {size} bytes, more than the cap of {MAX_RESULT_BYTES}")
-        try:
-            result = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as error:
-            raise ValueError(f"source: result file {path} is not JSON: {error}") from None
-    elif isinstance(source, dict):
-        result = dict(source)
-    else:
-        raise TypeError(f"source must be a path or a dict, got {type(source).__name__}")
-    if not isinstance(result, dict):
-        raise ValueError("source: an MPI result must be a JSON object")
-    command = result.get("command")
-    if not isinstance(command, str) or command not in _REQUIRED:
-        raise ValueError(f"source: unknown MPI result command {command!r}; expected one of {', '.join(_REQUIRED)}"[:300])
-    missing = [f for f in _REQUIRED[command] if f not in result]
-    if missing:
-        raise ValueError(f"source: MPI result of command {command!r} lacks field(s) {', '.join(missing)}")
-    if command == "run":
-        result["runs"] = [{k: v for k, v in result.items() if k != "runs"}]
-    if command in ("run", "sweep"):
-        if not isinstance(result["runs"], list) or len(result["runs"]) > 100_000:
-            raise ValueError("source: the result's 'runs' must be a list of runs (at most 100000)")
-        for i, run in enumerate(result["runs"]):
-            if not isinstance(run, dict):
-                raise ValueError(f"source: run {i} of the result must be an object, got {type(run).__name__}")
-            lacking = [f for f in _REQUIRED["run"] if f not in run]
-            if lacking:
-                raise ValueError(f"source: run {i} of the result lacks field(s) {', '.join(lacking)}")
-    _check_values(result, command)
-    return result
-
-
-def _check_values(result: dict, command: str) -> None:
-    """The fields the plots and tables read have the right types and ranges (named in the message)."""
-    import math
-    import numbers
-
-    from ..algorithms import ALGORITHMS
-    from ..primitives import PRIMITIVES
-
-    def fail(where, what):
-        raise ValueError(f"source: {where} {what}")
-
-    def integer(where, value, low, high=2**62):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= value <= high:
-            fail(where, f"must be an integer in [{low}, {high}], got {value!r}"[:200])
-
-    def number(where, value, optional=False):
-        if optional and value is None:
-            return
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or not 0 <= value <= 1e12:
-            fail(where, f"must be a finite number >= 0, got {value!r}"[:200])
-
-    def numbers_list(where, value, length=None):
-        if not isinstance(value, list) or not 1 <= len(value) <= 10**6 or (length is not None and len(value) != length):
-            fail(where, f"must be a non-empty list of numbers{'' if length is None else f' of length {length}'}")
-        for j, x in enumerate(value):
-            number(f"{where}[{j}]", x)
-
-    integer("field 'n'", result.get("n", 1), 1, 2**20)
-    if command in ("sweep", "pingpong"):
-        number("field 'alpha_s'", result.get("alpha_s"), optional=True)
-        number("field 'beta_Bps'", result.get("beta_Bps"), optional=True)
-    if command == "pingpong":
-        sizes = result["sizes"]
-        if not isinstance(sizes, list) or not 1 <= len(sizes) <= 10**6:
-            fail("field 'sizes'", "must be a non-empty list of sizes in bytes")
-        for j, x in enumerate(sizes):
-            integer(f"field 'sizes'[{j}]", x, 0)
-        numbers_list("field 'times_s'", result["times_s"], len(sizes))
-    if command == "selftest":
-        if not isinstance(result["cases"], list) or not isinstance(result["all_correct"], bool):
-            fail("fields 'cases' / 'all_correct'", "must be a list and True / False")
-    for i, run in enumerate(result.get("runs", ()) if command in ("run", "sweep") else ()):
-        where = f"run {i} field"
-        if not isinstance(run["primitive"], str) or run["primitive"] not in PRIMITIVES:
-            fail(f"{where} 'primitive'", f"must be one of {', '.join(PRIMITIVES)}, got {run['primitive']!r}"[:300])
-        if not isinstance(run["algorithm"], str) or run["algorithm"] not in ALGORITHMS or run["primitive"] not in ALGORITHMS[run["algorithm"]]:
-            fail(f"{where} 'algorithm'", f"must be an algorithm implementing {run['primitive']}, got {run['algorithm']!r}"[:300])
-        integer(f"{where} 'n'", run["n"], 2, 2**20)  # a collective on one rank has no bound to compare with
-        integer(f"{where} 'm'", run["m"], 0)
-        if not isinstance(run["correct"], bool):
-            fail(f"{where} 'correct'", f"must be True or False, got {run['correct']!r}"[:200])
-        numbers_list(f"{where} 'times_s'", run["times_s"])
-        number(f"{where} 'median_s'", run["median_s"])
-        number(f"{where} 'library_median_s'", run.get("library_median_s"), optional=True)
-        if "ports" in run:
-            integer(f"{where} 'ports'", run["ports"], 1, 2**20)
-        if run.get("chunks") is not None:
-            integer(f"{where} 'chunks'", run["chunks"], 1, 2**20)
 
 
 # The figures and the explorer need matplotlib and ipywidgets: imported on first use, so the

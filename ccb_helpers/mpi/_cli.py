@@ -525,7 +525,7 @@ def _measure_alpha_beta(comm, sizes, repeats: int) -> dict | None:
 
 def _fit_or_none(measured: dict) -> dict:
     """α, β and residual of a ping-pong, or ``None`` values and the reason (noise can make times flat)."""
-    from . import fit_alpha_beta
+    from .fit import fit_alpha_beta
 
     try:
         fit = fit_alpha_beta(measured["sizes"], measured["times_s"])

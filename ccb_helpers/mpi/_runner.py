@@ -80,7 +80,7 @@ def pingpong(comm, sizes, repeats: int) -> dict | None:
         message = buffer[:size]
         iters = pingpong_iterations(size)
         samples = []
-        for sample in range(repeats + 1):  # sample 0 is the warm-up
+        for _sample in range(repeats + 1):  # sample 0 is the warm-up
             if rank == 0:
                 start = MPI.Wtime()
                 for _ in range(iters):

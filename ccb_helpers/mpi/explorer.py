@@ -52,7 +52,7 @@ class MPIResultExplorer(Explorer):
         self.by_pair = runs_by_pair(result)
         if not self.by_pair:
             raise ValueError("the result has no runs with M > 0 to show")
-        from . import load_mpi_result
+        from .results import load_mpi_result
 
         loaded = load_mpi_result(result)
         self._init_args = (result,)  # what a fresh explorer of the same result is built from

@@ -59,7 +59,7 @@ def _pairs(pairs, by_pair) -> list:
 
 
 def _loaded(result):
-    from . import load_mpi_result
+    from .results import load_mpi_result
 
     try:
         return load_mpi_result(result)

@@ -1,0 +1,125 @@
+"""The book's figure style: column width, colours, the CJK font, 2x PNGs in Jupyter."""
+
+from __future__ import annotations
+
+import base64
+import glob
+import os
+from functools import lru_cache
+
+import matplotlib
+from matplotlib import font_manager
+
+#: Width of the book's text column in inches (688 CSS px at 100 px per inch).
+BOOK_WIDTH = 6.88
+
+#: Colour per algorithm / bound, shared by every chapter so a reader learns them once.
+COLORS = {
+    "bound": "#222222",
+    "latency": "#1f77b4",
+    "bandwidth": "#d62728",
+    "bisection": "#9467bd",
+    "ring_b": "#ff7f0e",
+    "ring": "#d62728",
+    "bidirectional_ring": "#ff7f0e",
+    "binomial_tree": "#1f77b4",
+    "double_binary_tree": "#17becf",
+    "recursive_halving_doubling": "#2ca02c",
+    "recursive_doubling": "#8c564b",
+    "bruck": "#e377c2",
+    "pairwise": "#7f7f7f",
+    "scatter_allgather": "#bcbd22",
+}
+
+#: Colour per topology family (keys of ccb_helpers.diameter.FAMILIES).
+FAMILY_COLORS = {"ring": COLORS["ring"], "torus2d": "#1f77b4", "torus3d": "#2ca02c", "mesh2d": "#ff7f0e",
+                 "hypercube": "#9467bd", "fat_tree": "#8c564b", "fully_connected": "#7f7f7f"}
+
+_SYSTEM_CJK = ("Noto Sans CJK SC", "Noto Sans CJK TC", "Noto Sans CJK JP", "Source Han Sans SC", "WenQuanYi Zen Hei")
+
+#: Smallest font size (points) any figure text uses: 8 pt = 11 CSS px at the natural size.
+SMALL = 8.5
+
+
+@lru_cache(maxsize=1)
+def cjk_font_name() -> str | None:
+    """Register the bundled CJK font with matplotlib and return its family name (or None)."""
+    try:
+        import cvttf_NotoSansCJK_Regular as font_pkg  # type: ignore[import-not-found]
+
+        folders = [os.path.dirname(font_pkg.__file__)]
+    except ImportError:
+        folders = []
+    for folder in folders:
+        for path in glob.glob(os.path.join(folder, "*.otf")) + glob.glob(os.path.join(folder, "*.ttf")):
+            font_manager.fontManager.addfont(path)
+            return font_manager.FontProperties(fname=path).get_name()
+    available = {f.name for f in font_manager.fontManager.ttflist}
+    for name in _SYSTEM_CJK:
+        if name in available:
+            return name
+    return None
+
+
+def use_book_style() -> None:
+    """Apply the book's matplotlib style (sizes, grid, CJK font) globally; 2x PNGs in Jupyter.
+
+    A figure inch is 100 CSS px on the page (``figure.dpi = 100``); PNGs are rendered at twice
+    that (``savefig.dpi = 200``, and in IPython the inline backend's PNG formatter is replaced
+    by one that renders at 2x and reports the CSS width, as ``retina`` does, but without a
+    fixed height so the picture keeps its aspect ratio when a phone shrinks it).
+    """
+    font = cjk_font_name()
+    matplotlib.rcParams.update(
+        {
+            "figure.figsize": (BOOK_WIDTH, 4.0),
+            "figure.dpi": 100,
+            "savefig.dpi": 200,
+            "axes.grid": True,
+            "grid.alpha": 0.3,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            "legend.frameon": False,
+            "font.size": 10.5,
+            "axes.titlesize": 11,
+            "axes.labelsize": 10.5,
+            "xtick.labelsize": 9.5,
+            "ytick.labelsize": 9.5,
+            "legend.fontsize": 9,
+            "axes.unicode_minus": False,
+        }
+    )
+    if font is not None:
+        # A list of families lets matplotlib fall back per glyph (⌈ ⌉ are not in Noto Sans CJK).
+        matplotlib.rcParams["font.family"] = [font, "DejaVu Sans"]
+    _enable_retina_inline()
+
+
+def _figure_png_2x(figure):
+    """IPython PNG formatter: the figure at twice its dpi, with its CSS width as metadata."""
+    from IPython.core.pylabtools import print_figure
+
+    data = print_figure(figure, fmt="png", bbox_inches="tight", dpi=2 * figure.dpi)
+    if data is None:  # an empty figure shows nothing
+        return None
+    width = int.from_bytes(data[16:20], "big")  # the PNG header's IHDR width
+    return base64.b64encode(data).decode("ascii"), {"width": width // 2}
+
+
+def _enable_retina_inline() -> None:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is None or not hasattr(shell, "display_formatter"):
+        return
+    backend = str(matplotlib.rcParams._get("backend"))
+    if "inline" not in backend:
+        return
+    # Importing the inline backend runs its own one-time format set-up (plain PNG); ours must
+    # come after it or it would be replaced when the first figure is made.
+    import matplotlib_inline.backend_inline  # noqa: F401
+    from matplotlib.figure import Figure
+
+    shell.display_formatter.formatters["image/png"].for_type(Figure, _figure_png_2x)
