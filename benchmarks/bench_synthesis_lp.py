@@ -16,9 +16,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from _timing import best_of  # noqa: E402
-
 import ccb_helpers as ccb  # noqa: E402
+from _timing import best_of  # noqa: E402
 
 REPEAT = 3
 #: The instances chapter 7 refutes: every ratio in [7/6, 3/2) with C <= 6, at the largest such C.
