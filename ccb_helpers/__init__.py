@@ -169,11 +169,8 @@ from .nccl_model import (
     nccl_predict,
     nccl_tuning_table,
     nccl_nvls_table,
-    NcclVsBound,
-    nccl_bound_parameters,
-    nccl_vs_bound,
-    nccl_vs_bound_table,
 )
+from .nccl_bound import NcclVsBound, nccl_bound_parameters, nccl_vs_bound, nccl_vs_bound_table
 from .nccl_search import NvlsGraph, nvls_graph
 from .nccl_published import (
     PUBLISHED_LOGS,

@@ -1,7 +1,7 @@
 """Figures and the explorer of chapter 8: NCCL's model, the lower bound and published measurements.
 
 Kept apart from :mod:`ccb_helpers.plotting` and :mod:`ccb_helpers.explorers` (one concept per
-module): everything here draws :mod:`ccb_helpers.nccl_model` and :mod:`ccb_helpers.nccl_tests`.
+module): everything here draws :mod:`ccb_helpers.nccl_model`, :mod:`ccb_helpers.nccl_bound` and :mod:`ccb_helpers.nccl_tests`.
 """
 
 from __future__ import annotations
@@ -12,18 +12,8 @@ import numpy as np
 
 from ._validation import check_choice, check_int, check_real
 from .explorers import Explorer
-from .nccl_model import (
-    NCCL_COLLECTIVES,
-    NCCL_MODEL_VERSION,
-    NCCL_TOPOLOGIES,
-    _bound_parameters,
-    _check_call,
-    _in_network_bound,
-    _predict,
-    _resolve_topology,
-    _two_level_bound,
-    _vs_bound,
-)
+from .nccl_bound import _bound_parameters, _in_network_bound, _two_level_bound, _vs_bound
+from .nccl_model import NCCL_COLLECTIVES, NCCL_MODEL_VERSION, NCCL_TOPOLOGIES, _check_call, _predict, _resolve_topology
 
 __all__ = ["NCCL_PICK_COLORS", "plot_nccl_times", "plot_nccl_pick_map", "plot_busbw_against_bound", "NcclExplorer"]
 
