@@ -150,7 +150,9 @@ from .synthesis import (
     synthesized_time,
     verify_synthesized,
 )
-_lazy_from(".synthesis_figures", "SynthesisExplorer, attainment_table, draw_synthesized_step, plot_synthesis_plane, synthesis_bounds_table")
+from .synthesis_lp import two_step_rounds_per_chunk
+_lazy_from(".synthesis_figures", "SynthesisExplorer, attainment_table, draw_synthesized_step, plot_schedule_steps, plot_synthesis_plane, "
+           "synthesis_bounds_table")
 from .units import GiB, KiB, MiB, format_bandwidth, format_bytes, format_time
 from .nccl_tests import (
     AlphaBeta,
@@ -173,12 +175,18 @@ from .nccl_model import (
     NcclTopology,
     nccl_predict,
     nccl_tuning_table,
-    NcclVsBound,
-    nccl_bound_parameters,
-    nccl_vs_bound,
-    nccl_vs_bound_table,
+    nccl_nvls_table,
 )
-from .nccl_published import PUBLISHED_LOGS, PublishedLog, published_log_text, published_summary_table, read_published_log
+from .nccl_bound import NcclVsBound, nccl_bound_parameters, nccl_vs_bound, nccl_vs_bound_table
+from .nccl_search import NvlsGraph, nvls_graph
+from .nccl_published import (
+    PUBLISHED_LOGS,
+    PublishedLog,
+    in_switch_busbw_ceiling,
+    published_log_text,
+    published_summary_table,
+    read_published_log,
+)
 _lazy_from(".nccl_figures", "NCCL_PICK_COLORS, NcclExplorer, plot_busbw_against_bound, plot_nccl_pick_map, plot_nccl_times")
 from . import mpi  # real MPI runs (mpi4py is imported only when a command runs under mpiexec)
 from .mpi import load_mpi_result

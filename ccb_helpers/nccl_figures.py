@@ -1,7 +1,7 @@
 """Figures and the explorer of chapter 8: NCCL's model, the lower bound and published measurements.
 
 Kept apart from :mod:`ccb_helpers.plotting` and :mod:`ccb_helpers.explorers` (one concept per
-module): everything here draws :mod:`ccb_helpers.nccl_model` and :mod:`ccb_helpers.nccl_tests`.
+module): everything here draws :mod:`ccb_helpers.nccl_model`, :mod:`ccb_helpers.nccl_bound` and :mod:`ccb_helpers.nccl_tests`.
 """
 
 from __future__ import annotations
@@ -12,18 +12,8 @@ import numpy as np
 
 from ._validation import check_choice, check_int, check_real
 from .explorers import Explorer
-from .nccl_model import (
-    NCCL_COLLECTIVES,
-    NCCL_MODEL_VERSION,
-    NCCL_TOPOLOGIES,
-    _bound_parameters,
-    _check_call,
-    _in_network_bound,
-    _predict,
-    _resolve_topology,
-    _two_level_bound,
-    _vs_bound,
-)
+from .nccl_bound import _bound_parameters, _in_network_bound, _two_level_bound, _vs_bound
+from .nccl_model import NCCL_COLLECTIVES, NCCL_MODEL_VERSION, NCCL_TOPOLOGIES, _check_call, _predict, _resolve_topology
 
 __all__ = ["NCCL_PICK_COLORS", "plot_nccl_times", "plot_nccl_pick_map", "plot_busbw_against_bound", "NcclExplorer"]
 
@@ -82,7 +72,7 @@ def plot_nccl_times(primitive="all_reduce", n_ranks=8, n_nodes=1, topology="dgx_
     from .units import format_bytes
 
     primitive, n_ranks, n_nodes, _ = _check_call(primitive, n_ranks, n_nodes, 0)
-    topo = _resolve_topology(topology, {}, n_nodes)
+    topo = _resolve_topology(topology, {}, n_nodes, n_ranks // n_nodes)
     if not (isinstance(m_range, (tuple, list)) and len(m_range) == 2):
         raise TypeError(f"m_range must be a (min, max) pair of sizes in bytes, got {m_range!r}")
     lo, hi = (check_real(name, v, strict=True, scalar=True) for name, v in zip(("m_range[0]", "m_range[1]"), m_range))
@@ -150,7 +140,7 @@ def _explorer_curves(preset: str, n_ranks: int, n_nodes: int):
     Returns ``(version, sizes, times, refs, bound, in_network)``: ``times[label]`` is NCCL's
     estimate in s, ``refs[label]`` the bound that combination is held to (in-network for NVLS).
     """
-    topo = _resolve_topology(preset, {}, n_nodes)
+    topo = _resolve_topology(preset, {}, n_nodes, n_ranks // n_nodes)
     sizes = np.unique(np.geomspace(2.0**3, 2.0**34, 160).astype(np.int64))
     predictions = [_predict("all_reduce", n_ranks, n_nodes, int(m), topo) for m in sizes]
     alpha, beta, node_beta = _bound_parameters(topo)
@@ -170,29 +160,37 @@ def _label(key) -> str:
 
 
 def _pick_grid(primitive, topology, rows, sizes):
-    """NCCL's pick label and efficiency on a grid: rows are (n_ranks, n_nodes); NaN where flagged."""
+    """NCCL's pick label, efficiency and line-rate efficiency on a grid: rows are (n_ranks, n_nodes).
+
+    NaN where the estimate beats the bound (flagged) or the topology gives no line rate.
+    """
     labels = np.empty((len(rows), len(sizes)), dtype=object)
     eff = np.empty((len(rows), len(sizes)))
+    line = np.empty((len(rows), len(sizes)))
     for i, (n, k) in enumerate(rows):
-        topo = _resolve_topology(topology, {}, k)
+        topo = _resolve_topology(topology, {}, k, n // k)  # the NVLS graph searched for n // k GPUs per node
         for j, m in enumerate(sizes):
             r = _vs_bound(primitive, n, k, int(m), topo, book=False)
             labels[i, j] = r.pick
             eff[i, j] = np.nan if r.efficiency is None else r.efficiency
-    return labels, eff
+            line[i, j] = np.nan if r.line_efficiency is None else r.line_efficiency
+    return labels, eff, line
 
 
 def plot_nccl_pick_map(topology="dgx_h100", primitive="all_reduce", threshold=0.8, ax=None):
     """Which algorithm/protocol NCCL's model picks over (N, M), and where it is within ``threshold`` of the bound.
 
-    ``dgx_h100``: one node, N = 2 … 8. ``ib_h100``: 8 GPUs per node, 1 … 256 nodes (N = 8 … 2048).
+    ``dgx_h100``: one node, N = 2 … 8 (the NVLS graph searched for each N). ``ib_h100``: 8 GPUs
+    per node, 1 … 256 nodes (N = 8 … 2048).
     Hatched cells: NCCL's estimate is slower than ``bound / threshold`` (efficiency below it);
-    the efficiency is taken against the in-network bound where NCCL picks NVLS.
+    the efficiency is taken against the in-network bound where NCCL picks NVLS. The returned
+    grid also holds the efficiency against the hardware's line rate (``line_efficiency``).
 
     Returns
     -------
     (matplotlib.axes.Axes, dict)
-        The axes and ``{"labels": 2-d array, "efficiency": 2-d array, "rows": [(N, nodes)], "sizes": array}``.
+        The axes and ``{"labels": 2-d array, "efficiency": 2-d array, "line_efficiency": 2-d array,
+        "rows": [(N, nodes)], "sizes": array}``.
 
     Examples
     --------
@@ -225,7 +223,7 @@ def plot_nccl_pick_map(topology="dgx_h100", primitive="all_reduce", threshold=0.
         rows = [(_ranks_for(topology, k), k) for k in nodes]
         ylabels = [f"{k}" for k in nodes]
         ytitle = "节点数（每节点 8 GPU）"
-    labels, eff = _pick_grid(primitive, topology, rows, sizes)
+    labels, eff, line = _pick_grid(primitive, topology, rows, sizes)
     names = [n for n in NCCL_PICK_COLORS if n in set(labels.ravel())]
     index = np.vectorize(names.index)(labels)
     cmap = ListedColormap([NCCL_PICK_COLORS[n] for n in names])
@@ -248,7 +246,7 @@ def plot_nccl_pick_map(topology="dgx_h100", primitive="all_reduce", threshold=0.
               handlelength=1.6, columnspacing=1.0)
     title = NCCL_TOPOLOGIES[topology].label
     ax.set_title(title, fontsize=10)
-    return ax, {"labels": labels, "efficiency": eff, "rows": rows, "sizes": sizes}
+    return ax, {"labels": labels, "efficiency": eff, "line_efficiency": line, "rows": rows, "sizes": sizes}
 
 
 def plot_busbw_against_bound(log, alpha, beta, ports=1, label=None, ax=None, n_ranks=None, collective=None):
@@ -304,7 +302,7 @@ class NcclExplorer(Explorer):
     --------
     >>> e = NcclExplorer(preset="dgx_h100", n=8, log2_m=30)
     >>> e.result.pick, round(e.result.efficiency, 2)
-    ('NVLS/Simple', 0.92)
+    ('NVLS/Simple', 0.74)
     >>> e.update(preset="ib_h100"); e.n_nodes, e.result.pick
     (2, 'NVLSTree/Simple')
     """
@@ -369,7 +367,7 @@ class NcclExplorer(Explorer):
         self.n_nodes = 1 if preset == "dgx_h100" else n // 8
         self.n = n
         m = 2**log2_m
-        topo = _resolve_topology(preset, {}, self.n_nodes)
+        topo = _resolve_topology(preset, {}, self.n_nodes, n // self.n_nodes)
         self.result = r = _vs_bound("all_reduce", n, self.n_nodes, m, topo)
         version, sizes, times, refs, bound, in_network = _explorer_curves(preset, n, self.n_nodes)
         ax = self._ax
@@ -412,6 +410,7 @@ class NcclExplorer(Explorer):
         bound_kind = "网内归约的下界" if r.in_network else "下界"
         reference = r.in_network_bound_time if r.in_network else r.bound_time
         shown_eff = "—（估计快于下界）" if r.efficiency is None else f"{r.efficiency:.2f}"
+        line = "" if r.line_efficiency is None else f"（对照物理线速 {r.line_efficiency:.2f}）"  # β is NCCL's own
         book = ""
         if r.book_algorithm is not None:
             from .algorithms import ALGORITHM_LABELS
@@ -419,4 +418,4 @@ class NcclExplorer(Explorer):
             book = f"；本书选型：{ALGORITHM_LABELS[r.book_algorithm]}，{format_time(r.book_time)}"
         return (f"<b>AllReduce，N = {n}（{self.n_nodes} 个节点），M = {format_bytes(m)}</b>{note}：NCCL {NCCL_MODEL_VERSION} 的模型选 <b>{r.pick}</b>，"
                 f"估计 {format_time(r.nccl_time)}；{bound_kind} {format_time(reference)}"
-                f"（α = {format_time(alpha)}，β = {beta / 1e9:.3g} GB/s）；效率 <b>{shown_eff}</b>{book}。")
+                f"（α = {format_time(alpha)}，β = {beta / 1e9:.3g} GB/s）；效率 <b>{shown_eff}</b>{line}{book}。")

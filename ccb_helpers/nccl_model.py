@@ -39,7 +39,11 @@ is available, the GPU generation (Volta / Ampere / Hopper: it selects the per-ch
 CPU vendor (LL caps and network overhead on several nodes), and the communicator's channel
 count. :data:`NCCL_TOPOLOGIES` holds two presets whose values follow our reading of the search
 (speed arrays, channel duplication); they are illustrative, not measured — a real system's log
-gives the real ones.
+gives the real ones. The ring and tree graphs of an NVSwitch node do not depend on the GPU
+count; the NVLS graph does (one channel per GPU, each charged twice on its head GPU's link), so
+a preset that gives its NVSwitch link (``nvswitch_bw``) has its NVLS graph searched again for the
+GPUs each node has in the communicator (:mod:`ccb_helpers.nccl_search`): 8 H100 get
+``8 × 40/60 GB/s``, 4 get ``4 × 60/60``.
 
 Availability rules followed (``ncclTopoTuneModel``, ``topoGetAlgoInfo``, ``ncclNvlsInit``):
 Broadcast and Reduce run Ring only; AllGather and ReduceScatter Ring and (one node) NVLS;
@@ -52,7 +56,8 @@ node does not see the NICs (``ncclTopoTrimSystem`` removes them), so a multi-nod
 the single-node preset NCCL's search would find instead (``single_node``).
 
 **Simplified / left out**: CollNet (Direct, Chain) is not modelled (it needs the SHARP CollNet
-plugin; NCCL disables it without one, and then also disables NVLS on several nodes); tuner
+plugin; NCCL disables it without one, and then also disables NVLS on several nodes — with the
+plugin, NVLS runs across nodes too); tuner
 plugins, ``NCCL_ALGO`` / ``NCCL_PROTO`` overrides, the Power-CPU tree latency tweak, the
 CUDA 11.8 exclusion of LL128 (two ranks), the ring-bandwidth backup and the aggregation of
 several operations (``numPipeOps = 1``) are left out; NVLS is assumed to support the call's data
@@ -62,6 +67,9 @@ generation serve every graph (NCCL keeps them per graph); the communicator's cha
 is the ring graph's doubled (``NCCL_MIN_NCHANNELS`` etc. ignored); ranks are spread evenly over
 the nodes. NCCL computes in single precision, this module in double (a tie between two
 estimates could break differently).
+
+The model next to the book's lower bound (``nccl_vs_bound`` and friends) lives in
+:mod:`ccb_helpers.nccl_bound`; the NVLS topology search in :mod:`ccb_helpers.nccl_search`.
 
 **Validity**: "NCCL would pick X" means *NCCL 2.21.5's default tuner, for a topology search
 that produced these graphs*. Other NCCL versions changed the tables (2.23 gave Tree/Simple a
@@ -77,7 +85,6 @@ import dataclasses
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
 
 from ._validation import check_choice, check_int, check_real
 
@@ -91,10 +98,7 @@ __all__ = [
     "NcclPrediction",
     "nccl_predict",
     "nccl_tuning_table",
-    "NcclVsBound",
-    "nccl_bound_parameters",
-    "nccl_vs_bound",
-    "nccl_vs_bound_table",
+    "nccl_nvls_table",
 ]
 
 NCCL_MODEL_VERSION = "2.21.5-1"
@@ -188,6 +192,20 @@ class NcclTopology:
     single_node : str
         Key of the preset NCCL's search finds when the communicator lives on one node (the NICs
         are then removed from the topology, ``ncclTopoTrimSystem``), or ``""`` to use this one.
+    nvswitch_bw : float
+        A GPU's link to the NVSwitch per direction as NCCL's topology counts it (NVLinks ×
+        20.6 GB/s on Hopper), bytes/s; 0 when unknown. When set, the NVLS graph is **searched for
+        the GPUs each node has in the communicator** (:func:`~ccb_helpers.nccl_search.nvls_graph`)
+        and ``nvls_channels`` / ``nvls_bw_*`` are the full node's result (what its log prints);
+        passing any ``nvls_*`` field as an override imposes it instead.
+    nic_bw : float
+        On several nodes, the bandwidth of the path from a GPU to its own NIC (the smaller of
+        the NIC's rate and the PCIe path), bytes/s, for the NVLS search; 0 for a one-node preset.
+    gpu_line_rate, node_line_rate : float
+        The hardware's published rates per direction, bytes/s: one GPU's links (NVLink4: 18 ×
+        25 GB/s = 450 GB/s) and one node's NICs together (0 when unknown). NCCL's own β
+        (:func:`~ccb_helpers.nccl_bound_parameters`) comes from its ring graph; these give the efficiency
+        against the physical links (``ccb_helpers.NcclVsBound.line_efficiency``).
     """
 
     key: str
@@ -211,6 +229,10 @@ class NcclTopology:
     ll128: bool = True
     latency_inter: float = 0.0
     single_node: str = ""
+    nvswitch_bw: float = 0.0
+    nic_bw: float = 0.0
+    gpu_line_rate: float = 0.0
+    node_line_rate: float = 0.0
 
     def __post_init__(self):
         check_choice("gpu", self.gpu, _GPU_ROW)
@@ -221,11 +243,14 @@ class NcclTopology:
             check_int(name, getattr(self, name), minimum=1, maximum=64, scalar=True)
         check_int("nvls_channels", self.nvls_channels, minimum=0, maximum=64, scalar=True)
         check_int("comm_channels", self.comm_channels, minimum=0, maximum=64, scalar=True)
-        for name in ("ring_bw_intra", "ring_bw_inter", "tree_bw_intra", "tree_bw_inter", "nvls_bw_intra", "nvls_bw_inter"):
+        for name in ("ring_bw_intra", "ring_bw_inter", "tree_bw_intra", "tree_bw_inter", "nvls_bw_intra", "nvls_bw_inter",
+                     "nvswitch_bw", "nic_bw"):
             value = check_real(name, getattr(self, name), scalar=True)
             if value > 1e13:
                 raise ValueError(f"{name} must be <= 1e13 bytes/s per channel, got {value}")
         check_real("latency_inter", self.latency_inter, maximum=1e9, scalar=True)
+        for name in ("gpu_line_rate", "node_line_rate"):
+            check_real(name, getattr(self, name), maximum=1e15, scalar=True)
         if not isinstance(self.single_node, str):
             raise TypeError(f"single_node must be a preset key or '', got {self.single_node!r}")
         for name in ("ring_same_channels", "ll128"):
@@ -258,13 +283,17 @@ NCCL_TOPOLOGIES: dict[str, NcclTopology] = {
             "(an NCCL topology dump of an H100/H20 node shows NVL[370.8], NVIDIA/nccl#1189). "
             "Search (sm90SpeedArrayIntra): rings at 60 GB/s, 6 channels, duplicated (ncclTopoDupChannels) "
             "to 12 x 30 GB/s; the communicator doubles them to 24 (8-H100 logs list trees [0]..[23], "
-            "NVIDIA/nccl#2094). NVLS: minChannels = maxChannels = 8 (one per GPU); 60 x 8 exceeds "
-            "370.8 x 8/7, so the search starts at 50 GB/s. Our reading of search.cc, not a measured log.",
+            "NVIDIA/nccl#2094). NVLS: one channel per GPU, each charging its bandwidth on every GPU's "
+            "NVSwitch link and twice on its head's (ncclTopoSearchTryNvls), so 9 x bw <= 370.8: 40 GB/s; "
+            "pass 2 raises bwInter alone to 60 (nccl_search.nvls_graph, searched again for fewer GPUs). "
+            "An 8-GPU log prints the same graphs: 'Pattern 4, ... nChannels 12, bw 30.000000/30.000000' and "
+            "'Pattern 5, crossNic 0, nChannels 8, bw 40.000000/60.000000' (NVIDIA/nccl#1197).",
             gpu="hopper", cpu="intel", intra_link="nvlink",
             ring_channels=12, ring_bw_intra=30e9, ring_bw_inter=30e9,
             tree_channels=12, tree_bw_intra=30e9, tree_bw_inter=30e9,
-            nvls_channels=8, nvls_bw_intra=50e9, nvls_bw_inter=50e9,
+            nvls_channels=8, nvls_bw_intra=40e9, nvls_bw_inter=60e9,
             ring_same_channels=True, comm_channels=24, ll128=True,
+            nvswitch_bw=370.8e9, gpu_line_rate=450e9,
         ),
         NcclTopology(
             key="ib_h100",
@@ -273,14 +302,16 @@ NCCL_TOPOLOGIES: dict[str, NcclTopology] = {
             "PCIe Gen5 path from GPU to NIC, as an NCCL topology dump shows (NVIDIA/nccl#1189). Search "
             "(sm90SpeedArrayInter, capped by the 48 GB/s path): 8 ring channels x 48 GB/s, not duplicated "
             "(Hopper, below 50 GB/s, more than 4 channels); the communicator has 16 (H100 cluster logs "
-            "print 'Channel 05/16', NVIDIA/nccl#1453). NVLS-Tree graph assumed 8 x 48 GB/s. No CollNet "
-            "(no SHARP plugin). On one node NCCL drops the NICs and finds the dgx_h100 graphs. "
-            "Our reading of search.cc, not a measured log.",
+            "print 'Channel 05/16', NVIDIA/nccl#1453). NVLS(-Tree) graph: 6 channels fit at 48 GB/s, 7 at 45, "
+            "8 at 40 (9 x 40 <= 370.8 on each NVSwitch link); pass 2 raises bwInter to 48: 8 x 40/48 "
+            "(nccl_search.nvls_graph). No CollNet (no SHARP plugin). On one node NCCL drops the NICs and "
+            "finds the dgx_h100 graphs. Our reading of search.cc, not a measured log.",
             gpu="hopper", cpu="intel", intra_link="nvlink",
             ring_channels=8, ring_bw_intra=48e9, ring_bw_inter=48e9,
             tree_channels=8, tree_bw_intra=48e9, tree_bw_inter=48e9,
-            nvls_channels=8, nvls_bw_intra=48e9, nvls_bw_inter=48e9,
+            nvls_channels=8, nvls_bw_intra=40e9, nvls_bw_inter=48e9,
             ring_same_channels=False, comm_channels=16, ll128=True, single_node="dgx_h100",
+            nvswitch_bw=370.8e9, nic_bw=48e9, gpu_line_rate=450e9, node_line_rate=400e9,
         ),
     ]
 }
@@ -465,11 +496,18 @@ def _algo_time_us(primitive, n_ranks, n_nodes, m, topo, a, p, lat, bw):
     return lat + m / (1000.0 * bw) if bw > 0 else math.inf
 
 
-def _resolve_topology(topology, overrides, n_nodes=None) -> NcclTopology:
+#: The fields that describe the NVLS graph: an override of any of them imposes it (no search).
+_NVLS_FIELDS = frozenset({"nvls_channels", "nvls_bw_intra", "nvls_bw_inter"})
+
+
+def _resolve_topology(topology, overrides, n_nodes=None, gpus_per_node=None) -> NcclTopology:
     """The topology NCCL's search yields for a communicator on ``n_nodes`` nodes, with ``overrides``.
 
     On one node a preset with ``single_node`` is replaced by the preset it names (NCCL removes
     the NICs of a single-node communicator, ``ncclTopoTrimSystem``); overrides apply after that.
+    With ``gpus_per_node`` and a topology that knows its NVSwitch link (``nvswitch_bw``), the
+    NVLS graph is searched for that many GPUs (:func:`~ccb_helpers.nccl_search.nvls_graph`;
+    with NICs on several nodes), unless an ``nvls_*`` field is overridden.
     """
     if isinstance(topology, NcclTopology):
         topo = topology
@@ -483,7 +521,18 @@ def _resolve_topology(topology, overrides, n_nodes=None) -> NcclTopology:
         if unknown:
             raise TypeError(f"unknown topology field(s) {sorted(unknown)}; fields are {sorted(fields)}")
         topo = dataclasses.replace(topo, **overrides)  # re-validated by __post_init__
+    if gpus_per_node is not None and topo.nvswitch_bw > 0 and not _NVLS_FIELDS & set(overrides or ()):
+        topo = _with_searched_nvls(topo, gpus_per_node, topo.nic_bw if (n_nodes or 1) > 1 else 0.0)
     return topo
+
+
+@lru_cache(maxsize=256)
+def _with_searched_nvls(topo: NcclTopology, gpus: int, nic_bw: float) -> NcclTopology:
+    """``topo`` with the NVLS graph NCCL's search finds for ``gpus`` GPUs per node (none above 32)."""
+    from .nccl_search import MAX_GPUS, nvls_graph
+
+    graph = nvls_graph(gpus, topo.nvswitch_bw, nic_bw) if gpus <= MAX_GPUS else (0, 0.0, 0.0)
+    return dataclasses.replace(topo, nvls_channels=graph[0], nvls_bw_intra=graph[1], nvls_bw_inter=graph[2])
 
 
 def _check_call(primitive, n_ranks, n_nodes, m):
@@ -534,16 +583,19 @@ def nccl_predict(primitive, n_ranks, n_nodes, m, topology="dgx_h100", **override
     Examples
     --------
     8 H100 in one node: NCCL's model picks Ring/LL for 1 KiB (15 µs of latency) and NVLS for
-    1 GiB:
+    1 GiB (25 µs + 2**30 B / (8 channels × 40 GB/s × 5/6)); on 4 GPUs NVLS is slower than the
+    rings (its search finds 4 × 60 GB/s) and never picked:
 
     >>> nccl_predict("all_reduce", 8, 1, 1024).label
     'Ring/LL'
     >>> p = nccl_predict("all_reduce", 8, 1, 2**30)
     >>> p.label, round(p.time * 1e3, 3)
-    ('NVLS/Simple', 3.246)
+    ('NVLS/Simple', 4.052)
+    >>> nccl_predict("all_reduce", 4, 1, 2**30).label
+    'Ring/Simple'
     """
     primitive, n_ranks, n_nodes, m = _check_call(primitive, n_ranks, n_nodes, m)
-    topo = _resolve_topology(topology, overrides, n_nodes)
+    topo = _resolve_topology(topology, overrides, n_nodes, n_ranks // n_nodes)
     return _predict(primitive, n_ranks, n_nodes, m, topo)
 
 
@@ -579,7 +631,7 @@ def nccl_tuning_table(primitive, n_ranks, n_nodes, topology="dgx_h100", **overri
     from .tables import Table
 
     primitive, n_ranks, n_nodes, _ = _check_call(primitive, n_ranks, n_nodes, 0)
-    topo = _resolve_topology(topology, overrides, n_nodes)
+    topo = _resolve_topology(topology, overrides, n_nodes, n_ranks // n_nodes)
     latency, bandwidth = _tuning(primitive, n_ranks, n_nodes, topo)
     rows, values = [], []
     for (a, p), lat in latency.items():
@@ -589,171 +641,58 @@ def nccl_tuning_table(primitive, n_ranks, n_nodes, topology="dgx_h100", **overri
     return Table(["算法", "协议", "延迟 (µs)", "带宽 (GB/s)"], rows, caption, values)
 
 
-# -- NCCL's model next to the lower bound ---------------------------------------------------------
+def nccl_nvls_table(gpu_counts=range(3, 9), topology="dgx_h100"):
+    """The NVLS graph NCCL's search finds for each GPU count on one node, and what it buys.
 
+    Columns: N; the graph (channels × bwIntra/bwInter, GB/s); the load the search puts on each
+    GPU's NVSwitch link, ``(N + 1) bwIntra`` (one channel per GPU, the head charged twice),
+    against the link, and the load at the next faster speed, which did not fit; the AllReduce algorithm bandwidths (GB/s) of NVLS, Ring/LL128 and
+    Ring/Simple from :func:`nccl_tuning_table`; and the combination NCCL picks for 1 GiB.
 
-def nccl_bound_parameters(topology="dgx_h100", n_nodes=None, **overrides):
-    """The lower bound's α and β in NCCL's own units: ``(alpha, beta, node_beta)``.
-
-    * ``alpha``: the cheapest hop NCCL's model charges (Ring/LL over the intra-node link, 0.6 µs
-      on NVLink) — any algorithm needs ``ceil(log2 N)`` such rounds;
-    * ``beta``: the bandwidth NCCL credits one GPU with, ``ring_channels * ring_bw_intra``
-      (bytes/s per direction);
-    * ``node_beta``: the network bandwidth per node its rings use, ``ring_channels * ring_bw_inter``.
-
-    ``n_nodes = 1`` takes the preset's ``single_node`` topology (what NCCL sees on one node).
-
-    >>> a, b, nb = nccl_bound_parameters("dgx_h100")
-    >>> round(a * 1e6, 2), b / 1e9, nb / 1e9
-    (0.6, 360.0, 360.0)
-    >>> nccl_bound_parameters("ib_h100")[1] / 1e9, nccl_bound_parameters("ib_h100", n_nodes=1)[1] / 1e9
-    (384.0, 360.0)
-    """
-    if n_nodes is not None:
-        n_nodes = check_int("n_nodes", n_nodes, minimum=1, maximum=MAX_RANKS)
-    topo = _resolve_topology(topology, overrides, n_nodes)
-    return _bound_parameters(topo)
-
-
-def _bound_parameters(topo):
-    alpha = min(HW_LATENCY_US[topo.intra_link]["ring"]) * 1e-6
-    return alpha, topo.ring_bus_bandwidth, topo.node_bandwidth
-
-
-class NcclVsBound(NamedTuple):
-    """NCCL's predicted time for one call against the lower bound (seconds).
-
-    ``efficiency`` is the bound time over NCCL's estimate, in (0, 1]; it is ``None`` and
-    ``flag == "model_beats_bound"`` when NCCL's estimate is faster than the bound, which happens
-    only for a topology whose tree or NVLS graphs are credited with more bandwidth than the
-    ring graph that sets β (the presets are not).
-    """
-
-    pick: str
-    nccl_time: float
-    bound_time: float
-    in_network_bound_time: float
-    efficiency: float | None
-    in_network: bool
-    book_algorithm: str | None
-    book_time: float | None
-    flag: str | None = None
-
-
-def _two_level_bound(primitive, n_ranks, n_nodes, m, alpha, beta, node_beta):
-    from .bandwidth import volume_coefficient
-    from .propagation import info_steps
-
-    t_alpha = info_steps(n_ranks, 1) * alpha
-    t_gpu = volume_coefficient(primitive, n_ranks) * m / beta
-    t_node = volume_coefficient(primitive, n_nodes) * m / node_beta if n_nodes > 1 else 0.0
-    return max(t_alpha, t_gpu, t_node)
-
-
-def _in_network_bound(primitive, n_ranks, n_nodes, m, alpha, beta, node_beta):
-    """The bound when the NVSwitch reduces (NVLS, NVLS-Tree) but the network between nodes does not.
-
-    Inside a node the switch adds, so a GPU sends its M bytes and receives the M-byte sum
-    (AllReduce: ``max(S, R) = M`` instead of ``2(N-1)M/N``; the other primitives keep their
-    forced volume, since copying or adding in the switch does not shrink their busiest
-    direction) and one round of latency suffices. Between nodes the presets have no SHARP
-    (NCCL's CollNet is off without its plugin, and NVLS-Tree reduces across nodes with a tree of
-    endpoints), so the node cut keeps the endpoint forced volume ``c(K) M`` of K nodes. These are
-    the in-network volumes of the book's model of in-network reduction (chapter 3).
-    """
-    if primitive != "all_reduce":
-        return _two_level_bound(primitive, n_ranks, n_nodes, m, alpha, beta, node_beta)
-    from .bandwidth import volume_coefficient
-
-    t_node = volume_coefficient(primitive, n_nodes) * m / node_beta if n_nodes > 1 else 0.0
-    return max(alpha, m / beta, t_node)
-
-
-def nccl_vs_bound(primitive, n_ranks, n_nodes, m, topology="dgx_h100", **overrides) -> NcclVsBound:
-    """NCCL's pick and predicted time next to the lower bound, in NCCL's own α and β.
-
-    The bound is the combined bound of chapter 4 with :func:`nccl_bound_parameters`, plus, on
-    several nodes, the node-level bound (the same forced volume with the node count, over the
-    node's network bandwidth — chapter 5's cut around a node):
-
-    .. math:: T \\ge \\max\\Big(\\lceil \\log_2 N \\rceil \\alpha,\\ \\frac{c(N) M}{\\beta},\\
-              \\frac{c(K) M}{\\beta_{\\text{node}}}\\Big).
-
-    NVLS and NVLS-Tree reduce inside the switch, which no endpoint bound covers: for them the
-    efficiency is taken against the in-network bound ``max(alpha, M/beta, c(K) M/beta_node)``
-    (each GPU sends its M bytes and receives the M-byte sum; the network between nodes does not
-    reduce). ``efficiency`` = bound / NCCL's time, never above 1 (see :class:`NcclVsBound`).
-    On one node, ``book_algorithm`` / ``book_time`` are the book's selector
-    (:func:`~ccb_helpers.best_algorithm`, 1 port) with the same α and β.
+    Parameters
+    ----------
+    gpu_counts : iterable of int
+        GPUs on the node, each ``3 <= N <= 32`` (at most 30 values).
+    topology : str or NcclTopology, default ``"dgx_h100"``
+        A topology that gives its NVSwitch link (``nvswitch_bw > 0``).
 
     Examples
     --------
-    >>> r = nccl_vs_bound("all_reduce", 8, 1, 2**30)
-    >>> r.pick, r.in_network, round(r.efficiency, 3)   # NVLS: 333.3 GB/s of NCCL's 360
-    ('NVLS/Simple', True, 0.919)
-    >>> r = nccl_vs_bound("all_reduce", 8, 1, 1024)
-    >>> r.pick, round(r.efficiency, 3), r.book_algorithm     # 1.8 us bound, 15.0 us NCCL
-    ('Ring/LL', 0.12, 'recursive_doubling')
+    >>> t = nccl_nvls_table([4, 8])
+    >>> [row[1] for row in t.rows], [row[3] for row in t.rows], [row[-1] for row in t.rows]
+    (['4 × 60/60', '8 × 40/60'], ['200.0', '266.7'], ['Ring/Simple', 'NVLS/Simple'])
     """
-    primitive, n_ranks, n_nodes, m = _check_call(primitive, n_ranks, n_nodes, m)
-    topo = _resolve_topology(topology, overrides, n_nodes)
-    return _vs_bound(primitive, n_ranks, n_nodes, m, topo)
-
-
-def _vs_bound(primitive, n_ranks, n_nodes, m, topo, book=True) -> NcclVsBound:
-    prediction = _predict(primitive, n_ranks, n_nodes, m, topo)
-    alpha, beta, node_beta = _bound_parameters(topo)
-    bound = _two_level_bound(primitive, n_ranks, n_nodes, m, alpha, beta, node_beta)
-    in_network_bound = _in_network_bound(primitive, n_ranks, n_nodes, m, alpha, beta, node_beta)
-    in_network = prediction.algorithm in ("nvls", "nvls_tree")
-    reference = in_network_bound if in_network else bound
-    book_algorithm = book_time = None
-    if n_nodes == 1 and book:
-        from .algorithms import best_algorithm
-
-        book_algorithm, book_time = best_algorithm(primitive, n_ranks, float(m), alpha, beta)
-    efficiency, flag = reference / prediction.time, None
-    if efficiency > 1.0 + 1e-9:
-        efficiency, flag = None, "model_beats_bound"
-    return NcclVsBound(
-        pick=prediction.label, nccl_time=prediction.time, bound_time=bound, in_network_bound_time=in_network_bound,
-        efficiency=efficiency, in_network=in_network, book_algorithm=book_algorithm, book_time=book_time, flag=flag,
-    )
-
-
-def nccl_vs_bound_table(cases, topology="dgx_h100", primitive="all_reduce"):
-    """:func:`nccl_vs_bound` for several ``(n_ranks, n_nodes, m)``: NCCL's pick, its time, the bound.
-
-    >>> t = nccl_vs_bound_table([(8, 1, 1024), (8, 1, 2**30)])
-    >>> [row[2] for row in t.rows], [row[3] for row in t.rows]
-    (['Ring/LL', 'NVLS/Simple'], ['0.12', '0.92†'])
-    """
+    from .nccl_search import MAX_GPUS, SM90_SPEED_ARRAY_INTRA
     from .tables import Table
-    from .units import format_bytes, format_time
 
-    topo = _resolve_topology(topology, {})
-    single = _resolve_topology(topology, {}, 1)
-    if not isinstance(cases, (list, tuple)):  # not an iterator or a range: its length is known before copying
-        raise TypeError(f"cases must be a list of (n_ranks, n_nodes, m) triples, got {type(cases).__name__}")
-    cases = list(cases)
-    if not 1 <= len(cases) <= 1000:
-        raise ValueError(f"cases must hold 1 to 1000 (n_ranks, n_nodes, m) triples, got {len(cases)}")
-    if not all(isinstance(c, (tuple, list)) and len(c) == 3 for c in cases):
-        raise TypeError("cases must be (n_ranks, n_nodes, m) triples")
+    topo = _resolve_topology(topology, {}, 1)
+    if topo.nvswitch_bw <= 0:
+        raise ValueError(f"topology {topo.key!r} gives no NVSwitch link (nvswitch_bw = 0): there is no NVLS search to show")
+    if isinstance(gpu_counts, (str, bytes)) or not hasattr(gpu_counts, "__iter__"):
+        raise TypeError(f"gpu_counts must be an iterable of GPU counts, got {type(gpu_counts).__name__}")
+    counts = []
+    for i, n in enumerate(gpu_counts):
+        if i == 30:
+            raise ValueError("gpu_counts must hold at most 30 values")
+        counts.append(check_int(f"gpu_counts[{i}]", n, minimum=3, maximum=MAX_GPUS, scalar=True))
+    if not counts:
+        raise ValueError("gpu_counts must hold at least one GPU count")
+    link = topo.nvswitch_bw
     rows, values = [], []
-    for i, (n_ranks, n_nodes, m) in enumerate(cases):
-        try:
-            primitive_, n_ranks, n_nodes, m = _check_call(primitive, n_ranks, n_nodes, m)
-        except (TypeError, ValueError) as err:
-            raise type(err)(f"cases[{i}]: {err}") from None
-        r = _vs_bound(primitive_, n_ranks, n_nodes, m, single if n_nodes == 1 else topo, book=False)
-        reference = r.in_network_bound_time if r.in_network else r.bound_time
-        values.append(r)
-        shown = "—" if r.efficiency is None else f"{r.efficiency:.2f}"
-        rows.append([f"{n_ranks}（{n_nodes}）", format_bytes(m).replace(" ", "\u00a0"), r.pick,
-                     shown + ("†" if r.in_network else ""),
-                     format_time(r.nccl_time).replace(" ", "\u00a0"), format_time(reference).replace(" ", "\u00a0")])
-    headers = ["N（节点）", "M", "NCCL 的选择", "效率", "NCCL 估计", "下界"]
-    caption = (f"{topo.label}：NCCL {NCCL_MODEL_VERSION} 的估计对照下界（† 网内归约，对照网内归约的下界；"
-               f"— NCCL 的估计快于下界，拓扑给某个图的带宽多于 β）")
+    for n in counts:
+        searched = _resolve_topology(topo, {}, 1, n)
+        _, bandwidth = _tuning("all_reduce", n, 1, searched)
+        algbw = [bandwidth.get(key, 0.0) for key in (("nvls", "Simple"), ("ring", "LL128"), ("ring", "Simple"))]
+        load = (n + 1) * searched.nvls_bw_intra
+        pick = _predict("all_reduce", n, 1, 2**30, searched).label
+        faster = [speed for speed in SM90_SPEED_ARRAY_INTRA if speed * 1e9 > searched.nvls_bw_intra]
+        refused = f"（{faster[-1]:g} 时 {(n + 1) * faster[-1]:g} >）" if faster else ""  # the next speed up did not fit
+        rows.append([str(n), f"{searched.nvls_channels} × {searched.nvls_bw_intra / 1e9:g}/{searched.nvls_bw_inter / 1e9:g}",
+                     f"{load / 1e9:g} ≤ {link / 1e9:g}{refused}", *(f"{bw:.1f}" for bw in algbw), pick])
+        values.append({"n": n, "channels": searched.nvls_channels, "bw_intra": searched.nvls_bw_intra,
+                       "bw_inter": searched.nvls_bw_inter, "link_load": load,
+                       "nvls": algbw[0] * 1e9, "ring_ll128": algbw[1] * 1e9, "ring_simple": algbw[2] * 1e9, "pick_1GiB": pick})
+    headers = ["N", "NVLS 图（GB/s）", "每条链路 (N+1)·bwIntra", "NVLS", "Ring/LL128", "Ring/Simple", "1 GiB 时的选择"]
+    caption = (f"NCCL {NCCL_MODEL_VERSION} 为 N 块 GPU 搜索 NVLS 图（{topo.label}）：每个通道在每块 GPU 的链路上记一次、"
+               "在头 GPU 上记两次；后三列是 AllReduce 的算法带宽（GB/s）")
     return Table(headers, rows, caption, values)

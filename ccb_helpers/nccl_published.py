@@ -14,7 +14,8 @@ from importlib import resources
 
 from ._validation import check_choice
 
-__all__ = ["PublishedLog", "PUBLISHED_LOGS", "published_log_text", "read_published_log", "published_summary_table"]
+__all__ = ["PublishedLog", "PUBLISHED_LOGS", "published_log_text", "read_published_log", "published_summary_table",
+           "in_switch_busbw_ceiling"]
 
 #: Where the logs live: package data, installed with ``ccb_helpers`` (a directory-like traversable).
 DATA_DIR = resources.files("ccb_helpers") / "data" / "nccl_tests"
@@ -44,6 +45,10 @@ class PublishedLog:
         Network rate per node per direction, bytes/s (``None`` on one node).
     spec : str
         Where the link rates come from.
+    in_switch_reduction : bool
+        The NVSwitch can reduce (H100 and later: NVLink SHARP). NCCL 2.18 and later then run
+        NVLS (one node) or NVLS-Tree (several nodes) for large AllReduces by default, which no
+        endpoint ceiling covers: the row is held against :func:`in_switch_busbw_ceiling`.
     """
 
     key: str
@@ -55,6 +60,7 @@ class PublishedLog:
     gpu_beta: float
     node_beta: float | None
     spec: str
+    in_switch_reduction: bool = False
 
 
 PUBLISHED_LOGS: dict[str, PublishedLog] = {
@@ -108,11 +114,14 @@ PUBLISHED_LOGS: dict[str, PublishedLog] = {
             "https://github.com/lessizzmore/create-a3mega-ztan-fork/blob/02dd8f455c43ced1cf442ef29334bda97149264b/ztan-NCCL-test-result",
             None, None, 2, 450e9, 200e9,
             "H100 SXM: 18 NVLink4 links x 25 GB/s per direction; Google A3 Mega: 8 x 200 Gb/s NICs = 200 GB/s per node.",
+            in_switch_reduction=True,
         ),
         PublishedLog(
             "hgx_h100_2node_all_reduce_issue319", "2 节点 × 8 H100，IB 8 × 400 Gb/s",
             "https://github.com/NVIDIA/nccl-tests/issues/319", "2.26.2", None, 2, 450e9, 400e9,
-            "H100 SXM: 450 GB/s NVLink per direction; 8 x ConnectX-7 400 Gb/s = 400 GB/s per node.",
+            "H100 SXM: 450 GB/s NVLink per direction; 8 x ConnectX-7 400 Gb/s = 400 GB/s per node. "
+            "The INFO log the reporter posted later in the issue prints 'NVLS Head' lines: NVLS-Tree was set up.",
+            in_switch_reduction=True,
         ),
     ]
 }
@@ -152,6 +161,44 @@ def _nbsp(text: str) -> str:
     return text.replace(" ", "\u00a0")
 
 
+def in_switch_busbw_ceiling(primitive, n_ranks, n_nodes, beta, node_beta=None):
+    """Large-message busbw ceiling when the NVSwitch reduces but the network between nodes does not.
+
+    Both terms of :func:`~ccb_helpers.two_level_busbw_ceiling` assume endpoint reduction: the GPU
+    term that no switch adds (no NVLS), the node term that no network switch adds (no SHARP).
+    NVLS / NVLS-Tree break the first only: a GPU then sends and receives ``max(S, R) = M`` of an
+    AllReduce (chapter 3's in-network volume), so its term becomes
+    :func:`~ccb_helpers.busbw_limit` with ``in_network=True`` (``2(N-1)/N`` times the link rate
+    for AllReduce, unchanged for the other primitives), while NVLS-Tree still reduces *between*
+    nodes with a tree of endpoints, so each node keeps the endpoint forced volume ``c(K) M``:
+
+    .. math:: \\text{busbw} \\le \\min\\Big(\\frac{2(N-1)}{N}\\,p\\beta,\\ \\frac{c(N)}{c(K)}\\,\\beta_{\\text{node}}\\Big).
+
+    Arguments as in :func:`~ccb_helpers.two_level_busbw_ceiling` (one port).
+
+    Examples
+    --------
+    Two nodes of 8 H100 with 8 x 400 Gb/s NICs: the node term 1.875 x 400 = 750 GB/s binds, not
+    NVLink's 1.875 x 450; one node of 8 H100: 1.75 x 450 = 787.5 GB/s.
+
+    >>> in_switch_busbw_ceiling("all_reduce", 16, 2, 450e9, 400e9) / 1e9
+    750.0
+    >>> in_switch_busbw_ceiling("all_reduce", 8, 1, 450e9) / 1e9
+    787.5
+    """
+    from ._validation import check_bandwidth, check_int
+    from .in_network import busbw_limit
+    from .nccl_tests import two_level_busbw_ceiling
+    from .primitives import PRIMITIVES
+
+    primitive = check_choice("primitive", primitive, PRIMITIVES)
+    n_ranks = check_int("n_ranks", n_ranks, minimum=2, maximum=2**24, scalar=True)
+    check_int("n_nodes", n_nodes, minimum=1, maximum=n_ranks, scalar=True)
+    beta = check_bandwidth("beta", beta, scalar=True)
+    gpu_term = busbw_limit(primitive, n_ranks, beta, in_network=True)
+    return two_level_busbw_ceiling(primitive, n_ranks, n_nodes, gpu_term, node_beta)
+
+
 def published_summary_table(keys=None):
     """Each published log's largest message against the two-level busbw ceiling.
 
@@ -161,11 +208,14 @@ def published_summary_table(keys=None):
     reduction can produce), the measured busbw (out-of-place, largest size; with several data
     types or operators, the first row of that size), the ceiling of
     :func:`~ccb_helpers.two_level_busbw_ceiling` with the published link rates, and N.
-    ``values`` also holds the in-place busbw of the same row (``busbw_inplace``).
+    A log whose NVSwitch can reduce (``in_switch_reduction``: NCCL runs NVLS / NVLS-Tree there by
+    default) is held against :func:`in_switch_busbw_ceiling` instead, its efficiency marked ``†``.
+    ``values`` also holds the in-place busbw of the same row (``busbw_inplace``), the endpoint
+    ceiling (``endpoint_ceiling``) and the flag (``in_switch``).
 
-    >>> t = published_summary_table(["a3mega_h100_2node_all_reduce"])
-    >>> [cell.replace("\u00a0", " ") for cell in t.rows[0][1:]]
-    ['0.90', '339 GB/s', '375 GB/s', '16']
+    >>> t = published_summary_table(["a3mega_h100_2node_all_reduce", "hgx_h100_2node_all_reduce_issue319"])
+    >>> [[cell.replace("\u00a0", " ") for cell in row[1:]] for row in t.rows]
+    [['0.90†', '339 GB/s', '375 GB/s', '16'], ['0.12†', '89.2 GB/s', '750 GB/s', '16']]
     """
     from .nccl_tests import two_level_busbw_ceiling
     from .primitives import PRIMITIVE_LABELS
@@ -183,15 +233,21 @@ def published_summary_table(keys=None):
         log = read_published_log(key)
         largest = max(r.size for r in log.rows)
         last = next(r for r in log.rows if r.size == largest)
-        ceiling = two_level_busbw_ceiling(log.collective, log.n_ranks, entry.n_nodes, entry.gpu_beta, entry.node_beta)
+        endpoint = two_level_busbw_ceiling(log.collective, log.n_ranks, entry.n_nodes, entry.gpu_beta, entry.node_beta)
+        in_switch = entry.in_switch_reduction
+        ceiling = (in_switch_busbw_ceiling(log.collective, log.n_ranks, entry.n_nodes, entry.gpu_beta, entry.node_beta)
+                   if in_switch else endpoint)
         ratio = last.busbw_Bps / ceiling
         failed = (log.out_of_bounds or 0) > 0
         values.append({"key": key, "busbw": last.busbw_Bps, "busbw_inplace": last.busbw_Bps_inplace, "ceiling": ceiling,
+                       "endpoint_ceiling": endpoint, "in_switch": in_switch,
                        "efficiency": ratio if ratio <= 1 else None, "size": last.size, "check_failed": failed})
         version = f"（NCCL {entry.nccl}）" if entry.nccl else ""
         flag = "（校验失败）" if failed else ""
-        rows.append([f"{entry.system}：{PRIMITIVE_LABELS[log.collective]}{version}{flag}",
-                     f"{ratio:.2f}" if ratio <= 1 else "超上限",
+        shown = (f"{ratio:.2f}" if ratio <= 1 else "超上限") + ("†" if in_switch else "")
+        rows.append([f"{entry.system}：{PRIMITIVE_LABELS[log.collective]}{version}{flag}", shown,
                      _nbsp(format_bandwidth(last.busbw_Bps)), _nbsp(format_bandwidth(ceiling)), str(log.n_ranks)])
     headers = ["日志", "效率", "busbw", "上限", "N"]
-    return Table(headers, rows, "每个日志最大消息的 busbw，对照两级带宽上限 min(pβ, c(N)/c(K)·β_node)", values)
+    caption = ("每个日志最大消息的 busbw，对照两级带宽上限 min(pβ, c(N)/c(K)·β_node)；"
+               "† NVSwitch 能做归约（H100），NCCL 默认用 NVLS / NVLS-Tree：GPU 一项换成网内归约的 2(N−1)/N·pβ")
+    return Table(headers, rows, caption, values)

@@ -22,7 +22,8 @@ from ._validation import check_cap, check_choice
 from .explorers import Explorer
 from .plotting import COLORS, use_book_style
 
-__all__ = ["draw_synthesized_step", "plot_synthesis_plane", "SynthesisExplorer", "synthesis_bounds_table", "attainment_table"]
+__all__ = ["draw_synthesized_step", "plot_schedule_steps", "plot_synthesis_plane", "SynthesisExplorer", "synthesis_bounds_table",
+           "attainment_table"]
 
 
 def _step_messages(schedule, step: int):
@@ -35,11 +36,36 @@ def _step_messages(schedule, step: int):
     return out
 
 
+#: Arrow colours of a drawn step: a full link is the normal case (neutral); one with room left is
+#: what a reader should notice (coloured and labelled with chunks / capacity).
+_FULL_COLOR = "#7a8794"
+_SPARE_COLOR = COLORS["ring_b"]
+
+
+def _check_drawable(schedule, topology):
+    from .schedule import Schedule
+    from .topology import Topology
+
+    if not isinstance(schedule, Schedule):
+        raise TypeError(f"schedule must be a Schedule (from synthesize or stored_schedule), got {type(schedule).__name__}")
+    if not isinstance(topology, Topology):
+        raise TypeError(f"topology must be a Topology, got {type(topology).__name__}")
+    if topology.n != schedule.n:
+        raise ValueError(f"topology has n={topology.n} endpoints but the schedule has n={schedule.n}")
+    if topology.switched:
+        raise ValueError("synthesized schedules are drawn on direct networks (a switch has no per-pair links to draw)")
+
+
 def draw_synthesized_step(schedule, topology, step: int, ax=None):
     """Draw step ``step`` (1-based) of a synthesized schedule on ``topology``.
 
     Grey lines are the links (thicker for parallel links); each arrow ``u -> v`` carries the chunks
-    sent that step, labelled with their count; it is red when it fills the link (``b * r_s``).
+    sent that step, its width growing with their number. A **full** arrow (``b * r_s`` chunks, the
+    link's capacity in that step) is drawn in a neutral grey and not labelled — its count is the
+    capacity the title states; an arrow with **room left** is orange and labelled ``chunks/capacity``.
+    So colour and labels appear only where a link is not saturated (when every link is, the title
+    says so and the drawing has no overlapping numbers). :func:`plot_schedule_steps` lists every
+    count of every step.
 
     Returns
     -------
@@ -50,8 +76,8 @@ def draw_synthesized_step(schedule, topology, step: int, ax=None):
     >>> import ccb_helpers as ccb
     >>> s = ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6)
     >>> ax = draw_synthesized_step(s, ccb.dgx1(), 1)
-    >>> ax.get_title().split("：")[0]
-    'DGX-1 (V100)'
+    >>> ax.get_title().split("\\n")[0]
+    'DGX-1 (V100)：第 1/3 步，r = 2 轮，96 个块'
 
     At R/C = 7/6 the 8 x 7 x 6 = 336 chunks received equal the 48 directed NVLinks x 7 rounds, so
     every link is full in every round: a step of r rounds moves 48 r chunks.
@@ -64,18 +90,9 @@ def draw_synthesized_step(schedule, topology, step: int, ax=None):
 
     from ._validation import check_int
     from .plotting import _layout
-    from .schedule import Schedule
-    from .topology import Topology
     from .user_topology import _link_matrix
 
-    if not isinstance(schedule, Schedule):
-        raise TypeError(f"schedule must be a Schedule (from synthesize or stored_schedule), got {type(schedule).__name__}")
-    if not isinstance(topology, Topology):
-        raise TypeError(f"topology must be a Topology, got {type(topology).__name__}")
-    if topology.n != schedule.n:
-        raise ValueError(f"topology has n={topology.n} endpoints but the schedule has n={schedule.n}")
-    if topology.switched:
-        raise ValueError("draw_synthesized_step draws direct networks (a switch has no per-pair links to draw)")
+    _check_drawable(schedule, topology)
     step = check_int("step", step, minimum=1, maximum=len(schedule.rounds), scalar=True)
     use_book_style()
     if ax is None:
@@ -84,39 +101,179 @@ def draw_synthesized_step(schedule, topology, step: int, ax=None):
     g = topology.graph
     for u, v, data in g.edges(data=True):
         a, b = pos[u], pos[v]
-        ax.plot([a[0], b[0]], [a[1], b[1]], color="#cccccc", linewidth=1.2 * data.get("links", 1), zorder=1)
+        ax.plot([a[0], b[0]], [a[1], b[1]], color="#dddddd", linewidth=1.2 * data.get("links", 1), zorder=1)
     rounds = schedule.step_rounds[step - 1] if schedule.step_rounds else 1
     links = _link_matrix(topology)
     messages = _step_messages(schedule, step - 1)
     biggest = max(messages.values(), default=1)
+    spare, labels = 0, []
     for (u, v), count in sorted(messages.items()):
         a, b = pos[u], pos[v]
-        full = count >= max(links[u, v], 1) * rounds
+        capacity = max(links[u, v], 1) * rounds
+        full = count >= capacity
+        spare += not full
         arrow = FancyArrowPatch(tuple(a), tuple(b), arrowstyle="-|>", mutation_scale=11, shrinkA=9, shrinkB=9,
                                 connectionstyle="arc3,rad=0.18", linewidth=0.8 + 2.2 * count / biggest,
-                                color=COLORS["bandwidth"] if full else COLORS["latency"], alpha=0.85, zorder=2)
-        # The label sits on the arc a third of the way from the sender (the arc's quadratic
-        # Bezier at t = 1/3, control point as matplotlib's arc3): the two directions of a pair
-        # and the diagonals crossing at the centre no longer share one spot.
+                                color=_FULL_COLOR if full else _SPARE_COLOR, alpha=0.9, zorder=2)
+        # The arc's hull (ends and control point) as data limits: add_patch would compute the
+        # shrunk arrow path just for the limits (half the explorer's redraw).
         control = (a + b) / 2 + 0.18 * np.array([(b - a)[1], -(b - a)[0]])
-        # add_artist + the arc's hull (ends and control point) as data limits: add_patch would
-        # compute the shrunk arrow path just for the limits (half the explorer's redraw).
         ax.add_artist(arrow)
         ax.update_datalim([a, b, control])
-        t = 1 / 3
-        spot = (1 - t) ** 2 * a + 2 * t * (1 - t) * control + t**2 * b
-        ax.annotate(str(count), spot, ha="center", va="center", fontsize=9.5, zorder=4,
-                    bbox={"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none", "alpha": 0.85})
+        if not full:
+            labels.append((f"{count}/{capacity}", a, control, b))
+    _place_arc_labels(ax, labels, [pos[v] for v in range(topology.n)])
     ends = list(range(topology.n))
-    ax.scatter([pos[v][0] for v in ends], [pos[v][1] for v in ends], s=260, color="#f2f2f2", edgecolors="#444444",
+    ax.scatter([pos[v][0] for v in ends], [pos[v][1] for v in ends], s=300, color="#f2f2f2", edgecolors="#444444",
                linewidths=1.0, zorder=3)
     for v in ends:
-        ax.annotate(str(v), pos[v], ha="center", va="center", fontsize=9.5, zorder=5)
+        ax.annotate(str(v), pos[v], ha="center", va="center", fontsize=10, zorder=5)
     ax.set_aspect("equal", adjustable="datalim")
     ax.axis("off")
-    ax.set_title(f"{topology.name}：第 {step}/{len(schedule.rounds)} 步，r = {rounds} 轮，{sum(messages.values())} 个块",
+    used = len(messages)
+    if spare:
+        note = f"灰：满载 {used - spare}/{used}；橙：有余量，块数/容量"
+    else:
+        note = (f"全部 {used} 个方向满载：单链路 {rounds}、双链路 {2 * rounds} 块" if links.max() > 1 else
+                f"全部 {used} 个方向满载：每方向 {rounds} 块")
+    ax.set_title(f"{topology.name}：第 {step}/{len(schedule.rounds)} 步，r = {rounds} 轮，{sum(messages.values())} 个块\n{note}",
                  fontsize=10)
     return ax
+
+
+def _place_arc_labels(ax, labels, nodes, fontsize=9.5):
+    """Write ``(text, start, control, end)`` labels on their arcs where they overlap nothing placed.
+
+    Each label tries spots along its arc (quadratic Bezier, from a third of the way from the
+    sender outwards) and takes the first whose box, at the axes' current scale, clears the
+    nodes and the labels already placed; a label with no free spot goes to the first one.
+    """
+    if not labels:
+        return
+    ax.autoscale_view()
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.apply_aspect()
+    box = ax.get_position()
+    width_in, height_in = ax.figure.get_size_inches()
+    x0, x1 = ax.get_xlim()
+    y0, y1 = ax.get_ylim()
+    per_point = max((x1 - x0) / (box.width * width_in * 72), (y1 - y0) / (box.height * height_in * 72))  # data units
+    half_h = 0.75 * fontsize * per_point
+    node_r = 11 * per_point  # the node discs (s = 300 points^2) and a margin
+    placed = []
+    for text, a, control, b in labels:
+        half_w = (0.32 * fontsize * len(text) + 3) * per_point
+        spots = []
+        for t in (1 / 3, 0.25, 0.42, 0.18, 0.5, 0.58, 0.12):
+            spot = (1 - t) ** 2 * a + 2 * t * (1 - t) * control + t**2 * b
+            spots.append(spot)
+            clear = all(abs(spot[0] - p[0]) > half_w + w or abs(spot[1] - p[1]) > 2 * half_h for p, w in placed)
+            clear = clear and all(abs(spot[0] - n[0]) > half_w + node_r or abs(spot[1] - n[1]) > half_h + node_r
+                                  for n in nodes)
+            if clear:
+                break
+        else:
+            spot = spots[0]
+        placed.append((spot, half_w))
+        ax.annotate(text, spot, ha="center", va="center", fontsize=fontsize, zorder=4, color="#7a3b00",
+                    bbox={"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none", "alpha": 0.9})
+
+
+def plot_schedule_steps(schedule, topology):
+    """The whole schedule as small multiples: the link matrix, then the chunks of every step.
+
+    Panel 1 is the link multiplicity ``b`` (chunks a link carries per round and direction); panel
+    ``s + 1`` holds, for step ``s``, the chunks each sender (row) sends each receiver (column).
+    Cells without a link are blank; a cell whose link has room left in that step (fewer chunks
+    than ``b * r_s``) is orange and shows ``chunks/capacity``; full cells are plain. Two panels per
+    row, at the book's column width.
+
+    Parameters
+    ----------
+    schedule : Schedule
+        A synthesized schedule (:func:`ccb_helpers.synthesize`, :func:`ccb_helpers.stored_schedule`),
+        at most 8 steps.
+    topology : Topology
+        Its direct network, at most 16 endpoints (the matrices' cells hold two-digit counts).
+
+    Returns
+    -------
+    list of matplotlib Axes, one per panel
+
+    Examples
+    --------
+    >>> import ccb_helpers as ccb
+    >>> axes = plot_schedule_steps(ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6), ccb.dgx1())
+    >>> len(axes), axes[1].get_title()
+    (4, '第 1 步：r = 2 轮，96 块，全部满载')
+    """
+    import matplotlib.pyplot as plt
+
+    from .plotting import BOOK_WIDTH
+    from .user_topology import _link_matrix
+
+    _check_drawable(schedule, topology)
+    n, steps = topology.n, len(schedule.rounds)
+    if n > 16:
+        raise ValueError(f"topology has n={n} endpoints; plot_schedule_steps draws at most 16 (an n x n matrix per step)")
+    if steps > 8:
+        raise ValueError(f"schedule has {steps} steps; plot_schedule_steps draws at most 8")
+    use_book_style()
+    links = _link_matrix(topology)
+    panels = steps + 1
+    rows = (panels + 1) // 2
+    fig, grid = plt.subplots(rows, 2, figsize=(BOOK_WIDTH, 3.35 * rows), squeeze=False)
+    axes = list(grid.ravel())
+    size = 9.5 if n <= 8 else 9.0  # never under 9 pt (the book's smallest figure text)
+
+    def matrix(ax, values, title, capacity=None):
+        shade = np.where(links > 0, 0.9, 1.0)
+        colours = np.dstack([shade, shade, shade])
+        ax.imshow(colours, interpolation="nearest")
+        for u in range(n):
+            for v in range(n):
+                if not links[u, v]:
+                    continue
+                value = int(values[u, v])
+                room = capacity is not None and value < capacity[u, v]
+                if room:
+                    ax.add_patch(plt.Rectangle((v - 0.5, u - 0.5), 1, 1, color=_SPARE_COLOR, alpha=0.35, linewidth=0))
+                text = f"{value}/{int(capacity[u, v])}" if room else str(value)
+                ax.text(v, u, text, ha="center", va="center", fontsize=size if len(text) <= 2 else 9.0)
+        ax.set_xticks(range(n))
+        ax.set_yticks(range(n))
+        ax.tick_params(length=0, labelsize=size)
+        ax.set_xlabel("接收方 GPU", fontsize=10)
+        ax.set_ylabel("发送方 GPU", fontsize=10)
+        ax.set_xticks(np.arange(-0.5, n), minor=True)
+        ax.set_yticks(np.arange(-0.5, n), minor=True)
+        ax.grid(which="minor", color="white", linewidth=1.0)
+        ax.tick_params(which="minor", length=0)
+        ax.grid(which="major", visible=False)
+        for spine in ax.spines.values():
+            spine.set_visible(False)
+        ax.set_title(title, fontsize=10)
+
+    matrix(axes[0], links, "链路根数 b（每轮每方向可传的块数）")
+    spare = 0
+    for s in range(steps):
+        rounds = schedule.step_rounds[s] if schedule.step_rounds else 1
+        counts = np.zeros((n, n), dtype=np.int64)
+        for (u, v), c in _step_messages(schedule, s).items():
+            counts[u, v] = c
+        capacity = links * rounds
+        room = int(((counts < capacity) & (links > 0)).sum())
+        spare += room
+        state = "全部满载" if room == 0 else f"{room} 处有余量"
+        matrix(axes[s + 1], counts, f"第 {s + 1} 步：r = {rounds} 轮，{int(counts.sum())} 块，{state}", capacity)
+    for ax in axes[panels:]:
+        ax.axis("off")
+    note = "灰色格子：两块 GPU 之间有链路；数字：这一步经过它的块数（满载时等于 b × r）"
+    if spare:
+        note += "\n橙色格子：这一步还有余量的连接，写作 块数/容量"
+    fig.tight_layout(rect=(0, 0.09 if spare else 0.05, 1, 1))
+    fig.text(0.5, 0.01, note, ha="center", va="bottom", fontsize=9.5)
+    return axes[:panels]
 
 
 def plot_synthesis_plane(steps_bound, ratio_bound, frontier=(), others=(), infeasible=(), current=None, ax=None,
@@ -267,7 +424,7 @@ class SynthesisExplorer(Explorer):
     def setup(self, figure: Figure) -> None:
         # Fixed layout, two panels in the page column; each refresh redraws the panels' contents
         # (the topology's drawing changes with every control) but never re-lays the figure out.
-        figure.subplots_adjust(left=0.01, right=0.985, bottom=0.13, top=0.92, wspace=0.16)
+        figure.subplots_adjust(left=0.01, right=0.985, bottom=0.13, top=0.87, wspace=0.16)  # two-line step title
         self._left, self._right = figure.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.1]})
 
     def refresh(self, topology, steps, chunks, step) -> str:

@@ -19,6 +19,10 @@ def test_explorer_follows_every_control():
     png = bytes(e.image.value)
     e.update(log2_m=30)
     assert e.result.pick == "NVLS/Simple" and bytes(e.image.value) != png and "1 GiB" in e.readout.value
+    # NVLS at 1 GiB on 8 GPUs: 4.0515 ms against M / 450 GB/s = 2.386 ms of NVLink4 -> "对照物理线速 0.59".
+    assert "对照物理线速 0.59" in e.readout.value
+    e.update(n=4)  # 4 GPUs: the NVLS graph is searched again (4 x 60 GB/s) and loses to the rings
+    assert e.n == 4 and e.result.pick == "Ring/Simple"
     e.update(n=2)  # smallest node: no NVLS for two GPUs at 1 GiB (Ring/Simple, test_nccl_model's table)
     assert e.n == 2 and e.result.pick == "Ring/Simple"
     e.update(log2_m=3)  # smallest size
@@ -32,7 +36,7 @@ def test_explorer_follows_every_control():
     assert e.n_nodes == 256 and e.result.pick in {"Ring/Simple", "NVLSTree/Simple"} and 0 < e.result.efficiency <= 1
     e.update(preset="dgx_h100")
     assert (e.controls["n"].min, e.controls["n"].max) == (2, 8) and e.n == 8
-    assert e.redraws == 8  # the first draw and one per update call
+    assert e.redraws == 9  # the first draw and one per update call
 
 
 def test_explorer_static_bundle_has_png():
@@ -134,3 +138,39 @@ def test_published_link_rates_by_hand():
     # The DGX-2 AllGather log's footer reports 4 out-of-bounds values: marked, in-place kept.
     assert gather["check_failed"] and "校验失败" in table.rows[1][0]
     assert gather["busbw_inplace"] == pytest.approx(112.34e9)
+
+
+def test_logs_that_ran_nvls_tree_are_held_against_the_in_switch_ceiling():
+    # 2 nodes x 8 H100, 8 x 400 Gb/s: endpoint ceiling min(450, 1.875/1 * 400) = 450 GB/s; with
+    # NVLS-Tree the GPU term becomes 2 * 15/16 * 450 = 843.75 and the node term 1.875 * 400 = 750 binds.
+    assert ccb.nccl_published.in_switch_busbw_ceiling("all_reduce", 16, 2, 450e9, 400e9) == pytest.approx(750e9)
+    # nccl-tests#309 measured ~470 GB/s on such nodes: above the endpoint 450, inside 750.
+    assert ccb.two_level_busbw_ceiling("all_reduce", 16, 2, 450e9, 400e9) < 470e9 < 750e9
+    # Primitives other than AllReduce keep their endpoint volume in the switch (chapter 3).
+    assert ccb.nccl_published.in_switch_busbw_ceiling("all_gather", 16, 2, 450e9, 400e9) == pytest.approx(
+        ccb.two_level_busbw_ceiling("all_gather", 16, 2, 450e9, 400e9))
+    by_key = {v["key"]: v for v in ccb.published_summary_table().values}
+    issue = by_key["hgx_h100_2node_all_reduce_issue319"]
+    assert issue["in_switch"] and issue["ceiling"] == pytest.approx(750e9) and issue["endpoint_ceiling"] == 450e9
+    assert issue["efficiency"] == pytest.approx(89.24 / 750, abs=5e-4)
+    # A3 Mega: the node term 1.875 * 200 = 375 binds either way.
+    assert by_key["a3mega_h100_2node_all_reduce"]["ceiling"] == by_key["a3mega_h100_2node_all_reduce"]["endpoint_ceiling"]
+    # V100 / A100 switches cannot reduce.
+    assert not by_key["dgx2_v100_all_reduce"]["in_switch"] and not by_key["oke_a100_2node_all_reduce"]["in_switch"]
+
+
+def test_nvls_table_per_gpu_count():
+    t = ccb.nccl_nvls_table()
+    by_n = {v["n"]: v for v in t.values}
+    # (N+1) bwIntra on each link: 8 GPUs 9 x 40 = 360 <= 370.8 (9 x 50 = 450 did not fit); 4 GPUs 5 x 60 = 300.
+    assert by_n[8]["link_load"] == pytest.approx(360e9) and by_n[4]["link_load"] == pytest.approx(300e9)
+    assert "50 时 450 >" in t.rows[-1][2]
+    # NVLS loses to the rings below 5 GPUs: 4 x 60 x 5/6 = 200 < Ring/LL128 220.8 < Ring/Simple 240.
+    assert [v["pick_1GiB"] for v in t.values] == ["Ring/Simple"] * 2 + ["NVLS/Simple"] * 4
+    assert by_n[4]["nvls"] == pytest.approx(200e9) and by_n[4]["ring_ll128"] == pytest.approx(220.8e9)
+    with pytest.raises(ValueError, match=r"gpu_counts\[0\] must be >= 3"):
+        ccb.nccl_nvls_table([2])
+    with pytest.raises(ValueError, match="no NVSwitch link"):
+        ccb.nccl_nvls_table([4], ccb.NcclTopology(**{**ccb.NCCL_TOPOLOGIES["dgx_h100"].__dict__, "nvswitch_bw": 0.0}))
+    with pytest.raises(TypeError, match="gpu_counts must be an iterable"):
+        ccb.nccl_nvls_table(8)

@@ -26,7 +26,7 @@ def test_constants_are_the_2_21_5_tables():
 
 
 def test_dgx_h100_allreduce_tuning_by_hand():
-    # dgx_h100: ring/tree 12 channels x 30 GB/s -> busBw 360; NVLS 8 x 50 -> 400. One node, N = 8,
+    # dgx_h100: ring/tree 12 channels x 30 GB/s -> busBw 360; NVLS 8 x min(40, 60) -> 320. One node, N = 8,
     # AllReduce: nsteps = 14, ratio ring 8/14, tree 1/2, NVLS 5/6. Hopper N1: llMaxBw 141,
     # perChMaxTree 38.7, perChMaxRingLL128 36.7, perChMaxTreeLL128 36.7.
     table = {(a, p): (lat, bw) for a, p, lat, bw in ccb.nccl_tuning_table("all_reduce", 8, 1).values}
@@ -37,7 +37,7 @@ def test_dgx_h100_allreduce_tuning_by_hand():
         ("tree", "LL"): (6.8 + 2 * (7 * 0.6), min(min(360 * 0.92, 12 * 38.7) / 3.8, 141) / 2),   # 15.2, 43.58
         ("tree", "LL128"): (14.0 + 2 * (7 * 1.25), min(331.2 * 7 / 9, 12 * 36.7) / 2),           # 31.5, 128.8
         ("tree", "Simple"): (0.0 + 2 * (7 * 28), min(360 * 0.92, 12 * 38.7) / 2),                # 392, 165.6
-        ("nvls", "Simple"): (25.0, 8 * 50 * 5 / 6),                                  # 25 us, 333.3 GB/s
+        ("nvls", "Simple"): (25.0, 8 * 40 * 5 / 6),                                  # 25 us, 266.7 GB/s
     }
     assert set(table) == set(expected)
     for key, (lat, bw) in expected.items():
@@ -52,11 +52,11 @@ def test_dgx_h100_picks_by_hand():
     assert (p.algorithm, p.protocol) == ("ring", "LL")
     assert p.time == pytest.approx((15.0 + 1024 / (1000 * min(141, 360 * 0.5) * 8 / 14)) * US)
     assert p.times["tree", "LL"] == pytest.approx((15.2 + 1024 / (1000 * 331.2 / 3.8 / 2 * 0.9)) * US)
-    # 1 GiB: NVLS 25 + 2**30/(1000*333.33) = 3246.2 us; Ring/Simple 56 + 2**30/(1000*205.71) = 5275.6 us.
+    # 1 GiB: NVLS 25 + 2**30/(1000*266.67) = 4051.5 us; Ring/Simple 56 + 2**30/(1000*205.71) = 5275.6 us.
     p = ccb.nccl_predict("all_reduce", 8, 1, 2**30)
-    assert p.label == "NVLS/Simple" and p.time == pytest.approx((25 + 2**30 / (1000 * 1000 / 3)) * US)
+    assert p.label == "NVLS/Simple" and p.time == pytest.approx((25 + 2**30 / (1000 * 800 / 3)) * US)
     assert p.times["ring", "Simple"] == pytest.approx((56 + 2**30 / (1000 * 360 * 8 / 14)) * US)
-    # busbw nccl-tests would print: 1.75 * 2**30 / 3246.2 us = 578.8 GB/s (> 450: in-network reduction).
+    # busbw nccl-tests would print: 1.75 * 2**30 / 4051.5 us = 463.8 GB/s (> 450: in-network reduction).
     assert p.bus_bandwidth == pytest.approx(1.75 * 2**30 / p.time)
     # 64 KiB: Ring/LL 15.0 + 65536/80571 = 15.813; Ring/LL128 40.6 + 0.346 = 40.95; Tree/LL
     # 15.2 + 65536/(1000*43.58*0.7) (index 10 -> 0.6? floor(log2(1024)) = 10 -> LL factor .6) = 17.71.
@@ -74,9 +74,10 @@ def test_ib_h100_two_nodes_by_hand():
     assert p.latencies["ring", "Simple"] == pytest.approx(152.8 * US)
     assert p.bandwidths["ring", "Simple"] == pytest.approx(204.8e9)
     assert p.times["ring", "Simple"] == pytest.approx((152.8 * 1.4 + 2**30 / 204800) * US)
-    # NVLS-Tree: bw min(48, 48) x 8 x 5/6 = 320; lat 0 + 25 (NVLink hop) + 2*log2(2)*14 = 53 us.
+    # NVLS-Tree: graph 8 x 40/48 (two nodes: min(bwIntra, bwInter)) -> 8 x 40 x 5/6 = 266.67;
+    # lat 0 + 25 (NVLink hop) + 2*log2(2)*14 = 53 us. 53 + 4026.5 = 4079.5 us < Ring's 5456.8.
     assert p.latencies["nvls_tree", "Simple"] == pytest.approx(53 * US)
-    assert p.label == "NVLSTree/Simple" and p.time == pytest.approx((53 + 2**30 / 320000) * US)
+    assert p.label == "NVLSTree/Simple" and p.time == pytest.approx((53 + 2**30 / (1000 * 800 / 3)) * US)
     # Tree/LL: lat 6.8 + 2*((16//2 - 1)*0.6 + 1*5.0) = 25.2; bw min(min(384*.92, 8*41.4)/3.8, 39.0 (Intel, 2 nodes)) / 2 = 19.5
     assert p.latencies["tree", "LL"] == pytest.approx(25.2 * US) and p.bandwidths["tree", "LL"] == pytest.approx(19.5e9)
     small = ccb.nccl_predict("all_reduce", 16, 2, 1024, "ib_h100")
@@ -100,7 +101,7 @@ def test_ring_latency_rules_for_broadcast_and_many_nodes():
     t = {(a, p): (lat, bw) for a, p, lat, bw in ccb.nccl_tuning_table("all_reduce", 512, 64, "ib_h100").values}
     assert t["ring", "LL"][0] == pytest.approx((6.6 + 894 * 1.0 + 128 * 2.7) * US)
     assert t["ring", "LL"][1] == pytest.approx(20.4 * 512 / 1022 * 1e9)
-    # NVLS-Tree beyond 2 nodes halves bwInter: 8 * min(48, 24) * 5/6 = 160 GB/s.
+    # NVLS-Tree beyond 2 nodes halves bwInter: 8 * min(40, 48/2) * 5/6 = 160 GB/s.
     assert t["nvls_tree", "Simple"][1] == pytest.approx(160e9)
 
 
@@ -123,7 +124,7 @@ def test_overrides_switch_parts_of_the_model():
 def test_all_gather_and_reduce_scatter_offer_ring_and_nvls():
     p = ccb.nccl_predict("reduce_scatter", 8, 1, 2**30)
     assert {a for a, _ in p.times} == {"ring", "nvls"}
-    # Ring/Simple: 360 * 8/7 = 411.4 GB/s beats NVLS 333.3 for 1 GiB (lat 8.4 + 7*3.4 = 32.2 us).
+    # Ring/Simple: 360 * 8/7 = 411.4 GB/s beats NVLS 266.7 for 1 GiB (lat 8.4 + 7*3.4 = 32.2 us).
     assert p.label == "Ring/Simple" and p.time == pytest.approx((32.2 + 2**30 / (1000 * 360 * 8 / 7)) * US)
     assert {a for a, _ in ccb.nccl_predict("all_gather", 16, 2, 2**30, "ib_h100").times} == {"ring"}
 
@@ -228,7 +229,7 @@ def test_in_network_bound_keeps_the_node_cut():
     r = ccb.nccl_vs_bound("all_reduce", 512, 64, 2**30, "ib_h100")
     assert r.pick == "NVLSTree/Simple" and r.in_network
     assert r.in_network_bound_time == pytest.approx(2 * 63 / 64 * 2**30 / 384e9)
-    # NVLS-Tree beyond 2 nodes: bw min(48, 48/2) * 8 * 5/6 = 160 GB/s; lat 25 + 2*6*14 = 193 us.
+    # NVLS-Tree beyond 2 nodes: bw min(40, 48/2) * 8 * 5/6 = 160 GB/s; lat 25 + 2*6*14 = 193 us.
     assert r.nccl_time == pytest.approx((193 + 2**30 / 160e3) * US)
     assert r.efficiency == pytest.approx(r.in_network_bound_time / r.nccl_time)
 
@@ -252,10 +253,136 @@ def test_no_algorithm_available():
 @given(st.sampled_from(["dgx_h100", "ib_h100"]), st.integers(1, 256), st.integers(1, 8), st.integers(0, 2**40),
        st.sampled_from(ccb.NCCL_COLLECTIVES))
 def test_presets_never_beat_their_bound(topology, nodes, per_node, m, primitive):
-    # The presets credit no graph with more than the ring's beta (NVLS: 8 x 50 x 5/6 = 333 < 360),
+    # The presets credit no graph with more than the ring's beta (NVLS at most 8 x 40 x 5/6 = 267 < 360),
     # so NCCL's estimate is never faster than the bound and the efficiency stays in (0, 1].
     n_ranks = max(2, nodes * per_node)
     nodes = min(nodes, n_ranks)
     r = ccb.nccl_vs_bound(primitive, n_ranks, nodes, m, topology)
     assert r.flag is None and 0 < r.efficiency <= 1 + 1e-12
     assert r.in_network_bound_time <= r.bound_time * (1 + 1e-12)
+
+
+# -- the NVLS graph, searched per GPU count (src/graph/search.cc of 2.21.5) ------------------------
+
+SM90_INTRA = (60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0)  # sm90SpeedArrayIntra, GB/s
+SM90_INTER = (48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12)
+H100_LINK = 18 * 20.6  # NVLinks x SM90_NVLINK_BW: a GPU's link to the NVSwitch, GB/s
+
+
+def _nvls_rule(gpus, link=H100_LINK, nic=None):
+    """The search rule in closed form (not the module's step-by-step search).
+
+    One node: one channel per GPU, each charging every GPU's link once and its head's twice, so the
+    first speed (from the start speed s <= link/(G-1)) with (G+1) s <= link is bwIntra; pass 2 raises
+    bwInter alone while it is below 2 bwIntra, i.e. to the first speed >= 2 bwIntra or the top.
+    Several nodes (one NIC per GPU, path ``nic``): speeds of the inter array no faster than the NIC,
+    the first with (G+1) s <= link gives all G channels; bwInter climbs back to the NIC's speed.
+    """
+    if gpus <= 2:
+        return (0, 0.0, 0.0)
+    if nic is None:
+        usable = [s for s in SM90_INTRA if s * gpus <= link * gpus / (gpus - 1)]
+        intra = next(s for s in usable if (gpus + 1) * s <= link)
+        inter = min([s for s in SM90_INTRA if s >= 2 * intra], default=SM90_INTRA[0])
+    else:
+        usable = [s for s in SM90_INTER if s <= nic]
+        intra = next(s for s in usable if (gpus + 1) * s <= link)
+        inter = max(s for s in usable if s < 2 * intra)
+    return (gpus, intra * 1e9, inter * 1e9)
+
+
+@pytest.mark.parametrize("gpus", range(1, 9))
+def test_nvls_search_follows_the_rule_per_gpu_count(gpus):
+    assert tuple(ccb.nvls_graph(gpus, H100_LINK * 1e9)) == pytest.approx(_nvls_rule(gpus))
+    assert tuple(ccb.nvls_graph(gpus, H100_LINK * 1e9, 48e9)) == pytest.approx(_nvls_rule(gpus, nic=48.0))
+
+
+def test_nvls_graph_of_eight_h100_is_the_logged_one():
+    # NVIDIA/nccl#1197 prints "Pattern 5, crossNic 0, nChannels 8, bw 40.000000/60.000000" for 8 GPUs
+    # (its dump shows 360 GB/s per GPU: 9 x 40 = 360 still fits). 9 x 50 = 450 > 370.8 does not.
+    for link in (370.8e9, 360e9):
+        assert ccb.nvls_graph(8, link) == (8, 40e9, 60e9)
+    # The presets hold that result (and the multi-node one: 8 x 40/48) ...
+    dgx, ib = ccb.NCCL_TOPOLOGIES["dgx_h100"], ccb.NCCL_TOPOLOGIES["ib_h100"]
+    assert (dgx.nvls_channels, dgx.nvls_bw_intra, dgx.nvls_bw_inter) == (8, 40e9, 60e9)
+    assert (ib.nvls_channels, ib.nvls_bw_intra, ib.nvls_bw_inter) == (8, 40e9, 48e9)
+    # ... and the model searches again for fewer GPUs: 4 H100 get 4 x 60 GB/s -> 4 * 60 * 5/6 = 200 GB/s.
+    t = {(a, p): bw for a, p, lat, bw in ccb.nccl_tuning_table("all_reduce", 4, 1).values}
+    assert t["nvls", "Simple"] == pytest.approx(200e9)
+    # An override of an nvls_* field is what the caller's log says: no search.
+    t = {(a, p): bw for a, p, lat, bw in ccb.nccl_tuning_table("all_reduce", 4, 1, nvls_bw_intra=50e9).values}
+    assert t["nvls", "Simple"] == pytest.approx(8 * 50 * 5 / 6 * 1e9)
+
+
+def test_four_gpus_never_pick_nvls():
+    # 4 H100: NVLS 4 x 60 x 5/6 = 200 GB/s, 25 us; Ring/LL128 min(360*.92, 12*36.7) * 4/6 = 220.8 GB/s,
+    # 14 + 6*1.9 = 25.4 us; Ring/Simple 360 * 4/6 = 240 GB/s, 8.4 + 6*3.4 = 28.8 us. NVLS is ahead of
+    # Ring/LL128 only below 0.4 us / (1/200e3 - 1/220.8e3) = 849 bytes, where Ring/LL (10.2 us) wins.
+    picks = {ccb.nccl_predict("all_reduce", 4, 1, 2**k).label for k in range(0, 41)}
+    assert "NVLS/Simple" not in picks
+    p = ccb.nccl_predict("all_reduce", 4, 1, 2**30)
+    assert p.label == "Ring/Simple" and p.times["nvls", "Simple"] == pytest.approx((25 + 2**30 / 200e3) * US)
+
+
+def test_predicted_nvls_busbw_against_measured_and_chapter_3():
+    # 16 GiB on 8 H100: 25 us + 2**34 / 266.67e9 s = 64.4495 ms; busbw 1.75 * 2**34 / 64.4495 ms = 466.5 GB/s,
+    # 2.8 % under the ~480 GB/s measured (nccl-tests#212), and under chapter 3's NVLS ceiling
+    # 2(N-1)/N / ((N+1)/N) * 370 GB/s = 1.75 / 1.125 * 370 = 575.6 GB/s.
+    p = ccb.nccl_predict("all_reduce", 8, 1, 16 * 2**30)
+    assert p.label == "NVLS/Simple"
+    assert p.bus_bandwidth == pytest.approx(1.75 * 2**34 / (25e-6 + 2**34 / (800e9 / 3)))
+    assert p.bus_bandwidth == pytest.approx(466.49e9, rel=1e-4)
+    assert 0.02 < 1 - p.bus_bandwidth / 480e9 < 0.03 and p.bus_bandwidth < 1.75 / 1.125 * 370e9
+
+
+def test_efficiency_against_the_line_rate():
+    # NCCL's beta is its own ring bus bandwidth (12 x 30 = 360 GB/s), so Ring/Simple's large-message
+    # efficiency is 1 by construction: 16 GiB, no NVLS: bound 1.75 M / 360e9 against 56 us + M / 205.71e9.
+    m = 16 * 2**30
+    ring = ccb.nccl_vs_bound("all_reduce", 8, 1, m, nvls_channels=0)
+    assert ring.pick == "Ring/Simple"
+    assert ring.efficiency == pytest.approx((1.75 * m / 360e9) / (56e-6 + m / (360e9 * 8 / 14)))
+    assert ring.efficiency > 0.999
+    # Against NVLink4's 450 GB/s per direction the same estimate reaches 360/450 = 0.8 (less the 56 us).
+    assert ring.line_efficiency == pytest.approx((1.75 * m / 450e9) / (56e-6 + m / (360e9 * 8 / 14)))
+    # NVLS, 1 GiB: in-network bound M / 450e9 = 2.386 ms against 4.0515 ms -> 0.589.
+    nvls = ccb.nccl_vs_bound("all_reduce", 8, 1, 2**30)
+    assert nvls.line_efficiency == pytest.approx((2**30 / 450e9) / (25e-6 + 2**30 / (800e9 / 3)))
+    # Several nodes: the node's NICs at 8 x 50 GB/s = 400 GB/s; 64 nodes, 1 GiB, NVLS-Tree:
+    # c(64) M / 400e9 = 5.284 ms against 193 us + M / 160e9.
+    far = ccb.nccl_vs_bound("all_reduce", 512, 64, 2**30, "ib_h100")
+    assert far.line_bound_time == pytest.approx(2 * 63 / 64 * 2**30 / 400e9)
+    assert far.line_efficiency == pytest.approx(far.line_bound_time / (193e-6 + 2**30 / 160e9))
+
+
+def test_chapter_8_numbers_after_the_nvls_fix():
+    m = 2**30
+    nvls = 25e-6 + m / (800e9 / 3)           # 8 x 40 x 5/6 GB/s, 25 us
+    ring = 56e-6 + m / (360e9 * 8 / 14)      # 12 x 30 x 8/14 GB/s, 8.4 + 14 x 3.4 us
+    r = ccb.nccl_vs_bound("all_reduce", 8, 1, m)
+    # 1 GiB efficiency against the in-network bound M / 360e9: 2.9826 / 4.0515 = 0.736
+    assert r.efficiency == pytest.approx((m / 360e9) / nvls)
+    # NVLS is 1.30x faster than Ring/Simple (was "~1.6x"); by volume alone it could be (7/4) / (9/8) = 14/9
+    off = ccb.nccl_vs_bound("all_reduce", 8, 1, m, nvls_channels=0)
+    assert off.nccl_time / r.nccl_time == pytest.approx(ring / nvls) and round(ring / nvls, 2) == 1.30
+    # NVLS's bandwidth over Ring/LL's: 266.67 / (min(llMaxBw 141, 360 x 0.5) x 8/14 = 80.57) = 3.31 (was "3.5-4")
+    p = ccb.nccl_predict("all_reduce", 8, 1, 2**21)
+    assert p.bandwidths["nvls", "Simple"] / p.bandwidths["ring", "LL"] == pytest.approx((800 / 3) / (141 * 8 / 14))
+    # 1 KiB: Ring/LL 6.6 + 14 x 0.6 = 15.0 us against the bound's 3 x 0.6 = 1.8 us: the base latency 6.6 and
+    # the 11 extra hops (6.6) are half each of the 13.2 us gap.
+    small = ccb.nccl_predict("all_reduce", 8, 1, 1024)
+    assert small.latencies["ring", "LL"] == pytest.approx(15.0e-6)
+    assert (15.0 - 1.8) / 2 == pytest.approx(6.6) == pytest.approx(11 * 0.6)
+
+
+def test_share_of_the_nvlink_map_within_80_percent():
+    # Rows N = 2..8, sizes 2**4..2**34: 7 x 31 = 217 cells. NVLS rows (N >= 5) never reach 0.8: at large M
+    # their efficiency tends to algbw / 360 = 250/360, 250/360, 233.3/360, 266.7/360 (<= 0.74). Rings (N <= 4):
+    # Ring/Simple's algbw is 360 N / (2(N-1)) = c(N) M's own rate, so efficiency = t_bw / (lat + t_bw) >= 0.8 iff
+    # t_bw >= 4 lat: N = 2: lat 8.4 + 2 x 3.4 = 15.2 us -> M >= 4 x 15.2e-6 x 360e9 = 21.9 MB; N = 3: 22 us at
+    # 270 GB/s -> 23.8 MB; N = 4: 28.8 us at 240 GB/s -> 27.6 MB. Each: 2**25 .. 2**34, 10 sizes. 30 / 217 = 13.8 %.
+    _, grid = ccb.plot_nccl_pick_map("dgx_h100")
+    good = grid["efficiency"] >= 0.8
+    assert good.sum() == 30 and good.shape == (7, 31)
+    assert [int(row.sum()) for row in good] == [10, 10, 10, 0, 0, 0, 0]
+    assert grid["sizes"][good[0].argmax()] == 2**25

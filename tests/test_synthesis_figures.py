@@ -100,19 +100,57 @@ def test_drawing_and_plane_refuse_bad_input():
         ccb.plot_synthesis_plane(2, Fraction(7, 6), frontier=[(2, 3)])
 
 
-def test_step_labels_do_not_pile_up():
-    """Arrow labels sit a third of the way along their arcs, apart from each other.
+def test_step_drawing_colours_and_labels_only_links_with_room():
+    """A full link (b * r_s chunks) is the normal case: grey, unlabelled; a link with room is orange and
+    labelled chunks/capacity (#31: 48 red arrows with overlapping counts said nothing).
 
-    DGX-1 step 1 of (3, 7, 6): the layout spans 2 units; a one-digit label at 9.5 pt is about 0.07
-    units. Labels at the arrows' midpoints (the first version) came within 0.083 of each other
-    where the inner diagonals cross; on the arcs the closest pair is 0.126 apart.
+    DGX-1 (3, 7, 6), step 1: R/C = 7/6 fills all 48 link directions (8 x 7 x 6 = 336 = 48 x 7), so the 32
+    arrows (16 pairs, both ways) carry no number. The (2, 5, 3) schedule has 24 directions with room in step 1:
+    each gets a label, and their boxes do not overlap one another at the book's 4.6 in.
     """
-    import numpy as np
+    import itertools
 
-    s = ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6)
-    ax = ccb.draw_synthesized_step(s, ccb.dgx1(), 1)
-    used = {(int(u), int(v)) for u, v in zip(s.rounds[0].src, s.rounds[0].dst) if u != v}
-    labels = np.array([t.xy for t in ax.texts if t.get_text().isdigit()], dtype=float)
-    assert len(labels) == len(used) + 8                # one per used link direction, plus the GPU numbers
-    gaps = np.linalg.norm(labels[:, None, :] - labels[None, :, :], axis=2) + 9 * np.eye(len(labels))
-    assert gaps.min() > 0.1
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyArrowPatch
+
+    from ccb_helpers.synthesis_figures import _FULL_COLOR, _SPARE_COLOR
+
+    dgx1 = ccb.dgx1()
+    full = ccb.stored_schedule(dgx1, "all_gather", 3, 6)
+    ax = ccb.draw_synthesized_step(full, dgx1, 1)
+    arrows = [a for a in ax.get_children() if isinstance(a, FancyArrowPatch)]
+    assert len(arrows) == 32 and {matplotlib.colors.to_hex(a.get_edgecolor()) for a in arrows} == {_FULL_COLOR}
+    assert sorted(t.get_text() for t in ax.texts) == [str(v) for v in range(8)]   # only the GPU numbers
+    assert "全部 32 个方向满载：单链路 2、双链路 4 块" in ax.get_title()
+    roomy = ccb.stored_schedule(dgx1, "all_gather", 2, 3)
+    _, ax = plt.subplots(figsize=(4.6, 4.6))
+    ccb.draw_synthesized_step(roomy, dgx1, 1, ax=ax)
+    spare = [a for a in ax.get_children() if isinstance(a, FancyArrowPatch)
+             and matplotlib.colors.to_hex(a.get_edgecolor()) == _SPARE_COLOR]
+    labels = [t for t in ax.texts if "/" in t.get_text()]
+    assert len(spare) == len(labels) == 24 and "满载 8/32" in ax.get_title()
+    renderer = ax.figure.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in labels]
+    assert sum(a.overlaps(b) for a, b in itertools.combinations(boxes, 2)) <= 1
+
+
+def test_schedule_small_multiples_list_every_count():
+    dgx1 = ccb.dgx1()
+    s = ccb.stored_schedule(dgx1, "all_gather", 3, 6)
+    axes = ccb.plot_schedule_steps(s, dgx1)
+    assert len(axes) == 4 and axes[0].get_title().startswith("链路根数 b")
+    # step 3 of (3, 7, 6): r = 3, so a single link carries 3 chunks and a double link 6, 144 in all
+    numbers = sorted(int(t.get_text()) for t in axes[3].texts)
+    assert len(numbers) == 32 and sum(numbers) == 144 and set(numbers) == {3, 6}
+    assert axes[3].get_title() == "第 3 步：r = 3 轮，144 块，全部满载"
+    # a schedule with room: ring 6, (4, 4, 1): steps 3 and 4 move 3 chunks over 12 link directions
+    ring = ccb.ring(6)
+    axes = ccb.plot_schedule_steps(ccb.stored_schedule(ring, "all_gather", 4, 1), ring)
+    assert axes[3].get_title() == "第 3 步：r = 1 轮，3 块，9 处有余量"
+    assert sum(t.get_text() == "0/1" for t in axes[3].texts) == 9
+    every = [t for ax in axes for t in ax.texts]
+    assert min(t.get_fontsize() for t in every) >= 9
+    with pytest.raises(ValueError, match="n=4"):
+        ccb.plot_schedule_steps(s, ccb.ring(4))
+    with pytest.raises(TypeError, match="schedule"):
+        ccb.plot_schedule_steps("schedule", dgx1)

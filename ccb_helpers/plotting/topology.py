@@ -158,7 +158,8 @@ class _TopologyArtists:
         self.switches = ax.scatter([], [], marker="s", color="#888888", zorder=2)
         self.ends = ax.scatter([], [], zorder=3, edgecolors="white", linewidths=0.6)
         self.root = ax.scatter([], [], facecolors="none", edgecolors=COLORS["bandwidth"], linewidths=1.5, zorder=4)
-        self.labels = [ax.text(0, 0, "", ha="center", va="center", fontsize=7.5, zorder=5, visible=False)
+        # 9.5 pt: at least 9 CSS px even when a two-panel figure is shown at 0.7 of its width (#31)
+        self.labels = [ax.text(0, 0, "", ha="center", va="center", fontsize=9.5, zorder=5, visible=False)
                        for _ in range(self.LABELS)]
         ax.set_aspect("equal", adjustable="box")
         ax.axis("off")
@@ -174,7 +175,7 @@ class _TopologyArtists:
             collection.set_color([cut_color if c else plain for c in cut])
             collection.set_linewidth([(2.0 if c else 0.8) * scale * k for c, k in zip(cut, links)])
         n_ends = len(geo["ends"])
-        size = 90 if n_ends <= 32 else (40 if n_ends <= 128 else 14)
+        size = 190 if n_ends <= 32 else (40 if n_ends <= 128 else 14)  # a disc that holds a 9.5 pt digit
         self.ends.set_offsets(geo["ends"])
         self.ends.set_sizes([size])
         hops = geo["hops"]

@@ -1,0 +1,200 @@
+"""A linear-programming bound on the rounds per chunk of two-step schedules, for every chunk count.
+
+The solver of :mod:`ccb_helpers.synthesis` decides one instance ``(S, R, C)`` at a time, so its
+proofs of infeasibility cover the chunk counts it was asked about (``C <= 6`` in chapter 7).
+For two steps a linear program covers **every** ``C`` at once:
+
+* A piece of a source's data is *typed* by the set ``A`` of neighbours it reaches in step 1
+  (any subset of the source's neighbours, possibly empty). After step 1 it is held by
+  ``H = {source} ∪ A``; in step 2 every other node that needs it must receive it from a holder
+  adjacent to it (a type leaving some node with no adjacent holder is impossible).
+* ``x[v, A]`` is the fraction of source ``v``'s data of type ``A`` (they sum to 1), ``y[v, A, w, u]``
+  the part of it node ``w`` receives from holder ``u`` in step 2, and ``rho_s = r_s / C`` the
+  rounds per chunk of step ``s``. A link ``u -> w`` of multiplicity ``b`` carries at most
+  ``b rho_s`` in step ``s``. Minimise ``rho_1 + rho_2 = R / C``.
+
+Any schedule with ``C`` chunks is a feasible point (``x[v, A]`` = its chunks of type ``A`` over
+``C``), so the LP optimum is a lower bound on ``R / C`` of every two-step schedule, whatever
+``C``. It is solved with OR-Tools' GLOP (already a dependency for CP-SAT), and the value is
+made exact by its **dual**: the dual values are rounded to fractions and checked, in exact
+arithmetic, to be dual-feasible with objective ``q``; weak duality then proves ``R/C >= q`` for
+every ``C``. On DGX-1 AllGather ``q = 3/2``, which the stored ``(2, 3, 2)`` schedule attains:
+the two-step frontier point is optimal for every chunk count.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from itertools import combinations
+
+from ._validation import check_choice, check_int
+
+__all__ = ["two_step_rounds_per_chunk", "MAX_LP_VARIABLES"]
+
+#: Largest LP built (variables, estimated from the node degrees before building it).
+MAX_LP_VARIABLES = 200_000
+_PRIMITIVES = ("all_gather", "broadcast")
+
+
+def _estimate_variables(links, sources) -> int:
+    n = len(links)
+    total = 0
+    for v in sources:
+        degree = sum(1 for a in range(n) if links[v][a])
+        total += 2**degree * (1 + n * (degree + 1))
+    return total
+
+
+def _build(links, sources):
+    """Rows and columns of the LP: ``columns[j]`` is ``(cost, {row: coefficient})``; ``rows[i]`` ``(sense, rhs)``."""
+    n = len(links)
+    rows, columns = [], []
+    step1 = {}  # arc (v, a) -> row: b rho_1 - load >= 0
+    step2 = {}
+    for u in range(n):
+        for w in range(n):
+            if links[u][w]:
+                step1[u, w] = len(rows)
+                rows.append((">=", 0))
+                step2[u, w] = len(rows)
+                rows.append((">=", 0))
+    rho1 = {row: Fraction(links[u][w]) for (u, w), row in step1.items()}
+    rho2 = {row: Fraction(links[u][w]) for (u, w), row in step2.items()}
+    columns.append((Fraction(1), rho1))
+    columns.append((Fraction(1), rho2))
+    for v in sources:
+        share = len(rows)  # sum over types of x[v, A] = 1
+        rows.append(("==", 1))
+        neighbours = [a for a in range(n) if links[v][a]]
+        for size in range(len(neighbours) + 1):
+            for reached in combinations(neighbours, size):
+                holders = {v, *reached}
+                targets = [w for w in range(n) if w not in holders]
+                options = [[u for u in holders if links[u][w]] for w in targets]
+                if any(not o for o in options):
+                    continue  # some node has no adjacent holder after step 1: impossible type
+                x_column = {share: Fraction(1)}
+                x_column.update({step1[v, a]: Fraction(-1) for a in reached})
+                routes = []
+                for w, senders in zip(targets, options):
+                    route = len(rows)  # sum over holders of y[v, A, w, u] - x[v, A] = 0
+                    rows.append(("==", 0))
+                    x_column[route] = Fraction(-1)
+                    routes.extend((route, step2[u, w]) for u in senders)
+                columns.append((Fraction(0), x_column))
+                for route, capacity in routes:
+                    columns.append((Fraction(0), {route: Fraction(1), capacity: Fraction(-1)}))
+    return rows, columns
+
+
+def _solve_glop(rows, columns):
+    """Primal objective and dual values (floats) of the LP, by GLOP."""
+    from ortools.linear_solver import pywraplp
+
+    from .synthesis import SolverError
+
+    solver = pywraplp.Solver.CreateSolver("GLOP")
+    if solver is None:  # pragma: no cover - GLOP ships with every OR-Tools wheel
+        raise SolverError("OR-Tools' GLOP linear solver is not available")
+    variables = [solver.NumVar(0.0, solver.infinity(), f"z{j}") for j in range(len(columns))]
+    constraints = []
+    for sense, rhs in rows:
+        constraint = solver.Constraint(float(rhs), float(rhs) if sense == "==" else solver.infinity())
+        constraints.append(constraint)
+    for variable, (_, column) in zip(variables, columns):
+        for row, coefficient in column.items():
+            constraints[row].SetCoefficient(variable, float(coefficient))
+    objective = solver.Objective()
+    for variable, (cost, _) in zip(variables, columns):
+        objective.SetCoefficient(variable, float(cost))
+    objective.SetMinimization()
+    status = solver.Solve()
+    if status != pywraplp.Solver.OPTIMAL:
+        raise SolverError(f"GLOP did not solve the two-step LP (status {status})")
+    return objective.Value(), [c.dual_value() for c in constraints]
+
+
+def _exact_dual(rows, columns, duals):
+    """The dual values as fractions, checked dual-feasible in exact arithmetic; their objective."""
+    from .synthesis import SolverError
+
+    for limit in (12, 60, 840, 2520, 10**4, 10**6):
+        values = [Fraction(d).limit_denominator(limit) for d in duals]
+        values = [max(v, Fraction(0)) if sense == ">=" else v for v, (sense, _) in zip(values, rows)]
+        if all(sum(coefficient * values[row] for row, coefficient in column.items()) <= cost for cost, column in columns):
+            return sum(Fraction(rhs) * v for v, (_, rhs) in zip(values, rows))
+    raise SolverError("the LP's dual values could not be made an exact certificate")
+
+
+def two_step_rounds_per_chunk(topology, primitive="all_gather", root=0) -> Fraction:
+    """The fewest rounds per chunk ``R/C`` any two-step schedule can have, for every chunk count.
+
+    The optimum of the linear relaxation described in the module docstring, made exact by its
+    dual (a proof that no two-step schedule, with any ``C``, has ``R/C`` below it). When a
+    schedule attains it, it is the exact two-step optimum.
+
+    Parameters
+    ----------
+    topology : Topology
+        A direct network (links between endpoints; no switches), ``2 <= n <= 64``, in which
+        every node is within two hops of every source.
+    primitive : str, default ``"all_gather"``
+        ``"all_gather"`` or ``"broadcast"`` (every node needs the data of every source / the root).
+    root : int, default 0
+        The source of a Broadcast.
+
+    Returns
+    -------
+    fractions.Fraction
+        The bound on ``R/C`` (in units of ``u / beta``, as ``eq:cc-synth-cost``).
+
+    Raises
+    ------
+    ValueError
+        A switched topology, a node more than two hops from a source (no two-step schedule),
+        or an LP above :data:`MAX_LP_VARIABLES` variables (estimated before it is built).
+
+    Examples
+    --------
+    DGX-1 AllGather: 3/2 for every chunk count (the solver's proofs stop at ``C <= 6``); the cut
+    bound 7/6 needs a third step. On a 4-node ring two steps reach the cut bound 3/2:
+
+    >>> import ccb_helpers as ccb
+    >>> two_step_rounds_per_chunk(ccb.dgx1())
+    Fraction(3, 2)
+    >>> two_step_rounds_per_chunk(ccb.ring(4))
+    Fraction(3, 2)
+    """
+    import networkx as nx
+
+    from .synthesis import _check_topology
+    from .user_topology import _link_matrix
+
+    topology = _check_topology(topology)
+    primitive = check_choice("primitive", primitive, _PRIMITIVES)
+    if topology.switched:
+        raise ValueError(f"two_step_rounds_per_chunk handles direct networks; {topology.name} has switches")
+    n = topology.n
+    if n > 64:
+        raise ValueError(f"topology has n={n} nodes; two_step_rounds_per_chunk accepts n <= 64")
+    root = check_int("root", root, minimum=0, maximum=n - 1, scalar=True)
+    sources = list(range(n)) if primitive == "all_gather" else [root]
+    hops = dict(nx.all_pairs_shortest_path_length(topology.graph)) if primitive == "all_gather" else {
+        root: nx.single_source_shortest_path_length(topology.graph, root)}
+    far = [(v, w) for v in sources for w in range(n) if hops[v].get(w, 3) > 2]
+    if far:
+        v, w = far[0]
+        raise ValueError(f"node {w} is more than two hops from source {v} in {topology.name}: no two-step schedule exists")
+    links = _link_matrix(topology).tolist()
+    estimate = _estimate_variables(links, sources)
+    if estimate > MAX_LP_VARIABLES:
+        raise ValueError(f"the two-step LP of {topology.name} would have about {estimate} variables; "
+                         f"at most {MAX_LP_VARIABLES} are built")
+    rows, columns = _build(links, sources)
+    value, duals = _solve_glop(rows, columns)
+    exact = _exact_dual(rows, columns, duals)
+    if abs(float(exact) - value) > 1e-6 * max(1.0, value):
+        from .synthesis import SolverError
+
+        raise SolverError(f"the exact dual bound {exact} does not match GLOP's optimum {value}")
+    return exact
