@@ -522,7 +522,12 @@ def _resolve_topology(topology, overrides, n_nodes=None, gpus_per_node=None) -> 
             raise TypeError(f"unknown topology field(s) {sorted(unknown)}; fields are {sorted(fields)}")
         topo = dataclasses.replace(topo, **overrides)  # re-validated by __post_init__
     if gpus_per_node is not None and topo.nvswitch_bw > 0 and not _NVLS_FIELDS & set(overrides or ()):
-        topo = _with_searched_nvls(topo, gpus_per_node, topo.nic_bw if (n_nodes or 1) > 1 else 0.0)
+        # Between nodes the NVLS-Tree graph's second pass is capped by the network path: the NIC, or,
+        # for a preset that names no NIC (dgx_h100 stretched over nodes), the bandwidth its rings
+        # cross nodes with. Uncapped, it took the NVLink speed (60 GB/s per channel, 480 per node),
+        # above the node's 360 GB/s that the bound charges, and NCCL's estimate beat the bound.
+        network = (topo.nic_bw or topo.ring_bw_inter) if (n_nodes or 1) > 1 else 0.0
+        topo = _with_searched_nvls(topo, gpus_per_node, network)
     return topo
 
 

@@ -386,3 +386,14 @@ def test_share_of_the_nvlink_map_within_80_percent():
     assert good.sum() == 30 and good.shape == (7, 31)
     assert [int(row.sum()) for row in good] == [10, 10, 10, 0, 0, 0, 0]
     assert grid["sizes"][good[0].argmax()] == 2**25
+
+
+def test_one_node_preset_over_several_nodes_keeps_its_network():
+    # dgx_h100 names no NIC. Stretched over 60 nodes, NVLS-Tree's second search pass must stop at the
+    # network its rings cross nodes with (30 GB/s per channel), not at the NVLink speed (60): then
+    # bw = min(40, 30 / 2) * 8 channels * 5/6 = 100 GB/s. With 60 it was min(40, 30) * 8 * 5/6 = 200 GB/s,
+    # and for M above ~356 MB the estimate 165 us + M / 200e9 beat the node cut c(60) M / 360e9.
+    p = ccb.nccl_predict("all_reduce", 480, 60, 2**32, "dgx_h100")
+    assert p.bandwidths["nvls_tree", "Simple"] == pytest.approx(100e9)
+    r = ccb.nccl_vs_bound("all_reduce", 480, 60, 2**32, "dgx_h100")
+    assert r.flag is None and 0 < r.efficiency <= 1
