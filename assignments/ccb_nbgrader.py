@@ -1,30 +1,46 @@
 """nbgrader plug-ins of the book's problem sets (loaded by ``nbgrader_config.py``; teachers only).
 
-Two of nbgrader 0.9.6's behaviours get in a teacher's way; both are fixed here, in the course's
-configuration rather than in the notebooks:
-
-* **Every autograde warned "Attribute 'checksum' for cell … has changed!" for every test cell**
-  (jupyter/nbgrader#1961). ``generate_assignment`` stores each locked cell in the gradebook —
-  checksum included — *before* it removes the hidden tests and the mark scheme, so the released
-  cell a student hands back never matches the stored checksum, and the warning that should
-  reveal an edited test fires for every untouched one. :class:`RestoreReleasedCells` compares a
-  submitted cell with the *released* version of its source cell: an untouched cell gets its
-  hidden tests back silently; an edited one is still reported and restored by nbgrader's own
-  :class:`~nbgrader.preprocessors.OverwriteCells`.
-* **Feedback shows the hidden tests** (jupyter/nbgrader#917, by design). :class:`HideTestCode`
-  runs in ``generate_feedback``: every cell goes back to its released source (hidden tests and
-  mark schemes removed) and a test cell's traceback is cut to its last line, so the feedback
-  shows the results — points, the grader's report, the error message — and not the test code.
+* :class:`IsolatedGrading` replaces nbgrader's ``Execute`` in ``autograde``: the notebook is not
+  run in a kernel the student's code controls. Its answer cells run in a sandboxed process and
+  its test cells (the gradebook's sources, hidden tests included) in the grader
+  (:mod:`ccb_helpers.grading.isolation`); each test cell gets the grader's report as its output
+  and its score as its one ``execute_result``. A cell the student added is not run (its output
+  says so); a test cell the student deleted is put back.
+* :class:`RequireNumericScore` runs before ``SaveAutoGrades``: an autograded cell whose output
+  has no numeric result gets an error, i.e. zero points (nbgrader itself gives *full* points to
+  a cell that ran without output).
+* :class:`RestoreReleasedCells` (sanitizing): warn only when a student really edited a locked
+  cell. ``generate_assignment`` stores each locked cell in the gradebook — checksum included —
+  *before* it removes the hidden tests and the mark scheme, so the released cell a student hands
+  back never matches the stored checksum, and nbgrader 0.9.6 warned "Attribute 'checksum' for
+  cell … has changed!" for every untouched test cell (jupyter/nbgrader#1961).
+* :class:`HideTestCode` (``generate_feedback``): every cell goes back to its released source
+  (hidden tests and mark schemes removed) and a test cell's traceback is cut to its last line,
+  so the feedback shows results, not test code (jupyter/nbgrader#917).
+* :class:`CoursePackage` (``generate_assignment``): the setup cell installs ``ccb_helpers`` from
+  the source the course configures (``c.CoursePackage.source``), never from the repository that
+  holds the solutions; with no source configured, the released cell says to ask the teacher.
+* :class:`FlaggedCsvExport` (``export``): nbgrader's CSV plus a ``needs_attention`` column naming
+  every student whose notebook could not be graded (or was graded with a problem), including
+  students with a submission and no gradebook entry — nbgrader writes 0.0 for them silently.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import re
+
+from nbformat.notebooknode import NotebookNode
 from nbgrader import utils
-from nbgrader.api import MissingEntry
+from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.plugins.export import CsvExportPlugin
 from nbgrader.preprocessors import NbGraderPreprocessor, OverwriteCells
+from traitlets import Unicode
 
 BEGIN_HIDDEN, END_HIDDEN = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
 BEGIN_SCHEME, END_SCHEME = "BEGIN MARK SCHEME", "END MARK SCHEME"
+NOT_RUN = "（这个单元格不是答题单元格：评分时不运行。答案与它用到的定义都要写在答题单元格里。）\n"
 
 
 def released_source(source: str) -> str:
@@ -68,6 +84,105 @@ class RestoreReleasedCells(OverwriteCells):
         return super().preprocess_cell(cell, resources, cell_index)
 
 
+def _stream(text: str) -> NotebookNode:
+    return NotebookNode(output_type="stream", name="stdout", text=text)
+
+
+def _error(name: str, message: str) -> NotebookNode:
+    return NotebookNode(output_type="error", ename=name, evalue=message, traceback=[f"{name}: {message}"])
+
+
+class IsolatedGrading(NbGraderPreprocessor):
+    """Grade the notebook without running it in a kernel (see the module docstring)."""
+
+    def preprocess(self, nb, resources):
+        from ccb_helpers.grading import isolation
+
+        notebook_id = resources["nbgrader"]["notebook"]
+        assignment_id = resources["nbgrader"]["assignment"]
+        with Gradebook(resources["nbgrader"]["db_url"]) as gradebook:
+            record = gradebook.find_notebook(notebook_id, assignment_id)
+            sources = {c.name: (c.cell_type, c.locked, c.source) for c in record.source_cells}
+            answers = {c.name for c in record.solution_cells}
+            tests = [c.name for c in record.grade_cells if c.cell_type == "code" and c.name not in answers]
+            points = {c.name: c.max_score for c in record.grade_cells}
+        self._restore_missing(nb, sources, tests, points)
+
+        cells, where = [], []
+        for index, cell in enumerate(nb.cells):
+            if cell.cell_type != "code":
+                continue
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if grade_id in tests:
+                kind, source = "test", sources[grade_id][2]
+            elif grade_id in answers and grade_id in sources:
+                kind, source = "answer", cell.source
+            elif grade_id in sources and sources[grade_id][1]:
+                kind, source = "setup", sources[grade_id][2]
+            else:
+                kind, source = "ignored", cell.source
+            cells.append(isolation.Cell(kind, source, grade_id))
+            where.append(index)
+        require = not os.environ.get("CCB_GRADING_UNSANDBOXED")
+        outcomes, report = isolation.grade_cells(cells, require_sandbox=require)
+
+        for index, cell, outcome in zip(where, cells, outcomes):
+            target = nb.cells[index]
+            target.execution_count = None
+            if cell.kind == "ignored":
+                target.outputs = [_stream(NOT_RUN)]
+                continue
+            outputs = [_stream(outcome.stdout)] if outcome.stdout else []
+            if cell.kind == "test" and outcome.score is not None:
+                outputs.append(NotebookNode(output_type="execute_result", execution_count=None, metadata={},
+                                            data={"text/plain": repr(outcome.score)}))
+            elif outcome.error is not None:
+                outputs.append(_error(*outcome.error))
+            target.outputs = outputs
+        nb.metadata["ccb_grading"] = {"landlock": report.landlock, "restarts": report.restarts,
+                                      "ignored_cells": report.ignored_cells, "problems": report.problems}
+        self.log.info("Isolated grading of %s: sandbox Landlock ABI %s, %s restarts, %s added cells not run%s",
+                      resources["nbgrader"]["student"], report.landlock or "none", report.restarts, report.ignored_cells,
+                      f"; problems: {report.problems}" if report.problems else "")
+        return nb, resources
+
+    @staticmethod
+    def _restore_missing(nb, sources, tests, points) -> None:
+        """Put back a setup or test cell the student deleted (from the gradebook)."""
+        present = {c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells}
+        for grade_id, (cell_type, locked, source) in sources.items():
+            if grade_id in present or cell_type != "code" or not locked:
+                continue
+            is_test = grade_id in tests
+            meta = {"grade": is_test, "grade_id": grade_id, "locked": True, "schema_version": 3, "solution": False, "task": False}
+            if is_test:
+                meta["points"] = points[grade_id]
+            cell = NotebookNode(cell_type="code", source=source, metadata={"nbgrader": meta}, outputs=[], execution_count=None)
+            answer = grade_id[: -len("-tests")] if grade_id.endswith("-tests") else None
+            positions = [i for i, c in enumerate(nb.cells) if c.metadata.get("nbgrader", {}).get("grade_id") == answer]
+            position = positions[0] + 1 if positions else (len(nb.cells) if is_test else 0)
+            nb.cells.insert(position, cell)
+
+
+class RequireNumericScore(NbGraderPreprocessor):
+    """An autograded cell scores only through a numeric result: no result (or no number) is 0."""
+
+    def preprocess_cell(self, cell, resources, cell_index):
+        if cell.cell_type == "code" and utils.is_grade(cell) and not utils.is_solution(cell):
+            results = [o for o in cell.get("outputs", []) if o.get("output_type") == "execute_result"]
+            errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+            text = results[0].get("data", {}).get("text/plain", "") if len(results) == 1 else ""
+            try:
+                value = float(text)
+                numeric = 0 <= value <= float(cell.metadata["nbgrader"]["points"])
+            except (TypeError, ValueError):
+                numeric = False
+            if not numeric and not errors:
+                cell.outputs = [o for o in cell.get("outputs", []) if o.get("output_type") != "execute_result"]
+                cell.outputs.append(_error("NoScore", "这个评分单元格没有给出分数：0 分"))
+        return cell, resources
+
+
 class HideTestCode(NbGraderPreprocessor):
     """Feedback without test code: released sources, tracebacks of test cells cut to one line."""
 
@@ -80,4 +195,89 @@ class HideTestCode(NbGraderPreprocessor):
         return cell, resources
 
 
-__all__ = ["RestoreReleasedCells", "HideTestCode", "released_source"]
+#: The line of a setup cell that installs the helpers (its requirement is the course's source).
+INSTALL_LINE = re.compile(r'^(?P<indent>\s*)%pip install -q "(?P<spec>[^"]*)"\s*#\s*ccb-package-source\s*$', re.M)
+
+
+class CoursePackage(NbGraderPreprocessor):
+    """``generate_assignment``: the setup cell installs ``ccb_helpers`` from the course's source.
+
+    ``c.CoursePackage.source`` is a pip requirement (e.g. ``"ccb_helpers @ https://…/ccb_helpers-0.1.0-py3-none-any.whl"``
+    on the course's own server, or a name on a private index). Without it the released line
+    raises an ``ImportError`` telling the student to install the course's package; either way
+    the released notebook never names the repository that holds the solutions.
+    """
+
+    source = Unicode("", help="pip requirement of the course's ccb_helpers (default: $CCB_PACKAGE_SOURCE)").tag(config=True)
+
+    def preprocess_cell(self, cell, resources, cell_index):
+        if cell.cell_type == "code" and INSTALL_LINE.search(cell.source):
+            requirement = self.source or os.environ.get("CCB_PACKAGE_SOURCE", "")
+
+            def replace(match):
+                indent = match.group("indent")
+                if requirement:
+                    return f'{indent}%pip install -q {json.dumps(requirement, ensure_ascii=False)}'
+                return f'{indent}raise ImportError("ccb_helpers 没有安装：请按课程的说明安装（老师提供安装源）")'
+
+            cell.source = INSTALL_LINE.sub(replace, cell.source)
+        return cell, resources
+
+
+class FlaggedCsvExport(CsvExportPlugin):
+    """nbgrader's CSV export with a ``needs_attention`` column (see the module docstring)."""
+
+    def export(self, gradebook):
+        destination = self.to or "grades.csv"
+        super().export(gradebook)
+        coursedir = self.parent.coursedir
+        with open(destination, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+        header, rows = lines[0], lines[1:]
+        known = {(row.split(",")[0], row.split(",")[3]) for row in rows}
+        out = [header + ",needs_attention"]
+        for row in rows:
+            fields = row.split(",")
+            out.append(row + "," + self._attention(coursedir, gradebook, fields[0], fields[3]))
+        # A submission nbgrader never recorded (its autograde failed before the gradebook knew
+        # the student): the CSV would not list it at all.
+        assignments = [a.name for a in gradebook.assignments if not self.assignment or a.name in self.assignment]
+        for assignment in assignments:
+            root = coursedir.format_path(coursedir.submitted_directory, ".", assignment)
+            parent = os.path.dirname(os.path.dirname(root))
+            for student in sorted(os.listdir(parent)) if os.path.isdir(parent) else []:
+                if (assignment, student) in known or not os.path.isdir(os.path.join(parent, student, assignment)):
+                    continue
+                if self.student and student not in self.student:
+                    continue
+                max_score = gradebook.find_assignment(assignment).max_score
+                out.append(f"{assignment},,,{student},,,,0.0,0.0,0.0,{max_score},not graded: no gradebook entry")
+        with open(destination, "w", encoding="utf-8") as handle:
+            handle.write("\n".join(out) + "\n")
+
+    @staticmethod
+    def _attention(coursedir, gradebook, assignment: str, student: str) -> str:
+        submitted = coursedir.format_path(coursedir.submitted_directory, student, assignment)
+        if not os.path.isdir(submitted):
+            return ""
+        reasons = []
+        try:
+            notebooks = gradebook.find_submission(assignment, student).notebooks
+        except MissingEntry:
+            return "not graded: no gradebook entry"
+        for notebook in notebooks:
+            path = os.path.join(coursedir.format_path(coursedir.autograded_directory, student, assignment), f"{notebook.notebook.name}.ipynb")
+            if not os.path.exists(path):
+                reasons.append(f"not graded: {notebook.notebook.name} (autograde failed)")
+                continue
+            with open(path, encoding="utf-8") as handle:
+                meta = json.load(handle).get("metadata", {}).get("ccb_grading")
+            if meta is None:
+                reasons.append(f"not graded in isolation: {notebook.notebook.name}")
+            elif meta.get("problems"):
+                reasons.append(f"grading problems in {notebook.notebook.name}: " + " | ".join(meta["problems"]))
+        return "; ".join(reasons).replace(",", " ")
+
+
+__all__ = ["IsolatedGrading", "RequireNumericScore", "RestoreReleasedCells", "HideTestCode", "CoursePackage",
+           "FlaggedCsvExport", "released_source"]

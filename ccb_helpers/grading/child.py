@@ -501,6 +501,8 @@ def serve(reply_fd, codec, shell):
             namespace = namespaces.get(request["namespace"], {})
             sink = _Sink(keep=False)
             try:
+                if request["name"] not in namespace:
+                    raise NameError(f"name {request['name']!r} is not defined")
                 func = namespace[request["name"]]
                 args = codec.decode(request["args"])
                 kwargs = codec.decode(request["kwargs"])

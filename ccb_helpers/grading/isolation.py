@@ -443,10 +443,9 @@ class Session:
         except (ValueError, TypeError, KeyError, IndexError, RecursionError, OverflowError):
             raise Wrong(f"{name}(…) 的返回值无法读取") from None
 
-    def proxies(self, exclude) -> dict:
-        """Proxies for the student's global names (not builtins, not ``exclude``)."""
-        return {name: StudentFunction(self, name) for name in self.names
-                if name not in exclude and not hasattr(builtins, name)}
+    def proxies(self, names, exclude) -> dict:
+        """Proxies for ``names`` of the student's namespace (not builtins, not ``exclude``)."""
+        return {name: StudentFunction(self, name) for name in names if name not in exclude and not hasattr(builtins, name)}
 
 
 # ------------------------------------------------------------------------------------------
@@ -494,6 +493,31 @@ def _python(source: str) -> str:
         return source
 
 
+def free_names(source: str) -> list[str]:
+    """Names a cell reads but never binds: in a test cell, the student's answers.
+
+    >>> free_names("part = grading.Part('x', 1, answer=f)\ndef g(n):\n    return n + k\n")
+    ['f', 'grading', 'k']
+    """
+    try:
+        tree = ast.parse(_python(source))
+    except SyntaxError:
+        return []
+    loaded, bound = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (loaded if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    return sorted(loaded - bound)
+
+
 def run_test(source: str, namespace: dict) -> tuple[str, float | None, tuple | None]:
     """Run a test cell's source like a notebook cell: ``(output, value of the last expression, error)``."""
     output = io.StringIO()
@@ -539,7 +563,7 @@ def grade_cells(cells: list[Cell], *, require_sandbox: bool = True) -> tuple[lis
                     session.run_cell(*sources[i])
                 elif cell.kind == "test":
                     namespace = {"__name__": "__ccb_test__", "__builtins__": builtins, "ccb": ccb_helpers, "grading": grading}
-                    namespace.update(session.proxies(exclude=namespace))
+                    namespace.update(session.proxies(free_names(cell.source), exclude=namespace))
                     stdout, score, error = run_test(cell.source, namespace)
                     outcomes[i].stdout, outcomes[i].score, outcomes[i].error = stdout, score, error
                     if error and error[0] == "GradingError" and error[1].startswith("评分代码出错"):
