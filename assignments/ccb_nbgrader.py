@@ -31,6 +31,7 @@ import json
 import os
 import re
 
+import nbformat
 from nbformat.notebooknode import NotebookNode
 from nbgrader import utils
 from nbgrader.api import Gradebook, MissingEntry
@@ -67,7 +68,26 @@ def released_source(source: str) -> str:
 
 
 class RestoreReleasedCells(OverwriteCells):
-    """:class:`OverwriteCells` that warns only when a student really edited a locked cell."""
+    """:class:`OverwriteCells` that warns only when a student really edited a locked cell.
+
+    It also puts back a cell's ``grade``/``solution``/``task`` flags: nbgrader 0.9.6 restores a
+    locked cell's source but not these flags, so a student who marked a test cell as a solution
+    cell made ``autograde`` fail for the whole notebook ("Inconsistent checksums"); and a cell
+    with a grade id the gradebook does not know (a forged grade cell) loses its nbgrader metadata
+    altogether (nbgrader removed only the id, and the notebook then failed validation).
+    """
+
+    def _restore_flags(self, cell, grade_id) -> None:
+        for flag, find in (("grade", self.gradebook.find_grade_cell), ("solution", self.gradebook.find_solution_cell),
+                           ("task", self.gradebook.find_task_cell)):
+            try:
+                find(grade_id, self.notebook_id, self.assignment_id)
+                wanted = True
+            except MissingEntry:
+                wanted = False
+            if bool(cell.metadata.nbgrader.get(flag, False)) != wanted:
+                self.report_change(grade_id, flag, wanted, cell.metadata.nbgrader.get(flag, False))
+                cell.metadata.nbgrader[flag] = wanted
 
     def preprocess_cell(self, cell, resources, cell_index):
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
@@ -75,7 +95,13 @@ class RestoreReleasedCells(OverwriteCells):
             try:
                 source_cell = self.gradebook.find_source_cell(grade_id, self.notebook_id, self.assignment_id)
             except MissingEntry:
-                source_cell = None
+                # A grade id the gradebook does not know: a cell the student made up (nbgrader
+                # would drop only its id, and the notebook would then fail validation).
+                self.log.warning("Cell '%s' does not exist in the database: graded as a cell the student added", grade_id)
+                del cell.metadata["nbgrader"]
+                return cell, resources
+            if source_cell is not None:
+                self._restore_flags(cell, grade_id)
             if source_cell is not None and source_cell.locked and cell.cell_type == source_cell.cell_type:
                 released = released_source(source_cell.source)
                 if released != source_cell.source and cell.source == released:
@@ -107,6 +133,11 @@ class IsolatedGrading(NbGraderPreprocessor):
             tests = [c.name for c in record.grade_cells if c.cell_type == "code" and c.name not in answers]
             points = {c.name: c.max_score for c in record.grade_cells}
         self._restore_missing(nb, sources, tests, points)
+        for cell in nb.cells:
+            # A cell claiming a grade id the gradebook does not know (a forged grade cell) is a
+            # cell the student added: it is not graded and not run.
+            if cell.metadata.get("nbgrader", {}).get("grade_id") not in sources and "nbgrader" in cell.metadata:
+                del cell.metadata["nbgrader"]
 
         cells, where = [], []
         for index, cell in enumerate(nb.cells):
@@ -157,7 +188,7 @@ class IsolatedGrading(NbGraderPreprocessor):
             meta = {"grade": is_test, "grade_id": grade_id, "locked": True, "schema_version": 3, "solution": False, "task": False}
             if is_test:
                 meta["points"] = points[grade_id]
-            cell = NotebookNode(cell_type="code", source=source, metadata={"nbgrader": meta}, outputs=[], execution_count=None)
+            cell = nbformat.v4.new_code_cell(source, metadata={"nbgrader": meta})
             answer = grade_id[: -len("-tests")] if grade_id.endswith("-tests") else None
             positions = [i for i, c in enumerate(nb.cells) if c.metadata.get("nbgrader", {}).get("grade_id") == answer]
             position = positions[0] + 1 if positions else (len(nb.cells) if is_test else 0)

@@ -60,8 +60,8 @@ from .values import Wrong
 __all__ = ["Cell", "Outcome", "SandboxUnavailable", "Session", "StudentFunction", "grade_cells", "sandbox_abi"]
 
 CHILD = pathlib.Path(__file__).with_name("child.py")
-#: Seconds an answer cell's top-level code may run.
-CELL_BUDGET = 30.0
+#: Seconds an answer cell's top-level code may run (``CCB_GRADING_CELL_SECONDS`` overrides).
+CELL_BUDGET = float(os.environ.get("CCB_GRADING_CELL_SECONDS", "30"))
 #: Seconds a call may run when no group budget is set.
 CALL_BUDGET = 60.0
 #: Student process restarts per notebook (runaways and crashes); beyond it, calls fail at once.

@@ -245,7 +245,12 @@ class Part:
         except Timeout:
             self.results.append(_Group(label, points, False, f"超过时间预算 {self.budget:g} s（死循环，或算法太慢）", visible))
         except GradingError as error:
-            self.results.append(_Group(label, points, False, str(error), visible))
+            note = str(error)
+            if visible and not values.SHOW_VALUES.get():
+                # Isolated grading: a message built from what the student's code returned could
+                # carry what that code learned from earlier hidden cases; the kernel shows details.
+                note = "没通过（在你自己的 notebook 里运行这个测试单元格可以看到详情）"
+            self.results.append(_Group(label, points, False, note, visible))
         else:
             self.results.append(_Group(label, points, True, f"{time.perf_counter() - start:.2f} s", visible))
         finally:

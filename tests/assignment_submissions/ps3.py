@@ -1,12 +1,12 @@
 """Generated submissions of ps3 for tests/test_assignments.py: per part, the solution cell of a
-realistic weak student (and the points it earns), of a student who calls the library, and of one who
+realistic weak student (and the points its groups earn: the visible group plus each hidden group its mistake does not fail), of a student who calls the library, and of one who
 hard-codes the visible cases."""
 
-AUTOGRADED_POINTS = 14
+AUTOGRADED_POINTS = 19
 
-PARTS = {'ps3-agv': 2, 'ps3-rsv': 2, 'ps3-hetero': 3, 'ps3-moe': 3, 'ps3-gossip': 4}
+PARTS = {'ps3-agv': 3, 'ps3-rsv': 3, 'ps3-hetero': 4, 'ps3-moe': 4, 'ps3-gossip': 5}
 
-WRITTEN = ('ps3-proof', 4)
+WRITTEN = ('ps3-proof', 8)
 
 WEAK = {'ps3-agv': 'def allgatherv_bound(sizes, beta):\n'
             '    n, total = len(sizes), sum(sizes)\n'
@@ -38,7 +38,7 @@ WEAK = {'ps3-agv': 'def allgatherv_bound(sizes, beta):\n'
                'range(levels)]\n'
                '    return reduce_rounds + [[(dst, src) for src, dst in r] for r in reversed(reduce_rounds)]'}
 
-WEAK_POINTS = {'ps3-agv': 1, 'ps3-rsv': 1, 'ps3-hetero': 1, 'ps3-moe': 1, 'ps3-gossip': 1}
+WEAK_POINTS = {'ps3-agv': 2, 'ps3-rsv': 2, 'ps3-hetero': 2, 'ps3-moe': 2, 'ps3-gossip': 2}
 
 WEAK_ANSWER = '每个节点要收发 M 字节，所以 T ≥ M / min β。所有节点合计要发 2(N−1)M 字节。相等时就是 2(N−1)M/(Nβ)。'
 

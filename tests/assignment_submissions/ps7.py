@@ -1,12 +1,12 @@
 """Generated submissions of ps7 for tests/test_assignments.py: per part, the solution cell of a
-realistic weak student (and the points it earns), of a student who calls the library, and of one who
+realistic weak student (and the points its groups earn: the visible group plus each hidden group its mistake does not fail), of a student who calls the library, and of one who
 hard-codes the visible cases."""
 
-AUTOGRADED_POINTS = 14
+AUTOGRADED_POINTS = 20
 
-PARTS = {'ps7-fastest': 2, 'ps7-node': 2, 'ps7-cut': 3, 'ps7-ruled': 3, 'ps7-hypercube': 4}
+PARTS = {'ps7-fastest': 3, 'ps7-node': 3, 'ps7-cut': 4, 'ps7-ruled': 5, 'ps7-hypercube': 5}
 
-WRITTEN = ('ps7-proof', 4)
+WRITTEN = ('ps7-proof', 8)
 
 WEAK = {'ps7-fastest': 'def fastest_point(points, n, m, alpha, beta):\n'
                 '    def cost(point):\n'
@@ -75,7 +75,7 @@ WEAK = {'ps7-fastest': 'def fastest_point(points, n, m, alpha, beta):\n'
                   '        steps.append(moves)\n'
                   '    return steps'}
 
-WEAK_POINTS = {'ps7-fastest': 1, 'ps7-node': 1, 'ps7-cut': 2, 'ps7-ruled': 2, 'ps7-hypercube': 0}
+WEAK_POINTS = {'ps7-fastest': 2, 'ps7-node': 2, 'ps7-cut': 3, 'ps7-ruled': 4, 'ps7-hypercube': 1}
 
 WEAK_ANSWER = '一行的比值更大，因为一行的链路更少。Hypercube 的构造每步用所有维度，所以更快。'
 
