@@ -20,6 +20,9 @@
 * :class:`CoursePackage` (``generate_assignment``): the setup cell installs ``ccb_helpers`` from
   the source the course configures (``c.CoursePackage.source``), never from the repository that
   holds the solutions; with no source configured, the released cell says to ask the teacher.
+* :class:`CourseVariant` (``generate_assignment``): with ``CCB_GRADING_SALT`` set, the marked
+  model constants of some questions take the course's values (question, visible and hidden
+  tests alike), so the public answer key does not answer the course's variant of those parts.
 * :class:`FlaggedCsvExport` (``export``): nbgrader's CSV plus a ``needs_attention`` column naming
   every student whose notebook could not be graded (or was graded with a problem), including
   students with a submission and no gradebook entry — nbgrader writes 0.0 for them silently.
@@ -255,6 +258,59 @@ class CoursePackage(NbGraderPreprocessor):
         return cell, resources
 
 
+VARIANT_CODE = re.compile(r"^(?P<head>[ \t]*[A-Z][A-Z0-9_]* = )(?P<value>[^#\n]+?)(?P<tail>[ \t]*# course variant (?P<name>[\w-]+): one of (?P<choices>\([^)\n]*\)))", re.M)
+VARIANT_TEXT = re.compile(r"(?P<value>\d+(?:\.\d+)?)(?P<tail>\$?<!-- course variant (?P<name>[\w-]+) -->)")
+
+
+def variant_values(sources, salt: str) -> dict:
+    """``{name: value}`` of the course variant constants in ``sources`` for ``salt`` (defaults if empty).
+
+    A constant is a code line ``NAME = default  # course variant <name>: one of (a, b, c)``; with a
+    salt its value is drawn from the choices by the salt, the same in every cell.
+
+    >>> variant_values(["PORTS = 1  # course variant p: one of (1, 2, 4)"], "")
+    {'p': '1'}
+    >>> variant_values(["PORTS = 1  # course variant p: one of (1, 2, 4)"], "2027")["p"] in ("1", "2", "4")
+    True
+    """
+    import ast
+    import zlib
+
+    chosen = {}
+    for source in sources:
+        for match in VARIANT_CODE.finditer(source):
+            name = match.group("name")
+            if name in chosen:
+                continue
+            choices = [repr(v) for v in ast.literal_eval(match.group("choices"))]
+            chosen[name] = choices[zlib.crc32(f"{name}|{salt}".encode("utf-8")) % len(choices)] if salt else match.group("value").strip()
+    return chosen
+
+
+def apply_variant(source: str, chosen: dict) -> str:
+    """``source`` with every marked constant (code and text) set to its course value."""
+    source = VARIANT_CODE.sub(lambda m: m.group("head") + chosen.get(m.group("name"), m.group("value")) + m.group("tail"), source)
+    return VARIANT_TEXT.sub(lambda m: chosen.get(m.group("name"), m.group("value")) + m.group("tail"), source)
+
+
+class CourseVariant(NbGraderPreprocessor):
+    """``generate_assignment``: the course's variant of the questions (``CCB_GRADING_SALT``).
+
+    Marked constants of the model (e.g. the ports per node of ps3's AllGatherv and MoE parts) are
+    set from the salt in the question, the visible tests and the hidden tests alike, before the
+    gradebook stores the cells: a public answer key written for the default constants gives wrong
+    answers on the course's variant. Without a salt the notebooks are released as written.
+    """
+
+    def preprocess(self, nb, resources):
+        chosen = variant_values([cell.source for cell in nb.cells], os.environ.get("CCB_GRADING_SALT", ""))
+        for cell in nb.cells:
+            cell.source = apply_variant(cell.source, chosen)
+        if chosen:
+            self.log.info("Course variant of %s: %s", resources.get("nbgrader", {}).get("notebook"), chosen)
+        return nb, resources
+
+
 class FlaggedCsvExport(CsvExportPlugin):
     """nbgrader's CSV export with a ``needs_attention`` column (see the module docstring)."""
 
@@ -310,5 +366,5 @@ class FlaggedCsvExport(CsvExportPlugin):
         return "; ".join(reasons).replace(",", " ")
 
 
-__all__ = ["IsolatedGrading", "RequireNumericScore", "RestoreReleasedCells", "HideTestCode", "CoursePackage",
+__all__ = ["IsolatedGrading", "RequireNumericScore", "RestoreReleasedCells", "HideTestCode", "CoursePackage", "CourseVariant",
            "FlaggedCsvExport", "released_source"]

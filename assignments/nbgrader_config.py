@@ -28,6 +28,7 @@ from nbgrader.preprocessors import (
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ccb_nbgrader import (  # noqa: E402 - needs the path above
     CoursePackage,
+    CourseVariant,
     FlaggedCsvExport,
     HideTestCode,
     IsolatedGrading,
@@ -61,9 +62,9 @@ c.ClearMarkScheme.enforce_metadata = False
 # setup cell tells students to install the course's package (see ccb_nbgrader.CoursePackage).
 c.CoursePackage.source = os.environ.get("CCB_PACKAGE_SOURCE", "")
 c.GenerateAssignment.preprocessors = [
-    CoursePackage, IncludeHeaderFooter, InstantiateTests, LockCells, ClearSolutions, ClearOutput, CheckCellMetadata,
+    CoursePackage, CourseVariant, IncludeHeaderFooter, InstantiateTests, LockCells, ClearSolutions, ClearOutput, CheckCellMetadata,
     ComputeChecksums, SaveCells, ClearHiddenTests, ClearMarkScheme, ComputeChecksums, CheckCellMetadata,
-]  # nbgrader 0.9.6's list with CoursePackage first (before the checksums and the gradebook copy)
+]  # nbgrader 0.9.6's list with CoursePackage and CourseVariant first (before the checksums and the gradebook copy)
 
 # Autograde: warn only when a student edited a locked cell (see ccb_nbgrader.RestoreReleasedCells).
 c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKernelspec, RestoreReleasedCells, CheckCellMetadata]

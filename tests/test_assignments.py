@@ -322,7 +322,7 @@ def test_problem_set_structure():
         points = {c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]["points"] for c in graded_cells}
         for cell in auto:
             grade_id = cell.metadata["nbgrader"]["grade_id"]
-            assert re.match(rf'(from fractions import Fraction\n)?part = grading\.Part\("{grade_id[:-6]}", points={points[grade_id]:g}\b', cell.source), grade_id
+            assert re.match(rf'(PORTS = [^\n]*# course variant [^\n]*\n)?(from fractions import Fraction\n)?part = grading\.Part\("{grade_id[:-6]}", points={points[grade_id]:g}\b', cell.source), grade_id
             assert cell.source.rstrip().endswith("### END HIDDEN TESTS\npart.score()"), grade_id
         auto_points = sum(c.metadata["nbgrader"]["points"] for c in auto)
         intro = nb.cells[0].source
@@ -343,6 +343,55 @@ def test_problem_set_structure():
         assert data.PARTS == {k[:-6]: v for k, v in points.items() if k.endswith("-tests")}, ps
         assert data.WRITTEN == (manual[0].metadata["nbgrader"]["grade_id"], manual[0].metadata["nbgrader"]["points"]), ps
         assert REPOSITORY not in nbformat.writes(nb), ps
+
+
+plugins = _load("ccb_nbgrader_plugins", ASSIGNMENTS / "ccb_nbgrader.py") if importlib.util.find_spec("nbgrader") else None
+
+
+@pytest.mark.parametrize("ps", [ps for ps in SETS if hasattr(_submissions(ps), "VARIANT_ANSWERS")])
+def test_course_variant_is_not_answered_by_the_public_key(ps, monkeypatch):
+    """With CCB_GRADING_SALT the marked constants change in question and tests alike: the public
+    solutions lose the varied parts, answers written for the course's constants get full marks."""
+    _nbgrader()
+    from ccb_helpers.grading.isolation import Cell, grade_cells
+
+    data = _submissions(ps)
+    source = nbformat.read(ASSIGNMENTS / "source" / ps / f"{ps}.ipynb", as_version=4)
+    texts = [c.source for c in source.cells]
+    defaults = plugins.variant_values(texts, "")
+    salt = next(f"course-{i}" for i in range(1000) if all(v != defaults[k] for k, v in plugins.variant_values(texts, f"course-{i}").items()))
+    chosen = plugins.variant_values(texts, salt)
+    monkeypatch.setenv("CCB_GRADING_SALT", salt)
+    variant = [plugins.apply_variant(text, chosen) for text in texts]
+    for name, value in chosen.items():       # the question states the course's value
+        assert any(re.search(rf"\b{re.escape(value)}\$?<!-- course variant {name} -->", text) for text in variant), name
+
+    def scores(answers: dict) -> dict:
+        cells = []
+        for cell, text in zip(source.cells, variant):
+            meta = cell.metadata.get("nbgrader", {})
+            if cell.cell_type != "code":
+                continue
+            if meta.get("grade"):
+                cells.append(Cell("test", text, meta["grade_id"]))
+            elif meta.get("solution"):
+                cells.append(Cell("answer", answers.get(meta["grade_id"], cell.source), meta["grade_id"]))
+            else:
+                cells.append(Cell("setup", text, meta["grade_id"]))
+        outcomes, _ = grade_cells(cells, require_sandbox=False)
+        return {c.grade_id[:-6]: o.score for c, o in zip(cells, outcomes) if c.kind == "test"}
+
+    public = scores({})
+    course = {grade_id: text.replace("{{", "\0").replace("}}", "\1") for grade_id, text in data.VARIANT_ANSWERS.items()}
+    for name, value in chosen.items():
+        course = {k: v.replace("{" + name + "}", value) for k, v in course.items()}
+    course = {k: v.replace("\0", "{").replace("\1", "}") for k, v in course.items()}
+    adapted = scores(course)
+    for part, points in data.PARTS.items():
+        if part in data.VARIANT_ANSWERS:
+            assert public[part] == 0 and adapted[part] == points, (part, public[part], adapted[part])
+        else:
+            assert public[part] == points, (part, public[part])
 
 
 def _letters(text: str) -> str:

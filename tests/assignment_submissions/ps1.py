@@ -77,3 +77,13 @@ HARDCODED = {'ps1-replicas': 'def replica_rounds(n, s, k):\n'
              '    if (n, k_root, k) == (9, 2, 2):\n'
              '        return [[(0, 1), (0, 2)], [(0, 3), (0, 4), (1, 5), (1, 6), (2, 7), (2, 8)]]\n'
              '    return []'}
+
+# The course variant (CCB_GRADING_SALT at generate_assignment): answers written for the course's
+# constants ({name} is filled with the course's value). The public solutions answer the default only.
+VARIANT_ANSWERS = {'ps1-postal': 'def postal_time(n, lam):\n'
+                                 '    ports = {ps1-postal-ports}\n'
+                                 '    reach = [1]\n'
+                                 '    while reach[-1] < n:\n'
+                                 '        t = len(reach)\n'
+                                 '        reach.append(reach[t - 1] + ports * (reach[t - lam] if t >= lam else 0))\n'
+                                 '    return len(reach) - 1\n'}

@@ -78,3 +78,19 @@ HARDCODED = {'ps3-agv': 'def allgatherv_bound(sizes, beta):\n'
  'ps3-gossip': 'def gossip_schedule(n):\n'
                '    return {2: [[(1, 0)], [(0, 1)]], 4: [[(1, 0), (3, 2)], [(2, 0)], [(0, 2)], [(0, 1), (2, '
                '3)]]}.get(n, [])'}
+
+# The course variant (CCB_GRADING_SALT at generate_assignment): answers written for the course's
+# constants ({name} is filled with the course's value). The public solutions answer the default only.
+VARIANT_ANSWERS = {'ps3-agv': 'def allgatherv_bound(sizes, beta):\n'
+                              '    return (sum(sizes) - min(sizes)) / ({ps3-ports} * beta)\n',
+                   'ps3-moe': 'import numpy as np\n'
+                              '\n'
+                              'def moe_layer_bound(tokens, expert_node, token_bytes, beta):\n'
+                              '    tokens = np.asarray(tokens, dtype=float)\n'
+                              '    n = tokens.shape[0]\n'
+                              '    traffic = np.zeros((n, n))\n'
+                              '    for e, node in enumerate(expert_node):\n'
+                              '        traffic[:, node] += tokens[:, e] * token_bytes\n'
+                              '    np.fill_diagonal(traffic, 0.0)\n'
+                              '    one_way = max(traffic.sum(axis=1).max(), traffic.sum(axis=0).max())\n'
+                              '    return float(2 * one_way / ({ps3-ports} * beta))\n'}

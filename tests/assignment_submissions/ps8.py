@@ -81,3 +81,14 @@ HARDCODED = {'ps8-efficiency': 'def nccl_efficiency(primitive, n, size, time_s, 
  'ps8-intervals': 'def selection_intervals(candidates):\n'
                   '    return [("Ring/LL", 0.0), ("Ring/Simple", 41e-6 / (1 / 50e9 - 1 / 205.7e9))]',
  'ps8-rings': 'def ring_channels(links, count):\n    return [[0, 1, 2, 3], [0, 3, 2, 1]]'}
+
+# The course variant (CCB_GRADING_SALT at generate_assignment): answers written for the course's
+# constants ({name} is filled with the course's value). The public solutions answer the default only.
+VARIANT_ANSWERS = {'ps8-efficiency': 'def nccl_efficiency(primitive, n, size, time_s, alpha, beta):\n'
+                                     '    ports = {ps8-ports}\n'
+                                     '    factor = {{"all_reduce": 2 * (n - 1) / n, "broadcast": 1.0, "reduce": 1.0}}.get(primitive, (n - 1) / n)\n'
+                                     '    steps, reach = 0, 1\n'
+                                     '    while reach < n:\n'
+                                     '        reach *= ports + 1\n'
+                                     '        steps += 1\n'
+                                     '    return max(steps * alpha, factor * size / (ports * beta)) / time_s\n'}
