@@ -538,13 +538,18 @@ def main():
     read_files = list(config["read_files"]) + library_files + [p for p in entries if not os.path.isdir(p)]
     _readable = tuple(read_paths) + tuple(os.path.realpath(p) for p in read_files)
     _listable = (stdlib,)
+    problems = []
+    for step in (lambda: limit_resources(config["memory"], config["cpu_seconds"]),
+                 lambda: drop_capabilities() if os.geteuid() == 0 else None):
+        try:
+            step()
+        except (OSError, ValueError) as error:
+            problems.append(str(error))
     try:
-        limit_resources(config["memory"], config["cpu_seconds"])
-        if os.geteuid() == 0:
-            drop_capabilities()
         abi = landlock(read_paths, read_files, _listable)
     except OSError as error:
-        problem = str(error)
+        problems.append(str(error))
+    problem = "; ".join(problems)
     install_stub()
     shell = _Shell()
     sys.addaudithook(_audit)
