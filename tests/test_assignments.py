@@ -394,6 +394,22 @@ def test_course_variant_is_not_answered_by_the_public_key(ps, monkeypatch):
             assert public[part] == points, (part, public[part])
 
 
+MUTANTS = [(ps, *mutant) for ps in SETS for mutant in getattr(_submissions(ps), "MUTANTS", [])]
+
+
+@pytest.mark.parametrize("ps, part, group, answer", MUTANTS, ids=[f"{m[1]}-{i}" for i, m in enumerate(MUTANTS)])
+def test_a_group_fails_the_mistake_it_names(ps, part, group, answer):
+    """A hidden group named after a mistake contains cases on which that mistake is wrong (#29)."""
+    from ccb_helpers.grading.isolation import Cell, grade_cells
+
+    source = nbformat.read(ASSIGNMENTS / "source" / ps / f"{ps}.ipynb", as_version=4)
+    cells = [Cell("setup", source.cells[1].source), Cell("answer", answer), Cell("test", _cell(source, _tests_id(part)).source)]
+    outcomes, _ = grade_cells(cells, require_sandbox=False)
+    report = outcomes[2].stdout
+    assert f"✗ {group}（" in report, report
+    assert outcomes[2].score > 0, report       # other groups still earn their points
+
+
 def _letters(text: str) -> str:
     """Letters, digits and CJK only: how Markdown and math are rendered does not matter."""
     return "".join(ch for ch in text if ch.isalnum())

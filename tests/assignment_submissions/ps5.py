@@ -70,3 +70,9 @@ HARDCODED = {'ps5-cutbytes': 'def cut_bytes(primitive, n, a, m):\n'
                '    if len(adjacency) == 6:\n'
                '        return {0, 1, 2}\n'
                '    return set(list(adjacency)[:1])'}
+
+# Each hidden group named after a mistake contains cases where that mistake gives a wrong answer:
+# (part, group label, an answer with exactly that mistake) (tests/test_assignments.py).
+MUTANTS = [('ps5-uplinks', '三个以上的 leaf（含恰好整除的情形）', 'def uplinks_needed(leaves, hosts):\n'
+                                                              '    n = leaves * hosts\n'
+                                                              '    return hosts * (n - hosts) // (n - 1) + 1   # rounds up by adding 1\n')]
