@@ -394,6 +394,27 @@ def test_course_variant_is_not_answered_by_the_public_key(ps, monkeypatch):
             assert public[part] == points, (part, public[part])
 
 
+def test_a_grade_cell_without_a_numeric_result_scores_zero():
+    """nbgrader gives full points to a grade cell that ran without output; the course's config does not."""
+    _nbgrader()
+    from nbgrader import utils
+
+    def grade_cell(outputs):
+        cell = nbformat.v4.new_code_cell("part.score()", outputs=outputs)
+        cell.metadata["nbgrader"] = {"grade": True, "grade_id": "x-tests", "locked": True, "points": 3, "schema_version": 3,
+                                     "solution": False, "task": False}
+        return cell
+
+    number = nbformat.v4.new_output("execute_result", data={"text/plain": "2.0"})
+    cases = [([], 0), ([nbformat.v4.new_output("stream", name="stdout", text="report")], 0),
+             ([nbformat.v4.new_output("execute_result", data={"text/plain": "'full marks'"})], 0),
+             ([nbformat.v4.new_output("execute_result", data={"text/plain": "99"})], 0), ([number], 2.0)]
+    assert utils.determine_grade(grade_cell([]))[0] == 3            # nbgrader alone: full points for nothing
+    for outputs, want in cases:
+        cell, _ = plugins.RequireNumericScore().preprocess_cell(grade_cell(outputs), {}, 0)
+        assert utils.determine_grade(cell)[0] == want, (outputs, cell.outputs)
+
+
 MUTANTS = [(ps, *mutant) for ps in SETS for mutant in getattr(_submissions(ps), "MUTANTS", [])]
 
 
