@@ -496,7 +496,7 @@ def _python(source: str) -> str:
 def free_names(source: str) -> list[str]:
     """Names a cell reads but never binds: in a test cell, the student's answers.
 
-    >>> free_names("part = grading.Part('x', 1, answer=f)\ndef g(n):\n    return n + k\n")
+    >>> free_names("part = grading.Part('x', 1, answer=f)\\ndef g(n):\\n    return n + k\\n")
     ['f', 'grading', 'k']
     """
     try:
