@@ -1,30 +1,50 @@
 """nbgrader plug-ins of the book's problem sets (loaded by ``nbgrader_config.py``; teachers only).
 
-Two of nbgrader 0.9.6's behaviours get in a teacher's way; both are fixed here, in the course's
-configuration rather than in the notebooks:
-
-* **Every autograde warned "Attribute 'checksum' for cell … has changed!" for every test cell**
-  (jupyter/nbgrader#1961). ``generate_assignment`` stores each locked cell in the gradebook —
-  checksum included — *before* it removes the hidden tests and the mark scheme, so the released
-  cell a student hands back never matches the stored checksum, and the warning that should
-  reveal an edited test fires for every untouched one. :class:`RestoreReleasedCells` compares a
-  submitted cell with the *released* version of its source cell: an untouched cell gets its
-  hidden tests back silently; an edited one is still reported and restored by nbgrader's own
-  :class:`~nbgrader.preprocessors.OverwriteCells`.
-* **Feedback shows the hidden tests** (jupyter/nbgrader#917, by design). :class:`HideTestCode`
-  runs in ``generate_feedback``: every cell goes back to its released source (hidden tests and
-  mark schemes removed) and a test cell's traceback is cut to its last line, so the feedback
-  shows the results — points, the grader's report, the error message — and not the test code.
+* :class:`IsolatedGrading` replaces nbgrader's ``Execute`` in ``autograde``: the notebook is not
+  run in a kernel the student's code controls. Its answer cells run in a sandboxed process and
+  its test cells (the gradebook's sources, hidden tests included) in the grader
+  (:mod:`ccb_helpers.grading.isolation`); each test cell gets the grader's report as its output
+  and its score as its one ``execute_result``. A cell the student added is not run (its output
+  says so); a test cell the student deleted is put back.
+* :class:`RequireNumericScore` runs before ``SaveAutoGrades``: an autograded cell whose output
+  has no numeric result gets an error, i.e. zero points (nbgrader itself gives *full* points to
+  a cell that ran without output).
+* :class:`RestoreReleasedCells` (sanitizing): warn only when a student really edited a locked
+  cell. ``generate_assignment`` stores each locked cell in the gradebook — checksum included —
+  *before* it removes the hidden tests and the mark scheme, so the released cell a student hands
+  back never matches the stored checksum, and nbgrader 0.9.6 warned "Attribute 'checksum' for
+  cell … has changed!" for every untouched test cell (jupyter/nbgrader#1961).
+* :class:`HideTestCode` (``generate_feedback``): every cell goes back to its released source
+  (hidden tests and mark schemes removed) and a test cell's traceback is cut to its last line,
+  so the feedback shows results, not test code (jupyter/nbgrader#917).
+* :class:`CoursePackage` (``generate_assignment``): the setup cell installs ``ccb_helpers`` from
+  the source the course configures (``c.CoursePackage.source``), never from the repository that
+  holds the solutions; with no source configured, the released cell says to ask the teacher.
+* :class:`CourseVariant` (``generate_assignment``): with ``CCB_GRADING_SALT`` set, the marked
+  model constants of some questions take the course's values (question, visible and hidden
+  tests alike), so the public answer key does not answer the course's variant of those parts.
+* :class:`FlaggedCsvExport` (``export``): nbgrader's CSV plus a ``needs_attention`` column naming
+  every student whose notebook could not be graded (or was graded with a problem), including
+  students with a submission and no gradebook entry — nbgrader writes 0.0 for them silently.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import re
+
+import nbformat
+from nbformat.notebooknode import NotebookNode
 from nbgrader import utils
-from nbgrader.api import MissingEntry
+from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.plugins.export import CsvExportPlugin
 from nbgrader.preprocessors import NbGraderPreprocessor, OverwriteCells
+from traitlets import Unicode
 
 BEGIN_HIDDEN, END_HIDDEN = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
 BEGIN_SCHEME, END_SCHEME = "BEGIN MARK SCHEME", "END MARK SCHEME"
+NOT_RUN = "（这个单元格不是答题单元格：评分时不运行。答案与它用到的定义都要写在答题单元格里。）\n"
 
 
 def released_source(source: str) -> str:
@@ -51,7 +71,26 @@ def released_source(source: str) -> str:
 
 
 class RestoreReleasedCells(OverwriteCells):
-    """:class:`OverwriteCells` that warns only when a student really edited a locked cell."""
+    """:class:`OverwriteCells` that warns only when a student really edited a locked cell.
+
+    It also puts back a cell's ``grade``/``solution``/``task`` flags: nbgrader 0.9.6 restores a
+    locked cell's source but not these flags, so a student who marked a test cell as a solution
+    cell made ``autograde`` fail for the whole notebook ("Inconsistent checksums"); and a cell
+    with a grade id the gradebook does not know (a forged grade cell) loses its nbgrader metadata
+    altogether (nbgrader removed only the id, and the notebook then failed validation).
+    """
+
+    def _restore_flags(self, cell, grade_id) -> None:
+        for flag, find in (("grade", self.gradebook.find_grade_cell), ("solution", self.gradebook.find_solution_cell),
+                           ("task", self.gradebook.find_task_cell)):
+            try:
+                find(grade_id, self.notebook_id, self.assignment_id)
+                wanted = True
+            except MissingEntry:
+                wanted = False
+            if bool(cell.metadata.nbgrader.get(flag, False)) != wanted:
+                self.report_change(grade_id, flag, wanted, cell.metadata.nbgrader.get(flag, False))
+                cell.metadata.nbgrader[flag] = wanted
 
     def preprocess_cell(self, cell, resources, cell_index):
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
@@ -59,13 +98,123 @@ class RestoreReleasedCells(OverwriteCells):
             try:
                 source_cell = self.gradebook.find_source_cell(grade_id, self.notebook_id, self.assignment_id)
             except MissingEntry:
-                source_cell = None
+                # A grade id the gradebook does not know: a cell the student made up (nbgrader
+                # would drop only its id, and the notebook would then fail validation).
+                self.log.warning("Cell '%s' does not exist in the database: graded as a cell the student added", grade_id)
+                del cell.metadata["nbgrader"]
+                return cell, resources
+            if source_cell is not None:
+                self._restore_flags(cell, grade_id)
             if source_cell is not None and source_cell.locked and cell.cell_type == source_cell.cell_type:
                 released = released_source(source_cell.source)
                 if released != source_cell.source and cell.source == released:
                     # The cell as it was handed out: put the hidden tests / mark scheme back.
                     cell.source = source_cell.source
         return super().preprocess_cell(cell, resources, cell_index)
+
+
+def _stream(text: str) -> NotebookNode:
+    return NotebookNode(output_type="stream", name="stdout", text=text)
+
+
+def _error(name: str, message: str) -> NotebookNode:
+    return NotebookNode(output_type="error", ename=name, evalue=message, traceback=[f"{name}: {message}"])
+
+
+class IsolatedGrading(NbGraderPreprocessor):
+    """Grade the notebook without running it in a kernel (see the module docstring)."""
+
+    def preprocess(self, nb, resources):
+        from ccb_helpers.grading import isolation
+
+        notebook_id = resources["nbgrader"]["notebook"]
+        assignment_id = resources["nbgrader"]["assignment"]
+        with Gradebook(resources["nbgrader"]["db_url"]) as gradebook:
+            record = gradebook.find_notebook(notebook_id, assignment_id)
+            sources = {c.name: (c.cell_type, c.locked, c.source) for c in record.source_cells}
+            answers = {c.name for c in record.solution_cells}
+            tests = [c.name for c in record.grade_cells if c.cell_type == "code" and c.name not in answers]
+            points = {c.name: c.max_score for c in record.grade_cells}
+        self._restore_missing(nb, sources, tests, points)
+        for cell in nb.cells:
+            # A cell claiming a grade id the gradebook does not know (a forged grade cell) is a
+            # cell the student added: it is not graded and not run.
+            if cell.metadata.get("nbgrader", {}).get("grade_id") not in sources and "nbgrader" in cell.metadata:
+                del cell.metadata["nbgrader"]
+
+        cells, where = [], []
+        for index, cell in enumerate(nb.cells):
+            if cell.cell_type != "code":
+                continue
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if grade_id in tests:
+                kind, source = "test", sources[grade_id][2]
+            elif grade_id in answers and grade_id in sources:
+                kind, source = "answer", cell.source
+            elif grade_id in sources and sources[grade_id][1]:
+                kind, source = "setup", sources[grade_id][2]
+            else:
+                kind, source = "ignored", cell.source
+            cells.append(isolation.Cell(kind, source, grade_id))
+            where.append(index)
+        require = not os.environ.get("CCB_GRADING_UNSANDBOXED")
+        outcomes, report = isolation.grade_cells(cells, require_sandbox=require)
+
+        for index, cell, outcome in zip(where, cells, outcomes):
+            target = nb.cells[index]
+            target.execution_count = None
+            if cell.kind == "ignored":
+                target.outputs = [_stream(NOT_RUN)]
+                continue
+            outputs = [_stream(outcome.stdout)] if outcome.stdout else []
+            if cell.kind == "test" and outcome.score is not None:
+                outputs.append(NotebookNode(output_type="execute_result", execution_count=None, metadata={},
+                                            data={"text/plain": repr(outcome.score)}))
+            elif outcome.error is not None:
+                outputs.append(_error(*outcome.error))
+            target.outputs = outputs
+        nb.metadata["ccb_grading"] = {"landlock": report.landlock, "restarts": report.restarts,
+                                      "ignored_cells": report.ignored_cells, "problems": report.problems}
+        self.log.info("Isolated grading of %s: sandbox Landlock ABI %s, %s restarts, %s added cells not run%s",
+                      resources["nbgrader"]["student"], report.landlock or "none", report.restarts, report.ignored_cells,
+                      f"; problems: {report.problems}" if report.problems else "")
+        return nb, resources
+
+    @staticmethod
+    def _restore_missing(nb, sources, tests, points) -> None:
+        """Put back a setup or test cell the student deleted (from the gradebook)."""
+        present = {c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells}
+        for grade_id, (cell_type, locked, source) in sources.items():
+            if grade_id in present or cell_type != "code" or not locked:
+                continue
+            is_test = grade_id in tests
+            meta = {"grade": is_test, "grade_id": grade_id, "locked": True, "schema_version": 3, "solution": False, "task": False}
+            if is_test:
+                meta["points"] = points[grade_id]
+            cell = nbformat.v4.new_code_cell(source, metadata={"nbgrader": meta})
+            answer = grade_id[: -len("-tests")] if grade_id.endswith("-tests") else None
+            positions = [i for i, c in enumerate(nb.cells) if c.metadata.get("nbgrader", {}).get("grade_id") == answer]
+            position = positions[0] + 1 if positions else (len(nb.cells) if is_test else 0)
+            nb.cells.insert(position, cell)
+
+
+class RequireNumericScore(NbGraderPreprocessor):
+    """An autograded cell scores only through a numeric result: no result (or no number) is 0."""
+
+    def preprocess_cell(self, cell, resources, cell_index):
+        if cell.cell_type == "code" and utils.is_grade(cell) and not utils.is_solution(cell):
+            results = [o for o in cell.get("outputs", []) if o.get("output_type") == "execute_result"]
+            errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+            text = results[0].get("data", {}).get("text/plain", "") if len(results) == 1 else ""
+            try:
+                value = float(text)
+                numeric = 0 <= value <= float(cell.metadata["nbgrader"]["points"])
+            except (TypeError, ValueError):
+                numeric = False
+            if not numeric and not errors:
+                cell.outputs = [o for o in cell.get("outputs", []) if o.get("output_type") != "execute_result"]
+                cell.outputs.append(_error("NoScore", "这个评分单元格没有给出分数：0 分"))
+        return cell, resources
 
 
 class HideTestCode(NbGraderPreprocessor):
@@ -80,4 +229,142 @@ class HideTestCode(NbGraderPreprocessor):
         return cell, resources
 
 
-__all__ = ["RestoreReleasedCells", "HideTestCode", "released_source"]
+#: The line of a setup cell that installs the helpers (its requirement is the course's source).
+INSTALL_LINE = re.compile(r'^(?P<indent>\s*)%pip install -q "(?P<spec>[^"]*)"\s*#\s*ccb-package-source\s*$', re.M)
+
+
+class CoursePackage(NbGraderPreprocessor):
+    """``generate_assignment``: the setup cell installs ``ccb_helpers`` from the course's source.
+
+    ``c.CoursePackage.source`` is a pip requirement (e.g. ``"ccb_helpers @ https://…/ccb_helpers-0.1.0-py3-none-any.whl"``
+    on the course's own server, or a name on a private index). Without it the released line
+    raises an ``ImportError`` telling the student to install the course's package; either way
+    the released notebook never names the repository that holds the solutions.
+    """
+
+    source = Unicode("", help="pip requirement of the course's ccb_helpers (default: $CCB_PACKAGE_SOURCE)").tag(config=True)
+
+    def preprocess_cell(self, cell, resources, cell_index):
+        if cell.cell_type == "code" and INSTALL_LINE.search(cell.source):
+            requirement = self.source or os.environ.get("CCB_PACKAGE_SOURCE", "")
+
+            def replace(match):
+                indent = match.group("indent")
+                if requirement:
+                    return f'{indent}%pip install -q {json.dumps(requirement, ensure_ascii=False)}'
+                return f'{indent}raise ImportError("ccb_helpers 没有安装：请按课程的说明安装（老师提供安装源）")'
+
+            cell.source = INSTALL_LINE.sub(replace, cell.source)
+        return cell, resources
+
+
+VARIANT_CODE = re.compile(r"^(?P<head>[ \t]*[A-Z][A-Z0-9_]* = )(?P<value>[^#\n]+?)(?P<tail>[ \t]*# course variant (?P<name>[\w-]+): one of (?P<choices>\([^)\n]*\)))", re.M)
+VARIANT_TEXT = re.compile(r"(?P<value>\d+(?:\.\d+)?)(?P<tail>\$?<!-- course variant (?P<name>[\w-]+) -->)")
+
+
+def variant_values(sources, salt: str) -> dict:
+    """``{name: value}`` of the course variant constants in ``sources`` for ``salt`` (defaults if empty).
+
+    A constant is a code line ``NAME = default  # course variant <name>: one of (a, b, c)``; with a
+    salt its value is drawn from the choices by the salt, the same in every cell.
+
+    >>> variant_values(["PORTS = 1  # course variant p: one of (1, 2, 4)"], "")
+    {'p': '1'}
+    >>> variant_values(["PORTS = 1  # course variant p: one of (1, 2, 4)"], "2027")["p"] in ("1", "2", "4")
+    True
+    """
+    import ast
+    import zlib
+
+    chosen = {}
+    for source in sources:
+        for match in VARIANT_CODE.finditer(source):
+            name = match.group("name")
+            if name in chosen:
+                continue
+            choices = [repr(v) for v in ast.literal_eval(match.group("choices"))]
+            chosen[name] = choices[zlib.crc32(f"{name}|{salt}".encode("utf-8")) % len(choices)] if salt else match.group("value").strip()
+    return chosen
+
+
+def apply_variant(source: str, chosen: dict) -> str:
+    """``source`` with every marked constant (code and text) set to its course value."""
+    source = VARIANT_CODE.sub(lambda m: m.group("head") + chosen.get(m.group("name"), m.group("value")) + m.group("tail"), source)
+    return VARIANT_TEXT.sub(lambda m: chosen.get(m.group("name"), m.group("value")) + m.group("tail"), source)
+
+
+class CourseVariant(NbGraderPreprocessor):
+    """``generate_assignment``: the course's variant of the questions (``CCB_GRADING_SALT``).
+
+    Marked constants of the model (e.g. the ports per node of ps3's AllGatherv and MoE parts) are
+    set from the salt in the question, the visible tests and the hidden tests alike, before the
+    gradebook stores the cells: a public answer key written for the default constants gives wrong
+    answers on the course's variant. Without a salt the notebooks are released as written.
+    """
+
+    def preprocess(self, nb, resources):
+        chosen = variant_values([cell.source for cell in nb.cells], os.environ.get("CCB_GRADING_SALT", ""))
+        for cell in nb.cells:
+            cell.source = apply_variant(cell.source, chosen)
+        if chosen:
+            self.log.info("Course variant of %s: %s", resources.get("nbgrader", {}).get("notebook"), chosen)
+        return nb, resources
+
+
+class FlaggedCsvExport(CsvExportPlugin):
+    """nbgrader's CSV export with a ``needs_attention`` column (see the module docstring)."""
+
+    def export(self, gradebook):
+        destination = self.to or "grades.csv"
+        super().export(gradebook)
+        coursedir = self.parent.coursedir
+        with open(destination, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+        header, rows = lines[0], lines[1:]
+        known = {(row.split(",")[0], row.split(",")[3]) for row in rows}
+        out = [header + ",needs_attention"]
+        for row in rows:
+            fields = row.split(",")
+            out.append(row + "," + self._attention(coursedir, gradebook, fields[0], fields[3]))
+        # A submission nbgrader never recorded (its autograde failed before the gradebook knew
+        # the student): the CSV would not list it at all.
+        assignments = [a.name for a in gradebook.assignments if not self.assignment or a.name in self.assignment]
+        for assignment in assignments:
+            root = coursedir.format_path(coursedir.submitted_directory, ".", assignment)
+            parent = os.path.dirname(os.path.dirname(root))
+            for student in sorted(os.listdir(parent)) if os.path.isdir(parent) else []:
+                if (assignment, student) in known or not os.path.isdir(os.path.join(parent, student, assignment)):
+                    continue
+                if self.student and student not in self.student:
+                    continue
+                max_score = gradebook.find_assignment(assignment).max_score
+                out.append(f"{assignment},,,{student},,,,0.0,0.0,0.0,{max_score},not graded: no gradebook entry")
+        with open(destination, "w", encoding="utf-8") as handle:
+            handle.write("\n".join(out) + "\n")
+
+    @staticmethod
+    def _attention(coursedir, gradebook, assignment: str, student: str) -> str:
+        submitted = coursedir.format_path(coursedir.submitted_directory, student, assignment)
+        if not os.path.isdir(submitted):
+            return ""
+        reasons = []
+        try:
+            notebooks = gradebook.find_submission(assignment, student).notebooks
+        except MissingEntry:
+            return "not graded: no gradebook entry"
+        for notebook in notebooks:
+            path = os.path.join(coursedir.format_path(coursedir.autograded_directory, student, assignment), f"{notebook.notebook.name}.ipynb")
+            if not os.path.exists(path):
+                reasons.append(f"not graded: {notebook.notebook.name} (autograde failed)")
+                continue
+            with open(path, encoding="utf-8") as handle:
+                meta = json.load(handle).get("metadata", {}).get("ccb_grading")
+            if meta is None:
+                reasons.append(f"not graded in isolation: {notebook.notebook.name}")
+            elif meta.get("problems"):
+                reasons.append(f"grading problems in {notebook.notebook.name}: " + " | ".join(meta["problems"]))
+        return "; ".join(reasons).replace(",", " ")
+
+
+__all__ = ["IsolatedGrading", "RequireNumericScore", "RestoreReleasedCells", "HideTestCode", "CoursePackage", "CourseVariant",
+           "FlaggedCsvExport", "released_source"]

@@ -5,10 +5,36 @@ import sys
 import warnings
 
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
-from nbgrader.preprocessors import CheckCellMetadata, ClearOutput, DeduplicateIds, GetGrades, OverwriteKernelspec
+from nbgrader.preprocessors import (
+    AssignLatePenalties,
+    CheckCellMetadata,
+    ClearHiddenTests,
+    ClearMarkScheme,
+    ClearOutput,
+    ClearSolutions,
+    ComputeChecksums,
+    DeduplicateIds,
+    GetGrades,
+    IgnorePattern,
+    IncludeHeaderFooter,
+    InstantiateTests,
+    LimitOutput,
+    LockCells,
+    OverwriteKernelspec,
+    SaveAutoGrades,
+    SaveCells,
+)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ccb_nbgrader import HideTestCode, RestoreReleasedCells  # noqa: E402 - needs the path above
+from ccb_nbgrader import (  # noqa: E402 - needs the path above
+    CoursePackage,
+    CourseVariant,
+    FlaggedCsvExport,
+    HideTestCode,
+    IsolatedGrading,
+    RequireNumericScore,
+    RestoreReleasedCells,
+)
 
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
 
@@ -31,14 +57,27 @@ c.ClearSolutions.text_stub = "在此作答（手工评分）。"
 # "task" cells; a locked cell is saved and restored the same way.
 c.ClearMarkScheme.enforce_metadata = False
 
+# The package the released notebooks install (a pip requirement: a wheel on the course's server,
+# a private index...). Never the public repository: it holds the solutions. Empty: the released
+# setup cell tells students to install the course's package (see ccb_nbgrader.CoursePackage).
+c.CoursePackage.source = os.environ.get("CCB_PACKAGE_SOURCE", "")
+c.GenerateAssignment.preprocessors = [
+    CoursePackage, CourseVariant, IncludeHeaderFooter, InstantiateTests, LockCells, ClearSolutions, ClearOutput, CheckCellMetadata,
+    ComputeChecksums, SaveCells, ClearHiddenTests, ClearMarkScheme, ComputeChecksums, CheckCellMetadata,
+]  # nbgrader 0.9.6's list with CoursePackage and CourseVariant first (before the checksums and the gradebook copy)
+
 # Autograde: warn only when a student edited a locked cell (see ccb_nbgrader.RestoreReleasedCells).
 c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKernelspec, RestoreReleasedCells, CheckCellMetadata]
-# Each group of hidden cases has its own time budget (ccb_helpers.grading); a runaway cell is
-# interrupted after this many seconds and scores zero.
-c.ExecutePreprocessor.timeout = 120
+# The notebook is not run in a kernel: answer cells run in a sandboxed process, tests in the
+# grader (ccb_nbgrader.IsolatedGrading); a cell without a numeric result scores 0.
+c.Autograde.autograde_preprocessors = [IsolatedGrading, IgnorePattern, LimitOutput, RequireNumericScore,
+                                       SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
 
 # Feedback shows results, not test code (see ccb_nbgrader.HideTestCode).
 c.GenerateFeedback.preprocessors = [GetGrades, HideTestCode, CSSHTMLHeaderPreprocessor]
+
+# Export: nbgrader's CSV plus a needs_attention column (students whose notebook could not be graded).
+c.ExportApp.plugin_class = FlaggedCsvExport
 
 # zip_collect: uploads named <student_id>_<assignment>.ipynb (or zips of them) in
 # downloaded/<assignment>/archive/. The student id must not contain "_".

@@ -1,23 +1,27 @@
-"""The problem sets, graded the way assignments/README.md tells a teacher to grade them.
+"""The problem sets, graded the way assignments/README.md tells a teacher to grade them, by a class
+with cheaters (issue #29's integrity suite).
 
-For every problem set, a scratch course gets the README's commands, in order: ``generate_assignment``,
-``zip_collect`` of uploaded notebooks (some loose, some in a zip), ``autograde``,
-``generate_feedback`` and ``export`` (collect and export on the first set only: each nbgrader command
-costs seconds of start-up, the other sets put the notebooks in place and read the gradebook).
-Five generated submissions per set:
+One test per problem set (pytest-xdist runs them in parallel; each works in its own scratch
+course): ``generate_assignment``, the submissions put in ``submitted/`` (on ps1 through
+``zip_collect`` of loose files and a zip), **one** ``autograde`` call over all of them,
+``generate_feedback`` and (ps1) ``export``. The class:
 
-* ``perfect`` — the source notebook: full marks on every part;
-* ``blank`` — the student version as handed out: zero on every part;
+* ``reference`` (the solutions: full marks), ``blank`` (the handed-out notebook: zero);
 * ``weak`` — a realistic weak student (floating ``log``, off-by-one, a forgotten case…) who also
-  "fixed" the first test cell: the cell is restored (the only one autograde warns about) and
-  every part earns the points listed in ``tests/assignment_submissions/<set>.py``, partial overall;
-* ``library`` — every answer calls the library's implementation: zero on every part;
-* ``hardcoded`` — every answer returns the visible cases from a lookup table: zero on every part.
+  "fixed" the first test cell: the cell is restored (the only one autograde warns about) and each
+  part earns the points its groups are worth (``WEAK_POINTS`` in ``tests/assignment_submissions/<set>.py``);
+* ``library`` (every answer calls the library) and ``hardcoded`` (every answer is a lookup table
+  of the visible cases): zero;
+* every cheat of ``tests/assignment_submissions/cheats.py``: IPython hooks and transformers,
+  replacing the grader's code and ``math.isclose``/``abs``, the library through a dict and a
+  compiled string, reading the teacher's notebook, the gradebook and another student's notebook,
+  look-alike return values, probes that echo their inputs, edited/deleted/forged locked cells —
+  zero on every part; a process that dies (``os._exit``) is graded as far as it goes.
 
-Per-part scores come from the gradebook; the feedback pages must not contain a line of hidden test
-code or of a rubric. The Formgrader (the nbgrader extension of the Jupyter server) is exercised on
-one set: its grading page shows the rubric and a manual score entered through its API reaches
-the exported grades.
+Checked: per-part scores from the gradebook; feedback pages carry no line of hidden test code or
+rubric and nothing a probe echoed; submissions are never modified; the released notebook names
+no repository. On ps1 also: a notebook that cannot be graded is flagged by ``export``, a cell
+that runs away at top level is dropped, and the Formgrader records a manual score.
 
 Needs nbgrader (``pip install -r requirements-teacher.txt``): skipped without it, failed under CI.
 """
@@ -40,29 +44,29 @@ import sys
 import time
 import urllib.request
 import zipfile
-from concurrent.futures import ThreadPoolExecutor
 
 import nbformat
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 ASSIGNMENTS = ROOT / "assignments"
+SUBMISSIONS = ROOT / "tests" / "assignment_submissions"
 SETS = sorted(p.name for p in (ASSIGNMENTS / "source").iterdir() if p.is_dir())
-STUDENTS = ("perfect", "blank", "weak", "library", "hardcoded")
+REPOSITORY = "github.com/ccb-textbook"
+
+
+def _load(name: str, path: pathlib.Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _submissions(ps: str):
-    spec = importlib.util.spec_from_file_location(f"submissions_{ps}", ROOT / "tests" / "assignment_submissions" / f"{ps}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _load(f"submissions_{ps}", SUBMISSIONS / f"{ps}.py")
 
 
-def _plugins():
-    spec = importlib.util.spec_from_file_location("ccb_nbgrader", ASSIGNMENTS / "ccb_nbgrader.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+cheats = _load("assignment_cheats", SUBMISSIONS / "cheats.py")
 
 
 def _nbgrader() -> list[str]:
@@ -76,21 +80,23 @@ def _nbgrader() -> list[str]:
 
 
 def _env():
-    return dict(os.environ, PATH=str(pathlib.Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
+    # A top-level runaway cell is cut after 5 s here (30 s by default): the ps1 class has one.
+    return dict(os.environ, CCB_GRADING_CELL_SECONDS="5",
+                PATH=str(pathlib.Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
 
 
-# A kernel that dies while starting (a TCP port taken between jupyter_client choosing it and the
-# kernel binding it: many kernels start at once on a busy machine) says nothing about the problem set.
-KERNEL_START_FAILURE = "Kernel died before replying to kernel_info"
+CPU_SECONDS: dict = {}
 
 
-def _run(args, cwd, attempts=2):
-    for _attempt in range(attempts):
-        done = subprocess.run(args, cwd=cwd, env=_env(), capture_output=True, text=True)
-        output = done.stdout + done.stderr
-        if done.returncode == 0 or KERNEL_START_FAILURE not in output:
-            break
-    assert done.returncode == 0, output[-6000:]
+def _run(args, cwd, ok=True):
+    before = os.times()
+    done = subprocess.run(args, cwd=cwd, env=_env(), capture_output=True, text=True)
+    after = os.times()
+    step = args[3] if len(args) > 3 else args[-1]
+    CPU_SECONDS[step] = CPU_SECONDS.get(step, 0.0) + (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    output = done.stdout + done.stderr
+    if ok:
+        assert done.returncode == 0, output[-6000:]
     return output
 
 
@@ -102,142 +108,106 @@ def _digest(path: pathlib.Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _make_submissions(ps: str, source, release) -> dict:
+def _class(ps: str, source, release, course: pathlib.Path) -> dict:
+    """Every submission of the set: ``{student: notebook}``."""
     data = _submissions(ps)
-    weak = copy.deepcopy(source)
-    for grade_id, text in data.WEAK.items():
-        _cell(weak, grade_id).source = text
-    _cell(weak, data.WRITTEN[0]).source = data.WEAK_ANSWER
-    library, hardcoded = copy.deepcopy(source), copy.deepcopy(source)
-    for grade_id in data.PARTS:
-        _cell(library, grade_id).source = data.LIBRARY[grade_id]
-        _cell(hardcoded, grade_id).source = data.HARDCODED[grade_id]
-    first_test = f"{next(iter(data.PARTS))}-tests"
-    _cell(weak, first_test).source = "assert True  # the student 'fixed' the test"
-    return {"perfect": source, "blank": release, "weak": weak, "library": library, "hardcoded": hardcoded}
+    reference_answers = {c.metadata.nbgrader["grade_id"]: c.source for c in source.cells
+                         if c.metadata.get("nbgrader", {}).get("solution")}
+
+    def answered(answers: dict):
+        nb = copy.deepcopy(release)
+        for grade_id, text in answers.items():
+            _cell(nb, grade_id).source = text
+        return nb
+
+    weak = answered(dict(data.WEAK, **{data.WRITTEN[0]: data.WEAK_ANSWER}))
+    _cell(weak, f"{next(iter(data.PARTS))}-tests").source = "assert True  # the student 'fixed' the test"
+    students = {
+        "reference": answered(reference_answers),
+        "blank": copy.deepcopy(release),
+        "weak": weak,
+        "library": answered(data.LIBRARY),
+        "hardcoded": answered(data.HARDCODED),
+    }
+    paths = {"notebooks": [str(course / "source" / ps / f"{ps}.ipynb"), str(course / "release" / ps / f"{ps}.ipynb"),
+                           str(course / "submitted" / "reference" / ps / f"{ps}.ipynb"),
+                           str(course / "autograded" / "reference" / ps / f"{ps}.ipynb")],
+             "gradebook": str(course / "gradebook.db")}
+    students.update(cheats.submissions(ps, release, source, data.LIBRARY, paths))
+    if ps == "ps1":
+        functions = cheats.answer_functions(release)
+        runaway = dict(reference_answers)
+        runaway[functions[0][0]] = "while True:\n    pass\n"                          # cut at top level, dropped
+        runaway[functions[1][0]] = f"def {functions[1][1]}(*args):\n    while True:\n        pass\n"  # cut per group
+        students["runaway"] = answered(runaway)
+    return students
 
 
-def _grade_problem_set(ps: str, nbgrader: list[str], workdir: pathlib.Path) -> dict:
-    """Run the README's teacher workflow on one problem set; return everything the tests check."""
-    course = workdir / ps
+def _grade(ps: str, workdir: pathlib.Path) -> dict:
+    """The README's teacher workflow on one set with its class; everything the checks need."""
+    nbgrader = _nbgrader()
+    course = workdir / "course"
     shutil.copytree(ASSIGNMENTS / "source" / ps, course / "source" / ps)
     for name in ("nbgrader_config.py", "ccb_nbgrader.py"):
         shutil.copy(ASSIGNMENTS / name, course)
     log = {"generate": _run(nbgrader + ["generate_assignment", ps, "--force"], course)}
     release = nbformat.read(course / "release" / ps / f"{ps}.ipynb", as_version=4)
     source = nbformat.read(course / "source" / ps / f"{ps}.ipynb", as_version=4)
-    submissions = _make_submissions(ps, source, release)
+    students = _class(ps, source, release, course)
 
     if ps == SETS[0]:
         # The README's collect step: uploads as an LMS hands them over, <student>_<assignment>.ipynb,
-        # two of them zipped. (The other sets put the notebooks in place directly: every nbgrader
-        # command costs seconds of start-up, and one set is enough to test zip_collect and export.)
+        # some of them zipped; one upload is not a notebook at all.
         archive = course / "downloaded" / ps / "archive"
         archive.mkdir(parents=True)
         with zipfile.ZipFile(archive / "batch.zip", "w") as bundle:
-            for student, nb in submissions.items():
+            for number, (student, nb) in enumerate(students.items()):
                 text = nbformat.writes(nb)
-                if student in ("library", "hardcoded"):
+                if number % 2:
                     bundle.writestr(f"{student}_{ps}.ipynb", text)
                 else:
                     (archive / f"{student}_{ps}.ipynb").write_text(text, encoding="utf-8")
+            bundle.writestr(f"corrupt_{ps}.ipynb", "{ this is not a notebook")
         log["collect"] = _run(nbgrader + ["zip_collect", ps], course)
     else:
-        for student, nb in submissions.items():
+        for student, nb in students.items():
             path = course / "submitted" / student / ps / f"{ps}.ipynb"
             path.parent.mkdir(parents=True)
             nbformat.write(nb, path)
     collected = sorted(p.parent.parent.name for p in (course / "submitted").glob(f"*/{ps}/{ps}.ipynb"))
     digests = {s: _digest(course / "submitted" / s / ps / f"{ps}.ipynb") for s in collected}
 
-    log["autograde"] = _run(nbgrader + ["autograde", ps, "--create", "--force"], course)
-    log["feedback"] = _run(nbgrader + ["generate_feedback", ps, "--force"], course)
+    start = time.perf_counter()
+    log["autograde"] = _run(nbgrader + ["autograde", ps, "--create", "--force"], course, ok=ps != SETS[0])
+    log["autograde_seconds"] = time.perf_counter() - start
+    log["feedback"] = _run(nbgrader + ["generate_feedback", ps, "--force"], course, ok=ps != SETS[0])
 
-    from nbgrader.api import Gradebook
+    from nbgrader.api import Gradebook, MissingEntry
 
     parts, totals = {}, {}
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         for student in collected:
-            notebook = gradebook.find_submission_notebook(ps, ps, student)
+            try:
+                notebook = gradebook.find_submission_notebook(ps, ps, student)
+            except MissingEntry:
+                continue
             parts[student] = {grade.name: (grade.score, grade.max_score, grade.needs_manual_grade) for grade in notebook.grades}
             totals[student] = (float(notebook.score), float(notebook.max_score))
+    exported = None
     if ps == SETS[0]:
         _run(nbgrader + ["export", "--to", str(course / "grades.csv")], course)
-        with open(course / "grades.csv", newline="") as handle:
-            exported = {row["student_id"]: (float(row["raw_score"]), float(row["max_score"])) for row in csv.DictReader(handle)}
-        assert exported == totals, (exported, totals)
+        with open(course / "grades.csv", newline="", encoding="utf-8") as handle:
+            exported = {row["student_id"]: row for row in csv.DictReader(handle)}
     after = {s: _digest(course / "submitted" / s / ps / f"{ps}.ipynb") for s in collected}
-    feedback = {s: (course / "feedback" / s / ps / f"{ps}.html").read_text(encoding="utf-8") for s in collected}
-    return dict(course=course, log=log, collected=collected, totals=totals, parts=parts, digests=digests,
-                after=after, feedback=feedback, source=source, release=release, data=_submissions(ps))
-
-
-@pytest.fixture(scope="module")
-def all_graded(tmp_path_factory):
-    # The sets are graded four at a time: most of the time is nbgrader start-up and kernel
-    # launches, which overlap well on two cores (more at once only adds kernel-start races).
-    nbgrader = _nbgrader()
-    workdir = tmp_path_factory.mktemp("assignments")
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        futures = {ps: pool.submit(_grade_problem_set, ps, nbgrader, workdir) for ps in SETS}
-        return {ps: future.result() for ps, future in futures.items()}
-
-
-@pytest.fixture(params=SETS)
-def graded(request, all_graded):
-    return request.param, all_graded[request.param]
+    feedback = {s: (course / "feedback" / s / ps / f"{ps}.html").read_text(encoding="utf-8")
+                for s in collected if (course / "feedback" / s / ps / f"{ps}.html").exists()}
+    return dict(course=course, log=log, students=students, collected=collected, totals=totals, parts=parts,
+                digests=digests, after=after, feedback=feedback, source=source, release=release, data=_submissions(ps),
+                exported=exported)
 
 
 def _tests_id(part: str) -> str:
     return f"{part}-tests"
-
-
-def test_every_submission_is_collected(graded):
-    _, run = graded
-    assert run["collected"] == sorted(STUDENTS)  # the first set: by zip_collect from loose files and a zip
-
-
-def test_reference_gets_full_marks_and_blank_gets_zero(graded):
-    _, run = graded
-    data, parts = run["data"], run["parts"]
-    for part, points in data.PARTS.items():
-        assert parts["perfect"][_tests_id(part)][:2] == (points, points), part
-        assert parts["blank"][_tests_id(part)][0] == 0, part
-    written, written_points = data.WRITTEN
-    assert parts["blank"][written] == (0, written_points, False)  # an untouched answer scores 0 by itself
-    assert parts["perfect"][written][2] is True  # a real answer waits for the grader
-    auto = data.AUTOGRADED_POINTS
-    assert run["totals"]["perfect"] == (auto, auto + written_points)
-    assert run["totals"]["blank"] == (0, auto + written_points)
-
-
-def test_weak_student_gets_partial_credit(graded):
-    _, run = graded
-    data, parts = run["data"], run["parts"]
-    for part, points in data.WEAK_POINTS.items():
-        assert parts["weak"][_tests_id(part)][0] == points, part
-    assert 0 < run["totals"]["weak"][0] < data.AUTOGRADED_POINTS
-    assert any(0 < data.WEAK_POINTS[p] < data.PARTS[p] for p in data.PARTS)  # credit within a part
-
-
-@pytest.mark.parametrize("student", ["library", "hardcoded"])
-def test_shortcuts_score_zero_on_every_part(graded, student):
-    _, run = graded
-    for part in run["data"].PARTS:
-        assert run["parts"][student][_tests_id(part)][0] == 0, part
-
-
-def test_only_the_edited_test_cell_is_reported(graded):
-    """Untouched cells get their hidden tests back silently; the weak student's edit is reported."""
-    _, run = graded
-    data = run["data"]
-    changed = [line for line in run["log"]["autograde"].splitlines() if "has changed" in line]
-    assert len(changed) == 1 and _tests_id(next(iter(data.PARTS))) in changed[0], changed
-
-
-def test_grading_leaves_submissions_untouched(graded):
-    _, run = graded
-    assert run["after"] == run["digests"]
 
 
 def _hidden_lines(source_nb) -> list[str]:
@@ -263,51 +233,101 @@ def _shown_lines(nb) -> str:
     return "\n".join(" ".join(line.split()) for c in nb.cells for line in c.source.split("\n"))
 
 
-def test_feedback_shows_results_not_test_code(graded):
-    ps, run = graded
+@pytest.mark.parametrize("ps", SETS)
+def test_problem_set_grades_a_class_with_cheaters(ps, tmp_path):
+    run = _grade(ps, tmp_path)
+    data, parts, course = run["data"], run["parts"], run["course"]
+    autograded_parts = list(data.PARTS)
+    problems = []
+
+    def expect(condition, message):
+        if not condition:
+            problems.append(message)
+
+    def score(student, part):
+        return parts.get(student, {}).get(_tests_id(part), (None,))[0]
+
+    students = list(run["students"])
+    expect(run["collected"] == sorted(students + (["corrupt"] if ps == SETS[0] else [])), f"collected {run['collected']}")
+    for student in students:
+        expect(student in parts, f"{student} was not graded")
+    # The reference scores full marks; the written answer waits for the grader.
+    for part, points in data.PARTS.items():
+        expect(score("reference", part) == points, f"reference {part}: {score('reference', part)} / {points}")
+        expect(score("blank", part) == 0, f"blank {part}: {score('blank', part)}")
+    written, written_points = data.WRITTEN
+    expect(parts.get("blank", {}).get(written) == (0, written_points, False), f"blank written {parts.get('blank', {}).get(written)}")
+    expect(parts.get("reference", {}).get(written, (0, 0, False))[2] is True, "the reference's written answer must wait for the grader")
+    expect(run["totals"].get("reference") == (data.AUTOGRADED_POINTS, data.AUTOGRADED_POINTS + written_points),
+           f"reference total {run['totals'].get('reference')}")
+    # The weak student earns its groups' points.
+    for part, points in data.WEAK_POINTS.items():
+        expect(score("weak", part) == points, f"weak {part}: {score('weak', part)}, expected {points}")
+    expect(any(0 < data.WEAK_POINTS[p] < data.PARTS[p] for p in data.PARTS), "the weak student needs credit within a part")
+    # Shortcuts and cheats: zero on every part they cheat.
+    for student in ("library", "hardcoded", *cheats.ZERO_EVERYWHERE):
+        for part in autograded_parts:
+            expect(score(student, part) == 0, f"{student} {part}: {score(student, part)}")
+    crash = cheats.crash_points(run["release"], run["source"], data.PARTS)
+    for part, points in crash.items():
+        expect(score("crash", part) == points, f"crash {part}: {score('crash', part)}, expected {points}")
+    if "runaway" in run["students"]:
+        for index, part in enumerate(autograded_parts):
+            want = 0 if index < 2 else data.PARTS[part]
+            expect(score("runaway", part) == want, f"runaway {part}: {score('runaway', part)}, expected {want}")
+    # Only the weak student's edit is reported (the edited cheat's edits too: those are real edits).
+    changed = [line for line in run["log"]["autograde"].splitlines() if "has changed" in line]
+    expect(any(_tests_id(autograded_parts[0]) in line for line in changed), "the weak student's edit is reported")
+    expect(all("ps" in line and ("-tests" in line) for line in changed), f"unexpected warnings {changed[:3]}")
+    expect(run["after"] == run["digests"], "grading modified a submitted notebook")
+
+    # Feedback: results, no test code, no rubric, nothing a probe echoed.
     hidden = _hidden_lines(run["source"])
-    assert len(hidden) > 20  # the check below has something to find
-    course = run["course"]
+    expect(len(hidden) > 20, "the feedback check needs hidden lines to look for")
     for student, page in run["feedback"].items():
         text = _visible_text(page)
-        # A hidden line may also be a line the student wrote (the reference solution repeats
-        # itself) or a line of the handed-out notebook: those are not leaks.
-        own = _shown_lines(nbformat.read(course / "submitted" / student / ps / f"{ps}.ipynb", as_version=4))
-        own += "\n" + _shown_lines(run["release"])
+        own = _shown_lines(nbformat.read(course / "submitted" / student / ps / f"{ps}.ipynb", as_version=4)) + "\n" + _shown_lines(run["release"])
         leaked = [line for line in hidden if line in text and line not in own]
-        assert not leaked, (student, leaked[:3])
-        assert "BEGIN HIDDEN TESTS" not in page and "MARK SCHEME" not in page and "评分细则" not in page
-    weak = _visible_text(run["feedback"]["weak"])
-    assert f"{next(iter(run['data'].PARTS))}：" in weak and "✗" in weak  # the graders' report is there
-    # The same check finds the hidden lines in the autograded notebook, where they belong.
-    autograded = _shown_lines(nbformat.read(course / "autograded" / "weak" / ps / f"{ps}.ipynb", as_version=4))
-    own = _shown_lines(nbformat.read(course / "submitted" / "weak" / ps / f"{ps}.ipynb", as_version=4)) + _shown_lines(run["release"])
-    exclusive = [line for line in hidden if line not in own]
-    assert len(exclusive) > 5 and all(line in autograded for line in exclusive)
+        expect(not leaked, f"{student}'s feedback shows hidden lines {leaked[:2]}")
+        expect("BEGIN HIDDEN TESTS" not in page and "MARK SCHEME" not in page and "评分细则" not in page, f"{student}'s feedback shows a marker")
+        expect("LEAK" not in text, f"{student}'s feedback carries a probe's output: {text[text.find('LEAK') - 80:text.find('LEAK') + 80]!r}")
+    expect(set(students) <= set(run["feedback"]), "every graded student gets a feedback page")
+    weak = _visible_text(run["feedback"].get("weak", ""))
+    expect(f"{autograded_parts[0]}：" in weak and "✗" in weak, "the weak student's feedback has the grader's report")
 
+    # The released notebook: no solutions, hidden tests, rubric, or pointer to the repository.
+    released = nbformat.writes(run["release"])
+    for marker in ("BEGIN SOLUTION", "HIDDEN TESTS", "MARK SCHEME", "评分细则", REPOSITORY):
+        expect(marker not in released, f"the release contains {marker}")
+    expect("raise NotImplementedError()" in released, "the release has answer stubs")
 
-def test_student_version_hides_solutions_tests_and_rubric(graded):
-    ps, run = graded
-    text = nbformat.writes(run["release"])
-    for marker in ("BEGIN SOLUTION", "HIDDEN TESTS", "MARK SCHEME", "评分细则"):
-        assert marker not in text
-    assert "raise NotImplementedError()" in text
-    assert not any("nbgrader" in c.source for c in run["release"].cells if c.cell_type == "code")
+    if ps == SETS[0]:
+        exported = run["exported"]
+        expect(exported["corrupt"]["needs_attention"].startswith("not graded"), f"corrupt: {exported.get('corrupt')}")
+        for student in students:
+            expect(exported[student]["needs_attention"] == "", f"{student} flagged: {exported[student]['needs_attention']}")
+            expect(float(exported[student]["raw_score"]) == run["totals"][student][0], f"{student} exported {exported[student]['raw_score']}")
+        _check_formgrader(run, problems)
+    assert not problems, f"{ps}: {len(problems)} problems:\n" + "\n".join(problems)
 
 
 def test_problem_set_structure():
-    """≥ 5 autograded parts and one written part; the text states the counts and return types."""
+    """≥ 5 autograded parts and one written part; the text states the counts, points and return types."""
     for ps in SETS:
         nb = nbformat.read(ASSIGNMENTS / "source" / ps / f"{ps}.ipynb", as_version=4)
         graded_cells = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
         auto = [c for c in graded_cells if c.cell_type == "code"]
         manual = [c for c in graded_cells if c.cell_type == "markdown"]
         assert len(auto) >= 5 and len(manual) == 1, ps
-        assert all("BEGIN HIDDEN TESTS" in c.source and c.source.rstrip().endswith("### END HIDDEN TESTS") for c in auto), ps
         points = {c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]["points"] for c in graded_cells}
+        for cell in auto:
+            grade_id = cell.metadata["nbgrader"]["grade_id"]
+            assert re.match(rf'(PORTS = [^\n]*# course variant [^\n]*\n)?(from fractions import Fraction\n)?part = grading\.Part\("{grade_id[:-6]}", points={points[grade_id]:g}\b', cell.source), grade_id
+            assert cell.source.rstrip().endswith("### END HIDDEN TESTS\npart.score()"), grade_id
         auto_points = sum(c.metadata["nbgrader"]["points"] for c in auto)
         intro = nb.cells[0].source
         assert f"共 {len(graded_cells)} 题：{len(auto)} 道自动评分题（{auto_points:g} 分）" in intro, ps
+        assert "re`" in intro and "新加的单元格不运行" in intro, ps
         questions = [c.source for c in nb.cells if c.cell_type == "markdown" and c.source.startswith("## ")]
         assert len(questions) == len(graded_cells), ps
         for number, (question, cell) in enumerate(zip(questions, graded_cells), 1):
@@ -316,8 +336,99 @@ def test_problem_set_structure():
                 assert re.search(r"返回.*\*\*`(int|float|str|bool|list|set|tuple|dict|ccb\.Schedule|fractions\.Fraction)`", question, re.S), (ps, number)
             else:
                 assert "<!-- BEGIN MARK SCHEME -->" in question and re.search(r"\*\*\d+(\.\d+)? 分\*\*", question), (ps, number)
+                rubric = sum(float(p) for p in re.findall(r"^- \*\*(\d+(?:\.\d+)?) 分\*\*", question, re.M))
+                assert rubric == points[cell.metadata["nbgrader"]["grade_id"]], (ps, rubric)
         data = _submissions(ps)
         assert set(data.PARTS) == {c.metadata["nbgrader"]["grade_id"][: -len("-tests")] for c in auto}, ps
+        assert data.PARTS == {k[:-6]: v for k, v in points.items() if k.endswith("-tests")}, ps
+        assert data.WRITTEN == (manual[0].metadata["nbgrader"]["grade_id"], manual[0].metadata["nbgrader"]["points"]), ps
+        assert REPOSITORY not in nbformat.writes(nb), ps
+
+
+plugins = _load("ccb_nbgrader_plugins", ASSIGNMENTS / "ccb_nbgrader.py") if importlib.util.find_spec("nbgrader") else None
+
+
+@pytest.mark.parametrize("ps", [ps for ps in SETS if hasattr(_submissions(ps), "VARIANT_ANSWERS")])
+def test_course_variant_is_not_answered_by_the_public_key(ps, monkeypatch):
+    """With CCB_GRADING_SALT the marked constants change in question and tests alike: the public
+    solutions lose the varied parts, answers written for the course's constants get full marks."""
+    _nbgrader()
+    from ccb_helpers.grading.isolation import Cell, grade_cells
+
+    data = _submissions(ps)
+    source = nbformat.read(ASSIGNMENTS / "source" / ps / f"{ps}.ipynb", as_version=4)
+    texts = [c.source for c in source.cells]
+    defaults = plugins.variant_values(texts, "")
+    salt = next(f"course-{i}" for i in range(1000) if all(v != defaults[k] for k, v in plugins.variant_values(texts, f"course-{i}").items()))
+    chosen = plugins.variant_values(texts, salt)
+    monkeypatch.setenv("CCB_GRADING_SALT", salt)
+    variant = [plugins.apply_variant(text, chosen) for text in texts]
+    for name, value in chosen.items():       # the question states the course's value
+        assert any(re.search(rf"\b{re.escape(value)}\$?<!-- course variant {name} -->", text) for text in variant), name
+
+    def scores(answers: dict) -> dict:
+        cells = []
+        for cell, text in zip(source.cells, variant):
+            meta = cell.metadata.get("nbgrader", {})
+            if cell.cell_type != "code":
+                continue
+            if meta.get("grade"):
+                cells.append(Cell("test", text, meta["grade_id"]))
+            elif meta.get("solution"):
+                cells.append(Cell("answer", answers.get(meta["grade_id"], cell.source), meta["grade_id"]))
+            else:
+                cells.append(Cell("setup", text, meta["grade_id"]))
+        outcomes, _ = grade_cells(cells, require_sandbox=False)
+        return {c.grade_id[:-6]: o.score for c, o in zip(cells, outcomes) if c.kind == "test"}
+
+    public = scores({})
+    course = {grade_id: text.replace("{{", "\0").replace("}}", "\1") for grade_id, text in data.VARIANT_ANSWERS.items()}
+    for name, value in chosen.items():
+        course = {k: v.replace("{" + name + "}", value) for k, v in course.items()}
+    course = {k: v.replace("\0", "{").replace("\1", "}") for k, v in course.items()}
+    adapted = scores(course)
+    for part, points in data.PARTS.items():
+        if part in data.VARIANT_ANSWERS:
+            assert public[part] == 0 and adapted[part] == points, (part, public[part], adapted[part])
+        else:
+            assert public[part] == points, (part, public[part])
+
+
+def test_a_grade_cell_without_a_numeric_result_scores_zero():
+    """nbgrader gives full points to a grade cell that ran without output; the course's config does not."""
+    _nbgrader()
+    from nbgrader import utils
+
+    def grade_cell(outputs):
+        cell = nbformat.v4.new_code_cell("part.score()", outputs=outputs)
+        cell.metadata["nbgrader"] = {"grade": True, "grade_id": "x-tests", "locked": True, "points": 3, "schema_version": 3,
+                                     "solution": False, "task": False}
+        return cell
+
+    number = nbformat.v4.new_output("execute_result", data={"text/plain": "2.0"})
+    cases = [([], 0), ([nbformat.v4.new_output("stream", name="stdout", text="report")], 0),
+             ([nbformat.v4.new_output("execute_result", data={"text/plain": "'full marks'"})], 0),
+             ([nbformat.v4.new_output("execute_result", data={"text/plain": "99"})], 0), ([number], 2.0)]
+    assert utils.determine_grade(grade_cell([]))[0] == 3            # nbgrader alone: full points for nothing
+    for outputs, want in cases:
+        cell, _ = plugins.RequireNumericScore().preprocess_cell(grade_cell(outputs), {}, 0)
+        assert utils.determine_grade(cell)[0] == want, (outputs, cell.outputs)
+
+
+MUTANTS = [(ps, *mutant) for ps in SETS for mutant in getattr(_submissions(ps), "MUTANTS", [])]
+
+
+@pytest.mark.parametrize("ps, part, group, answer", MUTANTS, ids=[f"{m[1]}-{i}" for i, m in enumerate(MUTANTS)])
+def test_a_group_fails_the_mistake_it_names(ps, part, group, answer):
+    """A hidden group named after a mistake contains cases on which that mistake is wrong (#29)."""
+    from ccb_helpers.grading.isolation import Cell, grade_cells
+
+    source = nbformat.read(ASSIGNMENTS / "source" / ps / f"{ps}.ipynb", as_version=4)
+    cells = [Cell("setup", source.cells[1].source), Cell("answer", answer), Cell("test", _cell(source, _tests_id(part)).source)]
+    outcomes, _ = grade_cells(cells, require_sandbox=False)
+    report = outcomes[2].stdout
+    assert f"✗ {group}（" in report, report
+    assert outcomes[2].score > 0, report       # other groups still earn their points
 
 
 def _letters(text: str) -> str:
@@ -331,10 +442,9 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-def test_formgrader_shows_rubric_and_records_manual_points(all_graded):
+def _check_formgrader(run, problems) -> None:
     """Manual grading as the README describes it: the Formgrader inside the Jupyter server."""
     ps = SETS[0]
-    run = all_graded[ps]
     course, data = run["course"], run["data"]
     token, port = "ccb-test-token", _free_port()
     server = subprocess.Popen(
@@ -359,13 +469,14 @@ def test_formgrader_shows_rubric_and_records_manual_points(all_graded):
             except OSError:
                 time.sleep(0.5)
         else:
-            pytest.fail("jupyter server did not start: " + server.stderr.read()[-2000:])
+            problems.append("jupyter server did not start: " + server.stderr.read()[-2000:])
+            return
         submissions = json.loads(call(f"/formgrader/api/submitted_notebooks/{ps}/{ps}"))
         weak = next(s for s in submissions if s["student"] == "weak")
         page = _letters(_visible_text(call(f"/formgrader/submissions/{weak['id']}/")))
         rubric = [_letters(line) for line in _hidden_lines(run["source"]) if line.startswith("- **")]
-        assert len(rubric) >= 3 and all(line[:30] in page for line in rubric)
-        assert "评分细则" in page
+        if not (len(rubric) >= 3 and all(line[:30] in page for line in rubric) and "评分细则" in page):
+            problems.append("the Formgrader does not show the rubric")
         grades = json.loads(call(f"/formgrader/api/grades?submission_id={weak['id']}"))
         written = next(g for g in grades if g["name"] == data.WRITTEN[0])
         call(f"/formgrader/api/grade/{written['id']}", "PUT", {"manual_score": 2})
@@ -373,6 +484,7 @@ def test_formgrader_shows_rubric_and_records_manual_points(all_graded):
         server.terminate()
         server.wait(timeout=30)
     _run(_nbgrader() + ["export", "--to", str(course / "grades_after_manual.csv")], course)
-    with open(course / "grades_after_manual.csv", newline="") as handle:
+    with open(course / "grades_after_manual.csv", newline="", encoding="utf-8") as handle:
         after = {row["student_id"]: float(row["raw_score"]) for row in csv.DictReader(handle)}
-    assert after["weak"] == run["totals"]["weak"][0] + 2
+    if after["weak"] != run["totals"]["weak"][0] + 2:
+        problems.append(f"the manual score did not reach the export: {after['weak']} vs {run['totals']['weak'][0]} + 2")

@@ -7,8 +7,13 @@ own file name, registered in :mod:`linecache`, and executed in one shared ``__ma
 from __future__ import annotations
 
 import builtins
+import fractions
 import itertools
 import linecache
+import os
+import pathlib
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -115,6 +120,48 @@ class EvilInt(int):
     __hash__ = int.__hash__
 
 
+class SameAsAnything:
+    def __eq__(self, other):
+        return True
+
+    __hash__ = object.__hash__
+
+
+def _fake_numpy_str():
+    """A class that claims to be numpy's string type, whose str() equals everything (issue #28)."""
+    class SameStr(str):
+        def __eq__(self, other):
+            return True
+
+        __hash__ = str.__hash__
+
+    fake = type("str_", (), {"__module__": "numpy", "__str__": lambda self: SameStr("x"), "__eq__": lambda self, other: True,
+                             "__hash__": lambda self: 0})
+    return fake()
+
+
+def _always_equal_fraction():
+    """A genuine Fraction whose numerator and denominator compare equal to anything (issue #28)."""
+    value = fractions.Fraction(1, 3)
+    value._numerator, value._denominator = EvilInt(1), EvilInt(3)
+    return value
+
+
+def test_lookalikes_do_not_pass_coercion():
+    with pytest.raises(grading.GradingError, match="应为 str"):
+        grading.as_str(_fake_numpy_str())
+    assert type(grading.as_str(np.str_("ring"))) is str and grading.as_str(np.str_("ring")) == "ring"
+    fraction = grading.as_fraction(_always_equal_fraction())
+    assert type(fraction) is fractions.Fraction and fraction == fractions.Fraction(1, 3)
+    assert fraction != fractions.Fraction(2, 3) and type(fraction.numerator) is int
+    for bad in (SameAsAnything(), EvilInt(1), 0.5, "1/3"):
+        with pytest.raises(grading.GradingError):
+            grading.as_fraction(bad)
+    fake_int = type("int64", (), {"__module__": "numpy", "__int__": lambda self: 3, "__eq__": lambda self, other: True})()
+    with pytest.raises(grading.GradingError, match="应为 int"):
+        grading.as_int(fake_int)
+
+
 def test_coercion_takes_plain_values_and_numpy_only():
     assert grading.as_int(np.int64(12)) == 12 and type(grading.as_int(np.int64(12))) is int
     for bad in (EvilInt(3), True, 3.0, "3", None, np.float64(3.0)):
@@ -138,7 +185,7 @@ def test_check_equal_compares_after_coercion():
         grading.check_equal(EvilInt(4), 3, "steps(8)")  # would "equal" anything without coercion
 
 
-def test_part_scores_groups_and_never_prints_the_hidden_value(capsys):
+def test_part_scores_groups_and_never_prints_hidden_or_returned_values(capsys):
     calls = []
 
     def student(n):
@@ -151,29 +198,52 @@ def test_part_scores_groups_and_never_prints_the_hidden_value(capsys):
 
     part = grading.Part("demo-part", points=3)
     part.compare("small", student, [(1,), (2,)], reference, points=1, expect="2n")
-    part.compare("large", student, [(500,)], reference, points=2, expect="2n, exactly")
+    part.compare("large", student, [(123457,)], reference, points=2, expect="2n, exactly")
     assert part.score() == 1
     out = capsys.readouterr().out
-    assert "987654321" not in out and "987654320" in out and "2n, exactly" in out
+    # Neither the hidden input, nor the expected value, nor what the function returned for it:
+    # the function could copy its input into its result.
+    assert "123457" not in out and "98765432" not in out and "2n, exactly" in out
     # The reference runs only after the student's function returned, case by case.
     assert calls == ["student", "reference"] * 3
 
 
+def test_a_failed_visible_group_costs_its_own_points_only(capsys):
+    """Partial credit from the hidden groups; the public visible cases count only with a hidden pass."""
+    def weak(n):
+        return n + 1 if n < 100 else n     # right on small inputs only
+
+    part = grading.Part("demo-visible", points=4)
+    part.visible([((500,), 501)], weak, points=1, name="f")
+    part.compare("small", weak, [(1,), (5,)], lambda n: n + 1, points=2, expect="n + 1")
+    part.compare("large", weak, [(1000,)], lambda n: n + 1, points=1, expect="n + 1")
+    assert part.score() == 2            # the visible check failed, two hidden points still count
+    assert "f(500) 应为 501，得到 500" in capsys.readouterr().out   # the visible case is public
+
+    lookup = {(3,): 4}.get
+    part = grading.Part("demo-lookup", points=3)
+    part.visible([((3,), 4)], lambda n: lookup((n,), 0), points=1, name="f")
+    part.compare("hidden", lambda n: lookup((n,), 0), [(7,)], lambda n: n + 1, points=2, expect="n + 1")
+    assert part.score() == 0            # a lookup table of the visible cases earns nothing
+    assert "不计分" in capsys.readouterr().out
+
+
 def test_part_catches_exceptions_type_errors_and_runaways(capsys):
     def crashes(n):
-        raise ZeroDivisionError("boom")
+        raise ZeroDivisionError(f"boom {n}")
 
     def loops(n):
         while True:
             pass
 
     part = grading.Part("demo-errors", points=3, budget=0.5)
-    part.compare("crash", crashes, [(1,)], lambda n: 1, points=1, expect="1")
+    part.compare("crash", crashes, [(424242,)], lambda n: 1, points=1, expect="1")
     part.compare("type", lambda n: 1.0, [(1,)], lambda n: 1, points=1, expect="1", name="f")
     part.compare("loop", loops, [(1,)], lambda n: 1, points=1, expect="1")
     assert part.score() == 0
     out = capsys.readouterr().out
-    assert "ZeroDivisionError: boom" in out and "应为 int" in out and "超过时间预算 0.5 s" in out
+    assert "抛出了 ZeroDivisionError" in out and "应为 int，得到 float" in out and "超过时间预算 0.5 s" in out
+    assert "424242" not in out      # an exception's message may carry the hidden input
 
 
 def test_part_rejected_scores_zero(capsys):
@@ -200,8 +270,8 @@ def test_seed_changes_with_the_salt(monkeypatch):
 
 
 def test_library_names_cover_the_public_api():
+    public = {name for name in ccb.__all__ if callable(getattr(ccb, name))}  # loads every lazy module first
     names = grading.library_names()
-    public = {name for name in ccb.__all__ if callable(getattr(ccb, name))}
     assert public - names == set()
 
 
@@ -224,3 +294,210 @@ def test_tampering_with_the_library_is_found():
 
 _ORIGINAL_SCORE = grading.Part.score
 _ORIGINAL_INFO_STEPS = ccb.info_steps
+
+
+# --------------------------------------------------------------------------------------------
+# Isolated grading (ccb_helpers.grading.isolation): the student process and its sandbox
+# --------------------------------------------------------------------------------------------
+
+from ccb_helpers.grading import isolation  # noqa: E402
+from ccb_helpers.grading.parts import StudentRaised  # noqa: E402
+
+needs_landlock = pytest.mark.skipif(isolation.sandbox_abi() < 1, reason="the kernel has no Landlock")
+
+
+def _call(session, name, *args):
+    try:
+        return ("value", session.call(name, args, {}))
+    except StudentRaised as error:
+        return ("raised", error.ename)
+
+
+@needs_landlock
+def test_the_student_process_cannot_read_the_course_or_reach_out(tmp_path):
+    """A student cell tries every way out: the course folder, the gradebook, another student, the network."""
+    import socket
+    import sqlite3
+
+    course = tmp_path / "course"
+    (course / "source" / "ps1").mkdir(parents=True)
+    (course / "source" / "ps1" / "ps1.ipynb").write_text('{"secret": "SOLUTION"}')
+    (course / "submitted" / "other" / "ps1").mkdir(parents=True)
+    (course / "submitted" / "other" / "ps1" / "ps1.ipynb").write_text('{"secret": "ANSWERS"}')
+    sqlite3.connect(course / "gradebook.db").execute("create table grade (score)").connection.commit()
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    port = server.getsockname()[1]
+    session = isolation.Session()
+    try:
+        session.run_cell(f"""
+import os, sqlite3, socket, subprocess
+COURSE = {str(course)!r}
+def read(path):
+    with open(path) as handle:
+        return handle.read()
+def listing(path):
+    return sorted(os.listdir(path))
+def gradebook():
+    return sqlite3.connect(os.path.join(COURSE, "gradebook.db")).execute("select * from grade").fetchall()
+def connect(port):
+    socket.create_connection(("127.0.0.1", port), timeout=2).close()
+    return "connected"
+def write(path):
+    with open(path, "w") as handle:
+        handle.write("x")
+    return "written"
+def run():
+    return subprocess.run(["cat", os.path.join(COURSE, "source", "ps1", "ps1.ipynb")], capture_output=True).stdout
+def signal_grader():
+    os.kill(os.getppid(), 0)
+    return "signalled"
+""", "<cell>")
+        assert session.landlock >= 1
+        for name, args in [("read", (str(course / "source" / "ps1" / "ps1.ipynb"),)),
+                           ("read", (str(course / "submitted" / "other" / "ps1" / "ps1.ipynb"),)),
+                           ("read", ("/etc/passwd",)), ("read", ("/proc/1/environ",)),
+                           ("listing", (str(course),)), ("gradebook", ()), ("connect", (port,)),
+                           ("write", (str(tmp_path / "out.txt"),)), ("run", ()), ("signal_grader", ())]:
+            kind, value = _call(session, name, *args)
+            assert kind == "raised", (name, args, value)
+        assert not (tmp_path / "out.txt").exists()
+        assert _call(session, "read", os.path.join(os.path.dirname(os.__file__), "os.py"))[0] == "value"  # the standard library is there
+    finally:
+        session.close()
+        server.close()
+
+
+@needs_landlock
+def test_landlock_alone_confines_the_process(tmp_path):
+    """The kernel's layer on its own (without the audit hook): files outside the allowed folders are unreadable."""
+    secret = tmp_path / "gradebook.db"
+    secret.write_text("SECRET")
+    script = f"""
+import os, sys
+sys.path.insert(0, {str(isolation.CHILD.parent)!r})
+import child, numpy
+stdlib = os.path.dirname(os.__file__)
+entries = child.standard_library(stdlib)
+folders, files = child.loaded_libraries()
+abi = child.landlock([os.path.dirname(numpy.__file__)] + folders + [p for p in entries if os.path.isdir(p)],
+                     files + [p for p in entries if not os.path.isdir(p)], [stdlib])
+assert abi >= 1
+for path, readable in [({str(secret)!r}, False), (os.path.join(stdlib, "os.py"), True), ("/etc/passwd", False)]:
+    try:
+        open(path).read(1)
+        got = True
+    except PermissionError:
+        got = False
+    assert got == readable, path
+import json, decimal, zlib  # standard-library extensions still load
+print("confined")
+"""
+    done = subprocess.run([sys.executable, "-I", "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "confined" in done.stdout, done.stderr[-2000:]
+
+
+def test_the_library_is_a_stub_whose_calls_reject_the_part(capsys):
+    session = isolation.Session(require_sandbox=False)
+    try:
+        session.run_cell("import ccb_helpers as ccb\nfrom ccb_helpers.propagation import info_steps as hidden\n"
+                         "LIB = {'f': ccb.info_steps}\n"
+                         "def direct(n):\n    return ccb.info_steps(n, 1)\n"
+                         "def stashed(n):\n    try:\n        return LIB['f'](n, 1)\n    except Exception:\n        return 3\n"
+                         "def record():\n    return ccb.Transfer(0, 1, 0, 4)\n", "<cell>")
+        assert _call(session, "direct", 8) == ("raised", "LibraryUnavailable")
+        assert session.library_calls_since(0) == ["info_steps"]
+        transfer = session.call("record", (), {})
+        assert type(transfer) is ccb.Transfer and (transfer.src, transfer.dst, transfer.length) == (0, 1, 4)
+        part = grading.Part("demo-stash", points=1, answer=isolation.StudentFunction(session, "stashed"))
+        part.compare("all", isolation.StudentFunction(session, "stashed"), [(8,)], lambda n: 3, points=1, expect="3")
+        assert part.score() == 0            # the right answer, but the library was called meanwhile
+        assert "ccb.info_steps" in capsys.readouterr().out
+    finally:
+        session.close()
+
+
+def test_returned_values_cross_as_plain_data_and_lookalikes_do_not():
+    session = isolation.Session(require_sandbox=False)
+    try:
+        session.run_cell('''
+import numpy as np
+from fractions import Fraction
+class Same(int):
+    def __eq__(self, other): return True
+    __hash__ = int.__hash__
+class str_:
+    __module__ = "numpy"
+    def __str__(self): return "x"
+    def __eq__(self, other): return True
+def plain():
+    return (2**5000 + 1, -7, 0.1, "s", np.int64(5), np.float32(0.5), np.str_("ring"), {(1, 2): [frozenset({3})]}, np.arange(3), Fraction(2, 3))
+def same_int():
+    return Same(1)
+def fake_numpy():
+    return str_()
+def same_fraction():
+    value = Fraction(1, 3)
+    value._numerator, value._denominator = Same(1), Same(3)
+    return value
+''', "<cell>")
+        values = session.call("plain", (), {})
+        assert values[:4] == (2**5000 + 1, -7, 0.1, "s") and type(values[4]) is int and type(values[5]) is float
+        assert type(values[6]) is str and values[7] == {(1, 2): [frozenset({3})]} and values[8].tolist() == [0, 1, 2]
+        assert values[9] == fractions.Fraction(2, 3)
+        with pytest.raises(grading.GradingError, match="应为 int，得到 自定义类型的对象"):
+            grading.as_int(session.call("same_int", (), {}))
+        with pytest.raises(grading.GradingError, match="应为 str"):
+            grading.as_str(session.call("fake_numpy", (), {}))
+        with pytest.raises(grading.GradingError, match="应为 fractions.Fraction"):
+            grading.as_fraction(session.call("same_fraction", (), {}))
+    finally:
+        session.close()
+
+
+def test_a_dead_or_runaway_process_is_graded_as_far_as_it_goes(monkeypatch):
+    monkeypatch.setattr(isolation, "CELL_BUDGET", 2.0)
+    test = 'part = grading.Part("demo-{0}", points=1, budget=2)\npart.compare("all", {0}, [(1,)], lambda n: n, points=1, expect="n")\npart.score()'
+    cells = [
+        isolation.Cell("answer", "def one(n):\n    return n\n"),
+        isolation.Cell("test", test.format("one")),
+        isolation.Cell("answer", "import os\nos._exit(3)\ndef two(n):\n    return n\n"),   # ends the process at top level
+        isolation.Cell("test", test.format("two")),
+        isolation.Cell("answer", "def three(n):\n    import os\n    os._exit(4)\n"),   # ends it when called
+        isolation.Cell("test", test.format("three")),
+        isolation.Cell("answer", "while True:\n    pass\n"),                            # runs away at top level
+        isolation.Cell("answer", "def four(n):\n    while True:\n        pass\n"),      # runs away when called
+        isolation.Cell("test", test.format("four")),
+        isolation.Cell("answer", "def five(n):\n    return n\n"),
+        isolation.Cell("test", test.format("five")),
+        isolation.Cell("ignored", "def five(n):\n    return -1\n"),                     # a cell the student added
+    ]
+    outcomes, report = isolation.grade_cells(cells, require_sandbox=False)
+    assert [o.score for c, o in zip(cells, outcomes) if c.kind == "test"] == [1, 0, 0, 0, 1]
+    assert outcomes[2].ran is False and outcomes[6].ran is False and report.ignored_cells == 1
+    assert report.restarts >= 3 and not report.problems
+
+
+def test_the_kernel_cheats_work_in_a_kernel():
+    """The notebook-level cheats of the integrity suite are real: in an IPython kernel they work."""
+    cheats_file = pathlib.Path(__file__).parent / "assignment_submissions" / "cheats.py"
+    script = f"""
+import importlib.util
+spec = importlib.util.spec_from_file_location("cheats", {str(cheats_file)!r})
+cheats = importlib.util.module_from_spec(spec); spec.loader.exec_module(cheats)
+from IPython.core.interactiveshell import InteractiveShell
+shell = InteractiveShell.instance()
+shell.run_cell(cheats.HOOKS)
+result = shell.run_cell("raise ValueError('a test that fails')")
+assert result.error_in_exec is None and result.success, result      # the later cell was emptied
+namespace = {{}}
+exec(cheats.TAMPER, namespace)
+from ccb_helpers import grading
+import math
+part = grading.Part("x", points=3)
+assert part.score() == 3 and math.isclose(1, 2) and abs(-5) == 0.0   # the grader's code and comparisons replaced
+print("cheats work")
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "cheats work" in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]

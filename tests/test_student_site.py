@@ -89,6 +89,19 @@ def test_strip_solutions_small_case():
     assert [c.source for c in out.cells] == ["intro\n```{exercise-start}\n:label: a\n```\nQ\n```{exercise-end}\n```\n\n", "after"]
 
 
+def test_student_sources_never_point_at_the_repository(tmp_path, monkeypatch):
+    """The chapters install the course's package, not the repository that holds the solutions (#29)."""
+    repository = build_student_site.yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"]["url"]
+    host = repository.split("://")[-1]
+    assert any(host in path.read_text(encoding="utf-8") for path in CHAPTERS)  # the reader's edition names it
+    monkeypatch.delenv("CCB_PACKAGE_SOURCE", raising=False)
+    for requirement, expected in (("", "请按课程的说明安装"), ("ccb_helpers @ https://course.example/ccb.whl", "course.example/ccb.whl")):
+        src = build_student_site.prepare(tmp_path / (requirement and "given" or "empty"), requirement or None)
+        texts = [p.read_text(encoding="utf-8") for p in src.rglob("*") if p.is_file() and p.suffix in (".ipynb", ".md", ".yml")]
+        assert not any(host in text for text in texts)
+        assert all(expected in p.read_text(encoding="utf-8") for p in (src / "notebooks").glob("*.ipynb"))
+
+
 def test_student_config_overrides_the_readers_config():
     config = build_student_site.student_config()
     assert config["title"].endswith("（学生版）")

@@ -1,12 +1,12 @@
 """Generated submissions of ps1 for tests/test_assignments.py: per part, the solution cell of a
-realistic weak student (and the points it earns), of a student who calls the library, and of one who
+realistic weak student (and the points its groups earn: the visible group plus each hidden group its mistake does not fail), of a student who calls the library, and of one who
 hard-codes the visible cases."""
 
-AUTOGRADED_POINTS = 14
+AUTOGRADED_POINTS = 19
 
-PARTS = {'ps1-replicas': 2, 'ps1-budget': 2, 'ps1-hetero': 3, 'ps1-postal': 3, 'ps1-plan': 4}
+PARTS = {'ps1-replicas': 3, 'ps1-budget': 3, 'ps1-hetero': 4, 'ps1-postal': 4, 'ps1-plan': 5}
 
-WRITTEN = ('ps1-proof', 4)
+WRITTEN = ('ps1-proof', 8)
 
 WEAK = {'ps1-replicas': 'import math\n'
                  '\n'
@@ -49,7 +49,7 @@ WEAK = {'ps1-replicas': 'import math\n'
              '        if len(holders) >= n:          # checked after the round: n = 1 gets one empty round\n'
              '            return rounds'}
 
-WEAK_POINTS = {'ps1-replicas': 1, 'ps1-budget': 1, 'ps1-hetero': 2, 'ps1-postal': 1, 'ps1-plan': 3}
+WEAK_POINTS = {'ps1-replicas': 2, 'ps1-budget': 2, 'ps1-hetero': 3, 'ps1-postal': 2, 'ps1-plan': 4}
 
 WEAK_ANSWER = 'root 端口多，每轮能发更多消息，所以轮数更少。每轮已知节点数翻倍，所以大约是 log 轮。'
 
@@ -77,3 +77,13 @@ HARDCODED = {'ps1-replicas': 'def replica_rounds(n, s, k):\n'
              '    if (n, k_root, k) == (9, 2, 2):\n'
              '        return [[(0, 1), (0, 2)], [(0, 3), (0, 4), (1, 5), (1, 6), (2, 7), (2, 8)]]\n'
              '    return []'}
+
+# The course variant (CCB_GRADING_SALT at generate_assignment): answers written for the course's
+# constants ({name} is filled with the course's value). The public solutions answer the default only.
+VARIANT_ANSWERS = {'ps1-postal': 'def postal_time(n, lam):\n'
+                                 '    ports = {ps1-postal-ports}\n'
+                                 '    reach = [1]\n'
+                                 '    while reach[-1] < n:\n'
+                                 '        t = len(reach)\n'
+                                 '        reach.append(reach[t - 1] + ports * (reach[t - lam] if t >= lam else 0))\n'
+                                 '    return len(reach) - 1\n'}

@@ -1,12 +1,12 @@
 """Generated submissions of ps2 for tests/test_assignments.py: per part, the solution cell of a
-realistic weak student (and the points it earns), of a student who calls the library, and of one who
+realistic weak student (and the points its groups earn: the visible group plus each hidden group its mistake does not fail), of a student who calls the library, and of one who
 hard-codes the visible cases."""
 
-AUTOGRADED_POINTS = 14
+AUTOGRADED_POINTS = 19
 
-PARTS = {'ps2-diameter': 2, 'ps2-path': 2, 'ps2-tworoots': 3, 'ps2-bfs': 3, 'ps2-mesh1port': 4}
+PARTS = {'ps2-diameter': 3, 'ps2-path': 3, 'ps2-tworoots': 4, 'ps2-bfs': 4, 'ps2-mesh1port': 5}
 
-WRITTEN = ('ps2-proof', 4)
+WRITTEN = ('ps2-proof', 8)
 
 WEAK = {'ps2-diameter': 'def grid_diameter(dims, wrap):\n'
                  '    return sum((a + 1) // 2 if w else a - 1 for a, w in zip(dims, wrap))   # rounds up on '
@@ -49,7 +49,7 @@ WEAK = {'ps2-diameter': 'def grid_diameter(dims, wrap):\n'
                   '        rounds.append(messages)\n'
                   '    return rounds'}
 
-WEAK_POINTS = {'ps2-diameter': 1, 'ps2-path': 1, 'ps2-tworoots': 1, 'ps2-bfs': 2, 'ps2-mesh1port': 0}
+WEAK_POINTS = {'ps2-diameter': 2, 'ps2-path': 2, 'ps2-tworoots': 2, 'ps2-bfs': 3, 'ps2-mesh1port': 1}
 
 WEAK_ANSWER = '链上的信息每轮只能走一步，所以要 max(L, R) 轮。2-port 更快是因为端口多。'
 

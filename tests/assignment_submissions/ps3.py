@@ -1,12 +1,12 @@
 """Generated submissions of ps3 for tests/test_assignments.py: per part, the solution cell of a
-realistic weak student (and the points it earns), of a student who calls the library, and of one who
+realistic weak student (and the points its groups earn: the visible group plus each hidden group its mistake does not fail), of a student who calls the library, and of one who
 hard-codes the visible cases."""
 
-AUTOGRADED_POINTS = 14
+AUTOGRADED_POINTS = 19
 
-PARTS = {'ps3-agv': 2, 'ps3-rsv': 2, 'ps3-hetero': 3, 'ps3-moe': 3, 'ps3-gossip': 4}
+PARTS = {'ps3-agv': 3, 'ps3-rsv': 3, 'ps3-hetero': 4, 'ps3-moe': 4, 'ps3-gossip': 5}
 
-WRITTEN = ('ps3-proof', 4)
+WRITTEN = ('ps3-proof', 8)
 
 WEAK = {'ps3-agv': 'def allgatherv_bound(sizes, beta):\n'
             '    n, total = len(sizes), sum(sizes)\n'
@@ -38,7 +38,7 @@ WEAK = {'ps3-agv': 'def allgatherv_bound(sizes, beta):\n'
                'range(levels)]\n'
                '    return reduce_rounds + [[(dst, src) for src, dst in r] for r in reversed(reduce_rounds)]'}
 
-WEAK_POINTS = {'ps3-agv': 1, 'ps3-rsv': 1, 'ps3-hetero': 1, 'ps3-moe': 1, 'ps3-gossip': 1}
+WEAK_POINTS = {'ps3-agv': 2, 'ps3-rsv': 2, 'ps3-hetero': 2, 'ps3-moe': 2, 'ps3-gossip': 2}
 
 WEAK_ANSWER = '每个节点要收发 M 字节，所以 T ≥ M / min β。所有节点合计要发 2(N−1)M 字节。相等时就是 2(N−1)M/(Nβ)。'
 
@@ -78,3 +78,19 @@ HARDCODED = {'ps3-agv': 'def allgatherv_bound(sizes, beta):\n'
  'ps3-gossip': 'def gossip_schedule(n):\n'
                '    return {2: [[(1, 0)], [(0, 1)]], 4: [[(1, 0), (3, 2)], [(2, 0)], [(0, 2)], [(0, 1), (2, '
                '3)]]}.get(n, [])'}
+
+# The course variant (CCB_GRADING_SALT at generate_assignment): answers written for the course's
+# constants ({name} is filled with the course's value). The public solutions answer the default only.
+VARIANT_ANSWERS = {'ps3-agv': 'def allgatherv_bound(sizes, beta):\n'
+                              '    return (sum(sizes) - min(sizes)) / ({ps3-ports} * beta)\n',
+                   'ps3-moe': 'import numpy as np\n'
+                              '\n'
+                              'def moe_layer_bound(tokens, expert_node, token_bytes, beta):\n'
+                              '    tokens = np.asarray(tokens, dtype=float)\n'
+                              '    n = tokens.shape[0]\n'
+                              '    traffic = np.zeros((n, n))\n'
+                              '    for e, node in enumerate(expert_node):\n'
+                              '        traffic[:, node] += tokens[:, e] * token_bytes\n'
+                              '    np.fill_diagonal(traffic, 0.0)\n'
+                              '    one_way = max(traffic.sum(axis=1).max(), traffic.sum(axis=0).max())\n'
+                              '    return float(2 * one_way / ({ps3-ports} * beta))\n'}

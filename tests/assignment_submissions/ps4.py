@@ -1,12 +1,12 @@
 """Generated submissions of ps4 for tests/test_assignments.py: per part, the solution cell of a
-realistic weak student (and the points it earns), of a student who calls the library, and of one who
+realistic weak student (and the points its groups earn: the visible group plus each hidden group its mistake does not fail), of a student who calls the library, and of one who
 hard-codes the visible cases."""
 
-AUTOGRADED_POINTS = 14
+AUTOGRADED_POINTS = 19
 
-PARTS = {'ps4-agbound': 2, 'ps4-agcross': 2, 'ps4-chunks': 3, 'ps4-worst': 3, 'ps4-dissemination': 4}
+PARTS = {'ps4-agbound': 3, 'ps4-agcross': 3, 'ps4-chunks': 4, 'ps4-worst': 4, 'ps4-dissemination': 5}
 
-WRITTEN = ('ps4-proof', 4)
+WRITTEN = ('ps4-proof', 8)
 
 WEAK = {'ps4-agbound': 'def allgather_combined_bound(n, m, alpha, beta, k):\n'
                 '    steps, reach = 0, 1\n'
@@ -40,7 +40,7 @@ WEAK = {'ps4-agbound': 'def allgather_combined_bound(n, m, alpha, beta, k):\n'
                       '        held *= 2\n'
                       '    return ccb.Schedule.from_transfers("all_gather", n, n * block, rounds)'}
 
-WEAK_POINTS = {'ps4-agbound': 1, 'ps4-agcross': 1, 'ps4-chunks': 1, 'ps4-worst': 2, 'ps4-dissemination': 1}
+WEAK_POINTS = {'ps4-agbound': 2, 'ps4-agcross': 2, 'ps4-chunks': 2, 'ps4-worst': 3, 'ps4-dissemination': 2}
 
 WEAK_ANSWER = '效率最低在交叉点，因为那里两项一样大。Ring 的效率很低。AllGather 不需要归约，所以更简单。'
 

@@ -1,12 +1,12 @@
 """Generated submissions of ps5 for tests/test_assignments.py: per part, the solution cell of a
-realistic weak student (and the points it earns), of a student who calls the library, and of one who
+realistic weak student (and the points its groups earn: the visible group plus each hidden group its mistake does not fail), of a student who calls the library, and of one who
 hard-codes the visible cases."""
 
-AUTOGRADED_POINTS = 13
+AUTOGRADED_POINTS = 18
 
-PARTS = {'ps5-cutbytes': 2, 'ps5-fattree': 2, 'ps5-uplinks': 2, 'ps5-hier': 3, 'ps5-mincut': 4}
+PARTS = {'ps5-cutbytes': 3, 'ps5-fattree': 3, 'ps5-uplinks': 3, 'ps5-hier': 4, 'ps5-mincut': 5}
 
-WRITTEN = ('ps5-proof', 4)
+WRITTEN = ('ps5-proof', 8)
 
 WEAK = {'ps5-cutbytes': 'def cut_bytes(primitive, n, a, m):\n'
                  '    small, large = n // 2, n - n // 2          # copies the balanced-cut table, whatever a '
@@ -34,7 +34,7 @@ WEAK = {'ps5-cutbytes': 'def cut_bytes(primitive, n, a, m):\n'
                '    return set(nodes[: len(nodes) // 2])      # the first half: optimal on a ring numbered '
                'in order'}
 
-WEAK_POINTS = {'ps5-cutbytes': 1, 'ps5-fattree': 1, 'ps5-uplinks': 1, 'ps5-hier': 1, 'ps5-mincut': 1}
+WEAK_POINTS = {'ps5-cutbytes': 2, 'ps5-fattree': 2, 'ps5-uplinks': 2, 'ps5-hier': 2, 'ps5-mincut': 2}
 
 WEAK_ANSWER = '单个 leaf 的割更紧，因为它的上行链路更少。AllReduce 不受限制，因为它只需要 M 字节过切口。'
 
@@ -70,3 +70,9 @@ HARDCODED = {'ps5-cutbytes': 'def cut_bytes(primitive, n, a, m):\n'
                '    if len(adjacency) == 6:\n'
                '        return {0, 1, 2}\n'
                '    return set(list(adjacency)[:1])'}
+
+# Each hidden group named after a mistake contains cases where that mistake gives a wrong answer:
+# (part, group label, an answer with exactly that mistake) (tests/test_assignments.py).
+MUTANTS = [('ps5-uplinks', '三个以上的 leaf（含恰好整除的情形）', 'def uplinks_needed(leaves, hosts):\n'
+                                                              '    n = leaves * hosts\n'
+                                                              '    return hosts * (n - hosts) // (n - 1) + 1   # rounds up by adding 1\n')]

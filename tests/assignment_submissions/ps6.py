@@ -1,12 +1,12 @@
 """Generated submissions of ps6 for tests/test_assignments.py: per part, the solution cell of a
-realistic weak student (and the points it earns), of a student who calls the library, and of one who
+realistic weak student (and the points its groups earn: the visible group plus each hidden group its mistake does not fail), of a student who calls the library, and of one who
 hard-codes the visible cases."""
 
-AUTOGRADED_POINTS = 15
+AUTOGRADED_POINTS = 20
 
-PARTS = {'ps6-shared': 2, 'ps6-gamma': 3, 'ps6-relfit': 3, 'ps6-eager': 3, 'ps6-logp': 4}
+PARTS = {'ps6-shared': 3, 'ps6-gamma': 4, 'ps6-relfit': 4, 'ps6-eager': 4, 'ps6-logp': 5}
 
-WRITTEN = ('ps6-proof', 4)
+WRITTEN = ('ps6-proof', 8)
 
 WEAK = {'ps6-shared': 'def round_model_times(rounds, alpha, beta):\n'
                '    independent = sum(alpha + sum(sizes) / len(sizes) / beta for sizes in rounds)   # the '
@@ -47,7 +47,7 @@ WEAK = {'ps6-shared': 'def round_model_times(rounds, alpha, beta):\n'
              '        round_start += max(g, o + L + o)\n'
              '    return plan'}
 
-WEAK_POINTS = {'ps6-shared': 1, 'ps6-gamma': 2, 'ps6-relfit': 2, 'ps6-eager': 1, 'ps6-logp': 1}
+WEAK_POINTS = {'ps6-shared': 2, 'ps6-gamma': 3, 'ps6-relfit': 3, 'ps6-eager': 2, 'ps6-logp': 2}
 
 WEAK_ANSWER = '大消息的时间大，所以最小二乘主要看大消息。最快的样本噪声最小。LogP 的树和二项树差不多。'
 

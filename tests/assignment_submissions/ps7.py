@@ -1,12 +1,12 @@
 """Generated submissions of ps7 for tests/test_assignments.py: per part, the solution cell of a
-realistic weak student (and the points it earns), of a student who calls the library, and of one who
+realistic weak student (and the points its groups earn: the visible group plus each hidden group its mistake does not fail), of a student who calls the library, and of one who
 hard-codes the visible cases."""
 
-AUTOGRADED_POINTS = 14
+AUTOGRADED_POINTS = 20
 
-PARTS = {'ps7-fastest': 2, 'ps7-node': 2, 'ps7-cut': 3, 'ps7-ruled': 3, 'ps7-hypercube': 4}
+PARTS = {'ps7-fastest': 3, 'ps7-node': 3, 'ps7-cut': 4, 'ps7-ruled': 5, 'ps7-hypercube': 5}
 
-WRITTEN = ('ps7-proof', 4)
+WRITTEN = ('ps7-proof', 8)
 
 WEAK = {'ps7-fastest': 'def fastest_point(points, n, m, alpha, beta):\n'
                 '    def cost(point):\n'
@@ -75,7 +75,7 @@ WEAK = {'ps7-fastest': 'def fastest_point(points, n, m, alpha, beta):\n'
                   '        steps.append(moves)\n'
                   '    return steps'}
 
-WEAK_POINTS = {'ps7-fastest': 1, 'ps7-node': 1, 'ps7-cut': 2, 'ps7-ruled': 2, 'ps7-hypercube': 0}
+WEAK_POINTS = {'ps7-fastest': 2, 'ps7-node': 2, 'ps7-cut': 3, 'ps7-ruled': 4, 'ps7-hypercube': 1}
 
 WEAK_ANSWER = '一行的比值更大，因为一行的链路更少。Hypercube 的构造每步用所有维度，所以更快。'
 
@@ -113,3 +113,36 @@ HARDCODED = {'ps7-fastest': 'def fastest_point(points, n, m, alpha, beta):\n    
                   '                [(o, c, v, v ^ (1 << (1 - c))) for v in range(4) for c in range(2) for o '
                   'in (v, v ^ (1 << c))]]\n'
                   '    return []'}
+
+# Each hidden group named after a mistake contains cases where that mistake gives a wrong answer:
+# (part, group label, an answer with exactly that mistake) (tests/test_assignments.py).
+_RULED = '''from collections import deque
+from fractions import Fraction
+
+def ruled_out(links, primitive, steps, rounds, chunks):
+    n = len(links)
+    def far(source):
+        seen, queue = {source: 0}, deque([source])
+        while queue:
+            u = queue.popleft()
+            for v in range(n):
+                if links[u][v] and v not in seen:
+                    seen[v] = seen[u] + 1
+                    queue.append(v)
+        return max(seen.values())
+    def bound():
+        best = Fraction(0)
+        for mask in range(1, 2**n - 1):
+            k = bin(mask).count("1")
+            cap = sum(links[u][v] for v in range(n) if mask >> v & 1 for u in range(n) if not mask >> u & 1)
+            need = {"all_gather": n - k, "all_to_all": k * (n - k), "broadcast": 0 if mask & 1 else 1}[primitive]
+            if need:
+                best = max(best, Fraction(need, cap))
+        return best
+    step_bound = STEP_BOUND
+    return steps < step_bound or rounds < steps or Fraction(rounds, chunks) < bound()
+'''
+MUTANTS = [
+    ('ps7-ruled', 'root 不在图的中心（直径与 root 的离心率不同）', _RULED.replace("STEP_BOUND", "max(far(v) for v in range(n))   # the diameter for Broadcast too")),
+    ('ps7-ruled', 'root 不在图的中心（直径与 root 的离心率不同）', _RULED.replace("STEP_BOUND", "far(0)   # node 0's eccentricity for every primitive")),
+]

@@ -1,12 +1,12 @@
 """Generated submissions of ps8 for tests/test_assignments.py: per part, the solution cell of a
-realistic weak student (and the points it earns), of a student who calls the library, and of one who
+realistic weak student (and the points its groups earn: the visible group plus each hidden group its mistake does not fail), of a student who calls the library, and of one who
 hard-codes the visible cases."""
 
-AUTOGRADED_POINTS = 14
+AUTOGRADED_POINTS = 19
 
-PARTS = {'ps8-efficiency': 2, 'ps8-parse': 2, 'ps8-fit': 3, 'ps8-intervals': 3, 'ps8-rings': 4}
+PARTS = {'ps8-efficiency': 3, 'ps8-parse': 3, 'ps8-fit': 4, 'ps8-intervals': 4, 'ps8-rings': 5}
 
-WRITTEN = ('ps8-proof', 4)
+WRITTEN = ('ps8-proof', 8)
 
 WEAK = {'ps8-efficiency': 'def nccl_efficiency(primitive, n, size, time_s, alpha, beta):\n'
                    '    factor = {"all_reduce": 2 * (n - 1) / n, "broadcast": 1.0, "reduce": '
@@ -51,7 +51,7 @@ WEAK = {'ps8-efficiency': 'def nccl_efficiency(primitive, n, size, time_s, alpha
               '            channels.append(path)\n'
               '    return channels'}
 
-WEAK_POINTS = {'ps8-efficiency': 1, 'ps8-parse': 1, 'ps8-fit': 1, 'ps8-intervals': 1, 'ps8-rings': 1}
+WEAK_POINTS = {'ps8-efficiency': 2, 'ps8-parse': 2, 'ps8-fit': 2, 'ps8-intervals': 2, 'ps8-rings': 2}
 
 WEAK_ANSWER = '网内归约让交换机做加法，所以 busbw 更高。ReduceScatter 也会变快，上限是 2(N−1)/N pβ。'
 
@@ -81,3 +81,14 @@ HARDCODED = {'ps8-efficiency': 'def nccl_efficiency(primitive, n, size, time_s, 
  'ps8-intervals': 'def selection_intervals(candidates):\n'
                   '    return [("Ring/LL", 0.0), ("Ring/Simple", 41e-6 / (1 / 50e9 - 1 / 205.7e9))]',
  'ps8-rings': 'def ring_channels(links, count):\n    return [[0, 1, 2, 3], [0, 3, 2, 1]]'}
+
+# The course variant (CCB_GRADING_SALT at generate_assignment): answers written for the course's
+# constants ({name} is filled with the course's value). The public solutions answer the default only.
+VARIANT_ANSWERS = {'ps8-efficiency': 'def nccl_efficiency(primitive, n, size, time_s, alpha, beta):\n'
+                                     '    ports = {ps8-ports}\n'
+                                     '    factor = {{"all_reduce": 2 * (n - 1) / n, "broadcast": 1.0, "reduce": 1.0}}.get(primitive, (n - 1) / n)\n'
+                                     '    steps, reach = 0, 1\n'
+                                     '    while reach < n:\n'
+                                     '        reach *= ports + 1\n'
+                                     '        steps += 1\n'
+                                     '    return max(steps * alpha, factor * size / (ports * beta)) / time_s\n'}
