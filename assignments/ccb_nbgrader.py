@@ -283,7 +283,7 @@ def variant_values(sources, salt: str) -> dict:
             if name in chosen:
                 continue
             choices = [repr(v) for v in ast.literal_eval(match.group("choices"))]
-            chosen[name] = choices[zlib.crc32(f"{name}|{salt}".encode("utf-8")) % len(choices)] if salt else match.group("value").strip()
+            chosen[name] = choices[zlib.crc32(f"{name}|{salt}".encode()) % len(choices)] if salt else match.group("value").strip()
     return chosen
 
 

@@ -304,7 +304,7 @@ class StudentFunction:
 
     _ccb_student_proxy = True
 
-    def __init__(self, session: "Session", name: str):
+    def __init__(self, session: Session, name: str):
         self._ccb_session = session
         self.__name__ = name
         self.__qualname__ = name

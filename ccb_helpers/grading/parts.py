@@ -81,7 +81,7 @@ def seed_for(name: str) -> int:
     True
     """
     salt = os.environ.get("CCB_GRADING_SALT", "")
-    return zlib.crc32(f"{name}|{salt}".encode("utf-8"))
+    return zlib.crc32(f"{name}|{salt}".encode())
 
 
 @contextlib.contextmanager
