@@ -125,6 +125,7 @@ class IsolatedGrading(NbGraderPreprocessor):
     """Grade the notebook without running it in a kernel (see the module docstring)."""
 
     def preprocess(self, nb, resources):
+        import ccb_helpers
         from ccb_helpers.grading import isolation
 
         notebook_id = resources["nbgrader"]["notebook"]
@@ -158,7 +159,7 @@ class IsolatedGrading(NbGraderPreprocessor):
             cells.append(isolation.Cell(kind, source, grade_id))
             where.append(index)
         require = not os.environ.get("CCB_GRADING_UNSANDBOXED")
-        outcomes, report = isolation.grade_cells(cells, require_sandbox=require)
+        outcomes, report = isolation.grade_cells(cells, library=ccb_helpers, require_sandbox=require)
 
         for index, cell, outcome in zip(where, cells, outcomes):
             target = nb.cells[index]

@@ -353,6 +353,7 @@ def test_course_variant_is_not_answered_by_the_public_key(ps, monkeypatch):
     """With CCB_GRADING_SALT the marked constants change in question and tests alike: the public
     solutions lose the varied parts, answers written for the course's constants get full marks."""
     _nbgrader()
+    import ccb_helpers
     from ccb_helpers.grading.isolation import Cell, grade_cells
 
     data = _submissions(ps)
@@ -378,7 +379,7 @@ def test_course_variant_is_not_answered_by_the_public_key(ps, monkeypatch):
                 cells.append(Cell("answer", answers.get(meta["grade_id"], cell.source), meta["grade_id"]))
             else:
                 cells.append(Cell("setup", text, meta["grade_id"]))
-        outcomes, _ = grade_cells(cells, require_sandbox=False)
+        outcomes, _ = grade_cells(cells, library=ccb_helpers, require_sandbox=False)
         return {c.grade_id[:-6]: o.score for c, o in zip(cells, outcomes) if c.kind == "test"}
 
     public = scores({})
@@ -421,11 +422,12 @@ MUTANTS = [(ps, *mutant) for ps in SETS for mutant in getattr(_submissions(ps), 
 @pytest.mark.parametrize("ps, part, group, answer", MUTANTS, ids=[f"{m[1]}-{i}" for i, m in enumerate(MUTANTS)])
 def test_a_group_fails_the_mistake_it_names(ps, part, group, answer):
     """A hidden group named after a mistake contains cases on which that mistake is wrong (#29)."""
+    import ccb_helpers
     from ccb_helpers.grading.isolation import Cell, grade_cells
 
     source = nbformat.read(ASSIGNMENTS / "source" / ps / f"{ps}.ipynb", as_version=4)
     cells = [Cell("setup", source.cells[1].source), Cell("answer", answer), Cell("test", _cell(source, _tests_id(part)).source)]
-    outcomes, _ = grade_cells(cells, require_sandbox=False)
+    outcomes, _ = grade_cells(cells, library=ccb_helpers, require_sandbox=False)
     report = outcomes[2].stdout
     assert f"✗ {group}（" in report, report
     assert outcomes[2].score > 0, report       # other groups still earn their points

@@ -473,7 +473,7 @@ def test_a_dead_or_runaway_process_is_graded_as_far_as_it_goes(monkeypatch):
         isolation.Cell("test", test.format("five")),
         isolation.Cell("ignored", "def five(n):\n    return -1\n"),                     # a cell the student added
     ]
-    outcomes, report = isolation.grade_cells(cells, require_sandbox=False)
+    outcomes, report = isolation.grade_cells(cells, library=ccb, require_sandbox=False)
     assert [o.score for c, o in zip(cells, outcomes) if c.kind == "test"] == [1, 0, 0, 0, 1]
     assert outcomes[2].ran is False and outcomes[6].ran is False and report.ignored_cells == 1
     assert report.restarts >= 3 and not report.problems

@@ -49,6 +49,7 @@ import struct
 import subprocess
 import sys
 import time
+import types
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -192,13 +193,13 @@ def decode(data, depth: int = 0):
 
 def _record(tag: str, fields: list):
     """A real ``ccb.Transfer`` / ``ccb.Schedule`` rebuilt (and validated) from the record's fields."""
-    import ccb_helpers as ccb
+    from ..schedule import Schedule, Transfer
 
     try:
         if tag == "X":
-            return ccb.Transfer(*fields)
+            return Transfer(*fields)
         primitive, n, m, rounds, root, prologue, epilogue = fields
-        return ccb.Schedule.from_transfers(primitive, n, m, rounds, root=root, prologue=prologue, epilogue=epilogue)
+        return Schedule.from_transfers(primitive, n, m, rounds, root=root, prologue=prologue, epilogue=epilogue)
     except Wrong:
         raise
     except Exception:  # noqa: BLE001 - the library's validation names the student's values: not shown
@@ -538,14 +539,18 @@ def run_test(source: str, namespace: dict) -> tuple[str, float | None, tuple | N
     return output.getvalue(), None, ("NoScore", "测试单元格没有给出分数")
 
 
-def grade_cells(cells: list[Cell], *, require_sandbox: bool = True) -> tuple[list[Outcome], Report]:
+def grade_cells(cells: list[Cell], *, library, require_sandbox: bool = True) -> tuple[list[Outcome], Report]:
     """Grade a notebook's code cells (in notebook order) in isolation; see the module docstring.
 
-    Setup and answer cells run in the student process, test cells here (with the real
-    ``ccb_helpers``), ignored cells nowhere.
+    Setup and answer cells run in the student process, test cells here, ignored cells nowhere.
+    ``library`` is the real ``ccb_helpers`` module, which test cells see as ``ccb``: the caller
+    passes it because this module sits below the package facade and must not import it (the
+    facade re-exports from the modules below it, so importing it from here closes a circle).
     """
-    import ccb_helpers
-    from ccb_helpers import grading
+    from .. import grading
+
+    if not isinstance(library, types.ModuleType):
+        raise TypeError(f"library must be the ccb_helpers module, got {type(library).__name__}")
 
     report = Report(ignored_cells=sum(cell.kind == "ignored" for cell in cells))
     outcomes = [Outcome(ran=cell.kind != "ignored") for cell in cells]
@@ -562,7 +567,7 @@ def grade_cells(cells: list[Cell], *, require_sandbox: bool = True) -> tuple[lis
                 if cell.kind in ("setup", "answer") and outcomes[i].ran:
                     session.run_cell(*sources[i])
                 elif cell.kind == "test":
-                    namespace = {"__name__": "__ccb_test__", "__builtins__": builtins, "ccb": ccb_helpers, "grading": grading}
+                    namespace = {"__name__": "__ccb_test__", "__builtins__": builtins, "ccb": library, "grading": grading}
                     namespace.update(session.proxies(free_names(cell.source), exclude=namespace))
                     stdout, score, error = run_test(cell.source, namespace)
                     outcomes[i].stdout, outcomes[i].score, outcomes[i].error = stdout, score, error
