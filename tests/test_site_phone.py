@@ -77,11 +77,11 @@ def _tab(browser, width: int):
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    return context, page, block_external(page), errors
+    return context, page, block_external(page, images=False), errors  # figures have their width in the HTML
 
 
 def _open(page, url: str) -> None:
-    page.goto(url, wait_until="load")
+    page.goto(url, wait_until="load")  # the theme wires its drawer buttons on load (images are blocked: quick)
     if page.locator("script[src*=mathjax]").count():
         page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=30000)
         page.evaluate("MathJax.startup.promise")
@@ -94,10 +94,10 @@ def _visible_button(page, selector: str):
 
 def _check_drawer(page, name: str, button: str, dialog: str, first: str) -> str | None:
     """Tap ``button``; return what is wrong with the drawer it opens (None: nothing), then close it."""
-    toggle = _visible_button(page, button)
-    if toggle is None:
+    toggle = page.locator(f"{button}:visible")
+    if toggle.count() == 0:
         return None if name == "page TOC" else f"{name}: no visible button"
-    toggle.tap()
+    toggle.first.tap()  # waits until the button is stable and would receive the tap
     try:
         page.wait_for_function("s => { const d = document.querySelector(s); return d && d.open; }", arg=dialog, timeout=3000)
     except Exception:
