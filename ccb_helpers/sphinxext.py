@@ -261,6 +261,13 @@ class CJKSoftBreaks(SphinxPostTransform):
         join_cjk_soft_breaks(self.document)
 
 
+def _home_title_once(app, pagename, templatename, context, doctree) -> None:
+    """The home page's <title> is the book's title once, not "集合通信理论下界 — 集合通信理论下界"."""
+    title = re.sub(r"<[^>]+>", "", str(context.get("title") or "")).strip()
+    if title and title == str(context.get("docstitle") or "").strip():
+        context["titlesuffix"] = ""
+
+
 def _is_inline_math_or_code(node) -> bool:
     return isinstance(node, (nodes.math, nodes.literal)) and not isinstance(node, nodes.math_block)
 
@@ -413,6 +420,7 @@ def setup(app):
     app.connect("builder-inited", _add_static)
     app.connect("builder-inited", _disambiguate_years, priority=600)  # after sphinxcontrib-bibtex reads the .bib
     app.connect("html-page-context", _drop_thebe_widget_state_and_duplicates, priority=900)
+    app.connect("html-page-context", _home_title_once)
     app.connect("build-finished", _rewrite_hard_coded_labels)
     app.add_post_transform(CJKSoftBreaks)
     app.add_post_transform(ChineseTypography)

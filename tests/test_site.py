@@ -459,3 +459,17 @@ def test_stray_space_counter_finds_what_a_reader_saw(tmp_path):
                     "<p>对 <span class='math'>\\(N\\)</span>\n个 the ring\nalgorithm</p><pre>代码 块</pre></article>"
                     "<p>文章 之外</p>", encoding="utf-8")
     assert _stray_cjk_spaces(page) == ["最后跑调度。⏎本书用代码重算。"]
+
+
+def test_home_title_once_and_no_empty_or_orphan_index_pages(site):
+    import html as html_lib
+
+    import yaml
+
+    book = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["title"]
+    titles = {name: html_lib.unescape(re.search(r"<title>(.*?)</title>", (site / f"{name}.html").read_text(encoding="utf-8"),
+                                                re.S).group(1)).strip() for name in ["intro", "notebooks/05_bisection"]}
+    assert titles["intro"] == book, titles
+    assert titles["notebooks/05_bisection"].endswith(" — " + book) and titles["notebooks/05_bisection"] != book
+    # genindex.html was an empty 索引 page, prf-prf.html an English "Proof Index" no page linked to.
+    assert not (site / "genindex.html").exists() and not list(site.glob("prf-*.html"))
