@@ -30,6 +30,11 @@ const CCB_SYMBOLS = {
   propto: "∝", subset: "⊂", cup: "∪", cap: "∩", forall: "∀", exists: "∃", prod: "∏", sqrt: "√",
 };
 
+const CCB_SUP = Object.fromEntries([..."0123456789+-=()abcdefghijklmnoprstuvwxyzαβγδ"].map((c, i) =>
+  [c, [..."⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᵅᵝᵞᵟ"][i]]));
+const CCB_SUB = Object.fromEntries([..."0123456789+-=()aehijklmnoprstuvxβγρφχ"].map((c, i) =>
+  [c, [..."₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓᵦᵧᵨᵩᵪ"][i]]));
+
 // Reads one {...} group (nested braces allowed) at s[i]; returns [content, index after it] or null.
 const ccbGroup = (s, i) => {
   while (s[i] === " ") i++;
@@ -76,9 +81,13 @@ const ccbTexToText = (tex) => {
     }
   }
   for (let pass = 0; pass < 3; pass++) {
+    // a/b reads right only with parentheses where precedence needs them: a sum on top, any product
+    // below ("M/(Nβ)", not "M/Nβ"), and a product after it ("2(N-1)/N·M", not "(2(N-1))/NM").
     s = ccbReplaceCommand(s, "frac", 2, (a, b) => {
-      const wrap = (x) => (/^[A-Za-z0-9\\]+$/.test(x.trim()) ? x.trim() : "(" + x.trim() + ")");
-      return wrap(a) + "/" + wrap(b);
+      const top = a.trim(), bottom = b.trim();
+      const num = /[+\-−±\/ ]|\\(cdot|times)/.test(top.replace(/\\[A-Za-z]+\s*/g, "x").replace(/\([^()]*\)/g, "x")) ? "(" + top + ")" : top;
+      const den = /^(\d+(\.\d+)?|[A-Za-z]|\\[A-Za-z]+)$/.test(bottom) ? bottom : "(" + bottom + ")";
+      return num + "/" + den + "\u0001";
     });
     for (const name of ["text", "mathrm", "mathbf", "mathit", "operatorname", "textbf", "mathsf", "boldsymbol"]) {
       s = ccbReplaceCommand(s, name, 1, (a) => a);
@@ -88,8 +97,16 @@ const ccbTexToText = (tex) => {
   s = s.replace(/\\(quad|qquad)(?![A-Za-z])/g, " ").replace(/\\[,;:! ]/g, " ").replace(/~/g, " ");
   s = s.replace(/\\\\/g, " ").replace(/&/g, " ");
   s = s.replace(/\\([A-Za-z]+)/g, (m, name) => (name in CCB_SYMBOLS ? CCB_SYMBOLS[name] : name));
-  s = s.replace(/([_^])\{([^{}]*)\}/g, (m, op, x) => (x.trim().length > 1 ? op + "(" + x.trim() + ")" : op + x.trim()));
+  // Sub- and superscripts as Unicode where every character has one ("T_αᵐⁱⁿ", "2ᵏ"), else "_(ij)".
+  s = s.replace(/([_^])\{([^{}]*)\}/g, (m, op, x) => op + "{" + x.trim() + "}");
+  s = s.replace(/([_^])(?:\{([^{}]*)\}|([A-Za-z0-9α-ω]))/g, (m, op, group, one) => {
+    const x = (group !== undefined ? group : one).replace(/\s+/g, "");
+    const table = op === "^" ? CCB_SUP : CCB_SUB;
+    if (x.length && [...x].every((c) => c in table)) return [...x].map((c) => table[c]).join("");
+    return x.length > 1 ? op + "(" + x + ")" : op + x;
+  });
   s = s.replace(/\\([{}%#_^|])/g, "$1").replace(/[{}]/g, "");
+  s = s.replace(/\u0001\s*(?=[A-Za-z0-9(α-ωΑ-Ω⌈⌊])/g, "·").replace(/\u0001/g, "");
   return s.replace(/\s+/g, " ").replace(/([⌈⌊(]) /g, "$1").replace(/ ([⌉⌋)])/g, "$1").trim();
 };
 
