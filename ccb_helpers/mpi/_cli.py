@@ -323,15 +323,15 @@ def case_traffic_bytes(case: dict, n: int, runs: int) -> int:
 
 
 def pingpong_traffic_bytes(sizes, repeats: int) -> int:
-    """Bytes rank 0 sends in a ping-pong: each size, ``repeats`` samples plus a warm-up, of several round trips.
+    """Bytes rank 0 sends in a ping-pong: per size its warm-up round trips and ``repeats`` samples of several.
 
-    >>> from ccb_helpers.mpi._runner import pingpong_iterations
-    >>> pingpong_traffic_bytes([2**20], 3) == 4 * pingpong_iterations(2**20) * 2**20
+    >>> from ccb_helpers.mpi._runner import pingpong_iterations, pingpong_warmup
+    >>> pingpong_traffic_bytes([2**20], 3) == (pingpong_warmup(2**20) + 3 * pingpong_iterations(2**20)) * 2**20
     True
     """
-    from ._runner import pingpong_iterations
+    from ._runner import pingpong_iterations, pingpong_warmup
 
-    return sum((repeats + 1) * pingpong_iterations(size) * size for size in sizes)
+    return sum((pingpong_warmup(size) + repeats * pingpong_iterations(size)) * size for size in sizes)
 
 
 def case_rank_bytes(case: dict, n: int, rank: int) -> int:
@@ -383,9 +383,9 @@ def available_memory() -> int | None:
 def _rank_needs(config: dict, n: int, rank: int) -> int:
     """Peak bytes this rank will hold during the launch (the largest case; cases run one after another)."""
     if config["command"] == "pingpong":
-        return RANK_BASELINE_BYTES + (max(config["sizes"], default=0) if rank < 2 else 0)
+        return RANK_BASELINE_BYTES + (2 * max(config["sizes"], default=0) if rank < 2 else 0)  # send and receive buffers
     measures = config["command"] in ("run", "sweep") and config["alpha"] is None  # a ping-pong of ranks 0 and 1 first
-    need = max(config.get("pingpong_sizes", QUICK_PINGPONG_SIZES)) if measures and rank < 2 else 0
+    need = 2 * max(config.get("pingpong_sizes", QUICK_PINGPONG_SIZES)) if measures and rank < 2 else 0
     if config["command"] == "selftest":
         per_n = [(k, cases) for k, (cases, _) in config["per_n"].items() if rank < k]
     else:

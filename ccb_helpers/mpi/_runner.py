@@ -45,13 +45,41 @@ def _mpi():
 # --------------------------------------------------------------------------- ping-pong
 
 
-def pingpong_iterations(size: int) -> int:
-    """Round trips per timed sample: about 100 for small messages, fewer as they grow.
+#: Message sizes above which a ping-pong sample takes fewer round trips and fewer warm-ups, as
+#: in ``mpi4py.bench pingpong`` (its ``large_size`` and ``huge_size``) and the OSU
+#: micro-benchmarks (``osu_latency``: 10000 iterations after 100 skipped up to 8 KiB, 1000 after
+#: 10 above).
+PINGPONG_LARGE = 2**14
+PINGPONG_HUGE = 2**20
 
-    >>> pingpong_iterations(0), pingpong_iterations(2**16), pingpong_iterations(2**24)
-    (100, 100, 2)
+
+def pingpong_iterations(size: int) -> int:
+    """Round trips per timed sample: 1000 up to 16 KiB, 100 up to 1 MiB, 1 above.
+
+    With the default 10 samples that is 10000, 1000 and 10 timed round trips per size, the loop
+    counts of ``mpi4py.bench pingpong`` (OSU's ``osu_latency``: 10000 and 1000); even the
+    smallest sample lasts far longer than ``MPI_Wtime``'s resolution.
+
+    >>> pingpong_iterations(0), pingpong_iterations(2**14), pingpong_iterations(2**20), pingpong_iterations(2**24)
+    (1000, 1000, 100, 1)
     """
-    return max(2, min(100, (100 * 2**16) // max(size, 1)))
+    if size <= PINGPONG_LARGE:
+        return 1000
+    return 100 if size <= PINGPONG_HUGE else 1
+
+
+def pingpong_warmup(size: int) -> int:
+    """Untimed round trips before a size's samples (OSU's "skip"): 100, 10 above 16 KiB, 2 above 1 MiB.
+
+    They fault in the pages, fill the caches and let MPICH set up the protocol (eager or the
+    rendezvous with CMA) before anything is timed.
+
+    >>> pingpong_warmup(0), pingpong_warmup(2**16), pingpong_warmup(2**24)
+    (100, 10, 2)
+    """
+    if size <= PINGPONG_LARGE:
+        return 100
+    return 10 if size <= PINGPONG_HUGE else 2
 
 
 def _idle_until_all_arrive(comm) -> None:
@@ -68,40 +96,64 @@ def _idle_until_all_arrive(comm) -> None:
 def pingpong(comm, sizes, repeats: int) -> dict | None:
     """One-way times between ranks 0 and 1 (half a round trip); the other ranks sleep meanwhile.
 
-    Each of the ``repeats`` samples per size averages ``pingpong_iterations(size)`` round trips.
-    Returns on rank 0 (``None`` elsewhere): ``times_s``, the fastest sample per size — the one
-    least disturbed by other load, what α and β are fitted to — and ``median_times_s``.
+    The OSU micro-benchmarks' method (``osu_latency``), which ``mpi4py.bench pingpong`` follows
+    too: rank 0 sends from one buffer and receives into another (rank 1 likewise), both written
+    before any timing so no page is faulted in while the clock runs; per size a barrier, then
+    :func:`pingpong_warmup` untimed round trips, then ``repeats`` samples of
+    :func:`pingpong_iterations` round trips each, timed with ``MPI_Wtime`` on rank 0. After the
+    samples rank 0 checks that the last message it received is rank 1's bytes.
+
+    Returns on rank 0 (``None`` elsewhere): ``times_s``, the mean one-way time over all timed
+    round trips of a size — the statistic OSU and ``mpi4py.bench`` report, and what α and β are
+    fitted to —, ``median_times_s`` and ``min_max_s`` over the samples, and the counts used.
     """
     MPI = _mpi()
     rank = comm.rank
-    buffer = np.zeros(max(sizes, default=0), dtype=np.uint8)
-    fastest, medians, spreads = [], [], []
-    for size in sizes:
-        message = buffer[:size]
-        iters = pingpong_iterations(size)
-        samples = []
-        for _sample in range(repeats + 1):  # sample 0 is the warm-up
-            if rank == 0:
+    pair = comm.Split(0 if rank < 2 else MPI.UNDEFINED, rank)
+    means, medians, spreads, received_ok = [], [], [], True
+    if pair != MPI.COMM_NULL:
+        largest = max(sizes, default=0)
+        # Separate send and receive buffers, every page written now (first touch outside the timing);
+        # different byte values on the two ranks so the check below sees which message arrived.
+        send = np.full(largest, 1 + rank, dtype=np.uint8)
+        recv = np.zeros(largest, dtype=np.uint8)
+        peer = 1 - rank
+        for size in sizes:
+            out, into = send[:size], recv[:size]
+            iters, samples = pingpong_iterations(size), []
+
+            def round_trips(count, out=out, into=into):
+                for _ in range(count):
+                    if rank == 0:
+                        pair.Send(out, dest=peer, tag=1)
+                        pair.Recv(into, source=peer, tag=2)
+                    else:
+                        pair.Recv(into, source=peer, tag=1)
+                        pair.Send(out, dest=peer, tag=2)
+
+            pair.Barrier()
+            round_trips(pingpong_warmup(size))
+            for _sample in range(repeats):
                 start = MPI.Wtime()
-                for _ in range(iters):
-                    comm.Send(message, dest=1, tag=1)
-                    comm.Recv(message, source=1, tag=2)
+                round_trips(iters)
                 samples.append((MPI.Wtime() - start) / (2 * iters))
-            elif rank == 1:
-                for _ in range(iters):
-                    comm.Recv(message, source=0, tag=1)
-                    comm.Send(message, dest=0, tag=2)
-        if rank == 0:
-            timed = np.array(samples[1:])
-            fastest.append(float(timed.min()))
-            medians.append(float(np.median(timed)))
-            spreads.append([float(timed.min()), float(timed.max())])
+            received_ok = received_ok and bool(np.all(into == 1 + peer))
+            if rank == 0:
+                timed = np.array(samples)
+                means.append(float(timed.mean()))  # equal samples: the mean over all timed round trips
+                medians.append(float(np.median(timed)))
+                spreads.append([float(timed.min()), float(timed.max())])
+        received_ok = pair.allreduce(received_ok, op=MPI.LAND)
+        pair.Free()
     _idle_until_all_arrive(comm)
     if rank != 0:
         return None
-    return {"sizes": [int(s) for s in sizes], "times_s": fastest, "statistic": "fastest of the samples",
+    return {"sizes": [int(s) for s in sizes], "times_s": means,
+            "statistic": "mean one-way time over all timed round trips (as osu_latency and mpi4py.bench pingpong)",
             "median_times_s": medians, "min_max_s": spreads,
-            "iterations": [pingpong_iterations(s) for s in sizes], "repeats": repeats}
+            "iterations": [pingpong_iterations(s) for s in sizes], "warmup_iterations": [pingpong_warmup(s) for s in sizes],
+            "repeats": repeats, "buffers": "separate send and receive buffers, written before timing",
+            "barrier": "per size", "received_ok": received_ok}
 
 
 # --------------------------------------------------------------------------- the library's collective
