@@ -142,3 +142,15 @@ def test_shipped_comparison_loads():
     rows = ccb.mpi.pingpong_agreement(record["book"], record["bench"])
     assert [row.size for row in rows] == [2**k for k in range(14, 25)]
     assert len(record["book"]) == record["rounds"] >= 3
+
+
+def test_agreement_table_puts_the_verdict_second_and_adds_the_control():
+    # One round: book 120 µs, mpi4py.bench 100 µs (1.20), the control 150 µs (0.80).
+    record = {"book": [{"sizes": [2**20], "times_s": [120e-6]}], "bench": [{"sizes": [2**20], "times_s": [100e-6]}],
+              "bench_written": [{"sizes": [2**20], "times_s": [150e-6]}], "rounds": 1, "cores": 2, "load_average_before": [3.04, 2, 1]}
+    table = ccb.mpi.pingpong_agreement_table(record)
+    assert table.headers[1] == "本书 / mpi4py.bench"
+    assert table.rows == [["1 MiB", "1.20", "120 µs", "100 µs", "1.20–1.20", "0.80"]]
+    assert "1 轮" in table.caption and "2 核" in table.caption and "3.0" in table.caption
+    with pytest.raises(ValueError, match="'book' and 'bench'"):
+        ccb.mpi.pingpong_agreement_table({"book": []})

@@ -15,8 +15,10 @@ from typing import NamedTuple
 import numpy as np
 
 from .._validation import check_int
+from ..tables import Table
+from ..units import format_bytes, format_time
 
-__all__ = ["AgreementRow", "pingpong_agreement", "read_mpi4py_pingpong"]
+__all__ = ["AgreementRow", "pingpong_agreement", "pingpong_agreement_table", "read_mpi4py_pingpong"]
 
 #: Longest ``mpi4py.bench`` output :func:`read_mpi4py_pingpong` reads (characters).
 MAX_TEXT_CHARS = 10**6
@@ -163,3 +165,50 @@ def pingpong_agreement(book_rounds, bench_rounds, min_size: int = 0) -> list[Agr
         rows.append(AgreementRow(size, float(np.median(b)), float(np.median(m)), float(np.median(b) / np.median(m)),
                                  float(per_round.min()), float(per_round.max())))
     return rows
+
+
+def pingpong_agreement_table(record: dict) -> Table:
+    """The side-by-side table of a record written by ``benchmarks/bench_pingpong_vs_mpi4py.py --json``.
+
+    One row per size: book / ``mpi4py.bench`` (the verdict, second so it stays visible on a
+    phone), both medians, the range of the per-round ratios and, when the record has the control
+    runs (``bench_written``: ``mpi4py.bench`` with its buffers written before use), book / control.
+
+    Parameters
+    ----------
+    record : dict
+        ``book`` and ``bench`` (and optionally ``bench_written``): lists of rounds as
+        :func:`pingpong_agreement` takes them; ``rounds``, ``cores`` and ``load_average_before``
+        go into the caption when present.
+
+    Examples
+    --------
+    >>> rounds = [{"sizes": [2**20], "times_s": [t]} for t in (1e-4, 1.2e-4, 1.1e-4)]
+    >>> bench = [{"sizes": [2**20], "times_s": [1e-4]}] * 3
+    >>> pingpong_agreement_table({"book": rounds, "bench": bench}).rows
+    [['1 MiB', '1.10', '110 µs', '100 µs', '1.00–1.20']]
+    """
+    if not isinstance(record, dict) or "book" not in record or "bench" not in record:
+        raise ValueError("record must be a dict with 'book' and 'bench' rounds (benchmarks/bench_pingpong_vs_mpi4py.py --json)")
+    rows_main = pingpong_agreement(record["book"], record["bench"])
+    control = record.get("bench_written")
+    rows_control = pingpong_agreement(record["book"], control) if control else None
+    headers = ["大小", "本书 / mpi4py.bench", "本书（单程）", "mpi4py.bench", "各轮的比值"]
+    if rows_control is not None:
+        headers += ["本书 / 写过缓冲区的 mpi4py.bench"]
+        by_size = {row.size: row for row in rows_control}
+    rows, values = [], []
+    for row in rows_main:
+        cells = [format_bytes(row.size), f"{row.ratio:.2f}", format_time(row.book_s), format_time(row.bench_s),
+                 f"{row.ratio_min:.2f}–{row.ratio_max:.2f}"]
+        if rows_control is not None:
+            other = by_size.get(row.size)
+            cells.append("—" if other is None else f"{other.ratio:.2f}")
+        rows.append(cells)
+        values.append(row)
+    caption = "各大小为各轮的中位数"
+    if "rounds" in record:
+        caption += f"，{record['rounds']} 轮轮流运行"
+    if "cores" in record and "load_average_before" in record:
+        caption += f"，{record['cores']} 核，开始时 1 分钟平均负载 {record['load_average_before'][0]:.1f}"
+    return Table(headers, rows, caption, values)
