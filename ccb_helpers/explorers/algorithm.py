@@ -16,7 +16,7 @@ from ..plotting import BOOK_WIDTH, COLORS, SMALL
 from ..selection import best_algorithm_bands
 from ..units import format_bandwidth, format_bytes, format_time
 from .base import STYLE, Explorer, slider_args
-from .figure_spec import Frame, panel, series
+from .frame import Frame, panel, series
 
 __all__ = ["AlgorithmExplorer", "algorithm_frame"]
 
@@ -190,13 +190,13 @@ def algorithm_frame(preset, alpha_us, beta_gbps, n, k, efficiency) -> Frame:
         ylim, yscale, ylabel = (everything.min() / 1.6, everything.max() * 1.6), "log", "时间"
         decades = range(math.ceil(math.log10(ylim[0])), math.floor(math.log10(ylim[1])) + 1)
         yticks = [(float(f"1e{j}"), format_time(float(f"1e{j}"))) for j in decades]
-    lines = [] if efficiency else [series("line", _M, bound, color=COLORS["bound"], width=2.5, label="下界 max(Tα, Tβ)")]
-    lines += [series("line", _M, bound / times[name] if efficiency else times[name], color=COLORS.get(name, "#cccccc"),
+    lines = [] if efficiency else [series("line", _M.tolist(), bound.tolist(), color=COLORS["bound"], width=2.5, label="下界 max(Tα, Tβ)")]
+    lines += [series("line", _M.tolist(), (bound / times[name] if efficiency else times[name]).tolist(), color=COLORS.get(name, "#cccccc"),
                      label=ALGORITHM_LABELS[name]) for name in names]
     lines.append(series("vline", x=[m_star], color="#999999", dash=True, width=1, label="M*"))
     figure = {"panels": [panel(
         title=f"AllReduce，N = {n}，α = {format_time(alpha)}，β = {format_bandwidth(beta)}，{k}-port",
-        xlabel="消息大小 M", ylabel=ylabel, xscale="log", yscale=yscale, xlim=(_M[0], _M[-1]), ylim=ylim,
+        xlabel="消息大小 M", ylabel=ylabel, xscale="log", yscale=yscale, xlim=(_M[0], _M[-1]), ylim=(float(ylim[0]), float(ylim[1])),
         xticks=[(2.0**e, format_bytes(2.0**e)) for e in _M_TICK_EXPONENTS], yticks=yticks, legend=True,
         series_list=lines + _band_series(bands, ylim, not efficiency))]}
     m_star_text = format_bytes(m_star)

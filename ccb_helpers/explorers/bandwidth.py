@@ -12,13 +12,14 @@ from ..plotting import BOOK_WIDTH, COLORS, SMALL
 from ..primitives import PRIMITIVE_LABELS
 from ..units import format_bandwidth, format_bytes, format_time
 from .base import STYLE, Explorer, slider_args
-from .figure_spec import Frame, panel, series
+from .frame import Frame, panel, series
 
 __all__ = ["BandwidthExplorer", "bandwidth_frame", "primitive_dropdown", "size_slider"]
 
 _ROLE_NAMES = {"root": "root", "non_root": "非 root", "every_node": "每个节点"}
 _N_CURVE = np.unique(np.geomspace(2, 1024, 200).astype(np.int64))
 _N_TICKS = (4, 16, 64, 256, 1024)  # the live page's ticks on the N axis (room for each label on a phone)
+_LIMIT_COLOR = "#999999"  # the coefficient's limit for large N
 _UNITS = (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10), ("B", 1))
 
 
@@ -76,7 +77,7 @@ class BandwidthExplorer(Explorer):
         left.legend(loc="upper left", ncol=2, fontsize=SMALL)
         (self.curve,) = right.plot([], [], color=COLORS["bound"])
         (self.point,) = right.plot([], [], "o", color=COLORS["bandwidth"], zorder=3)
-        self.limit = right.axhline(1, color="#999999", linestyle="--", linewidth=0.8)
+        self.limit = right.axhline(1, color=_LIMIT_COLOR, linestyle="--", linewidth=0.8)
         right.set_xscale("log", base=2)
         right.xaxis.set_major_formatter(lambda v, _pos: f"{v:g}")  # 4, 16 ... 1024: plain text draws faster than 2^k
         right.set_xlim(_N_CURVE[0] / 1.2, _N_CURVE[-1] * 1.2)
@@ -147,9 +148,9 @@ def bandwidth_frame(primitive, n, k, m, beta_gbps) -> Frame:
         title=f"系数随 N 增大趋于 {limit:.3g}", xlabel="节点数 N", ylabel="max(S, R) / M", xscale="log",
         xlim=(_N_CURVE[0] / 1.2, _N_CURVE[-1] * 1.2), ylim=(0, 2.3),  # every coefficient is at most 2: one scale
         xticks=[(v, f"{v:g}") for v in _N_TICKS],
-        series_list=[series("line", _N_CURVE, curve, color=COLORS["bound"]),
+        series_list=[series("line", _N_CURVE.tolist(), curve.tolist(), color=COLORS["bound"]),
                      series("scatter", [n], [coefficient], color=COLORS["bandwidth"], marker=True),
-                     series("hline", y=[limit], color="#999999", dash=True, width=0.8)])
+                     series("hline", y=[limit], color=_LIMIT_COLOR, dash=True, width=0.8)])
     readout = (
         f"<b>{PRIMITIVE_LABELS[primitive]}，N = {n}，M = {format_bytes(m)}</b>：最忙节点至少发送 "
         f"{format_bytes(volume.send)}、接收 {format_bytes(volume.recv)}。<br>"

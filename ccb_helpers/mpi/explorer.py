@@ -11,7 +11,7 @@ from matplotlib.ticker import NullLocator
 
 from ..explorers import Explorer
 from ..explorers.base import STYLE, slider_args
-from ..explorers.figure_spec import Frame, panel, series
+from ..explorers.frame import Frame, panel, series
 from ..plotting import BOOK_WIDTH, COLORS
 from ..units import format_bytes, format_time
 from .plots import BOUND_COLOR, LIBRARY_COLOR, model_and_bound, pair_label, runs_by_pair
@@ -200,17 +200,19 @@ def mpi_frame(by_pair: dict, n: int, pair: str, m, alpha_us, beta_gbps, ratio) -
     lines = [measured / scale, model / scale, bound / scale] + ([library / scale] if has_library else [])
     ys = np.concatenate([low, high] + lines)
     ys = ys[np.isfinite(ys) & (ys > 0)]
-    ylim = (ys.min() / 1.5, ys.max() * 1.5)
-    left_series = [series("band", sizes, low, y2=high, color=color),
-                   series("line", sizes, measured / scale, color=color, marker=True, label="实测"),
-                   series("line", sizes, model / scale, color=color, dash=True, label="模型"),
-                   series("line", sizes, bound / scale, color=BOUND_COLOR, dash=True, label="下界")]
+    ylim = (float(ys.min() / 1.5), float(ys.max() * 1.5))
+    xs = sizes.tolist()
+    left_series = [series("band", xs, low.tolist(), y2=high.tolist(), color=color, alpha=0.15),
+                   series("line", xs, (measured / scale).tolist(), color=color, marker=True, label="实测"),
+                   series("line", xs, (model / scale).tolist(), color=color, dash=True, label="模型"),
+                   series("line", xs, (bound / scale).tolist(), color=BOUND_COLOR, dash=True, label="下界")]
     if has_library:
-        left_series.append(series("line", sizes, library / scale, color=LIBRARY_COLOR, dash=True, marker=True, label="MPI 库"))
+        left_series.append(series("line", xs, (library / scale).tolist(), color=LIBRARY_COLOR, dash=True, marker=True,
+                                  label="MPI 库"))
     left_series.append(series("vline", x=[m], color=BOUND_COLOR, width=0.8))
     left = panel(title=f"{pair_label(*key)}，N = {n}", xlabel="消息大小 M（字节）", ylabel="时间 / 下界" if ratio else "时间（s）",
                  xscale="log", yscale="log", xlim=(sizes.min() / 1.5, sizes.max() * 1.5), ylim=ylim,
-                 xticks=[(v, format_bytes(v)) for v in sizes[::2]],
+                 xticks=[(v, format_bytes(v)) for v in xs[::2]],
                  yticks=_decade_ticks(*ylim, (lambda v: f"{v:g}") if ratio else format_time), legend=True,
                  series_list=left_series)
     # Right: every pair measured at this size, as a multiple of its own bound.
@@ -221,13 +223,13 @@ def mpi_frame(by_pair: dict, n: int, pair: str, m, alpha_us, beta_gbps, ratio) -
             continue
         b = model_and_bound(run, alpha, beta)[1]
         names.append(pair_label(*p).replace(" ", "\n", 1))
-        measured_ratio.append(run["median_s"] / b)
-        library_ratio.append(run.get("library_median_s", np.nan) / b)
+        measured_ratio.append(float(run["median_s"] / b))
+        library_ratio.append(float(run.get("library_median_s", np.nan) / b))
         colors.append(COLORS.get(p[0], COLORS["latency"]))
     xs = np.array([1.0] + measured_ratio + library_ratio, dtype=float)
     xs = xs[np.isfinite(xs) & (xs > 0)]
-    xlim = (xs.min() / 2, xs.max() * 2)
-    bars = [series("band", [xlim[0], r], [i - 0.4, i - 0.4], y2=[i + 0.4, i + 0.4], color=c)
+    xlim = (float(xs.min() / 2), float(xs.max() * 2))
+    bars = [series("band", [xlim[0], r], [i - 0.4, i - 0.4], y2=[i + 0.4, i + 0.4], color=c, alpha=0.8)
             for i, (r, c) in enumerate(zip(measured_ratio, colors))]
     marks = [(i, r) for i, r in enumerate(library_ratio) if np.isfinite(r)]
     right = panel(title=f"M = {format_bytes(m)}：离下界多远", xlabel="时间 / 下界（条：实测；■：库）", xscale="log",
