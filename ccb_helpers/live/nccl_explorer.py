@@ -3,7 +3,7 @@
 The controls are discrete (preset x N x log2 M x efficiency): 263 (preset, N) communicators x 32
 sizes. The readout of every state is precomputed here from
 :func:`~ccb_helpers.nccl_figures.nccl_state` (the function the Jupyter explorer's ``refresh``
-draws) and packed (:mod:`ccb_helpers.live._pack`); it does not depend on the efficiency box.
+draws) and packed (:func:`ccb_helpers.live.compress.compress_texts`); it does not depend on the efficiency box.
 
 The curves -- 160 sizes x 8 algorithm/protocol pairs and two bounds per communicator, 420 000
 numbers in all -- are not stored: per communicator this exports the model's coefficients (NCCL's
@@ -24,7 +24,8 @@ from ..nccl_model import NCCL_MODEL_VERSION, NCCL_TOPOLOGIES, TREE_CORRECTION, _
 from ..plotting import COLORS
 from ..propagation import info_steps
 from ..units import format_bytes
-from ._pack import pack
+from .compress import compress_texts
+from .controls import controls_spec
 
 __all__ = ["export", "data", "rank_counts"]
 
@@ -64,7 +65,7 @@ def data() -> dict:
             groups[preset][n] = _communicator(preset, n)
     version, sizes, *_ = _explorer_curves("dgx_h100", 8, 1)
     return {
-        "states": states, "readouts": pack(readouts), "communicators": groups, "version": version,
+        "states": states, "readouts": compress_texts(readouts), "communicators": groups, "version": version,
         "model_version": NCCL_MODEL_VERSION, "sizes": [int(m) for m in sizes],
         "tree_correction": {p: list(v) for p, v in TREE_CORRECTION.items()},
         "size_labels": {str(e): format_bytes(2**e) for e in LOG2_M},
@@ -75,11 +76,9 @@ def data() -> dict:
     }
 
 
-def export(*args, **values) -> dict:
+def export(*args) -> dict:
     """The live element's JSON: explorer name, constructor arguments, controls and :func:`data`."""
-    from .controls import controls_spec
-
-    explorer = NcclExplorer(*args, **values)
+    explorer = NcclExplorer(*args)
     try:
         controls = controls_spec(explorer)
     finally:

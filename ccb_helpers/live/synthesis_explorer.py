@@ -27,7 +27,8 @@ from ..synthesis_figures import (
     synthesis_state,
 )
 from ..synthesis_figures import _explorer_topology as _topology
-from ._pack import pack
+from .compress import compress_texts
+from .controls import controls_spec
 
 __all__ = ["export", "data"]
 
@@ -54,27 +55,31 @@ def _extent(pos, arrows) -> tuple:
 
 
 def _label_spots(labels, nodes, per_px) -> list:
-    """Where each ``(text, a, control, b)`` label goes: the first spot along its arc (from a third of
-    the way) whose box clears the nodes and the labels already placed -- the rule of the Python
-    drawing's ``_place_arc_labels``, at the page panel's scale (``per_px`` data units per CSS px)."""
-    half_h = 0.75 * LABEL_PX * per_px
-    node_r = (NODE_PX + 2) * per_px
+    """Where each ``(text, a, control, b)`` label goes, or None where it would overlap.
+
+    Each label tries spots along its arc (the rule of the Python drawing's ``_place_arc_labels``,
+    from a third of the way out, then further along in both directions) at the page panel's
+    scale (``per_px`` data units per CSS px) and takes the first whose box clears every node and
+    every label already placed. A label with no free spot is not drawn on the arc (``None``): the
+    caller lists it under the drawing instead, so no two counts ever overlap (issue #31).
+    """
+    half_h = 0.62 * LABEL_PX * per_px
+    node_r = (NODE_PX + 1) * per_px
     placed, spots_out = [], []
+    ts = (1 / 3, 0.25, 0.42, 0.18, 0.5, 0.58, 0.12, 0.66, 0.72)
     for text, a, control, b in labels:
-        half_w = (0.32 * LABEL_PX * len(text) + 3) * per_px
-        spots = []
-        for t in (1 / 3, 0.25, 0.42, 0.18, 0.5, 0.58, 0.12):
+        half_w = (0.3 * LABEL_PX * len(text) + 2) * per_px
+        for t in ts:
             spot = (1 - t) ** 2 * a + 2 * t * (1 - t) * control + t**2 * b
-            spots.append(spot)
             clear = all(abs(spot[0] - p[0]) > half_w + w or abs(spot[1] - p[1]) > 2 * half_h for p, w in placed)
             clear = clear and all(abs(spot[0] - n[0]) > half_w + node_r or abs(spot[1] - n[1]) > half_h + node_r
                                   for n in nodes)
             if clear:
+                placed.append((spot, half_w))
+                spots_out.append(_round(spot))
                 break
         else:
-            spot = spots[0]
-        placed.append((spot, half_w))
-        spots_out.append(_round(spot))
+            spots_out.append(None)
     return spots_out
 
 
@@ -85,8 +90,11 @@ def _step(state, topology_name) -> dict:
     per_px = (xlim[1] - xlim[0]) / PANEL_PX
     labels = [(f"{c}/{cap}", pos[u], _arc_control(pos[u], pos[v]), pos[v]) for u, v, c, cap in drawing["arrows"] if c < cap]
     spots = _label_spots(labels, [pos[v] for v in range(len(pos))], per_px)
+    spare = [(u, v, c, cap) for u, v, c, cap in drawing["arrows"] if c < cap]
+    unplaced = [f"{u}→{v} {c}/{cap}" for (u, v, c, cap), spot in zip(spare, spots) if spot is None]
+    note = drawing["note"] + (f"\n另有余量：{'，'.join(unplaced)}" if unplaced else "")
     return {"arrows": [list(map(int, a)) for a in drawing["arrows"]], "biggest": int(drawing["biggest"]),
-            "spots": spots, "xlim": _round(xlim), "ylim": _round(ylim), "title": drawing["title"], "note": drawing["note"]}
+            "spots": spots, "xlim": _round(xlim), "ylim": _round(ylim), "title": drawing["title"], "note": note}
 
 
 def _plane(state) -> dict:
@@ -127,7 +135,7 @@ def data() -> dict:
         topologies[name] = {"low": low, "pos": _round([pos[v] for v in range(len(pos))]),
                             "links": [[int(u), int(v), int(k)] for u, v, k in first["drawing"]["links"]]}
     return {
-        "topologies": topologies, "instances": instances, "readouts": pack(readouts), "planes": planes, "steps": steps_out,
+        "topologies": topologies, "instances": instances, "readouts": compress_texts(readouts), "planes": planes, "steps": steps_out,
         "style": {"full": _FULL_COLOR, "spare": _SPARE_COLOR, "link": "#dddddd", "bend": ARC_RAD, "node_px": NODE_PX,
                   "latency": COLORS["latency"], "bandwidth": COLORS["bandwidth"], "bound": COLORS["bound"],
                   "current": COLORS["ring_b"], "other": "#999999", "label": "#7a3b00"},
@@ -136,11 +144,9 @@ def data() -> dict:
     }
 
 
-def export(*args, **values) -> dict:
+def export(*args) -> dict:
     """The live element's JSON: explorer name, constructor arguments, controls and :func:`data`."""
-    from .controls import controls_spec
-
-    explorer = SynthesisExplorer(*args, **values)
+    explorer = SynthesisExplorer(*args)
     try:
         controls = controls_spec(explorer)
     finally:

@@ -3,7 +3,7 @@
 Its controls are discrete (family x size x primitive x oversubscription), so every state is
 precomputed here by running :func:`~ccb_helpers.explorers.bisection.bisection_state`, the
 function the Jupyter explorer's ``refresh`` draws: one readout per state (packed, see
-:mod:`ccb_helpers.live._pack`), one drawing of the cut per topology and one pair of curves per
+:func:`ccb_helpers.live.compress.compress_texts`), one drawing of the cut per topology and one pair of curves per
 (family, primitive, oversubscription) -- shared by every state that shows them. The page's
 ``_static/live/bisection_explorer.js`` assembles the FigureSpec of a state from these parts.
 """
@@ -17,7 +17,8 @@ from ..plotting import COLORS
 from ..plotting.topology import _layout, _topology_geometry
 from ..primitives import PRIMITIVE_LABELS
 from ..units import format_bytes, format_time
-from ._pack import pack
+from .compress import compress_texts
+from .controls import controls_spec
 
 __all__ = ["export", "data"]
 
@@ -92,11 +93,12 @@ def data() -> dict:
 
     A state's index in ``readouts`` is ``first[family] + ((size - low) * P + p) * F + f`` with ``p``
     the primitive's and ``f`` the factor's position in ``primitives`` / ``factors[family]``;
-    ``applied[family][size - low][f]`` is the oversubscription its drawing and curves use.
+    ``applied[family][size - low][f]`` is the oversubscription its drawing and curves use and
+    ``points[i]`` its two bounds (s), exact: the figure marks them at N.
     """
     sizes = BisectionExplorer.SIZES
     primitives = list(PRIMITIVE_LABELS)
-    graphs, curves, ns, first, applied_out, readouts = {}, {}, {}, {}, {}, []
+    graphs, curves, ns, first, applied_out, readouts, points = {}, {}, {}, {}, {}, [], []
     for family, (lo, hi, _) in sizes.items():
         factors = FACTORS if family == "fat_tree" else (1.0,)
         first[family] = len(readouts)
@@ -121,11 +123,12 @@ def data() -> dict:
                                         "xlim": _significant(s["xlim"]), "ylim": _significant(s["ylim"]),
                                         "yticks": _ticks(*s["ylim"]), "title": s["title"]}
                     readouts.append(s["readout"])
+                    points.append([s["bisection"], s["node"]])
             applied_out[family].append(row)
     return {
         "primitives": primitives, "factors": {f: list(FACTORS if f == "fat_tree" else (1.0,)) for f in sizes},
         "low": {f: lo for f, (lo, _, _) in sizes.items()}, "first": first, "applied": applied_out,
-        "readouts": pack(readouts), "graphs": graphs, "ns": ns, "curves": curves,
+        "readouts": compress_texts(readouts), "points": points, "sizes": {f: list(v) for f, v in sizes.items()}, "graphs": graphs, "ns": ns, "curves": curves,
         "xticks": [[4**e, f"{4**e:g}"] for e in range(1, 7)],
         "colors": {"cut": COLORS["bandwidth"], "plain": "#bbbbbb", "side": COLORS["latency"], "other": COLORS["ring_b"],
                    "switch": "#888888", "bisection": COLORS["bisection"], "node": COLORS["latency"]},
@@ -134,11 +137,9 @@ def data() -> dict:
     }
 
 
-def export(*args, **values) -> dict:
+def export(*args) -> dict:
     """The live element's JSON: explorer name, constructor arguments, controls and :func:`data`."""
-    from .controls import controls_spec
-
-    explorer = BisectionExplorer(*args, **values)
+    explorer = BisectionExplorer(*args)
     try:
         controls = controls_spec(explorer)
     finally:
