@@ -14,3 +14,6 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile("book")
+
+# The live explorers' session-wide browser, harness page and site pages (tests/live_support.py).
+from live_support import live_browser, live_harness, live_site_page, live_site_server  # noqa: E402, F401
