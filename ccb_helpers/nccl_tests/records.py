@@ -107,6 +107,9 @@ class NcclTestsLog:
         What a reviewer of the output would point out (ranks sharing a GPU, unchecked or wrong
         data, rows left out, maxBytes reduced, in-place far from out-of-place, a socket transport,
         rank lines elided …), in the order found.
+    collective_candidates : tuple of str
+        When ``collective`` is ``None``: the collectives whose busbw/algbw factor and count/size
+        relation the rows fit (what the caller must choose among); empty otherwise.
     """
 
     rows: tuple
@@ -124,6 +127,7 @@ class NcclTestsLog:
     program: str | None = None
     n_ranks_source: str | None = None
     warnings: tuple = ()
+    collective_candidates: tuple = ()
 
     def __len__(self) -> int:
         return len(self.rows)
