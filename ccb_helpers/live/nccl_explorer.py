@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ..bandwidth import volume_coefficient
 from ..nccl_bound import _bound_parameters
-from ..nccl_figures import NCCL_PICK_COLORS, NcclExplorer, _explorer_curves, _label, nccl_state
+from ..nccl_figures import NCCL_PICK_COLORS, NcclExplorer, _explorer_curves, _label, _nccl_point
 from ..nccl_model import NCCL_MODEL_VERSION, NCCL_TOPOLOGIES, TREE_CORRECTION, _resolve_topology, _tuning
 from ..plotting import COLORS
 from ..propagation import info_steps
@@ -60,7 +60,7 @@ def data() -> dict:
         for n in rank_counts(preset):
             first = len(readouts)
             for log2_m in LOG2_M:
-                readouts.append(nccl_state(preset, n, log2_m, False)["readout"])
+                readouts.append(_nccl_point(preset, n, log2_m)["readout"])  # nccl_state's readout, without its curves
             states[preset][n] = first
             groups[preset][n] = _communicator(preset, n)
     version, sizes, *_ = _explorer_curves("dgx_h100", 8, 1)
