@@ -83,9 +83,15 @@ def _graph(state) -> dict:
 
 
 def _ticks(lo: float, hi: float) -> list:
-    """Decade ticks of the time axis inside [lo, hi], labelled as the Python figure labels them."""
-    first, last = int(np.ceil(np.log10(lo))), int(np.floor(np.log10(hi)))
-    return [[10.0**e, format_time(10.0**e)] for e in range(first, last + 1)]
+    """Ticks of the log time axis inside [lo, hi], labelled as the Python figure labels them
+    (``format_time``): decades, or 1-2-5 (then every digit) when fewer than two decades fit."""
+    first, last = int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi)))
+    for mantissas in ((1,), (1, 2, 5), tuple(range(1, 10))):
+        values = [m * 10.0**e for e in range(first, last + 1) for m in mantissas]
+        values = [v for v in values if lo <= v <= hi]
+        if len(values) >= 2:
+            break
+    return [[v, format_time(v)] for v in values]
 
 
 def data() -> dict:

@@ -32,8 +32,9 @@ from .controls import controls_spec
 
 __all__ = ["export", "data"]
 
-#: The step panel's size on the page in CSS px (its drawing is square) and its label font size.
-PANEL_PX, LABEL_PX = 340, 12
+#: The step panel's drawing size on the page in CSS px (square; about 320 px both side by side in
+#: a desktop column and stacked at 390 px, where it asks for that height) and its label font size.
+PANEL_PX, LABEL_PX = 320, 12
 #: Node disc radius in CSS px (the Python drawing's s = 300 pt^2 disc: 9.8 pt).
 NODE_PX = 13
 

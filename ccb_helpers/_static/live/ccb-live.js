@@ -469,6 +469,9 @@
       var y = 0;
       panels.forEach(function (p) {
         var h = Math.round(Math.min(rowHeight, Math.max(220, width * (p.graph && p.aspect === "equal" ? 0.8 : 0.68))));
+        // live-c: a panel may ask for its stacked height as a share of the width plus its title
+        // (a drawing whose labels were placed for a square panel of the page's width).
+        if (p.stackedHeight) h = Math.round(width * p.stackedHeight + (p.title ? String(p.title).split("\n").length * 16 + 8 : 0));
         boxes.push({ x: 0, y: y, w: width, h: h }); y += h + 8;
       });
       height = y - 8;
