@@ -17,6 +17,7 @@ from ..plotting import COLORS
 from ..plotting.topology import _layout, _topology_geometry
 from ..primitives import PRIMITIVE_LABELS
 from ..units import format_bytes, format_time
+from .cache import cached
 from .compress import compress_texts
 from .controls import controls_spec
 
@@ -95,6 +96,11 @@ def _ticks(lo: float, hi: float) -> list:
 
 
 def data() -> dict:
+    """Every state's data (:func:`_data`), cached on disk for this version of the package."""
+    return cached("bisection_explorer", _data)
+
+
+def _data() -> dict:
     """Every state's readout and figure parts (see the module docstring).
 
     A state's index in ``readouts`` is ``first[family] + ((size - low) * P + p) * F + f`` with ``p``

@@ -24,6 +24,7 @@ from ..nccl_model import NCCL_MODEL_VERSION, NCCL_TOPOLOGIES, TREE_CORRECTION, _
 from ..plotting import COLORS
 from ..propagation import info_steps
 from ..units import format_bytes
+from .cache import cached
 from .compress import compress_texts
 from .controls import controls_spec
 
@@ -53,6 +54,11 @@ def _communicator(preset: str, n: int) -> dict:
 
 
 def data() -> dict:
+    """Every state's data (:func:`_data`), cached on disk for this version of the package."""
+    return cached("nccl_explorer", _data)
+
+
+def _data() -> dict:
     """Readouts of every state and the coefficients of every communicator (module docstring)."""
     states, readouts, groups = {}, [], {}
     for preset in NCCL_TOPOLOGIES:
@@ -61,8 +67,8 @@ def data() -> dict:
             first = len(readouts)
             for log2_m in LOG2_M:
                 readouts.append(_nccl_point(preset, n, log2_m)["readout"])  # nccl_state's readout, without its curves
-            states[preset][n] = first
-            groups[preset][n] = _communicator(preset, n)
+            states[preset][str(n)] = first
+            groups[preset][str(n)] = _communicator(preset, n)
     version, sizes, *_ = _explorer_curves("dgx_h100", 8, 1)
     return {
         "states": states, "readouts": compress_texts(readouts), "communicators": groups, "version": version,

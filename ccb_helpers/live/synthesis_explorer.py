@@ -27,6 +27,7 @@ from ..synthesis_figures import (
     synthesis_state,
 )
 from ..synthesis_figures import _explorer_topology as _topology
+from .cache import cached
 from .compress import compress_texts
 from .controls import controls_spec
 
@@ -112,6 +113,11 @@ def _plane(state) -> dict:
 
 
 def data() -> dict:
+    """Every state's data (:func:`_data`), cached on disk for this version of the package."""
+    return cached("synthesis_explorer", _data)
+
+
+def _data() -> dict:
     """Every state's readout and figure parts (see the module docstring)."""
     from ..synthesis import steps_lower_bound
 
