@@ -128,8 +128,17 @@ const ccbPatchSearch = () => {
   };
 };
 
+// 3. Phone and tablet drawers (the chapter menu and the page TOC open as <dialog>s below 960 px):
+//    tapping a link in one closes it, so the section it leads to is not left under the drawer.
+const ccbCloseDrawerOnLink = (event) => {
+  const link = event.target.closest && event.target.closest("a[href]");
+  const dialog = link && link.closest("dialog.bd-sidebar-primary, dialog.bd-sidebar-secondary, #pst-primary-sidebar-modal, #pst-secondary-sidebar-modal");
+  if (dialog && dialog.open) dialog.close();  // the link's own navigation (to #section or a page) still happens
+};
+
 // searchtools.js comes after this script on search.html: patch when the document is parsed, before
 // Search.init (registered later, so it runs after this listener).
+document.addEventListener("click", ccbCloseDrawerOnLink);
 document.addEventListener("DOMContentLoaded", () => {
   ccbPatchSearch();
   ccbTables();
