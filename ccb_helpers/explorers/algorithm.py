@@ -25,6 +25,8 @@ _M = np.geomspace(2.0**6, 2.0**32, 160)
 _M_TICK_EXPONENTS = range(6, 33, 4)  # 64 B, 1 KiB, 16 KiB ... 1 GiB: room for every label
 _BAND_POINTS = 240  # sizes at which the fastest algorithm is sampled for the bands
 _EFFICIENCY_TICKS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+_M_STAR_COLOR = "#999999"
+_NO_COLOR = "#cccccc"  # an algorithm without a colour of its own in COLORS
 _CANDIDATES = list(dict.fromkeys(applicable_algorithms(_PRIMITIVE, ports=2) + applicable_algorithms(_PRIMITIVE, ports=1)))
 
 
@@ -103,7 +105,7 @@ class AlgorithmExplorer(Explorer):
         figure.subplots_adjust(left=0.13, right=0.7, bottom=0.14, top=0.9)
         (self.bound_line,) = ax.plot([], [], color=COLORS["bound"], linewidth=2.5, label="下界 max(Tα, Tβ)")
         self.lines = {name: ax.plot([], [], color=COLORS.get(name), label=ALGORITHM_LABELS[name])[0] for name in _CANDIDATES}
-        self.m_star = ax.axvline(1, color="#999999", linestyle="--", linewidth=1, label="$M^*$")
+        self.m_star = ax.axvline(1, color=_M_STAR_COLOR, linestyle="--", linewidth=1, label="$M^*$")
         self.band_patches = PolyCollection([], transform=ax.get_xaxis_transform(), alpha=0.9, zorder=3)
         ax.add_collection(self.band_patches)
         ax.set_xscale("log", base=2)
@@ -133,7 +135,7 @@ class AlgorithmExplorer(Explorer):
         # Each band runs to where the next one starts (the bands are sampled: no white gaps).
         edges = [a for a, _, _ in self.bands] + [_M[-1]]
         self.band_patches.set_verts([[(a, 0), (a, 0.035), (b, 0.035), (b, 0)] for a, b in zip(edges, edges[1:])])
-        self.band_patches.set_facecolor([COLORS.get(name, "#cccccc") for *_, name in self.bands])
+        self.band_patches.set_facecolor([COLORS.get(name, _NO_COLOR) for *_, name in self.bands])
         if efficiency:
             ax.set_yscale("linear")
             ax.yaxis.set_major_formatter(lambda v, _pos: f"{v:g}")
@@ -155,7 +157,7 @@ def _band_series(bands, ylim, log: bool) -> list:
     low, high = ylim
     top = low * (high / low) ** 0.035 if log else low + 0.035 * (high - low)
     edges = [a for a, _, _ in bands] + [_M[-1]]
-    return [series("band", [a, b], [low, low], y2=[top, top], color=COLORS.get(name, "#cccccc"))
+    return [series("band", [a, b], [low, low], y2=[top, top], color=COLORS.get(name, _NO_COLOR))
             for a, b, (*_, name) in zip(edges, edges[1:], bands)]
 
 
@@ -191,9 +193,9 @@ def algorithm_frame(preset, alpha_us, beta_gbps, n, k, efficiency) -> Frame:
         decades = range(math.ceil(math.log10(ylim[0])), math.floor(math.log10(ylim[1])) + 1)
         yticks = [(float(f"1e{j}"), format_time(float(f"1e{j}"))) for j in decades]
     lines = [] if efficiency else [series("line", _M.tolist(), bound.tolist(), color=COLORS["bound"], width=2.5, label="下界 max(Tα, Tβ)")]
-    lines += [series("line", _M.tolist(), (bound / times[name] if efficiency else times[name]).tolist(), color=COLORS.get(name, "#cccccc"),
+    lines += [series("line", _M.tolist(), (bound / times[name] if efficiency else times[name]).tolist(), color=COLORS.get(name, _NO_COLOR),
                      label=ALGORITHM_LABELS[name]) for name in names]
-    lines.append(series("vline", x=[m_star], color="#999999", dash=True, width=1, label="M*"))
+    lines.append(series("vline", x=[m_star], color=_M_STAR_COLOR, dash=True, width=1, label="M*"))
     figure = {"panels": [panel(
         title=f"AllReduce，N = {n}，α = {format_time(alpha)}，β = {format_bandwidth(beta)}，{k}-port",
         xlabel="消息大小 M", ylabel=ylabel, xscale="log", yscale=yscale, xlim=(_M[0], _M[-1]), ylim=(float(ylim[0]), float(ylim[1])),
