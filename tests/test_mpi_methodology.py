@@ -152,6 +152,8 @@ def test_agreement_table_puts_the_verdict_second_and_adds_the_control():
     assert table.headers[1] == "本书 / mpi4py.bench"
     assert table.rows == [["1 MiB", "1.20", "120 µs", "100 µs", "1.20–1.20", "0.80"]]
     assert "1 轮" in table.caption and "2 核" in table.caption and "3.0" in table.caption
+    record["round_load_averages"] = [1.25, 2.5]
+    assert "各轮开始时 1 分钟平均负载 1.2–2.5" in ccb.mpi.pingpong_agreement_table(record).caption
     with pytest.raises(ValueError, match="'book' and 'bench'"):
         ccb.mpi.pingpong_agreement_table({"book": []})
 
