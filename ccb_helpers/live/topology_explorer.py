@@ -18,6 +18,7 @@ from ..diameter import FAMILIES
 from ..explorers.topology import SIZES, TopologyExplorer, _broadcast, _instance, readout_html
 from ..plotting import COLORS
 from ..propagation import info_steps
+from .cache import cached
 from .compress import tabulate
 from .controls import controls_spec
 from .figure import graph_limits, panel, series, subscript, text, topology_graph
@@ -83,6 +84,6 @@ def export() -> dict:
     assert set(families) == set(SIZES) == set(FAMILIES), "every family has a size range"
     sizes = range(min(lo for lo, _, _ in SIZES.values()), max(hi for _, hi, _ in SIZES.values()) + 1)
     axes = [("family", families), ("size", list(sizes)), ("k", list(range(spec["k"]["min"], spec["k"]["max"] + 1)))]
-    data = tabulate(axes, frame)
+    data = cached("topology_explorer", lambda: tabulate(axes, frame))  # a few seconds, once per package version
     data["sizes"] = {family: list(bounds) for family, bounds in SIZES.items()}
     return {"explorer": "TopologyExplorer", "args": [], "controls": controls, "data": data}
