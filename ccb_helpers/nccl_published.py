@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib import resources
 
-from ._validation import check_choice
+from ._validation import check_choice, check_fields, check_int
 
 __all__ = ["PublishedLog", "PUBLISHED_LOGS", "published_log_text", "read_published_log", "published_summary_table",
            "in_switch_busbw_ceiling"]
@@ -65,6 +65,11 @@ class PublishedLog:
     spec: str
     in_switch_reduction: bool = False
     n_ranks: int | None = None
+
+    def __post_init__(self):
+        check_fields(self, {"key": "str", "system": "str", "source": "str", "nccl": "str?", "collective": "str?",
+                            "gpu_beta": "real", "node_beta": "real?", "spec": "str", "in_switch_reduction": "bool"})
+        object.__setattr__(self, "n_nodes", check_int("n_nodes", self.n_nodes, minimum=1, maximum=2**40, scalar=True))
 
 
 PUBLISHED_LOGS: dict[str, PublishedLog] = {

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_choice, check_int
+from .._validation import check_choice, check_fields, check_int
 from ..primitives import PRIMITIVES
 
 #: Most table rows the reader accepts in one text (a full ``-d all -o all`` sweep has ~2000),
@@ -66,6 +66,14 @@ class NcclTestsRow:
     wrong_inplace: float | None
     line: int
     printed: tuple = field(default=(), repr=False, compare=False)
+
+    def __post_init__(self):
+        check_fields(self, {"size": "int", "count": "int", "type": "str?", "redop": "str?", "time_s": "real",
+                            "algbw_Bps": "real", "busbw_Bps": "real", "wrong": "number?", "time_s_inplace": "real?",
+                            "algbw_Bps_inplace": "real?", "busbw_Bps_inplace": "real?", "wrong_inplace": "number?",
+                            "line": "int", "printed": "tuple"})
+        if self.root is not None:
+            object.__setattr__(self, "root", check_int("root", self.root, minimum=-1, scalar=True))
 
 
 @dataclass(frozen=True)
@@ -128,6 +136,14 @@ class NcclTestsLog:
     n_ranks_source: str | None = None
     warnings: tuple = ()
     collective_candidates: tuple = ()
+
+    def __post_init__(self):
+        check_fields(self, {"rows": "tuple", "n_ranks": "int?", "collective": "str?", "hosts": "tuple", "devices": "tuple",
+                            "check_column": "str?", "time_unit_s": "real", "nccl_version": "str?", "tests_version": "str?",
+                            "avg_busbw_Bps": "number?", "out_of_bounds": "int?", "header_line": "int", "program": "str?",
+                            "n_ranks_source": "str?", "warnings": "tuple"})
+        if not all(isinstance(row, NcclTestsRow) for row in self.rows):
+            raise TypeError("rows must be a tuple of NcclTestsRow")
 
     def __len__(self) -> int:
         return len(self.rows)
