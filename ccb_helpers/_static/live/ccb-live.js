@@ -228,11 +228,12 @@
     return node;
   }
 
-  function addText(parent, x, y, value, attrs) {
+  function addText(parent, x, y, value, attrs, downward) {
+    // Several lines ("\n") are centred on y, or hang below it when downward (tick labels).
     var lines = String(value).split("\n");
     var t = el("text", Object.assign({ x: x, y: y }, attrs), parent);
     if (lines.length === 1) { t.textContent = value; return t; }
-    var size = parseFloat(attrs["font-size"] || 12), shift = -(lines.length - 1) * 0.6;
+    var shift = downward ? 0 : -(lines.length - 1) * 0.6;
     lines.forEach(function (line, i) {
       var span = el("tspan", { x: x, dy: (i === 0 ? shift : 1.2) + "em" }, t);
       span.textContent = line;
@@ -281,6 +282,8 @@
     var titleLines = p.title ? String(p.title).split("\n").length : 0;
     var m = { left: hasAxis ? (p.ylabel ? 58 : 40) : 6, right: 10, top: 8 + titleLines * 16, bottom: hasAxis ? (p.xlabel ? 40 : 24) : 6 };
     if (hasAxis && p.xticks && p.xticks.length === 0 && !p.xlabel) m.bottom = 10;
+    var tickLines = Math.max.apply(null, [1].concat((p.xticks || []).map(function (t) { return String(t[1]).split("\n").length; })));
+    if (hasAxis && tickLines > 1) m.bottom += (tickLines - 1) * 13;
     var x0 = box.x + m.left, x1 = box.x + box.w - m.right, y0 = box.y + m.top, y1 = box.y + box.h - m.bottom;
     var xlim = p.xlim || dataExtent(p, "x"), ylim = p.ylim || dataExtent(p, "y");
     if (p.aspect === "equal") {
@@ -303,7 +306,7 @@
         var x = sx(t[0]);
         if (x < x0 - 0.5 || x > x1 + 0.5) return;
         el("line", { x1: x, x2: x, y1: y1, y2: y1 + 4, stroke: "#555" }, g);
-        addText(g, x, y1 + 16, t[1], { "text-anchor": "middle", "font-size": SMALL });
+        addText(g, x, y1 + 16, t[1], { "text-anchor": "middle", "font-size": SMALL }, true);
       });
       yt.forEach(function (t) {
         var y = sy(t[0]);
@@ -399,7 +402,9 @@
     }
     (p.texts || []).forEach(function (t) {
       var x = t.coords === "axes" ? x0 + t.x * (x1 - x0) : sx(t.x), y = t.coords === "axes" ? y1 - t.y * (y1 - y0) : sy(t.y);
-      addText(g, x, y, t.text, { "text-anchor": t.anchor || "middle", "font-size": t.size || FONT, fill: t.color || "#222222" });
+      var size = t.size || FONT;
+      if (t.valign === "bottom") y -= 3; else if (t.valign === "top") y += size; else y += size * 0.35;
+      addText(g, x, y, t.text, { "text-anchor": t.anchor || "middle", "font-size": size, fill: t.color || "#222222" });
     });
     if (p.legend) {
       var entries = (p.series || []).filter(function (s) { return s.label; });
@@ -677,7 +682,7 @@
   };
 
   Live.prototype.adjust = function (name) {
-    if (this.impl.adjust) this.impl.adjust(name, this.state, this.api);
+    if (this.impl.adjust) this.impl.adjust(name, this.state, this.api, this.data);
   };
 
   Live.prototype.onInput = function (name) {
