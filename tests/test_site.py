@@ -7,8 +7,10 @@ it is skipped with a message saying how to enable it.
 
 from __future__ import annotations
 
+import html.parser
 import json
 import pathlib
+import re
 
 import pytest
 from _site import block_external, chromium, serve
@@ -375,3 +377,85 @@ def test_bibliography_labels_are_author_year_like_the_citations(site):
     assert {"NVIDIA, 2024a", "NVIDIA, 2024b"} <= set(labels)
     cited = "".join((site / f"{name}.html").read_text(encoding="utf-8") for name in CHAPTERS)
     assert ">NVIDIA, 2024<" not in cited and ("NVIDIA, 2024a<" in cited or "NVIDIA, 2024b<" in cited)
+
+
+# ---------------------------------------------------------------------------------------------
+# Chinese typesetting in the HTML itself: no space between two Chinese characters.
+
+_CJK_CHAR = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65“”‘’"
+_STRAY = re.compile(f"([{_CJK_CHAR}])[ \t\n\r]+([{_CJK_CHAR}])")
+_BLOCK_TAGS = {"p", "li", "td", "th", "dt", "dd", "h1", "h2", "h3", "h4", "h5", "h6", "caption", "figcaption",
+               "div", "section", "article", "blockquote", "table", "tr", "ul", "ol", "dl", "br", "summary", "details"}
+_OPAQUE_TAGS = {"pre", "code", "script", "style", "img", "svg", "textarea", "kbd", "samp"}
+
+
+class _ProseText(html.parser.HTMLParser):
+    """The visible prose of a page's article, one string per block; code and math are a neutral "X"."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.blocks, self.current, self.skip, self.in_article, self.stack = [], [], 0, 0, []
+
+    def _flush(self):
+        if self.current:
+            self.blocks.append("".join(self.current))
+            self.current = []
+
+    def handle_starttag(self, tag, attrs):
+        classes = (dict(attrs).get("class") or "").split()
+        opaque = tag in _OPAQUE_TAGS or "math" in classes or "headerlink" in classes
+        if tag in ("img", "br", "wbr", "input", "meta", "link", "hr"):  # void elements: no end tag
+            if tag == "img" and self.in_article and not self.skip:
+                self.current.append("X")
+            elif tag == "br":
+                self._flush()
+            return
+        if tag == "article":
+            self.in_article += 1
+        if tag in _BLOCK_TAGS:
+            self._flush()
+        if opaque and not self.skip and self.in_article:
+            self.current.append("X")
+        self.stack.append(opaque)
+        self.skip += opaque
+
+    def handle_endtag(self, tag):
+        if tag in ("img", "br", "wbr", "input", "meta", "link", "hr") or not self.stack:
+            return
+        self.skip -= self.stack.pop()
+        if tag in _BLOCK_TAGS:
+            self._flush()
+        if tag == "article":
+            self.in_article -= 1
+
+    def handle_data(self, data):
+        if self.in_article and not self.skip:
+            self.current.append(data)
+
+
+def _stray_cjk_spaces(page: pathlib.Path) -> list[str]:
+    parser = _ProseText()
+    parser.feed(page.read_text(encoding="utf-8"))
+    parser._flush()
+    found = []
+    for block in parser.blocks:
+        for m in _STRAY.finditer(block):
+            found.append(block[max(0, m.start() - 8): m.end() + 8].replace("\n", "⏎"))
+    return found
+
+
+@pytest.mark.parametrize("edition", ["reader", "student"])
+def test_no_space_between_chinese_characters_on_any_page(request, edition):
+    from _site import site_pages
+
+    site = request.getfixturevalue(f"{edition}_site")
+    found = {name: s for name in site_pages(site) if (s := _stray_cjk_spaces(site / name))}
+    assert sum(map(len, found.values())) == 0, {k: v[:5] for k, v in found.items()}
+
+
+def test_stray_space_counter_finds_what_a_reader_saw(tmp_path):
+    page = tmp_path / "p.html"
+    page.write_text("<article><p>最后跑调度。\n本书用代码重算。</p><p>用 <code>ring</code>\n算法，N 个节点</p>"
+                    "<p>对 <span class='math'>\\(N\\)</span>\n个 the ring\nalgorithm</p><pre>代码 块</pre></article>"
+                    "<p>文章 之外</p>", encoding="utf-8")
+    assert _stray_cjk_spaces(page) == ["最后跑调度。⏎本书用代码重算。"]
