@@ -30,13 +30,11 @@ import importlib.util
 import os
 import pathlib
 import shutil
-import sys
 
 import matplotlib
 import pytest
+from _site import LoadedPage, chromium, require, serve
 from hypothesis import HealthCheck, settings
-
-from _pages import LoadedPage, require, serve
 
 matplotlib.use("Agg")
 
@@ -53,15 +51,18 @@ settings.register_profile(
 )
 settings.load_profile("book")
 
+# The live explorers' session-wide browser, harness page and site pages (tests/live_support.py).
+# (``live_browser`` is this file's: the one Chromium of the worker.)
+from live_support import live_harness, live_site_page, live_site_server  # noqa: E402, F401
 
 # ---------------------------------------------------------------------------------------------
 # Markers and grouping for pytest-xdist
 
 # Test files whose every test is slow: a browser, a built edition, nbgrader, mpiexec or a
 # subprocess per test. `pytest -m "not slow"` leaves them out (with the notebooks under nbval).
-SLOW_FILES = {
-    "test_site.py", "test_student_site.py", "test_assignments.py", "test_mpi.py",
-}
+SLOW_FILES = {"test_assignments.py", "test_mpi.py", "test_mpi_methodology.py", "test_site_phone.py"}
+# Fixtures that mean a browser or a built edition.
+SLOW_FIXTURES = {"browser", "live_browser", "reader_site", "student_site", "site_page", "open_site_page"}
 
 
 def pytest_configure(config):
@@ -77,7 +78,7 @@ def pytest_collection_modifyitems(config, items):
             # nbval runs a notebook's cells in order in one kernel: the whole notebook on one worker.
             item.add_marker(pytest.mark.xdist_group(f"nbval-{path.stem}"))
             item.add_marker(pytest.mark.slow)
-        elif path.name in SLOW_FILES:
+        elif path.name in SLOW_FILES or SLOW_FIXTURES & set(getattr(item, "fixturenames", ())) or item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.slow)
         if "student_site" in getattr(item, "fixturenames", ()):
             # One worker builds (or finds in the cache) the student edition and runs its checks.
@@ -110,24 +111,19 @@ def _suffix_group(item) -> None:
 # The browser and the reader's edition
 
 SITE = ROOT / "_build" / "html"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 @pytest.fixture(scope="session")
 def browser():
-    """One headless Chromium (with the book's CJK font) for every browser test of this worker."""
-    require(CHROMIUM is not None, "chromium not found: `apt-get install chromium` to run the browser test")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        require(False, "playwright not installed: `pip install -r requirements.txt` to run the browser test")
-    sys.path.insert(0, str(ROOT / "tools"))
-    from browser import launch  # chromium with the book's CJK font, so Chinese text breaks as for readers
-
-    with sync_playwright() as p:
-        b = launch(p)
+    """One headless Chromium (Debian's, with the book's CJK font) for every browser test of this worker."""
+    with chromium() as b:
         yield b
-        b.close()
+
+
+@pytest.fixture(scope="session")
+def live_browser(browser):
+    """The live explorers' tests (tests/live_support.py) share the same Chromium."""
+    return browser
 
 
 @pytest.fixture(scope="session")

@@ -11,8 +11,7 @@ import json
 import pathlib
 
 import pytest
-
-from _pages import LoadedPage
+from _site import LoadedPage
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 # Every chapter notebook (chapters 6-8 join as their owners add them); 01-05 follow the source chapter.
@@ -24,7 +23,7 @@ PAGES = ["intro", "bibliography"] + CHAPTERS
 # The browser, the server and the shared pages are tests/conftest.py's session fixtures (one
 # Chromium per worker; each page loaded once per width for all its read-only checks).
 @pytest.fixture(scope="module")
-def site(reader_site):
+def site(reader_site):  # conftest.py: skips (fails under CI) when the site is not built
     return reader_site
 
 
@@ -129,7 +128,7 @@ PUNCT_JS = r"""() => {
   let node;
   while ((node = walker.nextNode())) {
     const text = node.textContent;
-    if (!text.length || !CLOSING.test(text[0])) continue;
+    if (!text.length || !CLOSING.test(text[0]) || node.parentElement.closest('code, pre')) continue;  // prose only
     const r = document.createRange(); r.setStart(node, 0); r.setEnd(node, 1);
     const rs = r.getClientRects(); if (!rs.length || rs[0].width === 0) continue;
     const c = rs[0];

@@ -114,9 +114,7 @@ def test_student_config_overrides_the_readers_config():
 
 
 @pytest.fixture(scope="module")
-def site(student_site):
-    # Built by tests/conftest.py's ``student_site``: once per state of the sources (cached in
-    # _build/test-cache/, shared by the xdist workers), by the same build_student_site.main.
+def site(student_site):  # built once per state of the sources (conftest.py), shared with the phone test
     return student_site
 
 

@@ -51,10 +51,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .._validation import check_int, check_real
+from .agreement import AgreementRow, pingpong_agreement, pingpong_agreement_table, read_mpi4py_pingpong
 from .fit import MAX_FIT_POINTS, AlphaBetaFit, _fit_alpha_beta, fit_alpha_beta
 from .results import _REQUIRED, MAX_RESULT_BYTES, _check_values, load_mpi_result
 
 __all__ = [
+    "AgreementRow",
     "AlphaBetaFit",
     "MPIRunError",
     "fit_alpha_beta",
@@ -62,6 +64,9 @@ __all__ = [
     "load_mpi_result",
     "mpiexec_command",
     "oversubscription_settings",
+    "pingpong_agreement",
+    "pingpong_agreement_table",
+    "read_mpi4py_pingpong",
     "MPIResultExplorer",
     "mpi_runs_table",
     "plot_mpi_ratios",
