@@ -7,82 +7,42 @@ it is skipped with a message saying how to enable it.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
-import os
 import pathlib
-import shutil
-import sys
-import threading
 
 import pytest
+from _site import block_external, chromium, serve
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 # Every chapter notebook (chapters 6-8 join as their owners add them); 01-05 follow the source chapter.
 CHAPTERS = sorted(f"notebooks/{p.stem}" for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 SOURCE_CHAPTERS = [c for c in CHAPTERS if c.split("/")[1][:2] in {"01", "02", "03", "04", "05"}]
 PAGES = ["intro", "bibliography"] + CHAPTERS
 
 
-def _require(condition: bool, message: str) -> None:
-    if condition:
-        return
-    if os.environ.get("CI"):
-        pytest.fail(message + " (required under CI)")
-    pytest.skip(message)
-
-
 @pytest.fixture(scope="module")
-def site():
-    _require((SITE / "intro.html").exists(), "site not built: run `jupyter-book build . -W -n --keep-going` first")
-    return SITE
+def site(reader_site):  # conftest.py: skips (fails under CI) when the site is not built
+    return reader_site
 
 
 @pytest.fixture(scope="module")
 def server(site):
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):  # keep pytest's output clean
-            pass
-
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+    with serve(site) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def browser():
-    _require(CHROMIUM is not None, "chromium not found: `apt-get install chromium` to run the browser test")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _require(False, "playwright not installed: `pip install -r requirements.txt` to run the browser test")
-    sys.path.insert(0, str(ROOT / "tools"))
-    from browser import launch  # chromium with the book's CJK font, so Chinese text breaks as for readers
-
-    with sync_playwright() as p:
-        b = launch(p)
+    with chromium() as b:  # Debian's chromium with the book's CJK font, so Chinese text breaks as for readers
         yield b
-        b.close()
 
 
 def _load(browser, url: str, width: int = 1280):
     """Open ``url`` with every non-local request blocked; return (page, external, failed, errors)."""
     page = browser.new_page(viewport={"width": width, "height": 900})
-    external, failed, errors = [], [], []
-
-    def route(r):
-        if r.request.url.startswith(("http://127.0.0.1", "data:", "blob:")):
-            r.continue_()
-        else:
-            external.append(r.request.url)
-            r.abort()
-
-    page.route("**/*", route)
+    external = block_external(page)
+    failed, errors = [], []
     page.on("requestfailed", lambda req: failed.append(req.url))
     page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -175,7 +135,7 @@ PUNCT_JS = r"""() => {
   let node;
   while ((node = walker.nextNode())) {
     const text = node.textContent;
-    if (!text.length || !CLOSING.test(text[0])) continue;
+    if (!text.length || !CLOSING.test(text[0]) || node.parentElement.closest('code, pre')) continue;  // prose only
     const r = document.createRange(); r.setStart(node, 0); r.setEnd(node, 1);
     const rs = r.getClientRects(); if (!rs.length || rs[0].width === 0) continue;
     const c = rs[0];

@@ -114,12 +114,8 @@ def test_student_config_overrides_the_readers_config():
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    output = tmp_path_factory.mktemp("student")
-    assert build_student_site.main(["--output", str(output)]) == 0
-    html_dir = output / "_build" / "html"
-    assert (html_dir / "index.html").exists()
-    return html_dir
+def site(student_site):  # built once per run (conftest.py), shared with the phone test
+    return student_site
 
 
 def _visible(page: str) -> str:
