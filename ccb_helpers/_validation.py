@@ -217,3 +217,41 @@ def _short(value) -> str:
     except Exception:  # noqa: BLE001 - a broken __repr__ must not hide the real error
         text = f"<{type(value).__name__}>"
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_fields(record, spec: dict) -> None:
+    """Validate the fields of a record (a dataclass) in its ``__post_init__``.
+
+    ``spec`` maps a field name to a kind: ``"str"``, ``"int"`` (``>= 0``), ``"real"`` (finite,
+    ``>= 0``), ``"number"`` (any real, NaN and inf included: a fitted or printed value),
+    ``"bool"`` or ``"tuple"``; a trailing ``"?"`` also allows ``None``. Look-alikes are refused:
+    a bool is not an int, a str subclass is turned into a plain ``str`` (frozen dataclasses too).
+    """
+    for name, kind in spec.items():
+        value = getattr(record, name)
+        optional = kind.endswith("?")
+        kind = kind.rstrip("?")
+        if value is None:
+            if optional:
+                continue
+            raise TypeError(f"{name} must not be None")
+        if kind == "str":
+            if not isinstance(value, str):
+                raise TypeError(f"{name} must be a string, got {type(value).__name__}")
+            value = str.__str__(value)  # a plain str, whatever the subclass overrides
+        elif kind == "int":
+            value = check_int(name, value, minimum=0, scalar=True)
+        elif kind == "real":
+            value = check_real(name, value, minimum=0.0, scalar=True)
+        elif kind == "number":
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise TypeError(f"{name} must be a real number, got {type(value).__name__} {_short(value)}")
+            value = float(value)
+        elif kind == "bool":
+            value = check_bool(name, value)
+        elif kind == "tuple":
+            if not isinstance(value, tuple):
+                raise TypeError(f"{name} must be a tuple, got {type(value).__name__}")
+        else:  # pragma: no cover - a typo in a spec
+            raise AssertionError(kind)
+        object.__setattr__(record, name, value)

@@ -138,7 +138,7 @@ def volume_coefficient(primitive, n):
 
 
 def _volume_coefficient(primitive, n):
-    s, r = _forced_volume(primitive, n, 1.0)
+    s, r = _forced_volume(primitive, n, 1.0, granular=False)
     return np.maximum(s, r) if is_array(n) else max(s, r)
 
 
@@ -157,6 +157,12 @@ def forced_volume(primitive, n, m):
     all_reduce       2(N-1)M/N (gossip)      2(N-1)M/N (gossip)
     all_to_all       (N-1)M/N                (N-1)M/N
     ================ ======================= =======================
+
+    The blocks of Scatter and Gather are whole bytes (:func:`ccb_helpers.block_bounds`): when
+    ``N`` does not divide ``M`` they differ by a byte and the root may own a largest one, so the
+    root moves at least ``M - ceil(M/N)`` bytes, and some other node at least ``floor(M/N)``
+    (the table's values when ``N`` divides ``M``). A 1-byte Scatter whose byte is the root's own
+    block sends nothing; ``(N-1)M/N`` put the bound above that verified schedule (issue #28).
 
     Parameters
     ----------
@@ -178,6 +184,8 @@ def forced_volume(primitive, n, m):
     Volume(send=14680064.0, recv=14680064.0)
     >>> forced_volume("reduce_scatter", 4, 400)
     Volume(send=300.0, recv=300.0)
+    >>> forced_volume("scatter", 4, 400), forced_volume("scatter", 4, 10)   # blocks 2, 3, 2, 3
+    (Volume(send=300.0, recv=100.0), Volume(send=7.0, recv=2.0))
     """
     primitive = check_primitive(primitive)
     n = check_int("n", n, minimum=1, maximum=INT64_MAX)
@@ -186,15 +194,21 @@ def forced_volume(primitive, n, m):
     return _forced_volume(primitive, n, m)
 
 
-def _forced_volume(primitive, n, m):
+def _forced_volume(primitive, n, m, granular=True):
+    """``granular=False``: the source's equal blocks of M/N (the coefficient c(N) of the tables)."""
     many = n > 1  # scalar bool or array
     frac = _frac(n)
     if primitive in ("broadcast", "reduce"):
         send = recv = np.where(many, m, 0.0)
-    elif primitive == "scatter":
-        send, recv = frac * m, np.where(many, m / n, 0.0)
-    elif primitive == "gather":
-        send, recv = np.where(many, m / n, 0.0), frac * m
+    elif primitive in ("scatter", "gather"):
+        root, other = frac * m, np.where(many, m / n, 0.0)
+        if granular:
+            # Whole-byte blocks: the root may own the largest, ceil(M/N); another node the smallest.
+            with np.errstate(invalid="ignore", divide="ignore"):
+                even = np.mod(m, n) == 0
+                root = np.where(even, root, np.maximum(m - np.ceil(m / n), 0.0))
+                other = np.where(even, other, np.where(many, np.floor(m / n), 0.0))
+        send, recv = (root, other) if primitive == "scatter" else (other, root)
     elif primitive == "all_reduce":
         send = recv = 2 * frac * m
     else:  # reduce_scatter, all_gather, all_to_all

@@ -15,6 +15,15 @@ node's forced bytes ``max(S, R)`` over its ``p`` links. How the two combine depe
 
 Since ``max(a, b) <= a + b <= 2 max(a, b)``, the max is at least half the sum: in the round
 model the sum is up to 2x tighter, most at ``M = M*`` where the two terms are equal.
+
+**Which distance a primitive must cross.** AllGather, ReduceScatter, AllReduce and AllToAll need
+information between every pair of nodes, so they cross the graph's diameter ``D``. A rooted
+primitive (Broadcast, Scatter, Gather, Reduce) only connects the root with every node: it crosses
+the root's eccentricity ``e(root)``, which can be half the diameter (the centre of a mesh or of a
+path). Given only ``diameter=D``, the bounds use ``ceil(D / 2)`` for a rooted primitive (no node's
+eccentricity is smaller: ``D <= 2 * radius``); pass ``eccentricity=ccb.eccentricity(topology,
+root)`` for the root's own value, or the radius (the smallest eccentricity) when any root may be
+chosen. Using ``D`` for a rooted primitive put the "bound" above a verified schedule (issue #28).
 """
 
 from __future__ import annotations
@@ -23,7 +32,7 @@ import numpy as np
 
 from ._validation import INT64_MAX, check_bandwidth, check_int, check_seconds, check_shapes, check_size, is_array
 from .bandwidth import _bandwidth_lower_bound, _check_ports_degree, _effective_ports, _volume_coefficient
-from .primitives import check_primitive
+from .primitives import ROOTED_PRIMITIVES, check_primitive
 from .propagation import _info_steps
 
 __all__ = [
@@ -37,7 +46,7 @@ __all__ = [
 ]
 
 
-def latency_steps_lower_bound(primitive, n, ports=1, diameter=0, degree=None):
+def latency_steps_lower_bound(primitive, n, ports=1, diameter=0, degree=None, eccentricity=None):
     """Rounds any algorithm needs: ``max(ceil(log_{p+1} N), D)`` (``N >= 2``), 0 for one node.
 
     Every primitive needs ``ceil(log_{p+1} N)`` rounds: some node's data must reach all nodes
@@ -54,10 +63,15 @@ def latency_steps_lower_bound(primitive, n, ports=1, diameter=0, degree=None):
     ports : int, default 1
         Ports per node ``k``.
     diameter : int, default 0
-        ``D`` in rounds (``Topology.step_diameter``); 0 means no topology constraint. For a
-        rooted primitive the root's eccentricity is the tighter per-root value.
+        ``D`` in rounds (``Topology.step_diameter``); 0 means no topology constraint. A rooted
+        primitive only has to cross ``ceil(D / 2)`` of it (see the module docstring).
     degree : int, optional
         Node degree; ``p = min(ports, degree)``.
+    eccentricity : int, optional
+        The root's eccentricity in rounds (:func:`ccb_helpers.eccentricity`; the radius when the
+        root is free). A rooted primitive then crosses this distance instead of ``ceil(D / 2)``;
+        for the other primitives it is a valid bound too, below ``D``. With ``diameter > 0`` it
+        must lie in ``[ceil(D / 2), D]``, the range of every node's eccentricity.
 
     Examples
     --------
@@ -65,18 +79,52 @@ def latency_steps_lower_bound(primitive, n, ports=1, diameter=0, degree=None):
     (4, 8)
     >>> latency_steps_lower_bound("broadcast", 64, ports=6)
     3
+
+    A path of 9 nodes (``mesh(9)``, D = 8): Broadcast from an end crosses 8 hops, from the centre 4.
+
+    >>> latency_steps_lower_bound("broadcast", 9, diameter=8), latency_steps_lower_bound("broadcast", 9, diameter=8, eccentricity=8)
+    (4, 8)
     """
-    primitive, n, ports, diameter, degree = _check_latency_args(primitive, n, ports, diameter, degree)
+    primitive, n, ports, diameter, degree = _check_latency_args(primitive, n, ports, diameter, degree, eccentricity)
     check_shapes(n=n, ports=ports, diameter=diameter, degree=degree)
     return _latency_steps(n, ports, diameter, degree)
 
 
-def _check_latency_args(primitive, n, ports, diameter, degree):
+def _check_latency_args(primitive, n, ports, diameter, degree, eccentricity=None):
+    """Validated arguments; the returned ``diameter`` is the distance ``primitive`` must cross."""
     primitive = check_primitive(primitive)
     n = check_int("n", n, minimum=1, maximum=INT64_MAX)
     ports, degree = _check_ports_degree(ports, degree)
     diameter = check_int("diameter", diameter, minimum=0, maximum=INT64_MAX)
-    return primitive, n, ports, diameter, degree
+    if eccentricity is not None:
+        eccentricity = check_int("eccentricity", eccentricity, minimum=0, maximum=INT64_MAX)
+        check_shapes(diameter=diameter, eccentricity=eccentricity)
+        given = np.asarray(diameter) > 0
+        if np.any(given & ((np.asarray(eccentricity) > np.asarray(diameter))
+                           | (2 * np.asarray(eccentricity) < np.asarray(diameter)))):
+            raise ValueError(f"eccentricity must lie in [ceil(diameter / 2), diameter] (every node's eccentricity does), "
+                             f"got eccentricity={_short(eccentricity)} with diameter={_short(diameter)}")
+    return primitive, n, ports, _distance(primitive, diameter, eccentricity), degree
+
+
+def _short(value) -> str:
+    text = repr(value.tolist() if isinstance(value, np.ndarray) else value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _distance(primitive, diameter, eccentricity):
+    """Rounds of topology distance ``primitive`` must cross: the root's eccentricity for a rooted
+    primitive (``ceil(D / 2)`` when only ``D`` is known), ``D`` otherwise."""
+    rooted = primitive in ROOTED_PRIMITIVES
+    if eccentricity is None:
+        if not rooted:
+            return diameter
+        return (diameter + 1) // 2  # int or int64 array: ceil(D / 2) exactly
+    if rooted:
+        return eccentricity
+    if is_array(diameter) or is_array(eccentricity):
+        return np.maximum(diameter, eccentricity)
+    return max(diameter, eccentricity)
 
 
 def _latency_steps(n, ports, diameter, degree):
@@ -86,21 +134,23 @@ def _latency_steps(n, ports, diameter, degree):
     return max(steps, diameter if n > 1 else 0)
 
 
-def latency_lower_bound(primitive, n, alpha, ports=1, diameter=0, degree=None):
+def latency_lower_bound(primitive, n, alpha, ports=1, diameter=0, degree=None, eccentricity=None):
     """:math:`T_\\alpha^{\\min} = \\max(\\lceil \\log_{p+1} N \\rceil, D) \\cdot \\alpha` in seconds.
 
-    Implements ``eq:cc-bound-delay-kport`` combined with ``eq:cc-bound-topo``.
+    Implements ``eq:cc-bound-delay-kport`` combined with ``eq:cc-bound-topo``; ``D`` is the
+    distance the primitive must cross (a rooted one: the root's ``eccentricity``, see
+    :func:`latency_steps_lower_bound`).
 
     >>> latency_lower_bound("all_gather", 8, 1e-6, diameter=4)
     4e-06
     """
-    primitive, n, ports, diameter, degree = _check_latency_args(primitive, n, ports, diameter, degree)
+    primitive, n, ports, diameter, degree = _check_latency_args(primitive, n, ports, diameter, degree, eccentricity)
     alpha = check_seconds("alpha", alpha)
     check_shapes(n=n, alpha=alpha, ports=ports, diameter=diameter, degree=degree)
     return _latency_steps(n, ports, diameter, degree) * alpha
 
 
-def cut_through_latency_bound(primitive, n, alpha, hop_latency, ports=1, diameter=0, degree=None):
+def cut_through_latency_bound(primitive, n, alpha, hop_latency, ports=1, diameter=0, degree=None, eccentricity=None):
     """Latency bound with cut-through routing, seconds: ``max(ceil(log_{p+1} N) alpha, alpha + D h)``.
 
     ``eq:cc-bound-topo`` (``D alpha``) assumes store-and-forward: a message between
@@ -118,7 +168,9 @@ def cut_through_latency_bound(primitive, n, alpha, hop_latency, ports=1, diamete
     hop_latency : float or array
         ``h``, router latency of one hop, seconds.
     diameter : int, default 0
-        ``D`` in hops (``Topology.diameter``).
+        ``D`` in hops (``Topology.diameter``); a rooted primitive crosses ``ceil(D / 2)`` of it.
+    eccentricity : int, optional
+        The root's eccentricity in hops (see :func:`latency_steps_lower_bound`).
 
     Examples
     --------
@@ -132,7 +184,7 @@ def cut_through_latency_bound(primitive, n, alpha, hop_latency, ports=1, diamete
     >>> round(cut_through_latency_bound("all_reduce", 4096, 1e-6, 1e-6, diameter=24) * 1e6, 9)
     25.0
     """
-    primitive, n, ports, diameter, degree = _check_latency_args(primitive, n, ports, diameter, degree)
+    primitive, n, ports, diameter, degree = _check_latency_args(primitive, n, ports, diameter, degree, eccentricity)
     alpha = check_seconds("alpha", alpha)
     hop_latency = check_seconds("hop_latency", hop_latency)
     check_shapes(n=n, alpha=alpha, hop_latency=hop_latency, ports=ports, diameter=diameter, degree=degree)
@@ -142,7 +194,7 @@ def cut_through_latency_bound(primitive, n, alpha, hop_latency, ports=1, diamete
     return float(value) if np.ndim(value) == 0 else value
 
 
-def combined_lower_bound(primitive, n, m, alpha, beta, ports=1, diameter=0, degree=None):
+def combined_lower_bound(primitive, n, m, alpha, beta, ports=1, diameter=0, degree=None, eccentricity=None):
     """:math:`T \\ge \\max(T_\\alpha^{\\min}, T_\\beta^{\\min})` in seconds (``eq:cc-bound-combined``).
 
     For AllReduce this is ``eq:cc-bound-allreduce-1port`` / ``eq:cc-bound-allreduce-kport`` with
@@ -163,9 +215,12 @@ def combined_lower_bound(primitive, n, m, alpha, beta, ports=1, diameter=0, degr
     ports : int, default 1
         Ports per node ``k``.
     diameter : int, default 0
-        ``D`` in rounds (use ``Topology.step_diameter``).
+        ``D`` in rounds (use ``Topology.step_diameter``); a rooted primitive crosses
+        ``ceil(D / 2)`` of it unless ``eccentricity`` says more.
     degree : int, optional
         Node degree ``d``, so that ``p = min(k, d)``.
+    eccentricity : int, optional
+        The root's eccentricity in rounds (see :func:`latency_steps_lower_bound`).
 
     Examples
     --------
@@ -175,12 +230,13 @@ def combined_lower_bound(primitive, n, m, alpha, beta, ports=1, diameter=0, degr
     >>> combined_lower_bound("all_reduce", 8, 1024, 5e-6, 25e9)   # latency-bound: 3 alpha
     1.5e-05
     """
-    primitive, n, m, alpha, beta, ports, diameter, degree = _check_bound_args(primitive, n, m, alpha, beta, ports, diameter, degree)
+    primitive, n, m, alpha, beta, ports, diameter, degree = _check_bound_args(primitive, n, m, alpha, beta, ports, diameter, degree,
+                                                                              eccentricity)
     return _combined_lower_bound(primitive, n, m, alpha, beta, ports, diameter, degree)
 
 
-def _check_bound_args(primitive, n, m, alpha, beta, ports, diameter, degree):
-    primitive, n, ports, diameter, degree = _check_latency_args(primitive, n, ports, diameter, degree)
+def _check_bound_args(primitive, n, m, alpha, beta, ports, diameter, degree, eccentricity=None):
+    primitive, n, ports, diameter, degree = _check_latency_args(primitive, n, ports, diameter, degree, eccentricity)
     m = check_size("m", m)
     alpha = check_seconds("alpha", alpha)
     beta = check_bandwidth("beta", beta)
@@ -190,9 +246,10 @@ def _check_bound_args(primitive, n, m, alpha, beta, ports, diameter, degree):
 
 def _combined_lower_bound(primitive, n, m, alpha, beta, ports, diameter, degree):
     t_alpha = _latency_steps(n, ports, diameter, degree) * alpha
-    if is_array(m) and not (is_array(beta) or is_array(ports) or is_array(degree)):
+    if is_array(m) and not (is_array(beta) or is_array(ports) or is_array(degree)) and primitive not in ("scatter", "gather"):
         # max(S, R) = c(N) M exactly (the max picks the same product), so the per-node factor is
-        # computed on n's own shape and the grid sees two operations, not six.
+        # computed on n's own shape and the grid sees two operations, not six. (Not for Scatter /
+        # Gather: their whole-byte blocks make the volume depend on M mod N.)
         t_beta = _volume_coefficient(primitive, n) * m / (_effective_ports(ports, degree) * beta)
     else:
         t_beta = _bandwidth_lower_bound(primitive, n, m, beta, ports, degree)
@@ -201,7 +258,7 @@ def _combined_lower_bound(primitive, n, m, alpha, beta, ports, diameter, degree)
     return max(t_alpha, t_beta)
 
 
-def round_lower_bound(primitive, n, m, alpha, beta, ports=1, diameter=0, degree=None):
+def round_lower_bound(primitive, n, m, alpha, beta, ports=1, diameter=0, degree=None, eccentricity=None):
     """:math:`T \\ge L\\,\\alpha + \\max(S, R)/(p\\,\\beta)` in seconds: the sum form of the bound.
 
     Valid in the synchronous round model (a round costs ``alpha`` plus its largest message over
@@ -228,9 +285,12 @@ def round_lower_bound(primitive, n, m, alpha, beta, ports=1, diameter=0, degree=
     ports : int, default 1
         Ports per node ``k``.
     diameter : int, default 0
-        ``D`` in rounds (``Topology.step_diameter``).
+        ``D`` in rounds (``Topology.step_diameter``); a rooted primitive crosses ``ceil(D / 2)``
+        of it unless ``eccentricity`` says more.
     degree : int, optional
         Node degree ``d``, so that ``p = min(k, d)``.
+    eccentricity : int, optional
+        The root's eccentricity in rounds (see :func:`latency_steps_lower_bound`).
 
     Examples
     --------
@@ -244,7 +304,8 @@ def round_lower_bound(primitive, n, m, alpha, beta, ports=1, diameter=0, degree=
     >>> round_lower_bound("all_gather", [2, 4], 0.0, 1e-6, 1e9).tolist()   # 1 and 2 rounds
     [1e-06, 2e-06]
     """
-    primitive, n, m, alpha, beta, ports, diameter, degree = _check_bound_args(primitive, n, m, alpha, beta, ports, diameter, degree)
+    primitive, n, m, alpha, beta, ports, diameter, degree = _check_bound_args(primitive, n, m, alpha, beta, ports, diameter, degree,
+                                                                              eccentricity)
     return _round_lower_bound(primitive, n, m, alpha, beta, ports, diameter, degree)
 
 
@@ -256,7 +317,7 @@ def _round_lower_bound(primitive, n, m, alpha, beta, ports, diameter, degree):
     return t_alpha + t_beta
 
 
-def crossover_size(primitive, n, alpha, beta, ports=1, diameter=0, degree=None):
+def crossover_size(primitive, n, alpha, beta, ports=1, diameter=0, degree=None, eccentricity=None):
     """Message size ``M*`` in bytes at which the two terms of the bound are equal.
 
     Below ``M*`` the latency term dominates the lower bound, above it the bandwidth term
@@ -268,7 +329,7 @@ def crossover_size(primitive, n, alpha, beta, ports=1, diameter=0, degree=None):
 
     Parameters
     ----------
-    primitive, n, alpha, beta, ports, diameter, degree
+    primitive, n, alpha, beta, ports, diameter, degree, eccentricity
         As in :func:`combined_lower_bound`; ``n >= 2``.
 
     Examples
@@ -278,7 +339,7 @@ def crossover_size(primitive, n, alpha, beta, ports=1, diameter=0, degree=None):
     >>> crossover_size("all_gather", 4, 1e-6, 1e9)   # 2 alpha * beta / (3/4)
     2666.6666666666665
     """
-    primitive, n, ports, diameter, degree = _check_latency_args(primitive, n, ports, diameter, degree)
+    primitive, n, ports, diameter, degree = _check_latency_args(primitive, n, ports, diameter, degree, eccentricity)
     check_int("n", n, minimum=2)
     alpha = check_seconds("alpha", alpha)
     beta = check_bandwidth("beta", beta)
@@ -288,7 +349,7 @@ def crossover_size(primitive, n, alpha, beta, ports=1, diameter=0, degree=None):
     return t_alpha * p * beta / _volume_coefficient(primitive, n)
 
 
-def regime(primitive, n, m, alpha, beta, ports=1, diameter=0, degree=None):
+def regime(primitive, n, m, alpha, beta, ports=1, diameter=0, degree=None, eccentricity=None):
     """Which term of the lower bound dominates: ``"latency"`` or ``"bandwidth"``.
 
     Ties (``M == M*``) count as ``"bandwidth"``. Arrays in, array of strings out.
@@ -298,7 +359,8 @@ def regime(primitive, n, m, alpha, beta, ports=1, diameter=0, degree=None):
     >>> regime("all_reduce", 8, 1024, 5e-6, 25e9), regime("all_reduce", 8, 2**20, 5e-6, 25e9)
     ('latency', 'bandwidth')
     """
-    primitive, n, m, alpha, beta, ports, diameter, degree = _check_bound_args(primitive, n, m, alpha, beta, ports, diameter, degree)
+    primitive, n, m, alpha, beta, ports, diameter, degree = _check_bound_args(primitive, n, m, alpha, beta, ports, diameter, degree,
+                                                                              eccentricity)
     t_alpha = _latency_steps(n, ports, diameter, degree) * alpha
     t_beta = _bandwidth_lower_bound(primitive, n, m, beta, ports, degree)
     if is_array(t_alpha) or is_array(t_beta):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._validation import check_bandwidth, check_choice, check_int, check_seconds
+from ._validation import INT64_MAX, check_bandwidth, check_choice, check_int, check_seconds
 
 __all__ = ["HardwarePreset", "PRESETS", "preset", "NetworkPreset", "NETWORK_PRESETS"]
 
@@ -64,7 +64,13 @@ class HardwarePreset:
         object.__setattr__(self, "alpha", check_seconds("alpha", self.alpha, scalar=True))
         object.__setattr__(self, "beta", check_bandwidth("beta", self.beta, scalar=True))
         if self.ports is not None:
-            object.__setattr__(self, "ports", check_int("ports", self.ports, minimum=1, scalar=True))
+            object.__setattr__(self, "ports", check_int("ports", self.ports, minimum=1, maximum=INT64_MAX, scalar=True))
+        # Issue #28: links=-3 made effective_ports() return -3; LogP times were never checked.
+        if self.links is not None:
+            object.__setattr__(self, "links", check_int("links", self.links, minimum=1, maximum=INT64_MAX, scalar=True))
+        for name in ("overhead", "gap", "hop_latency"):
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, check_seconds(name, getattr(self, name), scalar=True))
 
     def ports_for(self, n: int) -> int:
         """``k`` for ``n`` nodes (all-port means ``n - 1``, at least 1).

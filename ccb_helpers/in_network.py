@@ -76,8 +76,8 @@ def in_network_volume(primitive, n, m):
     return _in_network_volume(primitive, n, m)
 
 
-def _in_network_volume(primitive, n, m):
-    send, recv = _forced_volume(primitive, n, m)
+def _in_network_volume(primitive, n, m, granular=True):
+    send, recv = _forced_volume(primitive, n, m, granular)
     many = np.asarray(n) > 1
     if primitive == "all_reduce":
         send = recv = np.where(many, m, 0.0)
@@ -167,7 +167,7 @@ def _busbw_limit(primitive, n, beta, ports, in_network, degree):
     p = _effective_ports(ports, degree)
     factor = _volume_coefficient(primitive, n)  # nccl-tests' busbw factor: the endpoint max(S, R) / M
     if in_network:
-        send, recv = _in_network_volume(primitive, n, 1.0)
+        send, recv = _in_network_volume(primitive, n, 1.0, granular=False)
         ratio = factor / np.maximum(send, recv)
     else:
         ratio = np.ones_like(np.asarray(factor, dtype=float))

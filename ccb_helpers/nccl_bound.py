@@ -138,7 +138,17 @@ def nccl_vs_bound(primitive, n_ranks, n_nodes, m, topology="dgx_h100", **overrid
     """
     primitive, n_ranks, n_nodes, m = _check_call(primitive, n_ranks, n_nodes, m)
     topo = _resolve_topology(topology, overrides, n_nodes, n_ranks // n_nodes)
+    _check_bound_bandwidths(topo, n_nodes)
     return _vs_bound(primitive, n_ranks, n_nodes, m, topo)
+
+
+def _check_bound_bandwidths(topo, n_nodes) -> None:
+    """The bound divides by the ring graph's bandwidths (#28: ``ring_bw_intra=0`` divided by zero)."""
+    if topo.ring_bus_bandwidth < 1.0:
+        raise ValueError(f"ring_bw_intra must be > 0 for the bound (beta = ring_channels x ring_bw_intra), got {topo.ring_bw_intra:g}")
+    if n_nodes > 1 and topo.node_bandwidth < 1.0:
+        raise ValueError(f"ring_bw_inter must be > 0 for the bound on {n_nodes} nodes (node_beta = ring_channels x "
+                         f"ring_bw_inter), got {topo.ring_bw_inter:g}")
 
 
 def _vs_bound(primitive, n_ranks, n_nodes, m, topo, book=True) -> NcclVsBound:

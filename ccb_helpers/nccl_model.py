@@ -86,7 +86,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ._validation import check_choice, check_int, check_real
+from ._validation import check_choice, check_fields, check_int, check_real
 
 __all__ = [
     "NCCL_MODEL_VERSION",
@@ -235,6 +235,7 @@ class NcclTopology:
     node_line_rate: float = 0.0
 
     def __post_init__(self):
+        check_fields(self, {"key": "str", "label": "str", "source": "str"})
         check_choice("gpu", self.gpu, _GPU_ROW)
         check_choice("cpu", self.cpu, NET_OVERHEAD_US)
         check_choice("intra_link", self.intra_link, ("nvlink", "pci"))
@@ -355,6 +356,13 @@ class NcclPrediction:
     protocol: str
     time: float
     version: str = NCCL_MODEL_VERSION
+
+    def __post_init__(self):
+        check_fields(self, {"primitive": "str", "n_ranks": "int", "n_nodes": "int", "m": "int", "topology": "str",
+                            "algorithm": "str", "protocol": "str", "time": "number", "version": "str"})
+        for name in ("times", "latencies", "bandwidths"):
+            if not isinstance(getattr(self, name), dict):
+                raise TypeError(f"{name} must be a dict of (algorithm, protocol) -> number, got {type(getattr(self, name)).__name__}")
 
     @property
     def label(self) -> str:

@@ -38,6 +38,8 @@ BYTES_PER_GENERATED_TRANSFER = 256
 MAX_RUN_TRANSFERS = 2**21
 MAX_RUN_ROUNDS = 2**13
 
+# Up to this many nodes, per-node blocks are copied / masked slice by slice (no per-byte index arrays).
+_LOOP_NODES = 4096
 # Pieces at least this long are moved slice by slice (no snapshot copy unless the round writes
 # into what it reads); shorter ones are batched by fancy indexing (which always copies).
 _SLICE_THRESHOLD = 64 * 1024
@@ -321,15 +323,25 @@ def _expected(schedule: Schedule, bufs: list[np.ndarray]):
     p, n, root, m = schedule.primitive, schedule.n, schedule.root, schedule.m
     bounds = _block_bounds(m, n)
     names = schedule.buffers
-    block_of = np.searchsorted(bounds, np.arange(m), side="right") - 1  # block index of every byte
 
-    def own_block() -> np.ndarray:  # (n, m): node i's block i
-        return block_of[None, :] == np.arange(n)[:, None]
+    def block_of() -> np.ndarray:  # block index of every byte, in the smallest integer type (#28:
+        # np.searchsorted over np.arange(m) took 16 bytes per byte and set the simulator's peak)
+        return np.repeat(np.arange(n, dtype=np.min_scalar_type(max(n - 1, 0))), np.diff(bounds))
+
+    def own_block() -> np.ndarray:  # (n, m): node i's block i, one byte per byte and node
+        mask = np.zeros((n, m), dtype=bool)
+        if n <= _LOOP_NODES:
+            for i in range(n):
+                mask[i, bounds[i] : bounds[i + 1]] = True
+        else:
+            mask[block_of(), np.arange(m)] = True  # m is small here: n * m is within the budget
+        return mask
 
     if p == "all_to_all":
         size = m // n  # equal blocks (checked): recv block i of node j = send block j of node i
         send = bufs[names.index("send")]
-        want = send.reshape(n, n, size).transpose(1, 0, 2).reshape(n, m).copy()
+        want = np.empty((n, m), dtype=np.uint8)  # one allocation (a copy of the transposed view made two)
+        want.reshape(n, n, size)[...] = send.reshape(n, n, size).transpose(1, 0, 2)
         return names.index("recv"), want, None, lambda node, byte: f"block from node {byte // max(size, 1)}"
     data_index = names.index("data")
     data = bufs[data_index]
@@ -343,7 +355,12 @@ def _expected(schedule: Schedule, bufs: list[np.ndarray]):
         return data_index, data[root].copy()[None, :], None, lambda node, byte: "root's data"
     if p == "scatter":
         return data_index, data[root].copy()[None, :], own_block(), lambda node, byte: f"root's block {node}"
-    gathered = data[block_of, np.arange(m)].copy() if m else data[0, :0].copy()  # byte j from node block_of[j]
+    gathered = np.empty(m, dtype=np.uint8)  # byte j from the node whose block holds j
+    if n <= _LOOP_NODES:
+        for i in range(n):
+            gathered[bounds[i] : bounds[i + 1]] = data[i, bounds[i] : bounds[i + 1]]
+    elif m:
+        gathered[:] = data[block_of(), np.arange(m)]
     mask = (np.arange(n)[:, None] == root) if p == "gather" else None
     return data_index, gathered[None, :], mask, lambda node, byte: "every node's block"
 
@@ -376,7 +393,7 @@ def _check_budget(what: str, estimate: int, max_bytes: int) -> None:
               hint="pass a larger max_bytes= to allow it (the default budget is 2 GiB)")
 
 
-def run_schedule(schedule: Schedule, ports=1, topology: Topology | None = None, seed: int = 0,
+def run_schedule(schedule: Schedule, ports=None, topology: Topology | None = None, seed: int = 0,
                  max_bytes: int = DEFAULT_MAX_BYTES) -> SimulationResult:
     """Execute ``schedule`` on random inputs and measure it.
 
@@ -384,11 +401,14 @@ def run_schedule(schedule: Schedule, ports=1, topology: Topology | None = None, 
     ----------
     schedule : Schedule
         The schedule (hand-written or generated).
-    ports : int, default 1
-        ``k``: distinct destinations (and sources) per node per round.
+    ports : int, optional
+        ``k``: distinct destinations (and sources) per node per round. Default 1, except for a
+        schedule that carries the topology it was synthesized for (``schedule.topology``, set by
+        ``synthesize`` and ``stored_schedule``): there every node uses all its links, ``n - 1``.
     topology : Topology, optional
         When given, every message must use one of its links, and its ``n`` must match. Parallel
-        links (edge attribute ``links``) are capacity: see ``Schedule.step_rounds``.
+        links (edge attribute ``links``) are capacity: see ``Schedule.step_rounds``. Default:
+        ``schedule.topology`` (``None`` for hand-written and generated schedules).
     seed : int, default 0
         Seed of the random input bytes.
     max_bytes : int, default 2 GiB
@@ -424,6 +444,12 @@ def run_schedule(schedule: Schedule, ports=1, topology: Topology | None = None, 
     if not isinstance(schedule, Schedule):
         raise TypeError(f"schedule must be a Schedule, got {type(schedule).__name__}")
     _check_schedule(schedule)  # a Schedule is mutable: its fields may have changed since it was made
+    carried = schedule.topology is not None and topology is None
+    if carried:
+        topology = schedule.topology
+    if ports is None:
+        # A synthesized schedule is made for nodes that drive all their links in a step (#26).
+        ports = max(1, schedule.n - 1) if carried and schedule.step_rounds is not None else 1
     ports = check_int("ports", ports, minimum=1, scalar=True)
     seed = check_int("seed", seed, minimum=0, maximum=2**64 - 1, scalar=True)
     max_bytes = check_int("max_bytes", max_bytes, minimum=0, scalar=True)
@@ -454,12 +480,25 @@ def run_schedule(schedule: Schedule, ports=1, topology: Topology | None = None, 
     try:
         return _run_schedule(schedule, ports, topology, seed)
     except ScheduleError as error:
+        if schedule.step_rounds is not None and "but ports=" in str(error) and schedule.topology is not None:
+            raise ScheduleError(f"{error}; this schedule carries the topology it was synthesized for "
+                                f"({schedule.topology.name}), where every node uses all its links in a step: "
+                                "run_schedule(schedule) without ports runs it so") from None
         if schedule.step_rounds is not None and topology is None and "but ports=" in str(error):
             # A synthesized schedule uses every link of the topology it was made for (#26).
             raise ScheduleError(f"{error}; this schedule was synthesized on a topology whose nodes use all their "
                                 "links in a round: run it with ccb.verify_synthesized(schedule, topology), or "
                                 "run_schedule(schedule, ports=topology.n - 1, topology=topology)") from None
         raise
+
+
+def _simulate_estimate(algorithm: str, primitive: str, n: int, m: int, rounds: int, transfers: int, topology) -> int:
+    """Bytes :func:`simulate` may hold at its peak (tests/test_memory_caps.py measures the peak)."""
+    from .schedule import buffers_for
+
+    buffers = len(buffers_for(primitive)) + (algorithm == "bruck" and primitive == "all_to_all")
+    estimate = _memory_estimate(n, m, buffers, 0, rounds) + BYTES_PER_GENERATED_TRANSFER * transfers
+    return estimate + _capacity_bytes(n, topology, False)
 
 
 def _capacity_bytes(n: int, topology, capacity: bool) -> int:
@@ -566,7 +605,6 @@ def simulate(algorithm, primitive, n, m, ports=1, topology=None, seed=0, max_byt
     (6, [6144, 6144, 6144, 6144], True)
     """
     from .generators import _check_generate, _generate
-    from .schedule import buffers_for
 
     unknown = set(options) - {"root", "chunks", "pipelined"}
     if unknown:
@@ -579,9 +617,7 @@ def simulate(algorithm, primitive, n, m, ports=1, topology=None, seed=0, max_byt
         check_topology(topology)
         if topology.n != n:
             raise ValueError(f"topology has n={topology.n} nodes but n={n}")
-    buffers = len(buffers_for(primitive)) + (algorithm == "bruck" and primitive == "all_to_all")
-    estimate = _memory_estimate(n, m, buffers, 0, rounds) + BYTES_PER_GENERATED_TRANSFER * transfers
-    estimate += _capacity_bytes(n, topology, False)
+    estimate = _simulate_estimate(algorithm, primitive, n, m, rounds, transfers, topology)
     _check_budget(f"simulating {algorithm} {primitive} on n={n}, m={m}", estimate, max_bytes)
     schedule = _generate(algorithm, primitive, n, m, ports, root, chunks)
     return _run_schedule(schedule, ports, topology, seed)

@@ -21,6 +21,8 @@ What it does to every HTML page:
 - Bibliography in author-year form, like the citations in the text: the label of an entry is
   "Chan et al., 2007" (not "CHPvdG07"), and works with the same authors and year get "2024a",
   "2024b" in both the text and the list.
+- Makes every explorer live (:mod:`ccb_helpers.live.build`): its data, exported from the Python
+  code, inline after the cell, and ``_static/live/ccb-live.js`` + the explorer's script on that page.
 - Serves ``_static/ccb.css`` / ``ccb.js``: tables that scroll sideways get a visible hint, and the
   search page's snippets drop TeX source, buttons and the page TOC, and list each page once.
 """
@@ -416,7 +418,10 @@ def _rewrite_hard_coded_labels(app, exception) -> None:
 
 
 def setup(app):
+    from .live import build as live_build  # the live explorers (issue #25)
+
     _register_bibliography_style()
+    live_build.setup(app)
     app.connect("builder-inited", _add_static)
     app.connect("builder-inited", _disambiguate_years, priority=600)  # after sphinxcontrib-bibtex reads the .bib
     app.connect("html-page-context", _drop_thebe_widget_state_and_duplicates, priority=900)

@@ -130,3 +130,129 @@ def test_flat_send_time():
     assert ccb.flat_send_time(8, 2e-6, 0.5e-6, 0.3e-6) == pytest.approx(6e-6)
     assert ccb.flat_send_time(8, 2e-6, 0.5e-6, 1e-6) == pytest.approx(9e-6)
     assert ccb.flat_send_time(1, 2e-6, 0.5e-6, 1e-6) == 0.0
+
+
+# -- issue #28: a rooted primitive crosses the root's eccentricity, not the diameter ---------------
+
+ALPHA, BETA = 1e-6, 1e9
+
+
+def _tree_rounds(topology, root, ports):
+    """A k-port broadcast tree grown greedily on ``topology``'s graph from ``root``: per round, every
+    informed node informs up to ``ports`` uninformed neighbours (the deepest BFS subtrees first).
+    Returns the tree edges ``(parent, child)`` per round. Direct networks only (no switches)."""
+    import networkx as nx
+
+    graph = topology.graph
+    depth = nx.single_source_shortest_path_length(graph, root)
+    bfs = nx.bfs_tree(graph, root)
+    height = {v: max(nx.single_source_shortest_path_length(bfs, v).values()) for v in graph}
+    informed, rounds = {root}, []
+    while len(informed) < topology.n:
+        edges, taken = [], set()
+        for u in sorted(informed, key=lambda v: depth[v]):
+            free = sorted((v for v in graph[u] if v not in informed and v not in taken), key=lambda v: -height[v])
+            for v in free[:ports]:
+                edges.append((u, v))
+                taken.add(v)
+        assert edges, "the graph is disconnected"
+        informed |= taken
+        rounds.append(edges)
+    return rounds
+
+
+def _rooted_schedule(primitive, topology, root, ports, m):
+    """A verified-by-construction schedule of a rooted primitive along the greedy tree."""
+    T = ccb.Transfer
+    n = topology.n
+    tree = _tree_rounds(topology, root, ports)
+    children = {}
+    for edges in tree:
+        for u, v in edges:
+            children.setdefault(u, []).append(v)
+
+    def subtree(v):
+        out = [v]
+        for c in children.get(v, []):
+            out += subtree(c)
+        return out
+
+    bounds = ccb.block_bounds(m, n).tolist()
+    if primitive in ("broadcast", "reduce"):
+        rounds = [[T(u, v, 0, m) for u, v in edges] for edges in tree]
+        if primitive == "reduce":
+            rounds = [[T(t.dst, t.src, 0, m, "reduce") for t in r] for r in reversed(rounds)]
+    else:
+        rounds = [[T(u, v, bounds[b], bounds[b + 1] - bounds[b]) for u, v in edges for b in subtree(v)] for edges in tree]
+        if primitive == "gather":
+            rounds = [[T(t.dst, t.src, t.offset, t.length) for t in r] for r in reversed(rounds)]
+    return ccb.Schedule.from_transfers(primitive, n, m, rounds, root=root)
+
+
+ROOTED_TOPOLOGIES = [ccb.mesh(5), ccb.mesh(2, 3), ccb.mesh(3, 3), ccb.ring(5), ccb.torus(2, 3)]
+
+
+@pytest.mark.parametrize("topology", ROOTED_TOPOLOGIES, ids=str)
+@pytest.mark.parametrize("primitive", ["broadcast", "reduce", "scatter", "gather"])
+def test_no_bound_above_a_verified_rooted_schedule_from_any_root(topology, primitive):
+    # Before #28 the bounds charged a rooted primitive the whole diameter: 4 rounds on mesh(5)
+    # where the centre broadcasts in 3. Every root, tiny M and M not divisible by N.
+    n = topology.n
+    for ports in (1, 2):
+        for root in range(n):
+            for m in (1, n + 1, 3 * n + 2):
+                run = ccb.run_schedule(_rooted_schedule(primitive, topology, root, ports, m), ports=ports, topology=topology)
+                assert run.correct, run.errors
+                took = run.time(ALPHA, BETA)
+                ecc = ccb.eccentricity(topology, root)
+                for extra in ({}, {"eccentricity": ecc}):
+                    kw = dict(ports=ports, diameter=topology.step_diameter, degree=topology.degree, **extra)
+                    assert ccb.round_lower_bound(primitive, n, m, ALPHA, BETA, **kw) <= took * (1 + 1e-12), (root, m, ports, extra)
+                    assert ccb.combined_lower_bound(primitive, n, m, ALPHA, BETA, **kw) <= took * (1 + 1e-12), (root, m, ports, extra)
+                    assert ccb.latency_steps_lower_bound(primitive, n, **kw) <= run.rounds
+
+
+def test_the_issue_example_centre_of_mesh5():
+    # combined_lower_bound('broadcast', 5, 8, 1e-6, 1e9, diameter=D) gave 4 us; the centre
+    # broadcasts in 3 rounds (2->1; 2->3, 1->0; 3->4): 3 us + 3 * 8 B / 1 GB/s = 3.024 us.
+    topo = ccb.mesh(5)
+    T = ccb.Transfer
+    s = ccb.Schedule.from_transfers("broadcast", 5, 8, [[T(2, 1, 0, 8)], [T(2, 3, 0, 8), T(1, 0, 0, 8)], [T(3, 4, 0, 8)]], root=2)
+    run = ccb.run_schedule(s, topology=topo)
+    assert run.correct and run.time(1e-6, 1e9) == pytest.approx(3.024e-6)
+    assert ccb.combined_lower_bound("broadcast", 5, 8, 1e-6, 1e9, diameter=topo.step_diameter) == pytest.approx(3e-6)
+    # From an end the root's eccentricity, 4 rounds, is a valid (and tight) bound.
+    assert ccb.latency_steps_lower_bound("broadcast", 5, diameter=4, eccentricity=ccb.eccentricity(topo, 0)) == 4
+    # Non-rooted primitives still cross the whole diameter.
+    assert ccb.latency_steps_lower_bound("all_gather", 5, diameter=4) == 4
+
+
+@pytest.mark.parametrize("primitive", ccb.ROOTED_PRIMITIVES)
+@pytest.mark.parametrize("n", [2, 3, 5, 8])
+def test_generated_rooted_schedules_from_every_root_with_tiny_m_never_beat_the_bound(primitive, n):
+    # The fuzzer's 1-byte Scatter: the byte was the root's own block, nothing was sent, and
+    # (N-1)M/N bytes put round_lower_bound above the run.
+    for algorithm in ccb.applicable_algorithms(primitive, n=n):
+        ports = ccb.ALGORITHMS[algorithm][primitive].min_ports
+        for root in range(n):
+            for m in sorted({0, 1, 2, 3, n - 1, n + 1, 2 * n + 3}):
+                run = ccb.simulate(algorithm, primitive, n, m, ports=ports, root=root)
+                assert run.correct
+                for alpha, beta in ((1e-6, 1e9), (0.0, 1e9), (1e-6, 1e3)):
+                    took = run.time(alpha, beta)
+                    assert ccb.round_lower_bound(primitive, n, m, alpha, beta, ports=ports) <= took * (1 + 1e-12), (algorithm, root, m)
+                    assert ccb.combined_lower_bound(primitive, n, m, alpha, beta, ports=ports) <= took * (1 + 1e-12), (algorithm, root, m)
+
+
+def test_eccentricity_must_fit_the_diameter():
+    with pytest.raises(ValueError, match="eccentricity"):
+        ccb.combined_lower_bound("broadcast", 9, 8, 1e-6, 1e9, diameter=8, eccentricity=9)
+    with pytest.raises(ValueError, match="eccentricity"):
+        ccb.latency_steps_lower_bound("broadcast", 9, diameter=8, eccentricity=3)
+    with pytest.raises(TypeError, match="eccentricity"):
+        ccb.latency_steps_lower_bound("broadcast", 9, eccentricity=2.0)
+    # Without a diameter the eccentricity alone is the distance; for a non-rooted primitive the larger one counts.
+    assert ccb.latency_steps_lower_bound("broadcast", 9, eccentricity=8) == 8
+    assert ccb.latency_steps_lower_bound("all_reduce", 9, diameter=8, eccentricity=4) == 8
+    assert ccb.latency_steps_lower_bound("reduce", [9, 9], diameter=[8, 7]).tolist() == [4, 4]
+    assert ccb.cut_through_latency_bound("scatter", 2, 1e-6, 1e-6, diameter=3) == pytest.approx(3e-6)  # alpha + 2 h

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_real
+from .._validation import check_fields, check_real
 from ..bandwidth import volume_coefficient
 from .records import _EXAMPLE, _log_context  # noqa: F401  (_EXAMPLE: doctests)
 
@@ -44,6 +44,10 @@ class AlphaBeta:
     seconds_per_byte: float
     rms_relative_error: float
     points: int
+
+    def __post_init__(self):
+        check_fields(self, {"alpha": "number", "beta": "number", "steps": "int", "intercept_s": "number",
+                            "seconds_per_byte": "number", "rms_relative_error": "number", "points": "int"})
 
 
 def fit_alpha_beta(log, n_ranks=None, collective=None, min_size=1, max_size=None, inplace=False) -> AlphaBeta:

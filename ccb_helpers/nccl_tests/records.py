@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_choice, check_int
+from .._validation import check_choice, check_fields, check_int
 from ..primitives import PRIMITIVES
 
 #: Most table rows the reader accepts in one text (a full ``-d all -o all`` sweep has ~2000),
@@ -67,6 +67,14 @@ class NcclTestsRow:
     line: int
     printed: tuple = field(default=(), repr=False, compare=False)
 
+    def __post_init__(self):
+        check_fields(self, {"size": "int", "count": "int", "type": "str?", "redop": "str?", "time_s": "real",
+                            "algbw_Bps": "real", "busbw_Bps": "real", "wrong": "number?", "time_s_inplace": "real?",
+                            "algbw_Bps_inplace": "real?", "busbw_Bps_inplace": "real?", "wrong_inplace": "number?",
+                            "line": "int", "printed": "tuple"})
+        if self.root is not None:
+            object.__setattr__(self, "root", check_int("root", self.root, minimum=-1, scalar=True))
+
 
 @dataclass(frozen=True)
 class NcclTestsLog:
@@ -107,6 +115,9 @@ class NcclTestsLog:
         What a reviewer of the output would point out (ranks sharing a GPU, unchecked or wrong
         data, rows left out, maxBytes reduced, in-place far from out-of-place, a socket transport,
         rank lines elided …), in the order found.
+    collective_candidates : tuple of str
+        When ``collective`` is ``None``: the collectives whose busbw/algbw factor and count/size
+        relation the rows fit (what the caller must choose among); empty otherwise.
     """
 
     rows: tuple
@@ -124,6 +135,15 @@ class NcclTestsLog:
     program: str | None = None
     n_ranks_source: str | None = None
     warnings: tuple = ()
+    collective_candidates: tuple = ()
+
+    def __post_init__(self):
+        check_fields(self, {"rows": "tuple", "n_ranks": "int?", "collective": "str?", "hosts": "tuple", "devices": "tuple",
+                            "check_column": "str?", "time_unit_s": "real", "nccl_version": "str?", "tests_version": "str?",
+                            "avg_busbw_Bps": "number?", "out_of_bounds": "int?", "header_line": "int", "program": "str?",
+                            "n_ranks_source": "str?", "warnings": "tuple"})
+        if not all(isinstance(row, NcclTestsRow) for row in self.rows):
+            raise TypeError("rows must be a tuple of NcclTestsRow")
 
     def __len__(self) -> int:
         return len(self.rows)

@@ -54,7 +54,7 @@ def bandwidth_table(ports: int = 1, n: int = 8, m: float = 2**30, beta: float = 
     beta = check_bandwidth("beta", beta, scalar=True)
 
     def forced_volume(primitive, n, m):
-        return _forced_volume(primitive, n, m)
+        return _forced_volume(primitive, n, m, granular=False)  # the source's equal blocks of M/N
 
     def bandwidth_lower_bound(primitive, n, m, beta, ports=1):
         return _bandwidth_lower_bound(primitive, n, m, beta, ports, None)
@@ -193,8 +193,8 @@ def in_network_table(n: int = 8, preset_key: str = "h100_nvswitch") -> Table:
     >>> [(v[0], v[1], v[2], v[4] / 1e9) for v in t.values if v[0] == "all_reduce"]
     [('all_reduce', 1.75, 1.0, 787.5)]
     """
-    from ..bandwidth import forced_volume
-    from ..in_network import busbw_limit, in_network_volume
+    from ..bandwidth import _volume_coefficient
+    from ..in_network import _in_network_volume, busbw_limit
     from ..primitives import PRIMITIVE_LABELS, PRIMITIVES
     from ..units import format_bandwidth
 
@@ -203,7 +203,7 @@ def in_network_table(n: int = 8, preset_key: str = "h100_nvswitch") -> Table:
     k = p.effective_ports(n)
     rows, values = [], []
     for primitive in PRIMITIVES:
-        endpoint, inside = max(forced_volume(primitive, n, 1.0)), max(in_network_volume(primitive, n, 1.0))
+        endpoint, inside = _volume_coefficient(primitive, n), max(_in_network_volume(primitive, n, 1.0, granular=False))
         low, high = busbw_limit(primitive, n, p.beta, ports=k), busbw_limit(primitive, n, p.beta, ports=k, in_network=True)
         values.append((primitive, endpoint, inside, low, high))
         rows.append([PRIMITIVE_LABELS[primitive], f"{endpoint:.4g}", f"{inside:.4g}", format_bandwidth(low), format_bandwidth(high)])

@@ -1,0 +1,104 @@
+"""Issue #28 (robustness, round 3): regressions of the outside fuzzer's findings, library side.
+
+Each test failed before its fix. The rooted-primitive bounds are in tests/test_bounds.py and
+tests/test_bandwidth.py; the memory caps in tests/test_memory_caps.py.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import ccb_helpers as ccb
+
+# -- every public dataclass validates in __post_init__ --------------------------------------------
+
+
+def _preset(**changes):
+    return ccb.HardwarePreset("k", "label", 1e-6, 1e9, 2, "ring", "source", **changes)
+
+
+@pytest.mark.parametrize("field, value, error", [
+    ("links", -3, ValueError), ("links", 0, ValueError), ("links", 2.0, TypeError), ("links", [2], TypeError),
+    ("overhead", -1e-6, ValueError), ("overhead", "1us", TypeError), ("gap", float("nan"), ValueError),
+    ("gap", np.array([1e-6]), TypeError), ("hop_latency", 1e30, ValueError), ("hop_latency", True, TypeError),
+])
+def test_hardware_preset_validates_every_field(field, value, error):
+    # HardwarePreset(..., links=-3).effective_ports(16) returned -3.
+    with pytest.raises(error, match=field):
+        _preset(**{field: value})
+
+
+def test_hardware_preset_keeps_good_values():
+    p = _preset(links=4, overhead=1e-6, gap=2e-6, hop_latency=5e-8)
+    assert p.effective_ports(16) == 2 and (p.links, p.gap) == (4, 2e-6)
+    assert _preset(links=None).effective_ports(16) == 2
+
+
+@pytest.mark.parametrize("override, n_nodes", [({"ring_bw_intra": 0}, 1), ({"ring_bw_inter": 0.0}, 2)])
+def test_nccl_vs_bound_refuses_a_zero_ring_bandwidth(override, n_nodes):
+    # nccl_vs_bound(..., ring_bw_intra=0) divided by zero.
+    name = next(iter(override))
+    with pytest.raises(ValueError, match=name):
+        ccb.nccl_vs_bound("all_reduce", 8 * n_nodes, n_nodes, 2**20, **override)
+
+
+def _records():
+    from ccb_helpers.nccl_tests import read_nccl_tests
+    from ccb_helpers.nccl_tests.records import _EXAMPLE
+
+    log = read_nccl_tests(_EXAMPLE)
+    return {
+        "NcclTestsRow": (log.rows[0], {"size": -1, "time_s": float("nan"), "type": 3, "root": -2, "line": 1.5}),
+        "NcclTestsLog": (log, {"rows": [1], "n_ranks": -1, "collective": 4, "time_unit_s": -1.0}),
+        "PublishedLog": (ccb.PUBLISHED_LOGS[next(iter(ccb.PUBLISHED_LOGS))], {"n_nodes": 0, "gpu_beta": -1.0, "in_switch_reduction": 1}),
+        "NcclPrediction": (ccb.nccl_predict("all_reduce", 8, 1, 1024), {"n_ranks": -8, "times": [], "time": "1"}),
+        "AlphaBeta": (ccb.fit_alpha_beta(log, collective="all_reduce"), {"steps": -1, "points": 2.0, "alpha": "1"}),
+    }
+
+
+@pytest.mark.parametrize("name", ["NcclTestsRow", "NcclTestsLog", "PublishedLog", "NcclPrediction", "AlphaBeta"])
+def test_result_records_validate_their_fields(name):
+    record, bad = _records()[name]
+    dataclasses.replace(record)  # the good record passes its own checks
+    for field, value in bad.items():
+        with pytest.raises((ValueError, TypeError), match=field):
+            dataclasses.replace(record, **{field: value})
+
+
+def test_every_public_dataclass_has_a_post_init():
+    import inspect
+
+    missing = [name for name in ccb.__all__ if inspect.isclass(getattr(ccb, name)) and dataclasses.is_dataclass(getattr(ccb, name))
+               and "__post_init__" not in vars(getattr(ccb, name))]
+    assert not missing, f"public dataclasses that do not validate their fields: {missing}"
+
+
+# -- time and memory caps ------------------------------------------------------------------------
+
+
+def test_one_port_double_binary_tree_refuses_too_many_distinct_n_before_working():
+    # 4095 distinct n took minutes (each n's trees counted, and a mask over the grid per n).
+    with pytest.raises(ValueError, match="distinct n"):
+        ccb.best_algorithm("all_reduce", np.arange(2, 4097), 1e6, 5e-6, 25e9)
+    with pytest.raises(ValueError, match="distinct n"):
+        ccb.algorithm_cost("double_binary_tree", "all_reduce", np.arange(2, 4097), 1e6, 5e-6, 25e9)
+    assert ccb.best_algorithm("all_reduce", np.arange(2, 4097), 1e6, 5e-6, 25e9, ports=2)[0].size == 4095
+
+
+def test_grouped_round_counts_match_one_n_at_a_time():
+    rng = np.random.default_rng(3)
+    n = rng.choice([1, 2, 3, 5, 8, 13, 100], size=(7, 9))
+    m = rng.uniform(0, 2**24, size=(7, 9))
+    grid = ccb.algorithm_cost("double_binary_tree", "all_reduce", n, m, 5e-6, 25e9)
+    one_by_one = [[ccb.algorithm_cost("double_binary_tree", "all_reduce", int(a), float(b), 5e-6, 25e9) for a, b in zip(r, s)]
+                  for r, s in zip(n, m)]
+    assert grid.tolist() == one_by_one
+
+
+def test_best_algorithm_refuses_a_grid_whose_names_alone_exceed_the_budget():
+    # 2**25 elements of 26-character names are 3.5 GB: refused before any work, naming the cap.
+    with pytest.raises(ValueError, match="memory"):
+        ccb.best_algorithm("all_reduce", 64, np.broadcast_to(1.0, (2**25,)), 5e-6, 25e9)
