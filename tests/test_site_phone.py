@@ -18,7 +18,7 @@ One browser per edition, one tab per width, reused across pages.
 from __future__ import annotations
 
 import pytest
-from _site import block_external, chromium, serve, site_pages
+from _site import block_external, serve, site_pages
 
 VIEWPORTS = {390: {"width": 390, "height": 844}, 768: {"width": 768, "height": 1024}}
 CHAPTER = "notebooks/05_bisection.html"
@@ -65,9 +65,9 @@ DRAWERS = [  # (name, button, dialog, its first link)
 
 
 @pytest.fixture(scope="module", params=["reader", "student"])
-def edition(request):
+def edition(request, browser):  # conftest.py: the worker's one Chromium, and each edition built once
     site = request.getfixturevalue(f"{request.param}_site")
-    with serve(site) as url, chromium() as browser:
+    with serve(site) as url:
         yield request.param, site, url, browser
 
 
