@@ -12,11 +12,12 @@ from matplotlib.ticker import NullLocator
 from ..algorithms import ALGORITHM_LABELS, algorithm_cost, applicable_algorithms
 from ..bounds import combined_lower_bound, crossover_size
 from ..hardware import PRESETS
+from ..live.figure import panel, series
 from ..plotting import BOOK_WIDTH, COLORS, SMALL
 from ..selection import best_algorithm_bands
 from ..units import format_bandwidth, format_bytes, format_time
 from .base import STYLE, Explorer, slider_args
-from .frame import Frame, panel, series
+from .frame import Frame
 
 __all__ = ["AlgorithmExplorer", "algorithm_frame"]
 

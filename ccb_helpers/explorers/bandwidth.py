@@ -8,11 +8,12 @@ import ipywidgets as widgets
 import numpy as np
 
 from ..bandwidth import bandwidth_lower_bound, forced_volume, role_volumes, volume_coefficient
+from ..live.figure import panel, series
 from ..plotting import BOOK_WIDTH, COLORS, SMALL
 from ..primitives import PRIMITIVE_LABELS
 from ..units import format_bandwidth, format_bytes, format_time
 from .base import STYLE, Explorer, slider_args
-from .frame import Frame, panel, series
+from .frame import Frame
 
 __all__ = ["BandwidthExplorer", "bandwidth_frame", "primitive_dropdown", "size_slider"]
 

@@ -11,7 +11,8 @@ from matplotlib.ticker import NullLocator
 
 from ..explorers import Explorer
 from ..explorers.base import STYLE, slider_args
-from ..explorers.frame import Frame, panel, series
+from ..explorers.frame import Frame
+from ..live.figure import panel, series
 from ..plotting import BOOK_WIDTH, COLORS
 from ..units import format_bytes, format_time
 from .plots import BOUND_COLOR, LIBRARY_COLOR, model_and_bound, pair_label, runs_by_pair

@@ -630,7 +630,7 @@
   };
 
   Live.prototype.adjust = function (name) {
-    if (this.impl.adjust) this.impl.adjust(name, this.state, this.api);
+    if (this.impl.adjust) this.impl.adjust(name, this.state, this.api, this.data); // data: e.g. presets an adjustment sets (live-b)
   };
 
   Live.prototype.onInput = function (name) {
