@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from live_compare import compare, evaluate_all
-from live_support import text_of
+from live_compare import check_drags_on_site, check_phone, compare, evaluate_all
+from live_support import python_value, text_of
 
 import ccb_helpers as ccb
 from ccb_helpers.explorers.algorithm import algorithm_frame
@@ -15,6 +15,21 @@ from ccb_helpers.live.algorithm_explorer import export
 pytestmark = pytest.mark.browser
 
 STATES = 1200
+PAGE = "notebooks/04_combined_bounds"
+KINDS = {"preset": "", "alpha_us": 1.0, "beta_gbps": 1.0, "n": 1, "k": 1, "efficiency": False}
+
+
+def typed(raw: dict) -> dict:
+    return {name: python_value(value, KINDS[name]) for name, value in raw.items()}
+
+
+def expected_text(values: dict) -> str:
+    return text_of(algorithm_frame(**values).readout)
+
+
+def python_text(values: dict) -> str:
+    with ccb.AlgorithmExplorer(**values) as e:
+        return text_of(e.readout.value)
 
 
 @pytest.fixture(scope="module")
@@ -73,3 +88,11 @@ def test_adjust_mirrors_python(live_harness, exported):
         with ccb.AlgorithmExplorer(**state) as e:
             e.controls[name].value = value  # what a reader's control does
             assert result == e.values, (name, value)
+
+
+def test_live_on_the_site_follows_a_drag_through_20_states(live_site_page):
+    check_drags_on_site(live_site_page(PAGE), "AlgorithmExplorer", typed, expected_text, python_text, seed=22)
+
+
+def test_live_on_a_phone_fits_and_follows_touch(live_site_page):
+    check_phone(live_site_page(PAGE, mobile=True), "AlgorithmExplorer", "n", typed, expected_text)

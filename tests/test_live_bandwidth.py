@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from live_compare import compare, evaluate_all
-from live_support import text_of
+from live_compare import check_drags_on_site, check_phone, compare, evaluate_all
+from live_support import python_value, text_of
 
 import ccb_helpers as ccb
 from ccb_helpers.explorers.bandwidth import bandwidth_frame
@@ -15,6 +15,21 @@ from ccb_helpers.live.bandwidth_explorer import export
 pytestmark = pytest.mark.browser
 
 STATES = 1200
+PAGE = "notebooks/03_bandwidth"
+DEFAULTS = {"primitive": "all_reduce", "n": 8, "k": 1, "m": 2.0**30, "beta_gbps": 100.0}  # the chapter's call
+
+
+def typed(raw: dict) -> dict:
+    return {name: python_value(value, DEFAULTS[name]) for name, value in raw.items()}
+
+
+def expected_text(values: dict) -> str:
+    return text_of(bandwidth_frame(**values).readout)
+
+
+def python_text(values: dict) -> str:
+    with ccb.BandwidthExplorer(**values) as e:
+        return text_of(e.readout.value)
 
 
 @pytest.fixture(scope="module")
@@ -62,3 +77,11 @@ def test_the_frame_is_what_the_explorer_shows(exported):
     for state in random_states(exported["controls"], 5, seed=4):
         with ccb.BandwidthExplorer(**state) as e:
             assert text_of(e.readout.value) == text_of(bandwidth_frame(**state).readout)
+
+
+def test_live_on_the_site_follows_a_drag_through_20_states(live_site_page):
+    check_drags_on_site(live_site_page(PAGE), "BandwidthExplorer", typed, expected_text, python_text, seed=21)
+
+
+def test_live_on_a_phone_fits_and_follows_touch(live_site_page):
+    check_phone(live_site_page(PAGE, mobile=True), "BandwidthExplorer", "n", typed, expected_text)

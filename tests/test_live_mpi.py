@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from live_compare import compare, evaluate_all
-from live_support import ROOT, text_of
+from live_compare import check_drags_on_site, check_phone, compare, evaluate_all
+from live_support import ROOT, python_value, text_of
 
 import ccb_helpers as ccb
 from ccb_helpers.live.mpi_result_explorer import export
@@ -17,6 +17,21 @@ pytestmark = pytest.mark.browser
 
 RESULT = ROOT / "notebooks" / "data" / "mpi_sweep_example.json"
 STATES = 1200
+PAGE = "notebooks/06_mpi_runs"
+KINDS = {"pair": "", "m": 1, "alpha_us": 1.0, "beta_gbps": 1.0, "ratio": False}
+
+
+def typed(raw: dict) -> dict:
+    return {name: python_value(value, KINDS[name]) for name, value in raw.items()}
+
+
+def expected_text(values: dict) -> str:
+    return text_of(mpi_frame(runs_by_pair(str(RESULT)), 4, **values).readout)
+
+
+def python_text(values: dict) -> str:
+    with ccb.MPIResultExplorer(str(RESULT), **values) as e:
+        return text_of(e.readout.value)
 
 
 @pytest.fixture(scope="module")
@@ -71,3 +86,12 @@ def test_adjust_mirrors_python(live_harness, exported):
             assert options == [list(o) for o in e.controls["m"].options]
     finally:
         e.close()
+
+
+def test_live_on_the_site_follows_a_drag_through_20_states(live_site_page):
+    check_drags_on_site(live_site_page(PAGE), "MPIResultExplorer", typed, expected_text, python_text, seed=23,
+                        args=["notebooks/data/mpi_sweep_example.json"])
+
+
+def test_live_on_a_phone_fits_and_follows_touch(live_site_page):
+    check_phone(live_site_page(PAGE, mobile=True), "MPIResultExplorer", "beta_gbps", typed, expected_text)
