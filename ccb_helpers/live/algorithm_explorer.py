@@ -18,6 +18,7 @@ from ..algorithms import ALGORITHM_LABELS, MAX_CHUNKS, algorithm_terms, applicab
 from ..bandwidth import volume_coefficient
 from ..bounds import latency_steps_lower_bound
 from ..explorers.algorithm import (
+    _BAND_ALPHA,
     _BAND_POINTS,
     _EFFICIENCY_TICKS,
     _M,
@@ -120,5 +121,6 @@ def export() -> dict:
         "bound_color": COLORS["bound"],
         "m_star_color": _M_STAR_COLOR,
         "no_color": _NO_COLOR,
+        "band_alpha": _BAND_ALPHA,
     }
     return {"explorer": "AlgorithmExplorer", "args": [], "controls": controls, "data": data}

@@ -13,6 +13,7 @@
   function series(kind, x, y, o) {
     var s = { kind: kind, x: x, y: y, color: o.color || "#222222", label: o.label === undefined ? null : o.label,
               dash: !!o.dash, marker: !!o.marker, width: o.width === undefined ? 1.5 : o.width };
+    if (o.alpha !== undefined && o.alpha !== 1.0) s.alpha = o.alpha;
     if (kind === "band") s.y2 = o.y2 || [];
     return s;
   }
@@ -122,7 +123,7 @@
     var low = ylim[0], top = efficiency ? low + 0.035 * (ylim[1] - low) : low * Math.pow(ylim[1] / low, 0.035);
     var edges = bands.map(function (b) { return grid[b[0]]; }).concat([M[M.length - 1]]);
     bands.forEach(function (b, q) {
-      lines.push(series("band", [edges[q], edges[q + 1]], [low, low], { y2: [top, top], color: data.colors[b[2]] || data.no_color }));
+      lines.push(series("band", [edges[q], edges[q + 1]], [low, low], { y2: [top, top], color: data.colors[b[2]] || data.no_color, alpha: data.band_alpha }));
     });
     var figure = { panels: [panel({
       title: PRIMITIVE_TITLE + "，N = " + n + "，α = " + fmt.formatTime(alpha) + "，β = " + fmt.formatBandwidth(beta) + "，" + k + "-port",

@@ -8,8 +8,10 @@
   var fmt = CCBLive.fmt;
 
   function series(kind, x, y, o) {
-    return { kind: kind, x: x, y: y, color: o.color || "#222222", label: o.label === undefined ? null : o.label,
-             dash: !!o.dash, marker: !!o.marker, width: o.width === undefined ? 1.5 : o.width };
+    var s = { kind: kind, x: x, y: y, color: o.color || "#222222", label: o.label === undefined ? null : o.label,
+              dash: !!o.dash, marker: !!o.marker, width: o.width === undefined ? 1.5 : o.width };
+    if (o.barWidth !== undefined) s.bar_width = o.barWidth;
+    return s;
   }
 
   function panel(o) {
@@ -39,9 +41,9 @@
       xticks: labels.map(function (l, g) { return [g, l]; }),
       series: [
         series("bar", idx.map(function (g) { return g - 0.2; }), sends.map(function (v) { return v / scale; }),
-               { color: data.colors.send, label: "发送 S", width: 0.4 }),
+               { color: data.colors.send, label: "发送 S", width: 0.4, barWidth: 0.4 }),
         series("bar", idx.map(function (g) { return g + 0.2; }), recvs.map(function (v) { return v / scale; }),
-               { color: data.colors.recv, label: "接收 R", width: 0.4 })
+               { color: data.colors.recv, label: "接收 R", width: 0.4, barWidth: 0.4 })
       ]
     });
     var curve = data.n_curve;

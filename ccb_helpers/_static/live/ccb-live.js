@@ -324,7 +324,8 @@
       var color = s.color || "#222222", width = s.width || 1.5, dash = s.dash ? "5,3" : null;
       var xs = s.x || [], ys = s.y || [];
       if (s.kind === "bar") {
-        var bw = xs.length > 1 ? Math.abs(sx(xs[1]) - sx(xs[0])) * 0.8 : (x1 - x0) * 0.1;
+        var bw = s.bar_width !== undefined ? Math.abs(sx(s.bar_width) - sx(0)) // bar_width: in data units (live-b)
+          : xs.length > 1 ? Math.abs(sx(xs[1]) - sx(xs[0])) * 0.8 : (x1 - x0) * 0.1;
         xs.forEach(function (x, i) {
           var top = sy(ys[i]), bottom = sy(base);
           el("rect", { x: sx(x) - bw / 2, y: Math.min(top, bottom), width: bw, height: Math.abs(bottom - top), fill: color,
