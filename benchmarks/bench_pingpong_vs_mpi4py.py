@@ -16,7 +16,11 @@ rounds of each one-way time and the ratios book / mpi4py.bench and book / contro
 after is printed. ``--json OUT`` writes every round (chapter 6 reads
 ``notebooks/data/pingpong_vs_mpi4py.json``). Nothing is asserted (shared machine).
 
-Usage: python benchmarks/bench_pingpong_vs_mpi4py.py [--rounds 5] [--json OUT]
+On a shared machine the mean of microsecond round trips is dominated by the moments a rank waits
+for a core; ``--max-load L`` starts each round only once the 1-minute load average is at most L
+(waiting up to ``--wait`` seconds, then running anyway), and every round's load is recorded.
+
+Usage: python benchmarks/bench_pingpong_vs_mpi4py.py [--rounds 5] [--max-load 2.5] [--json OUT]
 """
 
 from __future__ import annotations
@@ -54,6 +58,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds (>= 3; default 5)")
     parser.add_argument("--json", help="write every round and the conditions to this file")
+    parser.add_argument("--max-load", type=float, help="start a round only when the 1-minute load average is at most this")
+    parser.add_argument("--wait", type=float, default=1200, help="longest wait for --max-load per round, s (default 1200)")
     args = parser.parse_args()
     if not 3 <= args.rounds <= 50:
         parser.error("--rounds must be between 3 and 50")
@@ -61,7 +67,13 @@ def main() -> None:
     started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     book, bench, written = [], [], []
     programs = ["bench", "book", "written"]
+    round_loads = []
     for r in range(args.rounds):
+        waited = 0.0
+        while args.max_load is not None and os.getloadavg()[0] > args.max_load and waited < args.wait:
+            time.sleep(10)
+            waited += 10
+        round_loads.append(os.getloadavg()[0])
         # Rotate which program goes first, so a slow spell of the shared machine hits all of them.
         for which in programs[r % 3:] + programs[:r % 3]:
             if which in ("bench", "written"):
@@ -71,12 +83,13 @@ def main() -> None:
                 result = book_round()
                 book.append({k: result[k] for k in ("sizes", "times_s", "median_times_s", "min_max_s", "iterations",
                                                     "warmup_iterations", "repeats", "statistic")})
-        print(f"round {r + 1}/{args.rounds} done", file=sys.stderr, flush=True)
+        print(f"round {r + 1}/{args.rounds} done (load {round_loads[-1]:.2f} at its start)", file=sys.stderr, flush=True)
     load_after = os.getloadavg()
     rows = ccb.mpi.pingpong_agreement(book, bench)
     control = ccb.mpi.pingpong_agreement(book, written)
     print(f"# book ping-pong vs mpi4py.bench pingpong, {args.rounds} rotating rounds, {os.cpu_count()} cores, "
-          f"load average {load_before[0]:.2f} before, {load_after[0]:.2f} after")
+          f"load average {load_before[0]:.2f} before, {load_after[0]:.2f} after, "
+          f"{min(round_loads):.2f}–{max(round_loads):.2f} at the rounds' starts")
     print("| size | book (one-way) | mpi4py.bench | book / mpi4py.bench (rounds) | mpi4py.bench, written buffers | book / that (rounds) |")
     print("|---|---|---|---|---|---|")
     for row, ctl in zip(rows, control):
@@ -90,7 +103,7 @@ def main() -> None:
         import mpi4py
 
         record = {"created": started, "rounds": args.rounds, "cores": os.cpu_count(), "load_average_before": list(load_before),
-                  "load_average_after": list(load_after), "mpi4py": mpi4py.__version__,
+                  "load_average_after": list(load_after), "round_load_averages": round_loads, "mpi4py": mpi4py.__version__,
                   "book_command": "mpiexec -n 2 python -m ccb_helpers.mpi pingpong --sizes " + ",".join(str(s) for s in SIZES),
                   "bench_command": f"mpiexec -n 2 python -m mpi4py.bench pingpong -a numpy -m {SIZES[0]} -n {SIZES[-1]}",
                   "order": "rotating: round r starts with mpi4py.bench, the book, the control for r = 0, 1, 2 mod 3",

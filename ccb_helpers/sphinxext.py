@@ -8,7 +8,8 @@ What it does to every HTML page:
   PNG and loads no widget JavaScript, so the state is never read.
 - Binds inline math (and inline code) to the Chinese punctuation that follows it (and to an opening
   bracket or quote before it) in a ``span.ccb-nobr`` (``white-space: nowrap``), so "，" "。" "）" never start
-  a line after a formula.
+  a line after a formula, and allows a break after that punctuation (``<wbr>``); code inside the span
+  still wraps (ccb.css), so no page is wider than a phone.
 - In table cells, joins a number to its unit ("84.3 µs", "1 MiB") and a relation sign to its
   operands ("N ≥ 6") with no-break spaces.
 - Joins soft line breaks between Chinese characters (a newline in the Markdown source between
@@ -321,6 +322,9 @@ class ChineseTypography(SphinxPostTransform):
         if head and len(str(before)) > len(head):
             replacement.append(nodes.Text(str(before)[: len(str(before)) - len(head)]))
         replacement.append(wrapper)
+        if tail:  # a line may break after "，" "、": without <wbr>, "`a`、`b`、`c`" is one unbreakable run (the
+            # quotes around code forbid a break next to them, UAX #14 LB19), which made the home page 964 px wide
+            replacement.append(nodes.raw("", "<wbr>", format="html"))
         if tail and len(str(after)) > len(tail):
             replacement.append(nodes.Text(str(after)[len(tail):]))
         parent.children[start:stop] = []

@@ -84,4 +84,5 @@ def block_external(page) -> list[str]:
 def site_pages(site: pathlib.Path) -> list[str]:
     """Every HTML page of a built site, as paths relative to it (``intro.html``, ``notebooks/…``)."""
     return sorted(str(p.relative_to(site)) for p in site.rglob("*.html")
-                  if not any(part.startswith(("_", ".")) for part in p.relative_to(site).parts))
+                  if not any(part.startswith(("_", ".")) for part in p.relative_to(site).parts)
+                  and 'http-equiv="Refresh"' not in p.read_text(encoding="utf-8")[:2000])  # index.html: a redirect

@@ -39,8 +39,10 @@ def text_of(readout_html: str) -> str:
 
 
 #: The same in the page: innerHTML -> text with tags replaced by spaces (a <br> separates lines).
-TEXT_OF_JS = "h => { const d = document.createElement('div'); d.innerHTML = h.replace(/<[^>]+>/g, ' '); " \
-             "return d.textContent.split(/\\s+/).filter(Boolean).join(' '); }"
+TEXT_OF_JS = (
+    "h => { const d = document.createElement('div'); d.innerHTML = h.replace(/<[^>]+>/g, ' '); "
+    "return d.textContent.split(/\\s+/).filter(Boolean).join(' '); }"
+)
 
 
 def require(condition: bool, message: str) -> None:
@@ -74,7 +76,9 @@ def live_harness(live_browser):
     page = live_browser.new_page()
     errors = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.set_content("<!doctype html><html><head><meta charset='utf-8'></head><body><div id='box' style='width:688px'></div></body></html>")
+    page.set_content(
+        "<!doctype html><html><head><meta charset='utf-8'></head><body><div id='box' style='width:688px'></div></body></html>"
+    )
     page.add_script_tag(path=str(STATIC / "ccb-live.js"))
     for path in sorted(STATIC.glob("*.js")):
         if path.name != "ccb-live.js":
@@ -103,8 +107,11 @@ class SitePage:
     """A page of the built site, opened once, with every non-local request blocked and recorded."""
 
     def __init__(self, browser, url: str, mobile: bool):
-        options = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
-                   "device_scale_factor": 2} if mobile else {"viewport": {"width": 1280, "height": 900}}
+        options = (
+            {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
+            if mobile
+            else {"viewport": {"width": 1280, "height": 900}}
+        )
         self.context = browser.new_context(**options)
         self.page = self.context.new_page()
         self.external, self.failed, self.errors = [], [], []

@@ -51,7 +51,7 @@ def test_export_has_the_python_controls(exported):
         assert list(controls) == list(e.controls)
         for name, widget in e.controls.items():
             assert controls[name]["default"] == widget.value
-    assert set(exported["data"]["communicators"]["dgx_h100"]) == set(range(2, 9))
+    assert set(exported["data"]["communicators"]["dgx_h100"]) == {str(n) for n in range(2, 9)}
     assert len(exported["data"]["communicators"]["ib_h100"]) == 2048 // 8
     assert len(json.dumps(exported, ensure_ascii=False)) < 1_000_000
 

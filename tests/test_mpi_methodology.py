@@ -152,5 +152,53 @@ def test_agreement_table_puts_the_verdict_second_and_adds_the_control():
     assert table.headers[1] == "本书 / mpi4py.bench"
     assert table.rows == [["1 MiB", "1.20", "120 µs", "100 µs", "1.20–1.20", "0.80"]]
     assert "1 轮" in table.caption and "2 核" in table.caption and "3.0" in table.caption
+    record["round_load_averages"] = [1.25, 2.5]
+    assert "各轮开始时 1 分钟平均负载 1.2–2.5" in ccb.mpi.pingpong_agreement_table(record).caption
     with pytest.raises(ValueError, match="'book' and 'bench'"):
         ccb.mpi.pingpong_agreement_table({"book": []})
+
+
+# --------------------------------------------------------------------------- the command line's own output
+
+def test_without_mpiexec_it_says_the_command_to_use():
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI", "SLURM_", "OMPI_", "HYDRA"))}
+    done = run_with_timeout([sys.executable, "-m", "ccb_helpers.mpi", "run", "--algorithm", "ring", "--primitive", "all_reduce",
+                             "--size", "1KiB"], TIMEOUT, env)
+    assert done.returncode == 2, done.stderr
+    assert "started without mpiexec" in done.stderr
+    assert "mpiexec -n 4 " in done.stderr and "-m ccb_helpers.mpi run --algorithm ring --primitive all_reduce --size 1KiB" in done.stderr
+
+
+def test_pingpong_prints_a_table_without_json():
+    env = {**os.environ, **oversubscription_settings(2)}
+    done = run_with_timeout(mpiexec_command(2, "pingpong", "--sizes", "0,1MiB", "--repeats", "2"), TIMEOUT, env)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert lines[0].startswith("# ccb_helpers.mpi pingpong, N = 2: alpha = ") and "time(us)" in lines[1]
+    assert [line.split()[0] for line in lines[2:]] == ["0", "1"] and lines[3].split()[1] == "MiB"
+    done = run_with_timeout(mpiexec_command(2, "pingpong", "--sizes", "0,1MiB", "--repeats", "2", "--json", "-"), TIMEOUT, env)
+    assert done.returncode == 0 and json.loads(done.stdout)["sizes"] == [0, 2**20]
+
+
+def test_report_of_a_sweep_by_hand():
+    from ccb_helpers.mpi.report import format_report, report_warnings
+
+    run = {"algorithm": "ring", "primitive": "all_reduce", "n": 4, "m": 4 * 10**6, "ports": 1, "correct": True,
+           "times_s": [0.012], "median_s": 0.012, "library_median_s": 0.01, "library_correct": True}
+    sweep = {"command": "sweep", "n": 4, "runs": [run], "alpha_s": 1e-6, "beta_Bps": 1e9,
+             "environment": {"oversubscribed": True, "cores_rank0_host": 2}, "pingpong": {"residual": 0.1}}
+    text = format_report(sweep)
+    row = [line for line in text.splitlines() if not line.startswith(("#", "WARNING"))][0].split()
+    # 4e6 B in 12 ms: algbw 0.333 GB/s, busbw 2 (N-1)/N = 1.5 times that = 0.5 GB/s; model 6 alpha + 1.5 M/beta
+    # = 6006 µs, bound max(2 alpha, 1.5 M/beta) = 6000 µs, 12000 / 6000 = 2.00; the library 10000 µs.
+    assert row == ["3.8", "MiB", "12000.00", "0.333", "0.500", "6006.00", "6000.00", "2.00", "10000.00"]
+    assert report_warnings(sweep) == ["WARNING: 4 ranks on 2 cores (oversubscribed): ranks wait to be scheduled, times include "
+                                      "that wait; use at most one rank per core for timings"]
+    sweep["pingpong"]["residual"] = 0.3
+    run["correct"] = False
+    warnings = report_warnings(sweep)
+    assert len(warnings) == 3 and "30%" in warnings[1] and "wrong result" in warnings[2]
+    with pytest.raises(ValueError, match="result dict"):
+        format_report({"command": "nope"})

@@ -135,7 +135,7 @@ PUNCT_JS = r"""() => {
   let node;
   while ((node = walker.nextNode())) {
     const text = node.textContent;
-    if (!text.length || !CLOSING.test(text[0])) continue;
+    if (!text.length || !CLOSING.test(text[0]) || node.parentElement.closest('code, pre')) continue;  // prose only
     const r = document.createRange(); r.setStart(node, 0); r.setEnd(node, 1);
     const rs = r.getClientRects(); if (!rs.length || rs[0].width === 0) continue;
     const c = rs[0];

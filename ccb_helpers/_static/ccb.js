@@ -130,10 +130,23 @@ const ccbPatchSearch = () => {
 
 // 3. Phone and tablet drawers (the chapter menu and the page TOC open as <dialog>s below 960 px):
 //    tapping a link in one closes it, so the section it leads to is not left under the drawer.
+//    Closing a modal dialog gives the focus back to the button that opened it, which scrolls the
+//    page back up to that button: so for a link into this page, close first, then go to the section.
 const ccbCloseDrawerOnLink = (event) => {
   const link = event.target.closest && event.target.closest("a[href]");
-  const dialog = link && link.closest("dialog.bd-sidebar-primary, dialog.bd-sidebar-secondary, #pst-primary-sidebar-modal, #pst-secondary-sidebar-modal");
-  if (dialog && dialog.open) dialog.close();  // the link's own navigation (to #section or a page) still happens
+  const dialog = link && link.closest("#pst-primary-sidebar-modal, #pst-secondary-sidebar-modal");
+  if (!dialog || !dialog.open) return;
+  const url = new URL(link.href, location.href);
+  const samePage = url.origin === location.origin && url.pathname === location.pathname && url.hash;
+  const target = samePage && document.getElementById(decodeURIComponent(url.hash.slice(1)));
+  if (!target) {  // another page: it replaces this one, the drawer only has to go
+    dialog.close();
+    return;
+  }
+  event.preventDefault();
+  dialog.close();
+  if (location.hash !== url.hash) history.pushState(null, "", url.hash);
+  target.scrollIntoView();
 };
 
 // searchtools.js comes after this script on search.html: patch when the document is parsed, before

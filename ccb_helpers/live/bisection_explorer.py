@@ -17,6 +17,7 @@ from ..plotting import COLORS
 from ..plotting.topology import _layout, _topology_geometry
 from ..primitives import PRIMITIVE_LABELS
 from ..units import format_bytes, format_time
+from .cache import cached
 from .compress import compress_texts
 from .controls import controls_spec
 
@@ -83,12 +84,23 @@ def _graph(state) -> dict:
 
 
 def _ticks(lo: float, hi: float) -> list:
-    """Decade ticks of the time axis inside [lo, hi], labelled as the Python figure labels them."""
-    first, last = int(np.ceil(np.log10(lo))), int(np.floor(np.log10(hi)))
-    return [[10.0**e, format_time(10.0**e)] for e in range(first, last + 1)]
+    """Ticks of the log time axis inside [lo, hi], labelled as the Python figure labels them
+    (``format_time``): decades, or 1-2-5 (then every digit) when fewer than two decades fit."""
+    first, last = int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi)))
+    for mantissas in ((1,), (1, 2, 5), tuple(range(1, 10))):
+        values = [m * 10.0**e for e in range(first, last + 1) for m in mantissas]
+        values = [v for v in values if lo <= v <= hi]
+        if len(values) >= 2:
+            break
+    return [[v, format_time(v)] for v in values]
 
 
 def data() -> dict:
+    """Every state's data (:func:`_data`), cached on disk for this version of the package."""
+    return cached("bisection_explorer", _data)
+
+
+def _data() -> dict:
     """Every state's readout and figure parts (see the module docstring).
 
     A state's index in ``readouts`` is ``first[family] + ((size - low) * P + p) * F + f`` with ``p``

@@ -29,8 +29,13 @@ STATIC = pathlib.Path(__file__).resolve().parents[1] / "_static" / "live"
 INLINE_LIMIT = 16_384
 #: Largest number a cell's keyword argument may compute (``2**30``): the build evaluates no code.
 _MAX_LITERAL = 2**64
-_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-        ast.Pow: operator.pow}
+_OPS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.Pow: operator.pow,
+}
 
 
 def module_name(class_name: str) -> str:
@@ -117,7 +122,9 @@ def export(name: str, args: list) -> dict:
         module = importlib.import_module(f"ccb_helpers.live.{module_name(name)}")
         data = module.export(*args)
         if data.get("explorer") != name:
-            raise ValueError(f"ccb_helpers.live.{module_name(name)}.export returned explorer {data.get('explorer')!r}, not {name!r}")
+            raise ValueError(
+                f"ccb_helpers.live.{module_name(name)}.export returned explorer {data.get('explorer')!r}, not {name!r}"
+            )
         _CACHE[key] = data
     return _CACHE[key]
 
@@ -136,15 +143,20 @@ def live_html(name: str, args: list, initial: dict, data: dict) -> str:
     """
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     if len(payload.encode("utf-8")) > INLINE_LIMIT:
-        body = {"encoding": "gzip+base64", "initial": initial,
-                "payload": base64.b64encode(gzip.compress(payload.encode("utf-8"), 9, mtime=0)).decode("ascii")}
+        body = {
+            "encoding": "gzip+base64",
+            "initial": initial,
+            "payload": base64.b64encode(gzip.compress(payload.encode("utf-8"), 9, mtime=0)).decode("ascii"),
+        }
     else:
         body = {"encoding": "json", "initial": initial, "payload": data}
     attrs = f'data-explorer="{html.escape(name)}"'
     if args:
         attrs += f' data-args="{html.escape(json.dumps(args, ensure_ascii=False))}"'
-    return (f'<div class="ccb-live" {attrs}><script type="application/json" class="ccb-live-data">'
-            f"{_script_json(body)}</script></div>")
+    return (
+        f'<div class="ccb-live" {attrs}><script type="application/json" class="ccb-live-data">'
+        f"{_script_json(body)}</script></div>"
+    )
 
 
 def _cell_source(container) -> str | None:

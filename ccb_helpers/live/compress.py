@@ -65,6 +65,47 @@ def _key(value) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
+class _Keys:
+    """JSON texts of values, each container serialised once (by identity) from its children's texts.
+
+    A precomputed table repeats the same objects (a cached panel) in thousands of frames; writing
+    each out once keeps :func:`tabulate` linear in the distinct objects, not in the frames' size.
+    The text equals :func:`_key`'s (compact separators, no ASCII escaping).
+    """
+
+    def __init__(self):
+        self._memo: dict[int, tuple[object, str]] = {}
+        self._strings: dict[str, str] = {}
+
+    def __call__(self, value) -> str:
+        kind = type(value)
+        if kind is str:
+            text = self._strings.get(value)
+            if text is None:
+                text = self._strings[value] = _key(value)
+            return text
+        if kind is int:
+            return int.__repr__(value)
+        if kind is float:
+            if not math.isfinite(value):
+                raise ValueError(f"a figure value must be finite, got {value!r}")
+            return float.__repr__(value)  # what json writes
+        if not isinstance(value, dict | list | tuple):
+            return _key(value)
+        hit = self._memo.get(id(value))
+        if hit is not None and hit[0] is value:
+            return hit[1]
+        if isinstance(value, dict):
+            for k in value:
+                if not isinstance(k, str):
+                    raise TypeError(f"object keys must be str, got {k!r}")
+            text = "{" + ",".join(self(k) + ":" + self(v) for k, v in value.items()) + "}"
+        else:
+            text = "[" + ",".join(self(v) for v in value) + "]"
+        self._memo[id(value)] = (value, text)  # the value is held, so its id is not reused
+        return text
+
+
 def pack(items: list, min_length: int = 8) -> dict:
     """``{"shapes", "pool", "items"}``: the JSON values ``items`` with repeated parts stored once.
 
@@ -78,29 +119,23 @@ def pack(items: list, min_length: int = 8) -> dict:
     """
     if not isinstance(items, list):
         raise TypeError(f"items must be a list, got {type(items).__name__}")
+    keys = _Keys()
     counts: dict[str, int] = {}
 
     def count(value) -> None:
-        if isinstance(value, dict):
-            for k in value:
-                if not isinstance(k, str):
-                    raise TypeError(f"object keys must be str, got {k!r}")
-            children = value.values()
-        elif isinstance(value, list | tuple):
-            children = value
-        elif isinstance(value, str):
+        if isinstance(value, str):
             if len(value) >= min_length:
                 key = _key(value)
                 counts[key] = counts.get(key, 0) + 1
             return
-        elif isinstance(value, float) and not math.isfinite(value):
-            raise ValueError(f"a figure value must be finite, got {value!r}")
-        else:
+        if not isinstance(value, dict | list | tuple):
+            keys(value)  # checks that a number is finite
             return
-        key = _key(value)
+        key = keys(value)
         counts[key] = counts.get(key, 0) + 1
-        for child in children:
-            count(child)
+        if counts[key] == 1:  # the parts of a repeated part are stored once, inside it
+            for child in value.values() if isinstance(value, dict) else value:
+                count(child)
 
     for item in items:
         count(item)
@@ -110,16 +145,20 @@ def pack(items: list, min_length: int = 8) -> dict:
 
     def encode(value):
         if isinstance(value, str):
+            key = _key(value) if len(value) >= min_length else None
             encoded = "~" + value if value.startswith("~") else value
-        elif isinstance(value, dict):
-            shape = shapes.setdefault(tuple(value), len(shapes))
-            encoded = [f"~o{shape}", *(encode(v) for v in value.values())]
-        elif isinstance(value, list | tuple):
-            encoded = [encode(v) for v in value]
+        elif isinstance(value, dict | list | tuple):
+            key = keys(value)
+            if key in pool_ids:
+                return f"~{pool_ids[key]}"
+            if isinstance(value, dict):
+                shape = shapes.setdefault(tuple(value), len(shapes))
+                encoded = [f"~o{shape}", *(encode(v) for v in value.values())]
+            else:
+                encoded = [encode(v) for v in value]
         else:
             return value
-        key = _key(value)
-        if counts.get(key, 0) >= 2 and len(key) >= min_length:
+        if key is not None and counts.get(key, 0) >= 2 and len(key) >= min_length:
             if key not in pool_ids:
                 pool_ids[key] = len(pool)
                 pool.append(encoded)
@@ -176,6 +215,7 @@ def tabulate(axes: list, frame) -> dict:
     if math.prod(sizes) > MAX_STATES:
         raise ValueError(f"axes span {math.prod(sizes)} states, more than MAX_STATES = {MAX_STATES}")
     names = [name for name, _ in axes]
+    keys = _Keys()
     frames: dict[str, int] = {}
     readouts, figures, index = [], [], []
     for combo in itertools.product(*(values for _, values in axes)):
@@ -184,18 +224,22 @@ def tabulate(axes: list, frame) -> dict:
             index.append(-1)
             continue
         readout, figure = result
-        key = _key([readout, figure])
+        key = _key(readout) + keys(figure)
         if key not in frames:
             frames[key] = len(readouts)
             readouts.append(readout)
             figures.append(figure)
         index.append(frames[key])
-    table = {"axes": [[name, list(values)] for name, values in axes], "index": index,
-             "readouts": compress_texts(readouts), "figures": pack(figures)}
-    unpacked = unpack(table["figures"])
+    table = {
+        "axes": [[name, list(values)] for name, values in axes],
+        "index": index,
+        "readouts": compress_texts(readouts),
+        "figures": pack(figures),
+    }
+    unpacked, decoded_keys = unpack(table["figures"]), _Keys()
     for i, (readout, figure) in enumerate(zip(readouts, figures)):
         assert expand_text(table["readouts"], i) == readout, f"readout {i} does not decode exactly"
-        assert _key(unpacked[i]) == _key(figure), f"figure {i} does not decode exactly"
+        assert decoded_keys(unpacked[i]) == keys(figure), f"figure {i} does not decode exactly"
     return table
 
 

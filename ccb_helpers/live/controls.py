@@ -82,13 +82,24 @@ def controls_spec(explorer) -> list[dict]:
         raise ValueError("explorer was closed; make a new one")
     spec = []
     for name, control in explorer.controls.items():
-        entry = {"name": name, "widget": type(control).__name__, "label": str(control.description or name),
-                 "default": _json_value(name, control.value), "disabled": bool(control.disabled)}
+        entry = {
+            "name": name,
+            "widget": type(control).__name__,
+            "label": str(control.description or name),
+            "default": _json_value(name, control.value),
+            "disabled": bool(control.disabled),
+        }
         if isinstance(control, widgets.Checkbox | widgets.ToggleButton):
             entry["kind"] = "checkbox"
         elif isinstance(control, widgets.FloatLogSlider):
-            entry.update(kind="range", min=float(control.min), max=float(control.max), step=float(control.step),
-                         log_base=float(control.base), values=log_slider_values(control))
+            entry.update(
+                kind="range",
+                min=float(control.min),
+                max=float(control.max),
+                step=float(control.step),
+                log_base=float(control.base),
+                values=log_slider_values(control),
+            )
         elif isinstance(control, widgets.IntSlider | widgets.FloatSlider):
             kind = int if isinstance(control, widgets.IntSlider) else float
             positions = (control.max - control.min) / control.step
@@ -99,9 +110,13 @@ def controls_spec(explorer) -> list[dict]:
             labels, values = list(control._options_labels), list(control._options_values)
             if not 1 <= len(values) <= MAX_OPTIONS:
                 raise ValueError(f"control {name!r} must have 1 to {MAX_OPTIONS} options, got {len(values)}")
-            entry.update(kind="select", options=[[str(label), _json_value(name, value)] for label, value in zip(labels, values)])
+            entry.update(
+                kind="select", options=[[str(label), _json_value(name, value)] for label, value in zip(labels, values)]
+            )
         else:
-            raise TypeError(f"control {name!r}: {type(control).__name__} has no live counterpart "
-                            "(IntSlider, FloatSlider, FloatLogSlider, Dropdown, SelectionSlider, Checkbox)")
+            raise TypeError(
+                f"control {name!r}: {type(control).__name__} has no live counterpart "
+                "(IntSlider, FloatSlider, FloatLogSlider, Dropdown, SelectionSlider, Checkbox)"
+            )
         spec.append(entry)
     return spec

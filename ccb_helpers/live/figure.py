@@ -55,18 +55,37 @@ def log_ticks(lo: float, hi: float) -> list[list]:
     if not 0 < lo < hi:
         raise ValueError(f"log ticks need 0 < lo < hi, got {lo}, {hi}")
     first, last = math.ceil(math.log10(lo) - 1e-12), math.floor(math.log10(hi) + 1e-12)
-    return [[10**e if e >= 0 else 10.0**e, f"{10.0 ** e:g}"] for e in range(first, last + 1)]
+    return [[10**e if e >= 0 else 10.0**e, f"{10.0**e:g}"] for e in range(first, last + 1)]
 
 
-def series(kind: str, x=(), y=(), *, color: str = "#222222", label: str | None = None, dash: bool = False,
-           marker: bool = False, width: float = 1.5, y2=None, alpha: float = 1.0) -> dict:
+def series(
+    kind: str,
+    x=(),
+    y=(),
+    *,
+    color: str = "#222222",
+    label: str | None = None,
+    dash: bool = False,
+    marker: bool = False,
+    width: float = 1.5,
+    y2=None,
+    alpha: float = 1.0,
+) -> dict:
     """One Series of a panel (``kind`` one of line, scatter, bar, step, hline, vline, band)."""
     if kind not in _SERIES_KINDS:
         raise ValueError(f"kind must be one of {sorted(_SERIES_KINDS)}, got {kind!r}")
     if len(x) != len(y) and kind not in ("hline", "vline"):
         raise ValueError(f"x and y must have the same length, got {len(x)} and {len(y)}")
-    out = {"kind": kind, "x": list(x), "y": list(y), "color": color, "label": label, "dash": dash,
-           "marker": marker, "width": width}
+    out = {
+        "kind": kind,
+        "x": list(x),
+        "y": list(y),
+        "color": color,
+        "label": label,
+        "dash": dash,
+        "marker": marker,
+        "width": width,
+    }
     if alpha != 1.0:
         out["alpha"] = alpha
     if kind == "band":
@@ -74,8 +93,9 @@ def series(kind: str, x=(), y=(), *, color: str = "#222222", label: str | None =
     return out
 
 
-def text(x, y, value: str, *, coords: str = "data", anchor: str = "middle", color: str = "#222222",
-         size: float | None = None) -> dict:
+def text(
+    x, y, value: str, *, coords: str = "data", anchor: str = "middle", color: str = "#222222", size: float | None = None
+) -> dict:
     """A text of a panel at ``(x, y)`` in data or axes (0..1) coordinates; ``\\n`` breaks lines."""
     if coords not in ("data", "axes") or anchor not in ("start", "middle", "end"):
         raise ValueError(f"coords must be data|axes and anchor start|middle|end, got {coords!r}, {anchor!r}")
@@ -85,18 +105,46 @@ def text(x, y, value: str, *, coords: str = "data", anchor: str = "middle", colo
     return out
 
 
-def panel(title: str = "", *, xlabel: str = "", ylabel: str = "", xscale: str = "linear", yscale: str = "linear",
-          xlim=None, ylim=None, xticks=None, yticks=None, legend: bool = False, series_list=(), texts=(),
-          graph=None, weight: float = 1.0, axis: bool = True, aspect_equal: bool = False) -> dict:
+def panel(
+    title: str = "",
+    *,
+    xlabel: str = "",
+    ylabel: str = "",
+    xscale: str = "linear",
+    yscale: str = "linear",
+    xlim=None,
+    ylim=None,
+    xticks=None,
+    yticks=None,
+    legend: bool = False,
+    series_list=(),
+    texts=(),
+    graph=None,
+    weight: float = 1.0,
+    axis: bool = True,
+    aspect_equal: bool = False,
+) -> dict:
     """One Panel; ``weight`` is its share of a row's width, ``axis=False`` hides the frame and ticks."""
     for name, scale in (("xscale", xscale), ("yscale", yscale)):
         if scale not in ("linear", "log"):
             raise ValueError(f"{name} must be 'linear' or 'log', got {scale!r}")
-    out = {"title": title, "xlabel": xlabel, "ylabel": ylabel, "xscale": xscale, "yscale": yscale,
-           "xlim": None if xlim is None else [float(xlim[0]), float(xlim[1])],
-           "ylim": None if ylim is None else [float(ylim[0]), float(ylim[1])],
-           "xticks": xticks, "yticks": yticks, "legend": legend, "series": list(series_list),
-           "texts": list(texts), "graph": graph, "weight": weight, "axis": axis}
+    out = {
+        "title": title,
+        "xlabel": xlabel,
+        "ylabel": ylabel,
+        "xscale": xscale,
+        "yscale": yscale,
+        "xlim": None if xlim is None else [float(xlim[0]), float(xlim[1])],
+        "ylim": None if ylim is None else [float(ylim[0]), float(ylim[1])],
+        "xticks": xticks,
+        "yticks": yticks,
+        "legend": legend,
+        "series": list(series_list),
+        "texts": list(texts),
+        "graph": graph,
+        "weight": weight,
+        "axis": axis,
+    }
     if aspect_equal:
         out["aspect"] = "equal"
     return out

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 from ..bandwidth import volume_coefficient
 from ..nccl_bound import _bound_parameters
-from ..nccl_figures import NCCL_PICK_COLORS, NcclExplorer, _explorer_curves, _label, nccl_state
+from ..nccl_figures import NCCL_PICK_COLORS, NcclExplorer, _explorer_curves, _label, _nccl_point
 from ..nccl_model import NCCL_MODEL_VERSION, NCCL_TOPOLOGIES, TREE_CORRECTION, _resolve_topology, _tuning
 from ..plotting import COLORS
 from ..propagation import info_steps
 from ..units import format_bytes
+from .cache import cached
 from .compress import compress_texts
 from .controls import controls_spec
 
@@ -53,6 +54,11 @@ def _communicator(preset: str, n: int) -> dict:
 
 
 def data() -> dict:
+    """Every state's data (:func:`_data`), cached on disk for this version of the package."""
+    return cached("nccl_explorer", _data)
+
+
+def _data() -> dict:
     """Readouts of every state and the coefficients of every communicator (module docstring)."""
     states, readouts, groups = {}, [], {}
     for preset in NCCL_TOPOLOGIES:
@@ -60,9 +66,9 @@ def data() -> dict:
         for n in rank_counts(preset):
             first = len(readouts)
             for log2_m in LOG2_M:
-                readouts.append(nccl_state(preset, n, log2_m, False)["readout"])
-            states[preset][n] = first
-            groups[preset][n] = _communicator(preset, n)
+                readouts.append(_nccl_point(preset, n, log2_m)["readout"])  # nccl_state's readout, without its curves
+            states[preset][str(n)] = first
+            groups[preset][str(n)] = _communicator(preset, n)
     version, sizes, *_ = _explorer_curves("dgx_h100", 8, 1)
     return {
         "states": states, "readouts": compress_texts(readouts), "communicators": groups, "version": version,

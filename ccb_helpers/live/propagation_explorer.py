@@ -32,13 +32,26 @@ def _tree_panel(n: int, k: int) -> dict:
     x, y, informed, edges, rounds = _knomial_geometry(n, k)
     colors = colormap_hex("viridis", informed, rounds) if rounds else ["#440154"] * n
     radius = 4.5 if n <= LABELS else 2.5  # matplotlib's marker areas 60 and 18 pt², as CSS px
-    nodes = [{"x": float(x[v]), "y": float(y[v]), "label": str(v) if n <= LABELS else "", "color": colors[v], "r": radius}
-             for v in range(n)]
-    graph = {"nodes": nodes, "edges": [{"a": int(p), "b": int(c), "color": "#999999", "width": 0.8, "arrow": False,
-                                        "label": ""} for p, c in edges]}
-    return panel(f"{k + 1}-nomial 树（{k}-port），N = {n}：{rounds} 轮", ylabel="被通知的轮次",
-                 xlim=(-0.6, max(float(x.max()), 1.0) + 0.6), ylim=(-rounds - 0.45, 0.6), xticks=[],
-                 yticks=[[-t, str(t)] for t in range(rounds + 1)], graph=graph, weight=1.1)
+    nodes = [
+        {"x": float(x[v]), "y": float(y[v]), "label": str(v) if n <= LABELS else "", "color": colors[v], "r": radius}
+        for v in range(n)
+    ]
+    graph = {
+        "nodes": nodes,
+        "edges": [
+            {"a": int(p), "b": int(c), "color": "#999999", "width": 0.8, "arrow": False, "label": ""} for p, c in edges
+        ],
+    }
+    return panel(
+        f"{k + 1}-nomial 树（{k}-port），N = {n}：{rounds} 轮",
+        ylabel="被通知的轮次",
+        xlim=(-0.6, max(float(x.max()), 1.0) + 0.6),
+        ylim=(-rounds - 0.45, 0.6),
+        xticks=[],
+        yticks=[[-t, str(t)] for t in range(rounds + 1)],
+        graph=graph,
+        weight=1.1,
+    )
 
 
 def frame(state: dict) -> tuple[str, dict]:
@@ -51,13 +64,22 @@ def frame(state: dict) -> tuple[str, dict]:
     informed = [coverage(t, k, n) for t in rounds]
     ideal = [(k + 1) ** t for t in rounds]  # exact integers: (k+1)^t
     ylim = (0.7, max(n, ideal[-1]) * 12)
-    left = panel(f"⌈log{subscript(k + 1)} {n}⌉ = {steps} 轮覆盖全部节点", xlabel="轮次 t", ylabel="持有数据的节点数",
-                 yscale="log", xlim=(-0.6, steps + 0.6), ylim=ylim, xticks=[[t, str(t)] for t in rounds],
-                 yticks=log_ticks(*ylim), legend=True, series_list=[
-                     series("bar", rounds, informed, color=COLORS["latency"], label="已通知节点数", alpha=0.75),
-                     series("line", rounds, ideal, color=COLORS["bandwidth"], label=f"(k+1)ᵗ，k = {k}",
-                            dash=True, marker=True),
-                     series("hline", [], [n], color=COLORS["bound"], label=f"N = {n}", width=1.0)])
+    left = panel(
+        f"⌈log{subscript(k + 1)} {n}⌉ = {steps} 轮覆盖全部节点",
+        xlabel="轮次 t",
+        ylabel="持有数据的节点数",
+        yscale="log",
+        xlim=(-0.6, steps + 0.6),
+        ylim=ylim,
+        xticks=[[t, str(t)] for t in rounds],
+        yticks=log_ticks(*ylim),
+        legend=True,
+        series_list=[
+            series("bar", rounds, informed, color=COLORS["latency"], label="已通知节点数", alpha=0.75),
+            series("line", rounds, ideal, color=COLORS["bandwidth"], label=f"(k+1)ᵗ，k = {k}", dash=True, marker=True),
+            series("hline", [], [n], color=COLORS["bound"], label=f"N = {n}", width=1.0),
+        ],
+    )
     return readout, {"panels": [left, _tree_panel(n, k)]}
 
 

@@ -27,13 +27,15 @@ from ..synthesis_figures import (
     synthesis_state,
 )
 from ..synthesis_figures import _explorer_topology as _topology
+from .cache import cached
 from .compress import compress_texts
 from .controls import controls_spec
 
 __all__ = ["export", "data"]
 
-#: The step panel's size on the page in CSS px (its drawing is square) and its label font size.
-PANEL_PX, LABEL_PX = 340, 12
+#: The step panel's drawing size on the page in CSS px (square; about 320 px both side by side in
+#: a desktop column and stacked at 390 px, where it asks for that height) and its label font size.
+PANEL_PX, LABEL_PX = 320, 12
 #: Node disc radius in CSS px (the Python drawing's s = 300 pt^2 disc: 9.8 pt).
 NODE_PX = 13
 
@@ -111,6 +113,11 @@ def _plane(state) -> dict:
 
 
 def data() -> dict:
+    """Every state's data (:func:`_data`), cached on disk for this version of the package."""
+    return cached("synthesis_explorer", _data)
+
+
+def _data() -> dict:
     """Every state's readout and figure parts (see the module docstring)."""
     from ..synthesis import steps_lower_bound
 

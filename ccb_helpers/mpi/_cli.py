@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import sys
 import time
 import traceback
@@ -47,16 +48,22 @@ RANK_BASELINE_BYTES = 128 * 2**20
 MEMORY_SHARE = 0.9
 DEFAULT_PINGPONG_SIZES = [0] + [4**k for k in range(13)]  # 0, 1 B, 4 B, ..., 16 MiB
 QUICK_PINGPONG_SIZES = [0, 2**10, 2**14, 2**18, 2**20, 2**22]
-_UNITS = {"": 1, "B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "K": 2**10, "M": 2**20, "G": 2**30, "kB": 10**3, "MB": 10**6, "GB": 10**9}
+_UNITS = {"": 1, "B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40,
+          "kB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
 
 
 class InputError(Exception):
     """Bad command-line input: reported in one line, exit code 2."""
 
 
+#: Rank and size variables the launchers set (MPICH's Hydra and PMI, Slurm, Open MPI, PMIx).
+_LAUNCHER_VARIABLES = (("PMI_RANK", "PMI_SIZE"), ("SLURM_PROCID", "SLURM_NTASKS"), ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"),
+                       ("PMIX_RANK", "PMIX_SIZE"))
+
+
 def _rank_label() -> str:
     """``" (rank r of n)"`` from the launcher's environment, before MPI is up (empty if unknown)."""
-    for rank_var, size_var in (("PMI_RANK", "PMI_SIZE"), ("SLURM_PROCID", "SLURM_NTASKS"), ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE")):
+    for rank_var, size_var in _LAUNCHER_VARIABLES:
         if rank_var in os.environ:
             return f" (rank {os.environ[rank_var]} of {os.environ.get(size_var, '?')})"
     return ""
@@ -93,7 +100,7 @@ def parse_size(text: str, cap: int = MAX_SIZE) -> int:
         raise InputError(f"size {text!r} is not a whole number of bytes")
     value = int(value)
     if value > cap:
-        raise InputError(f"size {text!r} = {value} bytes exceeds the cap of {cap} bytes"
+        raise InputError(f"size {text!r} = {value} bytes is over the cap of {cap} bytes"
                          + (" (1 GiB; each rank holds several buffers of that size)" if cap == MAX_SIZE else ""))
     return value
 
@@ -110,7 +117,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def common(p, repeats_default, what="timed runs per case"):
-        p.add_argument("--json", metavar="OUT", help="file rank 0 writes the result to (default: print it)")
+        p.add_argument("--json", metavar="OUT", help="file rank 0 writes the result to, '-' for standard output instead of the table "
+                       "(default: only the table)")
         p.add_argument("--repeats", type=int, default=repeats_default, help=f"{what} (default {repeats_default})")
         p.add_argument("--note", default="", help="free text stored in the JSON (machine, job id, settings)")
         p.add_argument("--memory-limit", metavar="BYTES",
@@ -445,16 +453,24 @@ def _setup_problem(comm, config: dict) -> str | None:
 
 
 def _write(config: dict, result: dict) -> None:
+    """Rank 0's output: the OSU-shaped table on stdout (or the JSON with ``--json -``), the JSON
+    file, and the warnings on stderr."""
+    from .report import format_report, report_warnings
+
     text = json.dumps(result, indent=1)
-    if config["json"]:
-        with open(config["json"], "w", encoding="utf-8") as handle:
-            handle.write(text + "\n")
-    else:
+    if config["json"] == "-":
         print(text, flush=True)
+    else:
+        if config["json"]:
+            with open(config["json"], "w", encoding="utf-8") as handle:
+                handle.write(text + "\n")
+        print(format_report(result, warnings=False), flush=True)
+    for line in report_warnings(result):
+        print(line, file=sys.stderr, flush=True)
 
 
 def _json_target_problem(path) -> str | None:
-    if path is None:
+    if path is None or path == "-":
         return None
     if os.path.isdir(path):
         return f"cannot write --json {path}: it is a directory; give a file name"
@@ -483,6 +499,10 @@ def main(argv=None) -> int:
     n, rank = comm.size, comm.rank
     label = f" (rank {rank} of {n})"
     try:
+        if n == 1 and not _rank_label():
+            ranks = 2 if config["command"] == "pingpong" else 4
+            raise InputError(f"started without mpiexec (one rank); run it as: mpiexec -n {ranks} {sys.executable} -m {PROG} "
+                             + " ".join(shlex.quote(a) for a in argv))
         if config["command"] == "pingpong" and n < 2:
             raise InputError(f"pingpong needs at least 2 ranks, got N = {n} (run it with mpiexec -n 2)")
         if config["command"] == "selftest":

@@ -178,8 +178,8 @@ def pingpong_agreement_table(record: dict) -> Table:
     ----------
     record : dict
         ``book`` and ``bench`` (and optionally ``bench_written``): lists of rounds as
-        :func:`pingpong_agreement` takes them; ``rounds``, ``cores`` and ``load_average_before``
-        go into the caption when present.
+        :func:`pingpong_agreement` takes them; ``rounds``, ``cores`` and the load averages
+        (``round_load_averages``, else ``load_average_before``) go into the caption when present.
 
     Examples
     --------
@@ -209,6 +209,9 @@ def pingpong_agreement_table(record: dict) -> Table:
     caption = "各大小为各轮的中位数"
     if "rounds" in record:
         caption += f"，{record['rounds']} 轮轮流运行"
-    if "cores" in record and "load_average_before" in record:
+    if "cores" in record and record.get("round_load_averages"):
+        loads = record["round_load_averages"]
+        caption += f"，{record['cores']} 核，各轮开始时 1 分钟平均负载 {min(loads):.1f}–{max(loads):.1f}"
+    elif "cores" in record and "load_average_before" in record:
         caption += f"，{record['cores']} 核，开始时 1 分钟平均负载 {record['load_average_before'][0]:.1f}"
     return Table(headers, rows, caption, values)

@@ -364,13 +364,25 @@
       (p.graph.edges || []).forEach(function (e) {
         var a = nodes[e.a], b = nodes[e.b];
         var attrs = { fill: "none", stroke: e.color || "#999999", "stroke-width": e.width || 1, "stroke-dasharray": e.dash ? "4,3" : null };
-        if (e.curve) { // matplotlib's arc3: quadratic Bezier, control = mid + rad * (dy, -dx) in data units
+        if (e.arrow || e.shrink) { // live-c: arrows (FancyArrowPatch: shrunk clear of the nodes, head at b)
+          drawArrow(plot, e, a, b, sx, sy, attrs);
+        } else if (e.curve) { // matplotlib's arc3: quadratic Bezier, control = mid + rad * (dy, -dx) in data units
           var mx = (a.x + b.x) / 2, my = (a.y + b.y) / 2, cx2 = mx + e.curve * (b.y - a.y), cy2 = my - e.curve * (b.x - a.x);
           attrs.d = "M" + sx(a.x) + "," + sy(a.y) + "Q" + sx(cx2) + "," + sy(cy2) + " " + sx(b.x) + "," + sy(b.y);
           el("path", attrs, plot);
         } else {
           el("line", Object.assign(attrs, { x1: sx(a.x), y1: sy(a.y), x2: sx(b.x), y2: sy(b.y) }), plot);
         }
+      });
+      (p.graph.edges || []).forEach(function (e) { // live-c: an edge's label at labelAt (data), on a white box
+        if (!e.label || !e.labelAt) return;
+        var lx = sx(e.labelAt[0]), ly = sy(e.labelAt[1]), size = e.labelSize || SMALL;
+        var box = el("rect", { fill: "#ffffff", "fill-opacity": 0.9 }, g);
+        var t = addText(g, lx, ly + size * 0.35, e.label, { "text-anchor": "middle", "font-size": size, fill: e.labelColor || "#222222",
+                                                          "class": "ccb-live-edge-label" });
+        var w = textWidth(t, e.label);
+        box.setAttribute("x", lx - w / 2 - 2); box.setAttribute("y", ly - size * 0.65);
+        box.setAttribute("width", w + 4); box.setAttribute("height", size * 1.3);
       });
       nodes.forEach(function (n) {
         var r = n.r || 4.5;
@@ -408,6 +420,37 @@
     }
   }
 
+  function drawArrow(parent, e, a, b, sx, sy, attrs) {
+    // A (curved) edge from a to b as matplotlib's FancyArrowPatch draws it: the arc3 Bezier in
+    // screen space, cut e.shrink px from both ends (clear of the node discs), head "-|>" at b.
+    var p0 = [sx(a.x), sy(a.y)], p2 = [sx(b.x), sy(b.y)], rad = e.curve || 0;
+    var mx = (a.x + b.x) / 2, my = (a.y + b.y) / 2;
+    var c = [sx(mx + rad * (b.y - a.y)), sy(my - rad * (b.x - a.x))];
+    function at(t) {
+      var u = 1 - t;
+      return [u * u * p0[0] + 2 * u * t * c[0] + t * t * p2[0], u * u * p0[1] + 2 * u * t * c[1] + t * t * p2[1]];
+    }
+    var shrink = e.shrink || 0, t0 = 0, t1 = 1, N = 64;
+    for (var i = 0; i <= N && Math.hypot(at(i / N)[0] - p0[0], at(i / N)[1] - p0[1]) < shrink; i++) t0 = i / N;
+    for (var j = N; j >= 0 && Math.hypot(at(j / N)[0] - p2[0], at(j / N)[1] - p2[1]) < shrink; j--) t1 = j / N;
+    if (t1 <= t0) return;
+    var s = at(t0), q = at(t1);
+    // control point of the sub-curve [t0, t1] (the blossom of the quadratic at t0, t1)
+    var k = [(1 - t0) * (1 - t1), (1 - t0) * t1 + t0 * (1 - t1), t0 * t1];
+    var cc = [k[0] * p0[0] + k[1] * c[0] + k[2] * p2[0], k[0] * p0[1] + k[1] * c[1] + k[2] * p2[1]];
+    var width = e.width || 1, head = e.arrow ? 5 + 1.6 * width : 0;
+    var dx = q[0] - cc[0], dy = q[1] - cc[1], len = Math.hypot(dx, dy) || 1;
+    dx /= len; dy /= len;
+    var end = [q[0] - dx * head * 0.8, q[1] - dy * head * 0.8]; // the line stops inside the head
+    attrs.d = "M" + s[0] + "," + s[1] + "Q" + cc[0] + "," + cc[1] + " " + end[0] + "," + end[1];
+    el("path", attrs, parent);
+    if (e.arrow) {
+      var base = [q[0] - dx * head, q[1] - dy * head], half = head * 0.45;
+      el("polygon", { points: q[0] + "," + q[1] + " " + (base[0] - dy * half) + "," + (base[1] + dx * half) + " " +
+                              (base[0] + dy * half) + "," + (base[1] - dx * half), fill: e.color || "#999999" }, parent);
+    }
+  }
+
   function textWidth(node, text) {
     try { var w = node.getComputedTextLength(); if (w > 0) return w; } catch (e) { /* not laid out yet */ }
     var n = 0;
@@ -427,6 +470,9 @@
       var y = 0;
       panels.forEach(function (p) {
         var h = Math.round(Math.min(rowHeight, Math.max(220, width * (p.graph && p.aspect === "equal" ? 0.8 : 0.68))));
+        // live-c: a panel may ask for its stacked height as a share of the width plus its title
+        // (a drawing whose labels were placed for a square panel of the page's width).
+        if (p.stackedHeight) h = Math.round(width * p.stackedHeight + (p.title ? String(p.title).split("\n").length * 16 + 8 : 0));
         boxes.push({ x: 0, y: y, w: width, h: h }); y += h + 8;
       });
       height = y - 8;
@@ -489,6 +535,7 @@
       self.specs[c.name] = spec; self.order.push(c.name); self.state[c.name] = c.default;
     });
     this.api = {
+      data: exported.data, // live-c: adjust() may read the export (e.g. the sizes a family allows)
       get: function (name) { return self.specs[name]; },
       set: function (name, props) { self.setProps(name, props); },
       setRange: function (name, lo, hi, value) {

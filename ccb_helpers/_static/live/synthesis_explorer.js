@@ -43,7 +43,8 @@
     });
     return { title: d.title + "\n" + d.note, xlabel: "", ylabel: "", xscale: "linear", yscale: "linear",
              xlim: d.xlim, ylim: d.ylim, xticks: [], yticks: [], legend: false, series: [], texts: [],
-             graph: { nodes: nodes, edges: edges }, weight: 1, axis: false, aspect: "equal" };
+             graph: { nodes: nodes, edges: edges }, weight: 1, axis: false, aspect: "equal",
+             stackedHeight: 0.95 }; // on a phone the drawing is as wide as the screen (its labels were placed for that)
   }
 
   function planePanel(p, st, labels) {
@@ -83,7 +84,7 @@
     var d = data.steps[instance + "|" + step];
     return { readout: CCBLive.expandText(data.readouts, index),
              figure: { panels: [stepPanel(data.topologies[state.topology], d, data.style),
-                                planePanel(data.planes[instance], data.style, data.labels)], height: 380 } };
+                                planePanel(data.planes[instance], data.style, data.labels)], height: 430 } };
   }
 
   CCBLive.register("SynthesisExplorer", { adjust: adjust, compute: compute });
