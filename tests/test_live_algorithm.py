@@ -14,7 +14,7 @@ from ccb_helpers.live.algorithm_explorer import export
 
 pytestmark = pytest.mark.browser
 
-STATES = 1200
+STATES = 1000
 PAGE = "notebooks/04_combined_bounds"
 KINDS = {"preset": "", "alpha_us": 1.0, "beta_gbps": 1.0, "n": 1, "k": 1, "efficiency": False}
 

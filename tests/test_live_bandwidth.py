@@ -14,7 +14,7 @@ from ccb_helpers.live.bandwidth_explorer import export
 
 pytestmark = pytest.mark.browser
 
-STATES = 1200
+STATES = 1000
 PAGE = "notebooks/03_bandwidth"
 DEFAULTS = {"primitive": "all_reduce", "n": 8, "k": 1, "m": 2.0**30, "beta_gbps": 100.0}  # the chapter's call
 

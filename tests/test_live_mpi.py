@@ -16,7 +16,7 @@ from ccb_helpers.mpi.plots import runs_by_pair
 pytestmark = pytest.mark.browser
 
 RESULT = ROOT / "notebooks" / "data" / "mpi_sweep_example.json"
-STATES = 1200
+STATES = 1000
 PAGE = "notebooks/06_mpi_runs"
 KINDS = {"pair": "", "m": 1, "alpha_us": 1.0, "beta_gbps": 1.0, "ratio": False}
 

@@ -218,7 +218,8 @@ def mpi_frame(by_pair: dict, n: int, pair: str, m, alpha_us, beta_gbps, ratio) -
                    series("line", xs, (bound / scale).tolist(), color=BOUND_COLOR, dash=True, label="下界")]
     if has_library:
         shown = [v if math.isfinite(v) else None for v in (library / scale).tolist()]  # a run without the library's time
-        left_series.append(series("line", xs, shown, color=LIBRARY_COLOR, dash=True, marker=True, label="MPI 库"))
+        left_series.append({**series("line", xs, shown, color=LIBRARY_COLOR, dash=True, marker=True, label="MPI 库"),
+                            "shape": "square"})
     left_series.append(series("vline", x=[m], color=BOUND_COLOR, width=0.8))
     left = panel(title=f"{pair_label(*key)}，N = {n}", xlabel="消息大小 M（字节）", ylabel="时间 / 下界" if ratio else "时间（s）",
                  xscale="log", yscale="log", xlim=(sizes.min() / 1.5, sizes.max() * 1.5), ylim=ylim,
@@ -245,8 +246,8 @@ def mpi_frame(by_pair: dict, n: int, pair: str, m, alpha_us, beta_gbps, ratio) -
     right = panel(title=f"M = {format_bytes(m)}：离下界多远", xlabel="时间 / 下界（条：实测；■：库）", xscale="log",
                   xlim=xlim, ylim=(len(names) - 0.5, -0.5), xticks=_decade_ticks(*xlim, lambda v: f"{v:g}"),
                   yticks=list(enumerate(names)),
-                  series_list=bars + [series("scatter", [r for _, r in marks], [i for i, _ in marks], color=LIBRARY_COLOR,
-                                             marker=True),
+                  series_list=bars + [{**series("scatter", [r for _, r in marks], [i for i, _ in marks], color=LIBRARY_COLOR,
+                                                marker=True), "shape": "square"},
                                       series("vline", x=[1.0], color=BOUND_COLOR, width=1)])
     run = next(r for r in runs if r["m"] == m)
     t_model, t_bound = model_and_bound(run, alpha, beta)

@@ -12,6 +12,7 @@
               dash: !!o.dash, marker: !!o.marker, width: o.width === undefined ? 1.5 : o.width };
     if (o.alpha !== undefined && o.alpha !== 1.0) s.alpha = o.alpha;
     if (kind === "band") s.y2 = o.y2 || [];
+    if (o.shape) s.shape = o.shape;
     return s;
   }
 
@@ -64,7 +65,7 @@
                 series("line", sizes, lines[2], { color: data.bound_color, dash: true, label: "下界" })];
     if (hasLibrary) {
       left.push(series("line", sizes, lines[3].map(function (v) { return isFinite(v) ? v : null; }),
-                       { color: data.library_color, dash: true, marker: true, label: "MPI 库" }));
+                       { color: data.library_color, dash: true, marker: true, label: "MPI 库", shape: "square" }));
     }
     left.push(series("vline", [m], [], { color: data.bound_color, width: 0.8 }));
     var leftPanel = panel({
@@ -91,7 +92,7 @@
     });
     var marks = libraryRatio.map(function (r, i) { return [i, r]; }).filter(function (p) { return isFinite(p[1]); });
     right.push(series("scatter", marks.map(function (p) { return p[1]; }), marks.map(function (p) { return p[0]; }),
-                      { color: data.library_color, marker: true }));
+                      { color: data.library_color, marker: true, shape: "square" }));
     right.push(series("vline", [1.0], [], { color: data.bound_color, width: 1 }));
     var run = runs.find(function (r) { return r.m === m; });
     var rightPanel = panel({
