@@ -33,6 +33,7 @@ from ..explorers.algorithm import (
 from ..hardware import PRESETS
 from ..plotting import COLORS
 from ..units import format_bytes
+from .cache import cached
 from .controls import controls_spec
 
 __all__ = ["export"]
@@ -78,6 +79,10 @@ def export() -> dict:
     >>> k1["steps"]["ring"][6], k1["per_byte"]["ring"][6], k1["latency_steps"][6]   # N = 8: 2 (N-1) rounds, 2 (N-1)/N
     (14, 1.75, 3)
     """
+    return cached("algorithm_explorer", _export)  # the build computes it once; tests read it
+
+
+def _export() -> dict:
     explorer = AlgorithmExplorer()
     try:
         controls = controls_spec(explorer)
