@@ -67,7 +67,7 @@ def test_export_has_the_python_controls(exported):
         for name, widget in e.controls.items():
             assert controls[name]["default"] == widget.value and controls[name]["disabled"] == widget.disabled
     assert exported["data"]["sizes"] == {f: list(v) for f, v in BisectionExplorer.SIZES.items()}
-    assert len(json.dumps(exported, ensure_ascii=False)) < 1_000_000  # before gzip: the page adds far less
+    assert len(live_html(NAME, [], {}, exported).encode()) < 1_000_000  # what the page carries (gzip + base64)
 
 
 def test_refresh_shows_the_pure_state():

@@ -147,7 +147,7 @@ def test_live_on_the_site_follows_a_drag_through_20_states(live_site_page):
         assert text_of(e.readout.value) == page.evaluate(
             f"r => ({TEXT_OF_JS})(r.querySelector('[data-readout]').innerHTML)", handle
         )
-    assert site.errors == [] and site.external == [] and site.failed == []
+    assert (site.errors, site.external, site.failed) == ([], [], [])
 
 
 @pytest.mark.browser
@@ -178,4 +178,4 @@ def test_live_on_a_phone_fits_and_follows_touch(live_site_page):
     assert n > 700, f"a tap at 90 % of the N slider gave N = {n}"
     shown = page.evaluate(f"r => ({TEXT_OF_JS})(r.querySelector('[data-readout]').innerHTML)", handle)
     assert shown == text_of(readout_html(n, 1, True))
-    assert site.errors == [] and site.external == []
+    assert (site.errors, site.external) == ([], [])

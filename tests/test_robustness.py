@@ -74,3 +74,31 @@ def test_every_public_dataclass_has_a_post_init():
     missing = [name for name in ccb.__all__ if inspect.isclass(getattr(ccb, name)) and dataclasses.is_dataclass(getattr(ccb, name))
                and "__post_init__" not in vars(getattr(ccb, name))]
     assert not missing, f"public dataclasses that do not validate their fields: {missing}"
+
+
+# -- time and memory caps ------------------------------------------------------------------------
+
+
+def test_one_port_double_binary_tree_refuses_too_many_distinct_n_before_working():
+    # 4095 distinct n took minutes (each n's trees counted, and a mask over the grid per n).
+    with pytest.raises(ValueError, match="distinct n"):
+        ccb.best_algorithm("all_reduce", np.arange(2, 4097), 1e6, 5e-6, 25e9)
+    with pytest.raises(ValueError, match="distinct n"):
+        ccb.algorithm_cost("double_binary_tree", "all_reduce", np.arange(2, 4097), 1e6, 5e-6, 25e9)
+    assert ccb.best_algorithm("all_reduce", np.arange(2, 4097), 1e6, 5e-6, 25e9, ports=2)[0].size == 4095
+
+
+def test_grouped_round_counts_match_one_n_at_a_time():
+    rng = np.random.default_rng(3)
+    n = rng.choice([1, 2, 3, 5, 8, 13, 100], size=(7, 9))
+    m = rng.uniform(0, 2**24, size=(7, 9))
+    grid = ccb.algorithm_cost("double_binary_tree", "all_reduce", n, m, 5e-6, 25e9)
+    one_by_one = [[ccb.algorithm_cost("double_binary_tree", "all_reduce", int(a), float(b), 5e-6, 25e9) for a, b in zip(r, s)]
+                  for r, s in zip(n, m)]
+    assert grid.tolist() == one_by_one
+
+
+def test_best_algorithm_refuses_a_grid_whose_names_alone_exceed_the_budget():
+    # 2**25 elements of 26-character names are 3.5 GB: refused before any work, naming the cap.
+    with pytest.raises(ValueError, match="memory"):
+        ccb.best_algorithm("all_reduce", 64, np.broadcast_to(1.0, (2**25,)), 5e-6, 25e9)

@@ -183,6 +183,7 @@ def _make_live(app, doctree) -> None:
     from docutils import nodes
 
     live = live_explorers()
+    _forget(app, app.env, app.env.docname)
     root = pathlib.Path(app.srcdir).resolve()
     docdir = (root / app.env.docname).parent
     for container in list(doctree.findall(nodes.container)):
@@ -193,6 +194,7 @@ def _make_live(app, doctree) -> None:
         if call is None or module_name(call[0]) not in live:
             continue
         name, args, kwargs = call
+        _remember(app.env, app.env.docname)
         outputs = [c for c in container.children if c.get("nb_element") == "cell_code_output"]
         if not outputs:
             continue
@@ -201,6 +203,39 @@ def _make_live(app, doctree) -> None:
         data = dict(export(name, cwd_args))
         data["args"] = args
         outputs[0].insert(0, nodes.raw("", live_html(name, args, kwargs, data), format="html"))
+
+
+# -- incremental builds: a page with an explorer is read again when the package changed ------------
+# Its live data is computed when the page is read; Sphinx re-reads a page only when its source
+# changed, so without this a changed ccb_helpers would leave old data next to the new scripts.
+
+
+def _remember(env, docname: str) -> None:
+    from .cache import package_hash
+
+    if not hasattr(env, "ccb_live_docs"):
+        env.ccb_live_docs = {}
+    env.ccb_live_docs[docname] = package_hash()
+
+
+def _forget(app, env, docname: str) -> None:
+    getattr(env, "ccb_live_docs", {}).pop(docname, None)
+
+
+def _merge(app, env, docnames, other) -> None:
+    if not hasattr(env, "ccb_live_docs"):
+        env.ccb_live_docs = {}
+    env.ccb_live_docs.update({d: h for d, h in getattr(other, "ccb_live_docs", {}).items() if d in docnames})
+
+
+def _outdated(app, env, added, changed, removed) -> list[str]:
+    from .cache import package_hash
+
+    return [
+        doc
+        for doc, digest in getattr(env, "ccb_live_docs", {}).items()
+        if digest != package_hash() and doc in env.found_docs and doc not in removed
+    ]
 
 
 def _add_assets(app, pagename, templatename, context, doctree) -> None:
@@ -218,4 +253,7 @@ def _add_assets(app, pagename, templatename, context, doctree) -> None:
 def setup(app) -> None:
     """Connect the build step (called by :mod:`ccb_helpers.sphinxext`)."""
     app.connect("doctree-read", _make_live)
+    app.connect("env-purge-doc", _forget)
+    app.connect("env-merge-info", _merge)
+    app.connect("env-get-outdated", _outdated)
     app.connect("html-page-context", _add_assets, priority=400)

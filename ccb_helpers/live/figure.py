@@ -11,7 +11,17 @@ import math
 
 import matplotlib
 
-__all__ = ["panel", "series", "text", "hex_color", "colormap_hex", "subscript", "log_ticks"]
+__all__ = [
+    "panel",
+    "series",
+    "text",
+    "hex_color",
+    "colormap_hex",
+    "subscript",
+    "log_ticks",
+    "topology_graph",
+    "graph_limits",
+]
 
 _SERIES_KINDS = {"line", "scatter", "bar", "step", "hline", "vline", "band"}
 _SUBSCRIPT = str.maketrans("0123456789+-", "₀₁₂₃₄₅₆₇₈₉₊₋")
@@ -94,14 +104,34 @@ def series(
 
 
 def text(
-    x, y, value: str, *, coords: str = "data", anchor: str = "middle", color: str = "#222222", size: float | None = None
+    x,
+    y,
+    value: str,
+    *,
+    coords: str = "data",
+    anchor: str = "middle",
+    color: str = "#222222",
+    size: float | None = None,
+    valign: str = "center",
 ) -> dict:
-    """A text of a panel at ``(x, y)`` in data or axes (0..1) coordinates; ``\\n`` breaks lines."""
-    if coords not in ("data", "axes") or anchor not in ("start", "middle", "end"):
-        raise ValueError(f"coords must be data|axes and anchor start|middle|end, got {coords!r}, {anchor!r}")
+    """A text of a panel at ``(x, y)`` in data or axes (0..1) coordinates; ``\\n`` breaks lines.
+
+    ``valign``: where ``y`` is on the text: ``"center"``, ``"bottom"`` (the text sits above ``y``) or ``"top"``.
+    """
+    if (
+        coords not in ("data", "axes")
+        or anchor not in ("start", "middle", "end")
+        or valign not in ("center", "bottom", "top")
+    ):
+        raise ValueError(
+            f"coords must be data|axes, anchor start|middle|end and valign center|bottom|top; "
+            f"got {coords!r}, {anchor!r}, {valign!r}"
+        )
     out = {"x": x, "y": y, "text": value, "coords": coords, "anchor": anchor, "color": color}
     if size is not None:
         out["size"] = size
+    if valign != "center":
+        out["valign"] = valign
     return out
 
 
@@ -148,3 +178,107 @@ def panel(
     if aspect_equal:
         out["aspect"] = "equal"
     return out
+
+
+def _marker_radius(area_pt2: float) -> float:
+    """CSS px radius of a matplotlib scatter marker of ``area_pt2`` (the PNG is 100 px per inch)."""
+    return round(math.sqrt(area_pt2) / 2 * 100 / 72, 2)
+
+
+def topology_graph(topology, root: int = 0, side=None) -> tuple[dict, str, int]:
+    """``(graph, title, crossing)`` of a topology drawn as :func:`ccb_helpers.plotting.draw_topology` draws it.
+
+    Positions, hop counts, colours, which links wrap around (drawn as arcs) and which links a cut
+    crosses all come from the plotting module's own geometry (``_topology_geometry``), so the page
+    and the PNG draw the same picture. ``side``: the endpoints of one side of a cut (colours the
+    sides and the crossing links, as the bisection figures do), or None (hop counts from ``root``).
+
+    >>> from ccb_helpers.topology import ring
+    >>> graph, title, crossing = topology_graph(ring(4))
+    >>> [n["label"] for n in graph["nodes"]], len(graph["edges"]), title
+    (['0', '1', '2', '1'], 4, 'ring 4：从节点 0 出发的 BFS 层（直径 D = 2）')
+    """
+    from ..plotting import COLORS
+    from ..plotting.topology import _layout, _topology_geometry
+
+    geo = _topology_geometry(topology, root, None if side is None else frozenset(side))
+    g = topology.graph
+    pos = _layout(topology)
+    ends = [v for v, kind in g.nodes(data="kind") if kind == "endpoint"]
+    switches = [v for v, kind in g.nodes(data="kind") if kind == "switch"]
+    index = {v: i for i, v in enumerate(ends + switches)}
+    n_ends = len(ends)
+    area = 190 if n_ends <= 32 else (40 if n_ends <= 128 else 14)  # as _TopologyArtists
+    radius = _marker_radius(area)
+    hops = [int(h) for h in geo["hops"]]
+    far = max(max(hops), 1)
+    if side is None:
+        colors = colormap_hex("viridis_r", hops, far)
+    else:
+        colors = [COLORS["latency"] if s else COLORS["ring_b"] for s in geo["in_side"]]
+    show = side is None and n_ends <= 32
+    nodes = []
+    for i, v in enumerate(ends):
+        node = {
+            "x": round(float(pos[v][0]), 4),
+            "y": round(float(pos[v][1]), 4),
+            "label": str(hops[i]) if show else "",
+            "color": colors[i],
+            "r": radius,
+        }
+        if show:
+            node.update(labelInside=True, labelColor="#000000" if hops[i] < far / 2 else "#ffffff")
+        if side is None and v == root:
+            node["ring"] = COLORS["bandwidth"]
+        nodes.append(node)
+    for v in switches:
+        nodes.append(
+            {
+                "x": round(float(pos[v][0]), 4),
+                "y": round(float(pos[v][1]), 4),
+                "label": "",
+                "color": "#888888",
+                "r": _marker_radius(area * 0.8),
+                "shape": "square",
+            }
+        )
+    # Edges in the geometry's order: straight links, then wrap-around arcs, each with its cut flag.
+    straight_cut, arcs_cut = iter(geo["straight_cut"]), iter(geo["arcs_cut"])
+    edges = []
+    for u, v in g.edges:
+        a, b = pos[u], pos[v]
+        links = g.edges[u, v].get("links", 1)
+        arc = topology.family == "torus" and abs(a - b).max() > 1.5  # the geometry's wrap-around test
+        cut = bool(next(arcs_cut if arc else straight_cut))
+        edge = {
+            "a": index[u],
+            "b": index[v],
+            "color": COLORS["bandwidth"] if cut else "#bbbbbb",
+            "width": (2.0 if cut else 0.8) * (0.9 if arc else 1.0) * links,
+            "arrow": False,
+            "label": "",
+        }
+        if arc:
+            edge.update(curve=0.25, dash=True)
+        edges.append(edge)
+    short = topology.name.split(" (")[0]
+    if side is not None:
+        title = f"{short}：平衡割切断 {geo['crossing']} 条链路（红色）"
+    elif topology.switched:
+        title = (
+            f"{short}：从节点 {root} 出发的跳数\n"
+            f"（端点间最多 {topology.diameter} 跳，交换机同轮转发：D = {topology.step_diameter} 轮）"
+        )
+    else:
+        title = f"{short}：从节点 {root} 出发的 BFS 层（直径 D = {topology.step_diameter}）"
+    return {"nodes": nodes, "edges": edges}, title, int(geo["crossing"])
+
+
+def graph_limits(topology, root: int = 0, side=None) -> tuple[list[float], list[float]]:
+    """The axes limits the PNG uses for a topology drawing (a pad around every node and arc)."""
+    from ..plotting.topology import _topology_geometry
+
+    geo = _topology_geometry(topology, root, None if side is None else frozenset(side))
+    lo, hi = geo["lo"], geo["hi"]
+    pad = 0.08 * max(hi - lo) + 0.3
+    return [float(lo[0] - pad), float(hi[0] + pad)], [float(lo[1] - pad), float(hi[1] + pad)]

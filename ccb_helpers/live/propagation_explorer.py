@@ -14,6 +14,7 @@ from ..explorers.propagation import TREE_MAX, PropagationExplorer, readout_html
 from ..plotting import COLORS
 from ..plotting.propagation import _knomial_geometry
 from ..propagation import coverage, info_steps
+from .cache import cached
 from .compress import tabulate
 from .controls import controls_spec
 from .figure import colormap_hex, log_ticks, panel, series, subscript, text
@@ -100,4 +101,9 @@ def export() -> dict:
     spec = {c["name"]: c for c in controls}
     axes = [(name, list(range(spec[name]["min"], spec[name]["max"] + 1, spec[name]["step"]))) for name in ("n", "k")]
     axes.append(("all_port", [False, True]))
-    return {"explorer": "PropagationExplorer", "args": [], "controls": controls, "data": tabulate(axes, frame)}
+    return {
+        "explorer": "PropagationExplorer",
+        "args": [],
+        "controls": controls,
+        "data": cached("propagation_explorer", lambda: tabulate(axes, frame)),
+    }

@@ -228,11 +228,12 @@
     return node;
   }
 
-  function addText(parent, x, y, value, attrs) {
+  function addText(parent, x, y, value, attrs, downward) {
+    // Several lines ("\n") are centred on y, or hang below it when downward (tick labels).
     var lines = String(value).split("\n");
     var t = el("text", Object.assign({ x: x, y: y }, attrs), parent);
     if (lines.length === 1) { t.textContent = value; return t; }
-    var size = parseFloat(attrs["font-size"] || 12), shift = -(lines.length - 1) * 0.6;
+    var shift = downward ? 0 : -(lines.length - 1) * 0.6;
     lines.forEach(function (line, i) {
       var span = el("tspan", { x: x, dy: (i === 0 ? shift : 1.2) + "em" }, t);
       span.textContent = line;
@@ -281,6 +282,20 @@
     var titleLines = p.title ? String(p.title).split("\n").length : 0;
     var m = { left: hasAxis ? (p.ylabel ? 58 : 40) : 6, right: 10, top: 8 + titleLines * 16, bottom: hasAxis ? (p.xlabel ? 40 : 24) : 6 };
     if (hasAxis && p.xticks && p.xticks.length === 0 && !p.xlabel) m.bottom = 10;
+    var tickLines = Math.max.apply(null, [1].concat((p.xticks || []).map(function (t) { return String(t[1]).split("\n").length; })));
+    if (hasAxis && tickLines > 1) m.bottom += (tickLines - 1) * 13;
+    // Y tick labels wider than the default margin (pair names such as "Binomial\nBroadcast") get the room they need (live-b).
+    if (hasAxis && p.yticks) {
+      var widest = 0;
+      p.yticks.forEach(function (t) {
+        String(t[1]).split("\n").forEach(function (line) {
+          var w = 0;
+          for (var c = 0; c < line.length; c++) w += line.charCodeAt(c) > 0x2e80 ? SMALL : SMALL * 0.62;
+          widest = Math.max(widest, w);
+        });
+      });
+      m.left = Math.max(m.left, widest + 10 + (p.ylabel ? 18 : 0));
+    }
     var x0 = box.x + m.left, x1 = box.x + box.w - m.right, y0 = box.y + m.top, y1 = box.y + box.h - m.bottom;
     var xlim = p.xlim || dataExtent(p, "x"), ylim = p.ylim || dataExtent(p, "y");
     if (p.aspect === "equal") {
@@ -303,7 +318,7 @@
         var x = sx(t[0]);
         if (x < x0 - 0.5 || x > x1 + 0.5) return;
         el("line", { x1: x, x2: x, y1: y1, y2: y1 + 4, stroke: "#555" }, g);
-        addText(g, x, y1 + 16, t[1], { "text-anchor": "middle", "font-size": SMALL });
+        addText(g, x, y1 + 16, t[1], { "text-anchor": "middle", "font-size": SMALL }, true);
       });
       yt.forEach(function (t) {
         var y = sy(t[0]);
@@ -312,7 +327,7 @@
         el("line", { x1: x0, x2: x1, y1: y, y2: y, stroke: "#eeeeee" }, g);
         addText(g, x0 - 6, y + 4, t[1], { "text-anchor": "end", "font-size": SMALL });
       });
-      if (p.xlabel) addText(g, (x0 + x1) / 2, y1 + 33, p.xlabel, { "text-anchor": "middle", "font-size": FONT });
+      if (p.xlabel) addText(g, (x0 + x1) / 2, y1 + 33 + (tickLines > 1 ? (tickLines - 1) * 13 : 0), p.xlabel, { "text-anchor": "middle", "font-size": FONT });
       if (p.ylabel) {
         var t = addText(g, 0, 0, p.ylabel, { "text-anchor": "middle", "font-size": FONT });
         t.setAttribute("transform", "translate(" + (box.x + 13) + "," + (y0 + y1) / 2 + ") rotate(-90)");
@@ -324,7 +339,8 @@
       var color = s.color || "#222222", width = s.width || 1.5, dash = s.dash ? "5,3" : null;
       var xs = s.x || [], ys = s.y || [];
       if (s.kind === "bar") {
-        var bw = xs.length > 1 ? Math.abs(sx(xs[1]) - sx(xs[0])) * 0.8 : (x1 - x0) * 0.1;
+        var bw = s.bar_width !== undefined ? Math.abs(sx(s.bar_width) - sx(0)) // bar_width: in data units (live-b)
+          : xs.length > 1 ? Math.abs(sx(xs[1]) - sx(xs[0])) * 0.8 : (x1 - x0) * 0.1;
         xs.forEach(function (x, i) {
           var top = sy(ys[i]), bottom = sy(base);
           el("rect", { x: sx(x) - bw / 2, y: Math.min(top, bottom), width: bw, height: Math.abs(bottom - top), fill: color,
@@ -353,7 +369,9 @@
         if (s.kind === "scatter" || s.marker) {
           xs.forEach(function (x, i) {
             var px = sx(x), py = sy(ys[i]);
-            if (isFinite(px) && isFinite(py)) el("circle", { cx: px, cy: py, r: s.r || 3.5, fill: color }, plot);
+            if (!isFinite(px) || !isFinite(py)) return;
+            if (s.shape === "square") el("rect", { x: px - 3.2, y: py - 3.2, width: 6.4, height: 6.4, fill: color }, plot); // optional Series key (live-b)
+            else el("circle", { cx: px, cy: py, r: s.r || 3.5, fill: color }, plot);
           });
         }
       }
@@ -399,7 +417,9 @@
     }
     (p.texts || []).forEach(function (t) {
       var x = t.coords === "axes" ? x0 + t.x * (x1 - x0) : sx(t.x), y = t.coords === "axes" ? y1 - t.y * (y1 - y0) : sy(t.y);
-      addText(g, x, y, t.text, { "text-anchor": t.anchor || "middle", "font-size": t.size || FONT, fill: t.color || "#222222" });
+      var size = t.size || FONT;
+      if (t.valign === "bottom") y -= 3; else if (t.valign === "top") y += size; else y += size * 0.35;
+      addText(g, x, y, t.text, { "text-anchor": t.anchor || "middle", "font-size": size, fill: t.color || "#222222" });
     });
     if (p.legend) {
       var entries = (p.series || []).filter(function (s) { return s.label; });
@@ -410,7 +430,8 @@
         var cy3 = ly + 10 + i * 15;
         if (s.kind === "bar" || s.kind === "band") el("rect", { x: lx + 5, y: cy3 - 5, width: 14, height: 9, fill: s.color, "fill-opacity": s.alpha === undefined ? 1 : s.alpha }, lg);
         else el("line", { x1: lx + 4, x2: lx + 20, y1: cy3, y2: cy3, stroke: s.color, "stroke-width": s.width || 1.5, "stroke-dasharray": s.dash ? "5,3" : null }, lg);
-        if (s.marker) el("circle", { cx: lx + 12, cy: cy3, r: 3, fill: s.color }, lg);
+        if (s.marker && s.shape === "square") el("rect", { x: lx + 9, y: cy3 - 3, width: 6, height: 6, fill: s.color }, lg);
+        else if (s.marker) el("circle", { cx: lx + 12, cy: cy3, r: 3, fill: s.color }, lg);
         var t = addText(lg, lx + 25, cy3 + 4, s.label, { "font-size": SMALL });
         widest = Math.max(widest, textWidth(t, s.label));
       });
@@ -677,7 +698,7 @@
   };
 
   Live.prototype.adjust = function (name) {
-    if (this.impl.adjust) this.impl.adjust(name, this.state, this.api);
+    if (this.impl.adjust) this.impl.adjust(name, this.state, this.api, this.data);
   };
 
   Live.prototype.onInput = function (name) {
