@@ -102,3 +102,60 @@ def test_best_algorithm_refuses_a_grid_whose_names_alone_exceed_the_budget():
     # 2**25 elements of 26-character names are 3.5 GB: refused before any work, naming the cap.
     with pytest.raises(ValueError, match="memory"):
         ccb.best_algorithm("all_reduce", 64, np.broadcast_to(1.0, (2**25,)), 5e-6, 25e9)
+
+
+# -- synthesis: the time limit covers the whole call; scalars are scalars ---------------------------
+
+
+class _FakeClock:
+    """time.monotonic advancing 0.3 s per reading: any phase of the call that looks at the clock
+    sees the limit pass (no sleeping, no measured speed)."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def monotonic(self):
+        self.now += 0.3
+        return self.now
+
+    def perf_counter(self):
+        return self.monotonic()
+
+
+def test_synthesize_time_limit_covers_building_the_model(monkeypatch):
+    # Before #28 the limit started with the solver: 11-42 s and 0.9 GB went into building first.
+    import ccb_helpers.synthesis as synthesis
+
+    monkeypatch.setattr(synthesis, "time", _FakeClock())
+    with pytest.raises(ccb.SynthesisTimeout, match="time_limit=1 s"):
+        ccb.synthesize(ccb.ring(6), "all_gather", 3, 3, 1, time_limit=1.0)
+
+
+def test_synthesize_checks_the_model_size_before_building_anything(monkeypatch):
+    import ccb_helpers.synthesis as synthesis
+
+    def built(*args, **kwargs):
+        raise AssertionError("the network was built before the size cap was checked")
+
+    monkeypatch.setattr(synthesis, "_network", built)
+    with pytest.raises(ValueError, match="send variables"):
+        ccb.synthesize(ccb.single_switch(1024), "broadcast", 1, 1, 1, time_limit=0.01)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: ccb.synthesize(ccb.ring(4), "all_gather", np.array([2]), 2, 1, time_limit=1), "steps"),
+    (lambda: ccb.synthesize(ccb.ring(4), "all_gather", 2, 2, 1, time_limit=np.array([1.0])), "time_limit"),
+    (lambda: ccb.synthesize(ccb.ring(4), "all_gather", 2, 2, 1, time_limit=1, root=[0]), "root"),
+    (lambda: ccb.pareto_frontier(ccb.ring(4), "all_gather", [2]), "max_steps"),
+    (lambda: ccb.pareto_frontier(ccb.ring(4), "all_gather", 2, log=0), "log"),
+    (lambda: ccb.pareto_frontier(ccb.ring(4), "all_gather", 2, workers=[1]), "workers"),
+    (lambda: ccb.stored_schedule(ccb.dgx1(), "all_gather", [3], 6), "steps"),
+    (lambda: ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6, rounds=[7]), "rounds"),
+    (lambda: ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6, m=np.array(8)), "m"),
+    (lambda: ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6, verify=1), "verify"),
+    (lambda: ccb.attainment_table([ccb.dgx1()], "all_gather", time_limit=[1.0]), "time_limit"),
+])
+def test_synthesis_scalars_refuse_arrays(call, name):
+    # Lists and arrays reached OR-Tools or numpy ("only integer scalar arrays ...", "'int' object is not callable").
+    with pytest.raises(TypeError, match=name):
+        call()
