@@ -7,6 +7,7 @@ tests/test_bandwidth.py; the memory caps in tests/test_memory_caps.py.
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import numpy as np
 import pytest
@@ -159,3 +160,50 @@ def test_synthesis_scalars_refuse_arrays(call, name):
     # Lists and arrays reached OR-Tools or numpy ("only integer scalar arrays ...", "'int' object is not callable").
     with pytest.raises(TypeError, match=name):
         call()
+
+
+# -- scalars, iterators and wrong names in plots, explorers and loaders ------------------------------
+
+
+@pytest.mark.parametrize("call, error, name", [
+    (lambda: ccb.plot_bisection_ratio(primitives=("all_to_all",), families=("ring",), max_n=16, m=1e-320), ValueError, "m"),
+    (lambda: ccb.plot_bisection_ratio(primitives=iter(["all_to_all"])), TypeError, "primitives"),
+    (lambda: ccb.plot_algorithm_times(m_range=np.array(5)), TypeError, "m_range"),
+    (lambda: ccb.plot_algorithm_times(m_range=(np.array([1.0, 2.0]), 2.0**20)), TypeError, r"m_range\[0\]"),
+    (lambda: ccb.plot_nccl_times(mark=-1), ValueError, "mark"),
+    (lambda: ccb.nccl_bound_parameters(n_nodes=[2]), TypeError, "n_nodes"),
+])
+def test_plot_and_parameter_arguments(call, error, name):
+    import matplotlib.pyplot as plt
+
+    try:
+        with pytest.raises(error, match=name):
+            call()
+    finally:
+        plt.close("all")
+
+
+def test_load_mpi_result_refuses_deep_json_long_names_and_devices(tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ValueError, match="source: .*too deeply"):
+        ccb.load_mpi_result(deep)  # RecursionError before #28
+    with pytest.raises(ValueError, match="source"):
+        ccb.load_mpi_result("a" * 5000 + ".json")  # OSError: file name too long
+    with pytest.raises(ValueError, match="source"):
+        ccb.load_mpi_result("/dev/zero")  # a device, not a file
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="source"):
+        ccb.load_mpi_result(fifo)  # opening a FIFO for reading would block
+
+
+@pytest.mark.parametrize("value", [10**400, [1], np.array([2.0]), np.array(3)])
+def test_explorer_controls_take_scalars_only(value):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    with ccb.PropagationExplorer() as e:
+        for name in e.controls:
+            with pytest.raises((ValueError, TypeError), match=name):
+                e.update(**{name: value})
