@@ -15,7 +15,7 @@ from .explorers import Explorer
 from .nccl_bound import _bound_parameters, _in_network_bound, _two_level_bound, _vs_bound
 from .nccl_model import NCCL_COLLECTIVES, NCCL_MODEL_VERSION, NCCL_TOPOLOGIES, _check_call, _predict, _resolve_topology
 
-__all__ = ["NCCL_PICK_COLORS", "plot_nccl_times", "plot_nccl_pick_map", "plot_busbw_against_bound", "NcclExplorer"]
+__all__ = ["NCCL_PICK_COLORS", "plot_nccl_times", "plot_nccl_pick_map", "plot_busbw_against_bound", "NcclExplorer", "nccl_state"]
 
 #: One colour per NCCL algorithm/protocol, shared by the chapter's figures.
 NCCL_PICK_COLORS = {
@@ -355,67 +355,108 @@ class NcclExplorer(Explorer):
         ax.set_xlabel("消息大小 M")
 
     def refresh(self, preset, n, log2_m, efficiency) -> str:
-        from .units import format_bytes, format_time
-
-        preset = check_choice("preset", preset, NCCL_TOPOLOGIES)
-        n = check_int("n", n, minimum=2, maximum=2048)
-        log2_m = check_int("log2_m", log2_m, minimum=3, maximum=34)
-        note = ""
-        if preset != "dgx_h100" and n % 8:
-            note = f"（N = {n} 不是 8 的倍数：按每节点 8 块 GPU 取 {max(8, n - n % 8)}）"
-            n = max(8, n - n % 8)
-        self.n_nodes = 1 if preset == "dgx_h100" else n // 8
-        self.n = n
-        m = 2**log2_m
-        topo = _resolve_topology(preset, {}, self.n_nodes, n // self.n_nodes)
-        self.result = r = _vs_bound("all_reduce", n, self.n_nodes, m, topo)
-        version, sizes, times, refs, bound, in_network = _explorer_curves(preset, n, self.n_nodes)
+        state = nccl_state(preset, n, log2_m, efficiency)
+        self.n_nodes, self.n, self.result = state["n_nodes"], state["n"], state["result"]
         ax = self._ax
         shown = []
         for label, line in self._curves.items():
-            line.set_visible(label in times)
-            if label in times:
-                line.set_data(sizes, refs[label] / times[label] if efficiency else times[label] * 1e6)
+            line.set_visible(label in state["lines"])
+            if label in state["lines"]:
+                line.set_data(state["sizes"], state["lines"][label])
                 shown.append(line)
         self._bound.set_visible(not efficiency)
         self._in_network.set_visible(not efficiency)
-        self._bound.set_data(sizes, bound * 1e6)
-        self._in_network.set_data(sizes, in_network * 1e6)
+        self._bound.set_data(state["sizes"], state["bound_us"])
+        self._in_network.set_data(state["sizes"], state["in_network_us"])
         if efficiency:
             ax.set_yscale("linear")
-            ax.set_ylim(0, 1.05)
             ax.set_ylabel("效率 = 下界 / NCCL 估计")
-            y = 1.0 if r.efficiency is None else r.efficiency  # NCCL's estimate beats the bound: flagged, drawn at 1
         else:
             shown += [self._bound, self._in_network]
-            ys = np.concatenate([line.get_ydata() for line in shown])
-            ys = ys[np.isfinite(ys) & (ys > 0)]
             ax.set_yscale("log")
-            ax.set_ylim(ys.min() / 1.6, ys.max() * 1.6)
             ax.set_ylabel("时间（µs）")
-            y = r.nccl_time * 1e6
+        ax.set_ylim(*state["ylim"])
         _size_axis(ax)
         ax.set_xlim(2.0**3 / 1.4, 2.0**34 * 1.4)
+        m, y = state["mark"]
         self._mark.set_data([m], [y])
         self._note.xy = (m, y)
-        right_half = log2_m > 24  # the label goes on the side of the mark that has room
+        right_half = state["note_side"] == "left"  # the label goes on the side of the mark that has room
         self._note.set_position((-12 if right_half else 10, -16))
         self._note.set_horizontalalignment("right" if right_half else "left")
-        self._note.set_text(f"{r.pick}，{format_bytes(m)}")
-        self._title.set_text(f"NCCL {version} 的估计：all_reduce，N = {n}，{self.n_nodes} 个节点")
+        self._note.set_text(state["note"])
+        self._title.set_text(state["title"])
         if self._legend is not None:
             self._legend.remove()
         self._legend = ax.legend(handles=shown, fontsize=9, ncol=2, loc="upper left")  # empty in both modes
-        alpha, beta, node_beta = _bound_parameters(topo)
-        bound_kind = "网内归约的下界" if r.in_network else "下界"
-        reference = r.in_network_bound_time if r.in_network else r.bound_time
-        shown_eff = "—（估计快于下界）" if r.efficiency is None else f"{r.efficiency:.2f}"
-        line = "" if r.line_efficiency is None else f"（对照物理线速 {r.line_efficiency:.2f}）"  # β is NCCL's own
-        book = ""
-        if r.book_algorithm is not None:
-            from .algorithms import ALGORITHM_LABELS
+        return state["readout"]
 
-            book = f"；本书选型：{ALGORITHM_LABELS[r.book_algorithm]}，{format_time(r.book_time)}"
-        return (f"<b>AllReduce，N = {n}（{self.n_nodes} 个节点），M = {format_bytes(m)}</b>{note}：NCCL {NCCL_MODEL_VERSION} 的模型选 <b>{r.pick}</b>，"
-                f"估计 {format_time(r.nccl_time)}；{bound_kind} {format_time(reference)}"
-                f"（α = {format_time(alpha)}，β = {beta / 1e9:.3g} GB/s）；效率 <b>{shown_eff}</b>{line}{book}。")
+
+def nccl_state(preset: str, n: int, log2_m: int, efficiency: bool) -> dict:
+    """What :class:`NcclExplorer` shows for these control values (no drawing).
+
+    ``n`` / ``n_nodes`` (N rounded down to whole 8-GPU nodes on the cluster, ``note`` saying so),
+    NCCL's pick against the bound at M = 2^log2_m (``result``, :func:`~ccb_helpers.nccl_vs_bound`),
+    the curves over ``sizes`` (``lines[label]``: NCCL's estimate in µs, or bound / estimate with
+    ``efficiency``; ``bound_us`` and ``in_network_us``, the bounds of :func:`_two_level_bound`,
+    ``eq:cc-bound-combined``), the y limits, the marked point and its label, the title and the
+    ``readout`` HTML. The explorer's ``refresh`` draws exactly this, and the static page exports
+    it (:mod:`ccb_helpers.live.nccl`).
+
+    Examples
+    --------
+    >>> s = nccl_state("ib_h100", 20, 20, False)
+    >>> s["n"], s["n_nodes"], s["result"].pick
+    (16, 2, 'NVLSTree/Simple')
+    """
+    preset = check_choice("preset", preset, NCCL_TOPOLOGIES)
+    n = check_int("n", n, minimum=2, maximum=2048)
+    log2_m = check_int("log2_m", log2_m, minimum=3, maximum=34)
+    if not isinstance(efficiency, (bool, np.bool_)):
+        raise TypeError(f"efficiency must be True or False, got {efficiency!r}")
+    state = dict(_nccl_point(preset, n, log2_m))
+    version, sizes, times, refs, bound, in_network = _explorer_curves(preset, state["n"], state["n_nodes"])
+    r = state["result"]
+    lines = {label: refs[label] / times[label] if efficiency else times[label] * 1e6 for label in NCCL_PICK_COLORS
+             if label in times}
+    if efficiency:
+        ylim = (0, 1.05)
+        y = 1.0 if r.efficiency is None else r.efficiency  # NCCL's estimate beats the bound: flagged, drawn at 1
+    else:
+        ys = np.concatenate(list(lines.values()) + [bound * 1e6, in_network * 1e6])
+        ys = ys[np.isfinite(ys) & (ys > 0)]
+        ylim = (ys.min() / 1.6, ys.max() * 1.6)
+        y = r.nccl_time * 1e6
+    state.update(sizes=sizes, lines=lines, bound_us=bound * 1e6, in_network_us=in_network * 1e6, ylim=ylim,
+                 mark=(2**log2_m, y), title=f"NCCL {version} 的估计：all_reduce，N = {state['n']}，{state['n_nodes']} 个节点")
+    return state
+
+
+@functools.lru_cache(maxsize=4096)
+def _nccl_point(preset: str, n: int, log2_m: int) -> dict:
+    """The part of :func:`nccl_state` that does not depend on ``efficiency`` (pick, readout, labels)."""
+    from .units import format_bytes, format_time
+
+    note = ""
+    if preset != "dgx_h100" and n % 8:
+        note = f"（N = {n} 不是 8 的倍数：按每节点 8 块 GPU 取 {max(8, n - n % 8)}）"
+        n = max(8, n - n % 8)
+    n_nodes = 1 if preset == "dgx_h100" else n // 8
+    m = 2**log2_m
+    topo = _resolve_topology(preset, {}, n_nodes, n // n_nodes)
+    r = _vs_bound("all_reduce", n, n_nodes, m, topo)
+    alpha, beta, node_beta = _bound_parameters(topo)
+    bound_kind = "网内归约的下界" if r.in_network else "下界"
+    reference = r.in_network_bound_time if r.in_network else r.bound_time
+    shown_eff = "—（估计快于下界）" if r.efficiency is None else f"{r.efficiency:.2f}"
+    line = "" if r.line_efficiency is None else f"（对照物理线速 {r.line_efficiency:.2f}）"  # β is NCCL's own
+    book = ""
+    if r.book_algorithm is not None:
+        from .algorithms import ALGORITHM_LABELS
+
+        book = f"；本书选型：{ALGORITHM_LABELS[r.book_algorithm]}，{format_time(r.book_time)}"
+    readout = (f"<b>AllReduce，N = {n}（{n_nodes} 个节点），M = {format_bytes(m)}</b>{note}：NCCL {NCCL_MODEL_VERSION} 的模型选 <b>{r.pick}</b>，"
+               f"估计 {format_time(r.nccl_time)}；{bound_kind} {format_time(reference)}"
+               f"（α = {format_time(alpha)}，β = {beta / 1e9:.3g} GB/s）；效率 <b>{shown_eff}</b>{line}{book}。")
+    return {"n": n, "n_nodes": n_nodes, "result": r, "readout": readout, "note": f"{r.pick}，{format_bytes(m)}",
+            "note_side": "left" if log2_m > 24 else "right"}

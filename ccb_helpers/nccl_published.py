@@ -45,6 +45,9 @@ class PublishedLog:
         Network rate per node per direction, bytes/s (``None`` on one node).
     spec : str
         Where the link rates come from.
+    n_ranks : int or None
+        Ranks, for a log that does not list them (the 2019-2021 format printed no rank lines);
+        passed to the reader, which raises if the log's own numbers contradict it.
     in_switch_reduction : bool
         The NVSwitch can reduce (H100 and later: NVLink SHARP). NCCL 2.18 and later then run
         NVLS (one node) or NVLS-Tree (several nodes) for large AllReduces by default, which no
@@ -61,6 +64,7 @@ class PublishedLog:
     node_beta: float | None
     spec: str
     in_switch_reduction: bool = False
+    n_ranks: int | None = None
 
     def __post_init__(self):
         check_fields(self, {"key": "str", "system": "str", "source": "str", "nccl": "str?", "collective": "str?",
@@ -128,6 +132,19 @@ PUBLISHED_LOGS: dict[str, PublishedLog] = {
             "The INFO log the reporter posted later in the issue prints 'NVLS Head' lines: NVLS-Tree was set up.",
             in_switch_reduction=True,
         ),
+        PublishedLog(
+            "issue78_v100_8node_all_reduce", "8 节点 × 8 V100，IB 100 Gb/s",
+            "https://github.com/NVIDIA/nccl-tests/issues/78", None, "all_reduce", 8, 150e9, 12.5e9,
+            "V100 SXM2: 6 NVLink2 links x 25 GB/s per direction; the reporter's InfiniBand 100 Gb/s = 12.5 GB/s "
+            "per node. The node term binds (it is ~10x smaller), so the GPU figure does not matter here.",
+            n_ranks=64,
+        ),
+        PublishedLog(
+            "issue78_v100_8node_alltoall", "8 节点 × 8 V100，IB 100 Gb/s",
+            "https://github.com/NVIDIA/nccl-tests/issues/78", None, "all_to_all", 8, 150e9, 12.5e9,
+            "as issue78_v100_8node_all_reduce (same cluster, same comment)",
+            n_ranks=64,
+        ),
     ]
 }
 
@@ -158,7 +175,7 @@ def read_published_log(key: str):
     from .nccl_tests import read_nccl_tests
 
     entry = PUBLISHED_LOGS[check_choice("key", key, PUBLISHED_LOGS)]
-    return read_nccl_tests(published_log_text(key), collective=entry.collective)
+    return read_nccl_tests(published_log_text(key), collective=entry.collective, n_ranks=entry.n_ranks)
 
 
 def _nbsp(text: str) -> str:
@@ -253,6 +270,7 @@ def published_summary_table(keys=None):
         rows.append([f"{entry.system}：{PRIMITIVE_LABELS[log.collective]}{version}{flag}", shown,
                      _nbsp(format_bandwidth(last.busbw_Bps)), _nbsp(format_bandwidth(ceiling)), str(log.n_ranks)])
     headers = ["日志", "效率", "busbw", "上限", "N"]
-    caption = ("每个日志最大消息的 busbw，对照两级带宽上限 min(pβ, c(N)/c(K)·β_node)；"
+    caption = ("每个日志最大消息的 busbw，对照两级带宽上限 min(pβ, 节点割)，节点割 = c(N)/c(K)·β_node"
+               "（AllToAll：(N−1)·β_node/(G(N−G))，G = 每节点的 rank 数）；"
                "† NVSwitch 能做归约（H100），NCCL 默认用 NVLS / NVLS-Tree：GPU 一项换成网内归约的 2(N−1)/N·pβ")
     return Table(headers, rows, caption, values)

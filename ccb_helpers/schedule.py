@@ -23,6 +23,7 @@ import numpy as np
 
 from ._validation import _as_array, check_cap, check_choice, check_int
 from .primitives import check_primitive
+from .topology import Topology
 
 __all__ = ["Transfer", "Round", "Schedule", "block_bounds", "buffers_for", "OPS"]
 
@@ -235,6 +236,10 @@ class Schedule:
         Bytes one link carries in one such round (the largest chunk); required with ``step_rounds``.
     work_size : int, optional
         Bytes of the ``"work"`` scratch buffer (default ``m``).
+    topology : Topology, optional
+        The network a synthesized schedule was made for (set by ``synthesize`` and
+        ``stored_schedule``): :func:`ccb_helpers.run_schedule` then runs it on that topology with
+        every node using all its links, without the caller repeating them. Not compared by ``==``.
     """
 
     primitive: str
@@ -249,6 +254,7 @@ class Schedule:
     step_rounds: tuple | None = None
     chunk_bytes: int | None = None
     work_size: int | None = None
+    topology: Topology | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
         _check_schedule(self)
@@ -350,6 +356,11 @@ def _check_schedule(schedule: Schedule) -> None:
         schedule.chunk_bytes = check_int("chunk_bytes", schedule.chunk_bytes, minimum=0, maximum=MAX_BUFFER_BYTES, scalar=True)
     if schedule.work_size is not None:
         schedule.work_size = check_int("work_size", schedule.work_size, minimum=0, maximum=MAX_BUFFER_BYTES, scalar=True)
+    if schedule.topology is not None:
+        if not isinstance(schedule.topology, Topology):
+            raise TypeError(f"topology must be a Topology or None, got {type(schedule.topology).__name__}")
+        if schedule.topology.n != schedule.n:
+            raise ValueError(f"topology has n={schedule.topology.n} nodes but the schedule has n={schedule.n}")
     buffers = schedule.buffers
     if not isinstance(buffers, tuple) or not all(isinstance(b, str) for b in buffers):
         raise TypeError("buffers must be a tuple of buffer names")

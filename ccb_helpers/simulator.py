@@ -393,7 +393,7 @@ def _check_budget(what: str, estimate: int, max_bytes: int) -> None:
               hint="pass a larger max_bytes= to allow it (the default budget is 2 GiB)")
 
 
-def run_schedule(schedule: Schedule, ports=1, topology: Topology | None = None, seed: int = 0,
+def run_schedule(schedule: Schedule, ports=None, topology: Topology | None = None, seed: int = 0,
                  max_bytes: int = DEFAULT_MAX_BYTES) -> SimulationResult:
     """Execute ``schedule`` on random inputs and measure it.
 
@@ -401,11 +401,14 @@ def run_schedule(schedule: Schedule, ports=1, topology: Topology | None = None, 
     ----------
     schedule : Schedule
         The schedule (hand-written or generated).
-    ports : int, default 1
-        ``k``: distinct destinations (and sources) per node per round.
+    ports : int, optional
+        ``k``: distinct destinations (and sources) per node per round. Default 1, except for a
+        schedule that carries the topology it was synthesized for (``schedule.topology``, set by
+        ``synthesize`` and ``stored_schedule``): there every node uses all its links, ``n - 1``.
     topology : Topology, optional
         When given, every message must use one of its links, and its ``n`` must match. Parallel
-        links (edge attribute ``links``) are capacity: see ``Schedule.step_rounds``.
+        links (edge attribute ``links``) are capacity: see ``Schedule.step_rounds``. Default:
+        ``schedule.topology`` (``None`` for hand-written and generated schedules).
     seed : int, default 0
         Seed of the random input bytes.
     max_bytes : int, default 2 GiB
@@ -441,6 +444,12 @@ def run_schedule(schedule: Schedule, ports=1, topology: Topology | None = None, 
     if not isinstance(schedule, Schedule):
         raise TypeError(f"schedule must be a Schedule, got {type(schedule).__name__}")
     _check_schedule(schedule)  # a Schedule is mutable: its fields may have changed since it was made
+    carried = schedule.topology is not None and topology is None
+    if carried:
+        topology = schedule.topology
+    if ports is None:
+        # A synthesized schedule is made for nodes that drive all their links in a step (#26).
+        ports = max(1, schedule.n - 1) if carried and schedule.step_rounds is not None else 1
     ports = check_int("ports", ports, minimum=1, scalar=True)
     seed = check_int("seed", seed, minimum=0, maximum=2**64 - 1, scalar=True)
     max_bytes = check_int("max_bytes", max_bytes, minimum=0, scalar=True)
@@ -471,6 +480,10 @@ def run_schedule(schedule: Schedule, ports=1, topology: Topology | None = None, 
     try:
         return _run_schedule(schedule, ports, topology, seed)
     except ScheduleError as error:
+        if schedule.step_rounds is not None and "but ports=" in str(error) and schedule.topology is not None:
+            raise ScheduleError(f"{error}; this schedule carries the topology it was synthesized for "
+                                f"({schedule.topology.name}), where every node uses all its links in a step: "
+                                "run_schedule(schedule) without ports runs it so") from None
         if schedule.step_rounds is not None and topology is None and "but ports=" in str(error):
             # A synthesized schedule uses every link of the topology it was made for (#26).
             raise ScheduleError(f"{error}; this schedule was synthesized on a topology whose nodes use all their "

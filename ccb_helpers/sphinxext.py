@@ -8,15 +8,21 @@ What it does to every HTML page:
   PNG and loads no widget JavaScript, so the state is never read.
 - Binds inline math (and inline code) to the Chinese punctuation that follows it (and to an opening
   bracket or quote before it) in a ``span.ccb-nobr`` (``white-space: nowrap``), so "，" "。" "）" never start
-  a line after a formula.
+  a line after a formula, and allows a break after that punctuation (``<wbr>``); code inside the span
+  still wraps (ccb.css), so no page is wider than a phone.
 - In table cells, joins a number to its unit ("84.3 µs", "1 MiB") and a relation sign to its
   operands ("N ≥ 6") with no-break spaces.
+- Drops the blanks between two Chinese characters: a line break in the Markdown source between
+  "调度。" and "本书" (HTML shows it as a space), a space before a link whose text is Chinese
+  ("见 参考文献"), after a closing quote (“Tree” 其实); a break between Latin words stays a space.
 - Renders sphinx-proof's hard-coded "Proof." as 证明.
 - Translates the theme's remaining English labels and tooltips (Sphinx, pydata-sphinx-theme,
   sphinx-book-theme and sphinx-proof message catalogs, plus a few strings hard-coded in templates).
 - Bibliography in author-year form, like the citations in the text: the label of an entry is
   "Chan et al., 2007" (not "CHPvdG07"), and works with the same authors and year get "2024a",
   "2024b" in both the text and the list.
+- Makes every explorer live (:mod:`ccb_helpers.live.build`): its data, exported from the Python
+  code, inline after the cell, and ``_static/live/ccb-live.js`` + the explorer's script on that page.
 - Serves ``_static/ccb.css`` / ``ccb.js``: tables that scroll sideways get a visible hint, and the
   search page's snippets drop TeX source, buttons and the page TOC, and list each page once.
 """
@@ -170,6 +176,93 @@ def _drop_thebe_widget_state_and_duplicates(app, pagename, templatename, context
     context["script_files"] = kept
 
 
+# Characters set without spaces between them: CJK ideographs, kana, CJK and full-width punctuation.
+_CJK = re.compile(r"[\u2e80-\u2fff\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]")
+# Quotes and dashes Chinese text shares with English: joined only when the other side is CJK.
+_SHARED = "“”‘’…—"
+# Whose text is not prose: a soft break next to them is a real space ("用 `ring`\n算法" keeps it).
+_OPAQUE = (nodes.FixedTextElement, nodes.literal, nodes.math, nodes.raw, nodes.comment, nodes.image, nodes.substitution_definition)
+
+
+def _joins(before: str, after: str) -> bool:
+    """Whether a line break between these two characters is no space in Chinese typesetting."""
+    cjk_before, cjk_after = bool(_CJK.match(before)), bool(_CJK.match(after))
+    return (cjk_before and (cjk_after or after in _SHARED)) or (cjk_after and before in _SHARED)
+
+
+def _prose_runs(block):
+    """The block's text in reading order: Text nodes, and ``None`` for each opaque inline (math, code)."""
+    for node in block.findall(include_self=False):
+        inside, ancestor = False, node.parent
+        while ancestor is not None and ancestor is not block:
+            if isinstance(ancestor, _OPAQUE):
+                inside = True
+                break
+            ancestor = ancestor.parent
+        if inside:
+            continue
+        if isinstance(node, _OPAQUE):
+            yield None
+        elif isinstance(node, nodes.Text):
+            yield node
+
+
+def _neighbour(texts: list, j: int, step: int) -> str:
+    """The nearest non-blank character from ``texts[j]`` on in direction ``step`` ("" at an opaque node)."""
+    while 0 <= j < len(texts):
+        if texts[j] is None:
+            return ""
+        stripped = texts[j].strip(" \t\n")
+        if stripped:
+            return stripped[-1] if step < 0 else stripped[0]
+        j += step
+    return ""
+
+
+_BLANKS = re.compile(r"[ \t\n]+")
+
+
+def join_cjk_soft_breaks(document) -> int:
+    """Drop every run of blanks (a source line break, a space) between two CJK characters; return how many.
+
+    Markdown keeps a paragraph's line breaks as newlines, which HTML shows as a space: right
+    between English words, wrong between Chinese ones ("调度。 本书"). Chinese typesetting
+    (CSS Text 3's segment-break rules, pandoc's ``east_asian_line_breaks``) drops them there.
+    Run after references are resolved, so the text of a ``{doc}`` link counts ("见 参考文献").
+    """
+    joined = 0
+    blocks = [n for n in document.findall(nodes.TextElement) if not isinstance(n, (nodes.Inline, *_OPAQUE))]
+    for block in blocks:
+        runs = list(_prose_runs(block))
+        texts = [str(r) if r is not None else None for r in runs]
+        for i, text in enumerate(texts):
+            if not text or not _BLANKS.search(text):
+                continue
+            pieces, last = [], 0
+            for match in _BLANKS.finditer(text):
+                head, tail = text[: match.start()], text[match.end():]
+                before = head[-1] if head else _neighbour(texts, i - 1, -1)
+                after = tail[0] if tail else _neighbour(texts, i + 1, 1)
+                if before and after and _joins(before, after):
+                    pieces.append(text[last: match.start()])
+                    last = match.end()
+                    joined += 1
+            if last:
+                texts[i] = "".join(pieces) + text[last:]
+                parent = runs[i].parent  # by identity: Text nodes are strs, parent.replace would take an equal earlier "\n"
+                parent[next(k for k, child in enumerate(parent.children) if child is runs[i])] = nodes.Text(texts[i])
+    return joined
+
+
+class CJKSoftBreaks(SphinxPostTransform):
+    """No blank between two Chinese characters (:func:`join_cjk_soft_breaks`), once references have their text."""
+
+    default_priority = 899  # after every reference and exercise title is resolved, before ChineseTypography
+
+    def run(self, **kwargs) -> None:
+        join_cjk_soft_breaks(self.document)
+
+
 def _is_inline_math_or_code(node) -> bool:
     return isinstance(node, (nodes.math, nodes.literal)) and not isinstance(node, nodes.math_block)
 
@@ -231,6 +324,9 @@ class ChineseTypography(SphinxPostTransform):
         if head and len(str(before)) > len(head):
             replacement.append(nodes.Text(str(before)[: len(str(before)) - len(head)]))
         replacement.append(wrapper)
+        if tail:  # a line may break after "，" "、": without <wbr>, "`a`、`b`、`c`" is one unbreakable run (the
+            # quotes around code forbid a break next to them, UAX #14 LB19), which made the home page 964 px wide
+            replacement.append(nodes.raw("", "<wbr>", format="html"))
         if tail and len(str(after)) > len(tail):
             replacement.append(nodes.Text(str(after)[len(tail):]))
         parent.children[start:stop] = []
@@ -315,10 +411,14 @@ def _rewrite_hard_coded_labels(app, exception) -> None:
 
 
 def setup(app):
+    from .live import build as live_build  # the live explorers (issue #25)
+
     _register_bibliography_style()
+    live_build.setup(app)
     app.connect("builder-inited", _add_static)
     app.connect("builder-inited", _disambiguate_years, priority=600)  # after sphinxcontrib-bibtex reads the .bib
     app.connect("html-page-context", _drop_thebe_widget_state_and_duplicates, priority=900)
     app.connect("build-finished", _rewrite_hard_coded_labels)
+    app.add_post_transform(CJKSoftBreaks)
     app.add_post_transform(ChineseTypography)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

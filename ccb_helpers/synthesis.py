@@ -751,12 +751,16 @@ def synthesize(topology, primitive, steps, rounds, chunks, *, time_limit, root=0
         return Schedule(
             "all_reduce", n, m, rs.rounds + half.rounds, half.buffers, root,
             f"synthesized S={steps} R={rounds} C={chunks} (ReduceScatter + AllGather)",
-            step_rounds=rs.step_rounds + half.step_rounds, chunk_bytes=half.chunk_bytes,
+            step_rounds=rs.step_rounds + half.step_rounds, chunk_bytes=half.chunk_bytes, topology=topology,
         )
     if primitive in _DUAL:
         dual = _solve_non_combining(topology, _DUAL[primitive], steps, rounds, chunks, root, m, time_limit, workers, deadline)
-        return None if dual is None else _reverse_schedule(dual, primitive)
-    return _solve_non_combining(topology, primitive, steps, rounds, chunks, root, m, time_limit, workers, deadline)
+        schedule = None if dual is None else _reverse_schedule(dual, primitive)
+    else:
+        schedule = _solve_non_combining(topology, primitive, steps, rounds, chunks, root, m, time_limit, workers, deadline)
+    if schedule is not None:
+        schedule.topology = topology  # the schedule carries its network: run_schedule(schedule) just works (#26)
+    return schedule
 
 
 def _check_chunk_capacity(schedule: Schedule, topology: Topology) -> None:
@@ -1046,6 +1050,7 @@ def stored_schedule(topology, primitive, steps, chunks, rounds=None, m=None, ver
                          + (f", rounds={rounds}" if rounds is not None else "") + "; see ccb.stored_schedules()")
     entry = min(matches, key=lambda e: e["rounds"])
     stored_topology, schedule = _entry_schedule(entry, m, primitive)
+    schedule.topology = stored_topology
     if verify:
         result = verify_synthesized(schedule, stored_topology)
         if not result.correct:

@@ -22,8 +22,8 @@ from ._validation import check_cap, check_choice
 from .explorers import Explorer
 from .plotting import COLORS, use_book_style
 
-__all__ = ["draw_synthesized_step", "plot_schedule_steps", "plot_synthesis_plane", "SynthesisExplorer", "synthesis_bounds_table",
-           "attainment_table"]
+__all__ = ["draw_synthesized_step", "plot_schedule_steps", "plot_synthesis_plane", "SynthesisExplorer", "synthesis_state",
+           "synthesis_bounds_table", "attainment_table"]
 
 
 def _step_messages(schedule, step: int):
@@ -89,35 +89,28 @@ def draw_synthesized_step(schedule, topology, step: int, ax=None):
     from matplotlib.patches import FancyArrowPatch
 
     from ._validation import check_int
-    from .plotting import _layout
-    from .user_topology import _link_matrix
 
     _check_drawable(schedule, topology)
     step = check_int("step", step, minimum=1, maximum=len(schedule.rounds), scalar=True)
     use_book_style()
     if ax is None:
         _, ax = plt.subplots(figsize=(4.6, 4.6))
-    pos = _layout(topology)
-    g = topology.graph
-    for u, v, data in g.edges(data=True):
+    data = _step_drawing(schedule, topology, step)
+    pos = data["pos"]
+    for u, v, links in data["links"]:
         a, b = pos[u], pos[v]
-        ax.plot([a[0], b[0]], [a[1], b[1]], color="#dddddd", linewidth=1.2 * data.get("links", 1), zorder=1)
-    rounds = schedule.step_rounds[step - 1] if schedule.step_rounds else 1
-    links = _link_matrix(topology)
-    messages = _step_messages(schedule, step - 1)
-    biggest = max(messages.values(), default=1)
-    spare, labels = 0, []
-    for (u, v), count in sorted(messages.items()):
+        ax.plot([a[0], b[0]], [a[1], b[1]], color="#dddddd", linewidth=1.2 * links, zorder=1)
+    biggest = data["biggest"]
+    labels = []
+    for u, v, count, capacity in data["arrows"]:
         a, b = pos[u], pos[v]
-        capacity = max(links[u, v], 1) * rounds
         full = count >= capacity
-        spare += not full
         arrow = FancyArrowPatch(tuple(a), tuple(b), arrowstyle="-|>", mutation_scale=11, shrinkA=9, shrinkB=9,
-                                connectionstyle="arc3,rad=0.18", linewidth=0.8 + 2.2 * count / biggest,
+                                connectionstyle=f"arc3,rad={ARC_RAD}", linewidth=0.8 + 2.2 * count / biggest,
                                 color=_FULL_COLOR if full else _SPARE_COLOR, alpha=0.9, zorder=2)
         # The arc's hull (ends and control point) as data limits: add_patch would compute the
         # shrunk arrow path just for the limits (half the explorer's redraw).
-        control = (a + b) / 2 + 0.18 * np.array([(b - a)[1], -(b - a)[0]])
+        control = _arc_control(a, b)
         ax.add_artist(arrow)
         ax.update_datalim([a, b, control])
         if not full:
@@ -130,15 +123,48 @@ def draw_synthesized_step(schedule, topology, step: int, ax=None):
         ax.annotate(str(v), pos[v], ha="center", va="center", fontsize=10, zorder=5)
     ax.set_aspect("equal", adjustable="datalim")
     ax.axis("off")
-    used = len(messages)
+    ax.set_title(f"{data['title']}\n{data['note']}", fontsize=10)
+    return ax
+
+
+#: Bend of a drawn step's arrows (matplotlib's ``arc3`` rad): u -> v and v -> u curve apart.
+ARC_RAD = 0.18
+
+
+def _arc_control(a, b):
+    """Control point of the quadratic Bezier ``arc3,rad=ARC_RAD`` draws from a to b (data units)."""
+    return (a + b) / 2 + ARC_RAD * np.array([(b - a)[1], -(b - a)[0]])
+
+
+def _step_drawing(schedule, topology, step: int) -> dict:
+    """What :func:`draw_synthesized_step` draws for step ``step`` (1-based), without drawing it.
+
+    ``pos`` (node -> xy), ``links`` ``[(u, v, parallel links)]``, ``arrows`` ``[(u, v, chunks,
+    capacity)]`` sorted, ``rounds``, ``chunks`` (sent this step), ``biggest`` arrow, the ``title``
+    and the ``note`` line under it. Shared with the static page's live explorer
+    (:mod:`ccb_helpers.live.synthesis`), so the two drawings cannot disagree.
+    """
+    from .plotting import _layout
+    from .user_topology import _link_matrix
+
+    pos = _layout(topology)
+    links_matrix = _link_matrix(topology)
+    rounds = schedule.step_rounds[step - 1] if schedule.step_rounds else 1
+    messages = _step_messages(schedule, step - 1)
+    arrows = [(u, v, count, int(max(links_matrix[u, v], 1) * rounds)) for (u, v), count in sorted(messages.items())]
+    spare = sum(count < capacity for _, _, count, capacity in arrows)
+    used = len(arrows)
     if spare:
         note = f"灰：满载 {used - spare}/{used}；橙：有余量，块数/容量"
     else:
-        note = (f"全部 {used} 个方向满载：单链路 {rounds}、双链路 {2 * rounds} 块" if links.max() > 1 else
+        note = (f"全部 {used} 个方向满载：单链路 {rounds}、双链路 {2 * rounds} 块" if links_matrix.max() > 1 else
                 f"全部 {used} 个方向满载：每方向 {rounds} 块")
-    ax.set_title(f"{topology.name}：第 {step}/{len(schedule.rounds)} 步，r = {rounds} 轮，{sum(messages.values())} 个块\n{note}",
-                 fontsize=10)
-    return ax
+    chunks = sum(messages.values())
+    return {
+        "pos": pos, "links": [(u, v, data.get("links", 1)) for u, v, data in topology.graph.edges(data=True)],
+        "arrows": arrows, "rounds": rounds, "chunks": chunks, "biggest": max(messages.values(), default=1),
+        "title": f"{topology.name}：第 {step}/{len(schedule.rounds)} 步，r = {rounds} 轮，{chunks} 个块", "note": note,
+    }
 
 
 def _place_arc_labels(ax, labels, nodes, fontsize=9.5):
@@ -323,8 +349,7 @@ def plot_synthesis_plane(steps_bound, ratio_bound, frontier=(), others=(), infea
     if ax is None:
         _, ax = plt.subplots(figsize=(5.2, 4.0))
     points = [p for group in (frontier, others, infeasible) for p in group] + ([current] if current else [])
-    smax = max([steps_bound + 1] + [p[0] for p in points]) + 0.5
-    ymax = max([float(ratio_bound) * 1.6] + [p[1] / p[2] for p in points]) * 1.12
+    smax, ymax = _plane_limits(steps_bound, ratio_bound, points)
     ax.axhspan(0, float(ratio_bound), color=COLORS["bandwidth"], alpha=0.07, zorder=0)
     ax.axvspan(0, steps_bound, color=COLORS["latency"], alpha=0.07, zorder=0)
     ax.axhline(float(ratio_bound), color=COLORS["bandwidth"], linestyle="--", linewidth=1.2,
@@ -356,6 +381,13 @@ def plot_synthesis_plane(steps_bound, ratio_bound, frontier=(), others=(), infea
     if title:
         ax.set_title(title, fontsize=10)
     return ax
+
+
+def _plane_limits(steps_bound, ratio_bound, points):
+    """Right ends ``(S max, R/C max)`` of the plane's axes: room past the bounds and every point."""
+    smax = max([steps_bound + 1] + [p[0] for p in points]) + 0.5
+    ymax = max([float(ratio_bound) * 1.6] + [p[1] / p[2] for p in points]) * 1.12
+    return smax, ymax
 
 
 class SynthesisExplorer(Explorer):
@@ -428,33 +460,21 @@ class SynthesisExplorer(Explorer):
         self._left, self._right = figure.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.1]})
 
     def refresh(self, topology, steps, chunks, step) -> str:
-        topo = self._topology(topology)
-        use_chunks = chunks
-        schedule, correct, steps_bound, ratio_bound, frontier, others = _explorer_instance(topology, steps, use_chunks)
-        self.schedule = schedule
-        rounds = int(schedule.algorithm.split("R=")[1].split()[0])
-        self.instance = (steps, rounds, use_chunks)
-        self.correct = correct
-        self.steps_bound = steps_bound
-        self.ratio_bound = ratio_bound
-        step = min(step, steps)
-        self.step_chunks = sum(_step_messages(schedule, step - 1).values())
+        state = synthesis_state(topology, steps, chunks, step)
+        self.schedule = state["schedule"]
+        self.instance, self.correct = state["instance"], state["correct"]
+        self.steps_bound, self.ratio_bound = state["steps_bound"], state["ratio_bound"]
+        self.step_chunks = state["drawing"]["chunks"]
         left, right = self._left, self._right
         left.cla()
-        draw_synthesized_step(schedule, topo, step, ax=left)
+        draw_synthesized_step(state["schedule"], self._topology(topology), state["step"], ax=left)
         plane = (topology, self.instance)
         if getattr(self, "_plane", None) != plane:  # the plane depends on these only: kept when just the step moves
             right.cla()
-            plot_synthesis_plane(self.steps_bound, self.ratio_bound, frontier=frontier, others=others,
+            plot_synthesis_plane(self.steps_bound, self.ratio_bound, frontier=state["frontier"], others=state["others"],
                                  current=self.instance, ax=right)
             self._plane = plane
-        ratio = Fraction(rounds, use_chunks)
-        verdict = "达到带宽下界" if ratio == self.ratio_bound else f"比带宽下界多 {float(ratio / self.ratio_bound - 1):.0%}"
-        return (
-            f"<b>{topology}，AllGather，S = {steps}，C = {use_chunks}</b>：最少 R = <b>{rounds}</b> 轮，"
-            f"R/C = {ratio}（下界 {self.ratio_bound}，{verdict}）；T = {steps}·α + {ratio}·(M/N)/β。"
-            f"模拟器校验（链路容量 + 结果逐字节）：{'通过 ✓' if correct else '失败 ✗'}。"
-        )
+        return state["readout"]
 
     @staticmethod
     def _verify(schedule, topology):
@@ -467,6 +487,43 @@ class SynthesisExplorer(Explorer):
         from .synthesis import _topology_from_spec
 
         return _topology_from_spec(entry["topology"]).name
+
+
+def synthesis_state(topology: str, steps: int, chunks: int, step: int) -> dict:
+    """What :class:`SynthesisExplorer` shows for these control values (no drawing; cached).
+
+    ``schedule`` (the stored one with the fewest rounds R, checked in the simulator: ``correct``),
+    ``instance`` ``(S, R, C)``, the ``steps_bound`` and ``ratio_bound`` (R/C), the stored
+    ``frontier`` and ``others``, the drawn ``step`` (clamped to S), its ``drawing``
+    (:func:`_step_drawing`) and the ``readout`` HTML. The explorer's ``refresh`` draws exactly
+    this, and the static page exports it (:mod:`ccb_helpers.live.synthesis`). The values are
+    trusted (the explorer's controls have checked them); treat the dict as read-only.
+
+    Examples
+    --------
+    >>> s = synthesis_state("ring 6", 3, 2, 3)
+    >>> s["instance"], s["ratio_bound"], s["drawing"]["chunks"] == 12 * s["drawing"]["rounds"]
+    ((3, 5, 2), Fraction(5, 2), True)
+    """
+    return _synthesis_state(topology, steps, chunks, min(step, steps))
+
+
+@functools.lru_cache(maxsize=512)
+def _synthesis_state(topology: str, steps: int, chunks: int, step: int) -> dict:
+    schedule, correct, steps_bound, ratio_bound, frontier, others = _explorer_instance(topology, steps, chunks)
+    rounds = int(schedule.algorithm.split("R=")[1].split()[0])
+    ratio = Fraction(rounds, chunks)
+    verdict = "达到带宽下界" if ratio == ratio_bound else f"比带宽下界多 {float(ratio / ratio_bound - 1):.0%}"
+    readout = (
+        f"<b>{topology}，AllGather，S = {steps}，C = {chunks}</b>：最少 R = <b>{rounds}</b> 轮，"
+        f"R/C = {ratio}（下界 {ratio_bound}，{verdict}）；T = {steps}·α + {ratio}·(M/N)/β。"
+        f"模拟器校验（链路容量 + 结果逐字节）：{'通过 ✓' if correct else '失败 ✗'}。"
+    )
+    return {
+        "schedule": schedule, "instance": (steps, rounds, chunks), "correct": correct, "steps_bound": steps_bound,
+        "ratio_bound": ratio_bound, "frontier": frontier, "others": others, "step": step,
+        "drawing": _step_drawing(schedule, _explorer_topology(topology), step), "readout": readout,
+    }
 
 
 @functools.lru_cache(maxsize=8)

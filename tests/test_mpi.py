@@ -166,7 +166,8 @@ def test_expected_regions_by_hand():
         (["run", "--algorithm", "nope", "--primitive", "all_reduce", "--size", "1KiB"], "unknown algorithm 'nope'"),
         (["run", "--algorithm", "ring", "--primitive", "broadcast", "--size", "1KiB"], "does not implement 'broadcast'"),
         (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "12XB"], "not a byte count"),
-        (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "2GiB"], "exceeds the cap"),
+        (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "2GiB"], "over the cap"),
+        (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "2TiB"], "2199023255552 bytes is over the cap"),
         (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "8", "--alpha", "1e-6"], "both --alpha and --beta"),
         (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "8", "--repeats", "0"], "--repeats must be between"),
         (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "8", "--root", "1"], "only to rooted"),
@@ -214,8 +215,11 @@ def test_memory_limit_and_traffic_are_checked():
         _cli._check_traffic(config, 4)
     config = _cli.parse_static(argv + ["--repeats", "300", "--alpha", "1e-6", "--beta", "1e9"])
     _cli._check_traffic(config, 4)  # 2 * 302 * 1.5 GiB = 906 GiB: under the cap
-    with pytest.raises(_cli.InputError, match="per rank, more than the cap"):  # 1 GiB ping-pong: 2 round trips per sample
-        _cli._check_traffic(_cli.parse_static(["pingpong", "--sizes", "1GiB", "--repeats", "1000"]), 2)
+    # A 1 GiB ping-pong: 2 warm-up round trips, then one per sample: 1000 samples send 1002 GiB (under),
+    # 1100 send 1102 GiB (over).
+    _cli._check_traffic(_cli.parse_static(["pingpong", "--sizes", "1GiB", "--repeats", "1000"]), 2)
+    with pytest.raises(_cli.InputError, match="per rank, more than the cap"):
+        _cli._check_traffic(_cli.parse_static(["pingpong", "--sizes", "1GiB", "--repeats", "1100"]), 2)
 
 
 def test_rank_memory_estimate_by_hand():
@@ -226,10 +230,11 @@ def test_rank_memory_estimate_by_hand():
     # Recursive doubling AllReduce on 4 ranks receives the whole M in a round into scratch: 5 M + M.
     case = _cli._case("recursive_doubling", "all_reduce", 2**20, None, 0, None)
     assert _cli.case_rank_bytes(case, 4, 0) == 6 * 2**20
-    # A sweep's need is its largest case plus the ranks' baseline; ranks 0 and 1 also hold the ping-pong buffer.
+    # A sweep's need is its largest case plus the ranks' baseline; ranks 0 and 1 also hold the ping-pong's
+    # send and receive buffers, 2 x 4 MiB for the quick ping-pong's largest size.
     config = _cli.parse_static(["sweep", "--pairs", "recursive_doubling:all_reduce", "--sizes", "1KiB,1MiB"])
     assert _cli._rank_needs(config, 4, 2) == _cli.RANK_BASELINE_BYTES + 6 * 2**20
-    assert _cli._rank_needs(config, 4, 0) == _cli.RANK_BASELINE_BYTES + 6 * 2**20  # 4 MiB ping-pong < 6 MiB
+    assert _cli._rank_needs(config, 4, 0) == _cli.RANK_BASELINE_BYTES + 8 * 2**20  # 2 x 4 MiB ping-pong > 6 MiB
     assert _cli.available_memory() is None or _cli.available_memory() > 0
 
 
@@ -339,8 +344,15 @@ def test_run_writes_the_issue_fields_on_a_non_power_of_two(tmp_path):
     for field in ("algorithm", "primitive", "n", "m", "correct", "times_s", "median_s", "library_median_s", "model_s", "bound_s"):
         assert field in r
     assert (r["algorithm"], r["primitive"], r["n"], r["m"], r["correct"], r["library_correct"]) == ("ring", "all_reduce", 3, 4099, True, True)
-    assert len(r["times_s"]) == 4 and r["median_s"] == statistics.median(r["times_s"])
-    assert r["library_call"] == "Allreduce" and len(r["library_times_s"]) == 4
+    # 4099 bytes is a small message (<= 8 KiB, OSU's split): 10 x 4 timed runs after 10 x 2 warm-ups.
+    assert (r["repeats"], r["warmup"]) == (40, 20)
+    assert len(r["times_s"]) == 40 and r["median_s"] == statistics.median(r["times_s"])
+    assert r["library_call"] == "Allreduce" and len(r["library_times_s"]) == 40
+    # OSU's summary: each rank's mean, over the ranks. The mean over runs of the slowest rank is at
+    # least the slowest rank's mean, which is at least the average and the fastest rank's mean.
+    for prefix in ("", "library_"):
+        top, avg, low = (r[f"{prefix}rank_mean_{s}_s"] for s in ("max", "avg", "min"))
+        assert statistics.fmean(r[f"{prefix}times_s"]) >= top * (1 - 1e-12) and top >= avg >= low > 0
     # Ring AllReduce on 3 ranks: 2 (N - 1) = 4 rounds; the cost model's bandwidth term is
     # 2 (N-1)/N M / beta = 4/3 * 4099 ns (the schedule's blocks are 1366, 1366, 1367 bytes).
     assert r["rounds"] == 4

@@ -174,3 +174,21 @@ def test_nvls_table_per_gpu_count():
         ccb.nccl_nvls_table([4], ccb.NcclTopology(**{**ccb.NCCL_TOPOLOGIES["dgx_h100"].__dict__, "nvswitch_bw": 0.0}))
     with pytest.raises(TypeError, match="gpu_counts must be an iterable"):
         ccb.nccl_nvls_table(8)
+
+
+def test_one_cluster_two_collectives_against_their_node_cuts():
+    # nccl-tests#78: 8 nodes x 8 V100, 100 Gb/s = 12.5 GB/s per node, 64 ranks (no rank lines:
+    # the entry gives N). AllReduce: the node moves c(8) M, busbw <= (126/64) / (14/8) x 12.5
+    # = 14.0625 GB/s. AllToAll: the node's 8 ranks each send 56/64 of M off-node, T >= 8 x 56/64
+    # x M / 12.5 GB/s and busbw = 63/64 x M / T <= 63 x 12.5 / (8 x 56) = 1.7578125 GB/s.
+    by_key = {v["key"]: v for v in ccb.published_summary_table(
+        ["issue78_v100_8node_all_reduce", "issue78_v100_8node_alltoall"]).values}
+    reduce, alltoall = by_key["issue78_v100_8node_all_reduce"], by_key["issue78_v100_8node_alltoall"]
+    assert reduce["ceiling"] == pytest.approx(126 / 64 / (14 / 8) * 12.5e9)
+    assert alltoall["ceiling"] == pytest.approx(63 * 12.5e9 / (8 * 56))
+    assert (reduce["busbw"], alltoall["busbw"]) == (4.32e9, 0.51e9)  # the 512 MiB rows as printed
+    # Against their own cuts both run the network at about 0.3 of line rate; held against the
+    # AllReduce-style term (c(64)/c(8) x 12.5 GB/s, 8x too high) the AllToAll would read 0.036.
+    assert abs(reduce["efficiency"] - alltoall["efficiency"]) < 0.05
+    assert 0.51e9 / (63 / 64 / (7 / 8) * 12.5e9) < 0.04
+    assert ccb.read_published_log("issue78_v100_8node_alltoall").n_ranks == 64

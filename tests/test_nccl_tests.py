@@ -369,6 +369,23 @@ def test_cli_main_in_process(capsys):
     assert "type/op" in out and "char/sum" in out and "fit: needs at least two" in out
 
 
+def test_cli_says_what_a_fit_cannot_tell_and_which_collectives_fit(capsys):
+    # nccl-tests#78's AllToAll: 2 sizes, both bandwidth-bound, no program name, no rank lines.
+    log = str(DATA / "issue78_v100_8node_alltoall.txt")
+    assert main([log, "--alpha", "1e-6", "--beta", "150e9"]) == 2
+    err = capsys.readouterr().err
+    # busbw/algbw = 0.51/0.52 is the (N-1)/N family; nccl-tests gives it to these five collectives.
+    offered = err.rsplit("one of ", 1)[1].strip().split(", ")
+    assert sorted(offered) == sorted(["scatter", "gather", "reduce_scatter", "all_gather", "all_to_all"])
+    assert main([log, "--alpha", "1e-6", "--beta", "150e9", "--collective", "all_to_all"]) == 0
+    out = capsys.readouterr().out
+    assert "only 2 rows" in out and "alpha not resolved" in out
+    # A log with a latency regime gets neither note.
+    assert main([str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--alpha", "1e-6", "--beta", "450e9"]) == 0
+    out = capsys.readouterr().out
+    assert "fit (ring" in out and "only 2 rows" not in out and "alpha not resolved" not in out
+
+
 @pytest.mark.parametrize("args, message", [
     (["/no/such/file.log", "--alpha", "1e-6", "--beta", "1e9"], "cannot read /no/such/file.log"),
     ([str(DATA / "h800_2node_alltoall_failed_issue355.txt"), "--preset", "ib_ndr"], "line 27"),

@@ -23,7 +23,10 @@ def test_punctuation_is_bound_to_the_formula_and_equal_texts_are_not_confused():
         ChineseTypography._bind(math)
     wrappers = [c for c in p.children if isinstance(c, nodes.inline)]
     assert [w.astext() for w in wrappers] == ["（a）", "（b）。"]
-    assert p.astext() == "（a）和（b）。）。"  # nothing lost, nothing moved
+    # nothing lost, nothing moved; a line may break after each wrapper's closing punctuation
+    assert "".join(c.astext() for c in p.children if not isinstance(c, nodes.raw)) == "（a）和（b）。）。"
+    assert [c.astext() for c in p.children if isinstance(c, nodes.raw)] == ["<wbr>", "<wbr>"]
+    assert all(isinstance(p[p.index(w) + 1], nodes.raw) for w in wrappers)
     assert all("ccb-nobr" in w["classes"] for w in wrappers)
 
 
@@ -54,3 +57,45 @@ def test_table_cells_keep_units_and_relations_together():
     doc += table
     ChineseTypography(doc).run()
     assert entry.astext() == "84.3\u00a0µs，N\u00a0≥\u00a06，S\u00a0≥"
+
+
+def _joined(*children, block=nodes.paragraph):
+    from ccb_helpers.sphinxext import join_cjk_soft_breaks
+
+    doc = new_document("test", get_default_settings(Parser))
+    paragraph = block()
+    paragraph += list(children)
+    doc += paragraph
+    count = join_cjk_soft_breaks(doc)
+    return paragraph.astext(), count
+
+
+def test_soft_break_between_chinese_characters_is_dropped():
+    # The stray space a reader saw: "调度。 本书" (a newline in the Markdown source between 。 and 本).
+    assert _joined(nodes.Text("最后跑调度。\n本书用代码\n重算。")) == ("最后跑调度。本书用代码重算。", 2)
+    # Chinese quotes after Chinese text, and a break inside **bold** (separate Text nodes).
+    assert _joined(nodes.Text("称为\n“已知”节点")) == ("称为“已知”节点", 1)
+    assert _joined(nodes.Text("先看"), nodes.strong("", "", nodes.Text("倍增\n")), nodes.Text("论证")) == ("先看倍增论证", 1)
+    assert _joined(nodes.Text("标题\n换行"), block=nodes.title) == ("标题换行", 1)
+    # A space before a link whose text is Chinese, after a closing quote, in a generated title.
+    link = nodes.reference("", "", nodes.inline("", "", nodes.Text("参考文献")))
+    assert _joined(nodes.Text("完整列表见 "), link, nodes.Text("。")) == ("完整列表见参考文献。", 1)
+    assert _joined(nodes.Text("的 “Tree” 其实是一条链")) == ("的“Tree”其实是一条链", 2)  # Chinese quotes are full width
+    assert _joined(nodes.Text("解答 练习 8.1"), block=nodes.title) == ("解答练习 8.1", 1)
+    # The same "\n" twice in one paragraph, the first kept (after a digit): the second one is the one dropped.
+    text, count = _joined(nodes.Text("的输入。"), nodes.Text("\n"), nodes.Text("1-port 下收到消息，"), nodes.Text("\n"),
+                          nodes.Text("影响集"))
+    assert (text, count) == ("的输入。\n1-port 下收到消息，影响集", 1)
+
+
+def test_soft_break_next_to_latin_text_or_code_stays_a_space():
+    assert _joined(nodes.Text("the ring\nalgorithm")) == ("the ring\nalgorithm", 0)
+    assert _joined(nodes.Text("“6” is a “Tree” here")) == ("“6” is a “Tree” here", 0)
+    assert _joined(nodes.Text("使用 ring\n算法，得到\nAllReduce")) == ("使用 ring\n算法，得到\nAllReduce", 0)
+    # Inline math and code are opaque: the break next to them is a space between words.
+    text, count = _joined(nodes.Text("节点数\n"), nodes.math("N", "N"), nodes.Text("\n个"))
+    assert count == 0 and text == "节点数\nN\n个"
+    text, count = _joined(nodes.Text("调用\n"), nodes.literal("中文", "中文"), nodes.Text("。"))
+    assert count == 0
+    # Literal blocks keep every newline.
+    assert _joined(nodes.Text("代码\n块"), block=nodes.literal_block) == ("代码\n块", 0)

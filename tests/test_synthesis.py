@@ -490,3 +490,28 @@ def test_bound_tables_name_the_unfit_topology_and_cap_the_cut_sets_before_work()
     # 3 primitives x 2**20 sets of ring(20) = 3,145,728 > 2**21 = 2,097,152
     with pytest.raises(ValueError, match="3,145,728 exceeds the cap 2,097,152"):
         ccb.synthesis_bounds_table([ccb.ring(20)], ["all_gather", "all_to_all", "broadcast"])
+
+
+def test_a_synthesized_schedule_runs_as_it_is():
+    # #26: run_schedule(synthesize(...)) must not need the caller to know that a synthesized
+    # schedule drives every link of its topology in a step.
+    ring = ccb.ring(5)
+    schedule = ccb.synthesize(ring, "all_gather", 2, 2, 1, time_limit=30)
+    assert schedule.topology is ring
+    result = ccb.run_schedule(schedule)
+    assert result.correct and result.rounds == 2
+    # Each node receives the 4 other blocks of 1 byte over its 2 ring links in 2 steps.
+    assert result.bytes_sent.tolist() == [4] * 5
+    stored = ccb.stored_schedule(ccb.dgx1(), "reduce_scatter", 3, 6)
+    assert stored.topology.name == ccb.dgx1().name and ccb.run_schedule(stored).correct
+    # Asking for one port on purpose still fails, and the message says how to run it.
+    with pytest.raises(ccb.ScheduleError, match=r"but ports=1.*carries the topology.*without ports"):
+        ccb.run_schedule(schedule, ports=1)
+    # A generated schedule carries no topology and keeps the 1-port default.
+    generated = ccb.generate("ring", "all_gather", 5, 5)
+    assert generated.topology is None and ccb.run_schedule(generated).correct
+    # A schedule cannot claim a topology of another size.
+    with pytest.raises(ValueError, match="topology has n=5 nodes but the schedule has n=4"):
+        ccb.Schedule("all_gather", 4, 4, [], topology=ring)
+    with pytest.raises(TypeError, match="topology must be a Topology"):
+        ccb.Schedule("all_gather", 5, 5, [], topology="ring")

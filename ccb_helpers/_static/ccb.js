@@ -128,16 +128,73 @@ const ccbPatchSearch = () => {
   };
 };
 
+// 3. Phone and tablet drawers (the chapter menu and the page TOC open as <dialog>s below 960 px):
+//    tapping a link in one closes it, so the section it leads to is not left under the drawer.
+//    Closing a modal dialog gives the focus back to the button that opened it, which scrolls the
+//    page back up to that button: so for a link into this page, close first, then go to the section.
+const ccbCloseDrawerOnLink = (event) => {
+  const link = event.target.closest && event.target.closest("a[href]");
+  const dialog = link && link.closest("#pst-primary-sidebar-modal, #pst-secondary-sidebar-modal");
+  if (!dialog || !dialog.open) return;
+  const url = new URL(link.href, location.href);
+  const samePage = url.origin === location.origin && url.pathname === location.pathname && url.hash;
+  const target = samePage && document.getElementById(decodeURIComponent(url.hash.slice(1)));
+  if (!target) {  // another page: it replaces this one, the drawer only has to go
+    dialog.close();
+    return;
+  }
+  event.preventDefault();
+  dialog.close();
+  if (location.hash !== url.hash) history.pushState(null, "", url.hash);
+  target.scrollIntoView();
+};
+
+// 4. Figures: every figure opens whole on a tap (Sphinx links only the figures it scaled; the
+//    explorers' PNGs had no link), is shown at its own CSS width (2x PNGs: half the pixels), and
+//    on a phone keeps that width in a box that scrolls sideways, with a hint: shrunk to 358 px its
+//    text was 5-8 px. Live explorers ([data-explorer]) draw their own SVG and are left alone.
+const ccbFigures = () => {
+  for (const img of document.querySelectorAll("article .cell_output img, article figure img")) {
+    if (img.closest("[data-explorer]")) continue;
+    const size = () => {
+      if (!img.style.width && img.naturalWidth > 0) img.style.width = Math.round(img.naturalWidth / 2) + "px";
+    };
+    if (img.complete) size(); else img.addEventListener("load", size, {once: true});
+    if (!img.closest("a[href]")) {
+      const link = document.createElement("a");
+      link.href = img.getAttribute("src");
+      link.className = "reference internal image-reference ccb-enlarge";
+      link.title = "点按查看原图";
+      img.parentNode.insertBefore(link, img);
+      link.appendChild(img);
+    }
+  }
+  for (const out of document.querySelectorAll("article .cell_output")) {
+    if (!out.querySelector("img") || out.closest("[data-explorer]")) continue;
+    let hint = out.previousElementSibling;
+    if (!hint || !hint.classList.contains("ccb-figure-hint")) {
+      hint = document.createElement("div");
+      hint.className = "ccb-scroll-hint ccb-figure-hint";
+      hint.setAttribute("role", "note");
+      hint.textContent = "图较宽：左右滑动可看全图，点按图可放大 →";
+      out.parentNode.insertBefore(hint, out);
+    }
+    hint.hidden = !(out.scrollWidth > out.clientWidth + 1);
+  }
+};
+
 // searchtools.js comes after this script on search.html: patch when the document is parsed, before
 // Search.init (registered later, so it runs after this listener).
+document.addEventListener("click", ccbCloseDrawerOnLink);
 document.addEventListener("DOMContentLoaded", () => {
   ccbPatchSearch();
   ccbTables();
+  ccbFigures();
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) MathJax.startup.promise.then(ccbTables);
   if (window.ResizeObserver) {
     const observer = new ResizeObserver(() => ccbTables());
     document.querySelectorAll("article .pst-scrollable-table-container table").forEach((t) => observer.observe(t));
   }
 });
-window.addEventListener("load", ccbTables);
-window.addEventListener("resize", ccbTables);
+window.addEventListener("load", () => { ccbTables(); ccbFigures(); });
+window.addEventListener("resize", () => { ccbTables(); ccbFigures(); });

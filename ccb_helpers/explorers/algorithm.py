@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import ipywidgets as widgets
 import numpy as np
 from matplotlib.collections import PolyCollection
@@ -14,11 +16,17 @@ from ..plotting import BOOK_WIDTH, COLORS, SMALL
 from ..selection import best_algorithm_bands
 from ..units import format_bandwidth, format_bytes, format_time
 from .base import STYLE, Explorer, slider_args
+from .frame import Frame, panel, series
 
-__all__ = ["AlgorithmExplorer"]
+__all__ = ["AlgorithmExplorer", "algorithm_frame"]
 
 _PRIMITIVE = "all_reduce"
 _M = np.geomspace(2.0**6, 2.0**32, 160)
+_M_TICK_EXPONENTS = range(6, 33, 4)  # 64 B, 1 KiB, 16 KiB ... 1 GiB: room for every label
+_BAND_POINTS = 240  # sizes at which the fastest algorithm is sampled for the bands
+_EFFICIENCY_TICKS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+_M_STAR_COLOR = "#999999"
+_NO_COLOR = "#cccccc"  # an algorithm without a colour of its own in COLORS
 _CANDIDATES = list(dict.fromkeys(applicable_algorithms(_PRIMITIVE, ports=2) + applicable_algorithms(_PRIMITIVE, ports=1)))
 
 
@@ -97,68 +105,115 @@ class AlgorithmExplorer(Explorer):
         figure.subplots_adjust(left=0.13, right=0.7, bottom=0.14, top=0.9)
         (self.bound_line,) = ax.plot([], [], color=COLORS["bound"], linewidth=2.5, label="下界 max(Tα, Tβ)")
         self.lines = {name: ax.plot([], [], color=COLORS.get(name), label=ALGORITHM_LABELS[name])[0] for name in _CANDIDATES}
-        self.m_star = ax.axvline(1, color="#999999", linestyle="--", linewidth=1, label="$M^*$")
+        self.m_star = ax.axvline(1, color=_M_STAR_COLOR, linestyle="--", linewidth=1, label="$M^*$")
         self.band_patches = PolyCollection([], transform=ax.get_xaxis_transform(), alpha=0.9, zorder=3)
         ax.add_collection(self.band_patches)
         ax.set_xscale("log", base=2)
         ax.set_xlim(_M[0], _M[-1])
-        ax.set_xticks([2.0**e for e in range(6, 33, 4)])  # 64 B, 1 KiB, 16 KiB ... 1 GiB: room for every label
+        ax.set_xticks([2.0**e for e in _M_TICK_EXPONENTS])
         ax.xaxis.set_major_formatter(lambda v, _pos: format_bytes(v))
         ax.xaxis.set_minor_locator(NullLocator())
         ax.set_xlabel("消息大小 M")
         self.ax = ax
 
     def refresh(self, preset, alpha_us, beta_gbps, n, k, efficiency) -> str:
-        if preset == "custom":
-            alpha, beta = alpha_us * 1e-6, beta_gbps * 1e9
-        else:  # the preset's own numbers, not the slider's (the page snaps a slider to its step)
-            alpha, beta = PRESETS[preset].alpha, PRESETS[preset].beta
+        frame = algorithm_frame(preset, alpha_us, beta_gbps, n, k, efficiency)  # what the live page shows too
+        numbers = frame.numbers
+        spec = frame.figure["panels"][0]
+        names = numbers["names"]
         ax = self.ax
-        bound = combined_lower_bound(_PRIMITIVE, n, _M, alpha, beta, ports=k)
-        names = applicable_algorithms(_PRIMITIVE, n=n, ports=k)
-        self.times = {}
+        self.times = numbers["times"]
         for name, line in self.lines.items():
             line.set_visible(name in names)
             if name in names:
-                t = algorithm_cost(name, _PRIMITIVE, n, _M, alpha, beta, ports=k)
-                self.times[name] = t
-                line.set_data(_M, bound / t if efficiency else t)
+                line.set_data(_M, numbers["bound"] / self.times[name] if efficiency else self.times[name])
         self.bound_line.set_visible(not efficiency)
-        self.bound_line.set_data(_M, bound)
-        self.m_star_value = crossover_size(_PRIMITIVE, n, alpha, beta, ports=k)
+        self.bound_line.set_data(_M, numbers["bound"])
+        self.m_star_value = numbers["m_star"]
         self.m_star.set_xdata([self.m_star_value, self.m_star_value])
-        self.bands = best_algorithm_bands(_PRIMITIVE, n, alpha, beta, ports=k, m_min=_M[0], m_max=_M[-1], points=240)
+        self.bands = numbers["bands"]
         # Each band runs to where the next one starts (the bands are sampled: no white gaps).
         edges = [a for a, _, _ in self.bands] + [_M[-1]]
         self.band_patches.set_verts([[(a, 0), (a, 0.035), (b, 0.035), (b, 0)] for a, b in zip(edges, edges[1:])])
-        self.band_patches.set_facecolor([COLORS.get(name, "#cccccc") for *_, name in self.bands])
+        self.band_patches.set_facecolor([COLORS.get(name, _NO_COLOR) for *_, name in self.bands])
         if efficiency:
             ax.set_yscale("linear")
-            ax.set_ylim(0, 1.05)
             ax.yaxis.set_major_formatter(lambda v, _pos: f"{v:g}")
-            ax.set_ylabel("效率 = 下界 / 时间")
         else:
             ax.set_yscale("log")
             ax.yaxis.set_minor_locator(NullLocator())
             ax.yaxis.set_major_formatter(lambda v, _pos: format_time(v))
-            everything = np.concatenate([bound] + list(self.times.values()))
-            ax.set_ylim(everything.min() / 1.6, everything.max() * 1.6)
-            ax.set_ylabel("时间")
+        ax.set_ylim(*spec["ylim"])
+        ax.set_ylabel(spec["ylabel"])
         handles = ([] if efficiency else [self.bound_line]) + [self.lines[name] for name in names] + [self.m_star]
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=SMALL, borderaxespad=0)
-        ax.set_title(f"AllReduce，N = {n}，α = {format_time(alpha)}，β = {format_bandwidth(beta)}，{k}-port",
-                     fontsize=10.5)
-        self.m_star_text = format_bytes(self.m_star_value)
-        bands = "；".join(f"{format_bytes(a)}–{format_bytes(b)}：{ALGORITHM_LABELS[name]}" for a, b, name in self.bands)
-        if preset == "custom":
-            source = f"自定义：α = {format_time(alpha)}、β = {format_bandwidth(beta)}，用 α、β 滑块调节"
-        else:
-            source = (f"{PRESETS[preset].label}：α = {format_time(alpha)}、β = {format_bandwidth(beta)} 取自预设"
-                      f"（端口数用 k 滑块）")
-        missing = [ALGORITHM_LABELS[a] for a in applicable_algorithms(_PRIMITIVE, ports=k) if a not in names]
-        notes = [source]
-        if missing:
-            notes.append(f"N = {n} 不是 2 的幂：{'、'.join(missing)} 不参与")
-        notes.append("k = 2 加入双向 ring 与 double binary tree" if k == 1 else "2-port：双向 ring 与 double binary tree 参与比较")
-        return (f"<b>N = {n}，{k}-port</b>：下界的交叉点 M* = <b>{self.m_star_text}</b>。"
-                f"最快的算法（图底色带）：{bands}。<br><small>{'；'.join(notes)}。</small>")
+        ax.set_title(spec["title"], fontsize=10.5)
+        self.m_star_text = numbers["m_star_text"]
+        return frame.readout
+
+
+def _band_series(bands, ylim, log: bool) -> list:
+    """The strip of size bands at the foot of the axes (3.5 % of its height), one band series each."""
+    low, high = ylim
+    top = low * (high / low) ** 0.035 if log else low + 0.035 * (high - low)
+    edges = [a for a, _, _ in bands] + [_M[-1]]
+    return [series("band", [a, b], [low, low], y2=[top, top], color=COLORS.get(name, _NO_COLOR))
+            for a, b, (*_, name) in zip(edges, edges[1:], bands)]
+
+
+def algorithm_frame(preset, alpha_us, beta_gbps, n, k, efficiency) -> Frame:
+    """What :class:`AlgorithmExplorer` shows for these control values: readout, FigureSpec, numbers.
+
+    A pure function of the values (no matplotlib): the explorer's redraw and the live page's
+    data come from it. ``numbers`` holds ``bound`` (``eq:cc-bound-combined`` on the size grid),
+    ``times`` (each applicable algorithm's cost on that grid), ``m_star`` (``eq:cc-bound-crossover``),
+    ``m_star_text``, ``bands`` (fastest algorithm per size band) and ``names`` (the algorithms shown).
+
+    Examples
+    --------
+    >>> f = algorithm_frame("custom", 1.0, 10.0, 8, 1, False)   # M* = 3 alpha beta / (7/4)
+    >>> f.numbers["m_star_text"], [name for *_, name in f.numbers["bands"]]
+    ('16.7 KiB', ['recursive_doubling', 'recursive_halving_doubling'])
+    """
+    if preset == "custom":
+        alpha, beta = alpha_us * 1e-6, beta_gbps * 1e9
+    else:  # the preset's own numbers, not the slider's (the page snaps a slider to its step)
+        alpha, beta = PRESETS[preset].alpha, PRESETS[preset].beta
+    bound = combined_lower_bound(_PRIMITIVE, n, _M, alpha, beta, ports=k)
+    names = applicable_algorithms(_PRIMITIVE, n=n, ports=k)
+    times = {name: algorithm_cost(name, _PRIMITIVE, n, _M, alpha, beta, ports=k) for name in names}
+    m_star = crossover_size(_PRIMITIVE, n, alpha, beta, ports=k)
+    bands = best_algorithm_bands(_PRIMITIVE, n, alpha, beta, ports=k, m_min=_M[0], m_max=_M[-1], points=_BAND_POINTS)
+    if efficiency:
+        ylim, yscale, ylabel = (0, 1.05), "linear", "效率 = 下界 / 时间"
+        yticks = [(v, f"{v:g}") for v in _EFFICIENCY_TICKS]
+    else:
+        everything = np.concatenate([bound] + list(times.values()))
+        ylim, yscale, ylabel = (everything.min() / 1.6, everything.max() * 1.6), "log", "时间"
+        decades = range(math.ceil(math.log10(ylim[0])), math.floor(math.log10(ylim[1])) + 1)
+        yticks = [(float(f"1e{j}"), format_time(float(f"1e{j}"))) for j in decades]
+    lines = [] if efficiency else [series("line", _M.tolist(), bound.tolist(), color=COLORS["bound"], width=2.5, label="下界 max(Tα, Tβ)")]
+    lines += [series("line", _M.tolist(), (bound / times[name] if efficiency else times[name]).tolist(), color=COLORS.get(name, _NO_COLOR),
+                     label=ALGORITHM_LABELS[name]) for name in names]
+    lines.append(series("vline", x=[m_star], color=_M_STAR_COLOR, dash=True, width=1, label="M*"))
+    figure = {"panels": [panel(
+        title=f"AllReduce，N = {n}，α = {format_time(alpha)}，β = {format_bandwidth(beta)}，{k}-port",
+        xlabel="消息大小 M", ylabel=ylabel, xscale="log", yscale=yscale, xlim=(_M[0], _M[-1]), ylim=(float(ylim[0]), float(ylim[1])),
+        xticks=[(2.0**e, format_bytes(2.0**e)) for e in _M_TICK_EXPONENTS], yticks=yticks, legend=True,
+        series_list=lines + _band_series(bands, ylim, not efficiency))]}
+    m_star_text = format_bytes(m_star)
+    band_text = "；".join(f"{format_bytes(a)}–{format_bytes(b)}：{ALGORITHM_LABELS[name]}" for a, b, name in bands)
+    if preset == "custom":
+        source = f"自定义：α = {format_time(alpha)}、β = {format_bandwidth(beta)}，用 α、β 滑块调节"
+    else:
+        source = (f"{PRESETS[preset].label}：α = {format_time(alpha)}、β = {format_bandwidth(beta)} 取自预设"
+                  f"（端口数用 k 滑块）")
+    missing = [ALGORITHM_LABELS[a] for a in applicable_algorithms(_PRIMITIVE, ports=k) if a not in names]
+    notes = [source]
+    if missing:
+        notes.append(f"N = {n} 不是 2 的幂：{'、'.join(missing)} 不参与")
+    notes.append("k = 2 加入双向 ring 与 double binary tree" if k == 1 else "2-port：双向 ring 与 double binary tree 参与比较")
+    readout = (f"<b>N = {n}，{k}-port</b>：下界的交叉点 M* = <b>{m_star_text}</b>。"
+               f"最快的算法（图底色带）：{band_text}。<br><small>{'；'.join(notes)}。</small>")
+    return Frame(readout, figure, {"bound": bound, "times": times, "m_star": m_star, "m_star_text": m_star_text,
+                                   "bands": bands, "names": names})

@@ -18,7 +18,7 @@ from .bandwidth import primitive_dropdown
 from .base import STYLE, Explorer, slider_args
 from .topology import SIZES, family_dropdown
 
-__all__ = ["BisectionExplorer"]
+__all__ = ["BisectionExplorer", "bisection_state"]
 
 M, BETA = 2.0**30, 50e9  # the message and link bandwidth of the comparison (the ratio does not depend on them)
 
@@ -37,6 +37,16 @@ def _topology(family: str, size: int, oversubscription: float):
 @lru_cache(maxsize=64)
 def _curves(family: str, primitive: str, oversubscription: float | None):
     """N, bisection bound and node-level bound (p = d) for the family's instances up to N = 4096."""
+    topos = _curve_topologies(family, oversubscription)
+    ns = np.array([t.n for t in topos], dtype=float)
+    bis = np.array([bisection_lower_bound(primitive, t, M, BETA) for t in topos])
+    node = np.array([node_lower_bound(primitive, t, M, BETA, ports=max(t.degree, 1)) for t in topos])
+    return ns, bis, node
+
+
+@lru_cache(maxsize=16)
+def _curve_topologies(family: str, oversubscription: float | None) -> tuple:
+    """The family's instances up to N = 4096 the curves run over (built once for all primitives)."""
     if family == "fat_tree":
         topos = []
         for n in (2**e for e in range(2, 13)):
@@ -49,10 +59,7 @@ def _curves(family: str, primitive: str, oversubscription: float | None):
         topos = [build(int(n)) for n in np.unique(np.geomspace(2 if family != "ring" else 3, 4096, 80).astype(int))]
     else:
         topos = [t for t in family_instances(family, 4096) if t.n >= 2]
-    ns = np.array([t.n for t in topos], dtype=float)
-    bis = np.array([bisection_lower_bound(primitive, t, M, BETA) for t in topos])
-    node = np.array([node_lower_bound(primitive, t, M, BETA, ports=max(t.degree, 1)) for t in topos])
-    return ns, bis, node
+    return tuple(topos)
 
 
 class BisectionExplorer(Explorer):
@@ -118,35 +125,70 @@ class BisectionExplorer(Explorer):
         self.right = right
 
     def refresh(self, family, size, primitive, oversubscription) -> str:
-        topo, applied = _topology(family, size, oversubscription)
-        self.topology = topo
-        self.bisection = bisection_lower_bound(primitive, topo, M, BETA)
-        self.node = node_lower_bound(primitive, topo, M, BETA, ports=max(topo.degree, 1))
-        if math.isclose(self.bisection, self.node, rel_tol=1e-9):
-            self.tighter, verdict = "tie", "两个下界相等"
-        elif self.bisection > self.node:
-            self.tighter, verdict = "bisection", "bisection 下界更紧"
-        else:
-            self.tighter, verdict = "node", "节点级下界更紧"
-        self.drawing.update(topo, 0, bisection_partition(topo))
-        ns, bis, node = _curves(family, primitive, applied)
+        state = bisection_state(family, size, primitive, oversubscription)
+        self.topology, self.bisection, self.node, self.tighter = (state["topology"], state["bisection"], state["node"],
+                                                                   state["tighter"])
+        self.drawing.update(state["topology"], 0, state["side"])
+        ns, bis, node = state["curves"]
         self.bis_line.set_data(ns, bis)
         self.node_line.set_data(ns, node)
-        self.points.set_offsets([[topo.n, self.bisection], [topo.n, self.node]])
+        self.points.set_offsets(state["points"])
         self.points.set_facecolor([COLORS["bisection"], COLORS["latency"]])
-        self.right.set_xlim(ns.min() / 1.3, ns.max() * 1.3)
-        low = min(bis[bis > 0].min(initial=np.inf), node[node > 0].min(initial=np.inf))
-        self.right.set_ylim(low / 2, max(bis.max(), node.max()) * 3)
-        self.right.set_title(f"{FAMILIES[family][0]} · {PRIMITIVE_LABELS[primitive]}", fontsize=10.5)
-        note = ""
-        if family == "fat_tree":
-            if applied != oversubscription:
-                note = (f"<br>{oversubscription:g}:1 在 N = {topo.n} 时造不出来（每个叶交换机的主机数不能被 "
-                        f"{oversubscription:g} 整除成整数条上行链路），图按 1:1 画。")
-            label = f"（oversubscription {applied:g}:1）"
-        else:
-            label = ""
-        return (f"<b>{topo.name.split(' (')[0]}{label}</b>：割上 {topo.bisection_links} 条链路；"
-                f"{PRIMITIVE_LABELS[primitive]} 的 bisection 下界 {format_time(self.bisection)}，"
-                f"节点级下界 {format_time(self.node)}：<b>{verdict}</b>"
-                f"（M = {format_bytes(M)}，β = {format_bandwidth(BETA)}）。{note}")
+        self.right.set_xlim(*state["xlim"])
+        self.right.set_ylim(*state["ylim"])
+        self.right.set_title(state["title"], fontsize=10.5)
+        return state["readout"]
+
+
+def bisection_state(family: str, size: int, primitive: str, oversubscription: float) -> dict:
+    """What :class:`BisectionExplorer` shows for these control values (no drawing; cached).
+
+    The readout HTML and every number of the figure: the topology (``topology``, the
+    oversubscription ``applied``), the partition ``side`` of the cut drawn, both bounds
+    (``bisection``, ``node``, eq. ``eq:cc-bound-bisection``) and which is tighter, the curves
+    ``(N, bisection bound, node-level bound)`` of the family, the two marked ``points`` and the
+    axis limits and ``title`` of the right panel. The explorer's ``refresh`` draws exactly this,
+    and the book's static page exports it (:mod:`ccb_helpers.live.bisection`), so both agree.
+    The values are trusted (the explorer's controls have checked them); treat the dict as read-only.
+
+    Examples
+    --------
+    >>> s = bisection_state("torus2d", 4, "all_to_all", 1.0)
+    >>> s["tighter"], s["topology"].bisection_links, s["points"][0][0]
+    ('bisection', 8, 16)
+    """
+    return _state(family, size, primitive, float(oversubscription) if family == "fat_tree" else 1.0)
+
+
+@lru_cache(maxsize=512)
+def _state(family, size, primitive, oversubscription) -> dict:
+    topo, applied = _topology(family, size, oversubscription)
+    bisection = bisection_lower_bound(primitive, topo, M, BETA)
+    node = node_lower_bound(primitive, topo, M, BETA, ports=max(topo.degree, 1))
+    if math.isclose(bisection, node, rel_tol=1e-9):
+        tighter, verdict = "tie", "两个下界相等"
+    elif bisection > node:
+        tighter, verdict = "bisection", "bisection 下界更紧"
+    else:
+        tighter, verdict = "node", "节点级下界更紧"
+    ns, bis, nodes = _curves(family, primitive, applied)
+    low = min(bis[bis > 0].min(initial=np.inf), nodes[nodes > 0].min(initial=np.inf))
+    note = ""
+    if family == "fat_tree":
+        if applied != oversubscription:
+            note = (f"<br>{oversubscription:g}:1 在 N = {topo.n} 时造不出来（每个叶交换机的主机数不能被 "
+                    f"{oversubscription:g} 整除成整数条上行链路），图按 1:1 画。")
+        label = f"（oversubscription {applied:g}:1）"
+    else:
+        label = ""
+    readout = (f"<b>{topo.name.split(' (')[0]}{label}</b>：割上 {topo.bisection_links} 条链路；"
+               f"{PRIMITIVE_LABELS[primitive]} 的 bisection 下界 {format_time(bisection)}，"
+               f"节点级下界 {format_time(node)}：<b>{verdict}</b>"
+               f"（M = {format_bytes(M)}，β = {format_bandwidth(BETA)}）。{note}")
+    return {
+        "topology": topo, "applied": applied, "side": bisection_partition(topo),
+        "bisection": bisection, "node": node, "tighter": tighter,
+        "curves": (ns, bis, nodes), "points": [[topo.n, bisection], [topo.n, node]],
+        "xlim": (ns.min() / 1.3, ns.max() * 1.3), "ylim": (low / 2, max(bis.max(), nodes.max()) * 3),
+        "title": f"{FAMILIES[family][0]} · {PRIMITIVE_LABELS[primitive]}", "readout": readout,
+    }

@@ -6,11 +6,59 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.ticker import NullFormatter
 
+from .._validation import check_int
 from ..plotting import BOOK_WIDTH, COLORS, SMALL, _KnomialTreeArtists
 from ..propagation import coverage, info_steps
 from .base import STYLE, Explorer, slider_args
 
-__all__ = ["PropagationExplorer"]
+#: The tree is drawn up to this N (the explorer and the page's figure alike).
+TREE_MAX = 64
+
+
+def readout_html(n: int, k: int, all_port: bool) -> str:
+    """The readout of :class:`PropagationExplorer` for these control values (eq. ``eq:cc-bound-info-kport``).
+
+    A pure function of the controls: the explorer's refresh and the static site's live element
+    (precomputed from it, :mod:`ccb_helpers.live.propagation_explorer`) show exactly this text.
+
+    Parameters
+    ----------
+    n : int
+        Nodes, ``n >= 2``.
+    k : int
+        Ports per node, ``k >= 1`` (the slider's value; ignored when ``all_port``).
+    all_port : bool
+        ``k = n - 1``.
+
+    Examples
+    --------
+    >>> readout_html(64, 2, False)
+    '<b>N = 64，k = 2</b>：下界 ⌈log<sub>3</sub> N⌉ = <b>4</b> 轮（延迟 ≥ 4·α）；1-port 需 6 轮，少 2 轮。'
+    >>> readout_html(8, 1, True).count("all-port")
+    2
+    """
+    n = check_int("n", n, minimum=2)
+    k = check_int("k", k, minimum=1)
+    if not isinstance(all_port, bool | np.bool_):
+        raise TypeError(f"all_port must be True or False, got {type(all_port).__name__}")
+    k = n - 1 if all_port else k
+    steps, one_port = info_steps(n, k), info_steps(n, 1)
+    saved = one_port - steps
+    notes = []
+    if all_port:
+        notes.append(f"all-port：k = N − 1 = {k}，k 滑块此时不起作用")
+    elif k >= n - 1:
+        notes.append(f"k = {k} ≥ N − 1 = {n - 1}：一轮已通知所有节点，k 再大也不会更快")
+    if n > TREE_MAX:
+        notes.append(f"N > {TREE_MAX} 时右图不画树")
+    return (
+        f"<b>N = {n}，k = {k}{'（all-port）' if all_port else ''}</b>：下界 ⌈log<sub>{k + 1}</sub> N⌉ = "
+        f"<b>{steps}</b> 轮（延迟 ≥ {steps}·α）；1-port 需 {one_port} 轮，"
+        f"{'少 ' + str(saved) + ' 轮' if saved else '没有减少'}。"
+        + (f"<br>{'；'.join(notes)}。" if notes else "")
+    )
+
+__all__ = ["PropagationExplorer", "readout_html"]
 
 
 class PropagationExplorer(Explorer):
@@ -32,7 +80,7 @@ class PropagationExplorer(Explorer):
     """
 
     figsize = (BOOK_WIDTH, 3.4)
-    TREE_MAX = 64  # the tree is drawn up to this N
+    TREE_MAX = TREE_MAX
     _BARS = 11  # ceil(log2 1024) + 1: rounds 0 .. steps at the slider's extremes
 
     def _controls(self) -> dict:
@@ -64,10 +112,9 @@ class PropagationExplorer(Explorer):
         self.too_big = right.text(0.5, 0.5, "", ha="center", va="center", fontsize=10, transform=right.transAxes)
 
     def refresh(self, n, k, all_port) -> str:
-        k = n - 1 if all_port else k
+        k_slider, k = k, n - 1 if all_port else k
         self.n, self.k = n, k
         self.steps = steps = info_steps(n, k)
-        one_port = info_steps(n, 1)
         rounds = np.arange(steps + 1)
         self.informed = [coverage(int(t), k, n) for t in rounds]
         ideal = [float(k + 1) ** t for t in rounds]
@@ -98,17 +145,4 @@ class PropagationExplorer(Explorer):
                 label.set_visible(False)
             self.right.set_title("")
             self.too_big.set_text(f"N = {n} > {self.TREE_MAX}：树太大，不画\n（把 N 调到 {self.TREE_MAX} 以下\n可看到 {k + 1}-nomial 树）")
-        saved = one_port - steps
-        notes = []
-        if all_port:
-            notes.append(f"all-port：k = N − 1 = {k}，k 滑块此时不起作用")
-        elif k >= n - 1:
-            notes.append(f"k = {k} ≥ N − 1 = {n - 1}：一轮已通知所有节点，k 再大也不会更快")
-        if not small:
-            notes.append(f"N > {self.TREE_MAX} 时右图不画树")
-        return (
-            f"<b>N = {n}，k = {k}{'（all-port）' if all_port else ''}</b>：下界 ⌈log<sub>{k + 1}</sub> N⌉ = "
-            f"<b>{steps}</b> 轮（延迟 ≥ {steps}·α）；1-port 需 {one_port} 轮，"
-            f"{'少 ' + str(saved) + ' 轮' if saved else '没有减少'}。"
-            + (f"<br>{'；'.join(notes)}。" if notes else "")
-        )
+        return readout_html(n, k_slider, all_port)

@@ -7,13 +7,14 @@ from functools import lru_cache
 import ipywidgets as widgets
 from matplotlib.ticker import MaxNLocator
 
+from .._validation import check_int
 from ..broadcast import broadcast_steps
 from ..diameter import FAMILIES, binding_latency_term, family_instance
 from ..plotting import BOOK_WIDTH, COLORS, _TopologyArtists
 from ..propagation import info_steps
 from .base import STYLE, Explorer, slider_args
 
-__all__ = ["TopologyExplorer", "family_dropdown"]
+__all__ = ["TopologyExplorer", "family_dropdown", "readout_html"]
 
 #: family -> (min size, max size, default size). The caps keep every drawing readable and
 #: every graph small (hypercube 7 = 128 nodes, 3D torus 5 = 125, fat-tree 64 hosts); a size
@@ -46,6 +47,51 @@ def _broadcast(family: str, size: int, k: int):
         return broadcast_steps(_instance(family, size), k=k)
     except ValueError:  # no closed form and too large for the exhaustive search
         return None
+
+
+def readout_html(family: str, size: int, k: int) -> str:
+    """The readout of :class:`TopologyExplorer` for these control values (eq. ``eq:cc-bound-diameter``).
+
+    A pure function of the controls: the explorer's refresh and the static site's live element
+    (precomputed from it, :mod:`ccb_helpers.live.topology_explorer`) show exactly this text.
+
+    Parameters
+    ----------
+    family : str
+        A key of :data:`ccb_helpers.diameter.FAMILIES`.
+    size : int
+        N, a side length or a dimension, within :data:`SIZES` of the family.
+    k : int
+        Ports per node, ``k >= 1``.
+
+    Examples
+    --------
+    >>> readout_html("ring", 12, 1)
+    '<b>Ring，N = 12，度 d = 2</b>：直径 D = <b>6</b> 轮，⌈log<sub>2</sub> N⌉ = <b>4</b>；直径更紧：这个拓扑的延迟受直径限制。最少 broadcast：6 轮。'
+    """
+    if family not in SIZES:
+        raise ValueError(f"family must be one of {sorted(SIZES)}, got {family!r}")
+    lo, hi, _ = SIZES[family]
+    size = check_int("size", size, minimum=lo, maximum=hi)
+    k = check_int("k", k, minimum=1)
+    topo = _instance(family, size)
+    p = max(1, min(k, topo.degree))
+    diameter, info = topo.step_diameter, info_steps(topo.n, p)
+    binding, broadcast = binding_latency_term(topo, k), _broadcast(family, size, k)
+    verdict = {"diameter": "直径更紧：这个拓扑的延迟受直径限制",
+               "information": "信息传播下界更紧",
+               "tie": "两个下界相等"}[binding]
+    rounds = "—（规模超出穷举范围）" if broadcast is None else f"{broadcast} 轮"
+    notes = []
+    if k > topo.degree:
+        notes.append(f"p = min(k, d) = {p}：端口数受度数限制（d = {topo.degree}），k 再大也不变")
+    if topo.switched:
+        notes.append(f"交换网络：端点间最多 {topo.diameter} 跳，但交换机在同一轮内转发，所以 D = {diameter} 轮")
+    return (
+        f"<b>{FAMILIES[family][0]}，N = {topo.n}，度 d = {topo.degree}</b>：直径 D = <b>{diameter}</b> 轮，"
+        f"⌈log<sub>{p + 1}</sub> N⌉ = <b>{info}</b>；{verdict}。最少 broadcast：{rounds}。"
+        + (f"<br>{'；'.join(notes)}。" if notes else "")
+    )
 
 
 class TopologyExplorer(Explorer):
@@ -117,17 +163,4 @@ class TopologyExplorer(Explorer):
         self.right.set_ylim(0, top * 1.18 + 0.5)
         self.right.set_xticks([0, 1, 2], ["直径 D", rf"$\lceil \log_{{{p + 1}}} N \rceil$", "最少\nbroadcast"])
         self.right.set_title(f"N = {topo.n}，p = min(k, d) = {p}", fontsize=10)
-        verdict = {"diameter": "直径更紧：这个拓扑的延迟受直径限制",
-                   "information": "信息传播下界更紧",
-                   "tie": "两个下界相等"}[self.binding]
-        rounds = "—（规模超出穷举范围）" if self.broadcast is None else f"{self.broadcast} 轮"
-        notes = []
-        if k > topo.degree:
-            notes.append(f"p = min(k, d) = {p}：端口数受度数限制（d = {topo.degree}），k 再大也不变")
-        if topo.switched:
-            notes.append(f"交换网络：端点间最多 {topo.diameter} 跳，但交换机在同一轮内转发，所以 D = {self.diameter} 轮")
-        return (
-            f"<b>{FAMILIES[family][0]}，N = {topo.n}，度 d = {topo.degree}</b>：直径 D = <b>{self.diameter}</b> 轮，"
-            f"⌈log<sub>{p + 1}</sub> N⌉ = <b>{self.info}</b>；{verdict}。最少 broadcast：{rounds}。"
-            + (f"<br>{'；'.join(notes)}。" if notes else "")
-        )
+        return readout_html(family, size, k)

@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import sys
 import time
 import traceback
@@ -47,16 +48,22 @@ RANK_BASELINE_BYTES = 128 * 2**20
 MEMORY_SHARE = 0.9
 DEFAULT_PINGPONG_SIZES = [0] + [4**k for k in range(13)]  # 0, 1 B, 4 B, ..., 16 MiB
 QUICK_PINGPONG_SIZES = [0, 2**10, 2**14, 2**18, 2**20, 2**22]
-_UNITS = {"": 1, "B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "K": 2**10, "M": 2**20, "G": 2**30, "kB": 10**3, "MB": 10**6, "GB": 10**9}
+_UNITS = {"": 1, "B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40,
+          "kB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
 
 
 class InputError(Exception):
     """Bad command-line input: reported in one line, exit code 2."""
 
 
+#: Rank and size variables the launchers set (MPICH's Hydra and PMI, Slurm, Open MPI, PMIx).
+_LAUNCHER_VARIABLES = (("PMI_RANK", "PMI_SIZE"), ("SLURM_PROCID", "SLURM_NTASKS"), ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"),
+                       ("PMIX_RANK", "PMIX_SIZE"))
+
+
 def _rank_label() -> str:
     """``" (rank r of n)"`` from the launcher's environment, before MPI is up (empty if unknown)."""
-    for rank_var, size_var in (("PMI_RANK", "PMI_SIZE"), ("SLURM_PROCID", "SLURM_NTASKS"), ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE")):
+    for rank_var, size_var in _LAUNCHER_VARIABLES:
         if rank_var in os.environ:
             return f" (rank {os.environ[rank_var]} of {os.environ.get(size_var, '?')})"
     return ""
@@ -93,7 +100,7 @@ def parse_size(text: str, cap: int = MAX_SIZE) -> int:
         raise InputError(f"size {text!r} is not a whole number of bytes")
     value = int(value)
     if value > cap:
-        raise InputError(f"size {text!r} = {value} bytes exceeds the cap of {cap} bytes"
+        raise InputError(f"size {text!r} = {value} bytes is over the cap of {cap} bytes"
                          + (" (1 GiB; each rank holds several buffers of that size)" if cap == MAX_SIZE else ""))
     return value
 
@@ -109,15 +116,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=f"mpiexec -n N python -m {PROG}", description="Run the book's schedules as MPI programs.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    def common(p, repeats_default):
-        p.add_argument("--json", metavar="OUT", help="file rank 0 writes the result to (default: print it)")
-        p.add_argument("--repeats", type=int, default=repeats_default, help=f"timed runs per case (default {repeats_default})")
+    def common(p, repeats_default, what="timed runs per case"):
+        p.add_argument("--json", metavar="OUT", help="file rank 0 writes the result to, '-' for standard output instead of the table "
+                       "(default: only the table)")
+        p.add_argument("--repeats", type=int, default=repeats_default, help=f"{what} (default {repeats_default})")
         p.add_argument("--note", default="", help="free text stored in the JSON (machine, job id, settings)")
         p.add_argument("--memory-limit", metavar="BYTES",
                        help=f"most memory the ranks of one host may use (default: {round(MEMORY_SHARE * 100)}%% of its available memory)")
 
     p = sub.add_parser("pingpong", help="ping-pong between ranks 0 and 1; fit T = alpha + M / beta")
-    common(p, 10)
+    common(p, 10, "timed samples per size, each of 1000 round trips up to 16 KiB, 100 up to 1 MiB, 1 above")
     p.add_argument("--sizes", help="comma-separated sizes (default 0, 1 B, 4 B, ..., 16 MiB)")
 
     def case_args(p):
@@ -127,21 +135,21 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--chunks", type=int, help="pipeline chunks per tree (double_binary_tree; default 4)")
 
     def model_args(p):
-        p.add_argument("--warmup", type=int, default=2, help="untimed runs before the timed ones (default 2)")
+        p.add_argument("--warmup", type=int, default=2, help="untimed runs before the timed ones (default 2; 10x for M <= 8 KiB, as --repeats)")
         p.add_argument("--alpha", type=float, help="latency alpha in s for the model and the bound (default: measured now)")
         p.add_argument("--beta", type=float, help="bandwidth beta in bytes/s (default: measured now)")
         p.add_argument("--seed", type=int, default=0, help="seed of the input bytes (default 0)")
         p.add_argument("--no-library", action="store_true", help="skip timing the MPI library's own collective")
 
     p = sub.add_parser("run", help="run one algorithm's schedule, check it, time it against the library")
-    common(p, 10)
+    common(p, 10, "timed runs per case, 10x for M <= 8 KiB")
     p.add_argument("--algorithm", required=True, help=", ".join(ALGORITHMS))
     case_args(p)
     p.add_argument("--size", required=True, help="message size M in bytes (suffixes KiB, MiB, GiB)")
     model_args(p)
 
     p = sub.add_parser("sweep", help="several algorithm:primitive pairs over several sizes in one launch")
-    common(p, 10)
+    common(p, 10, "timed runs per case, 10x for M <= 8 KiB")
     p.add_argument("--pairs", required=True, help="comma-separated algorithm:primitive, e.g. ring:all_reduce,bruck:all_gather")
     p.add_argument("--sizes", required=True, help="comma-separated sizes")
     p.add_argument("--ports", type=int, help="k (default: each algorithm's minimum)")
@@ -323,15 +331,15 @@ def case_traffic_bytes(case: dict, n: int, runs: int) -> int:
 
 
 def pingpong_traffic_bytes(sizes, repeats: int) -> int:
-    """Bytes rank 0 sends in a ping-pong: each size, ``repeats`` samples plus a warm-up, of several round trips.
+    """Bytes rank 0 sends in a ping-pong: per size its warm-up round trips and ``repeats`` samples of several.
 
-    >>> from ccb_helpers.mpi._runner import pingpong_iterations
-    >>> pingpong_traffic_bytes([2**20], 3) == 4 * pingpong_iterations(2**20) * 2**20
+    >>> from ccb_helpers.mpi._runner import pingpong_iterations, pingpong_warmup
+    >>> pingpong_traffic_bytes([2**20], 3) == (pingpong_warmup(2**20) + 3 * pingpong_iterations(2**20)) * 2**20
     True
     """
-    from ._runner import pingpong_iterations
+    from ._runner import pingpong_iterations, pingpong_warmup
 
-    return sum((repeats + 1) * pingpong_iterations(size) * size for size in sizes)
+    return sum((pingpong_warmup(size) + repeats * pingpong_iterations(size)) * size for size in sizes)
 
 
 def case_rank_bytes(case: dict, n: int, rank: int) -> int:
@@ -383,9 +391,9 @@ def available_memory() -> int | None:
 def _rank_needs(config: dict, n: int, rank: int) -> int:
     """Peak bytes this rank will hold during the launch (the largest case; cases run one after another)."""
     if config["command"] == "pingpong":
-        return RANK_BASELINE_BYTES + (max(config["sizes"], default=0) if rank < 2 else 0)
+        return RANK_BASELINE_BYTES + (2 * max(config["sizes"], default=0) if rank < 2 else 0)  # send and receive buffers
     measures = config["command"] in ("run", "sweep") and config["alpha"] is None  # a ping-pong of ranks 0 and 1 first
-    need = max(config.get("pingpong_sizes", QUICK_PINGPONG_SIZES)) if measures and rank < 2 else 0
+    need = 2 * max(config.get("pingpong_sizes", QUICK_PINGPONG_SIZES)) if measures and rank < 2 else 0
     if config["command"] == "selftest":
         per_n = [(k, cases) for k, (cases, _) in config["per_n"].items() if rank < k]
     else:
@@ -403,8 +411,10 @@ def _check_traffic(config: dict, n: int) -> None:
     elif config["command"] == "selftest":
         total = sum(case_traffic_bytes(case, k, 2) for k, (cases, _) in config["per_n"].items() for case in cases)
     else:
-        runs = (config["warmup"] + config["repeats"]) * (2 if config["library"] else 1)
-        total = sum(case_traffic_bytes(case, n, runs) for case in config["cases"])
+        from ._runner import collective_counts
+
+        total = sum(case_traffic_bytes(case, n, sum(collective_counts(case["m"], config["repeats"], config["warmup"]))
+                                       * (2 if config["library"] else 1)) for case in config["cases"])
         if config["alpha"] is None:
             total += pingpong_traffic_bytes(config.get("pingpong_sizes", QUICK_PINGPONG_SIZES), config.get("pingpong_repeats", 5))
     if total > MAX_TRAFFIC_BYTES:
@@ -443,16 +453,24 @@ def _setup_problem(comm, config: dict) -> str | None:
 
 
 def _write(config: dict, result: dict) -> None:
+    """Rank 0's output: the OSU-shaped table on stdout (or the JSON with ``--json -``), the JSON
+    file, and the warnings on stderr."""
+    from .report import format_report, report_warnings
+
     text = json.dumps(result, indent=1)
-    if config["json"]:
-        with open(config["json"], "w", encoding="utf-8") as handle:
-            handle.write(text + "\n")
-    else:
+    if config["json"] == "-":
         print(text, flush=True)
+    else:
+        if config["json"]:
+            with open(config["json"], "w", encoding="utf-8") as handle:
+                handle.write(text + "\n")
+        print(format_report(result, warnings=False), flush=True)
+    for line in report_warnings(result):
+        print(line, file=sys.stderr, flush=True)
 
 
 def _json_target_problem(path) -> str | None:
-    if path is None:
+    if path is None or path == "-":
         return None
     if os.path.isdir(path):
         return f"cannot write --json {path}: it is a directory; give a file name"
@@ -481,6 +499,10 @@ def main(argv=None) -> int:
     n, rank = comm.size, comm.rank
     label = f" (rank {rank} of {n})"
     try:
+        if n == 1 and not _rank_label():
+            ranks = 2 if config["command"] == "pingpong" else 4
+            raise InputError(f"started without mpiexec (one rank); run it as: mpiexec -n {ranks} {sys.executable} -m {PROG} "
+                             + " ".join(shlex.quote(a) for a in argv))
         if config["command"] == "pingpong" and n < 2:
             raise InputError(f"pingpong needs at least 2 ranks, got N = {n} (run it with mpiexec -n 2)")
         if config["command"] == "selftest":
@@ -535,7 +557,7 @@ def _fit_or_none(measured: dict) -> dict:
 
 
 def _dispatch(comm, config: dict) -> tuple[dict | None, int]:
-    from ._runner import _idle_until_all_arrive, environment, pingpong, run_case
+    from ._runner import _idle_until_all_arrive, collective_counts, environment, pingpong, run_case
 
     started = time.time()
     env = environment(comm)
@@ -585,7 +607,8 @@ def _dispatch(comm, config: dict) -> tuple[dict | None, int]:
                 source = "measurement failed (see pingpong.fit_error): no model or bound"
     runs = []
     for case in config["cases"]:
-        r = run_case(comm, case, config["repeats"], config["warmup"], config["seed"], alpha, beta, library=config["library"])
+        repeats, warmup = collective_counts(case["m"], config["repeats"], config["warmup"])
+        r = run_case(comm, case, repeats, warmup, config["seed"], alpha, beta, library=config["library"])
         runs.append(r)
     correct = comm.bcast(all(r["correct"] and r.get("library_correct", True) for r in runs) if rank0 else None, root=0)
     if not rank0:

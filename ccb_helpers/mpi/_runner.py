@@ -2,9 +2,13 @@
 
 Everything here takes an mpi4py communicator; nothing imports mpi4py at module level (the
 package's doctests and the notebooks import :mod:`ccb_helpers.mpi` without starting MPI).
-Timing follows the usual MPI benchmark recipe: warm-up runs first, then each timed run starts
-after a barrier, every rank measures its own elapsed time with ``MPI.Wtime`` and the run's time
-is the slowest rank's; ``median_s`` is the median over the timed runs.
+Timing follows the OSU micro-benchmarks (Panda et al.): the ping-pong as ``osu_latency`` (see
+:func:`pingpong`); a collective as ``osu_allreduce`` and its siblings — warm-up runs first, more
+runs for small messages (:func:`collective_counts`), a barrier before each timed run, every rank
+times its own runs with ``MPI.Wtime``. A run's time is the slowest rank's (``times_s``,
+``median_s`` their median); OSU's summary, each rank's mean over the timed runs reduced over the
+ranks, is recorded too (``rank_mean_max_s`` — OSU's "Max Latency" —, ``rank_mean_avg_s``,
+``rank_mean_min_s``).
 """
 
 from __future__ import annotations
@@ -45,13 +49,41 @@ def _mpi():
 # --------------------------------------------------------------------------- ping-pong
 
 
-def pingpong_iterations(size: int) -> int:
-    """Round trips per timed sample: about 100 for small messages, fewer as they grow.
+#: Message sizes above which a ping-pong sample takes fewer round trips and fewer warm-ups, as
+#: in ``mpi4py.bench pingpong`` (its ``large_size`` and ``huge_size``) and the OSU
+#: micro-benchmarks (``osu_latency``: 10000 iterations after 100 skipped up to 8 KiB, 1000 after
+#: 10 above).
+PINGPONG_LARGE = 2**14
+PINGPONG_HUGE = 2**20
 
-    >>> pingpong_iterations(0), pingpong_iterations(2**16), pingpong_iterations(2**24)
-    (100, 100, 2)
+
+def pingpong_iterations(size: int) -> int:
+    """Round trips per timed sample: 1000 up to 16 KiB, 100 up to 1 MiB, 1 above.
+
+    With the default 10 samples that is 10000, 1000 and 10 timed round trips per size, the loop
+    counts of ``mpi4py.bench pingpong`` (OSU's ``osu_latency``: 10000 and 1000); even the
+    smallest sample lasts far longer than ``MPI_Wtime``'s resolution.
+
+    >>> pingpong_iterations(0), pingpong_iterations(2**14), pingpong_iterations(2**20), pingpong_iterations(2**24)
+    (1000, 1000, 100, 1)
     """
-    return max(2, min(100, (100 * 2**16) // max(size, 1)))
+    if size <= PINGPONG_LARGE:
+        return 1000
+    return 100 if size <= PINGPONG_HUGE else 1
+
+
+def pingpong_warmup(size: int) -> int:
+    """Untimed round trips before a size's samples (OSU's "skip"): 100, 10 above 16 KiB, 2 above 1 MiB.
+
+    They fault in the pages, fill the caches and let MPICH set up the protocol (eager or the
+    rendezvous with CMA) before anything is timed.
+
+    >>> pingpong_warmup(0), pingpong_warmup(2**16), pingpong_warmup(2**24)
+    (100, 10, 2)
+    """
+    if size <= PINGPONG_LARGE:
+        return 100
+    return 10 if size <= PINGPONG_HUGE else 2
 
 
 def _idle_until_all_arrive(comm) -> None:
@@ -68,40 +100,68 @@ def _idle_until_all_arrive(comm) -> None:
 def pingpong(comm, sizes, repeats: int) -> dict | None:
     """One-way times between ranks 0 and 1 (half a round trip); the other ranks sleep meanwhile.
 
-    Each of the ``repeats`` samples per size averages ``pingpong_iterations(size)`` round trips.
-    Returns on rank 0 (``None`` elsewhere): ``times_s``, the fastest sample per size — the one
-    least disturbed by other load, what α and β are fitted to — and ``median_times_s``.
+    The OSU micro-benchmarks' method (``osu_latency``), which ``mpi4py.bench pingpong`` follows
+    too: rank 0 sends from one buffer and receives into another (rank 1 likewise), both written
+    before any timing so no page is faulted in while the clock runs; per size a barrier, then
+    :func:`pingpong_warmup` untimed round trips, then ``repeats`` samples of
+    :func:`pingpong_iterations` round trips each, timed with ``MPI_Wtime`` on rank 0. After each
+    size both ranks check that their receive buffer holds the other's bytes (``received_ok``).
+
+    Returns on rank 0 (``None`` elsewhere): ``times_s``, the mean one-way time over all timed
+    round trips of a size — the statistic OSU and ``mpi4py.bench`` report, and what α and β are
+    fitted to —, ``samples_s`` (each sample's mean one-way time), ``median_times_s`` and
+    ``min_max_s`` over them, and the counts used.
     """
     MPI = _mpi()
     rank = comm.rank
-    buffer = np.zeros(max(sizes, default=0), dtype=np.uint8)
-    fastest, medians, spreads = [], [], []
-    for size in sizes:
-        message = buffer[:size]
-        iters = pingpong_iterations(size)
-        samples = []
-        for _sample in range(repeats + 1):  # sample 0 is the warm-up
-            if rank == 0:
+    pair = comm.Split(0 if rank < 2 else MPI.UNDEFINED, rank)
+    means, medians, spreads, all_samples, received_ok = [], [], [], [], True
+    if pair != MPI.COMM_NULL:
+        largest = max(sizes, default=0)
+        # Separate send and receive buffers, every page written now (first touch outside the timing);
+        # different byte values on the two ranks so the check below sees which message arrived.
+        # (np.zeros would not do: calloc'd pages stay the kernel's zero page until written.)
+        send = np.full(largest, 1 + rank, dtype=np.uint8)
+        recv = np.empty(largest, dtype=np.uint8)
+        recv.fill(0)
+        peer = 1 - rank
+        for size in sizes:
+            out, into = send[:size], recv[:size]
+            iters, samples = pingpong_iterations(size), []
+
+            def round_trips(count, out=out, into=into):
+                for _ in range(count):
+                    if rank == 0:
+                        pair.Send(out, dest=peer, tag=1)
+                        pair.Recv(into, source=peer, tag=2)
+                    else:
+                        pair.Recv(into, source=peer, tag=1)
+                        pair.Send(out, dest=peer, tag=2)
+
+            pair.Barrier()
+            round_trips(pingpong_warmup(size))
+            for _sample in range(repeats):
                 start = MPI.Wtime()
-                for _ in range(iters):
-                    comm.Send(message, dest=1, tag=1)
-                    comm.Recv(message, source=1, tag=2)
+                round_trips(iters)
                 samples.append((MPI.Wtime() - start) / (2 * iters))
-            elif rank == 1:
-                for _ in range(iters):
-                    comm.Recv(message, source=0, tag=1)
-                    comm.Send(message, dest=0, tag=2)
-        if rank == 0:
-            timed = np.array(samples[1:])
-            fastest.append(float(timed.min()))
-            medians.append(float(np.median(timed)))
-            spreads.append([float(timed.min()), float(timed.max())])
+            received_ok = received_ok and bool(np.all(into == 1 + peer))
+            if rank == 0:
+                timed = np.array(samples)
+                means.append(float(timed.mean()))  # equal samples: the mean over all timed round trips
+                medians.append(float(np.median(timed)))
+                spreads.append([float(timed.min()), float(timed.max())])
+                all_samples.append([float(t) for t in timed])
+        received_ok = pair.allreduce(received_ok, op=MPI.LAND)
+        pair.Free()
     _idle_until_all_arrive(comm)
     if rank != 0:
         return None
-    return {"sizes": [int(s) for s in sizes], "times_s": fastest, "statistic": "fastest of the samples",
-            "median_times_s": medians, "min_max_s": spreads,
-            "iterations": [pingpong_iterations(s) for s in sizes], "repeats": repeats}
+    return {"sizes": [int(s) for s in sizes], "times_s": means,
+            "statistic": "mean one-way time over all timed round trips (as osu_latency and mpi4py.bench pingpong)",
+            "median_times_s": medians, "min_max_s": spreads, "samples_s": all_samples,
+            "iterations": [pingpong_iterations(s) for s in sizes], "warmup_iterations": [pingpong_warmup(s) for s in sizes],
+            "repeats": repeats, "buffers": "separate send and receive buffers, written before timing",
+            "barrier": "per size", "received_ok": received_ok}
 
 
 # --------------------------------------------------------------------------- the library's collective
@@ -190,10 +250,32 @@ def _execute(comm, plan) -> None:
     plan.epilogue.after()
 
 
+#: Messages up to this size get :data:`SMALL_MESSAGE_FACTOR` times more runs and warm-ups (OSU's
+#: ``LARGE_MESSAGE_SIZE``; its collectives run 1000 iterations after 200 skipped below it, 100 after 10 above).
+SMALL_MESSAGE_BYTES = 8192
+SMALL_MESSAGE_FACTOR = 10
+
+
+def collective_counts(m: int, repeats: int, warmup: int) -> tuple[int, int]:
+    """Timed runs and warm-up runs of a collective of ``m`` bytes: ``repeats`` and ``warmup``, 10× both up to 8 KiB.
+
+    A small message's run lasts microseconds, so one slow spell moves few runs' median; more
+    runs cost little (as OSU's iteration counts by size).
+
+    >>> collective_counts(1024, 5, 1), collective_counts(2**20, 5, 1)
+    ((50, 10), (5, 1))
+    """
+    if m <= SMALL_MESSAGE_BYTES:
+        return repeats * SMALL_MESSAGE_FACTOR, warmup * SMALL_MESSAGE_FACTOR
+    return repeats, warmup
+
+
 def _timed(comm, run, reset, check, repeats: int, warmup: int):
     """Warm-up runs, then ``repeats`` barrier-separated timed runs; slowest rank's time each.
 
-    Returns ``(times on rank 0 or None, errors of this rank)``; every run is checked.
+    Returns ``(times on rank 0 or None, OSU summary on rank 0 or None, errors of this rank)``;
+    every run is checked. The summary is each rank's mean over its timed runs, reduced over the
+    ranks: ``{"max": …, "avg": …, "min": …}`` (s).
     """
     MPI = _mpi()
     local = np.zeros(repeats)
@@ -210,7 +292,13 @@ def _timed(comm, run, reset, check, repeats: int, warmup: int):
             errors = check()
     slowest = np.zeros(repeats) if comm.rank == 0 else None
     comm.Reduce(local, slowest, op=MPI.MAX, root=0)
-    return slowest, errors
+    mean = float(local.mean())
+    summary = {"max": comm.reduce(mean, op=MPI.MAX, root=0), "avg": comm.reduce(mean, op=MPI.SUM, root=0),
+               "min": comm.reduce(mean, op=MPI.MIN, root=0)}
+    if comm.rank != 0:
+        return slowest, None, errors
+    summary["avg"] /= comm.size
+    return slowest, summary, errors
 
 
 def run_case(comm, case: dict, repeats: int, warmup: int, seed: int, alpha, beta, library: bool = True) -> dict | None:
@@ -234,8 +322,8 @@ def run_case(comm, case: dict, repeats: int, warmup: int, seed: int, alpha, beta
     def check():
         return compare(expected, bufs)
 
-    times, errors = _timed(comm, lambda: _execute(comm, plan), reset, check, repeats, warmup)
-    lib_times = lib_errors = lib_name = None
+    times, summary, errors = _timed(comm, lambda: _execute(comm, plan), reset, check, repeats, warmup)
+    lib_times = lib_errors = lib_name = lib_summary = None
     if library:
         call, finish, lib_name = library_collective(comm, primitive, bufs, m, schedule.root)
 
@@ -244,7 +332,7 @@ def run_case(comm, case: dict, repeats: int, warmup: int, seed: int, alpha, beta
                 finish()
             return compare(expected, bufs)
 
-        lib_times, lib_errors = _timed(comm, call, reset, lib_check, repeats, warmup)
+        lib_times, lib_summary, lib_errors = _timed(comm, call, reset, lib_check, repeats, warmup)
     # Gather every rank's first error (small Python objects; the runs are over).
     all_errors = comm.gather([f"rank {rank}: {e}" for e in errors[:3]], root=0)
     all_lib_errors = comm.gather([f"rank {rank}: {e}" for e in (lib_errors or [])[:3]], root=0)
@@ -269,6 +357,11 @@ def run_case(comm, case: dict, repeats: int, warmup: int, seed: int, alpha, beta
         "warmup": warmup,
         "times_s": [float(t) for t in times],
         "median_s": float(np.median(times)),
+        "statistic": "times_s: per timed run, the slowest rank's time; median_s: their median; "
+                     "rank_mean_*_s: each rank's mean over the timed runs, max / avg / min over the ranks (OSU)",
+        "rank_mean_max_s": summary["max"],
+        "rank_mean_avg_s": summary["avg"],
+        "rank_mean_min_s": summary["min"],
         "model_rounds": int(cost.steps),
         "model_bandwidth_bytes": float(cost.bandwidth_bytes),
     }
@@ -282,6 +375,9 @@ def run_case(comm, case: dict, repeats: int, warmup: int, seed: int, alpha, beta
             "library_errors": lib_errors[:10],
             "library_times_s": [float(t) for t in lib_times],
             "library_median_s": float(np.median(lib_times)),
+            "library_rank_mean_max_s": lib_summary["max"],
+            "library_rank_mean_avg_s": lib_summary["avg"],
+            "library_rank_mean_min_s": lib_summary["min"],
         })
     return result
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import ipywidgets as widgets
 import numpy as np
 from matplotlib.figure import Figure
@@ -9,11 +11,12 @@ from matplotlib.ticker import NullLocator
 
 from ..explorers import Explorer
 from ..explorers.base import STYLE, slider_args
+from ..explorers.frame import Frame, panel, series
 from ..plotting import BOOK_WIDTH, COLORS
 from ..units import format_bytes, format_time
 from .plots import BOUND_COLOR, LIBRARY_COLOR, model_and_bound, pair_label, runs_by_pair
 
-__all__ = ["MPIResultExplorer"]
+__all__ = ["MPIResultExplorer", "mpi_frame"]
 
 
 def _on_grid(value: float) -> float:
@@ -115,76 +118,144 @@ class MPIResultExplorer(Explorer):
             axis.set_minor_locator(NullLocator())
         self._right_title = right.set_title("", fontsize=10)
 
+    def frame(self, pair, m, alpha_us, beta_gbps, ratio) -> Frame:
+        """What this explorer shows for these control values (see :func:`mpi_frame`)."""
+        return mpi_frame(self.by_pair, self.n, pair, m, alpha_us, beta_gbps, ratio)
+
     def refresh(self, pair, m, alpha_us, beta_gbps, ratio) -> str:
-        alpha, beta = alpha_us * 1e-6, beta_gbps * 1e9
+        frame = self.frame(pair, m, alpha_us, beta_gbps, ratio)  # what the live page shows too
+        numbers = frame.numbers
+        left_spec, right_spec = frame.figure["panels"]
         key = tuple(pair.split(":"))
-        runs = self.by_pair[key]
         left, right = self._left, self._right
-        sizes = np.array([r["m"] for r in runs], dtype=float)
-        model, bound = np.array([model_and_bound(r, alpha, beta) for r in runs]).T
-        measured = np.array([r["median_s"] for r in runs])
-        library = np.array([r.get("library_median_s", np.nan) for r in runs], dtype=float)
-        scale = bound if ratio else np.ones_like(bound)
+        sizes = numbers["sizes"]
+        scale = numbers["scale"]
         color = COLORS.get(key[0], COLORS["latency"])
         if self._fill is not None:
             self._fill.remove()
-        low, high = np.array([min(r["times_s"]) for r in runs]) / scale, np.array([max(r["times_s"]) for r in runs]) / scale
-        self._fill = left.fill_between(sizes, low, high, color=color, alpha=0.15, linewidth=0)
-        self._measured.set_data(sizes, measured / scale)
+        self._fill = left.fill_between(sizes, numbers["low"], numbers["high"], color=color, alpha=0.15, linewidth=0)
+        self._measured.set_data(sizes, numbers["measured"] / scale)
         self._measured.set_color(color)
-        self._model.set_data(sizes, model / scale)
+        self._model.set_data(sizes, numbers["model"] / scale)
         self._model.set_color(color)
-        self._bound.set_data(sizes, bound / scale)
-        has_library = bool(np.isfinite(library).any())
-        self._library.set_data(sizes, library / scale)
+        self._bound.set_data(sizes, numbers["bound"] / scale)
+        has_library = numbers["has_library"]
+        self._library.set_data(sizes, numbers["library"] / scale)
         self._library.set_visible(has_library)
         self._size_line.set_xdata([m, m])
         shown = [self._measured, self._model, self._bound] + ([self._library] if has_library else [])
-        ys = np.concatenate([low, high] + [line.get_ydata() for line in shown])
-        ys = ys[np.isfinite(ys) & (ys > 0)]
-        left.set_xlim(sizes.min() / 1.5, sizes.max() * 1.5)
-        left.set_ylim(ys.min() / 1.5, ys.max() * 1.5)
-        left.set_ylabel("时间 / 下界" if ratio else "时间（s）")
-        self._left_title.set_text(f"{pair_label(*key)}，N = {self.n}")
+        left.set_xlim(*left_spec["xlim"])
+        left.set_ylim(*left_spec["ylim"])
+        left.set_ylabel(left_spec["ylabel"])
+        self._left_title.set_text(left_spec["title"])
         if self._legend is not None:
             self._legend.remove()
         self._legend = left.legend(handles=shown, loc="best", fontsize=8.5)  # where the data leave room (same data, same spot)
         # Right: every pair measured at this size, as a multiple of its own bound.
-        names, measured_ratio, library_ratio, colors = [], [], [], []
-        for p, pruns in self.by_pair.items():
-            run = next((r for r in pruns if r["m"] == m), None)
-            if run is None:
-                continue
-            b = model_and_bound(run, alpha, beta)[1]
-            names.append(pair_label(*p).replace(" ", "\n", 1))
-            measured_ratio.append(run["median_s"] / b)
-            library_ratio.append(run.get("library_median_s", np.nan) / b)
-            colors.append(COLORS.get(p[0], COLORS["latency"]))
+        names = [label for _, label in right_spec["yticks"]]
         y = np.arange(len(names))
         if self._bars is not None:
             self._bars.remove()
-        self._bars = right.barh(y, measured_ratio, color=colors, alpha=0.8)
-        self._library_marks.set_data(library_ratio, y)
-        xs = np.array([1.0] + measured_ratio + library_ratio, dtype=float)
-        xs = xs[np.isfinite(xs) & (xs > 0)]
-        right.set_xlim(xs.min() / 2, xs.max() * 2)
-        right.set_ylim(len(names) - 0.5, -0.5)  # first pair on top
+        self._bars = right.barh(y, numbers["measured_ratio"], color=numbers["colors"], alpha=0.8)
+        self._library_marks.set_data(numbers["library_ratio"], y)
+        right.set_xlim(*right_spec["xlim"])
+        right.set_ylim(*right_spec["ylim"])  # first pair on top
         right.set_yticks(y, names, fontsize=8.5)
-        self._right_title.set_text(f"M = {format_bytes(m)}：离下界多远")
-        run = next(r for r in runs if r["m"] == m)
-        t_model, t_bound = model_and_bound(run, alpha, beta)
-        self.ratio_at_size = run["median_s"] / t_bound
-        lib = run.get("library_median_s")
-        lib_text = f"，MPI 库 {run.get('library_call', '')} {format_time(lib)}（{lib / t_bound:.2f} × 下界）" if lib is not None else ""
-        # Which term of the bound binds at this size: the other slider moves only the model here.
-        alpha_binds = model_and_bound(run, alpha * 1.01, beta)[1] > t_bound
-        beta_binds = model_and_bound(run, alpha, beta * 1.01)[1] < t_bound
-        if alpha_binds and not beta_binds:
-            binds = "此 M 上下界由延迟项（α）决定：β 只改变模型和别的大小处的下界"
-        elif beta_binds and not alpha_binds:
-            binds = "此 M 上下界由带宽项（β）决定：α 只改变模型和别的大小处的下界"
-        else:
-            binds = "此 M 上下界的两项相等"
-        return (f"<b>{pair_label(*key)}，M = {format_bytes(m)}</b>：实测 {format_time(run['median_s'])}，"
-                f"模型 {format_time(t_model)}，下界 {format_time(t_bound)}；实测 / 下界 = <b>{self.ratio_at_size:.2f}</b>，"
-                f"实测 / 模型 = {run['median_s'] / t_model:.2f}{lib_text}。{binds}。")
+        self._right_title.set_text(right_spec["title"])
+        self.ratio_at_size = numbers["ratio_at_size"]
+        return frame.readout
+
+
+def _decade_ticks(low: float, high: float, label) -> list:
+    """``(10**j, label(10**j))`` for every power of ten in ``[low, high]`` (``10**j`` parsed, as the page does)."""
+    return [(float(f"1e{j}"), label(float(f"1e{j}"))) for j in range(math.ceil(math.log10(low)), math.floor(math.log10(high)) + 1)]
+
+
+def mpi_frame(by_pair: dict, n: int, pair: str, m, alpha_us, beta_gbps, ratio) -> Frame:
+    """What :class:`MPIResultExplorer` shows for these control values: readout, FigureSpec, numbers.
+
+    A pure function of the result's runs (``by_pair``, from :func:`~ccb_helpers.mpi.plots.runs_by_pair`),
+    its ``n`` and the control values: the explorer's redraw and the live page's data come from
+    it. The model is the algorithm's α-β cost, the bound ``eq:cc-bound-combined``.
+
+    Examples
+    --------
+    >>> runs = [{"algorithm": "ring", "primitive": "all_reduce", "n": 4, "m": m, "ports": 1, "correct": True,
+    ...          "times_s": [t], "median_s": t} for m, t in ((2**10, 1e-4), (2**20, 4e-3))]
+    >>> f = mpi_frame({("ring", "all_reduce"): runs}, 4, "ring:all_reduce", 2**20, 10.0, 1.0, False)
+    >>> round(f.numbers["ratio_at_size"], 2), f.figure["panels"][1]["title"]   # 4 ms / (1.5 MiB / 1 GB/s)
+    (2.54, 'M = 1 MiB：离下界多远')
+    """
+    alpha, beta = alpha_us * 1e-6, beta_gbps * 1e9
+    key = tuple(pair.split(":"))
+    runs = by_pair[key]
+    sizes = np.array([r["m"] for r in runs], dtype=float)
+    model, bound = np.array([model_and_bound(r, alpha, beta) for r in runs]).T
+    measured = np.array([r["median_s"] for r in runs])
+    library = np.array([r.get("library_median_s", np.nan) for r in runs], dtype=float)
+    scale = bound if ratio else np.ones_like(bound)
+    color = COLORS.get(key[0], COLORS["latency"])
+    low, high = np.array([min(r["times_s"]) for r in runs]) / scale, np.array([max(r["times_s"]) for r in runs]) / scale
+    has_library = bool(np.isfinite(library).any())
+    lines = [measured / scale, model / scale, bound / scale] + ([library / scale] if has_library else [])
+    ys = np.concatenate([low, high] + lines)
+    ys = ys[np.isfinite(ys) & (ys > 0)]
+    ylim = (float(ys.min() / 1.5), float(ys.max() * 1.5))
+    xs = sizes.tolist()
+    left_series = [series("band", xs, low.tolist(), y2=high.tolist(), color=color, alpha=0.15),
+                   series("line", xs, (measured / scale).tolist(), color=color, marker=True, label="实测"),
+                   series("line", xs, (model / scale).tolist(), color=color, dash=True, label="模型"),
+                   series("line", xs, (bound / scale).tolist(), color=BOUND_COLOR, dash=True, label="下界")]
+    if has_library:
+        left_series.append(series("line", xs, (library / scale).tolist(), color=LIBRARY_COLOR, dash=True, marker=True,
+                                  label="MPI 库"))
+    left_series.append(series("vline", x=[m], color=BOUND_COLOR, width=0.8))
+    left = panel(title=f"{pair_label(*key)}，N = {n}", xlabel="消息大小 M（字节）", ylabel="时间 / 下界" if ratio else "时间（s）",
+                 xscale="log", yscale="log", xlim=(sizes.min() / 1.5, sizes.max() * 1.5), ylim=ylim,
+                 xticks=[(v, format_bytes(v)) for v in xs[::2]],
+                 yticks=_decade_ticks(*ylim, (lambda v: f"{v:g}") if ratio else format_time), legend=True,
+                 series_list=left_series)
+    # Right: every pair measured at this size, as a multiple of its own bound.
+    names, measured_ratio, library_ratio, colors = [], [], [], []
+    for p, pruns in by_pair.items():
+        run = next((r for r in pruns if r["m"] == m), None)
+        if run is None:
+            continue
+        b = model_and_bound(run, alpha, beta)[1]
+        names.append(pair_label(*p).replace(" ", "\n", 1))
+        measured_ratio.append(float(run["median_s"] / b))
+        library_ratio.append(float(run.get("library_median_s", np.nan) / b))
+        colors.append(COLORS.get(p[0], COLORS["latency"]))
+    xs = np.array([1.0] + measured_ratio + library_ratio, dtype=float)
+    xs = xs[np.isfinite(xs) & (xs > 0)]
+    xlim = (float(xs.min() / 2), float(xs.max() * 2))
+    bars = [series("band", [xlim[0], r], [i - 0.4, i - 0.4], y2=[i + 0.4, i + 0.4], color=c, alpha=0.8)
+            for i, (r, c) in enumerate(zip(measured_ratio, colors))]
+    marks = [(i, r) for i, r in enumerate(library_ratio) if np.isfinite(r)]
+    right = panel(title=f"M = {format_bytes(m)}：离下界多远", xlabel="时间 / 下界（条：实测；■：库）", xscale="log",
+                  xlim=xlim, ylim=(len(names) - 0.5, -0.5), xticks=_decade_ticks(*xlim, lambda v: f"{v:g}"),
+                  yticks=list(enumerate(names)),
+                  series_list=bars + [series("scatter", [r for _, r in marks], [i for i, _ in marks], color=LIBRARY_COLOR,
+                                             marker=True),
+                                      series("vline", x=[1.0], color=BOUND_COLOR, width=1)])
+    run = next(r for r in runs if r["m"] == m)
+    t_model, t_bound = model_and_bound(run, alpha, beta)
+    ratio_at_size = run["median_s"] / t_bound
+    lib = run.get("library_median_s")
+    lib_text = f"，MPI 库 {run.get('library_call', '')} {format_time(lib)}（{lib / t_bound:.2f} × 下界）" if lib is not None else ""
+    # Which term of the bound binds at this size: the other slider moves only the model here.
+    alpha_binds = model_and_bound(run, alpha * 1.01, beta)[1] > t_bound
+    beta_binds = model_and_bound(run, alpha, beta * 1.01)[1] < t_bound
+    if alpha_binds and not beta_binds:
+        binds = "此 M 上下界由延迟项（α）决定：β 只改变模型和别的大小处的下界"
+    elif beta_binds and not alpha_binds:
+        binds = "此 M 上下界由带宽项（β）决定：α 只改变模型和别的大小处的下界"
+    else:
+        binds = "此 M 上下界的两项相等"
+    readout = (f"<b>{pair_label(*key)}，M = {format_bytes(m)}</b>：实测 {format_time(run['median_s'])}，"
+               f"模型 {format_time(t_model)}，下界 {format_time(t_bound)}；实测 / 下界 = <b>{ratio_at_size:.2f}</b>，"
+               f"实测 / 模型 = {run['median_s'] / t_model:.2f}{lib_text}。{binds}。")
+    numbers = {"sizes": sizes, "scale": scale, "measured": measured, "model": model, "bound": bound, "library": library,
+               "low": low, "high": high, "has_library": has_library, "measured_ratio": measured_ratio,
+               "library_ratio": library_ratio, "colors": colors, "ratio_at_size": ratio_at_size}
+    return Frame(readout, {"panels": [left, right]}, numbers)

@@ -136,7 +136,7 @@ def plot_pingpong(result, axes=None, fit=None):
     if "median_times_s" in result:
         medians = np.array(result["median_times_s"])
         left.plot(sizes[shown], medians[shown], "o", markerfacecolor="none", color=COLORS["latency"], markersize=5, label="中位数")
-    left.plot(sizes[shown], times[shown], "o", color=COLORS["latency"], markersize=4, label="最快一次（拟合用）")
+    left.plot(sizes[shown], times[shown], "o", color=COLORS["latency"], markersize=4, label="平均（拟合用，同 OSU）")
     grid = np.geomspace(sizes[shown].min(), sizes[shown].max(), 200)
     left.plot(grid, alpha + grid / beta, color=COLORS["bandwidth"], label="拟合 α + M/β")
     left.set_xscale("log", base=2)
@@ -146,7 +146,7 @@ def plot_pingpong(result, axes=None, fit=None):
     left.set_title(f"α = {format_time(alpha)}，β = {beta / 1e9:.3g} GB/s")
     left.legend(loc="upper left", fontsize=9)
     ratio = times[shown] / (alpha + sizes[shown] / beta)
-    right.plot(sizes[shown], ratio, "o-", color=COLORS["latency"], markersize=4, label="最快一次 / 拟合")
+    right.plot(sizes[shown], ratio, "o-", color=COLORS["latency"], markersize=4, label="平均 / 拟合")
     if "median_times_s" in result:
         right.plot(sizes[shown], medians[shown] / (alpha + sizes[shown] / beta), "o:", markerfacecolor="none",
                    color=COLORS["latency"], markersize=5, label="中位数 / 拟合")

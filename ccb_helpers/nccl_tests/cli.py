@@ -186,7 +186,7 @@ def _reports(path, bound, args):
         if log.collective is None:
             raise _Refused("the log does not name its program (no '..._perf' command, no 'Collective test starting' "
                            f"line) and its numbers fit several collectives, for the table at line {log.header_line}: "
-                           "pass --collective, one of " + ", ".join(COLLECTIVES))
+                           "pass --collective, one of " + ", ".join(log.collective_candidates or COLLECTIVES))
         if log.n_ranks is None:
             raise _Refused(f"the table at line {log.header_line} does not determine its rank count (no complete "
                            "'# Rank ... device ...' lines, NCCL nranks or command line, and the rows cannot tell): "

@@ -250,7 +250,9 @@ def find_command(lines, start: int) -> tuple[tuple[int, int, int] | None, int]:
 
 def resolve(evidence: Evidence, named: str | None, caller_collective: str | None, caller_n: int | None,
             force: bool = False):
-    """``(collective, n_ranks, source, warnings)`` from the evidence and the caller's values.
+    """``(collective, n_ranks, source, warnings, candidates)`` from the evidence and the caller's values.
+
+    ``candidates`` are the collectives the rows fit when they do not decide one (else empty).
 
     Raises :class:`ValueError` when a caller's value contradicts the log (unless ``force``).
     """
@@ -362,4 +364,5 @@ def resolve(evidence: Evidence, named: str | None, caller_collective: str | None
     if interval is not None and interval[0] > interval[1]:
         warnings.append("busbw × time / size differs between rows by more than the printed rounding: the table joins "
                         "rows of different runs or rank counts")
-    return collective, n, n_source, warnings
+    candidates = tuple(fitting) if collective is None else ()
+    return collective, n, n_source, warnings, candidates

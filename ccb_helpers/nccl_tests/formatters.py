@@ -101,6 +101,12 @@ def format_text(run) -> str:
         emit(f"fit (ring, {fit.steps} steps, least squares on relative error over {fit.points} rows): "
              f"alpha = {fit.alpha * 1e6:.3g} us, beta = {fit.beta / 1e9:.4g} GB/s "
              f"(rms relative error {100 * fit.rms_relative_error:.0f} %)")
+        # A fit that nothing checks, or whose intercept was clipped, must not read like a measurement.
+        if fit.points < 3:
+            emit(f"  only {fit.points} rows: the line passes through them exactly, so the 0 % error checks nothing")
+        if fit.intercept_s == 0:
+            emit("  alpha not resolved: the fitted intercept was negative (the rows are bandwidth-bound); "
+                 "a log with sizes of a few KiB gives alpha")
     return "\n".join(lines)
 
 

@@ -433,7 +433,7 @@ def _read(lines, start, end, collective, n_ranks, force, default_version) -> Ncc
             per_thread, per_gpu = threads
         evidence.command_ranks, evidence.command_line = procs * per_thread * per_gpu, command_line
     _early_warnings(evidence.warnings, table, ranks, info, avg, oob)
-    collective, n, source, warnings = resolve(evidence, named, collective, n_ranks, force)
+    collective, n, source, warnings, candidates = resolve(evidence, named, collective, n_ranks, force)
     hosts = tuple(dict.fromkeys(r[1] for r in sorted(ranks) if r[1]))
     devices = tuple(r[4] for r in sorted(dict((r[0], r) for r in ranks).values()))
     nccl_version = default_version
@@ -450,6 +450,7 @@ def _read(lines, start, end, collective, n_ranks, force, default_version) -> Ncc
         check_column=table.check, time_unit_s=table.unit if table.unit is not None else 1e-6, nccl_version=nccl_version,
         tests_version=tests_version, avg_busbw_Bps=avg, out_of_bounds=oob, header_line=table.header_line,
         program=evidence.program, n_ranks_source=source, warnings=tuple(dict.fromkeys(warnings)),
+        collective_candidates=candidates,
     )
 
 

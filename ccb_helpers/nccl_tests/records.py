@@ -115,6 +115,9 @@ class NcclTestsLog:
         What a reviewer of the output would point out (ranks sharing a GPU, unchecked or wrong
         data, rows left out, maxBytes reduced, in-place far from out-of-place, a socket transport,
         rank lines elided …), in the order found.
+    collective_candidates : tuple of str
+        When ``collective`` is ``None``: the collectives whose busbw/algbw factor and count/size
+        relation the rows fit (what the caller must choose among); empty otherwise.
     """
 
     rows: tuple
@@ -132,6 +135,7 @@ class NcclTestsLog:
     program: str | None = None
     n_ranks_source: str | None = None
     warnings: tuple = ()
+    collective_candidates: tuple = ()
 
     def __post_init__(self):
         check_fields(self, {"rows": "tuple", "n_ranks": "int?", "collective": "str?", "hosts": "tuple", "devices": "tuple",

@@ -1,0 +1,189 @@
+"""Shared fixtures and helpers of the live-explorer tests (issue #25; tests/test_live_*.py).
+
+Test time matters (the whole suite must stay within 240 s), so everything heavy is shared by the
+whole session: one Chromium (:func:`live_browser`), one blank *harness* page with the runtime and
+every explorer's script (:func:`live_harness`, where ``CCBLive.evaluate`` is compared with Python
+on thousands of states in one ``page.evaluate``), one server of the built site
+(:func:`live_site_server`) and one page per site page and viewport (:func:`live_site_page`).
+The built site is not built here: README command 1 builds it before ``pytest`` (as for
+tests/test_site.py); without it the site tests skip (fail under CI).
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import http.server
+import json
+import os
+import pathlib
+import re
+import shutil
+import sys
+import threading
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+SITE = ROOT / "_build" / "html"
+STATIC = ROOT / "ccb_helpers" / "_static" / "live"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+#: Strips tags and collapses whitespace, the DOM contract's text comparison (Python side).
+_TAG = re.compile(r"<[^>]+>")
+
+
+def text_of(readout_html: str) -> str:
+    """The text of a readout: tags stripped, entities decoded, whitespace collapsed."""
+    return " ".join(html.unescape(_TAG.sub(" ", readout_html)).split())
+
+
+#: The same in the page: innerHTML -> text with tags replaced by spaces (a <br> separates lines).
+TEXT_OF_JS = (
+    "h => { const d = document.createElement('div'); d.innerHTML = h.replace(/<[^>]+>/g, ' '); "
+    "return d.textContent.split(/\\s+/).filter(Boolean).join(' '); }"
+)
+
+
+def require(condition: bool, message: str) -> None:
+    if condition:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(message + " (required under CI)")
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def live_browser():
+    """One headless Chromium for every live test of the session."""
+    require(CHROMIUM is not None, "chromium not found: `apt-get install chromium` to run the browser tests")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        require(False, "playwright not installed: `pip install -r requirements.txt`")
+    sys.path.insert(0, str(ROOT / "tools"))
+    from browser import launch
+
+    with sync_playwright() as p:
+        browser = launch(p)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def live_harness(live_browser):
+    """A blank page with ``ccb-live.js`` and every explorer script loaded (no site, no network)."""
+    page = live_browser.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.set_content(
+        "<!doctype html><html><head><meta charset='utf-8'></head><body><div id='box' style='width:688px'></div></body></html>"
+    )
+    page.add_script_tag(path=str(STATIC / "ccb-live.js"))
+    for path in sorted(STATIC.glob("*.js")):
+        if path.name != "ccb-live.js":
+            page.add_script_tag(path=str(path))
+    page.errors = errors
+    yield page
+    page.close()
+
+
+@pytest.fixture(scope="session")
+def live_site_server():
+    """The built site (``_build/html``) on a local port, for the whole session."""
+    require((SITE / "intro.html").exists(), "site not built: run `jupyter-book build . -W -n --keep-going` first")
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(SITE)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+class SitePage:
+    """A page of the built site, opened once, with every non-local request and console error recorded."""
+
+    def _console(self, msg) -> None:
+        if msg.type != "error":
+            return
+        where = (msg.location or {}).get("url", "")
+        if where.endswith("/favicon.ico"):  # Chromium asks every site for one; the book has none
+            return
+        self.errors.append(f"{msg.text} ({where})")
+
+    def __init__(self, browser, url: str, mobile: bool):
+        options = (
+            {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
+            if mobile
+            else {"viewport": {"width": 1280, "height": 900}}
+        )
+        self.context = browser.new_context(**options)
+        self.page = self.context.new_page()
+        self.external, self.failed, self.errors = [], [], []
+
+        # Requests are watched, not intercepted: routing every request through Python made opening
+        # a chapter page ten times slower. The machine is offline, so a request that leaves the
+        # site fails anyway; it is recorded here and the tests assert there is none.
+        def watch(request):
+            if not request.url.startswith(("http://127.0.0.1", "data:", "blob:", "about:")):
+                self.external.append(request.url)
+
+        self.page.on("request", watch)
+        self.page.on("requestfailed", lambda req: self.failed.append(req.url))
+        self.page.on("response", lambda r: self.failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        self.page.goto(url, wait_until="load")
+        self.page.wait_for_function("window.CCBLive && CCBLive.instances.length >= 1", timeout=30_000)
+        self.page.evaluate("CCBLive.ready")
+
+
+@pytest.fixture(scope="session")
+def live_site_page(live_browser, live_site_server):
+    """``open(name, mobile=False) -> SitePage``: one page per (site page, viewport), shared by the session."""
+    pages: dict[tuple[str, bool], SitePage] = {}
+
+    def open_page(name: str, mobile: bool = False) -> SitePage:
+        key = (name, mobile)
+        if key not in pages:
+            pages[key] = SitePage(live_browser, f"{live_site_server}/{name}.html", mobile)
+        return pages[key]
+
+    yield open_page
+    for site_page in pages.values():
+        site_page.context.close()
+
+
+#: Reads the controls of a live explorer by the DOM contract: data-value if present, else value.
+READ_CONTROLS_JS = """root => Object.fromEntries(Array.from(root.querySelectorAll('[data-control]')).map(c => {
+  const raw = c.hasAttribute('data-value') ? c.getAttribute('data-value') : c.value;
+  return [c.getAttribute('data-control'), raw]; }))"""
+
+
+def python_value(raw: str, kind_of_default):
+    """A control's Python value from its DOM string (``data-value`` / ``value``), typed like the default."""
+    if isinstance(kind_of_default, bool):
+        return json.loads(raw)
+    if isinstance(kind_of_default, int):
+        return int(raw)
+    if isinstance(kind_of_default, float):
+        return float(raw)
+    return raw
+
+
+#: Sets a control as a user does: a range input moves through intermediate values with an
+#: ``input`` event each (a drag) and a ``change`` at the end; a select or checkbox gets ``change``.
+SET_CONTROL_JS = """([root, name, target]) => {
+  const c = root.querySelector(`[data-control="${name}"]`);
+  if (c.type === 'checkbox') { if (c.checked !== target) c.click(); return; }
+  if (c.tagName === 'SELECT') { c.value = target; c.dispatchEvent(new Event('change', {bubbles: true})); return; }
+  const from = +c.value, to = +target, steps = 4;
+  for (let i = 1; i <= steps; i++) {
+    c.value = String(i === steps ? to : from + (to - from) * i / steps);
+    c.dispatchEvent(new Event('input', {bubbles: true}));
+  }
+  c.dispatchEvent(new Event('change', {bubbles: true}));
+}"""

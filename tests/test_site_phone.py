@@ -1,0 +1,221 @@
+"""The built site on a phone (390 x 844, mobile, touch) and a tablet (768 px), both editions, every page.
+
+What a reader found on a phone and no desktop test could: pages wider than the screen (a
+``white-space: nowrap`` span around a long inline code made the home page 964 px wide), so the
+browser laid the drawers out in the wider page (the page TOC opened at x = 614, off-screen; the
+chapter menu's links started below the screen; search panned sideways), and the page TOC drawer
+stayed open over the section a tapped entry led to. On every page, at both widths:
+
+- ``document.scrollingElement.scrollWidth`` is at most the viewport width;
+- each drawer — chapter menu, page TOC (where the page has one), search — opened by a tap lies
+  inside the viewport, and its first link (the search field) is visible inside it;
+- header buttons are tap targets of at least 44 x 44 CSS px and a tap leaves no tooltip open.
+
+And on a chapter: a tapped page-TOC entry closes the drawer and shows its section.
+One browser per edition, one tab per width, reused across pages.
+"""
+
+from __future__ import annotations
+
+import pytest
+from _site import block_external, chromium, serve, site_pages
+
+VIEWPORTS = {390: {"width": 390, "height": 844}, 768: {"width": 768, "height": 1024}}
+CHAPTER = "notebooks/05_bisection.html"
+
+# Everything one page reports, measured after MathJax has typeset (formulas change line widths).
+_WIDTH_JS = r"""() => {
+  const vw = document.documentElement.clientWidth, sw = document.scrollingElement.scrollWidth;
+  let widest = null;
+  if (sw > vw) {  // name the culprit: the outermost element reaching past the right edge
+    for (const el of document.querySelectorAll('body *')) {
+      const r = el.getBoundingClientRect();
+      if (r.right > vw + 1 && r.width > 0 && getComputedStyle(el).position !== 'fixed') {
+        let p = el.parentElement, clipped = false;
+        while (p && p !== document.body) { const o = getComputedStyle(p).overflowX; if (o !== 'visible') { clipped = true; break; } p = p.parentElement; }
+        if (!clipped) { widest = el.tagName.toLowerCase() + '.' + el.className + ' ' + (el.textContent || '').trim().slice(0, 40) + ' right=' + Math.round(r.right); }
+      }
+    }
+  }
+  return {vw, sw, widest};
+}"""
+
+_DRAWER_JS = r"""([selector, firstSelector]) => {
+  const d = document.querySelector(selector);
+  if (!d) return null;
+  const vw = document.documentElement.clientWidth, vh = window.innerHeight;
+  const r = d.getBoundingClientRect();
+  const first = Array.from(d.querySelectorAll(firstSelector)).find(a => a.getClientRects().length);
+  const f = first ? first.getBoundingClientRect() : null;
+  const hit = f ? document.elementFromPoint(f.x + Math.min(8, f.width / 2), f.y + f.height / 2) : null;
+  return {open: d.open, left: r.left, right: r.right, top: r.top, width: r.width, vw, vh,
+          first: f && {left: f.left, right: f.right, top: f.top, bottom: f.bottom, onTop: !!hit && (hit === first || first.contains(hit) || hit.contains(first))}};
+}"""
+
+_HEADER_JS = r"""() => Array.from(document.querySelectorAll('.bd-header button, .bd-header-article button, .bd-header-article a.btn'))
+  .filter(b => b.getClientRects().length && getComputedStyle(b).visibility !== 'hidden')
+  .map(b => { const r = b.getBoundingClientRect(); return {label: b.getAttribute('aria-label') || b.getAttribute('title') || b.className,
+                                                         w: Math.round(r.width), h: Math.round(r.height)}; })"""
+
+DRAWERS = [  # (name, button, dialog, its first link)
+    ("chapter menu", "button.primary-toggle", "#pst-primary-sidebar-modal", "a[href]"),
+    ("page TOC", "button.secondary-toggle", "#pst-secondary-sidebar-modal", "a[href]"),
+    ("search", "button.search-button__button", "#pst-search-dialog", "input"),
+]
+
+
+@pytest.fixture(scope="module", params=["reader", "student"])
+def edition(request):
+    site = request.getfixturevalue(f"{request.param}_site")
+    with serve(site) as url, chromium() as browser:
+        yield request.param, site, url, browser
+
+
+def _tab(browser, width: int):
+    context = browser.new_context(viewport=VIEWPORTS[width], is_mobile=width < 500, has_touch=True,
+                                  device_scale_factor=2 if width < 500 else 1)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    return context, page, block_external(page, images=False), errors  # figures have their width in the HTML
+
+
+def _open(page, url: str) -> None:
+    page.goto(url, wait_until="load")  # the theme wires its drawer buttons on load (images are blocked: quick)
+    if page.locator("script[src*=mathjax]").count():
+        page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=30000)
+        page.evaluate("MathJax.startup.promise")
+
+
+def _visible_button(page, selector: str):
+    buttons = page.locator(selector)
+    return next((buttons.nth(i) for i in range(buttons.count()) if buttons.nth(i).is_visible()), None)
+
+
+def _check_drawer(page, name: str, button: str, dialog: str, first: str) -> str | None:
+    """Tap ``button``; return what is wrong with the drawer it opens (None: nothing), then close it."""
+    toggle = page.locator(f"{button}:visible")
+    if toggle.count() == 0:
+        return None if name == "page TOC" else f"{name}: no visible button"
+    toggle.first.tap()  # waits until the button is stable and would receive the tap
+    try:
+        page.wait_for_function("s => { const d = document.querySelector(s); return d && d.open; }", arg=dialog, timeout=3000)
+    except Exception:
+        return f"{name}: a tap did not open it"
+    page.wait_for_timeout(50)  # the drawers slide in: let the layout settle
+    box = page.evaluate(_DRAWER_JS, [dialog, first])
+    page.evaluate("s => document.querySelector(s).close()", dialog)
+    if box["left"] < -1 or box["right"] > box["vw"] + 1 or box["width"] < 100:
+        return f"{name}: outside the viewport ({box['left']:.0f}..{box['right']:.0f} of {box['vw']} px)"
+    f = box["first"]
+    if f is None:
+        return f"{name}: no visible link"
+    if f["left"] < -1 or f["right"] > box["vw"] + 1 or f["top"] < -1 or f["bottom"] > box["vh"] + 1 or not f["onTop"]:
+        return f"{name}: first link not visible ({f})"
+    return None
+
+
+@pytest.mark.parametrize("width", sorted(VIEWPORTS))
+def test_every_page_fits_and_its_drawers_open_inside_the_screen(edition, width):
+    name, site, url, browser = edition
+    pages = site_pages(site)
+    assert len(pages) >= 10 and "intro.html" in pages and CHAPTER in pages, pages
+    context, page, external, errors = _tab(browser, width)
+    problems = []
+    try:
+        for path in pages:
+            _open(page, f"{url}/{path}")
+            size = page.evaluate(_WIDTH_JS)
+            if size["sw"] > size["vw"]:
+                problems.append(f"{path}: {size['sw']} px wide at {size['vw']} px ({size['widest']})")
+                continue  # the drawers of a too-wide page are laid out in it: one finding is enough
+            if path == "search.html":
+                continue  # the search page is its own search field
+            for drawer in DRAWERS:
+                problem = _check_drawer(page, *drawer)
+                if problem:
+                    problems.append(f"{path}: {problem}")
+    finally:
+        context.close()
+    assert problems == [], f"{name} edition at {width} px:\n" + "\n".join(problems)
+    assert external == [] and errors == [], (external[:3], errors[:3])
+
+
+def test_a_tapped_toc_entry_closes_the_drawer_and_shows_its_section(edition):
+    name, site, url, browser = edition
+    context, page, _external, _errors = _tab(browser, 390)
+    try:
+        _open(page, f"{url}/{CHAPTER}")
+        _visible_button(page, "button.secondary-toggle").tap()
+        page.wait_for_function("document.querySelector('#pst-secondary-sidebar-modal').open", timeout=3000)
+        links = page.locator("#pst-secondary-sidebar-modal nav a[href^='#']")
+        assert links.count() >= 3
+        link = links.nth(2)
+        target = link.get_attribute("href")[1:]
+        link.tap()
+        try:
+            page.wait_for_function("!document.querySelector('#pst-secondary-sidebar-modal').open", timeout=3000)
+        except Exception:
+            pytest.fail(f"{name}: the page TOC drawer stayed open over the section after a tap on an entry")
+        shown = "id => { const top = document.getElementById(id).getBoundingClientRect().top; return top >= 0 && top < innerHeight / 2; }"
+        try:  # the theme scrolls smoothly: wait for the section to arrive
+            page.wait_for_function(shown, arg=target, timeout=5000)
+        except Exception:
+            top = page.evaluate("id => document.getElementById(id).getBoundingClientRect().top", target)
+            pytest.fail(f"{name}: section #{target} not shown after the tap (its top at {top:.0f} px)")
+    finally:
+        context.close()
+
+
+def test_header_buttons_are_tap_targets_and_leave_no_tooltip(edition):
+    name, site, url, browser = edition
+    context, page, _external, _errors = _tab(browser, 390)
+    try:
+        _open(page, f"{url}/{CHAPTER}")
+        buttons = page.evaluate(_HEADER_JS)
+        assert len(buttons) >= 4, buttons
+        small = [b for b in buttons if b["w"] < 44 or b["h"] < 44]
+        assert small == [], f"{name}: header buttons smaller than 44 x 44 px: {small}"
+        toggle = _visible_button(page, ".theme-switch-button")
+        toggle.tap()
+        page.wait_for_timeout(1000)  # Bootstrap adds a tooltip at once and fades it in; without the fix it stays
+        shown = page.evaluate("Array.from(document.querySelectorAll('.tooltip.show')).filter(t => t.getClientRects().length)"
+                              ".map(t => t.innerText)")
+        assert shown == [], f"{name}: a tap left tooltips open: {shown}"
+    finally:
+        context.close()
+
+
+# The smallest text ccb_helpers.plotting draws is 7.5 pt = 10.4 CSS px when a figure is shown at
+# its own width (2x PNG: half its pixels); the book promises >= 9 CSS px, i.e. a scale >= 0.87.
+SMALLEST_TEXT_PX = 7.5 * 100 / 72
+
+_FIGURES_JS = r"""() => Array.from(document.querySelectorAll('article img'))
+  .filter(img => !img.closest('[data-explorer], .btn, .dropdown-menu') && img.getBoundingClientRect().width > 0)
+  .map(img => ({src: img.getAttribute('src').split('/').pop().slice(0, 16), natural: img.naturalWidth,
+                shown: img.getBoundingClientRect().width, link: !!img.closest('a[href]'),
+                href: (img.closest('a[href]') || {}).href || ''}))"""
+
+
+def test_every_figure_reads_at_9px_on_a_phone_and_opens_on_a_tap(edition):
+    name, site, url, browser = edition
+    context = browser.new_context(viewport=VIEWPORTS[390], is_mobile=True, has_touch=True, device_scale_factor=2)
+    page = context.new_page()
+    block_external(page)  # images load here: their natural size is what is measured
+    problems, count = [], 0
+    try:
+        for path in [p for p in site_pages(site) if p.startswith("notebooks/")]:
+            page.goto(f"{url}/{path}", wait_until="load")
+            page.wait_for_timeout(100)  # ccb.js sizes figures on load
+            for fig in page.evaluate(_FIGURES_JS):
+                count += 1
+                text_px = SMALLEST_TEXT_PX * fig["shown"] / (fig["natural"] / 2)
+                if text_px < 9:
+                    problems.append(f"{path} {fig['src']}: text {text_px:.1f} px ({fig['shown']:.0f} of {fig['natural'] / 2:.0f} px)")
+                if not fig["link"] or not fig["href"].endswith(".png"):
+                    problems.append(f"{path} {fig['src']}: a tap does not open it")
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= 390, "figures widened the page"
+    finally:
+        context.close()
+    assert count >= 20, f"only {count} figures measured"
+    assert problems == [], f"{name} edition at 390 px:\n" + "\n".join(problems)
