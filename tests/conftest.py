@@ -60,7 +60,10 @@ from live_support import live_harness, live_site_page, live_site_server  # noqa:
 
 # Test files whose every test is slow: a browser, a built edition, nbgrader, mpiexec or a
 # subprocess per test. `pytest -m "not slow"` leaves them out (with the notebooks under nbval).
-SLOW_FILES = {"test_assignments.py", "test_mpi.py", "test_mpi_methodology.py", "test_site_phone.py"}
+# The ipywidgets explorers (a figure rendered per update), the fuzzer and the live explorers'
+# exports count too: seconds per test, run them by file while working on them.
+SLOW_FILES = {"test_assignments.py", "test_mpi.py", "test_mpi_methodology.py", "test_site_phone.py",
+              "test_explorers.py", "test_fuzz.py"}
 # Fixtures that mean a browser or a built edition.
 SLOW_FIXTURES = {"browser", "live_browser", "reader_site", "student_site", "site_page", "open_site_page"}
 
@@ -78,7 +81,7 @@ def pytest_collection_modifyitems(config, items):
             # nbval runs a notebook's cells in order in one kernel: the whole notebook on one worker.
             item.add_marker(pytest.mark.xdist_group(f"nbval-{path.stem}"))
             item.add_marker(pytest.mark.slow)
-        elif path.name in SLOW_FILES or SLOW_FIXTURES & set(getattr(item, "fixturenames", ())) or item.get_closest_marker("browser"):
+        elif path.name in SLOW_FILES or path.name.startswith("test_live_") or SLOW_FIXTURES & set(getattr(item, "fixturenames", ())) or item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.slow)
         if "student_site" in getattr(item, "fixturenames", ()):
             # One worker builds (or finds in the cache) the student edition and runs its checks.
