@@ -58,8 +58,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds (>= 3; default 5)")
     parser.add_argument("--json", help="write every round and the conditions to this file")
-    parser.add_argument("--max-load", type=float, help="start a round only when the 1-minute load average is at most this")
-    parser.add_argument("--wait", type=float, default=1200, help="longest wait for --max-load per round, s (default 1200)")
+    parser.add_argument(
+        "--max-load", type=float, help="start a round only when the 1-minute load average is at most this"
+    )
+    parser.add_argument(
+        "--wait", type=float, default=1200, help="longest wait for --max-load per round, s (default 1200)"
+    )
     args = parser.parse_args()
     if not 3 <= args.rounds <= 50:
         parser.error("--rounds must be between 3 and 50")
@@ -75,41 +79,72 @@ def main() -> None:
             waited += 10
         round_loads.append(os.getloadavg()[0])
         # Rotate which program goes first, so a slow spell of the shared machine hits all of them.
-        for which in programs[r % 3:] + programs[:r % 3]:
+        for which in programs[r % 3 :] + programs[: r % 3]:
             if which in ("bench", "written"):
                 parsed, _ = bench_round(written=which == "written")
                 (bench if which == "bench" else written).append(parsed)
             else:
                 result = book_round()
-                book.append({k: result[k] for k in ("sizes", "times_s", "median_times_s", "min_max_s", "iterations",
-                                                    "warmup_iterations", "repeats", "statistic")})
-        print(f"round {r + 1}/{args.rounds} done (load {round_loads[-1]:.2f} at its start)", file=sys.stderr, flush=True)
+                book.append(
+                    {
+                        k: result[k]
+                        for k in (
+                            "sizes",
+                            "times_s",
+                            "median_times_s",
+                            "min_max_s",
+                            "iterations",
+                            "warmup_iterations",
+                            "repeats",
+                            "statistic",
+                        )
+                    }
+                )
+        print(
+            f"round {r + 1}/{args.rounds} done (load {round_loads[-1]:.2f} at its start)", file=sys.stderr, flush=True
+        )
     load_after = os.getloadavg()
     rows = ccb.mpi.pingpong_agreement(book, bench)
     control = ccb.mpi.pingpong_agreement(book, written)
-    print(f"# book ping-pong vs mpi4py.bench pingpong, {args.rounds} rotating rounds, {os.cpu_count()} cores, "
-          f"load average {load_before[0]:.2f} before, {load_after[0]:.2f} after, "
-          f"{min(round_loads):.2f}–{max(round_loads):.2f} at the rounds' starts")
-    print("| size | book (one-way) | mpi4py.bench | book / mpi4py.bench (rounds) | mpi4py.bench, written buffers | book / that (rounds) |")
+    print(
+        f"# book ping-pong vs mpi4py.bench pingpong, {args.rounds} rotating rounds, {os.cpu_count()} cores, "
+        f"load average {load_before[0]:.2f} before, {load_after[0]:.2f} after, "
+        f"{min(round_loads):.2f}–{max(round_loads):.2f} at the rounds' starts"
+    )
+    print(
+        "| size | book (one-way) | mpi4py.bench | book / mpi4py.bench (rounds) | mpi4py.bench, written buffers | book / that (rounds) |"
+    )
     print("|---|---|---|---|---|---|")
     for row, ctl in zip(rows, control):
-        print(f"| {ccb.format_bytes(row.size)} | {ccb.format_time(row.book_s)} | {ccb.format_time(row.bench_s)} | "
-              f"{row.ratio:.2f} ({row.ratio_min:.2f}–{row.ratio_max:.2f}) | {ccb.format_time(ctl.bench_s)} | "
-              f"{ctl.ratio:.2f} ({ctl.ratio_min:.2f}–{ctl.ratio_max:.2f}) |")
+        print(
+            f"| {ccb.format_bytes(row.size)} | {ccb.format_time(row.book_s)} | {ccb.format_time(row.bench_s)} | "
+            f"{row.ratio:.2f} ({row.ratio_min:.2f}–{row.ratio_max:.2f}) | {ccb.format_time(ctl.bench_s)} | "
+            f"{ctl.ratio:.2f} ({ctl.ratio_min:.2f}–{ctl.ratio_max:.2f}) |"
+        )
     for name, table in (("mpi4py.bench", rows), ("written buffers", control)):
         worst = max(table, key=lambda row: abs(row.ratio - 1))
         print(f"largest deviation from {name}: {worst.ratio:.2f} at {ccb.format_bytes(worst.size)} (goal: within 15 %)")
     if args.json:
         import mpi4py
 
-        record = {"created": started, "rounds": args.rounds, "cores": os.cpu_count(), "load_average_before": list(load_before),
-                  "load_average_after": list(load_after), "round_load_averages": round_loads, "mpi4py": mpi4py.__version__,
-                  "book_command": "mpiexec -n 2 python -m ccb_helpers.mpi pingpong --sizes " + ",".join(str(s) for s in SIZES),
-                  "bench_command": f"mpiexec -n 2 python -m mpi4py.bench pingpong -a numpy -m {SIZES[0]} -n {SIZES[-1]}",
-                  "order": "rotating: round r starts with mpi4py.bench, the book, the control for r = 0, 1, 2 mod 3",
-                  "written_command": "mpiexec -n 2 python benchmarks/_mpi4py_bench_written.py pingpong -a numpy "
-                                     f"-m {SIZES[0]} -n {SIZES[-1]}",
-                  "book": book, "bench": bench, "bench_written": written}
+        record = {
+            "created": started,
+            "rounds": args.rounds,
+            "cores": os.cpu_count(),
+            "load_average_before": list(load_before),
+            "load_average_after": list(load_after),
+            "round_load_averages": round_loads,
+            "mpi4py": mpi4py.__version__,
+            "book_command": "mpiexec -n 2 python -m ccb_helpers.mpi pingpong --sizes "
+            + ",".join(str(s) for s in SIZES),
+            "bench_command": f"mpiexec -n 2 python -m mpi4py.bench pingpong -a numpy -m {SIZES[0]} -n {SIZES[-1]}",
+            "order": "rotating: round r starts with mpi4py.bench, the book, the control for r = 0, 1, 2 mod 3",
+            "written_command": "mpiexec -n 2 python benchmarks/_mpi4py_bench_written.py pingpong -a numpy "
+            f"-m {SIZES[0]} -n {SIZES[-1]}",
+            "book": book,
+            "bench": bench,
+            "bench_written": written,
+        }
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(record, handle, indent=1)
             handle.write("\n")

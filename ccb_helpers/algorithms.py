@@ -26,6 +26,7 @@ from ._validation import (
     INT64_MAX,
     check_bandwidth,
     check_bool,
+    check_cap,
     check_choice,
     check_int,
     check_seconds,
@@ -223,13 +224,29 @@ def _dbt_one_port_rounds(n, chunks):
     if not isinstance(n, np.ndarray) and not isinstance(chunks, np.ndarray):
         return int(count(int(n), int(chunks)))
     n, chunks = np.broadcast_arrays(np.asarray(n, dtype=np.int64), np.asarray(chunks, dtype=np.int64))
-    out = np.empty(n.shape, dtype=np.int64)
-    unique, inverse = np.unique(n, return_inverse=True)
-    inverse = inverse.reshape(n.shape)
-    for i, value in enumerate(unique.tolist()):
-        where = inverse == i
-        out[where] = count(value, chunks[where])
-    return out
+    flat_n, flat_chunks = n.ravel(), chunks.ravel()
+    out = np.empty(flat_n.shape, dtype=np.int64)
+    # Group the elements by n once (a mask per distinct n made this O(elements x distinct n), #28).
+    unique, inverse, sizes = np.unique(flat_n, return_inverse=True, return_counts=True)
+    order = np.argsort(inverse.ravel(), kind="stable")
+    for value, where in zip(unique.tolist(), np.split(order, np.cumsum(sizes)[:-1])):
+        out[where] = count(value, flat_chunks[where])
+    return out.reshape(n.shape)
+
+
+#: Most work of the 1-port double binary tree's round counts in one call: the sum of the distinct
+#: n > 1 (each costs O(n) to count on the trees, about 15 us per node here, then cached).
+DBT_ONE_PORT_MAX_WORK = 2**19
+
+
+def _check_dbt_work(n) -> None:
+    """Refuse, before any work, an array of n whose distinct 1-port trees would take too long."""
+    if not isinstance(n, np.ndarray) or n.size <= 1:
+        return
+    distinct = np.unique(n)
+    work = int(distinct[(distinct > 1) & (distinct <= DBT_ONE_PORT_MAX_N)].sum(dtype=object))
+    check_cap("the 1-port double_binary_tree's rounds for every distinct n: sum of the distinct n", work, DBT_ONE_PORT_MAX_WORK,
+              hint="use fewer distinct n, or ports=2 (closed form)")
 
 
 def _dbt_all_reduce(n, m, ports, opts):
@@ -425,6 +442,8 @@ def _too_large(algorithm, n, ports):
 def _check_applicable(algorithm, model: _Model, n, ports):
     if ports < model.min_ports:
         raise ValueError(f"algorithm {algorithm!r} needs ports >= {model.min_ports}, got ports={ports}")
+    if algorithm == "double_binary_tree" and ports == 1:
+        _check_dbt_work(n)
     if np.any(_too_large(algorithm, n, ports)):
         raise ValueError(
             f"the 1-port double_binary_tree is modelled for n <= {DBT_ONE_PORT_MAX_N} (its rounds are counted on the "
@@ -571,7 +590,10 @@ def best_algorithm(primitive, n, m, alpha, beta, ports=1):
 
     Arrays in (``n``, ``m``, ``alpha``, ``beta`` broadcast, at most ``2**25`` elements): returns
     an array of names and an array of times; algorithms that need a power of two compete only
-    where ``n`` is one. Ties go to the algorithm listed first in :data:`ALGORITHMS`.
+    where ``n`` is one. Ties go to the algorithm listed first in :data:`ALGORITHMS`. The memory
+    estimate (the names array, 4 bytes a character, plus 80 bytes of times and temporaries per
+    element) must stay within ``BEST_ALGORITHM_MAX_BYTES = 2 GiB`` (about ``2**23`` elements);
+    it is checked before any work.
 
     Returns
     -------
@@ -590,22 +612,48 @@ def best_algorithm(primitive, n, m, alpha, beta, ports=1):
     alpha = check_seconds("alpha", alpha)
     beta = check_bandwidth("beta", beta)
     ports = check_int("ports", ports, minimum=1, maximum=INT64_MAX, scalar=True)
-    check_shapes(n=n, m=m, alpha=alpha, beta=beta)
+    shape = check_shapes(n=n, m=m, alpha=alpha, beta=beta)
+    check_cap(f"best_algorithm on {int(np.prod(shape, dtype=object))} elements: memory", _best_memory(primitive, n, shape, ports),
+              BEST_ALGORITHM_MAX_BYTES, "bytes", hint="split the grid")
+    if "double_binary_tree" in _applicable(primitive, None, ports) and ports == 1:
+        _check_dbt_work(n)
     return _best_algorithm(primitive, n, m, alpha, beta, ports)
+
+
+#: Memory budget of one :func:`best_algorithm` call on arrays, bytes.
+BEST_ALGORITHM_MAX_BYTES = 2 * 2**30
+#: Bytes per grid element of :func:`best_algorithm` besides the names: the running minimum, the
+#: row being costed, M / beta, the winner index, masks and the pipelined double binary tree's
+#: temporaries (its optimal chunk count). tracemalloc measures at most 66 (AllReduce, 2 ports,
+#: every argument an array); tests/test_memory_caps.py checks peak <= estimate at the cap.
+_BEST_BYTES_PER_ELEMENT = 80
+
+
+def _best_memory(primitive, n, shape, ports) -> int:
+    """Estimated peak bytes of :func:`_best_algorithm` on a grid of ``shape``."""
+    elements = int(np.prod(shape, dtype=object))
+    if not shape:
+        return 0
+    names = _applicable(primitive, None, ports)
+    name_bytes = 4 * max(len(name) for name in names)  # numpy's fixed-width unicode: 4 bytes a character
+    return elements * (name_bytes + _BEST_BYTES_PER_ELEMENT)
 
 
 def _best_algorithm(primitive, n, m, alpha, beta, ports):
     names = _applicable(primitive, None, ports)
     scalar = not any(isinstance(x, np.ndarray) for x in (n, m, alpha, beta))
     shape = np.broadcast_shapes(np.shape(n), np.shape(m), np.shape(alpha), np.shape(beta))
-    times = np.empty((len(names),) + shape)
+    # A running minimum (one row at a time) instead of a (algorithms x grid) table of times: the
+    # table set the peak, with the names array, at 5.8 GB on the 2**25-element cap (#28).
+    best_time = np.full(shape, np.inf)
+    winner = np.zeros(shape, dtype=np.int8)
+    row = np.empty(shape)
     # Every model but the pipelined double binary tree is linear in M: its rounds and bytes per
     # byte depend on n only, so they are computed on n's own (small) shape and broadcast once.
     m_over_beta = np.divide(m, beta)
     power_of_two = None
     for i, name in enumerate(names):
         model = ALGORITHMS[name][primitive]
-        row = times[i, ...]  # a view, also when the grid is 0-d
         # The 1-port double binary tree competes only where n is within its cap.
         too_large = _too_large(name, n, ports)
         if name == "double_binary_tree":
@@ -621,8 +669,10 @@ def _best_algorithm(primitive, n, m, alpha, beta, ports):
             if power_of_two is None:
                 power_of_two = is_power_of_two(n)
             np.copyto(row, np.inf, where=~np.broadcast_to(power_of_two, shape))
-    winner = times.argmin(axis=0)
-    best_time = np.take_along_axis(times, winner[None], axis=0)[0]
+        better = row < best_time  # strictly: ties stay with the algorithm listed first
+        np.copyto(best_time, row, where=better)
+        np.copyto(winner, i, where=better)
+        del better
     best_name = np.array(names)[winner]
     if scalar:
         return str(best_name.item()), float(best_time.item())

@@ -38,6 +38,8 @@ BYTES_PER_GENERATED_TRANSFER = 256
 MAX_RUN_TRANSFERS = 2**21
 MAX_RUN_ROUNDS = 2**13
 
+# Up to this many nodes, per-node blocks are copied / masked slice by slice (no per-byte index arrays).
+_LOOP_NODES = 4096
 # Pieces at least this long are moved slice by slice (no snapshot copy unless the round writes
 # into what it reads); shorter ones are batched by fancy indexing (which always copies).
 _SLICE_THRESHOLD = 64 * 1024
@@ -321,15 +323,25 @@ def _expected(schedule: Schedule, bufs: list[np.ndarray]):
     p, n, root, m = schedule.primitive, schedule.n, schedule.root, schedule.m
     bounds = _block_bounds(m, n)
     names = schedule.buffers
-    block_of = np.searchsorted(bounds, np.arange(m), side="right") - 1  # block index of every byte
 
-    def own_block() -> np.ndarray:  # (n, m): node i's block i
-        return block_of[None, :] == np.arange(n)[:, None]
+    def block_of() -> np.ndarray:  # block index of every byte, in the smallest integer type (#28:
+        # np.searchsorted over np.arange(m) took 16 bytes per byte and set the simulator's peak)
+        return np.repeat(np.arange(n, dtype=np.min_scalar_type(max(n - 1, 0))), np.diff(bounds))
+
+    def own_block() -> np.ndarray:  # (n, m): node i's block i, one byte per byte and node
+        mask = np.zeros((n, m), dtype=bool)
+        if n <= _LOOP_NODES:
+            for i in range(n):
+                mask[i, bounds[i] : bounds[i + 1]] = True
+        else:
+            mask[block_of(), np.arange(m)] = True  # m is small here: n * m is within the budget
+        return mask
 
     if p == "all_to_all":
         size = m // n  # equal blocks (checked): recv block i of node j = send block j of node i
         send = bufs[names.index("send")]
-        want = send.reshape(n, n, size).transpose(1, 0, 2).reshape(n, m).copy()
+        want = np.empty((n, m), dtype=np.uint8)  # one allocation (a copy of the transposed view made two)
+        want.reshape(n, n, size)[...] = send.reshape(n, n, size).transpose(1, 0, 2)
         return names.index("recv"), want, None, lambda node, byte: f"block from node {byte // max(size, 1)}"
     data_index = names.index("data")
     data = bufs[data_index]
@@ -343,7 +355,12 @@ def _expected(schedule: Schedule, bufs: list[np.ndarray]):
         return data_index, data[root].copy()[None, :], None, lambda node, byte: "root's data"
     if p == "scatter":
         return data_index, data[root].copy()[None, :], own_block(), lambda node, byte: f"root's block {node}"
-    gathered = data[block_of, np.arange(m)].copy() if m else data[0, :0].copy()  # byte j from node block_of[j]
+    gathered = np.empty(m, dtype=np.uint8)  # byte j from the node whose block holds j
+    if n <= _LOOP_NODES:
+        for i in range(n):
+            gathered[bounds[i] : bounds[i + 1]] = data[i, bounds[i] : bounds[i + 1]]
+    elif m:
+        gathered[:] = data[block_of(), np.arange(m)]
     mask = (np.arange(n)[:, None] == root) if p == "gather" else None
     return data_index, gathered[None, :], mask, lambda node, byte: "every node's block"
 
@@ -475,6 +492,15 @@ def run_schedule(schedule: Schedule, ports=None, topology: Topology | None = Non
         raise
 
 
+def _simulate_estimate(algorithm: str, primitive: str, n: int, m: int, rounds: int, transfers: int, topology) -> int:
+    """Bytes :func:`simulate` may hold at its peak (tests/test_memory_caps.py measures the peak)."""
+    from .schedule import buffers_for
+
+    buffers = len(buffers_for(primitive)) + (algorithm == "bruck" and primitive == "all_to_all")
+    estimate = _memory_estimate(n, m, buffers, 0, rounds) + BYTES_PER_GENERATED_TRANSFER * transfers
+    return estimate + _capacity_bytes(n, topology, False)
+
+
 def _capacity_bytes(n: int, topology, capacity: bool) -> int:
     """Memory of the link-capacity bookkeeping: an n x n matrix of link counts on a direct network."""
     if capacity or (topology is not None and not topology.switched):
@@ -579,7 +605,6 @@ def simulate(algorithm, primitive, n, m, ports=1, topology=None, seed=0, max_byt
     (6, [6144, 6144, 6144, 6144], True)
     """
     from .generators import _check_generate, _generate
-    from .schedule import buffers_for
 
     unknown = set(options) - {"root", "chunks", "pipelined"}
     if unknown:
@@ -592,9 +617,7 @@ def simulate(algorithm, primitive, n, m, ports=1, topology=None, seed=0, max_byt
         check_topology(topology)
         if topology.n != n:
             raise ValueError(f"topology has n={topology.n} nodes but n={n}")
-    buffers = len(buffers_for(primitive)) + (algorithm == "bruck" and primitive == "all_to_all")
-    estimate = _memory_estimate(n, m, buffers, 0, rounds) + BYTES_PER_GENERATED_TRANSFER * transfers
-    estimate += _capacity_bytes(n, topology, False)
+    estimate = _simulate_estimate(algorithm, primitive, n, m, rounds, transfers, topology)
     _check_budget(f"simulating {algorithm} {primitive} on n={n}, m={m}", estimate, max_bytes)
     schedule = _generate(algorithm, primitive, n, m, ports, root, chunks)
     return _run_schedule(schedule, ports, topology, seed)

@@ -12,8 +12,9 @@ What it does to every HTML page:
   still wraps (ccb.css), so no page is wider than a phone.
 - In table cells, joins a number to its unit ("84.3 µs", "1 MiB") and a relation sign to its
   operands ("N ≥ 6") with no-break spaces.
-- Joins soft line breaks between Chinese characters (a newline in the Markdown source between
-  "调度。" and "本书" would become a space in the page); a break between Latin words stays a space.
+- Drops the blanks between two Chinese characters: a line break in the Markdown source between
+  "调度。" and "本书" (HTML shows it as a space), a space before a link whose text is Chinese
+  ("见 参考文献"), after a closing quote (“Tree” 其实); a break between Latin words stays a space.
 - Renders sphinx-proof's hard-coded "Proof." as 证明.
 - Translates the theme's remaining English labels and tooltips (Sphinx, pydata-sphinx-theme,
   sphinx-book-theme and sphinx-proof message catalogs, plus a few strings hard-coded in templates).
@@ -34,7 +35,6 @@ import pathlib
 import re
 
 from docutils import nodes
-from sphinx.transforms import SphinxTransform
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 STATIC = pathlib.Path(__file__).parent / "_static"
@@ -219,15 +219,16 @@ def _neighbour(texts: list, j: int, step: int) -> str:
     return ""
 
 
-_BREAK = re.compile(r"[ \t]*\n[ \t]*")
+_BLANKS = re.compile(r"[ \t\n]+")
 
 
 def join_cjk_soft_breaks(document) -> int:
-    """Drop every source line break (with the blanks around it) between two CJK characters; return how many.
+    """Drop every run of blanks (a source line break, a space) between two CJK characters; return how many.
 
     Markdown keeps a paragraph's line breaks as newlines, which HTML shows as a space: right
     between English words, wrong between Chinese ones ("调度。 本书"). Chinese typesetting
     (CSS Text 3's segment-break rules, pandoc's ``east_asian_line_breaks``) drops them there.
+    Run after references are resolved, so the text of a ``{doc}`` link counts ("见 参考文献").
     """
     joined = 0
     blocks = [n for n in document.findall(nodes.TextElement) if not isinstance(n, (nodes.Inline, *_OPAQUE))]
@@ -235,11 +236,11 @@ def join_cjk_soft_breaks(document) -> int:
         runs = list(_prose_runs(block))
         texts = [str(r) if r is not None else None for r in runs]
         for i, text in enumerate(texts):
-            if text is None or "\n" not in text:
+            if not text or not _BLANKS.search(text):
                 continue
             pieces, last = [], 0
-            for match in _BREAK.finditer(text):
-                head, tail = text[: match.start()].rstrip(" \t\n"), text[match.end():].lstrip(" \t\n")
+            for match in _BLANKS.finditer(text):
+                head, tail = text[: match.start()], text[match.end():]
                 before = head[-1] if head else _neighbour(texts, i - 1, -1)
                 after = tail[0] if tail else _neighbour(texts, i + 1, 1)
                 if before and after and _joins(before, after):
@@ -248,16 +249,17 @@ def join_cjk_soft_breaks(document) -> int:
                     joined += 1
             if last:
                 texts[i] = "".join(pieces) + text[last:]
-                runs[i].parent.replace(runs[i], nodes.Text(texts[i]))
+                parent = runs[i].parent  # by identity: Text nodes are strs, parent.replace would take an equal earlier "\n"
+                parent[next(k for k, child in enumerate(parent.children) if child is runs[i])] = nodes.Text(texts[i])
     return joined
 
 
-class CJKSoftBreaks(SphinxTransform):
-    """A Markdown line break between two Chinese characters is no space (:func:`join_cjk_soft_breaks`)."""
+class CJKSoftBreaks(SphinxPostTransform):
+    """No blank between two Chinese characters (:func:`join_cjk_soft_breaks`), once references have their text."""
 
-    default_priority = 700
+    default_priority = 899  # after every reference and exercise title is resolved, before ChineseTypography
 
-    def apply(self, **kwargs) -> None:
+    def run(self, **kwargs) -> None:
         join_cjk_soft_breaks(self.document)
 
 
@@ -393,6 +395,9 @@ def _register_bibliography_style() -> None:
     register_plugin("pybtex.style.formatting", "ccb_author_year", AuthorYearStyle, force=True)
 
 
+_TITLE_TWICE = re.compile(r"<title>([^<]+?) &#8212; \1</title>")
+
+
 def _rewrite_hard_coded_labels(app, exception) -> None:
     if exception is not None or app.builder.format != "html" or not str(app.config.language or "").startswith("zh"):
         return
@@ -404,6 +409,8 @@ def _rewrite_hard_coded_labels(app, exception) -> None:
         new = text
         for old, replacement in HARD_CODED.items():
             new = new.replace(old, replacement)
+        # The home page's title is the book's: "集合通信理论下界 — 集合通信理论下界" said it twice.
+        new = _TITLE_TWICE.sub(r"<title>\1</title>", new, count=1)
         if new != text:
             path.write_text(new, encoding="utf-8")
 
@@ -417,6 +424,6 @@ def setup(app):
     app.connect("builder-inited", _disambiguate_years, priority=600)  # after sphinxcontrib-bibtex reads the .bib
     app.connect("html-page-context", _drop_thebe_widget_state_and_duplicates, priority=900)
     app.connect("build-finished", _rewrite_hard_coded_labels)
-    app.add_transform(CJKSoftBreaks)
+    app.add_post_transform(CJKSoftBreaks)
     app.add_post_transform(ChineseTypography)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,4 +1,4 @@
-"""Helpers for the tests of the built site (both editions): skip or fail, serve a folder, launch chromium.
+"""Helpers for the tests of the built site (both editions): skip or fail, serve a folder, launch chromium, load a page.
 
 The built sites themselves are session fixtures in ``conftest.py`` (``reader_site``, ``student_site``),
 so the student edition is built once per test run however many test files look at it.
@@ -66,16 +66,20 @@ def chromium():
             browser.close()
 
 
-def block_external(page) -> list[str]:
-    """Abort every request that leaves 127.0.0.1; return the (growing) list of blocked URLs."""
+def block_external(page, images: bool = True) -> list[str]:
+    """Abort every request that leaves 127.0.0.1 (and, with ``images=False``, every image: layout
+    tests do not need their pixels, and decoding them is most of a chapter's load time); return the
+    (growing) list of blocked external URLs."""
     external: list[str] = []
 
     def route(r):
-        if r.request.url.startswith(("http://127.0.0.1", "data:", "blob:")):
-            r.continue_()
-        else:
+        if not r.request.url.startswith(("http://127.0.0.1", "data:", "blob:")):
             external.append(r.request.url)
             r.abort()
+        elif not images and r.request.resource_type == "image":
+            r.abort()
+        else:
+            r.continue_()
 
     page.route("**/*", route)
     return external
@@ -86,3 +90,28 @@ def site_pages(site: pathlib.Path) -> list[str]:
     return sorted(str(p.relative_to(site)) for p in site.rglob("*.html")
                   if not any(part.startswith(("_", ".")) for part in p.relative_to(site).parts)
                   and 'http-equiv="Refresh"' not in p.read_text(encoding="utf-8")[:2000])  # index.html: a redirect
+
+
+class LoadedPage:
+    """A page opened with every non-local request blocked: ``page`` and what happened while loading."""
+
+    def __init__(self, browser, url: str, width: int = 1280, height: int = 900):
+        self.url, self.width = url, width
+        self.page = browser.new_page(viewport={"width": width, "height": height})
+        self.external, self.failed, self.errors = [], [], []
+        self.page.route("**/*", self._route)
+        self.page.on("requestfailed", lambda req: self.failed.append(req.url))
+        self.page.on("console", lambda msg: self.errors.append(msg.text) if msg.type == "error" else None)
+        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        self.page.goto(url, wait_until="networkidle")
+
+    def _route(self, r):
+        if r.request.url.startswith(("http://127.0.0.1", "data:", "blob:")):
+            r.continue_()
+        else:
+            self.external.append(r.request.url)
+            r.abort()
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.page.close()

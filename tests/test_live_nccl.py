@@ -18,7 +18,7 @@ from live_support import READ_CONTROLS_JS, SET_CONTROL_JS, TEXT_OF_JS, python_va
 import ccb_helpers as ccb
 from ccb_helpers.live.build import live_html
 from ccb_helpers.live.nccl_explorer import export, rank_counts
-from ccb_helpers.nccl_figures import NCCL_PICK_COLORS, NcclExplorer, nccl_state
+from ccb_helpers.nccl_figures import NCCL_PICK_COLORS, NcclExplorer, _nccl_point, nccl_state
 
 PAGE = "notebooks/08_nccl"
 NAME = "NcclExplorer"
@@ -53,7 +53,7 @@ def test_export_has_the_python_controls(exported):
             assert controls[name]["default"] == widget.value
     assert set(exported["data"]["communicators"]["dgx_h100"]) == {str(n) for n in range(2, 9)}
     assert len(exported["data"]["communicators"]["ib_h100"]) == 2048 // 8
-    assert len(json.dumps(exported, ensure_ascii=False)) < 1_000_000
+    assert len(live_html(NAME, [], {}, exported).encode()) < 1_000_000  # what the page carries (gzip + base64)
 
 
 def test_refresh_shows_the_pure_state():
@@ -79,7 +79,7 @@ def test_page_evaluate_equals_python_on_1000_random_states(live_harness, exporte
     for i, (state, (text, fig)) in enumerate(zip(states, got)):
         preset, n, log2_m = state["preset"], state["n"], state["log2_m"]
         nodes = 1 if preset == "dgx_h100" else n // 8
-        assert text == text_of(nccl_state(**state)["readout"]), state
+        assert text == text_of(_readout(state)), state
         m = 2**log2_m
         r = ccb.nccl_vs_bound("all_reduce", n, nodes, m, preset)
         assert fig["pick"] == r.pick, state
@@ -100,6 +100,11 @@ def test_page_evaluate_equals_python_on_1000_random_states(live_harness, exporte
                 assert fig["curves"][label] == [float(v) for v in y], (state, label)
             if not state["efficiency"]:
                 assert fig["curves"]["下界"] == [float(v) for v in python["bound_us"]], state
+
+
+def _readout(values) -> str:
+    """nccl_state(**values)["readout"] without computing its curves (the readout's part of it)."""
+    return _nccl_point(values["preset"], values["n"], values["log2_m"])["readout"]
 
 
 def _label(key) -> str:
@@ -137,7 +142,13 @@ def test_live_on_the_site_follows_a_drag_through_20_states(live_site_page):
             assert values["n"] == (8 if target == "dgx_h100" else 16)
         else:
             assert values[name] == target
-        assert _shown(page, handle) == text_of(nccl_state(**values)["readout"]), values
+        assert _shown(page, handle) == text_of(_readout(values)), values
+        # a curve per algorithm/protocol NCCL considers (and the two bounds in time mode) and the pick marked
+        drawn = page.evaluate("r => ({curves: r.querySelectorAll('.ccb-live-panel path').length, "
+                              "mark: r.querySelectorAll('.ccb-live-panel circle').length})", handle)
+        nodes = 1 if values["preset"] == "dgx_h100" else values["n"] // 8
+        pairs = len(ccb.nccl_predict("all_reduce", values["n"], nodes, 2**20, values["preset"]).times)
+        assert drawn["curves"] == pairs + (0 if values["efficiency"] else 2) and drawn["mark"] >= 1, (values, drawn)
     assert page.evaluate("r => r.querySelector('svg').outerHTML", handle) != default_svg
     with NcclExplorer(**values) as e:  # the DOM contract: ccb.NcclExplorer(**values).readout
         assert text_of(e.readout.value) == _shown(page, handle)
@@ -163,5 +174,5 @@ def test_live_on_a_phone_fits_and_follows_touch(live_site_page):
     log2_m = int(page.evaluate("r => r.querySelector('[data-control=log2_m]').value", handle))
     assert log2_m >= 32, f"a tap at 95 % of the size slider gave log2 M = {log2_m}"
     assert page.evaluate("r => r.querySelector('svg').outerHTML", handle) != before
-    assert _shown(page, handle) == text_of(nccl_state("dgx_h100", 8, log2_m, False)["readout"])
+    assert _shown(page, handle) == text_of(_readout({"preset": "dgx_h100", "n": 8, "log2_m": log2_m}))
     assert site.errors == [] and site.external == []

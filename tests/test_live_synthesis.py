@@ -70,7 +70,7 @@ def test_export_has_the_python_controls(exported):
         for name, widget in e.controls.items():
             assert controls[name]["default"] == widget.value
     assert {t: d["low"] for t, d in exported["data"]["topologies"].items()} == {t: _low(t) for t in SynthesisExplorer.TOPOLOGIES}
-    assert len(json.dumps(exported, ensure_ascii=False)) < 1_000_000
+    assert len(live_html(NAME, [], {}, exported).encode()) < 1_000_000  # what the page carries (gzip + base64)
 
 
 def test_refresh_shows_the_pure_state():
@@ -129,6 +129,11 @@ def test_live_on_the_site_follows_a_drag_through_20_states(live_site_page):
         else:
             assert values[name] == target
         assert _shown(page, handle) == text_of(synthesis_state(**values)["readout"]), values
+        # one arrow head per (sender, receiver) pair of the drawn step, one disc per GPU
+        drawn = page.evaluate("""r => { const g = r.querySelectorAll('.ccb-live-panel')[0];
+            return {heads: g.querySelectorAll('polygon').length, discs: g.querySelectorAll('circle').length}; }""", handle)
+        state = synthesis_state(**values)
+        assert drawn == {"heads": len(state["drawing"]["arrows"]), "discs": len(state["drawing"]["pos"])}, (values, drawn)
     assert page.evaluate("r => r.querySelector('svg').outerHTML", handle) != default_svg
     with SynthesisExplorer(**values) as e:  # the DOM contract: ccb.SynthesisExplorer(**values).readout
         assert text_of(e.readout.value) == _shown(page, handle)
@@ -167,3 +172,41 @@ def test_live_on_a_phone_fits_is_readable_and_follows_touch(live_site_page):
     assert page.evaluate("r => r.querySelector('svg').outerHTML", handle) != before
     assert _shown(page, handle) == text_of(synthesis_state(**values)["readout"])
     assert site.errors == [] and site.external == []
+
+
+@pytest.mark.browser
+def test_step_counts_never_overlap_at_phone_and_desktop_width(live_harness, exported):
+    """Issue #31 on the page: in every exported step, drawn at a phone's and a desktop's width, no
+    chunks/capacity label overlaps another label or a node, and every label is 9 px or larger."""
+    body = json.loads(live_html(NAME, [], {}, exported).split('class="ccb-live-data">')[1].split("</script>")[0])
+    states = []
+    for key in exported["data"]["steps"]:
+        topology, steps, chunks, step = key.rsplit("|", 3)
+        states.append({"topology": topology, "steps": int(steps), "chunks": int(chunks), "step": int(step)})
+    got = live_harness.evaluate("""async ([body, states]) => {
+        const exported = await CCBLive.inflate(body); const box = document.getElementById('box'); const out = [];
+        for (const width of [358, 688]) {
+          box.style.width = width + 'px';
+          for (const s of states) {
+            const r = CCBLive.evaluate('SynthesisExplorer', exported.data, s);
+            const svg = CCBLive.render(box, r.figure, width);
+            const panel = svg.querySelectorAll('.ccb-live-panel')[0];
+            const rect = e => { const b = e.getBBox(); return [b.x, b.y, b.x + b.width, b.y + b.height]; };
+            out.push({width, state: s, labels: Array.from(panel.querySelectorAll('text.ccb-live-edge-label')).map(rect),
+                      sizes: Array.from(panel.querySelectorAll('text.ccb-live-edge-label')).map(t => parseFloat(getComputedStyle(t).fontSize)),
+                      nodes: Array.from(panel.querySelectorAll('circle')).map(c => [+c.getAttribute('cx'), +c.getAttribute('cy'), +c.getAttribute('r')])});
+          }
+        }
+        return out; }""", [body, states])
+    labelled = 0
+    for shot in got:
+        boxes, where = shot["labels"], (shot["width"], shot["state"])
+        labelled += len(boxes)
+        assert all(size >= 9 for size in shot["sizes"]), where
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1:]:
+                assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1], (where, a, b)
+            for x, y, r in shot["nodes"]:  # the box keeps clear of every node disc
+                nearest_x, nearest_y = min(max(x, a[0]), a[2]), min(max(y, a[1]), a[3])
+                assert (nearest_x - x) ** 2 + (nearest_y - y) ** 2 >= (r - 1) ** 2, (where, a, (x, y, r))
+    assert labelled > 300  # the spare links of every step were drawn (and checked)

@@ -7,73 +7,68 @@ it is skipped with a message saying how to enable it.
 
 from __future__ import annotations
 
+import html.parser
 import json
 import pathlib
+import re
 
 import pytest
-from _site import block_external, chromium, serve
+from _site import LoadedPage
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-SITE = ROOT / "_build" / "html"
 # Every chapter notebook (chapters 6-8 join as their owners add them); 01-05 follow the source chapter.
 CHAPTERS = sorted(f"notebooks/{p.stem}" for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 SOURCE_CHAPTERS = [c for c in CHAPTERS if c.split("/")[1][:2] in {"01", "02", "03", "04", "05"}]
 PAGES = ["intro", "bibliography"] + CHAPTERS
 
 
+# The browser, the server and the shared pages are tests/conftest.py's session fixtures (one
+# Chromium per worker; each page loaded once per width for all its read-only checks).
 @pytest.fixture(scope="module")
 def site(reader_site):  # conftest.py: skips (fails under CI) when the site is not built
     return reader_site
 
 
 @pytest.fixture(scope="module")
-def server(site):
-    with serve(site) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:  # Debian's chromium with the book's CJK font, so Chinese text breaks as for readers
-        yield b
+def server(site_server):
+    return site_server
 
 
 def _load(browser, url: str, width: int = 1280):
-    """Open ``url`` with every non-local request blocked; return (page, external, failed, errors)."""
-    page = browser.new_page(viewport={"width": width, "height": 900})
-    external = block_external(page)
-    failed, errors = [], []
-    page.on("requestfailed", lambda req: failed.append(req.url))
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(url, wait_until="networkidle")
-    return page, external, failed, errors
+    """Open a fresh ``url`` with every non-local request blocked; return (page, external, failed, errors).
+    For tests that click or navigate; read-only checks use the shared ``site_page``."""
+    loaded = LoadedPage(browser, url, width)
+    return loaded.page, loaded.external, loaded.failed, loaded.errors
 
 
-@pytest.mark.parametrize("name", PAGES)
-def test_page_is_self_contained_and_renders(browser, server, name):
-    page, external, failed, errors = _load(browser, f"{server}/{name}.html")
-    try:
-        assert external == [], f"external requests: {external[:5]}"
-        assert failed == [], f"failed requests: {failed[:5]}"
-        assert errors == [], f"console errors: {errors[:5]}"
-        broken = page.evaluate("Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
-        assert broken == [], f"images that did not load: {broken[:5]}"
-        if name != "bibliography":
-            page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=30000)
-            page.evaluate("MathJax.startup.promise")
-            assert page.locator("mjx-container").count() > 0, "no typeset math"
-            text = page.inner_text("article")
-            assert "$$" not in text and "\\[" not in text and "\\begin{equation" not in text, "raw TeX left on the page"
-        if name in CHAPTERS:
-            assert page.locator("article img").count() >= 2, "chapter without figures"
-            assert page.locator("div.admonition.important").count() >= 1, "no takeaway box"
-            assert page.locator(".exercise").count() >= 4, "fewer than four exercises"
-            if name in SOURCE_CHAPTERS[1:]:  # the source's mistakes are marked from chapter 2 on
-                errata = page.locator("div.admonition.warning")
-                assert errata.count() >= 1 and "勘误" in errata.first.inner_text(), "no errata box"
-    finally:
-        page.close()
+def per_page(names):
+    """Parameters for a test run on each of ``names``: one xdist group per page, so one worker
+    runs every check of a page on the one copy ``site_page`` loaded."""
+    return [pytest.param(name, marks=pytest.mark.xdist_group(f"site-{name}"), id=name) for name in names]
+
+
+@pytest.mark.parametrize("name", per_page(PAGES))
+def test_page_is_self_contained_and_renders(site_page, name):
+    loaded = site_page(name)
+    page, external, failed, errors = loaded.page, loaded.external, loaded.failed, loaded.errors
+    assert external == [], f"external requests: {external[:5]}"
+    assert failed == [], f"failed requests: {failed[:5]}"
+    assert errors == [], f"console errors: {errors[:5]}"
+    broken = page.evaluate("Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
+    assert broken == [], f"images that did not load: {broken[:5]}"
+    if name != "bibliography":
+        page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=30000)
+        page.evaluate("MathJax.startup.promise")
+        assert page.locator("mjx-container").count() > 0, "no typeset math"
+        text = page.inner_text("article")
+        assert "$$" not in text and "\\[" not in text and "\\begin{equation" not in text, "raw TeX left on the page"
+    if name in CHAPTERS:
+        assert page.locator("article img").count() >= 2, "chapter without figures"
+        assert page.locator("div.admonition.important").count() >= 1, "no takeaway box"
+        assert page.locator(".exercise").count() >= 4, "fewer than four exercises"
+        if name in SOURCE_CHAPTERS[1:]:  # the source's mistakes are marked from chapter 2 on
+            errata = page.locator("div.admonition.warning")
+            assert errata.count() >= 1 and "勘误" in errata.first.inner_text(), "no errata box"
 
 
 def test_no_page_references_external_assets(site):
@@ -186,13 +181,6 @@ TABLES_JS = r"""() => {
 }"""
 
 
-def _typeset(page) -> None:
-    if page.locator("script[src*=mathjax]").count():
-        page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=30000)
-        page.evaluate("MathJax.startup.promise")
-    page.wait_for_timeout(200)
-
-
 _BOX = """s => { const e = document.querySelector(s); if (!e) return null; const b = e.getBoundingClientRect();
   const c = getComputedStyle(e); return {x: b.x, w: b.width, shown: c.visibility !== 'hidden' && c.display !== 'none' && b.width > 0,
   open: e.open === undefined ? null : e.open}; }"""
@@ -246,37 +234,28 @@ def test_sidebar_toggles_open_the_chapter_menu_and_page_toc(browser, server, wid
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("name", ["intro"] + CHAPTERS)
-def test_chinese_punctuation_never_starts_a_line(browser, server, name, width):
-    page, *_ = _load(browser, f"{server}/{name}.html", width)
-    try:
-        _typeset(page)
-        starts = page.evaluate(PUNCT_JS)
-        assert starts == [], f"lines starting with punctuation: {[(s['char'], s['after']) for s in starts][:10]}"
-    finally:
-        page.close()
+@pytest.mark.parametrize("name", per_page(["intro"] + CHAPTERS))
+def test_chinese_punctuation_never_starts_a_line(site_page, name, width):
+    page = site_page(name, width).page  # typeset: site_page waits for MathJax
+    starts = page.evaluate(PUNCT_JS)
+    assert starts == [], f"lines starting with punctuation: {[(s['char'], s['after']) for s in starts][:10]}"
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("name", ["intro"] + CHAPTERS)
-def test_tables_read_on_phone_and_desktop(browser, server, name, width):
-    page, *_ = _load(browser, f"{server}/{name}.html", width)
-    try:
-        _typeset(page)
-        page.wait_for_timeout(300)  # ccb.js re-measures tables after MathJax
-        for t in page.evaluate(TABLES_JS):
-            where = f"table {t['i']} ({t['head'][:40]})"
-            assert t["oneChar"] == [], f"{where}: cells broken one character a line: {t['oneChar'][:5]}"
-            assert t["wrapped"] == [], f"{where}: numbers split from their units: {t['wrapped'][:5]}"
-            assert t["minW"] >= 24, f"{where}: a column {t['minW']} px wide"
-            if width >= 1280:
-                assert not t["scrollable"], f"{where}: wider than the page column at {width} px ({t['tableW']} > {t['contW']})"
-            elif t["scrollable"]:
-                assert t["hint"], f"{where}: scrolls sideways at {width} px with no visible hint"
-            else:
-                assert t["lastRight"] <= t["vw"], f"{where}: last (verdict) column off-screen"
-    finally:
-        page.close()
+@pytest.mark.parametrize("name", per_page(["intro"] + CHAPTERS))
+def test_tables_read_on_phone_and_desktop(site_page, name, width):
+    page = site_page(name, width).page  # typeset, and ccb.js has re-measured the tables after MathJax
+    for t in page.evaluate(TABLES_JS):
+        where = f"table {t['i']} ({t['head'][:40]})"
+        assert t["oneChar"] == [], f"{where}: cells broken one character a line: {t['oneChar'][:5]}"
+        assert t["wrapped"] == [], f"{where}: numbers split from their units: {t['wrapped'][:5]}"
+        assert t["minW"] >= 24, f"{where}: a column {t['minW']} px wide"
+        if width >= 1280:
+            assert not t["scrollable"], f"{where}: wider than the page column at {width} px ({t['tableW']} > {t['contW']})"
+        elif t["scrollable"]:
+            assert t["hint"], f"{where}: scrolls sideways at {width} px with no visible hint"
+        else:
+            assert t["lastRight"] <= t["vw"], f"{where}: last (verdict) column off-screen"
 
 
 def _search(page, server, term):
@@ -330,14 +309,9 @@ _UI_ENGLISH = r"""() => {
 }"""
 
 
-@pytest.mark.parametrize("name", ["intro", "bibliography", "notebooks/05_bisection", "search"])
-def test_interface_is_in_chinese(browser, server, name):
-    page, *_ = _load(browser, f"{server}/{name}.html")
-    try:
-        page.wait_for_timeout(300)
-        assert page.evaluate(_UI_ENGLISH) == []
-    finally:
-        page.close()
+@pytest.mark.parametrize("name", per_page(["intro", "bibliography", "notebooks/05_bisection", "search"]))
+def test_interface_is_in_chinese(site_page, name):
+    assert site_page(name).page.evaluate(_UI_ENGLISH) == []  # site_page waited 300 ms after MathJax
 
 
 def test_chapter_pages_have_working_launch_buttons(browser, server):
@@ -375,3 +349,113 @@ def test_bibliography_labels_are_author_year_like_the_citations(site):
     assert {"NVIDIA, 2024a", "NVIDIA, 2024b"} <= set(labels)
     cited = "".join((site / f"{name}.html").read_text(encoding="utf-8") for name in CHAPTERS)
     assert ">NVIDIA, 2024<" not in cited and ("NVIDIA, 2024a<" in cited or "NVIDIA, 2024b<" in cited)
+
+
+# ---------------------------------------------------------------------------------------------
+# Chinese typesetting in the HTML itself: no space between two Chinese characters.
+
+_CJK_CHAR = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65“”‘’"
+_STRAY = re.compile(f"([{_CJK_CHAR}])[ \t\n\r]+([{_CJK_CHAR}])")
+_BLOCK_TAGS = {"p", "li", "td", "th", "dt", "dd", "h1", "h2", "h3", "h4", "h5", "h6", "caption", "figcaption",
+               "div", "section", "article", "blockquote", "table", "tr", "ul", "ol", "dl", "br", "summary", "details"}
+_OPAQUE_TAGS = {"pre", "code", "script", "style", "img", "svg", "textarea", "kbd", "samp"}
+
+
+class _ProseText(html.parser.HTMLParser):
+    """The visible prose of a page's article, one string per block; code and math are a neutral "X"."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.blocks, self.current, self.skip, self.in_article, self.stack = [], [], 0, 0, []
+
+    def _flush(self):
+        if self.current:
+            self.blocks.append("".join(self.current))
+            self.current = []
+
+    def handle_starttag(self, tag, attrs):
+        classes = (dict(attrs).get("class") or "").split()
+        opaque = tag in _OPAQUE_TAGS or "math" in classes or "headerlink" in classes
+        if tag in ("img", "br", "wbr", "input", "meta", "link", "hr"):  # void elements: no end tag
+            if tag == "img" and self.in_article and not self.skip:
+                self.current.append("X")
+            elif tag == "br":
+                self._flush()
+            return
+        if tag == "article":
+            self.in_article += 1
+        if tag in _BLOCK_TAGS:
+            self._flush()
+        if opaque and not self.skip and self.in_article:
+            self.current.append("X")
+        self.stack.append(opaque)
+        self.skip += opaque
+
+    def handle_endtag(self, tag):
+        if tag in ("img", "br", "wbr", "input", "meta", "link", "hr") or not self.stack:
+            return
+        self.skip -= self.stack.pop()
+        if tag in _BLOCK_TAGS:
+            self._flush()
+        if tag == "article":
+            self.in_article -= 1
+
+    def handle_data(self, data):
+        if self.in_article and not self.skip:
+            self.current.append(data)
+
+
+def _stray_cjk_spaces(page: pathlib.Path) -> list[str]:
+    parser = _ProseText()
+    parser.feed(page.read_text(encoding="utf-8"))
+    parser._flush()
+    found = []
+    for block in parser.blocks:
+        for m in _STRAY.finditer(block):
+            found.append(block[max(0, m.start() - 8): m.end() + 8].replace("\n", "⏎"))
+    return found
+
+
+@pytest.mark.parametrize("edition", ["reader", "student"])
+def test_no_space_between_chinese_characters_on_any_page(request, edition):
+    from _site import site_pages
+
+    site = request.getfixturevalue(f"{edition}_site")
+    found = {name: s for name in site_pages(site) if (s := _stray_cjk_spaces(site / name))}
+    assert sum(map(len, found.values())) == 0, {k: v[:5] for k, v in found.items()}
+
+
+def test_stray_space_counter_finds_what_a_reader_saw(tmp_path):
+    page = tmp_path / "p.html"
+    page.write_text("<article><p>最后跑调度。\n本书用代码重算。</p><p>用 <code>ring</code>\n算法，N 个节点</p>"
+                    "<p>对 <span class='math'>\\(N\\)</span>\n个 the ring\nalgorithm</p><pre>代码 块</pre></article>"
+                    "<p>文章 之外</p>", encoding="utf-8")
+    assert _stray_cjk_spaces(page) == ["最后跑调度。⏎本书用代码重算。"]
+
+
+def test_home_title_once_and_no_empty_or_orphan_index_pages(site):
+    import html as html_lib
+
+    import yaml
+
+    book = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["title"]
+    titles = {name: html_lib.unescape(re.search(r"<title>(.*?)</title>", (site / f"{name}.html").read_text(encoding="utf-8"),
+                                                re.S).group(1)).strip() for name in ["intro", "notebooks/05_bisection"]}
+    assert titles["intro"] == book, titles
+    assert titles["notebooks/05_bisection"].endswith(" — " + book) and titles["notebooks/05_bisection"] != book
+    # genindex.html was an empty 索引 page, prf-prf.html an English "Proof Index" no page linked to.
+    assert not (site / "genindex.html").exists() and not list(site.glob("prf-*.html"))
+
+
+@pytest.mark.parametrize("tex, text", [
+    ("\\frac{2(N-1)}{N}M", "2(N-1)/N·M"),  # was "(2(N-1))/NM", read as 2(N-1)/(NM)
+    ("\\frac{M}{N\\beta}", "M/(Nβ)"),
+    ("\\frac{a+b}{c}", "(a+b)/c"),
+    ("\\Tamin = \\ceil{\\log_2 N} \\cdot \\alpha", "T_αᵐⁱⁿ = ⌈log₂ N⌉ · α"),  # was "T_α^(min)"
+])
+def test_search_snippet_math_reads_right(browser, server, tex, text):
+    page, *_ = _load(browser, f"{server}/search.html")
+    try:
+        assert page.evaluate("tex => ccbTexToText(tex)", tex) == text
+    finally:
+        page.close()

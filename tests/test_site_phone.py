@@ -18,7 +18,7 @@ One browser per edition, one tab per width, reused across pages.
 from __future__ import annotations
 
 import pytest
-from _site import block_external, chromium, serve, site_pages
+from _site import block_external, serve, site_pages
 
 VIEWPORTS = {390: {"width": 390, "height": 844}, 768: {"width": 768, "height": 1024}}
 CHAPTER = "notebooks/05_bisection.html"
@@ -65,9 +65,9 @@ DRAWERS = [  # (name, button, dialog, its first link)
 
 
 @pytest.fixture(scope="module", params=["reader", "student"])
-def edition(request):
+def edition(request, browser):  # conftest.py: the worker's one Chromium, and each edition built once
     site = request.getfixturevalue(f"{request.param}_site")
-    with serve(site) as url, chromium() as browser:
+    with serve(site) as url:
         yield request.param, site, url, browser
 
 
@@ -77,11 +77,11 @@ def _tab(browser, width: int):
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    return context, page, block_external(page), errors
+    return context, page, block_external(page, images=False), errors  # figures have their width in the HTML
 
 
 def _open(page, url: str) -> None:
-    page.goto(url, wait_until="load")
+    page.goto(url, wait_until="load")  # the theme wires its drawer buttons on load (images are blocked: quick)
     if page.locator("script[src*=mathjax]").count():
         page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=30000)
         page.evaluate("MathJax.startup.promise")
@@ -94,10 +94,10 @@ def _visible_button(page, selector: str):
 
 def _check_drawer(page, name: str, button: str, dialog: str, first: str) -> str | None:
     """Tap ``button``; return what is wrong with the drawer it opens (None: nothing), then close it."""
-    toggle = _visible_button(page, button)
-    if toggle is None:
+    toggle = page.locator(f"{button}:visible")
+    if toggle.count() == 0:
         return None if name == "page TOC" else f"{name}: no visible button"
-    toggle.tap()
+    toggle.first.tap()  # waits until the button is stable and would receive the tap
     try:
         page.wait_for_function("s => { const d = document.querySelector(s); return d && d.open; }", arg=dialog, timeout=3000)
     except Exception:
@@ -184,3 +184,38 @@ def test_header_buttons_are_tap_targets_and_leave_no_tooltip(edition):
         assert shown == [], f"{name}: a tap left tooltips open: {shown}"
     finally:
         context.close()
+
+
+# The smallest text ccb_helpers.plotting draws is 7.5 pt = 10.4 CSS px when a figure is shown at
+# its own width (2x PNG: half its pixels); the book promises >= 9 CSS px, i.e. a scale >= 0.87.
+SMALLEST_TEXT_PX = 7.5 * 100 / 72
+
+_FIGURES_JS = r"""() => Array.from(document.querySelectorAll('article img'))
+  .filter(img => !img.closest('[data-explorer], .btn, .dropdown-menu') && img.getBoundingClientRect().width > 0)
+  .map(img => ({src: img.getAttribute('src').split('/').pop().slice(0, 16), natural: img.naturalWidth,
+                shown: img.getBoundingClientRect().width, link: !!img.closest('a[href]'),
+                href: (img.closest('a[href]') || {}).href || ''}))"""
+
+
+def test_every_figure_reads_at_9px_on_a_phone_and_opens_on_a_tap(edition):
+    name, site, url, browser = edition
+    context = browser.new_context(viewport=VIEWPORTS[390], is_mobile=True, has_touch=True, device_scale_factor=2)
+    page = context.new_page()
+    block_external(page)  # images load here: their natural size is what is measured
+    problems, count = [], 0
+    try:
+        for path in [p for p in site_pages(site) if p.startswith("notebooks/")]:
+            page.goto(f"{url}/{path}", wait_until="load")
+            page.wait_for_timeout(100)  # ccb.js sizes figures on load
+            for fig in page.evaluate(_FIGURES_JS):
+                count += 1
+                text_px = SMALLEST_TEXT_PX * fig["shown"] / (fig["natural"] / 2)
+                if text_px < 9:
+                    problems.append(f"{path} {fig['src']}: text {text_px:.1f} px ({fig['shown']:.0f} of {fig['natural'] / 2:.0f} px)")
+                if not fig["link"] or not fig["href"].endswith(".png"):
+                    problems.append(f"{path} {fig['src']}: a tap does not open it")
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= 390, "figures widened the page"
+    finally:
+        context.close()
+    assert count >= 20, f"only {count} figures measured"
+    assert problems == [], f"{name} edition at 390 px:\n" + "\n".join(problems)

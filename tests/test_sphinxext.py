@@ -77,10 +77,20 @@ def test_soft_break_between_chinese_characters_is_dropped():
     assert _joined(nodes.Text("称为\n“已知”节点")) == ("称为“已知”节点", 1)
     assert _joined(nodes.Text("先看"), nodes.strong("", "", nodes.Text("倍增\n")), nodes.Text("论证")) == ("先看倍增论证", 1)
     assert _joined(nodes.Text("标题\n换行"), block=nodes.title) == ("标题换行", 1)
+    # A space before a link whose text is Chinese, after a closing quote, in a generated title.
+    link = nodes.reference("", "", nodes.inline("", "", nodes.Text("参考文献")))
+    assert _joined(nodes.Text("完整列表见 "), link, nodes.Text("。")) == ("完整列表见参考文献。", 1)
+    assert _joined(nodes.Text("的 “Tree” 其实是一条链")) == ("的“Tree”其实是一条链", 2)  # Chinese quotes are full width
+    assert _joined(nodes.Text("解答 练习 8.1"), block=nodes.title) == ("解答练习 8.1", 1)
+    # The same "\n" twice in one paragraph, the first kept (after a digit): the second one is the one dropped.
+    text, count = _joined(nodes.Text("的输入。"), nodes.Text("\n"), nodes.Text("1-port 下收到消息，"), nodes.Text("\n"),
+                          nodes.Text("影响集"))
+    assert (text, count) == ("的输入。\n1-port 下收到消息，影响集", 1)
 
 
 def test_soft_break_next_to_latin_text_or_code_stays_a_space():
     assert _joined(nodes.Text("the ring\nalgorithm")) == ("the ring\nalgorithm", 0)
+    assert _joined(nodes.Text("“6” is a “Tree” here")) == ("“6” is a “Tree” here", 0)
     assert _joined(nodes.Text("使用 ring\n算法，得到\nAllReduce")) == ("使用 ring\n算法，得到\nAllReduce", 0)
     # Inline math and code are opaque: the break next to them is a space between words.
     text, count = _joined(nodes.Text("节点数\n"), nodes.math("N", "N"), nodes.Text("\n个"))

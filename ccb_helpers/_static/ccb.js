@@ -30,6 +30,11 @@ const CCB_SYMBOLS = {
   propto: "∝", subset: "⊂", cup: "∪", cap: "∩", forall: "∀", exists: "∃", prod: "∏", sqrt: "√",
 };
 
+const CCB_SUP = Object.fromEntries([..."0123456789+-=()abcdefghijklmnoprstuvwxyzαβγδ"].map((c, i) =>
+  [c, [..."⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᵅᵝᵞᵟ"][i]]));
+const CCB_SUB = Object.fromEntries([..."0123456789+-=()aehijklmnoprstuvxβγρφχ"].map((c, i) =>
+  [c, [..."₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓᵦᵧᵨᵩᵪ"][i]]));
+
 // Reads one {...} group (nested braces allowed) at s[i]; returns [content, index after it] or null.
 const ccbGroup = (s, i) => {
   while (s[i] === " ") i++;
@@ -76,9 +81,13 @@ const ccbTexToText = (tex) => {
     }
   }
   for (let pass = 0; pass < 3; pass++) {
+    // a/b reads right only with parentheses where precedence needs them: a sum on top, any product
+    // below ("M/(Nβ)", not "M/Nβ"), and a product after it ("2(N-1)/N·M", not "(2(N-1))/NM").
     s = ccbReplaceCommand(s, "frac", 2, (a, b) => {
-      const wrap = (x) => (/^[A-Za-z0-9\\]+$/.test(x.trim()) ? x.trim() : "(" + x.trim() + ")");
-      return wrap(a) + "/" + wrap(b);
+      const top = a.trim(), bottom = b.trim();
+      const num = /[+\-−±\/ ]|\\(cdot|times)/.test(top.replace(/\\[A-Za-z]+\s*/g, "x").replace(/\([^()]*\)/g, "x")) ? "(" + top + ")" : top;
+      const den = /^(\d+(\.\d+)?|[A-Za-z]|\\[A-Za-z]+)$/.test(bottom) ? bottom : "(" + bottom + ")";
+      return num + "/" + den + "\u0001";
     });
     for (const name of ["text", "mathrm", "mathbf", "mathit", "operatorname", "textbf", "mathsf", "boldsymbol"]) {
       s = ccbReplaceCommand(s, name, 1, (a) => a);
@@ -88,8 +97,16 @@ const ccbTexToText = (tex) => {
   s = s.replace(/\\(quad|qquad)(?![A-Za-z])/g, " ").replace(/\\[,;:! ]/g, " ").replace(/~/g, " ");
   s = s.replace(/\\\\/g, " ").replace(/&/g, " ");
   s = s.replace(/\\([A-Za-z]+)/g, (m, name) => (name in CCB_SYMBOLS ? CCB_SYMBOLS[name] : name));
-  s = s.replace(/([_^])\{([^{}]*)\}/g, (m, op, x) => (x.trim().length > 1 ? op + "(" + x.trim() + ")" : op + x.trim()));
+  // Sub- and superscripts as Unicode where every character has one ("T_αᵐⁱⁿ", "2ᵏ"), else "_(ij)".
+  s = s.replace(/([_^])\{([^{}]*)\}/g, (m, op, x) => op + "{" + x.trim() + "}");
+  s = s.replace(/([_^])(?:\{([^{}]*)\}|([A-Za-z0-9α-ω]))/g, (m, op, group, one) => {
+    const x = (group !== undefined ? group : one).replace(/\s+/g, "");
+    const table = op === "^" ? CCB_SUP : CCB_SUB;
+    if (x.length && [...x].every((c) => c in table)) return [...x].map((c) => table[c]).join("");
+    return x.length > 1 ? op + "(" + x + ")" : op + x;
+  });
   s = s.replace(/\\([{}%#_^|])/g, "$1").replace(/[{}]/g, "");
+  s = s.replace(/\u0001\s*(?=[A-Za-z0-9(α-ωΑ-Ω⌈⌊])/g, "·").replace(/\u0001/g, "");
   return s.replace(/\s+/g, " ").replace(/([⌈⌊(]) /g, "$1").replace(/ ([⌉⌋)])/g, "$1").trim();
 };
 
@@ -149,17 +166,52 @@ const ccbCloseDrawerOnLink = (event) => {
   target.scrollIntoView();
 };
 
+// 4. Figures: every figure opens whole on a tap (Sphinx links only the figures it scaled; the
+//    explorers' PNGs had no link), is shown at its own CSS width (2x PNGs: half the pixels), and
+//    on a phone keeps that width in a box that scrolls sideways, with a hint: shrunk to 358 px its
+//    text was 5-8 px. Live explorers ([data-explorer]) draw their own SVG and are left alone.
+const ccbFigures = () => {
+  for (const img of document.querySelectorAll("article .cell_output img, article figure img")) {
+    if (img.closest("[data-explorer]")) continue;
+    const size = () => {
+      if (!img.style.width && img.naturalWidth > 0) img.style.width = Math.round(img.naturalWidth / 2) + "px";
+    };
+    if (img.complete) size(); else img.addEventListener("load", size, {once: true});
+    if (!img.closest("a[href]")) {
+      const link = document.createElement("a");
+      link.href = img.getAttribute("src");
+      link.className = "reference internal image-reference ccb-enlarge";
+      link.title = "点按查看原图";
+      img.parentNode.insertBefore(link, img);
+      link.appendChild(img);
+    }
+  }
+  for (const out of document.querySelectorAll("article .cell_output")) {
+    if (!out.querySelector("img") || out.closest("[data-explorer]")) continue;
+    let hint = out.previousElementSibling;
+    if (!hint || !hint.classList.contains("ccb-figure-hint")) {
+      hint = document.createElement("div");
+      hint.className = "ccb-scroll-hint ccb-figure-hint";
+      hint.setAttribute("role", "note");
+      hint.textContent = "图较宽：左右滑动可看全图，点按图可放大 →";
+      out.parentNode.insertBefore(hint, out);
+    }
+    hint.hidden = !(out.scrollWidth > out.clientWidth + 1);
+  }
+};
+
 // searchtools.js comes after this script on search.html: patch when the document is parsed, before
 // Search.init (registered later, so it runs after this listener).
 document.addEventListener("click", ccbCloseDrawerOnLink);
 document.addEventListener("DOMContentLoaded", () => {
   ccbPatchSearch();
   ccbTables();
+  ccbFigures();
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) MathJax.startup.promise.then(ccbTables);
   if (window.ResizeObserver) {
     const observer = new ResizeObserver(() => ccbTables());
     document.querySelectorAll("article .pst-scrollable-table-container table").forEach((t) => observer.observe(t));
   }
 });
-window.addEventListener("load", ccbTables);
-window.addEventListener("resize", ccbTables);
+window.addEventListener("load", () => { ccbTables(); ccbFigures(); });
+window.addEventListener("resize", () => { ccbTables(); ccbFigures(); });

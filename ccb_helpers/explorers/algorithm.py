@@ -12,11 +12,12 @@ from matplotlib.ticker import NullLocator
 from ..algorithms import ALGORITHM_LABELS, algorithm_cost, applicable_algorithms
 from ..bounds import combined_lower_bound, crossover_size
 from ..hardware import PRESETS
+from ..live.figure import panel, series
 from ..plotting import BOOK_WIDTH, COLORS, SMALL
 from ..selection import best_algorithm_bands
 from ..units import format_bandwidth, format_bytes, format_time
 from .base import STYLE, Explorer, slider_args
-from .frame import Frame, panel, series
+from .frame import Frame
 
 __all__ = ["AlgorithmExplorer", "algorithm_frame"]
 
@@ -26,6 +27,7 @@ _M_TICK_EXPONENTS = range(6, 33, 4)  # 64 B, 1 KiB, 16 KiB ... 1 GiB: room for e
 _BAND_POINTS = 240  # sizes at which the fastest algorithm is sampled for the bands
 _EFFICIENCY_TICKS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 _M_STAR_COLOR = "#999999"
+_BAND_ALPHA = 0.9
 _NO_COLOR = "#cccccc"  # an algorithm without a colour of its own in COLORS
 _CANDIDATES = list(dict.fromkeys(applicable_algorithms(_PRIMITIVE, ports=2) + applicable_algorithms(_PRIMITIVE, ports=1)))
 
@@ -106,7 +108,7 @@ class AlgorithmExplorer(Explorer):
         (self.bound_line,) = ax.plot([], [], color=COLORS["bound"], linewidth=2.5, label="下界 max(Tα, Tβ)")
         self.lines = {name: ax.plot([], [], color=COLORS.get(name), label=ALGORITHM_LABELS[name])[0] for name in _CANDIDATES}
         self.m_star = ax.axvline(1, color=_M_STAR_COLOR, linestyle="--", linewidth=1, label="$M^*$")
-        self.band_patches = PolyCollection([], transform=ax.get_xaxis_transform(), alpha=0.9, zorder=3)
+        self.band_patches = PolyCollection([], transform=ax.get_xaxis_transform(), alpha=_BAND_ALPHA, zorder=3)
         ax.add_collection(self.band_patches)
         ax.set_xscale("log", base=2)
         ax.set_xlim(_M[0], _M[-1])
@@ -157,7 +159,7 @@ def _band_series(bands, ylim, log: bool) -> list:
     low, high = ylim
     top = low * (high / low) ** 0.035 if log else low + 0.035 * (high - low)
     edges = [a for a, _, _ in bands] + [_M[-1]]
-    return [series("band", [a, b], [low, low], y2=[top, top], color=COLORS.get(name, _NO_COLOR))
+    return [series("band", [a, b], [low, low], y2=[top, top], color=COLORS.get(name, _NO_COLOR), alpha=_BAND_ALPHA)
             for a, b, (*_, name) in zip(edges, edges[1:], bands)]
 
 

@@ -8,11 +8,12 @@ import ipywidgets as widgets
 import numpy as np
 
 from ..bandwidth import bandwidth_lower_bound, forced_volume, role_volumes, volume_coefficient
+from ..live.figure import panel, series
 from ..plotting import BOOK_WIDTH, COLORS, SMALL
 from ..primitives import PRIMITIVE_LABELS
 from ..units import format_bandwidth, format_bytes, format_time
 from .base import STYLE, Explorer, slider_args
-from .frame import Frame, panel, series
+from .frame import Frame
 
 __all__ = ["BandwidthExplorer", "bandwidth_frame", "primitive_dropdown", "size_slider"]
 
@@ -110,6 +111,11 @@ class BandwidthExplorer(Explorer):
         return frame.readout
 
 
+def _bars(x, y, color: str, label: str) -> dict:
+    """Bars 0.4 wide (data units: two per group side by side), as the figure draws them (``bar_width``)."""
+    return {**series("bar", x, y, color=color, label=label, width=0.4), "bar_width": 0.4}
+
+
 def bandwidth_frame(primitive, n, k, m, beta_gbps) -> Frame:
     """What :class:`BandwidthExplorer` shows for these control values: readout, FigureSpec, numbers.
 
@@ -138,10 +144,8 @@ def bandwidth_frame(primitive, n, k, m, beta_gbps) -> Frame:
     left = panel(
         title=f"{PRIMITIVE_LABELS[primitive]}，N = {n}，M = {format_bytes(m)}", ylabel=f"字节（{unit}）",
         xlim=(-0.6, groups - 0.4), ylim=(0, top / scale * 1.35), xticks=list(enumerate(labels)), legend=True,
-        series_list=[series("bar", [i - 0.2 for i in range(groups)], [v / scale for v in sends], color=COLORS["latency"],
-                            label="发送 S", width=0.4),
-                     series("bar", [i + 0.2 for i in range(groups)], [v / scale for v in recvs], color=COLORS["bandwidth"],
-                            label="接收 R", width=0.4)])
+        series_list=[_bars([i - 0.2 for i in range(groups)], [v / scale for v in sends], COLORS["latency"], "发送 S"),
+                     _bars([i + 0.2 for i in range(groups)], [v / scale for v in recvs], COLORS["bandwidth"], "接收 R")])
     curve, limit = _coefficients(primitive)
     coefficient = float(volume_coefficient(primitive, n))
     right = panel(

@@ -14,12 +14,12 @@ import numpy as np
 
 from ..explorers.bisection import BisectionExplorer, M, bisection_state
 from ..plotting import COLORS
-from ..plotting.topology import _layout, _topology_geometry
 from ..primitives import PRIMITIVE_LABELS
 from ..units import format_bytes, format_time
 from .cache import cached
 from .compress import compress_texts
 from .controls import controls_spec
+from .figure import graph_limits, topology_graph
 
 __all__ = ["export", "data"]
 
@@ -38,49 +38,12 @@ def _significant(values, digits: int = 5) -> list:
 
 
 def _graph(state) -> dict:
-    """The cut drawn on the topology: what ``_TopologyArtists.update`` draws with a side.
-
-    Nodes are the endpoints then the switches; each link is a pair of node indices, ``wrap`` marks the torus's
-    wrap-around links (drawn as a dashed ``arc3`` of bend 0.25) and ``cut`` those the cut crosses.
-    """
+    """The cut drawn on the topology, by :func:`ccb_helpers.live.figure.topology_graph` (the plotting
+    module's own geometry, as chapter 2's live explorer draws it), with its limits and title."""
     topo = state["topology"]
-    geo = _topology_geometry(topo, 0, frozenset(state["side"]))
-    g = topo.graph
-    pos = _layout(topo)
-    ends = [v for v, kind in g.nodes(data="kind") if kind == "endpoint"]  # the order the geometry uses
-    switches = [v for v, kind in g.nodes(data="kind") if kind == "switch"]
-    index = {v: i for i, v in enumerate(ends + switches)}
-    points = [pos[v] for v in ends + switches]
-    # The geometry lists the links in the graph's order, straight ones and wrap-around arcs apart:
-    # walk the graph's links in that order and take each from the list whose next entry it is.
-    straight, arcs = [], []
-    for u, v in g.edges:
-        k = len(straight)
-        if k < len(geo["straight"]) and np.array_equal(geo["straight"][k], np.array([pos[u], pos[v]])):
-            straight.append((index[u], index[v]))
-        else:
-            arc = geo["arcs"][len(arcs)]
-            if not (np.array_equal(arc[0], pos[u]) and np.array_equal(arc[-1], pos[v])):
-                raise AssertionError(f"{topo.name}: link {u}-{v} is not where the drawing has it")
-            arcs.append((index[u], index[v]))
-    segments = straight + arcs
-    cut = list(geo["straight_cut"]) + list(geo["arcs_cut"])
-    links = list(geo["straight_links"]) + list(geo["arcs_links"])
-    n_ends = len(geo["ends"])
-    # Disc areas of the Python drawing (190 / 40 / 14 pt^2) as radii in CSS px (1 pt = 4/3 px).
-    area = 190 if n_ends <= 32 else (40 if n_ends <= 128 else 14)
-    lo, hi = geo["lo"], geo["hi"]
-    pad = 0.08 * max(hi - lo) + 0.3
-    return {
-        "xy": _round(points), "ends": n_ends, "side": "".join("1" if s else "0" for s in geo["in_side"]),
-        "edges": [i for pair in segments for i in pair],
-        "cut": "".join("1" if c else "0" for c in cut),
-        "links": [int(k) for k in links] if any(k != 1 for k in links) else None,
-        "wrap": len(geo["straight"]),  # links from this index on are wrap-around arcs
-        "r": round(float(np.sqrt(area / np.pi)) * 4 / 3, 2),
-        "xlim": _round([lo[0] - pad, hi[0] + pad]), "ylim": _round([lo[1] - pad, hi[1] + pad]),
-        "title": f"{topo.name.split(' (')[0]}：平衡割切断 {geo['crossing']} 条链路（红色）",
-    }
+    graph, title, _ = topology_graph(topo, 0, state["side"])
+    xlim, ylim = graph_limits(topo, 0, state["side"])
+    return {"graph": graph, "title": title, "xlim": _round(xlim), "ylim": _round(ylim), "n": topo.n}
 
 
 def _ticks(lo: float, hi: float) -> list:
@@ -142,8 +105,7 @@ def _data() -> dict:
         "low": {f: lo for f, (lo, _, _) in sizes.items()}, "first": first, "applied": applied_out,
         "readouts": compress_texts(readouts), "points": points, "sizes": {f: list(v) for f, v in sizes.items()}, "graphs": graphs, "ns": ns, "curves": curves,
         "xticks": [[4**e, f"{4**e:g}"] for e in range(1, 7)],
-        "colors": {"cut": COLORS["bandwidth"], "plain": "#bbbbbb", "side": COLORS["latency"], "other": COLORS["ring_b"],
-                   "switch": "#888888", "bisection": COLORS["bisection"], "node": COLORS["latency"]},
+        "colors": {"bisection": COLORS["bisection"], "node": COLORS["latency"]},
         "labels": {"bisection": "bisection 下界", "node": "节点级下界（p = d）", "x": "节点数 N",
                    "y": f"时间下界（M = {format_bytes(M)}）"},
     }

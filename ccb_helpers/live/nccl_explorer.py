@@ -12,7 +12,7 @@ volume coefficients), and ``_static/live/nccl_explorer.js`` evaluates NCCL 2.21.
 ``ncclTopoGetAlgoTime`` (:func:`~ccb_helpers.nccl_model._algo_time_us`: tree correction, ring
 plateau) and the two-level bounds (:func:`~ccb_helpers.nccl_bound._two_level_bound`,
 ``_in_network_bound``) with the same floating-point operations in the same order, so the page's
-numbers equal Python's bit for bit -- pinned by ``tests/test_live_c.py`` on >= 1000 random states.
+numbers equal Python's bit for bit -- pinned by ``tests/test_live_nccl.py`` on >= 1000 random states.
 """
 
 from __future__ import annotations
@@ -34,7 +34,13 @@ LOG2_M = range(3, 35)
 
 
 def rank_counts(preset: str) -> range:
-    """The N the control offers for ``preset`` (the ranges of ``NcclExplorer._adjust``)."""
+    """The N the control offers for ``preset`` (the ranges of ``NcclExplorer._adjust``).
+
+    >>> list(rank_counts("dgx_h100")), len(rank_counts("ib_h100")), rank_counts("ib_h100")[-1]
+    ([2, 3, 4, 5, 6, 7, 8], 256, 2048)
+    """
+    if preset not in NCCL_TOPOLOGIES:
+        raise ValueError(f"preset must be one of {sorted(NCCL_TOPOLOGIES)}, got {preset!r}")
     return range(2, 9) if preset == "dgx_h100" else range(8, 2049, 8)
 
 

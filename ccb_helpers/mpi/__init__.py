@@ -11,14 +11,18 @@ The command line runs under ``mpiexec`` (MPICH from the ``mpich`` PyPI wheel, th
         --sizes 1KiB,1MiB,16MiB --json sweep.json
     mpiexec -n 3 python -m ccb_helpers.mpi selftest --json selftest.json
 
-* ``pingpong``: ranks 0 and 1 bounce messages of a sweep of sizes; the one-way times are fitted
-  with ``T = α + M/β`` (:func:`fit_alpha_beta`). JSON: ``alpha_s``, ``beta_Bps``, ``residual``,
-  ``sizes``, ``times_s``.
+* ``pingpong``: ranks 0 and 1 bounce messages of a sweep of sizes the way the OSU
+  micro-benchmarks' ``osu_latency`` and ``mpi4py.bench pingpong`` do (separate buffers written
+  before timing, warm-up round trips and a barrier per size, the mean over 10000 / 1000 / 10 timed
+  round trips); the one-way times are fitted with ``T = α + M/β`` (:func:`fit_alpha_beta`). JSON:
+  ``alpha_s``, ``beta_Bps``, ``residual``, ``sizes``, ``times_s``, the samples and the counts used.
+  :func:`pingpong_agreement` holds it against ``mpi4py.bench``'s output.
 * ``run``: generates the schedule with :func:`ccb_helpers.generate` on every rank, executes each
   round's transfers as nonblocking sends and receives on real buffers (reductions add bytes
   modulo 256, as the simulator does), checks the result byte for byte against a reference every
   rank computes itself, and times it (median over ``--repeats`` runs after ``--warmup`` runs,
-  barrier-separated, slowest rank). It then times the MPI library's own collective
+  barrier-separated, slowest rank; 10× the runs up to 8 KiB, and OSU's per-rank means
+  ``rank_mean_max_s`` … in the JSON). It then times the MPI library's own collective
   (``Allreduce``, ``Allgather``, ``Reduce_scatter_block``, ``Bcast``, ``Reduce``, ``Scatter``,
   ``Gather``, ``Alltoall``; the ``v`` variants for unequal blocks) on the same buffers and checks
   it too. JSON: ``algorithm``, ``primitive``, ``n``, ``m``, ``correct``, ``times_s``,
@@ -31,7 +35,9 @@ The command line runs under ``mpiexec`` (MPICH from the ``mpich`` PyPI wheel, th
 Bad input (unknown algorithm, a size the algorithm cannot take, an N it cannot run on, a
 launch that would send more than 1 TiB per rank, or whose ranks would need more memory than
 their host has available — ``--memory-limit`` sets that cap) prints one line from every rank and
-exits with code 2, before any buffer is allocated.
+exits with code 2, before any buffer is allocated; so does a command started without
+``mpiexec``. Rank 0 prints an OSU-shaped table (:func:`~ccb_helpers.mpi.report.format_report`)
+and warnings on stderr; ``--json FILE`` also writes the JSON (``--json -``: to stdout instead).
 
 From Python, :func:`launch` runs one of these commands under the environment's ``mpiexec`` and
 returns the JSON; :func:`load_mpi_result` reads a saved result (e.g. from a cluster) for

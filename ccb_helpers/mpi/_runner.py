@@ -104,8 +104,8 @@ def pingpong(comm, sizes, repeats: int) -> dict | None:
     too: rank 0 sends from one buffer and receives into another (rank 1 likewise), both written
     before any timing so no page is faulted in while the clock runs; per size a barrier, then
     :func:`pingpong_warmup` untimed round trips, then ``repeats`` samples of
-    :func:`pingpong_iterations` round trips each, timed with ``MPI_Wtime`` on rank 0. After the
-    samples rank 0 checks that the last message it received is rank 1's bytes.
+    :func:`pingpong_iterations` round trips each, timed with ``MPI_Wtime`` on rank 0. After each
+    size both ranks check that their receive buffer holds the other's bytes (``received_ok``).
 
     Returns on rank 0 (``None`` elsewhere): ``times_s``, the mean one-way time over all timed
     round trips of a size — the statistic OSU and ``mpi4py.bench`` report, and what α and β are
@@ -120,8 +120,10 @@ def pingpong(comm, sizes, repeats: int) -> dict | None:
         largest = max(sizes, default=0)
         # Separate send and receive buffers, every page written now (first touch outside the timing);
         # different byte values on the two ranks so the check below sees which message arrived.
+        # (np.zeros would not do: calloc'd pages stay the kernel's zero page until written.)
         send = np.full(largest, 1 + rank, dtype=np.uint8)
-        recv = np.zeros(largest, dtype=np.uint8)
+        recv = np.empty(largest, dtype=np.uint8)
+        recv.fill(0)
         peer = 1 - rank
         for size in sizes:
             out, into = send[:size], recv[:size]

@@ -112,7 +112,11 @@ def _by_size(round_, what: str, index: int) -> dict:
     out = {}
     for size, time_s in zip(sizes, times):
         size = check_int(f"{what}[{index}] size", size, minimum=0, scalar=True)
-        if isinstance(time_s, bool) or not isinstance(time_s, (int, float)) or not (math.isfinite(time_s) and time_s > 0):
+        if (
+            isinstance(time_s, bool)
+            or not isinstance(time_s, (int, float))
+            or not (math.isfinite(time_s) and time_s > 0)
+        ):
             raise ValueError(f"{what}[{index}]: time at size {size} must be a finite number > 0, got {time_s!r}")
         out[size] = float(time_s)
     return out
@@ -151,8 +155,10 @@ def pingpong_agreement(book_rounds, bench_rounds, min_size: int = 0) -> list[Agr
     if not isinstance(book_rounds, (list, tuple)) or not isinstance(bench_rounds, (list, tuple)):
         raise TypeError("book_rounds and bench_rounds must be lists of rounds")
     if not 1 <= len(book_rounds) <= MAX_ROUNDS or len(bench_rounds) != len(book_rounds):
-        raise ValueError(f"book_rounds and bench_rounds must hold the same number of rounds (1 … {MAX_ROUNDS}), "
-                         f"got {len(book_rounds)} and {len(bench_rounds)}")
+        raise ValueError(
+            f"book_rounds and bench_rounds must hold the same number of rounds (1 … {MAX_ROUNDS}), "
+            f"got {len(book_rounds)} and {len(bench_rounds)}"
+        )
     min_size = check_int("min_size", min_size, minimum=0, scalar=True)
     book = [_by_size(r, "book_rounds", i) for i, r in enumerate(book_rounds)]
     bench = [_by_size(r, "bench_rounds", i) for i, r in enumerate(bench_rounds)]
@@ -162,8 +168,16 @@ def pingpong_agreement(book_rounds, bench_rounds, min_size: int = 0) -> list[Agr
         b = np.array([r[size] for r in book])
         m = np.array([r[size] for r in bench])
         per_round = b / m
-        rows.append(AgreementRow(size, float(np.median(b)), float(np.median(m)), float(np.median(b) / np.median(m)),
-                                 float(per_round.min()), float(per_round.max())))
+        rows.append(
+            AgreementRow(
+                size,
+                float(np.median(b)),
+                float(np.median(m)),
+                float(np.median(b) / np.median(m)),
+                float(per_round.min()),
+                float(per_round.max()),
+            )
+        )
     return rows
 
 
@@ -189,7 +203,9 @@ def pingpong_agreement_table(record: dict) -> Table:
     [['1 MiB', '1.10', '110 µs', '100 µs', '1.00–1.20']]
     """
     if not isinstance(record, dict) or "book" not in record or "bench" not in record:
-        raise ValueError("record must be a dict with 'book' and 'bench' rounds (benchmarks/bench_pingpong_vs_mpi4py.py --json)")
+        raise ValueError(
+            "record must be a dict with 'book' and 'bench' rounds (benchmarks/bench_pingpong_vs_mpi4py.py --json)"
+        )
     rows_main = pingpong_agreement(record["book"], record["bench"])
     control = record.get("bench_written")
     rows_control = pingpong_agreement(record["book"], control) if control else None
@@ -199,8 +215,13 @@ def pingpong_agreement_table(record: dict) -> Table:
         by_size = {row.size: row for row in rows_control}
     rows, values = [], []
     for row in rows_main:
-        cells = [format_bytes(row.size), f"{row.ratio:.2f}", format_time(row.book_s), format_time(row.bench_s),
-                 f"{row.ratio_min:.2f}–{row.ratio_max:.2f}"]
+        cells = [
+            format_bytes(row.size),
+            f"{row.ratio:.2f}",
+            format_time(row.book_s),
+            format_time(row.bench_s),
+            f"{row.ratio_min:.2f}–{row.ratio_max:.2f}",
+        ]
         if rows_control is not None:
             other = by_size.get(row.size)
             cells.append("—" if other is None else f"{other.ratio:.2f}")

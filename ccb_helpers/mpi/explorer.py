@@ -11,7 +11,8 @@ from matplotlib.ticker import NullLocator
 
 from ..explorers import Explorer
 from ..explorers.base import STYLE, slider_args
-from ..explorers.frame import Frame, panel, series
+from ..explorers.frame import Frame
+from ..live.figure import panel, series
 from ..plotting import BOOK_WIDTH, COLORS
 from ..units import format_bytes, format_time
 from .plots import BOUND_COLOR, LIBRARY_COLOR, model_and_bound, pair_label, runs_by_pair
@@ -22,6 +23,15 @@ __all__ = ["MPIResultExplorer", "mpi_frame"]
 def _on_grid(value: float) -> float:
     """``value`` rounded to the α/β sliders' grid: a power of ten with a multiple of 0.001 as exponent."""
     return float(10.0 ** round(float(np.log10(value)), 3))
+
+
+def _nearest_size(sizes: list, old) -> int:
+    """The size of ``sizes`` nearest to ``old`` on a log scale (the first of a tie): where ``m`` goes when the pair changes.
+
+    >>> _nearest_size([256, 4096, 65536], 1024), _nearest_size([256, 4096], 1024)
+    (256, 256)
+    """
+    return min(sizes, key=lambda m: abs(np.log2(max(m, 1)) - np.log2(max(old, 1))))
 
 
 class MPIResultExplorer(Explorer):
@@ -90,7 +100,7 @@ class MPIResultExplorer(Explorer):
             old = slider.value
             options = self._size_options(self.controls["pair"].value)
             slider.options = options
-            slider.value = min((m for _, m in options), key=lambda m: abs(np.log2(max(m, 1)) - np.log2(max(old, 1))))
+            slider.value = _nearest_size([m for _, m in options], old)
 
     def setup(self, figure: Figure) -> None:
         # Two panels side by side in the page column; a fixed layout (no tight_layout per update).
@@ -207,8 +217,9 @@ def mpi_frame(by_pair: dict, n: int, pair: str, m, alpha_us, beta_gbps, ratio) -
                    series("line", xs, (model / scale).tolist(), color=color, dash=True, label="模型"),
                    series("line", xs, (bound / scale).tolist(), color=BOUND_COLOR, dash=True, label="下界")]
     if has_library:
-        left_series.append(series("line", xs, (library / scale).tolist(), color=LIBRARY_COLOR, dash=True, marker=True,
-                                  label="MPI 库"))
+        shown = [v if math.isfinite(v) else None for v in (library / scale).tolist()]  # a run without the library's time
+        left_series.append({**series("line", xs, shown, color=LIBRARY_COLOR, dash=True, marker=True, label="MPI 库"),
+                            "shape": "square"})
     left_series.append(series("vline", x=[m], color=BOUND_COLOR, width=0.8))
     left = panel(title=f"{pair_label(*key)}，N = {n}", xlabel="消息大小 M（字节）", ylabel="时间 / 下界" if ratio else "时间（s）",
                  xscale="log", yscale="log", xlim=(sizes.min() / 1.5, sizes.max() * 1.5), ylim=ylim,
@@ -235,8 +246,8 @@ def mpi_frame(by_pair: dict, n: int, pair: str, m, alpha_us, beta_gbps, ratio) -
     right = panel(title=f"M = {format_bytes(m)}：离下界多远", xlabel="时间 / 下界（条：实测；■：库）", xscale="log",
                   xlim=xlim, ylim=(len(names) - 0.5, -0.5), xticks=_decade_ticks(*xlim, lambda v: f"{v:g}"),
                   yticks=list(enumerate(names)),
-                  series_list=bars + [series("scatter", [r for _, r in marks], [i for i, _ in marks], color=LIBRARY_COLOR,
-                                             marker=True),
+                  series_list=bars + [{**series("scatter", [r for _, r in marks], [i for i, _ in marks], color=LIBRARY_COLOR,
+                                                marker=True), "shape": "square"},
                                       series("vline", x=[1.0], color=BOUND_COLOR, width=1)])
     run = next(r for r in runs if r["m"] == m)
     t_model, t_bound = model_and_bound(run, alpha, beta)

@@ -37,20 +37,26 @@ def report_warnings(result: dict) -> list[str]:
     out = []
     env = result.get("environment") or {}
     if env.get("oversubscribed"):
-        out.append(f"WARNING: {result.get('n')} ranks on {env.get('cores_rank0_host')} cores (oversubscribed): ranks wait to be "
-                   "scheduled, times include that wait; use at most one rank per core for timings")
+        out.append(
+            f"WARNING: {result.get('n')} ranks on {env.get('cores_rank0_host')} cores (oversubscribed): ranks wait to be "
+            "scheduled, times include that wait; use at most one rank per core for timings"
+        )
     fit = result if result["command"] == "pingpong" else (result.get("pingpong") or {})
     residual = fit.get("residual")
     if residual is not None and residual > RESIDUAL_WARNING:
-        out.append(f"WARNING: the alpha-beta fit misses the ping-pong times by {residual:.0%} (RMS relative residual > "
-                   f"{RESIDUAL_WARNING:.0%}): alpha and beta describe them poorly")
+        out.append(
+            f"WARNING: the alpha-beta fit misses the ping-pong times by {residual:.0%} (RMS relative residual > "
+            f"{RESIDUAL_WARNING:.0%}): alpha and beta describe them poorly"
+        )
     if fit.get("fit_error"):
         out.append(f"WARNING: no alpha-beta fit: {fit['fit_error']}")
     if fit.get("received_ok") is False:
         out.append("WARNING: the ping-pong's last messages did not carry the peer's bytes")
     for run in result.get("runs", [result] if result["command"] == "run" else []):
         if not run.get("correct", True) or not run.get("library_correct", True):
-            out.append(f"WARNING: {run.get('algorithm')} {run.get('primitive')} at M = {run.get('m')} bytes gave a wrong result")
+            out.append(
+                f"WARNING: {run.get('algorithm')} {run.get('primitive')} at M = {run.get('m')} bytes gave a wrong result"
+            )
     return out
 
 
@@ -81,38 +87,57 @@ def format_report(result: dict, warnings: bool = True) -> str:
         lines += [head, f"# {'size':>10} {'time(us)':>10} {'bw(GB/s)':>9} {'fit(us)':>8} {'time/fit':>9}"]
         for size, t in zip(result["sizes"], result["times_s"]):
             fit = None if alpha is None else alpha + size / beta
-            lines.append(f"{format_bytes(size) if size else '0':>12} {_us(t):>10} {_gbps(size / t if size else None):>9} "
-                         f"{_us(fit):>8} {'-' if fit is None else f'{t / fit:.2f}':>9}")
+            lines.append(
+                f"{format_bytes(size) if size else '0':>12} {_us(t):>10} {_gbps(size / t if size else None):>9} "
+                f"{_us(fit):>8} {'-' if fit is None else f'{t / fit:.2f}':>9}"
+            )
     elif command == "selftest":
         cases = result.get("cases", [])
         good = sum(1 for c in cases if c.get("correct") and c.get("library_correct"))
-        lines.append(f"# ccb_helpers.mpi selftest, N in {result.get('ns')}: {good} of {len(cases)} cases correct "
-                     f"(book and library), {len(result.get('skipped', []))} pairs skipped")
+        lines.append(
+            f"# ccb_helpers.mpi selftest, N in {result.get('ns')}: {good} of {len(cases)} cases correct "
+            f"(book and library), {len(result.get('skipped', []))} pairs skipped"
+        )
     else:
         runs = result.get("runs", [result])
         alpha, beta = result.get("alpha_s"), result.get("beta_Bps")
-        lines.append(f"# ccb_helpers.mpi {command}, N = {result['n']}"
-                     + ("" if alpha is None else f": model and bound with alpha = {alpha * 1e6:.2f} us, beta = {beta / 1e9:.3f} GB/s"))
-        header = (f"# {'size':>10} {'time(us)':>10} {'algbw':>7} {'busbw':>7} {'model(us)':>10} {'bound(us)':>10} "
-                  f"{'time/bound':>10} {'MPI lib(us)':>11}")
+        lines.append(
+            f"# ccb_helpers.mpi {command}, N = {result['n']}"
+            + (
+                ""
+                if alpha is None
+                else f": model and bound with alpha = {alpha * 1e6:.2f} us, beta = {beta / 1e9:.3f} GB/s"
+            )
+        )
+        header = (
+            f"# {'size':>10} {'time(us)':>10} {'algbw':>7} {'busbw':>7} {'model(us)':>10} {'bound(us)':>10} "
+            f"{'time/bound':>10} {'MPI lib(us)':>11}"
+        )
         current = None
         for run in runs:
             pair = (run["algorithm"], run["primitive"])
             if pair != current:
                 current = pair
-                lines += [f"# {run['algorithm']}:{run['primitive']}, time: median over runs of the slowest rank; "
-                          "algbw, busbw in GB/s", header]
+                lines += [
+                    f"# {run['algorithm']}:{run['primitive']}, time: median over runs of the slowest rank; "
+                    "algbw, busbw in GB/s",
+                    header,
+                ]
             t, m = run["median_s"], run["m"]
             model = bound = None
             if alpha is not None:
                 # (not plots.model_and_bound: the ranks print this report and must not import matplotlib)
                 ports = run.get("ports", 1)
-                model = algorithm_terms(run["algorithm"], run["primitive"], run["n"], m, ports, chunks=run.get("chunks")).time(alpha, beta)
+                model = algorithm_terms(
+                    run["algorithm"], run["primitive"], run["n"], m, ports, chunks=run.get("chunks")
+                ).time(alpha, beta)
                 bound = combined_lower_bound(run["primitive"], run["n"], m, alpha, beta, ports)
             algbw = m / t if m and t > 0 else None
             busbw = bus_bandwidth(run["primitive"], run["n"], m, t) if algbw is not None else None
             ratio = "-" if not bound else f"{t / bound:.2f}"
             flag = "" if run.get("correct", True) else "  WRONG RESULT"
-            lines.append(f"{format_bytes(m) if m else '0':>12} {_us(t):>10} {_gbps(algbw):>7} {_gbps(busbw):>7} {_us(model):>10} "
-                         f"{_us(bound):>10} {ratio:>10} {_us(run.get('library_median_s')):>11}{flag}")
+            lines.append(
+                f"{format_bytes(m) if m else '0':>12} {_us(t):>10} {_gbps(algbw):>7} {_gbps(busbw):>7} {_us(model):>10} "
+                f"{_us(bound):>10} {ratio:>10} {_us(run.get('library_median_s')):>11}{flag}"
+            )
     return "\n".join(lines + (report_warnings(result) if warnings else []))

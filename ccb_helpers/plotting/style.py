@@ -25,6 +25,7 @@ COLORS = {
     "binomial_tree": "#1f77b4",
     "double_binary_tree": "#17becf",
     "recursive_halving_doubling": "#2ca02c",
+    "recursive_halving_doubling_2port": "#9467bd",
     "recursive_doubling": "#8c564b",
     "bruck": "#e377c2",
     "pairwise": "#7f7f7f",

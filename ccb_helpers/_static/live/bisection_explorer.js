@@ -16,23 +16,9 @@
 
   function key(v) { return String(v); } // Python's f"{1.0:g}" is "1", as String(1) is
 
-  function graphPanel(g, colors) {
-    var nodes = [], edges = [];
-    for (var i = 0; i < g.xy.length / 2; i++) {
-      var end = i < g.ends;
-      nodes.push({ x: g.xy[2 * i], y: g.xy[2 * i + 1], label: "",
-                   color: end ? (g.side[i] === "1" ? colors.side : colors.other) : colors["switch"],
-                   r: end ? g.r : g.r * Math.sqrt(0.8), shape: end ? "circle" : "square" });
-    }
-    for (var k = 0; k < g.edges.length / 2; k++) {
-      var cut = g.cut[k] === "1", wrap = k >= g.wrap, links = g.links ? g.links[k] : 1;
-      // Python: linewidth (2.0 cut | 0.8) x 0.9 for a wrap-around arc x parallel links, in pt.
-      edges.push({ a: g.edges[2 * k], b: g.edges[2 * k + 1], color: cut ? colors.cut : colors.plain,
-                   width: (cut ? 2.0 : 0.8) * (wrap ? 0.9 : 1.0) * links * 4 / 3, arrow: false, label: "",
-                   curve: wrap ? 0.25 : 0, dash: wrap });
-    }
+  function graphPanel(g) {
     return { title: g.title, xlabel: "", ylabel: "", xscale: "linear", yscale: "linear", xlim: g.xlim, ylim: g.ylim,
-             xticks: [], yticks: [], legend: false, series: [], texts: [], graph: { nodes: nodes, edges: edges },
+             xticks: [], yticks: [], legend: false, series: [], texts: [], graph: g.graph,
              weight: 1.2, axis: false, aspect: "equal" };
   }
 
@@ -48,7 +34,7 @@
     var g = data.graphs[family + "|" + state.size + "|" + key(applied)];
     var c = data.curves[family + "|" + state.primitive + "|" + key(applied)];
     var ns = data.ns[family + "|" + key(applied)];
-    var pts = data.points[index], n = g.ends, colors = data.colors;
+    var pts = data.points[index], n = g.n, colors = data.colors;
     var right = {
       title: c.title, xlabel: data.labels.x, ylabel: data.labels.y, xscale: "log", yscale: "log", xlim: c.xlim, ylim: c.ylim,
       xticks: data.xticks, yticks: c.yticks, legend: true, texts: [], graph: null, weight: 1, axis: true,
@@ -59,7 +45,7 @@
         { kind: "scatter", x: [n], y: [pts[1]], color: colors.node, label: null, dash: false, marker: true, width: 1.5, r: 5 }
       ]
     };
-    return { readout: CCBLive.expandText(data.readouts, index), figure: { panels: [graphPanel(g, colors), right], height: 340 } };
+    return { readout: CCBLive.expandText(data.readouts, index), figure: { panels: [graphPanel(g), right], height: 340 } };
   }
 
   CCBLive.register("BisectionExplorer", { adjust: adjust, compute: compute });

@@ -309,6 +309,18 @@
     if (hasAxis && p.xticks && p.xticks.length === 0 && !p.xlabel) m.bottom = 10;
     var tickLines = Math.max.apply(null, [1].concat((p.xticks || []).map(function (t) { return String(t[1]).split("\n").length; })));
     if (hasAxis && tickLines > 1) m.bottom += (tickLines - 1) * 13;
+    // Y tick labels wider than the default margin (pair names such as "Binomial\nBroadcast") get the room they need (live-b).
+    if (hasAxis && p.yticks) {
+      var widest = 0;
+      p.yticks.forEach(function (t) {
+        String(t[1]).split("\n").forEach(function (line) {
+          var w = 0;
+          for (var c = 0; c < line.length; c++) w += line.charCodeAt(c) > 0x2e80 ? SMALL : SMALL * 0.62;
+          widest = Math.max(widest, w);
+        });
+      });
+      m.left = Math.max(m.left, widest + 10 + (p.ylabel ? 18 : 0));
+    }
     var x0 = box.x + m.left, x1 = box.x + box.w - m.right, y0 = box.y + m.top, y1 = box.y + box.h - m.bottom;
     var xlim = p.xlim || dataExtent(p, "x"), ylim = p.ylim || dataExtent(p, "y");
     if (p.aspect === "equal") {
@@ -340,7 +352,7 @@
         el("line", { x1: x0, x2: x1, y1: y, y2: y, stroke: "#eeeeee" }, g);
         addText(g, x0 - 6, y + 4, t[1], { "text-anchor": "end", "font-size": SMALL });
       });
-      if (p.xlabel) addText(g, (x0 + x1) / 2, y1 + 33, p.xlabel, { "text-anchor": "middle", "font-size": FONT });
+      if (p.xlabel) addText(g, (x0 + x1) / 2, y1 + 33 + (tickLines > 1 ? (tickLines - 1) * 13 : 0), p.xlabel, { "text-anchor": "middle", "font-size": FONT });
       if (p.ylabel) {
         var t = addText(g, 0, 0, p.ylabel, { "text-anchor": "middle", "font-size": FONT });
         t.setAttribute("transform", "translate(" + (box.x + 13) + "," + (y0 + y1) / 2 + ") rotate(-90)");
@@ -352,7 +364,8 @@
       var color = s.color || "#222222", width = s.width || 1.5, dash = s.dash ? "5,3" : null;
       var xs = s.x || [], ys = s.y || [];
       if (s.kind === "bar") {
-        var bw = xs.length > 1 ? Math.abs(sx(xs[1]) - sx(xs[0])) * 0.8 : (x1 - x0) * 0.1;
+        var bw = s.bar_width !== undefined ? Math.abs(sx(s.bar_width) - sx(0)) // bar_width: in data units (live-b)
+          : xs.length > 1 ? Math.abs(sx(xs[1]) - sx(xs[0])) * 0.8 : (x1 - x0) * 0.1;
         xs.forEach(function (x, i) {
           var top = sy(ys[i]), bottom = sy(base);
           el("rect", { x: sx(x) - bw / 2, y: Math.min(top, bottom), width: bw, height: Math.abs(bottom - top), fill: color,
@@ -381,7 +394,9 @@
         if (s.kind === "scatter" || s.marker) {
           xs.forEach(function (x, i) {
             var px = sx(x), py = sy(ys[i]);
-            if (isFinite(px) && isFinite(py)) el("circle", { cx: px, cy: py, r: s.r || 3.5, fill: color }, plot);
+            if (!isFinite(px) || !isFinite(py)) return;
+            if (s.shape === "square") el("rect", { x: px - 3.2, y: py - 3.2, width: 6.4, height: 6.4, fill: color }, plot); // optional Series key (live-b)
+            else el("circle", { cx: px, cy: py, r: s.r || 3.5, fill: color }, plot);
           });
         }
       }
@@ -440,7 +455,8 @@
         var cy3 = ly + 10 + i * 15;
         if (s.kind === "bar" || s.kind === "band") el("rect", { x: lx + 5, y: cy3 - 5, width: 14, height: 9, fill: s.color, "fill-opacity": s.alpha === undefined ? 1 : s.alpha }, lg);
         else el("line", { x1: lx + 4, x2: lx + 20, y1: cy3, y2: cy3, stroke: s.color, "stroke-width": s.width || 1.5, "stroke-dasharray": s.dash ? "5,3" : null }, lg);
-        if (s.marker) el("circle", { cx: lx + 12, cy: cy3, r: 3, fill: s.color }, lg);
+        if (s.marker && s.shape === "square") el("rect", { x: lx + 9, y: cy3 - 3, width: 6, height: 6, fill: s.color }, lg);
+        else if (s.marker) el("circle", { cx: lx + 12, cy: cy3, r: 3, fill: s.color }, lg);
         var t = addText(lg, lx + 25, cy3 + 4, s.label, { "font-size": SMALL });
         widest = Math.max(widest, textWidth(t, s.label));
       });

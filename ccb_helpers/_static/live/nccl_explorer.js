@@ -2,7 +2,7 @@
  * Readouts are precomputed by ccb_helpers/live/nccl_explorer.py from the Python explorer's
  * nccl_state(). The curves are evaluated here from the exported coefficients of each communicator,
  * with the floating-point operations of the Python code in the same order, so every number equals
- * Python's (tests/test_live_c.py compares >= 1000 random states):
+ * Python's (tests/test_live_nccl.py compares >= 1000 random states):
  *   NCCL 2.21.5's ncclTopoGetAlgoTime  = ccb_helpers.nccl_model._algo_time_us
  *   the two-level bound / in-network    = ccb_helpers.nccl_bound._two_level_bound / _in_network_bound
  * adjust() mirrors NcclExplorer._adjust. */

@@ -1,0 +1,98 @@
+"""Chapter 4's live AlgorithmExplorer: the page's JavaScript against Python (issue #25)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from live_compare import check_drags_on_site, check_phone, compare, evaluate_all
+from live_support import python_value, text_of
+
+import ccb_helpers as ccb
+from ccb_helpers.explorers.algorithm import algorithm_frame
+from ccb_helpers.live.algorithm_explorer import export
+
+pytestmark = pytest.mark.browser
+
+STATES = 1000
+PAGE = "notebooks/04_combined_bounds"
+KINDS = {"preset": "", "alpha_us": 1.0, "beta_gbps": 1.0, "n": 1, "k": 1, "efficiency": False}
+
+
+def typed(raw: dict) -> dict:
+    return {name: python_value(value, KINDS[name]) for name, value in raw.items()}
+
+
+def expected_text(values: dict) -> str:
+    return text_of(algorithm_frame(**values).readout)
+
+
+def python_text(values: dict) -> str:
+    with ccb.AlgorithmExplorer(**values) as e:
+        return text_of(e.readout.value)
+
+
+@pytest.fixture(scope="module")
+def exported():
+    return export()
+
+
+def random_states(exported: dict, count: int, seed: int) -> list[dict]:
+    """Random states a reader can reach: a preset sets α and β; "custom" takes any slider position."""
+    rng = random.Random(seed)
+    c = {s["name"]: s for s in exported["controls"]}
+    presets = exported["data"]["presets"]
+    states = []
+    for _ in range(count):
+        preset = rng.choice(c["preset"]["options"])[1]
+        if preset == "custom":
+            alpha_us, beta_gbps = rng.choice(c["alpha_us"]["values"]), rng.choice(c["beta_gbps"]["values"])
+        else:
+            alpha_us, beta_gbps = presets[preset]["alpha_us"], presets[preset]["beta_gbps"]
+        n = rng.choice([rng.randint(2, 64), rng.randint(2, 1024), 2 ** rng.randint(1, 10)])
+        states.append({"preset": preset, "alpha_us": alpha_us, "beta_gbps": beta_gbps, "n": n,
+                       "k": rng.randint(1, 2), "efficiency": rng.random() < 0.3})
+    return states
+
+
+def test_export_holds_the_models_coefficients(exported):
+    k2 = exported["data"]["ports"]["2"]
+    i = 16 - exported["data"]["n_min"]
+    # Bidirectional ring AllReduce at N = 16 (by hand): 2 floor(N/2) rounds, 2 (N-1)M/(2N) bytes per port.
+    assert (k2["steps"]["bidirectional_ring"][i], k2["per_byte"]["bidirectional_ring"][i]) == (16, 15 / 16)
+    # Double binary tree, 2 ports: 2 (H + C - 1) rounds with H = log2 16 = 4.
+    assert (k2["dbt"]["a"][i], k2["dbt"]["b"][i], k2["dbt"]["gaps"][i]) == (2, 6, [])
+
+
+def test_random_states_equal_python(live_harness, exported):
+    states = random_states(exported, STATES, seed=5)
+    states.append(dict(states[0], preset="custom", alpha_us=0.1, beta_gbps=1000.0, n=1024, k=2))
+    states.append(dict(states[0], preset="custom", alpha_us=100.0, beta_gbps=1.0, n=2, k=1))
+    results = evaluate_all(live_harness, "AlgorithmExplorer", exported["data"], states)
+    assert not live_harness.errors
+    compare(results, states, algorithm_frame, text_of)
+
+
+def test_adjust_mirrors_python(live_harness, exported):
+    """A preset sets the sliders; a slider moved off the preset switches to custom (as AlgorithmExplorer._adjust)."""
+    run = """([data, steps]) => { const impl = CCBLive.registry.AlgorithmExplorer; const out = [];
+      for (const [name, value, state] of steps) { const s = Object.assign({}, state);
+        const controls = {set: (n, props) => { if ('value' in props) s[n] = props.value; }};
+        s[name] = value; impl.adjust(name, s, controls, data); out.push(s); }
+      return out; }"""
+    start = {"preset": "a100_nvlink", "alpha_us": exported["data"]["presets"]["a100_nvlink"]["alpha_us"],
+             "beta_gbps": exported["data"]["presets"]["a100_nvlink"]["beta_gbps"], "n": 16, "k": 1, "efficiency": False}
+    steps = [("preset", "ib_ndr", start), ("alpha_us", 20.0, start), ("preset", "custom", start)]
+    results = live_harness.evaluate(run, [exported["data"], steps])
+    for (name, value, state), result in zip(steps, results):
+        with ccb.AlgorithmExplorer(**state) as e:
+            e.controls[name].value = value  # what a reader's control does
+            assert result == e.values, (name, value)
+
+
+def test_live_on_the_site_follows_a_drag_through_20_states(live_site_page):
+    check_drags_on_site(live_site_page(PAGE), "AlgorithmExplorer", typed, expected_text, python_text, seed=22)
+
+
+def test_live_on_a_phone_fits_and_follows_touch(live_site_page):
+    check_phone(live_site_page(PAGE, mobile=True), "AlgorithmExplorer", "n", typed, expected_text)
