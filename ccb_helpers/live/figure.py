@@ -199,6 +199,21 @@ def _marker_radius(area_pt2: float) -> float:
     return round(math.sqrt(area_pt2) / 2 * 100 / 72, 2)
 
 
+#: Most vertices a page drawing holds (the explorers' caps stay far below: 128 hosts + switches).
+MAX_GRAPH_NODES = 1024
+
+
+def _check_drawable(topology, root) -> None:
+    from .._validation import check_int
+    from ..topology import Topology
+
+    if not isinstance(topology, Topology):
+        raise TypeError(f"topology must be a Topology (e.g. ccb.ring(8)), got {type(topology).__name__}")
+    if topology.n > MAX_GRAPH_NODES:
+        raise ValueError(f"topology {topology.name} has more than {MAX_GRAPH_NODES} endpoints to draw on a page")
+    check_int("root", root, minimum=0, maximum=topology.n - 1)
+
+
 def topology_graph(topology, root: int = 0, side=None) -> tuple[dict, str, int]:
     """``(graph, title, crossing)`` of a topology drawn as :func:`ccb_helpers.plotting.draw_topology` draws it.
 
@@ -215,6 +230,7 @@ def topology_graph(topology, root: int = 0, side=None) -> tuple[dict, str, int]:
     from ..plotting import COLORS
     from ..plotting.topology import _layout, _topology_geometry
 
+    _check_drawable(topology, root)
     geo = _topology_geometry(topology, root, None if side is None else frozenset(side))
     g = topology.graph
     pos = _layout(topology)
@@ -292,6 +308,7 @@ def graph_limits(topology, root: int = 0, side=None) -> tuple[list[float], list[
     """The axes limits the PNG uses for a topology drawing (a pad around every node and arc)."""
     from ..plotting.topology import _topology_geometry
 
+    _check_drawable(topology, root)
     geo = _topology_geometry(topology, root, None if side is None else frozenset(side))
     lo, hi = geo["lo"], geo["hi"]
     pad = 0.08 * max(hi - lo) + 0.3
