@@ -288,3 +288,15 @@ def test_render_stacks_panels_on_a_phone_and_keeps_text_readable(live_harness):
     assert phone["panels"][1][1] > phone["panels"][0][1] + 150, "phone: the second panel below the first"
     assert phone["width"] <= 390 and desktop["width"] <= 688
     assert phone["minFont"] >= 9 and desktop["minFont"] >= 9
+
+
+def test_both_editions_carry_the_live_explorers(reader_site, student_site):
+    """The build step runs in both editions: chapters 1 and 2 have their live element and scripts."""
+    for site in (reader_site, student_site):
+        for page, name, script in [("01_information_propagation", "PropagationExplorer", "propagation_explorer.js"),
+                                   ("02_topology_diameter", "TopologyExplorer", "topology_explorer.js")]:
+            html = (site / "notebooks" / f"{page}.html").read_text(encoding="utf-8")
+            assert html.count(f'data-explorer="{name}"') == 1, (site, page)
+            assert "_static/live/ccb-live.js" in html and f"_static/live/{script}" in html, (site, page)
+            assert (site / "_static" / "live" / script).is_file()
+            assert "<img" in html.split(f'data-explorer="{name}"')[1][:400_000], "the PNG fallback stays"

@@ -3,6 +3,20 @@
 A FigureSpec is ``{"panels": [Panel, ...]}``; these helpers fill every key of a Panel and a Series
 with its default so the page never guesses, and convert matplotlib colours (names, RGBA tuples,
 colormap samples) to ``#rrggbb``. Colours come from :data:`ccb_helpers.plotting.COLORS`.
+
+Compatible extensions of the contract that ``ccb-live.js`` draws (all optional):
+
+- FigureSpec ``"height"``: CSS px of the row of panels on a desktop (default 320).
+- Panel ``"weight"`` (share of the row's width), ``"axis": false`` (no frame or ticks),
+  ``"aspect": "equal"`` (one data unit is as long on both axes), ``"stackedHeight"`` (live-c:
+  height as a share of the width when stacked on a phone).
+- Series ``"alpha"``, ``"r"`` (marker radius, px).
+- Text ``"size"`` (px), ``"valign"`` (``"center"``, ``"bottom"``: the text sits above y, ``"top"``);
+  ``"\\n"`` breaks lines in texts, titles and tick labels.
+- Graph node ``"r"`` (px), ``"shape": "square"``, ``"ring"`` (colour of a circle around it),
+  ``"labelInside"`` and ``"labelColor"``, ``"stroke"``; edge ``"curve"`` (matplotlib's arc3 ``rad``),
+  ``"dash"``, ``"shrink"`` / ``"arrow"`` / ``"labelAt"`` (live-c).
+- The explorer script's ``adjust(name, state, controls, data)`` also gets the exported ``data``.
 """
 
 from __future__ import annotations
