@@ -41,7 +41,7 @@ def nccl_bound_parameters(topology="dgx_h100", n_nodes=None, **overrides):
     (384.0, 360.0)
     """
     if n_nodes is not None:
-        n_nodes = check_int("n_nodes", n_nodes, minimum=1, maximum=MAX_RANKS)
+        n_nodes = check_int("n_nodes", n_nodes, minimum=1, maximum=MAX_RANKS, scalar=True)
     topo = _resolve_topology(topology, overrides, n_nodes)
     return _bound_parameters(topo)
 

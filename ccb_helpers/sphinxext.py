@@ -263,13 +263,6 @@ class CJKSoftBreaks(SphinxPostTransform):
         join_cjk_soft_breaks(self.document)
 
 
-def _home_title_once(app, pagename, templatename, context, doctree) -> None:
-    """The home page's <title> is the book's title once, not "集合通信理论下界 — 集合通信理论下界"."""
-    title = re.sub(r"<[^>]+>", "", str(context.get("title") or "")).strip()
-    if title and title == str(context.get("docstitle") or "").strip():
-        context["titlesuffix"] = ""
-
-
 def _is_inline_math_or_code(node) -> bool:
     return isinstance(node, (nodes.math, nodes.literal)) and not isinstance(node, nodes.math_block)
 
@@ -402,6 +395,9 @@ def _register_bibliography_style() -> None:
     register_plugin("pybtex.style.formatting", "ccb_author_year", AuthorYearStyle, force=True)
 
 
+_TITLE_TWICE = re.compile(r"<title>([^<]+?) &#8212; \1</title>")
+
+
 def _rewrite_hard_coded_labels(app, exception) -> None:
     if exception is not None or app.builder.format != "html" or not str(app.config.language or "").startswith("zh"):
         return
@@ -413,6 +409,8 @@ def _rewrite_hard_coded_labels(app, exception) -> None:
         new = text
         for old, replacement in HARD_CODED.items():
             new = new.replace(old, replacement)
+        # The home page's title is the book's: "集合通信理论下界 — 集合通信理论下界" said it twice.
+        new = _TITLE_TWICE.sub(r"<title>\1</title>", new, count=1)
         if new != text:
             path.write_text(new, encoding="utf-8")
 
@@ -425,7 +423,6 @@ def setup(app):
     app.connect("builder-inited", _add_static)
     app.connect("builder-inited", _disambiguate_years, priority=600)  # after sphinxcontrib-bibtex reads the .bib
     app.connect("html-page-context", _drop_thebe_widget_state_and_duplicates, priority=900)
-    app.connect("html-page-context", _home_title_once)
     app.connect("build-finished", _rewrite_hard_coded_labels)
     app.add_post_transform(CJKSoftBreaks)
     app.add_post_transform(ChineseTypography)

@@ -43,7 +43,7 @@ from typing import NamedTuple
 import networkx as nx
 import numpy as np
 
-from ._validation import check_choice, check_int, check_real
+from ._validation import check_bool, check_choice, check_int, check_real
 from .primitives import PRIMITIVES
 from .schedule import Round, Schedule, block_bounds, buffers_for
 from .topology import Topology
@@ -190,16 +190,16 @@ def _check_topology(topology) -> Topology:
 
 
 def _check_instance(steps, rounds, chunks):
-    steps = check_int("steps", steps, minimum=1, maximum=64)
-    rounds = check_int("rounds", rounds, minimum=1, maximum=4096)
-    chunks = check_int("chunks", chunks, minimum=1, maximum=64)
+    steps = check_int("steps", steps, minimum=1, maximum=64, scalar=True)
+    rounds = check_int("rounds", rounds, minimum=1, maximum=4096, scalar=True)
+    chunks = check_int("chunks", chunks, minimum=1, maximum=64, scalar=True)
     if rounds < steps:
         raise ValueError(f"rounds must be >= steps (every step takes at least one round), got rounds={rounds} < steps={steps}")
     return steps, rounds, chunks
 
 
 def _check_time_limit(time_limit) -> float:
-    time_limit = check_real("time_limit", time_limit, minimum=0.0, strict=True)
+    time_limit = check_real("time_limit", time_limit, minimum=0.0, strict=True, scalar=True)
     if time_limit > MAX_TIME_LIMIT:
         raise ValueError(f"time_limit must be <= {MAX_TIME_LIMIT:g} s, got {time_limit:g}")
     return time_limit
@@ -233,7 +233,7 @@ def steps_lower_bound(topology, primitive, root=0) -> int:
     """
     topology = _check_topology(topology)
     primitive = check_choice("primitive", primitive, SYNTHESIS_PRIMITIVES)
-    root = check_int("root", root, minimum=0, maximum=topology.n - 1)
+    root = check_int("root", root, minimum=0, maximum=topology.n - 1, scalar=True)
     hops = _network(topology).hops
     if primitive in ("all_gather", "reduce_scatter", "all_reduce", "all_to_all"):
         return int(hops.max())
@@ -361,7 +361,7 @@ def rounds_per_chunk_bound(topology, primitive, root=0) -> Fraction:
     """
     topology = _check_topology(topology)
     primitive = check_choice("primitive", primitive, SYNTHESIS_PRIMITIVES)
-    root = check_int("root", root, minimum=0, maximum=topology.n - 1)
+    root = check_int("root", root, minimum=0, maximum=topology.n - 1, scalar=True)
     if topology.n > MAX_BOUND_ENDPOINTS:  # before building anything
         raise ValueError(f"the cut bound enumerates all 2**n node sets; n <= {MAX_BOUND_ENDPOINTS}, got n={topology.n}")
     net = _network(topology, hops=False)
@@ -389,12 +389,13 @@ class _Encoding:
     rounds: int
 
 
-def _prune(net: _Network, chunk_list: list[_Chunk], steps: int):
+def _prune(net: _Network, chunk_list: list[_Chunk], steps: int, deadline: float = math.inf, time_limit: float = math.inf):
     """Send variables worth creating: (c, arc, s) with the sender able to hold c by step s and the
     receiver able to deliver it (be a destination, or reach one in the steps left)."""
     hops = net.hops
     out = []
     for c, ch in enumerate(chunk_list):
+        _check_deadline(deadline, time_limit, "listing the send variables")
         dist_from = hops[ch.source]
         need = sorted(ch.needed_by - {ch.source})
         if not need:
@@ -409,17 +410,29 @@ def _prune(net: _Network, chunk_list: list[_Chunk], steps: int):
     return out
 
 
-def _estimate_variables(net: _Network, primitive: str, steps: int, chunks: int, root: int) -> int:
-    """Upper estimate of send variables, without building them: arcs x steps x chunks that matter."""
-    per_chunk = len(net.arcs) * steps
-    count = {"all_gather": net.n, "broadcast": 1, "scatter": net.n, "gather": net.n, "all_to_all": net.n * net.n}
-    return per_chunk * chunks * count[primitive]
+def _estimate_variables(topology: Topology, primitive: str, steps: int, chunks: int, root: int) -> int:
+    """Upper estimate of send variables, without building the encoding's network (building the
+    arcs of ``single_switch(1024)`` alone took 7 s, #28): arcs x steps x chunks that matter."""
+    n = topology.n
+    arcs = n * (n - 1) if topology.switched else 2 * topology.graph.number_of_edges()
+    count = {"all_gather": n, "broadcast": 1, "scatter": n, "gather": n, "all_to_all": n * n}
+    return arcs * steps * chunks * count[primitive]
 
 
-def _encode(topology: Topology, primitive: str, steps: int, rounds: int, chunks: int, root: int) -> _Encoding:
+def _check_deadline(deadline: float, time_limit: float, what: str) -> float:
+    """Seconds left before ``deadline``; :class:`SynthesisTimeout` if none (the limit covers the whole call)."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise SynthesisTimeout(f"time_limit={time_limit:g} s reached while {what}, before the solver decided; raise time_limit")
+    return left
+
+
+def _encode(topology: Topology, primitive: str, steps: int, rounds: int, chunks: int, root: int,
+            deadline: float = math.inf, time_limit: float = math.inf) -> _Encoding:
     net = _network(topology)
+    _check_deadline(deadline, time_limit, "building the network")
     chunk_list = _chunks(primitive, net.n, chunks, root)
-    sends = _prune(net, chunk_list, steps)
+    sends = _prune(net, chunk_list, steps, deadline, time_limit)
     nv = len(sends)
     lower, upper = [0] * nv, [1] * nv
     rounds_vars = list(range(nv, nv + steps))
@@ -433,12 +446,15 @@ def _encode(topology: Topology, primitive: str, steps: int, rounds: int, chunks:
         incoming.setdefault((c, v), []).append((i, s))
         by_arc_step.setdefault((a, s), []).append(i)
     for i, (c, a, s) in enumerate(sends):
+        if i % 1024 == 0:
+            _check_deadline(deadline, time_limit, "encoding the relay constraints")
         u, _ = net.arcs[a]
         if u == chunk_list[c].source:
             continue
         # u must hold c at the start of step s: it received c in an earlier step.
         earlier = [(j, -1) for j, s2 in incoming.get((c, u), []) if s2 < s]
         constraints.append(([(i, 1)] + earlier, -math.inf, 0))
+    _check_deadline(deadline, time_limit, "encoding the relay constraints")
     for c, ch in enumerate(chunk_list):
         for v in range(net.n):
             if v == ch.source:
@@ -457,6 +473,7 @@ def _encode(topology: Topology, primitive: str, steps: int, rounds: int, chunks:
             if len(terms) > b:  # with fewer sends than links the limit cannot bind
                 constraints.append((terms + [(rounds_vars[s], -b)], -math.inf, 0))
     constraints.append(([(r, 1) for r in rounds_vars], steps, rounds))
+    _check_deadline(deadline, time_limit, "encoding the link constraints")
     return _Encoding(sends, rounds_vars, nv + steps, lower, upper, constraints, chunk_list, net, steps, rounds)
 
 
@@ -464,18 +481,25 @@ class SolverError(RuntimeError):
     """The solver rejected the model (``MODEL_INVALID``): a bug of the encoding, never "unknown" or "infeasible"."""
 
 
-def _solve_cpsat(enc: _Encoding, time_limit: float, workers: int = 1, seed: int = 0):
+def _solve_cpsat(enc: _Encoding, time_limit: float, workers: int = 1, seed: int = 0, deadline: float | None = None):
     """("sat", values) | ("unsat", None) | ("unknown", None) from OR-Tools CP-SAT.
 
     Only ``INFEASIBLE`` is a proof ("unsat"); ``UNKNOWN`` (time limit reached) is "unknown";
-    ``MODEL_INVALID`` raises :class:`SolverError` (it must never read as either).
+    ``MODEL_INVALID`` raises :class:`SolverError` (it must never read as either). With a
+    ``deadline`` (``time.monotonic()``), the solver gets what is left of ``time_limit`` after
+    building the model.
     """
     from ortools.sat.python import cp_model
 
+    if deadline is None:
+        deadline = time.monotonic() + time_limit
     model = cp_model.CpModel()
     x = [model.NewIntVar(lo, hi, "") for lo, hi in zip(enc.lower, enc.upper)]
-    for terms, lo, hi in enc.constraints:
-        expr = sum(coef * x[v] for v, coef in terms) if terms else 0
+    for k, (terms, lo, hi) in enumerate(enc.constraints):
+        if k % 1024 == 0:
+            _check_deadline(deadline, time_limit, "building the CP-SAT model")
+        # WeightedSum builds one linear expression (a Python sum of products made one per term).
+        expr = cp_model.LinearExpr.WeightedSum([x[v] for v, _ in terms], [coef for _, coef in terms]) if terms else 0
         if not terms:
             if not (lo <= 0 <= hi):
                 return "unsat", None
@@ -488,7 +512,7 @@ def _solve_cpsat(enc: _Encoding, time_limit: float, workers: int = 1, seed: int 
             if hi != math.inf:
                 model.Add(expr <= int(hi))
     solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = float(time_limit)
+    solver.parameters.max_time_in_seconds = _check_deadline(deadline, time_limit, "building the CP-SAT model")
     solver.parameters.num_workers = workers
     solver.parameters.random_seed = seed
     status = solver.Solve(model)
@@ -617,26 +641,31 @@ def _reverse_schedule(schedule: Schedule, primitive: str) -> Schedule:
 # --------------------------------------------------------------------------- public API
 
 
-def _solve_non_combining(topology, primitive, steps, rounds, chunks, root, m, time_limit, workers):
-    net = _network(topology)
-    estimate = _estimate_variables(net, primitive, steps, chunks, root)
+def _check_model_size(topology, primitive, steps, chunks, root) -> None:
+    estimate = _estimate_variables(topology, primitive, steps, chunks, root)
     if estimate > MAX_SEND_VARIABLES:
         raise ValueError(
             f"instance too large: about {estimate} send variables (chunks x arcs x steps), cap {MAX_SEND_VARIABLES}; "
             f"use fewer steps or chunks"
         )
-    found = _solve_sends(topology, primitive, steps, rounds, chunks, root, time_limit, workers)
+
+
+def _solve_non_combining(topology, primitive, steps, rounds, chunks, root, m, time_limit, workers, deadline=None):
+    _check_model_size(topology, primitive, steps, chunks, root)
+    deadline = time.monotonic() + time_limit if deadline is None else deadline
+    found = _solve_sends(topology, primitive, steps, rounds, chunks, root, time_limit, workers, deadline)
     if found is None:
         return None
     per_step, rounds_used, chunk_list = found
     name = f"synthesized S={steps} R={rounds} C={chunks}"
-    return _to_schedule(primitive, net.n, m, chunks, root, per_step, rounds_used, chunk_list, name)
+    return _to_schedule(primitive, topology.n, m, chunks, root, per_step, rounds_used, chunk_list, name)
 
 
-def _solve_sends(topology, primitive, steps, rounds, chunks, root, time_limit, workers=1):
+def _solve_sends(topology, primitive, steps, rounds, chunks, root, time_limit, workers=1, deadline=None):
     """(sends per step, rounds per step, chunk list), or None if proved infeasible; raises on time-out."""
-    enc = _encode(topology, primitive, steps, rounds, chunks, root)
-    status, values = _solve_cpsat(enc, time_limit, workers=workers)
+    deadline = time.monotonic() + time_limit if deadline is None else deadline
+    enc = _encode(topology, primitive, steps, rounds, chunks, root, deadline, time_limit)
+    status, values = _solve_cpsat(enc, time_limit, workers=workers, deadline=deadline)
     if status == "unknown":
         raise SynthesisTimeout(
             f"CP-SAT reached time_limit={time_limit:g} s on {primitive} steps={steps} rounds={rounds} chunks={chunks} "
@@ -661,7 +690,8 @@ def synthesize(topology, primitive, steps, rounds, chunks, *, time_limit, root=0
         The instance ``(S, R, C)``: ``1 <= S <= 64``, ``S <= R <= 4096``, ``1 <= C <= 64``.
         AllReduce splits them evenly between ReduceScatter and AllGather (``S`` and ``R`` even).
     time_limit : float
-        Seconds the solver may spend, ``0 < time_limit <= 3600`` (required: nothing runs away).
+        Seconds the whole call may spend, ``0 < time_limit <= 3600`` (required: nothing runs
+        away): building the network and the model counts, the solver gets what is left.
     root : int, default 0
         Root of a rooted primitive.
     m : int, optional
@@ -680,7 +710,7 @@ def synthesize(topology, primitive, steps, rounds, chunks, *, time_limit, root=0
     Raises
     ------
     SynthesisTimeout
-        The solver ran out of time without deciding.
+        ``time_limit`` ran out (while building the model or solving) without a decision.
     ValueError
         Unknown primitive, ``rounds < steps``, ``chunks < 1``, a disconnected topology, or an
         encoding above :data:`MAX_SEND_VARIABLES` (estimated before building it).
@@ -698,15 +728,23 @@ def synthesize(topology, primitive, steps, rounds, chunks, *, time_limit, root=0
     primitive = check_choice("primitive", primitive, SYNTHESIS_PRIMITIVES)
     steps, rounds, chunks = _check_instance(steps, rounds, chunks)
     time_limit = _check_time_limit(time_limit)
-    root = check_int("root", root, minimum=0, maximum=topology.n - 1)
-    workers = check_int("workers", workers, minimum=1, maximum=64)
+    root = check_int("root", root, minimum=0, maximum=topology.n - 1, scalar=True)
+    workers = check_int("workers", workers, minimum=1, maximum=64, scalar=True)
     n = topology.n
     default_m = chunks if primitive in ("broadcast", "reduce") else n * chunks
-    m = default_m if m is None else check_int("m", m, minimum=1, maximum=1 << 30)
+    m = default_m if m is None else check_int("m", m, minimum=1, maximum=1 << 30, scalar=True)
+    if primitive == "all_reduce" and (steps % 2 or rounds % 2):
+        raise ValueError(f"all_reduce is ReduceScatter + AllGather with equal halves: steps and rounds must be even, got {steps}, {rounds}")
+    base = {"all_reduce": "all_gather"}.get(primitive, _DUAL.get(primitive, primitive))
+    # The size cap first (from the topology's closed form, nothing built), then the clock: the
+    # time limit covers the network, the encoding, the model and the solver (#28: 11-42 s and
+    # 0.9 GB went into building before a 0.01 s limit started).
+    _check_model_size(topology, base, steps // 2 if primitive == "all_reduce" else steps, chunks, root)
+    from ortools.sat.python import cp_model  # noqa: F401 - loaded once per process (~1.5 s), before the clock
+
+    deadline = time.monotonic() + time_limit
     if primitive == "all_reduce":
-        if steps % 2 or rounds % 2:
-            raise ValueError(f"all_reduce is ReduceScatter + AllGather with equal halves: steps and rounds must be even, got {steps}, {rounds}")
-        half = _solve_non_combining(topology, "all_gather", steps // 2, rounds // 2, chunks, root, m, time_limit, workers)
+        half = _solve_non_combining(topology, "all_gather", steps // 2, rounds // 2, chunks, root, m, time_limit, workers, deadline)
         if half is None:
             return None
         rs = _reverse_schedule(half, "reduce_scatter")
@@ -716,10 +754,10 @@ def synthesize(topology, primitive, steps, rounds, chunks, *, time_limit, root=0
             step_rounds=rs.step_rounds + half.step_rounds, chunk_bytes=half.chunk_bytes, topology=topology,
         )
     if primitive in _DUAL:
-        dual = _solve_non_combining(topology, _DUAL[primitive], steps, rounds, chunks, root, m, time_limit, workers)
+        dual = _solve_non_combining(topology, _DUAL[primitive], steps, rounds, chunks, root, m, time_limit, workers, deadline)
         schedule = None if dual is None else _reverse_schedule(dual, primitive)
     else:
-        schedule = _solve_non_combining(topology, primitive, steps, rounds, chunks, root, m, time_limit, workers)
+        schedule = _solve_non_combining(topology, primitive, steps, rounds, chunks, root, m, time_limit, workers, deadline)
     if schedule is not None:
         schedule.topology = topology  # the schedule carries its network: run_schedule(schedule) just works (#26)
     return schedule
@@ -842,10 +880,13 @@ def pareto_frontier(topology, primitive, max_steps, *, max_chunks=6, time_limit=
     primitive = check_choice("primitive", primitive, SYNTHESIS_PRIMITIVES)
     if primitive == "all_reduce":
         raise ValueError("pareto_frontier: all_reduce is ReduceScatter + AllGather; take all_gather's frontier")
-    max_steps = check_int("max_steps", max_steps, minimum=1, maximum=16)
-    max_chunks = check_int("max_chunks", max_chunks, minimum=1, maximum=16)
+    max_steps = check_int("max_steps", max_steps, minimum=1, maximum=16, scalar=True)
+    max_chunks = check_int("max_chunks", max_chunks, minimum=1, maximum=16, scalar=True)
     time_limit = _check_time_limit(time_limit)
-    root = check_int("root", root, minimum=0, maximum=topology.n - 1)
+    root = check_int("root", root, minimum=0, maximum=topology.n - 1, scalar=True)
+    workers = check_int("workers", workers, minimum=1, maximum=64, scalar=True)
+    if log is not None and not callable(log):
+        raise TypeError(f"log must be a function taking one line of text, or None; got {type(log).__name__}")
     bound = rounds_per_chunk_bound(topology, primitive, root)
     first = steps_lower_bound(topology, primitive, root)
     frontier: list[FrontierPoint] = []
@@ -993,8 +1034,13 @@ def stored_schedule(topology, primitive, steps, chunks, rounds=None, m=None, ver
     """
     topology = _check_topology(topology)
     primitive = check_choice("primitive", primitive, SYNTHESIS_PRIMITIVES)
-    steps = check_int("steps", steps, minimum=1)
-    chunks = check_int("chunks", chunks, minimum=1)
+    steps = check_int("steps", steps, minimum=1, maximum=64, scalar=True)
+    chunks = check_int("chunks", chunks, minimum=1, maximum=64, scalar=True)
+    if rounds is not None:
+        rounds = check_int("rounds", rounds, minimum=1, maximum=4096, scalar=True)
+    if m is not None:
+        m = check_int("m", m, minimum=1, maximum=1 << 30, scalar=True)
+    verify = check_bool("verify", verify)
     base = _DUAL.get(primitive, primitive)  # ReduceScatter / Reduce: the stored dual, reversed
     matches = [e for e in _load_store()
                if _topology_from_spec(e["topology"]).name == topology.name and e["primitive"] == base

@@ -141,6 +141,12 @@ def test_live_on_the_site_follows_a_drag_through_20_states(live_site_page):
         else:
             assert values[name] == target
         assert _shown(page, handle) == text_of(bisection_state(**values)["readout"]), values
+        # the cut is drawn: one disc per endpoint, red links across the cut, both bounds marked at N
+        drawn = page.evaluate("""r => { const [g, c] = r.querySelectorAll('.ccb-live-panel');
+            return {discs: g.querySelectorAll('circle').length, red: g.querySelectorAll('[stroke="#d62728"]').length,
+                    marks: c.querySelectorAll('circle').length}; }""", handle)
+        topo = _topology(values["family"], values["size"], values["oversubscription"])
+        assert drawn["discs"] == topo.n and drawn["red"] > 0 and drawn["marks"] >= 2, (values, drawn)
     assert page.evaluate("r => r.querySelector('svg').outerHTML", handle) != default_svg
     with BisectionExplorer(**values) as e:  # the DOM contract: ccb.BisectionExplorer(**values).readout
         assert text_of(e.readout.value) == _shown(page, handle)

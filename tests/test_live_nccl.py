@@ -143,6 +143,12 @@ def test_live_on_the_site_follows_a_drag_through_20_states(live_site_page):
         else:
             assert values[name] == target
         assert _shown(page, handle) == text_of(_readout(values)), values
+        # a curve per algorithm/protocol NCCL considers (and the two bounds in time mode) and the pick marked
+        drawn = page.evaluate("r => ({curves: r.querySelectorAll('.ccb-live-panel path').length, "
+                              "mark: r.querySelectorAll('.ccb-live-panel circle').length})", handle)
+        nodes = 1 if values["preset"] == "dgx_h100" else values["n"] // 8
+        pairs = len(ccb.nccl_predict("all_reduce", values["n"], nodes, 2**20, values["preset"]).times)
+        assert drawn["curves"] == pairs + (0 if values["efficiency"] else 2) and drawn["mark"] >= 1, (values, drawn)
     assert page.evaluate("r => r.querySelector('svg').outerHTML", handle) != default_svg
     with NcclExplorer(**values) as e:  # the DOM contract: ccb.NcclExplorer(**values).readout
         assert text_of(e.readout.value) == _shown(page, handle)

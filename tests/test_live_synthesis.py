@@ -129,6 +129,11 @@ def test_live_on_the_site_follows_a_drag_through_20_states(live_site_page):
         else:
             assert values[name] == target
         assert _shown(page, handle) == text_of(synthesis_state(**values)["readout"]), values
+        # one arrow head per (sender, receiver) pair of the drawn step, one disc per GPU
+        drawn = page.evaluate("""r => { const g = r.querySelectorAll('.ccb-live-panel')[0];
+            return {heads: g.querySelectorAll('polygon').length, discs: g.querySelectorAll('circle').length}; }""", handle)
+        state = synthesis_state(**values)
+        assert drawn == {"heads": len(state["drawing"]["arrows"]), "discs": len(state["drawing"]["pos"])}, (values, drawn)
     assert page.evaluate("r => r.querySelector('svg').outerHTML", handle) != default_svg
     with SynthesisExplorer(**values) as e:  # the DOM contract: ccb.SynthesisExplorer(**values).readout
         assert text_of(e.readout.value) == _shown(page, handle)

@@ -7,6 +7,7 @@ tests/test_bandwidth.py; the memory caps in tests/test_memory_caps.py.
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import numpy as np
 import pytest
@@ -102,3 +103,107 @@ def test_best_algorithm_refuses_a_grid_whose_names_alone_exceed_the_budget():
     # 2**25 elements of 26-character names are 3.5 GB: refused before any work, naming the cap.
     with pytest.raises(ValueError, match="memory"):
         ccb.best_algorithm("all_reduce", 64, np.broadcast_to(1.0, (2**25,)), 5e-6, 25e9)
+
+
+# -- synthesis: the time limit covers the whole call; scalars are scalars ---------------------------
+
+
+class _FakeClock:
+    """time.monotonic advancing 0.3 s per reading: any phase of the call that looks at the clock
+    sees the limit pass (no sleeping, no measured speed)."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def monotonic(self):
+        self.now += 0.3
+        return self.now
+
+    def perf_counter(self):
+        return self.monotonic()
+
+
+def test_synthesize_time_limit_covers_building_the_model(monkeypatch):
+    # Before #28 the limit started with the solver: 11-42 s and 0.9 GB went into building first.
+    import ccb_helpers.synthesis as synthesis
+
+    monkeypatch.setattr(synthesis, "time", _FakeClock())
+    with pytest.raises(ccb.SynthesisTimeout, match="time_limit=1 s"):
+        ccb.synthesize(ccb.ring(6), "all_gather", 3, 3, 1, time_limit=1.0)
+
+
+def test_synthesize_checks_the_model_size_before_building_anything(monkeypatch):
+    import ccb_helpers.synthesis as synthesis
+
+    def built(*args, **kwargs):
+        raise AssertionError("the network was built before the size cap was checked")
+
+    monkeypatch.setattr(synthesis, "_network", built)
+    with pytest.raises(ValueError, match="send variables"):
+        ccb.synthesize(ccb.single_switch(1024), "broadcast", 1, 1, 1, time_limit=0.01)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: ccb.synthesize(ccb.ring(4), "all_gather", np.array([2]), 2, 1, time_limit=1), "steps"),
+    (lambda: ccb.synthesize(ccb.ring(4), "all_gather", 2, 2, 1, time_limit=np.array([1.0])), "time_limit"),
+    (lambda: ccb.synthesize(ccb.ring(4), "all_gather", 2, 2, 1, time_limit=1, root=[0]), "root"),
+    (lambda: ccb.pareto_frontier(ccb.ring(4), "all_gather", [2]), "max_steps"),
+    (lambda: ccb.pareto_frontier(ccb.ring(4), "all_gather", 2, log=0), "log"),
+    (lambda: ccb.pareto_frontier(ccb.ring(4), "all_gather", 2, workers=[1]), "workers"),
+    (lambda: ccb.stored_schedule(ccb.dgx1(), "all_gather", [3], 6), "steps"),
+    (lambda: ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6, rounds=[7]), "rounds"),
+    (lambda: ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6, m=np.array(8)), "m"),
+    (lambda: ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6, verify=1), "verify"),
+    (lambda: ccb.attainment_table([ccb.dgx1()], "all_gather", time_limit=[1.0]), "time_limit"),
+])
+def test_synthesis_scalars_refuse_arrays(call, name):
+    # Lists and arrays reached OR-Tools or numpy ("only integer scalar arrays ...", "'int' object is not callable").
+    with pytest.raises(TypeError, match=name):
+        call()
+
+
+# -- scalars, iterators and wrong names in plots, explorers and loaders ------------------------------
+
+
+@pytest.mark.parametrize("call, error, name", [
+    (lambda: ccb.plot_bisection_ratio(primitives=("all_to_all",), families=("ring",), max_n=16, m=1e-320), ValueError, "m"),
+    (lambda: ccb.plot_bisection_ratio(primitives=iter(["all_to_all"])), TypeError, "primitives"),
+    (lambda: ccb.plot_algorithm_times(m_range=np.array(5)), TypeError, "m_range"),
+    (lambda: ccb.plot_algorithm_times(m_range=(np.array([1.0, 2.0]), 2.0**20)), TypeError, r"m_range\[0\]"),
+    (lambda: ccb.plot_nccl_times(mark=-1), ValueError, "mark"),
+    (lambda: ccb.nccl_bound_parameters(n_nodes=[2]), TypeError, "n_nodes"),
+])
+def test_plot_and_parameter_arguments(call, error, name):
+    import matplotlib.pyplot as plt
+
+    try:
+        with pytest.raises(error, match=name):
+            call()
+    finally:
+        plt.close("all")
+
+
+def test_load_mpi_result_refuses_deep_json_long_names_and_devices(tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ValueError, match="source: .*too deeply"):
+        ccb.load_mpi_result(deep)  # RecursionError before #28
+    with pytest.raises(ValueError, match="source"):
+        ccb.load_mpi_result("a" * 5000 + ".json")  # OSError: file name too long
+    with pytest.raises(ValueError, match="source"):
+        ccb.load_mpi_result("/dev/zero")  # a device, not a file
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="source"):
+        ccb.load_mpi_result(fifo)  # opening a FIFO for reading would block
+
+
+@pytest.mark.parametrize("value", [10**400, [1], np.array([2.0]), np.array(3)])
+def test_explorer_controls_take_scalars_only(value):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    with ccb.PropagationExplorer() as e:
+        for name in e.controls:
+            with pytest.raises((ValueError, TypeError), match=name):
+                e.update(**{name: value})

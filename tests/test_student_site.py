@@ -1,10 +1,11 @@
 """The student edition: built from _config.student.yml, and no solution reachable from it.
 
-``tools/build_student_site.py`` is run into ``_build/test-cache/`` (the chapters' committed outputs are
-used, nothing is executed; one build per state of the sources, see ``student_site`` in conftest.py). The built site is then searched — every page's visible text, the
-downloadable notebooks in ``_sources/`` and the search index — for the text of every exercise's
-solution, and every link is checked: none may lead to the repository, Binder, Colab or a notebook
-that still has its solutions. The same search finds every exercise's statement, so it can find
+``tools/build_student_site.py`` is run into ``_build/test-cache/`` (the chapters' committed outputs
+are used, nothing is executed; one build per state of the sources, see ``student_site`` in
+conftest.py). The built site is then searched — every page's visible text, the downloadable
+notebooks in ``_sources/`` and the search index — for the text of every exercise's solution, and
+every link is checked: none may lead to the repository, Binder, Colab or a notebook that still
+has its solutions. The same search finds every exercise's statement, so it can find
 text when it is there.
 """
 

@@ -24,7 +24,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from .._validation import check_int, check_real
+from .._validation import INT64_MAX, check_int, check_real
 from ..plotting import BOOK_WIDTH, use_book_style
 
 __all__ = ["Explorer", "PIXEL_RATIO", "STYLE", "slider_args"]
@@ -295,10 +295,14 @@ class Explorer:
                     return option
             allowed = ", ".join(repr(option) for _, option in pairs)
             raise ValueError(f"{name} must be one of {allowed}; got {value!r}")
-        if isinstance(control, (widgets.IntSlider, widgets.BoundedIntText, widgets.IntText, widgets.IntRangeSlider)):
-            return check_int(name, value)
+        # Scalars only (#28: a list reached the widget as a TraitError, an array as "truth value
+        # is ambiguous"); integers beyond int64 are refused here, before _check_range formats them.
+        if isinstance(control, widgets.IntRangeSlider):
+            return check_int(name, value, minimum=-INT64_MAX, maximum=INT64_MAX)
+        if isinstance(control, (widgets.IntSlider, widgets.BoundedIntText, widgets.IntText)):
+            return check_int(name, value, minimum=-INT64_MAX, maximum=INT64_MAX, scalar=True)
         if isinstance(control, (widgets.FloatSlider, widgets.FloatLogSlider, widgets.BoundedFloatText, widgets.FloatText)):
-            return check_real(name, value, minimum=-math.inf)
+            return check_real(name, value, minimum=-math.inf, scalar=True)
         return value
 
     def _bounds(self, name: str):
@@ -491,4 +495,6 @@ def _same(option, value) -> bool:
         return isinstance(option, str) and isinstance(value, str) and option == value
     if isinstance(option, numbers.Number) and isinstance(value, numbers.Number) and not isinstance(value, bool):
         return option == value
+    if isinstance(value, (np.ndarray, list, tuple, dict, set)):
+        return option is value  # no elementwise comparison (an array's truth value is ambiguous)
     return option is value or option == value

@@ -42,15 +42,25 @@ def load_mpi_result(source) -> dict:
     """
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
-        if not path.is_file():
-            raise ValueError(f"source: no such result file: {path}")
-        size = path.stat().st_size
-        if size > MAX_RESULT_BYTES:
-            raise ValueError(f"source: result file {path} has {size} bytes, more than the cap of {MAX_RESULT_BYTES}")
+        shown = str(path) if len(str(path)) <= 200 else str(path)[:197] + "..."
+        try:  # a name too long for the file system raised OSError (#28); a FIFO or a device is no file
+            if not path.is_file():
+                raise ValueError(f"source: no such result file (a regular file): {shown}")
+            size = path.stat().st_size
+            if size > MAX_RESULT_BYTES:
+                raise ValueError(f"source: result file {shown} has {size} bytes, more than the cap of {MAX_RESULT_BYTES}")
+            with path.open("rb") as f:
+                raw = f.read(MAX_RESULT_BYTES + 1)  # capped: the file may have grown since stat
+        except OSError as error:
+            raise ValueError(f"source: cannot read the result file {shown}: {error.strerror or error}") from None
+        if len(raw) > MAX_RESULT_BYTES:
+            raise ValueError(f"source: result file {shown} has more than the cap of {MAX_RESULT_BYTES} bytes")
         try:
-            result = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as error:
-            raise ValueError(f"source: result file {path} is not JSON: {error}") from None
+            result = json.loads(raw.decode("utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise ValueError(f"source: result file {shown} is not JSON (UTF-8): {str(error)[:200]}") from None
+        except RecursionError:  # JSON nested thousands deep (#28)
+            raise ValueError(f"source: result file {shown} nests its JSON too deeply") from None
     elif isinstance(source, dict):
         result = dict(source)
     else:

@@ -23,8 +23,11 @@ def _check_bool(name: str, value) -> bool:
 
 
 def _check_names(name: str, values, choices, max_count: int | None = None) -> tuple:
-    if isinstance(values, str) or not hasattr(values, "__iter__"):
-        raise TypeError(f"{name} must be a sequence of names (e.g. a tuple of strings), got {values!r}")
+    # A sequence only: an endless iterator (itertools.count) would never end, a 0-d array has no items.
+    if not (isinstance(values, (list, tuple)) or (isinstance(values, np.ndarray) and values.ndim == 1)):
+        raise TypeError(f"{name} must be a sequence of names (e.g. a tuple of strings), got {type(values).__name__}")
+    if max_count is not None and len(values) > max(max_count, 64):
+        raise ValueError(f"{name} may name at most {max_count} entries, got {len(values)}")
     values = tuple(values)
     if not values:
         raise ValueError(f"{name} must name at least one of {', '.join(map(repr, choices))}")
@@ -34,10 +37,11 @@ def _check_names(name: str, values, choices, max_count: int | None = None) -> tu
 
 
 def _check_m_range(m_range) -> tuple[float, float]:
-    if isinstance(m_range, str) or not hasattr(m_range, "__len__") or len(m_range) != 2:
-        raise TypeError(f"m_range must be a pair (m_min, m_max) of sizes in bytes, got {m_range!r}")
-    lo = check_real("m_range[0]", m_range[0], minimum=0.0, strict=True)
-    hi = check_real("m_range[1]", m_range[1], minimum=0.0, strict=True)
+    # Only a list, tuple or 1-d array of two: a 0-d array has __len__ but no length, an iterator none.
+    if not (isinstance(m_range, (list, tuple)) or (isinstance(m_range, np.ndarray) and m_range.ndim == 1)) or len(m_range) != 2:
+        raise TypeError(f"m_range must be a pair (m_min, m_max) of sizes in bytes, got {type(m_range).__name__}")
+    lo = check_real("m_range[0]", m_range[0], minimum=0.0, strict=True, maximum=2.0**96, scalar=True)
+    hi = check_real("m_range[1]", m_range[1], minimum=0.0, strict=True, maximum=2.0**96, scalar=True)
     if not lo < hi:
         raise ValueError(f"m_range must satisfy m_min < m_max, got ({lo:g}, {hi:g})")
     return lo, hi
@@ -46,7 +50,7 @@ def _check_m_range(m_range) -> tuple[float, float]:
 def _check_axes_list(axes, count: int) -> list | None:
     if axes is None:
         return None
-    if isinstance(axes, str) or not hasattr(axes, "__len__"):
+    if not isinstance(axes, (list, tuple, np.ndarray)) or np.ndim(axes) == 0:
         raise TypeError(f"axes must be a sequence of {count} matplotlib Axes or None, got {type(axes).__name__}")
     axes = list(np.ravel(np.asarray(axes, dtype=object)))
     if len(axes) < count:

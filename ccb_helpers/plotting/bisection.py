@@ -27,7 +27,7 @@ def plot_bisection_ratio(primitives=("all_reduce", "all_to_all"), families=("rin
     max_n : int, default 2**14
         Largest N, ``4 <= max_n <= 2**16`` (every instance is built).
     m : float
-        Message size in bytes (``> 0``).
+        Message size in bytes, ``1 <= m <= 2**96``.
     beta : float
         Bandwidth of one link in one direction, bytes/s (``> 0``).
     axes : sequence of matplotlib Axes, optional
@@ -46,9 +46,10 @@ def plot_bisection_ratio(primitives=("all_reduce", "all_to_all"), families=("rin
 
     primitives = _check_names("primitives", primitives, PRIMITIVES, max_count=4)
     families = _check_names("families", families, FAMILIES)
-    max_n = check_int("max_n", max_n, minimum=4, maximum=2**16)
-    m = check_real("m", m, minimum=0.0, strict=True)
-    beta = check_bandwidth("beta", beta)
+    max_n = check_int("max_n", max_n, minimum=4, maximum=2**16, scalar=True)
+    # At least a byte: the ratio divides the node bound, which m = 1e-320 made 0 (#28).
+    m = check_real("m", m, minimum=1.0, maximum=2.0**96, scalar=True)
+    beta = check_bandwidth("beta", beta, scalar=True)
     axes = _check_axes_list(axes, len(primitives))
     use_book_style()
     own = axes is None
