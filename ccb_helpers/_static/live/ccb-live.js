@@ -450,17 +450,16 @@
       var entries = (p.series || []).filter(function (s) { return s.label; });
       var lg = el("g", { "class": "ccb-live-legend" }, g), ly = y0 + 6, lx = x0 + 6;
       var bg = el("rect", { x: lx, y: ly, width: 10, height: 10, fill: "#ffffff", "fill-opacity": 0.85, stroke: "#dddddd" }, lg);
-      var widest = 0, texts = [];
+      var widest = 0;
       entries.forEach(function (s, i) {
         var cy3 = ly + 10 + i * 15;
         if (s.kind === "bar" || s.kind === "band") el("rect", { x: lx + 5, y: cy3 - 5, width: 14, height: 9, fill: s.color, "fill-opacity": s.alpha === undefined ? 1 : s.alpha }, lg);
         else el("line", { x1: lx + 4, x2: lx + 20, y1: cy3, y2: cy3, stroke: s.color, "stroke-width": s.width || 1.5, "stroke-dasharray": s.dash ? "5,3" : null }, lg);
         if (s.marker && s.shape === "square") el("rect", { x: lx + 9, y: cy3 - 3, width: 6, height: 6, fill: s.color }, lg);
         else if (s.marker) el("circle", { cx: lx + 12, cy: cy3, r: 3, fill: s.color }, lg);
-        texts.push([addText(lg, lx + 25, cy3 + 4, s.label, { "font-size": SMALL }), s.label]);
+        var t = addText(lg, lx + 25, cy3 + 4, s.label, { "font-size": SMALL });
+        widest = Math.max(widest, textWidth(t, s.label));
       });
-      // Measured after every entry is in place: one layout for the legend, not one per entry (live-b).
-      texts.forEach(function (t) { widest = Math.max(widest, textWidth(t[0], t[1])); });
       bg.setAttribute("width", 32 + widest);
       bg.setAttribute("height", entries.length * 15 + 6);
     }
