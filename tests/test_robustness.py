@@ -255,3 +255,19 @@ def test_mpi_cli_json_target_must_be_a_regular_file(tmp_path):
     assert "not a regular file" in _json_target_problem("/dev/full")  # the write failed after the run
     assert "longer" in _json_target_problem(str(tmp_path / ("a" * 300)))  # OSError after the run
     assert _json_target_problem(str(tmp_path / "ok.json")) is None
+
+
+def test_a_string_that_equals_everything_is_no_choice():
+    # Found by the extended fuzz test: first_diameter_bound(family=<str equal to everything>)
+    # passed check_choice and failed deep inside ("dim must be <= 62").
+    class Evil(str):
+        def __eq__(self, other):
+            return True
+
+        __hash__ = str.__hash__
+
+    with pytest.raises(ValueError, match="family"):
+        ccb.first_diameter_bound(Evil("all_reduce"))
+    with pytest.raises(ValueError, match="primitive"):
+        ccb.combined_lower_bound(Evil("allreduce"), 4, 1.0, 1e-6, 1e9)
+    assert ccb.combined_lower_bound(np.str_("all_reduce"), 4, 4.0, 1e-6, 1e9) == ccb.combined_lower_bound("all_reduce", 4, 4.0, 1e-6, 1e9)
