@@ -271,3 +271,16 @@ def test_a_string_that_equals_everything_is_no_choice():
     with pytest.raises(ValueError, match="primitive"):
         ccb.combined_lower_bound(Evil("allreduce"), 4, 1.0, 1e-6, 1e9)
     assert ccb.combined_lower_bound(np.str_("all_reduce"), 4, 4.0, 1e-6, 1e9) == ccb.combined_lower_bound("all_reduce", 4, 4.0, 1e-6, 1e9)
+
+
+@pytest.mark.parametrize("plot", ["plot_algorithm_times", "plot_best_algorithm_map"])
+@pytest.mark.parametrize("name, value", [("alpha", np.array([1e-6])), ("beta", [1e9]), ("ports", [1])])
+def test_plots_name_the_parameter_given_an_array(plot, name, value):
+    # The message said "seconds" / "bytes_per_second" (format_time's and format_bandwidth's names).
+    import matplotlib.pyplot as plt
+
+    try:
+        with pytest.raises(TypeError, match=name):
+            getattr(ccb, plot)(**{name: value})
+    finally:
+        plt.close("all")
