@@ -160,6 +160,9 @@ def check_choice(name: str, value, choices: Iterable[str]) -> str:
     choices = tuple(choices)
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a string, one of {', '.join(map(repr, choices))}; got {_short(value)}")
+    # A plain str built from the characters: a subclass whose __eq__ says True to everything
+    # (or np.str_) would otherwise match every choice and travel on (issue #28's look-alikes).
+    value = str.__str__(value)
     if value not in choices:
         raise ValueError(f"unknown {name} {_short(value)}; allowed: {', '.join(map(repr, choices))}")
     return value

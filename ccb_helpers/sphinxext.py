@@ -23,6 +23,8 @@ What it does to every HTML page:
   "2024b" in both the text and the list.
 - Makes every explorer live (:mod:`ccb_helpers.live.build`): its data, exported from the Python
   code, inline after the cell, and ``_static/live/ccb-live.js`` + the explorer's script on that page.
+- Has the notebooks executed at build time talk to their kernels over encrypted transport (no
+  "TCP without encryption" warning from every kernel).
 - Serves ``_static/ccb.css`` / ``ccb.js``: tables that scroll sideways get a visible hint, and the
   search page's snippets drop TeX source, buttons and the page TOC, and list each page once.
 """
@@ -263,6 +265,27 @@ class CJKSoftBreaks(SphinxPostTransform):
         join_cjk_soft_breaks(self.document)
 
 
+def encrypt_kernel_transport(app=None, config=None) -> bool:
+    """Notebooks run at build time talk to their kernel over CurveZMQ-encrypted TCP; return whether set.
+
+    ipykernel 7 warns "Kernel is running over TCP without encryption" once per kernel (six lines
+    in every build log). myst-nb gives no way to configure the kernel manager it creates, so the
+    default of jupyter_client's ``KernelManager.transport_encryption`` is set to ``"auto"`` in this
+    (build) process: keys are provisioned when the kernelspec declares ``supported_encryption:
+    curve`` (ipykernel's does) and nothing changes for a kernel that does not.
+    """
+    try:
+        import zmq
+        from jupyter_client.manager import KernelManager
+    except ImportError:
+        return False
+    trait = getattr(KernelManager, "transport_encryption", None)
+    if trait is None or not zmq.has("curve"):  # an older jupyter_client, or libzmq without libsodium
+        return False
+    trait.default_value = "auto"
+    return True
+
+
 def _is_inline_math_or_code(node) -> bool:
     return isinstance(node, (nodes.math, nodes.literal)) and not isinstance(node, nodes.math_block)
 
@@ -420,6 +443,7 @@ def setup(app):
 
     _register_bibliography_style()
     live_build.setup(app)
+    app.connect("config-inited", encrypt_kernel_transport)
     app.connect("builder-inited", _add_static)
     app.connect("builder-inited", _disambiguate_years, priority=600)  # after sphinxcontrib-bibtex reads the .bib
     app.connect("html-page-context", _drop_thebe_widget_state_and_duplicates, priority=900)

@@ -80,7 +80,8 @@ def evaluate_all(page, name: str, data: dict, states: list[dict]) -> list[dict]:
         f"""([name, data, states]) => {{ const textOf = {TEXT_OF_JS}; {SUMMARY_JS}
             return states.map((s, i) => {{ const r = CCBLive.evaluate(name, data, s);
               return {{text: textOf(r.readout), figure: i % {FULL_EVERY} === 0 ? r.figure : summary(r.figure)}}; }}); }}""",
-        [name, data, states])
+        [name, data, states],
+    )
 
 
 def compare(results: list[dict], states: list[dict], frame, text_of) -> None:
@@ -138,12 +139,17 @@ def drive(page, handle, rng, steps: int, typed, expected_text, skip=()) -> list[
 
 def phone_check(page, handle) -> dict:
     """Sizes at a phone viewport: the explorer's widths, its controls' tap targets, its SVG text sizes."""
-    return page.evaluate("""r => ({scroll: r.scrollWidth, width: r.getBoundingClientRect().width,
+    return page.evaluate(
+        """r => ({scroll: r.scrollWidth, width: r.getBoundingClientRect().width,
         targets: Array.from(r.querySelectorAll('[data-control]')).map(c => Math.min(c.getBoundingClientRect().height, c.getBoundingClientRect().width)),
-        fonts: Array.from(r.querySelectorAll('svg text')).map(t => parseFloat(getComputedStyle(t).fontSize))})""", handle)
+        fonts: Array.from(r.querySelectorAll('svg text')).map(t => parseFloat(getComputedStyle(t).fontSize))})""",
+        handle,
+    )
 
 
-def check_drags_on_site(site, name: str, typed, expected_text, python_text, seed: int, args=None, steps: int = 22) -> None:
+def check_drags_on_site(
+    site, name: str, typed, expected_text, python_text, seed: int, args=None, steps: int = 22
+) -> None:
     """The site's explorer ``name`` follows ``steps`` random DOM changes (readout = Python's each time).
 
     ``python_text(values)`` builds the real explorer at the end (the DOM contract's check);

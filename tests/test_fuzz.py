@@ -64,7 +64,79 @@ def fresh(*factories):
     return st.sampled_from(factories).map(lambda make: make())
 
 
+class _EvilStr(str):
+    """A str that equals everything (issue #28: look-alikes must not pass as the value they mimic)."""
+
+    def __eq__(self, other):
+        return True
+
+    __hash__ = str.__hash__
+
+    def __str__(self):
+        return self
+
+
+class _EvilInt(int):
+    """An int that equals everything and claims any size."""
+
+    def __eq__(self, other):
+        return True
+
+    def __lt__(self, other):
+        return False
+
+    __le__ = __gt__ = __ge__ = __lt__
+    __hash__ = int.__hash__
+
+
+class _EvilFraction(Fraction):
+    """A Fraction whose comparisons always succeed."""
+
+    def __eq__(self, other):
+        return True
+
+    __hash__ = Fraction.__hash__
+
+
+class _FakeNumpyStr:
+    """Claims to be numpy's str_ (``__module__ = "numpy"``) but is neither a str nor a number."""
+
+    __module__ = "numpy"
+
+    def __str__(self):
+        return _EvilStr("ring")
+
+    def __eq__(self, other):
+        return True
+
+    __hash__ = object.__hash__
+
+
+_FIFO_DIR = Path(os.environ.get("TMPDIR", "/tmp")) / f"ccb_fuzz_{os.getpid()}"
+
+
+def _fifo_path() -> str:
+    """A FIFO nobody writes to: opening it for reading blocks (the issue's hang)."""
+    path = _FIFO_DIR / "fifo"
+    if not path.exists():
+        _FIFO_DIR.mkdir(exist_ok=True)
+        os.mkfifo(path)
+    return str(path)
+
+
+# Issue #28's strategies: device files and FIFOs, huge digit strings, look-alike subclasses of
+# str / int / Fraction / np.str_, 0-d arrays, iterators and arrays where scalars are expected.
+LOOK_ALIKES = st.one_of(
+    st.sampled_from(["/dev/zero", "/dev/urandom", "/dev/full", "/dev/null", "9" * 5000, "1" * 400, "1e400", "-0",
+                     "0x10", "1_000", "\u0661\u0662"]),
+    fresh(_fifo_path, lambda: _EvilStr("all_reduce"), lambda: _EvilStr("ring"), lambda: _EvilInt(4), lambda: _EvilInt(-1),
+          lambda: _EvilFraction(1, 2), _FakeNumpyStr, lambda: np.str_("all_reduce"), lambda: np.array(2**62),
+          lambda: np.array([7])[0:1], lambda: np.float64("nan"), lambda: np.int64(-1), lambda: (x for x in [1, 2]),
+          lambda: np.array([10.0**300, 10.0**300]), lambda: [2, 3.5], lambda: np.ma.masked_array([1, 2], mask=[1, 0])),
+)
+
 JUNK = st.one_of(
+    LOOK_ALIKES,
     st.none(),
     st.booleans(),
     st.text(max_size=3),
@@ -315,6 +387,28 @@ def check_round_bound(t, kw):
     t = np.asarray(t)
     if np.any(t < low * (1 - 1e-12)) or np.any(t > 2 * low * (1 + 1e-12)):
         return f"round_lower_bound {t} outside [max form, 2 x max form] = [{low}, {2 * low}]"
+    return _no_bound_above_a_verified_schedule(kw)
+
+
+def _no_bound_above_a_verified_schedule(kw):
+    """Issue #28: on small scalar instances without a topology, every generated schedule of the
+    primitive — every algorithm, every root, tiny M and M not divisible by N — runs at least the bound."""
+    primitive, n, m = kw["primitive"], kw["n"], kw["m"]
+    if any(isinstance(kw.get(k), np.ndarray) for k in ("n", "m", "alpha", "beta")) or kw.get("diameter", 0) > 1:
+        return None
+    if kw.get("degree") is not None or not 1 <= n <= 8:
+        return None
+    m = int(min(m, 40))  # tiny sizes, divisible by n or not
+    for algorithm in ccb.applicable_algorithms(primitive, n=n):
+        ports = max(ccb.ALGORITHMS[algorithm][primitive].min_ports, kw.get("ports", 1))
+        if primitive == "all_to_all" and m % n:
+            continue
+        for root in range(n) if primitive in ccb.ROOTED_PRIMITIVES else (0,):
+            run = ccb.simulate(algorithm, primitive, n, m, ports=ports, root=root)
+            took = run.time(kw["alpha"], kw["beta"])
+            bound = ccb.round_lower_bound(primitive, n, m, kw["alpha"], kw["beta"], ports=ports, diameter=kw.get("diameter", 0))
+            if took < bound * (1 - 1e-12):
+                return f"{algorithm} {primitive} n={n} m={m} root={root} ports={ports} ran {took} < round_lower_bound {bound}"
     return None
 
 
@@ -709,14 +803,39 @@ FUZZ = {
                                    alpha=ALPHA, beta=BETA),
     # hardware, units, volumes
     "preset": entry(ccb.preset, key=PRESET_KEY),
-    "HardwarePreset": entry(ccb.HardwarePreset, key=st.text(max_size=3), label=st.text(max_size=3), alpha=SCALAR_ALPHA,
-                            beta=SCALAR_BETA, ports=st.one_of(st.none(), INT(1, 8)), topology=st.one_of(st.text(max_size=3), JUNK),
-                            source=st.text(max_size=3)),
+    "HardwarePreset": entry(ccb.HardwarePreset, optional=("links", "overhead", "gap", "hop_latency"), key=st.text(max_size=3),
+                            label=st.text(max_size=3), alpha=SCALAR_ALPHA, beta=SCALAR_BETA, ports=st.one_of(st.none(), INT(1, 8)),
+                            topology=st.one_of(st.text(max_size=3), JUNK), source=st.text(max_size=3),
+                            links=st.one_of(st.none(), INT(1, 18)), overhead=st.one_of(st.none(), SCALAR_ALPHA),
+                            gap=st.one_of(st.none(), SCALAR_ALPHA), hop_latency=st.one_of(st.none(), SCALAR_ALPHA),
+                            check=lambda p, kw: None if p.effective_ports(16) >= 1 else f"effective_ports(16) = {p.effective_ports(16)}"),
     "HardwarePreset.ports_for": entry(lambda key, n: ccb.PRESETS[key].ports_for(n), key=st.sampled_from(list(ccb.PRESETS)), n=INT(1, 64)),
     "format_bytes": entry(ccb.format_bytes, value=REAL(0.0, 1e15)),
     "format_time": entry(ccb.format_time, seconds=REAL(0.0, 1e3)),
     "format_bandwidth": entry(ccb.format_bandwidth, bytes_per_second=REAL(0.0, 1e13)),
     "Volume": entry(ccb.Volume, send=SCALAR_SIZE, recv=SCALAR_SIZE, record=True),
+    # result records validate their fields since issue #28 (a record is input to the next call)
+    "AlphaBeta": entry(ccb.AlphaBeta, alpha=SCALAR_ALPHA, beta=SCALAR_BETA, steps=INT(0, 64), intercept_s=SCALAR_ALPHA,
+                       seconds_per_byte=REAL(0.0, 1e-6), rms_relative_error=REAL(0.0, 1.0), points=INT(0, 64), record=True),
+    "PublishedLog": entry(ccb.PublishedLog, optional=("in_switch_reduction",), key=st.text(max_size=3), system=st.text(max_size=3),
+                          source=st.text(max_size=3), nccl=st.one_of(st.none(), st.text(max_size=3), JUNK),
+                          collective=st.one_of(st.none(), choice(ccb.PRIMITIVES)), n_nodes=INT(1, 64), gpu_beta=SCALAR_BETA,
+                          node_beta=st.one_of(st.none(), SCALAR_BETA), spec=st.text(max_size=3),
+                          in_switch_reduction=st.one_of(st.booleans(), JUNK), record=True),
+    "NcclTestsRow": entry(ccb.NcclTestsRow, size=INT(0, 2**30), count=INT(0, 2**28), type=st.one_of(st.none(), st.just("float"), JUNK),
+                          redop=st.one_of(st.none(), st.just("sum"), JUNK), root=st.one_of(st.none(), INT(-1, 8)),
+                          time_s=REAL(1e-6, 1.0), algbw_Bps=SCALAR_BETA, busbw_Bps=SCALAR_BETA,
+                          wrong=st.one_of(st.none(), REAL(0.0, 10.0)), time_s_inplace=st.one_of(st.none(), REAL(1e-6, 1.0)),
+                          algbw_Bps_inplace=st.one_of(st.none(), SCALAR_BETA), busbw_Bps_inplace=st.one_of(st.none(), SCALAR_BETA),
+                          wrong_inplace=st.one_of(st.none(), REAL(0.0, 10.0)), line=INT(0, 100), record=True),
+    "NcclPrediction": entry(ccb.NcclPrediction, primitive=choice(ccb.PRIMITIVES), n_ranks=INT(2, 64), n_nodes=INT(1, 8),
+                            m=INT(0, 2**30), topology=st.one_of(st.just("dgx_h100"), JUNK), times=st.one_of(st.just({}), JUNK),
+                            latencies=st.one_of(st.just({}), JUNK), bandwidths=st.one_of(st.just({}), JUNK),
+                            algorithm=st.one_of(st.just("ring"), JUNK), protocol=st.one_of(st.just("simple"), JUNK),
+                            time=SCALAR_ALPHA, record=True),
+    "NcclTestsLog": entry(ccb.NcclTestsLog, optional=("hosts", "time_unit_s"), rows=st.one_of(st.just(()), JUNK),
+                          n_ranks=st.one_of(st.none(), INT(1, 64)), collective=st.one_of(st.none(), choice(ccb.PRIMITIVES)),
+                          hosts=st.one_of(st.just(()), JUNK), time_unit_s=REAL(1e-6, 1e-3), record=True),
     # tables
     "Table": entry(ccb.Table, optional=("caption",), headers=st.one_of(st.just(["a", "b"]), JUNK),
                    rows=st.one_of(fresh(lambda: [["1", "2"]], lambda: [["1"]], lambda: []), JUNK), caption=st.one_of(st.text(max_size=3), JUNK)),
@@ -911,13 +1030,8 @@ NOT_FUZZED = {
     "plot_regime_map": "plotting.py: owned by the figures helper",
     "plot_volume_coefficients": "plotting.py: owned by the figures helper",
     "NcclExplorer": "explorer: owned by the nccl / figures helpers (explorer part of #15)",
-    "AlphaBeta": "result record of fit_alpha_beta (fuzzed): holds what it is given",
-    "NcclTestsRow": "result record of read_nccl_tests (fuzzed): holds what it is given",
-    "NcclTestsLog": "result record of read_nccl_tests (fuzzed): holds what it is given",
-    "NcclPrediction": "result record of nccl_predict (fuzzed): holds what it is given",
     "NcclVsBound": "result record of nccl_vs_bound (fuzzed): holds what it is given",
     "NvlsGraph": "result record of nvls_graph (fuzzed): holds what it is given",
-    "PublishedLog": "record of the published-log catalogue PUBLISHED_LOGS",
     "NcclTopology": "validated in __post_init__; fuzzed through the overrides of nccl_predict / nccl_vs_bound",
     "FrontierPoint": "result record of pareto_frontier (fuzzed): holds what it is given",
     "SynthesisExplorer": "explorer: owned by the synth / figures helpers (explorer part of #15)",

@@ -50,8 +50,16 @@ def random_states(exported: dict, count: int, seed: int) -> list[dict]:
         else:
             alpha_us, beta_gbps = presets[preset]["alpha_us"], presets[preset]["beta_gbps"]
         n = rng.choice([rng.randint(2, 64), rng.randint(2, 1024), 2 ** rng.randint(1, 10)])
-        states.append({"preset": preset, "alpha_us": alpha_us, "beta_gbps": beta_gbps, "n": n,
-                       "k": rng.randint(1, 2), "efficiency": rng.random() < 0.3})
+        states.append(
+            {
+                "preset": preset,
+                "alpha_us": alpha_us,
+                "beta_gbps": beta_gbps,
+                "n": n,
+                "k": rng.randint(1, 2),
+                "efficiency": rng.random() < 0.3,
+            }
+        )
     return states
 
 
@@ -80,8 +88,14 @@ def test_adjust_mirrors_python(live_harness, exported):
         const controls = {set: (n, props) => { if ('value' in props) s[n] = props.value; }};
         s[name] = value; impl.adjust(name, s, controls, data); out.push(s); }
       return out; }"""
-    start = {"preset": "a100_nvlink", "alpha_us": exported["data"]["presets"]["a100_nvlink"]["alpha_us"],
-             "beta_gbps": exported["data"]["presets"]["a100_nvlink"]["beta_gbps"], "n": 16, "k": 1, "efficiency": False}
+    start = {
+        "preset": "a100_nvlink",
+        "alpha_us": exported["data"]["presets"]["a100_nvlink"]["alpha_us"],
+        "beta_gbps": exported["data"]["presets"]["a100_nvlink"]["beta_gbps"],
+        "n": 16,
+        "k": 1,
+        "efficiency": False,
+    }
     steps = [("preset", "ib_ndr", start), ("alpha_us", 20.0, start), ("preset", "custom", start)]
     results = live_harness.evaluate(run, [exported["data"], steps])
     for (name, value, state), result in zip(steps, results):

@@ -67,7 +67,10 @@ def test_export_matches_the_explorer_controls(exported):
 def test_random_states_equal_python(live_harness, exported):
     states = random_states(exported["controls"], STATES, seed=3)
     # Extremes the random draw may miss: both ends of every range.
-    states += [dict(states[0], n=2, k=8, m=2.0**10, beta_gbps=1.0), dict(states[1], n=256, k=1, m=2.0**34, beta_gbps=1000.0)]
+    states += [
+        dict(states[0], n=2, k=8, m=2.0**10, beta_gbps=1.0),
+        dict(states[1], n=256, k=1, m=2.0**34, beta_gbps=1000.0),
+    ]
     results = evaluate_all(live_harness, "BandwidthExplorer", exported["data"], states)
     assert not live_harness.errors
     compare(results, states, bandwidth_frame, text_of)

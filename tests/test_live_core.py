@@ -288,3 +288,40 @@ def test_render_stacks_panels_on_a_phone_and_keeps_text_readable(live_harness):
     assert phone["panels"][1][1] > phone["panels"][0][1] + 150, "phone: the second panel below the first"
     assert phone["width"] <= 390 and desktop["width"] <= 688
     assert phone["minFont"] >= 9 and desktop["minFont"] >= 9
+
+
+def test_both_editions_carry_the_live_explorers(reader_site, student_site):
+    """The build step runs in both editions: chapters 1 and 2 have their live element and scripts."""
+    for site in (reader_site, student_site):
+        for page, name, script in [
+            ("01_information_propagation", "PropagationExplorer", "propagation_explorer.js"),
+            ("02_topology_diameter", "TopologyExplorer", "topology_explorer.js"),
+        ]:
+            html = (site / "notebooks" / f"{page}.html").read_text(encoding="utf-8")
+            assert html.count(f'data-explorer="{name}"') == 1, (site, page)
+            assert "_static/live/ccb-live.js" in html and f"_static/live/{script}" in html, (site, page)
+            assert (site / "_static" / "live" / script).is_file()
+            assert "<img" in html.split(f'data-explorer="{name}"')[1][:400_000], "the PNG fallback stays"
+
+
+def test_live_functions_refuse_bad_arguments():
+    from ccb_helpers.live.figure import topology_graph
+    from ccb_helpers.live.propagation_explorer import frame as propagation_frame
+    from ccb_helpers.live.topology_explorer import frame as topology_frame
+    from ccb_helpers.topology import ring
+
+    with pytest.raises(TypeError, match="keys n, k, all_port"):
+        propagation_frame({"n": 4})
+    with pytest.raises(ValueError, match="n must be"):
+        propagation_frame({"n": 1, "k": 1, "all_port": False})
+    with pytest.raises(ValueError, match="family must be one of"):
+        topology_frame({"family": "moebius", "size": 4, "k": 1})
+    assert topology_frame({"family": "hypercube", "size": 30, "k": 1}) is None  # out of the family's range: unreachable
+    with pytest.raises(TypeError, match="topology must be a Topology"):
+        topology_graph("ring")
+    with pytest.raises(ValueError, match="root"):
+        topology_graph(ring(4), root=4)
+    with pytest.raises(TypeError, match="items must be a list"):
+        pack("x")
+    with pytest.raises(ValueError, match="MAX_STATES"):
+        tabulate([("a", list(range(1000))), ("b", list(range(1000)))], lambda s: None)

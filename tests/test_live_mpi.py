@@ -47,15 +47,28 @@ def random_states(exported: dict, count: int, seed: int) -> list[dict]:
     for _ in range(count):
         pair = rng.choice(c["pair"]["options"])[1]
         m = rng.choice(exported["data"]["pairs"][pair]["options"])[1]
-        states.append({"pair": pair, "m": m, "alpha_us": rng.choice(c["alpha_us"]["values"]),
-                       "beta_gbps": rng.choice(c["beta_gbps"]["values"]), "ratio": rng.random() < 0.5})
+        states.append(
+            {
+                "pair": pair,
+                "m": m,
+                "alpha_us": rng.choice(c["alpha_us"]["values"]),
+                "beta_gbps": rng.choice(c["beta_gbps"]["values"]),
+                "ratio": rng.random() < 0.5,
+            }
+        )
     return states
 
 
 def test_export_holds_the_models_coefficients(exported):
     run = exported["data"]["pairs"]["bruck:all_gather"]["runs"][-1]  # 64 MiB on N = 4
     # Bruck AllGather (by hand): ceil(log2 4) = 2 rounds, (N-1) M / N bytes; the bound's 2 rounds, same bytes.
-    assert (run["m"], run["steps"], run["bytes"], run["bound_steps"], run["max_sr"]) == (2**26, 2, 3 * 2**24, 2, 3 * 2**24)
+    assert (run["m"], run["steps"], run["bytes"], run["bound_steps"], run["max_sr"]) == (
+        2**26,
+        2,
+        3 * 2**24,
+        2,
+        3 * 2**24,
+    )
 
 
 def test_random_states_equal_python(live_harness, exported):
@@ -89,8 +102,15 @@ def test_adjust_mirrors_python(live_harness, exported):
 
 
 def test_live_on_the_site_follows_a_drag_through_20_states(live_site_page):
-    check_drags_on_site(live_site_page(PAGE), "MPIResultExplorer", typed, expected_text, python_text, seed=23,
-                        args=["notebooks/data/mpi_sweep_example.json"])
+    check_drags_on_site(
+        live_site_page(PAGE),
+        "MPIResultExplorer",
+        typed,
+        expected_text,
+        python_text,
+        seed=23,
+        args=["notebooks/data/mpi_sweep_example.json"],
+    )
 
 
 def test_live_on_a_phone_fits_and_follows_touch(live_site_page):

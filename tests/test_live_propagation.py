@@ -17,6 +17,9 @@ from ccb_helpers.explorers.propagation import readout_html
 from ccb_helpers.live.build import live_html
 from ccb_helpers.live.propagation_explorer import export
 
+# One worker runs this module: its export (module fixture) and its site pages are shared by its tests.
+pytestmark = pytest.mark.xdist_group("live-01")
+
 PAGE = "notebooks/01_information_propagation"
 
 

@@ -20,6 +20,9 @@ from ccb_helpers.explorers.topology import SIZES, readout_html
 from ccb_helpers.live.build import live_html
 from ccb_helpers.live.topology_explorer import export
 
+# One worker runs this module: its export (module fixture) and its site pages are shared by its tests.
+pytestmark = pytest.mark.xdist_group("live-02")
+
 PAGE = "notebooks/02_topology_diameter"
 
 

@@ -207,3 +207,80 @@ def test_explorer_controls_take_scalars_only(value):
         for name in e.controls:
             with pytest.raises((ValueError, TypeError), match=name):
                 e.update(**{name: value})
+
+
+# -- the MPI command line: one validation, up front, with the later limits (changes in mpi/_cli.py) --
+
+
+def _mpi_check(argv, n=4):
+    from ccb_helpers.mpi._cli import _check_traffic, check_case_for, parse_static
+
+    config = parse_static(argv)
+    for case in config.get("cases", []):
+        check_case_for(case, n, config.get("alpha"), config.get("beta"))
+    _check_traffic(config, n)
+    return config
+
+
+RUN = ["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size"]
+
+
+@pytest.mark.parametrize("argv, words", [
+    (RUN + ["1" * 400], "characters"),  # OverflowError on every rank before #28
+    (RUN + ["1KiB", "--alpha", "1e-6", "--beta", "1e-300"], "--beta"),  # ran the job, then MPI_Abort
+    (RUN + ["1KiB", "--alpha", "1e30", "--beta", "1e9"], "--alpha"),
+    (["run", "--algorithm", "binomial_tree", "--primitive", "broadcast", "--size", "1KiB", "--alpha", "1e-6", "--beta", "1e29",
+      "--ports", "100"], "--ports"),
+    (["sweep", "--pairs", "ring:all_reduce", "--sizes", ",".join(["0"] * 2000), "--repeats", "10000", "--alpha", "1e-6",
+      "--beta", "1e9"], "collective calls"),  # zero bytes passed the 1 TiB cap: hours of calls
+])
+def test_mpi_cli_refuses_up_front(argv, words):
+    from ccb_helpers.mpi._cli import InputError
+
+    with pytest.raises(InputError, match=words):
+        _mpi_check(argv)
+
+
+def test_mpi_cli_accepts_a_good_launch():
+    config = _mpi_check(RUN + ["1KiB", "--alpha", "1e-6", "--beta", "1e9"])
+    assert config["cases"][0]["m"] == 1024
+
+
+def test_mpi_cli_json_target_must_be_a_regular_file(tmp_path):
+    from ccb_helpers.mpi._cli import _json_target_problem
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert "not a regular file" in _json_target_problem(str(fifo))  # the write blocked after the run
+    assert "not a regular file" in _json_target_problem("/dev/full")  # the write failed after the run
+    assert "longer" in _json_target_problem(str(tmp_path / ("a" * 300)))  # OSError after the run
+    assert _json_target_problem(str(tmp_path / "ok.json")) is None
+
+
+def test_a_string_that_equals_everything_is_no_choice():
+    # Found by the extended fuzz test: first_diameter_bound(family=<str equal to everything>)
+    # passed check_choice and failed deep inside ("dim must be <= 62").
+    class Evil(str):
+        def __eq__(self, other):
+            return True
+
+        __hash__ = str.__hash__
+
+    with pytest.raises(ValueError, match="family"):
+        ccb.first_diameter_bound(Evil("all_reduce"))
+    with pytest.raises(ValueError, match="primitive"):
+        ccb.combined_lower_bound(Evil("allreduce"), 4, 1.0, 1e-6, 1e9)
+    assert ccb.combined_lower_bound(np.str_("all_reduce"), 4, 4.0, 1e-6, 1e9) == ccb.combined_lower_bound("all_reduce", 4, 4.0, 1e-6, 1e9)
+
+
+@pytest.mark.parametrize("plot", ["plot_algorithm_times", "plot_best_algorithm_map"])
+@pytest.mark.parametrize("name, value", [("alpha", np.array([1e-6])), ("beta", [1e9]), ("ports", [1])])
+def test_plots_name_the_parameter_given_an_array(plot, name, value):
+    # The message said "seconds" / "bytes_per_second" (format_time's and format_bandwidth's names).
+    import matplotlib.pyplot as plt
+
+    try:
+        with pytest.raises(TypeError, match=name):
+            getattr(ccb, plot)(**{name: value})
+    finally:
+        plt.close("all")

@@ -99,3 +99,18 @@ def test_soft_break_next_to_latin_text_or_code_stays_a_space():
     assert count == 0
     # Literal blocks keep every newline.
     assert _joined(nodes.Text("代码\n块"), block=nodes.literal_block) == ("代码\n块", 0)
+
+
+def test_build_kernels_use_encrypted_transport():
+    from jupyter_client.manager import KernelManager
+
+    from ccb_helpers.sphinxext import encrypt_kernel_transport
+
+    trait = KernelManager.transport_encryption
+    before = trait.default_value
+    try:
+        assert KernelManager().transport_encryption == "disabled"  # jupyter_client's default: the warning
+        assert encrypt_kernel_transport() is True
+        assert KernelManager().transport_encryption == "auto"
+    finally:
+        trait.default_value = before

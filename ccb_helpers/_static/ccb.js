@@ -122,11 +122,20 @@ const ccbPatchSearch = () => {
     doc.querySelectorAll(".math").forEach((el) => { el.textContent = " " + ccbTexToText(el.textContent) + " "; });
     const main = doc.querySelector("article") || doc.querySelector('[role="main"]');
     if (!main) return "";
+    // Prose before code: the snippet shows the first place the term occurs, so code cells and
+    // their outputs go after the prose (a term in both is shown where the text explains it).
+    const proseFirst = (root) => {
+      const code = Array.from(root.querySelectorAll(".cell_input, .cell_output, div.highlight, pre"))
+        .filter((el) => !el.parentElement.closest(".cell_input, .cell_output, div.highlight, pre"));
+      const tail = code.map((el) => el.textContent).join(" ");
+      code.forEach((el) => el.remove());
+      return (root.textContent + " " + tail).replace(/\s+/g, " ");
+    };
     if (anchor) {
       const part = main.querySelector(anchor);
-      if (part) return part.textContent.replace(/\s+/g, " ");
+      if (part) return proseFirst(part);
     }
-    return main.textContent.replace(/\s+/g, " ");
+    return proseFirst(main);
   };
   // One result per page: a page whose title also matched as a section (or an untitled admonition)
   // was listed twice. Results are displayed from the end of the list (best last), so keep the last.

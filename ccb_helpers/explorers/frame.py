@@ -22,4 +22,3 @@ class Frame(NamedTuple):
     readout: str
     figure: dict
     numbers: dict
-

@@ -63,7 +63,9 @@ def _dbt_rounds_form(n: int, ports: int) -> tuple[int, int, list[int]]:
     b = r[0] - a - len(gaps)  # every gap (> 1) adds min(1, g) = 1 at C = 1
     for c, rounds in zip(chunks.tolist(), measured):
         if a * c + b + sum(min(c, g) for g in gaps) != rounds:
-            raise AssertionError(f"double binary tree rounds at n={n}, ports={ports}, chunks={c} do not fit a·C + b + Σ min(C, g)")
+            raise AssertionError(
+                f"double binary tree rounds at n={n}, ports={ports}, chunks={c} do not fit a·C + b + Σ min(C, g)"
+            )
     return a, b, gaps
 
 
@@ -118,8 +120,16 @@ def _export() -> dict:
         "band_labels": [format_bytes(m) for m in band_grid],
         "m_ticks": [[2.0**e, format_bytes(2.0**e)] for e in _M_TICK_EXPONENTS],
         "efficiency_ticks": [[v, f"{v:g}"] for v in _EFFICIENCY_TICKS],
-        "presets": {key: {"label": p.label, "alpha": p.alpha, "beta": p.beta, "alpha_us": _snap(p.alpha * 1e6),
-                          "beta_gbps": _snap(p.beta / 1e9)} for key, p in PRESETS.items()},
+        "presets": {
+            key: {
+                "label": p.label,
+                "alpha": p.alpha,
+                "beta": p.beta,
+                "alpha_us": _snap(p.alpha * 1e6),
+                "beta_gbps": _snap(p.beta / 1e9),
+            }
+            for key, p in PRESETS.items()
+        },
         "step": _STEP,
         "labels": {name: ALGORITHM_LABELS[name] for name in every},
         "colors": {name: COLORS.get(name, _NO_COLOR) for name in every},

@@ -92,7 +92,12 @@ def _export() -> dict:
         "n_curve": _N_CURVE.tolist(),
         "n_ticks": [[v, f"{v:g}"] for v in _N_TICKS],
         "units": [[unit, scale] for unit, scale in _UNITS],
-        "colors": {"send": COLORS["latency"], "recv": COLORS["bandwidth"], "curve": COLORS["bound"],
-                   "point": COLORS["bandwidth"], "limit": _LIMIT_COLOR},
+        "colors": {
+            "send": COLORS["latency"],
+            "recv": COLORS["bandwidth"],
+            "curve": COLORS["bound"],
+            "point": COLORS["bandwidth"],
+            "limit": _LIMIT_COLOR,
+        },
     }
     return {"explorer": "BandwidthExplorer", "args": [], "controls": controls, "data": data}

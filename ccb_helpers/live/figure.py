@@ -3,6 +3,20 @@
 A FigureSpec is ``{"panels": [Panel, ...]}``; these helpers fill every key of a Panel and a Series
 with its default so the page never guesses, and convert matplotlib colours (names, RGBA tuples,
 colormap samples) to ``#rrggbb``. Colours come from :data:`ccb_helpers.plotting.COLORS`.
+
+Compatible extensions of the contract that ``ccb-live.js`` draws (all optional):
+
+- FigureSpec ``"height"``: CSS px of the row of panels on a desktop (default 320).
+- Panel ``"weight"`` (share of the row's width), ``"axis": false`` (no frame or ticks),
+  ``"aspect": "equal"`` (one data unit is as long on both axes), ``"stackedHeight"`` (live-c:
+  height as a share of the width when stacked on a phone).
+- Series ``"alpha"``, ``"r"`` (marker radius, px).
+- Text ``"size"`` (px), ``"valign"`` (``"center"``, ``"bottom"``: the text sits above y, ``"top"``);
+  ``"\\n"`` breaks lines in texts, titles and tick labels.
+- Graph node ``"r"`` (px), ``"shape": "square"``, ``"ring"`` (colour of a circle around it),
+  ``"labelInside"`` and ``"labelColor"``, ``"stroke"``; edge ``"curve"`` (matplotlib's arc3 ``rad``),
+  ``"dash"``, ``"shrink"`` / ``"arrow"`` / ``"labelAt"`` (live-c).
+- The explorer script's ``adjust(name, state, controls, data)`` also gets the exported ``data``.
 """
 
 from __future__ import annotations
@@ -185,6 +199,21 @@ def _marker_radius(area_pt2: float) -> float:
     return round(math.sqrt(area_pt2) / 2 * 100 / 72, 2)
 
 
+#: Most vertices a page drawing holds (the explorers' caps stay far below: 128 hosts + switches).
+MAX_GRAPH_NODES = 1024
+
+
+def _check_drawable(topology, root) -> None:
+    from .._validation import check_int
+    from ..topology import Topology
+
+    if not isinstance(topology, Topology):
+        raise TypeError(f"topology must be a Topology (e.g. ccb.ring(8)), got {type(topology).__name__}")
+    if topology.n > MAX_GRAPH_NODES:
+        raise ValueError(f"topology {topology.name} has more than {MAX_GRAPH_NODES} endpoints to draw on a page")
+    check_int("root", root, minimum=0, maximum=topology.n - 1)
+
+
 def topology_graph(topology, root: int = 0, side=None) -> tuple[dict, str, int]:
     """``(graph, title, crossing)`` of a topology drawn as :func:`ccb_helpers.plotting.draw_topology` draws it.
 
@@ -201,6 +230,7 @@ def topology_graph(topology, root: int = 0, side=None) -> tuple[dict, str, int]:
     from ..plotting import COLORS
     from ..plotting.topology import _layout, _topology_geometry
 
+    _check_drawable(topology, root)
     geo = _topology_geometry(topology, root, None if side is None else frozenset(side))
     g = topology.graph
     pos = _layout(topology)
@@ -278,6 +308,7 @@ def graph_limits(topology, root: int = 0, side=None) -> tuple[list[float], list[
     """The axes limits the PNG uses for a topology drawing (a pad around every node and arc)."""
     from ..plotting.topology import _topology_geometry
 
+    _check_drawable(topology, root)
     geo = _topology_geometry(topology, root, None if side is None else frozenset(side))
     lo, hi = geo["lo"], geo["hi"]
     pad = 0.08 * max(hi - lo) + 0.3

@@ -56,7 +56,13 @@ def _tree_panel(n: int, k: int) -> dict:
 
 
 def frame(state: dict) -> tuple[str, dict]:
-    """``(readout_html, figure_spec)`` of one state ``{"n", "k", "all_port"}`` of the explorer."""
+    """``(readout_html, figure_spec)`` of one state ``{"n", "k", "all_port"}`` of the explorer.
+
+    The values are checked by :func:`~ccb_helpers.explorers.propagation.readout_html` (``n >= 2``,
+    ``k >= 1``, ``all_port`` a bool); ``TypeError`` if ``state`` is not a dict of exactly these keys.
+    """
+    if not isinstance(state, dict) or set(state) != {"n", "k", "all_port"}:
+        raise TypeError(f"state must be a dict with keys n, k, all_port, got {state!r}")
     n, k_slider, all_port = state["n"], state["k"], state["all_port"]
     readout = readout_html(n, k_slider, all_port)
     k = n - 1 if all_port else k_slider

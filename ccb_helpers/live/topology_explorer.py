@@ -36,8 +36,16 @@ def _drawing(family: str, size: int) -> dict:
 
 
 def frame(state: dict) -> tuple[str, dict] | None:
-    """``(readout_html, figure_spec)`` of one state ``{"family", "size", "k"}``; None if unreachable."""
+    """``(readout_html, figure_spec)`` of one state ``{"family", "size", "k"}``; None if unreachable.
+
+    A size outside the family's range (:data:`SIZES`) is a state the controls cannot reach (None);
+    an unknown family or a bad ``k`` raises ``ValueError`` / ``TypeError``.
+    """
+    if not isinstance(state, dict) or set(state) != {"family", "size", "k"}:
+        raise TypeError(f"state must be a dict with keys family, size, k, got {state!r}")
     family, size, k = state["family"], state["size"], state["k"]
+    if family not in SIZES:
+        raise ValueError(f"family must be one of {sorted(SIZES)}, got {family!r}")
     lo, hi, _ = SIZES[family]
     if not lo <= size <= hi:
         return None

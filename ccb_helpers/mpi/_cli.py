@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import shlex
@@ -27,7 +28,9 @@ import sys
 import time
 import traceback
 
-from ..algorithms import ALGORITHMS
+from .._validation import MAX_BANDWIDTH, MAX_SECONDS, MIN_BANDWIDTH
+from ..algorithms import ALGORITHMS, algorithm_terms
+from ..bounds import combined_lower_bound
 from ..generators import generate
 from ..primitives import ROOTED_PRIMITIVES
 
@@ -42,6 +45,8 @@ MAX_CASES = 2_000
 #: Most bytes one launch may send per rank, over all its runs (warm-up, timed, the library's):
 #: a bound on its running time — 1 TiB is minutes to an hour at memory-copy or network speed.
 MAX_TRAFFIC_BYTES = 2**40
+#: Longest file name and path of --json (NAME_MAX and PATH_MAX of Linux).
+NAME_MAX, PATH_MAX = 255, 4096
 #: Bytes a rank holds besides its buffers (interpreter, numpy, MPI), added to the memory estimate.
 RANK_BASELINE_BYTES = 128 * 2**20
 #: Share of a host's available memory its ranks may plan to use (the default ``--memory-limit``).
@@ -92,10 +97,14 @@ def parse_size(text: str, cap: int = MAX_SIZE) -> int:
     ...
     ccb_helpers.mpi._cli.InputError: size '-3' is not a byte count (e.g. 4096, 64KiB, 16MiB)
     """
+    if len(text) > 40:  # a 400-digit size became float inf and raised OverflowError on every rank (#28)
+        raise InputError(f"size {text[:20]!r}... has {len(text)} characters; a byte count has at most 40")
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", text)
     if not match or match.group(2) not in _UNITS:
         raise InputError(f"size {text!r} is not a byte count (e.g. 4096, 64KiB, 16MiB)")
     value = float(match.group(1)) * _UNITS[match.group(2)]
+    if not math.isfinite(value) or value > 2**62:
+        raise InputError(f"size {text!r} is over the cap of {cap} bytes")
     if value != int(value):
         raise InputError(f"size {text!r} is not a whole number of bytes")
     value = int(value)
@@ -205,7 +214,7 @@ def _case(algorithm, primitive, m, ports, root, chunks) -> dict:
     return {"algorithm": algorithm, "primitive": primitive, "m": m, "ports": ports, "root": root, "chunks": chunks}
 
 
-def check_case_for(case: dict, n: int) -> None:
+def check_case_for(case: dict, n: int, alpha=None, beta=None) -> None:
     """Phase 2: can this case run on ``n`` ranks? (Raises InputError; no communication.)"""
     what = f"{case['algorithm']} {case['primitive']} with M = {case['m']} bytes on N = {n}"
     if case["root"] >= n:
@@ -216,6 +225,16 @@ def check_case_for(case: dict, n: int) -> None:
         generate(case["algorithm"], case["primitive"], n, case["m"], ports=case["ports"], root=case["root"], chunks=case["chunks"])
     except (ValueError, TypeError) as error:
         raise InputError(f"{what}: {error}") from None
+    if alpha is not None:
+        # Evaluate the model and the bound the run will report, now: what they refuse must stop
+        # the launch before any buffer exists, not after the timing (#28).
+        try:
+            cost = algorithm_terms(case["algorithm"], case["primitive"], n, case["m"], case["ports"], chunks=case["chunks"])
+            values = (cost.time(alpha, beta), combined_lower_bound(case["primitive"], n, case["m"], alpha, beta, case["ports"]))
+        except (ValueError, TypeError, OverflowError) as error:
+            raise InputError(f"{what}: --alpha {alpha:g} / --beta {beta:g}: {error}") from None
+        if not all(math.isfinite(v) for v in values):
+            raise InputError(f"{what}: --alpha {alpha:g} / --beta {beta:g} give a model or bound that is not finite")
 
 
 def parse_static(argv) -> dict:
@@ -251,10 +270,12 @@ def parse_static(argv) -> dict:
     if (args.alpha is None) != (args.beta is None):
         raise InputError("give both --alpha and --beta, or neither (then they are measured by a ping-pong first)")
     if args.alpha is not None:
-        if not (args.alpha >= 0 and args.alpha < float("inf")):
-            raise InputError(f"--alpha must be a finite number of seconds >= 0, got {args.alpha}")
-        if not (args.beta > 0 and args.beta < float("inf")):
-            raise InputError(f"--beta must be a finite bandwidth > 0 in bytes/s, got {args.beta}")
+        # The ranges the cost model and the bound enforce after the run (#28: --beta 1e-300 passed
+        # here, ran the job, then MPI_Abort lost the results): one validation, up front.
+        if not (0 <= args.alpha <= MAX_SECONDS):
+            raise InputError(f"--alpha must be a number of seconds in [0, {MAX_SECONDS:g}], got {args.alpha}")
+        if not (MIN_BANDWIDTH <= args.beta <= MAX_BANDWIDTH):
+            raise InputError(f"--beta must be a bandwidth in [{MIN_BANDWIDTH:g}, {MAX_BANDWIDTH:g}] bytes/s, got {args.beta}")
     config["alpha"], config["beta"] = args.alpha, args.beta
     if args.command == "run":
         config["cases"] = [_case(args.algorithm, args.primitive, parse_size(args.size), args.ports, args.root, args.chunks)]
@@ -420,6 +441,26 @@ def _check_traffic(config: dict, n: int) -> None:
     if total > MAX_TRAFFIC_BYTES:
         raise InputError(f"this launch would send about {total} bytes per rank, more than the cap of {MAX_TRAFFIC_BYTES} "
                          "(1 TiB); lower --repeats or the sizes, or split it into several launches")
+    # Bytes do not bound the time of zero-byte cases: 2000 of them x 100,000 runs passed the 1 TiB
+    # cap and would have run for hours (#28). Each collective call costs at least a few microseconds.
+    calls = _collective_calls(config)
+    if calls > MAX_COLLECTIVE_CALLS:
+        raise InputError(f"this launch would make about {calls} collective calls, more than the cap of {MAX_COLLECTIVE_CALLS}; "
+                         "lower --repeats or the number of sizes, or split it into several launches")
+
+
+#: Most collective calls (timed, warm-up and the library's own) of one launch: a bound on its
+#: running time that bytes alone do not give (a zero-byte call still costs microseconds).
+MAX_COLLECTIVE_CALLS = 2_000_000
+
+
+def _collective_calls(config: dict) -> int:
+    if config["command"] in ("pingpong", "selftest"):
+        return 0  # their counts are bounded by their sizes and repeats (pingpong) or by N (selftest)
+    from ._runner import collective_counts
+
+    return sum(sum(collective_counts(case["m"], config["repeats"], config["warmup"])) * (2 if config["library"] else 1)
+               for case in config["cases"])
 
 
 def _setup_problem(comm, config: dict) -> str | None:
@@ -472,8 +513,14 @@ def _write(config: dict, result: dict) -> None:
 def _json_target_problem(path) -> str | None:
     if path is None or path == "-":
         return None
+    shown = path if len(path) <= 200 else path[:197] + "..."
+    if len(os.fsencode(os.path.basename(path))) > NAME_MAX or len(os.fsencode(os.path.abspath(path))) > PATH_MAX:
+        return f"cannot write --json {shown}: the name is longer than the file system allows ({NAME_MAX} bytes a name)"
     if os.path.isdir(path):
-        return f"cannot write --json {path}: it is a directory; give a file name"
+        return f"cannot write --json {shown}: it is a directory; give a file name"
+    if os.path.lexists(path) and not os.path.isfile(path):
+        # A FIFO blocked the write after the run, /dev/full failed it (#28): refuse before the work.
+        return f"cannot write --json {shown}: it exists and is not a regular file (a device, a FIFO or a socket)"
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         return f"cannot write --json {path}: directory {directory} does not exist"
@@ -511,7 +558,7 @@ def main(argv=None) -> int:
                 raise InputError(f"--ns {max(config['ns'])} is more than the N = {n} ranks started")
             config["per_n"] = {k: selftest_cases(k, config["sizes"]) for k in config["ns"]}
         for case in config.get("cases", []):
-            check_case_for(case, n)
+            check_case_for(case, n, config.get("alpha"), config.get("beta"))
         _check_traffic(config, n)
     except InputError as error:
         MPI.Finalize()

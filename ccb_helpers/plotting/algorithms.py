@@ -53,7 +53,7 @@ def plot_regime_map(primitive="all_reduce", preset_keys=("a100_nvlink", "h100_nv
 
     primitive = check_primitive(primitive)
     preset_keys = _check_names("preset_keys", preset_keys, PRESETS, max_count=4)
-    n_max = check_int("n_max", n_max, minimum=4, maximum=2**20)
+    n_max = check_int("n_max", n_max, minimum=4, maximum=2**20, scalar=True)
     m_range = _check_m_range(m_range)
     axes = _check_axes_list(axes, len(preset_keys))
     use_book_style()
@@ -119,10 +119,11 @@ def plot_best_algorithm_map(primitive="all_reduce", alpha=1.5e-6, beta=50e9, por
     from ..units import format_bytes, format_time
 
     primitive = check_primitive(primitive)
-    alpha = check_real("alpha", alpha)
-    beta = check_bandwidth("beta", beta)
-    ports = check_int("ports", ports, minimum=1)
-    n_max = check_int("n_max", n_max, minimum=4, maximum=2**20)
+    # Scalars, named as the caller named them (the title's format_time called a list "seconds", #28).
+    alpha = check_real("alpha", alpha, maximum=1e9, scalar=True)
+    beta = check_bandwidth("beta", beta, scalar=True)
+    ports = check_int("ports", ports, minimum=1, maximum=2**62, scalar=True)
+    n_max = check_int("n_max", n_max, minimum=4, maximum=2**20, scalar=True)
     m_range = _check_m_range(m_range)
     _check_ax(ax)
     use_book_style()
@@ -179,10 +180,10 @@ def plot_algorithm_times(primitive="all_reduce", n=16, alpha=1.5e-6, beta=50e9, 
     from ..units import format_bytes, format_time
 
     primitive = check_primitive(primitive)
-    n = check_int("n", n, minimum=2, maximum=2**20)
-    alpha = check_real("alpha", alpha)
-    beta = check_bandwidth("beta", beta)
-    ports = check_int("ports", ports, minimum=1)
+    n = check_int("n", n, minimum=2, maximum=2**20, scalar=True)
+    alpha = check_real("alpha", alpha, maximum=1e9, scalar=True)
+    beta = check_bandwidth("beta", beta, scalar=True)
+    ports = check_int("ports", ports, minimum=1, maximum=2**62, scalar=True)
     m_range = _check_m_range(m_range)
     efficiency = _check_bool("efficiency", efficiency)
     _check_ax(ax)

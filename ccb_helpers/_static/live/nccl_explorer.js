@@ -51,12 +51,16 @@
     return out;
   }
 
-  function compute(state, data) {
-    var comm = (data.communicators[state.preset] || {})[state.n];
-    var first = (data.states[state.preset] || {})[state.n];
-    var log2m = state.log2_m, eff = !!state.efficiency;
-    if (!comm || first === undefined || log2m < 3 || log2m > 34) throw new Error("state " + JSON.stringify(state) + " is not one of the exported states");
-    var n = state.n, sizes = data.sizes, tree = data.tree_correction, colors = data.colors;
+  // The curves of one communicator and mode do not depend on M: computed once, then only the
+  // mark moves while a reader drags the size slider (memo per exported data object).
+  var memo = new WeakMap();
+
+  function curvesOf(data, preset, n, eff, comm) {
+    var byData = memo.get(data);
+    if (!byData) { byData = new Map(); memo.set(data, byData); }
+    var key = preset + "|" + n + "|" + eff;
+    if (byData.has(key)) return byData.get(key);
+    var sizes = data.sizes, tree = data.tree_correction, colors = data.colors;
     var boundUs = [], inNetUs = [], bounds = [], inNets = [];
     sizes.forEach(function (m) {
       var b = bound(m, comm), i = inNetworkBound(m, comm);
@@ -85,6 +89,19 @@
     } else {
       ylim = [0, 1.05];
     }
+    var result = { series: series, ylim: ylim };
+    byData.set(key, result);
+    return result;
+  }
+
+  function compute(state, data) {
+    var comm = (data.communicators[state.preset] || {})[state.n];
+    var first = (data.states[state.preset] || {})[state.n];
+    var log2m = state.log2_m, eff = !!state.efficiency;
+    if (!comm || first === undefined || log2m < 3 || log2m > 34) throw new Error("state " + JSON.stringify(state) + " is not one of the exported states");
+    var n = state.n, tree = data.tree_correction, colors = data.colors;
+    var curves = curvesOf(data, state.preset, n, eff, comm);
+    var series = curves.series.slice(), ylim = curves.ylim;
     // NCCL's pick at M = 2^log2_m (_predict: the first pair with the strictly smallest time)
     var m = Math.pow(2, log2m), best = null, bestT = Infinity;
     comm.pairs.forEach(function (pair) {
