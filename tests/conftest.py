@@ -62,7 +62,8 @@ from live_support import live_harness, live_site_page, live_site_server  # noqa:
 # subprocess per test. `pytest -m "not slow"` leaves them out (with the notebooks under nbval).
 # The ipywidgets explorers (a figure rendered per update), the fuzzer and the live explorers'
 # exports count too: seconds per test, run them by file while working on them.
-SLOW_FILES = {"test_assignments.py", "test_mpi.py", "test_mpi_methodology.py", "test_site_phone.py",
+# (test_site.py: some of its tests ask for an edition through request.getfixturevalue.)
+SLOW_FILES = {"test_assignments.py", "test_mpi.py", "test_mpi_methodology.py", "test_site.py", "test_site_phone.py",
               "test_explorers.py", "test_fuzz.py"}
 # Fixtures that mean a browser or a built edition.
 SLOW_FIXTURES = {"browser", "live_browser", "reader_site", "student_site", "site_page", "open_site_page"}
