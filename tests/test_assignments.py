@@ -4,7 +4,10 @@ with cheaters (issue #29's integrity suite).
 One test per problem set (pytest-xdist runs them in parallel; each works in its own scratch
 course): ``generate_assignment``, the submissions put in ``submitted/`` (on ps1 through
 ``zip_collect`` of loose files and a zip), **one** ``autograde`` call over all of them,
-``generate_feedback`` and (ps1) ``export``. The class:
+``generate_feedback`` and (ps1) ``export``. ps1 runs the teacher's command lines verbatim
+(``python -m nbgrader …`` in subprocesses, as assignments/README.md writes them); ps2–ps8 run the
+same nbgrader apps with the same configuration in the test's process (``_InProcess``, nbgrader's
+Python API), which saves a Python start and an nbgrader import per command (a third of a set's CPU). The class:
 
 * ``reference`` (the solutions: full marks), ``blank`` (the handed-out notebook: zero);
 * ``weak`` — a realistic weak student (floating ``log``, off-by-one, a forgotten case…) who also
