@@ -236,16 +236,25 @@ def _locked(path: pathlib.Path):
 
 
 @pytest.fixture(scope="session")
-def student_site():
+def student_site(request):
     """The student edition's ``_build/html``: built by ``tools/build_student_site.py`` unless a
-    build of the same sources is in ``_build/test-cache/`` (one build shared by workers and runs)."""
-    key = _student_build_key()
-    output = CACHE / f"student-{key}"
-    complete = output / "BUILD-COMPLETE"  # written last: a build that was cut short is redone
+    build of the same sources is in ``_build/test-cache/`` (one build shared by workers and runs).
+
+    The key is computed once per test run (the first worker writes it next to the cache, the
+    others read it), so a file edited while the run goes on cannot give two workers two builds,
+    nor make one worker delete the build another is reading."""
+    run = getattr(request.config, "workerinput", {}).get("testrunuid") or f"pid-{os.getpid()}"
     with _locked(CACHE / "student.lock"):
+        current = CACHE / "student-run"
+        recorded = current.read_text(encoding="utf-8").split() if current.exists() else []
+        key = recorded[1] if recorded[:1] == [run] and len(recorded) == 2 else _student_build_key()
+        current.write_text(f"{run} {key}\n", encoding="utf-8")
+        output = CACHE / f"student-{key}"
+        complete = output / "BUILD-COMPLETE"  # written last: a build that was cut short is redone
         if not complete.exists():
             for old in CACHE.glob("student-*"):  # one cached build: the newest sources
-                shutil.rmtree(old, ignore_errors=True)
+                if old.is_dir():
+                    shutil.rmtree(old, ignore_errors=True)
             spec = importlib.util.spec_from_file_location("build_student_site", ROOT / "tools" / "build_student_site.py")
             tool = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(tool)

@@ -41,7 +41,7 @@ START = re.compile(r"```\{solution-start\}")
 END = re.compile(r"```\{solution-end\}\s*\n```\s*\n?")
 # What the student edition does not need from the repository.
 SKIP = ("_build", ".git", ".github", ".ci", "assignments", "benchmarks", "tests", "tools", "screenshots",
-        "*.egg-info", ".venv*", "venv", "env", ".ipynb_checkpoints", "__pycache__", ".pytest_cache", ".hypothesis")
+        "*.egg-info", ".venv*", "venv", "env", ".ipynb_checkpoints", "__pycache__", ".pytest_cache", ".ruff_cache", ".hypothesis")
 
 
 def strip_solutions(nb):
