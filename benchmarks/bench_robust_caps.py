@@ -15,9 +15,8 @@ import time
 
 import numpy as np
 
-from _timing import best_of
-
 import ccb_helpers as ccb
+from _timing import best_of
 from ccb_helpers.algorithms import _dbt_one_port_rounds
 
 
@@ -38,8 +37,8 @@ def dbt_grid() -> None:
         n = rng.choice(np.arange(2, 2 + distinct), size)
         chunks = rng.integers(1, 64, size)
         _dbt_one_port_rounds(n, chunks)  # fill the tree cache for both
-        grouped = best_of(lambda: _dbt_one_port_rounds(n, chunks), 3)
-        masked = best_of(lambda: _masked_rounds(n, chunks), 1)
+        grouped = best_of(lambda n=n, chunks=chunks: _dbt_one_port_rounds(n, chunks), 3)
+        masked = best_of(lambda n=n, chunks=chunks: _masked_rounds(n, chunks), 1)
         assert np.array_equal(_dbt_one_port_rounds(n, chunks), _masked_rounds(n, chunks))
         print(f"1-port DBT rounds, {distinct} distinct n x {size} elements: grouped {grouped * 1e3:.0f} ms, "
               f"masked (before) {masked * 1e3:.0f} ms, ratio {grouped / masked:.3f}")
