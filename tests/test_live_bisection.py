@@ -19,6 +19,9 @@ from ccb_helpers.explorers.bisection import bisection_state
 from ccb_helpers.live.bisection_explorer import export
 from ccb_helpers.live.build import live_html
 
+# One xdist worker for this file: its tests share the export (module fixture) and the site pages.
+pytestmark = pytest.mark.xdist_group("live-05")
+
 PAGE = "notebooks/05_bisection"
 NAME = "BisectionExplorer"
 M, BETA = 2**30, 50e9

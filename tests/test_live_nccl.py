@@ -20,6 +20,9 @@ from ccb_helpers.live.build import live_html
 from ccb_helpers.live.nccl_explorer import export, rank_counts
 from ccb_helpers.nccl_figures import NCCL_PICK_COLORS, NcclExplorer, _nccl_point, nccl_state
 
+# One xdist worker for this file: its tests share the export (module fixture) and the site pages.
+pytestmark = pytest.mark.xdist_group("live-08")
+
 PAGE = "notebooks/08_nccl"
 NAME = "NcclExplorer"
 

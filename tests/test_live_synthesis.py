@@ -19,6 +19,9 @@ from ccb_helpers.live.build import live_html
 from ccb_helpers.live.synthesis_explorer import export
 from ccb_helpers.synthesis_figures import SynthesisExplorer, _explorer_topology, synthesis_state
 
+# One xdist worker for this file: its tests share the export (module fixture) and the site pages.
+pytestmark = pytest.mark.xdist_group("live-07")
+
 PAGE = "notebooks/07_synthesis"
 NAME = "SynthesisExplorer"
 
