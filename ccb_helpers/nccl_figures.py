@@ -81,7 +81,9 @@ def plot_nccl_times(primitive="all_reduce", n_ranks=8, n_nodes=1, topology="dgx_
     if not isinstance(efficiency, bool):
         raise TypeError(f"efficiency must be True or False, got {efficiency!r}")
     if mark is not None:  # its own name in the message (_check_call would call it "m", #28)
-        mark = check_int("mark", mark, minimum=0, maximum=2**50, scalar=True)
+        mark = check_real("mark", mark, maximum=2.0**50, scalar=True)
+        if mark != int(mark):
+            raise ValueError(f"mark must be a whole number of bytes (NCCL's nBytes), got {mark}")
     _check_ax(ax)
     use_book_style()
     if ax is None:

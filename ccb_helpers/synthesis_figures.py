@@ -345,6 +345,9 @@ def plot_synthesis_plane(steps_bound, ratio_bound, frontier=(), others=(), infea
     frontier, others, infeasible = (instances(k, g) for k, g in
                                     (("frontier", frontier), ("others", others), ("infeasible", infeasible)))
     current = instances("current", [current])[0] if current is not None else None
+    from .plotting._checks import _check_ax
+
+    _check_ax(ax)  # before drawing (#28: an int reached ax.axhspan)
     use_book_style()
     if ax is None:
         _, ax = plt.subplots(figsize=(5.2, 4.0))

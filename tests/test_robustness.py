@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -282,5 +283,21 @@ def test_plots_name_the_parameter_given_an_array(plot, name, value):
     try:
         with pytest.raises(TypeError, match=name):
             getattr(ccb, plot)(**{name: value})
+    finally:
+        plt.close("all")
+
+
+@pytest.mark.parametrize("bad", [5, "x", np.array(3), [1, 2], iter([1]), np.zeros((2, 2))])
+def test_mpi_and_synthesis_plots_check_axes_and_fit(bad):
+    # An int, a 0-d array or an iterator reached matplotlib ("'int' object has no attribute 'plot'").
+    import matplotlib.pyplot as plt
+
+    result = ccb.load_mpi_result(Path(__file__).parent.parent / "notebooks" / "data" / "mpi_sweep_example.json")
+    calls = [(lambda: ccb.plot_mpi_ratios(result, axes=bad), "axes"), (lambda: ccb.plot_pingpong(result, axes=bad), "axes"),
+             (lambda: ccb.plot_pingpong(result, fit=bad), "fit"), (lambda: ccb.plot_synthesis_plane(3, 1.5, ax=bad), "ax")]
+    try:
+        for call, name in calls:
+            with pytest.raises((TypeError, ValueError), match=name):
+                call()
     finally:
         plt.close("all")

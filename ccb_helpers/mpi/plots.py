@@ -11,6 +11,7 @@ from .._validation import check_bandwidth, check_int, check_real
 from ..algorithms import algorithm_terms
 from ..bounds import combined_lower_bound
 from ..plotting import BOOK_WIDTH, COLORS, use_book_style
+from ..plotting._checks import _check_axes_list
 from ..primitives import PRIMITIVE_LABELS
 from ..tables import Table
 from ..units import format_bytes, format_time
@@ -125,6 +126,15 @@ def plot_pingpong(result, axes=None, fit=None):
             raise ValueError(f"plot_pingpong needs a pingpong result or one that measured alpha and beta; got a {result['command']!r} "
                              "result without a ping-pong")
         result = result["pingpong"]
+    # Checked before drawing (#28: an int or a 0-d array reached matplotlib or the unpacking).
+    axes = _check_axes_list(axes, 2)
+    if fit is not None:
+        from .fit import AlphaBetaFit
+
+        if not isinstance(fit, AlphaBetaFit):
+            raise TypeError(f"fit must be an AlphaBetaFit (ccb_helpers.mpi.fit_alpha_beta) or None, got {type(fit).__name__}")
+        check_real("fit.alpha_s", fit.alpha_s, maximum=1e9, scalar=True)
+        check_bandwidth("fit.beta_Bps", fit.beta_Bps, scalar=True)
     use_book_style()
     if axes is None:
         _, axes = plt.subplots(1, 2, figsize=(BOOK_WIDTH, 3.6))
@@ -256,6 +266,7 @@ def plot_mpi_ratios(result, pairs=None, alpha=None, beta=None, axes=None):
     alpha, beta = _alpha_beta(result, alpha, beta)
     by_pair = runs_by_pair(result)
     pairs = _pairs(pairs, by_pair)
+    axes = _check_axes_list(axes, 2)
     use_book_style()
     if axes is None:
         _, axes = plt.subplots(1, 2, figsize=(BOOK_WIDTH, 3.6))
