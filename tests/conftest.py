@@ -14,8 +14,8 @@ what is expensive is made once and shared:
   under a file lock, so parallel workers and later runs reuse one build.
 
 Tests that share a page or a built edition carry ``pytest.mark.xdist_group`` marks (one group per
-site page; nbval notebooks and the student edition's checks get theirs here), so one worker runs
-the whole group and the shared object is made once. ``pytest -m "not slow"`` leaves out what
+site page; nbval notebooks and the student edition's checks get theirs from the root
+conftest.py), so one worker runs the whole group and the shared object is made once. ``pytest -m "not slow"`` leaves out what
 needs a browser, a built site, nbgrader or a notebook kernel (the editing loop, under a minute).
 """
 
@@ -55,60 +55,7 @@ settings.load_profile("book")
 # (``live_browser`` is this file's: the one Chromium of the worker.)
 from live_support import live_harness, live_site_page, live_site_server  # noqa: E402, F401
 
-# ---------------------------------------------------------------------------------------------
-# Markers and grouping for pytest-xdist
-
-# Test files whose every test is slow: a browser, a built edition, nbgrader, mpiexec or a
-# subprocess per test. `pytest -m "not slow"` leaves them out (with the notebooks under nbval).
-# The ipywidgets explorers (a figure rendered per update), the fuzzer and the live explorers'
-# exports count too: seconds per test, run them by file while working on them.
-# (test_site.py: some of its tests ask for an edition through request.getfixturevalue.)
-SLOW_FILES = {"test_assignments.py", "test_mpi.py", "test_mpi_methodology.py", "test_site.py", "test_site_phone.py",
-              "test_explorers.py", "test_fuzz.py"}
-# Fixtures that mean a browser or a built edition.
-SLOW_FIXTURES = {"browser", "live_browser", "reader_site", "student_site", "site_page", "open_site_page"}
-
-
-def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: needs a browser, a built site, nbgrader, mpiexec or a notebook kernel "
-                                       "(deselect with -m 'not slow' while editing)")
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group marks into the node ids
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        path = pathlib.Path(str(item.fspath))
-        if path.suffix == ".ipynb":
-            # nbval runs a notebook's cells in order in one kernel: the whole notebook on one worker.
-            item.add_marker(pytest.mark.xdist_group(f"nbval-{path.stem}"))
-            item.add_marker(pytest.mark.slow)
-        elif path.name in SLOW_FILES or path.name.startswith("test_live_") or SLOW_FIXTURES & set(getattr(item, "fixturenames", ())) or item.get_closest_marker("browser"):
-            item.add_marker(pytest.mark.slow)
-        if "student_site" in getattr(item, "fixturenames", ()):
-            # One worker builds (or finds in the cache) the student edition and runs its checks.
-            item.add_marker(pytest.mark.xdist_group("student-site"))
-    if getattr(config.option, "loadgroup", False):  # an xdist worker under --dist loadgroup
-        for item in items:
-            _suffix_group(item)
-
-
-def _suffix_group(item) -> None:
-    """Give a grouped test the ``@group`` node id suffix that ``--dist loadgroup`` schedules by.
-
-    pytest-xdist 3.8.0 writes the suffix into ``item._nodeid``, which pytest 9.2's structured node
-    ids no longer read: every group was silently scattered over the workers, the nbval notebooks'
-    cells too (pytest-xdist issue #1386). Until xdist's fix is released the suffix is set here, on
-    pytest's ``NodeId``; xdist's own hook (after this one) then changes nothing that counts, and
-    once it works again a doubled ``@group@group`` still names the same group (the last ``@``)."""
-    groups = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")})
-    nodeid = item.nodeid
-    if not groups or nodeid.rfind("@") > nodeid.rfind("]"):
-        return
-    try:
-        from _pytest.nodeid import NodeId
-    except ImportError:  # pytest before 9.2: xdist's ``_nodeid`` suffix works
-        return
-    item._id = NodeId.parse(f"{nodeid}@{'_'.join(groups)}")
+# Markers (slow) and xdist groups are set by the repository's root conftest.py, for every path.
 
 
 # ---------------------------------------------------------------------------------------------
