@@ -15,8 +15,9 @@ what is expensive is made once and shared:
 
 Tests that share a page or a built edition carry ``pytest.mark.xdist_group`` marks (one group per
 site page; nbval notebooks and the student edition's checks get theirs from the root
-conftest.py), so one worker runs the whole group and the shared object is made once. ``pytest -m "not slow"`` leaves out what
-needs a browser, a built site, nbgrader or a notebook kernel (the editing loop, under a minute).
+conftest.py), so one worker runs the whole group and the shared object is made once.
+``pytest -m "not slow"`` leaves out what needs a browser, a built site, nbgrader, mpiexec or a
+notebook kernel (the editing loop, about a minute).
 """
 
 from __future__ import annotations
