@@ -19,15 +19,25 @@ import pytest
 # The ipywidgets explorers (a figure rendered per update), the fuzzer and the live explorers'
 # exports count too: seconds per test, run them by file while working on them.
 # (test_site.py: some of its tests ask for an edition through request.getfixturevalue.)
-SLOW_FILES = {"test_assignments.py", "test_mpi.py", "test_mpi_methodology.py", "test_site.py", "test_site_phone.py",
-              "test_explorers.py", "test_fuzz.py"}
+SLOW_FILES = {
+    "test_assignments.py",
+    "test_mpi.py",
+    "test_mpi_methodology.py",
+    "test_site.py",
+    "test_site_phone.py",
+    "test_explorers.py",
+    "test_fuzz.py",
+}
 # Fixtures that mean a browser or a built edition.
 SLOW_FIXTURES = {"browser", "live_browser", "reader_site", "student_site", "site_page", "open_site_page"}
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "slow: needs a browser, a built site, nbgrader, mpiexec or a notebook kernel "
-                                       "(deselect with -m 'not slow' while editing)")
+    config.addinivalue_line(
+        "markers",
+        "slow: needs a browser, a built site, nbgrader, mpiexec or a notebook kernel "
+        "(deselect with -m 'not slow' while editing)",
+    )
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group marks into the node ids
@@ -38,7 +48,12 @@ def pytest_collection_modifyitems(config, items):
             # nbval runs a notebook's cells in order in one kernel: the whole notebook on one worker.
             item.add_marker(pytest.mark.xdist_group(f"nbval-{path.stem}"))
             item.add_marker(pytest.mark.slow)
-        elif path.name in SLOW_FILES or path.name.startswith("test_live_") or SLOW_FIXTURES & set(getattr(item, "fixturenames", ())) or item.get_closest_marker("browser"):
+        elif (
+            path.name in SLOW_FILES
+            or path.name.startswith("test_live_")
+            or SLOW_FIXTURES & set(getattr(item, "fixturenames", ()))
+            or item.get_closest_marker("browser")
+        ):
             item.add_marker(pytest.mark.slow)
         if "student_site" in getattr(item, "fixturenames", ()):
             # One worker builds (or finds in the cache) the student edition and runs its checks.
@@ -56,7 +71,9 @@ def _suffix_group(item) -> None:
     cells too (pytest-xdist issue #1386). Until xdist's fix is released the suffix is set here, on
     pytest's ``NodeId``; xdist's own hook (after this one) then changes nothing that counts, and
     once it works again a doubled ``@group@group`` still names the same group (the last ``@``)."""
-    groups = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")})
+    groups = sorted(
+        {str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")}
+    )
     nodeid = item.nodeid
     if not groups or nodeid.rfind("@") > nodeid.rfind("]"):
         return

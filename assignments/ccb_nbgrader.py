@@ -81,8 +81,11 @@ class RestoreReleasedCells(OverwriteCells):
     """
 
     def _restore_flags(self, cell, grade_id) -> None:
-        for flag, find in (("grade", self.gradebook.find_grade_cell), ("solution", self.gradebook.find_solution_cell),
-                           ("task", self.gradebook.find_task_cell)):
+        for flag, find in (
+            ("grade", self.gradebook.find_grade_cell),
+            ("solution", self.gradebook.find_solution_cell),
+            ("task", self.gradebook.find_task_cell),
+        ):
             try:
                 find(grade_id, self.notebook_id, self.assignment_id)
                 wanted = True
@@ -100,7 +103,9 @@ class RestoreReleasedCells(OverwriteCells):
             except MissingEntry:
                 # A grade id the gradebook does not know: a cell the student made up (nbgrader
                 # would drop only its id, and the notebook would then fail validation).
-                self.log.warning("Cell '%s' does not exist in the database: graded as a cell the student added", grade_id)
+                self.log.warning(
+                    "Cell '%s' does not exist in the database: graded as a cell the student added", grade_id
+                )
                 del cell.metadata["nbgrader"]
                 return cell, resources
             if source_cell is not None:
@@ -169,16 +174,31 @@ class IsolatedGrading(NbGraderPreprocessor):
                 continue
             outputs = [_stream(outcome.stdout)] if outcome.stdout else []
             if cell.kind == "test" and outcome.score is not None:
-                outputs.append(NotebookNode(output_type="execute_result", execution_count=None, metadata={},
-                                            data={"text/plain": repr(outcome.score)}))
+                outputs.append(
+                    NotebookNode(
+                        output_type="execute_result",
+                        execution_count=None,
+                        metadata={},
+                        data={"text/plain": repr(outcome.score)},
+                    )
+                )
             elif outcome.error is not None:
                 outputs.append(_error(*outcome.error))
             target.outputs = outputs
-        nb.metadata["ccb_grading"] = {"landlock": report.landlock, "restarts": report.restarts,
-                                      "ignored_cells": report.ignored_cells, "problems": report.problems}
-        self.log.info("Isolated grading of %s: sandbox Landlock ABI %s, %s restarts, %s added cells not run%s",
-                      resources["nbgrader"]["student"], report.landlock or "none", report.restarts, report.ignored_cells,
-                      f"; problems: {report.problems}" if report.problems else "")
+        nb.metadata["ccb_grading"] = {
+            "landlock": report.landlock,
+            "restarts": report.restarts,
+            "ignored_cells": report.ignored_cells,
+            "problems": report.problems,
+        }
+        self.log.info(
+            "Isolated grading of %s: sandbox Landlock ABI %s, %s restarts, %s added cells not run%s",
+            resources["nbgrader"]["student"],
+            report.landlock or "none",
+            report.restarts,
+            report.ignored_cells,
+            f"; problems: {report.problems}" if report.problems else "",
+        )
         return nb, resources
 
     @staticmethod
@@ -189,7 +209,14 @@ class IsolatedGrading(NbGraderPreprocessor):
             if grade_id in present or cell_type != "code" or not locked:
                 continue
             is_test = grade_id in tests
-            meta = {"grade": is_test, "grade_id": grade_id, "locked": True, "schema_version": 3, "solution": False, "task": False}
+            meta = {
+                "grade": is_test,
+                "grade_id": grade_id,
+                "locked": True,
+                "schema_version": 3,
+                "solution": False,
+                "task": False,
+            }
             if is_test:
                 meta["points"] = points[grade_id]
             cell = nbformat.v4.new_code_cell(source, metadata={"nbgrader": meta})
@@ -243,7 +270,9 @@ class CoursePackage(NbGraderPreprocessor):
     the released notebook never names the repository that holds the solutions.
     """
 
-    source = Unicode("", help="pip requirement of the course's ccb_helpers (default: $CCB_PACKAGE_SOURCE)").tag(config=True)
+    source = Unicode("", help="pip requirement of the course's ccb_helpers (default: $CCB_PACKAGE_SOURCE)").tag(
+        config=True
+    )
 
     def preprocess_cell(self, cell, resources, cell_index):
         if cell.cell_type == "code" and INSTALL_LINE.search(cell.source):
@@ -252,14 +281,17 @@ class CoursePackage(NbGraderPreprocessor):
             def replace(match):
                 indent = match.group("indent")
                 if requirement:
-                    return f'{indent}%pip install -q {json.dumps(requirement, ensure_ascii=False)}'
+                    return f"{indent}%pip install -q {json.dumps(requirement, ensure_ascii=False)}"
                 return f'{indent}raise ImportError("ccb_helpers 没有安装：请按课程的说明安装（老师提供安装源）")'
 
             cell.source = INSTALL_LINE.sub(replace, cell.source)
         return cell, resources
 
 
-VARIANT_CODE = re.compile(r"^(?P<head>[ \t]*[A-Z][A-Z0-9_]* = )(?P<value>[^#\n]+?)(?P<tail>[ \t]*# course variant (?P<name>[\w-]+): one of (?P<choices>\([^)\n]*\)))", re.M)
+VARIANT_CODE = re.compile(
+    r"^(?P<head>[ \t]*[A-Z][A-Z0-9_]* = )(?P<value>[^#\n]+?)(?P<tail>[ \t]*# course variant (?P<name>[\w-]+): one of (?P<choices>\([^)\n]*\)))",
+    re.M,
+)
 VARIANT_TEXT = re.compile(r"(?P<value>\d+(?:\.\d+)?)(?P<tail>\$?<!-- course variant (?P<name>[\w-]+) -->)")
 
 
@@ -284,13 +316,17 @@ def variant_values(sources, salt: str) -> dict:
             if name in chosen:
                 continue
             choices = [repr(v) for v in ast.literal_eval(match.group("choices"))]
-            chosen[name] = choices[zlib.crc32(f"{name}|{salt}".encode()) % len(choices)] if salt else match.group("value").strip()
+            chosen[name] = (
+                choices[zlib.crc32(f"{name}|{salt}".encode()) % len(choices)] if salt else match.group("value").strip()
+            )
     return chosen
 
 
 def apply_variant(source: str, chosen: dict) -> str:
     """``source`` with every marked constant (code and text) set to its course value."""
-    source = VARIANT_CODE.sub(lambda m: m.group("head") + chosen.get(m.group("name"), m.group("value")) + m.group("tail"), source)
+    source = VARIANT_CODE.sub(
+        lambda m: m.group("head") + chosen.get(m.group("name"), m.group("value")) + m.group("tail"), source
+    )
     return VARIANT_TEXT.sub(lambda m: chosen.get(m.group("name"), m.group("value")) + m.group("tail"), source)
 
 
@@ -354,7 +390,10 @@ class FlaggedCsvExport(CsvExportPlugin):
         except MissingEntry:
             return "not graded: no gradebook entry"
         for notebook in notebooks:
-            path = os.path.join(coursedir.format_path(coursedir.autograded_directory, student, assignment), f"{notebook.notebook.name}.ipynb")
+            path = os.path.join(
+                coursedir.format_path(coursedir.autograded_directory, student, assignment),
+                f"{notebook.notebook.name}.ipynb",
+            )
             if not os.path.exists(path):
                 reasons.append(f"not graded: {notebook.notebook.name} (autograde failed)")
                 continue
@@ -367,5 +406,13 @@ class FlaggedCsvExport(CsvExportPlugin):
         return "; ".join(reasons).replace(",", " ")
 
 
-__all__ = ["IsolatedGrading", "RequireNumericScore", "RestoreReleasedCells", "HideTestCode", "CoursePackage", "CourseVariant",
-           "FlaggedCsvExport", "released_source"]
+__all__ = [
+    "IsolatedGrading",
+    "RequireNumericScore",
+    "RestoreReleasedCells",
+    "HideTestCode",
+    "CoursePackage",
+    "CourseVariant",
+    "FlaggedCsvExport",
+    "released_source",
+]

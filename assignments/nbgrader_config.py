@@ -62,16 +62,41 @@ c.ClearMarkScheme.enforce_metadata = False
 # setup cell tells students to install the course's package (see ccb_nbgrader.CoursePackage).
 c.CoursePackage.source = os.environ.get("CCB_PACKAGE_SOURCE", "")
 c.GenerateAssignment.preprocessors = [
-    CoursePackage, CourseVariant, IncludeHeaderFooter, InstantiateTests, LockCells, ClearSolutions, ClearOutput, CheckCellMetadata,
-    ComputeChecksums, SaveCells, ClearHiddenTests, ClearMarkScheme, ComputeChecksums, CheckCellMetadata,
+    CoursePackage,
+    CourseVariant,
+    IncludeHeaderFooter,
+    InstantiateTests,
+    LockCells,
+    ClearSolutions,
+    ClearOutput,
+    CheckCellMetadata,
+    ComputeChecksums,
+    SaveCells,
+    ClearHiddenTests,
+    ClearMarkScheme,
+    ComputeChecksums,
+    CheckCellMetadata,
 ]  # nbgrader 0.9.6's list with CoursePackage and CourseVariant first (before the checksums and the gradebook copy)
 
 # Autograde: warn only when a student edited a locked cell (see ccb_nbgrader.RestoreReleasedCells).
-c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKernelspec, RestoreReleasedCells, CheckCellMetadata]
+c.Autograde.sanitize_preprocessors = [
+    ClearOutput,
+    DeduplicateIds,
+    OverwriteKernelspec,
+    RestoreReleasedCells,
+    CheckCellMetadata,
+]
 # The notebook is not run in a kernel: answer cells run in a sandboxed process, tests in the
 # grader (ccb_nbgrader.IsolatedGrading); a cell without a numeric result scores 0.
-c.Autograde.autograde_preprocessors = [IsolatedGrading, IgnorePattern, LimitOutput, RequireNumericScore,
-                                       SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+c.Autograde.autograde_preprocessors = [
+    IsolatedGrading,
+    IgnorePattern,
+    LimitOutput,
+    RequireNumericScore,
+    SaveAutoGrades,
+    AssignLatePenalties,
+    CheckCellMetadata,
+]
 
 # Feedback shows results, not test code (see ccb_nbgrader.HideTestCode).
 c.GenerateFeedback.preprocessors = [GetGrades, HideTestCode, CSSHTMLHeaderPreprocessor]

@@ -63,8 +63,16 @@ def main(names: list[str]) -> None:
     clock = time.process_time if os.getloadavg()[0] > 2.5 else time.perf_counter
     clock_name = "CPU time (machine busy)" if clock is time.process_time else "wall clock"
     mpi_sweep = str(pathlib.Path(__file__).resolve().parents[1] / "notebooks" / "data" / "mpi_sweep_example.json")
-    classes = [ccb.PropagationExplorer, ccb.TopologyExplorer, ccb.BandwidthExplorer, ccb.AlgorithmExplorer, ccb.BisectionExplorer,
-               functools.partial(ccb.MPIResultExplorer, mpi_sweep), ccb.SynthesisExplorer, ccb.NcclExplorer]
+    classes = [
+        ccb.PropagationExplorer,
+        ccb.TopologyExplorer,
+        ccb.BandwidthExplorer,
+        ccb.AlgorithmExplorer,
+        ccb.BisectionExplorer,
+        functools.partial(ccb.MPIResultExplorer, mpi_sweep),
+        ccb.SynthesisExplorer,
+        ccb.NcclExplorer,
+    ]
     classes = [c for c in classes if not names or getattr(c, "func", c).__name__ in names]
     print(f"load average {os.getloadavg()[0]:.2f} (2 cores); {clock_name} in ms, medians over each control's sweep")
     print(f"{'explorer':<20} {'control':<17} {'update':>7} {'draw+encode':>12} {'ratio':>6}")

@@ -60,7 +60,11 @@ def main() -> None:
     rows = [
         ("combined_lower_bound", lambda: ccb.combined_lower_bound("all_reduce", n, m, ALPHA, BETA), bare_bound),
         ("algorithm_cost ring", lambda: ccb.algorithm_cost("ring", "all_reduce", n, m, ALPHA, BETA), bare_ring),
-        ("best_algorithm", lambda: ccb.best_algorithm("all_reduce", n, m, ALPHA, BETA), lambda: bare_best_algorithm(n, m)),
+        (
+            "best_algorithm",
+            lambda: ccb.best_algorithm("all_reduce", n, m, ALPHA, BETA),
+            lambda: bare_best_algorithm(n, m),
+        ),
     ]
     print(f"grid: {n.size * m.size:,} points (N = 2..1001 x 1000 sizes), alpha = {ALPHA:g} s, beta = {BETA:g} B/s")
     print(f"{'computation':24s} {'ccb_helpers':>12s} {'bare numpy':>12s} {'ratio':>7s}")

@@ -61,8 +61,11 @@ def explorer_benchmark() -> None:
 
     t_explorer = best_of(update, repeat=5)
     t_bare = best_of(bare_redraw, repeat=5)
-    print(f"MPIResultExplorer update {t_explorer * 1e3:.0f} ms, bare matplotlib redraw {t_bare * 1e3:.0f} ms, "
-          f"ratio {t_explorer / t_bare:.2f}")
+    print(
+        f"MPIResultExplorer update {t_explorer * 1e3:.0f} ms, bare matplotlib redraw {t_bare * 1e3:.0f} ms, "
+        f"ratio {t_explorer / t_bare:.2f}"
+    )
+
 
 SIZES = [16 * 2**20, 32 * 2**20, 64 * 2**20]
 
@@ -75,29 +78,70 @@ def main() -> None:
 
     print(f"load average before the runs: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print("== ring AllReduce through ccb_helpers.mpi vs MPI_Allreduce, N = 4 (one machine) ==")
-    big = ccb.mpi.launch(["sweep", "--pairs", "ring:all_reduce", "--sizes", ",".join(map(str, SIZES)), "--repeats", repeats,
-                          "--warmup", "2", "--alpha", "1e-6", "--beta", "1e9"], n=4, timeout=1800)
+    big = ccb.mpi.launch(
+        [
+            "sweep",
+            "--pairs",
+            "ring:all_reduce",
+            "--sizes",
+            ",".join(map(str, SIZES)),
+            "--repeats",
+            repeats,
+            "--warmup",
+            "2",
+            "--alpha",
+            "1e-6",
+            "--beta",
+            "1e9",
+        ],
+        n=4,
+        timeout=1800,
+    )
     env = big["environment"]
-    print(f"{env['mpi_library']}, mpi4py {env['mpi4py']}, {env['cores_rank0_host']} cores, oversubscribed: {env['oversubscribed']}, "
-          f"settings: {env['mpich_settings']}")
+    print(
+        f"{env['mpi_library']}, mpi4py {env['mpi4py']}, {env['cores_rank0_host']} cores, oversubscribed: {env['oversubscribed']}, "
+        f"settings: {env['mpich_settings']}"
+    )
     print(f"{'M':>8} {'book ring':>10} {'MPI lib':>10} {'ratio':>6} {'target':>7}  correct")
     for r in big["runs"]:
         ratio = r["median_s"] / r["library_median_s"]
-        print(f"{ccb.format_bytes(r['m']):>8} {ccb.format_time(r['median_s']):>10} {ccb.format_time(r['library_median_s']):>10} "
-              f"{ratio:6.2f} {'<= 1.5':>7}  {r['correct'] and r['library_correct']}")
+        print(
+            f"{ccb.format_bytes(r['m']):>8} {ccb.format_time(r['median_s']):>10} {ccb.format_time(r['library_median_s']):>10} "
+            f"{ratio:6.2f} {'<= 1.5':>7}  {r['correct'] and r['library_correct']}"
+        )
 
     print()
     print("== per-round overhead at M = 0 vs the ping-pong alpha of the same launch ==")
-    print(f"{'N':>2} {'rounds':>6} {'ring M=0':>10} {'per round':>10} {'alpha':>9} {'per round / alpha':>18} {'Allreduce(0)':>13}")
+    print(
+        f"{'N':>2} {'rounds':>6} {'ring M=0':>10} {'per round':>10} {'alpha':>9} {'per round / alpha':>18} {'Allreduce(0)':>13}"
+    )
     for n in (2, 4):
-        zero = ccb.mpi.launch(["sweep", "--pairs", "ring:all_reduce", "--sizes", "0", "--repeats", str(10 * args.repeats),
-                               "--warmup", "5", "--pingpong-sizes", "0,64,1024,16384,262144,1048576", "--pingpong-repeats", "20"],
-                              n=n, timeout=1800)
+        zero = ccb.mpi.launch(
+            [
+                "sweep",
+                "--pairs",
+                "ring:all_reduce",
+                "--sizes",
+                "0",
+                "--repeats",
+                str(10 * args.repeats),
+                "--warmup",
+                "5",
+                "--pingpong-sizes",
+                "0,64,1024,16384,262144,1048576",
+                "--pingpong-repeats",
+                "20",
+            ],
+            n=n,
+            timeout=1800,
+        )
         r = zero["runs"][0]
         per_round = r["median_s"] / r["rounds"]
         alpha = zero["alpha_s"]  # fitted to the fastest ping-pong samples
-        print(f"{n:2d} {r['rounds']:6d} {ccb.format_time(r['median_s']):>10} {ccb.format_time(per_round):>10} "
-              f"{ccb.format_time(alpha):>9} {per_round / alpha:18.1f} {ccb.format_time(r['library_median_s']):>13}")
+        print(
+            f"{n:2d} {r['rounds']:6d} {ccb.format_time(r['median_s']):>10} {ccb.format_time(per_round):>10} "
+            f"{ccb.format_time(alpha):>9} {per_round / alpha:18.1f} {ccb.format_time(r['library_median_s']):>13}"
+        )
     print("(alpha: fitted to the fastest of 20 ping-pong samples per size between ranks 0 and 1, other ranks asleep)")
     print()
     print("== result explorer update vs a bare matplotlib redraw ==")

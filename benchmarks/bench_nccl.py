@@ -37,23 +37,32 @@ def main() -> None:
     text = ccb.published_log_text("eks_efa_t4_2node_all_reduce")
     split = best_of(lambda: [line.split() for line in text.splitlines()], repeat=20)
     parse = best_of(lambda: ccb.read_nccl_tests(text, collective="all_reduce"), repeat=20)
-    print(f"reader, {len(text.splitlines())} lines (NCCL INFO interleaved): {parse * 1e3:.2f} ms, "
-          f"{parse / split:.1f}x splitting the text")
+    print(
+        f"reader, {len(text.splitlines())} lines (NCCL INFO interleaved): {parse * 1e3:.2f} ms, "
+        f"{parse / split:.1f}x splitting the text"
+    )
 
-    runs = [ccb.published_log_text(f"dgx2_v100_{name}") for name in ("all_gather", "all_reduce", "broadcast", "reduce",
-                                                                      "reduce_scatter")]
+    runs = [
+        ccb.published_log_text(f"dgx2_v100_{name}")
+        for name in ("all_gather", "all_reduce", "broadcast", "reduce", "reduce_scatter")
+    ]
     whole = "".join(runs)
     apart = best_of(lambda: [ccb.read_nccl_tests(text) for text in runs], repeat=10)
     together = best_of(lambda: ccb.read_nccl_tests_runs(whole), repeat=10)
-    print(f"five runs in one text: read_nccl_tests_runs {together * 1e3:.2f} ms = {together / apart:.2f}x "
-          f"reading the five texts one by one")
+    print(
+        f"five runs in one text: read_nccl_tests_runs {together * 1e3:.2f} ms = {together / apart:.2f}x "
+        f"reading the five texts one by one"
+    )
 
     ccb.nccl_model._tuning.cache_clear()
     one = best_of(lambda: ccb.nccl_predict("all_reduce", 512, 64, 2**30, "ib_h100"), repeat=50)
     print(f"nccl_predict (cached tuning after the first call): {one * 1e6:.0f} us")
-    pick_map = best_of(lambda: ccb.nccl_figures._pick_grid("all_reduce", "ib_h100",
-                                                            [(8 * k, k) for k in (1, 2, 4, 8, 16, 32, 64, 128, 256)],
-                                                            2.0 ** np.arange(4, 35)), repeat=3)
+    pick_map = best_of(
+        lambda: ccb.nccl_figures._pick_grid(
+            "all_reduce", "ib_h100", [(8 * k, k) for k in (1, 2, 4, 8, 16, 32, 64, 128, 256)], 2.0 ** np.arange(4, 35)
+        ),
+        repeat=3,
+    )
     print(f"pick map, 9 x 31 cells: {pick_map:.2f} s")
 
     explorer = ccb.NcclExplorer()

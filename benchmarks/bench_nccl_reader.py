@@ -27,8 +27,10 @@ def main(counts) -> None:
         text = ONE_RUN * count
         repeat = 3 if count <= 2000 else 1
         many = best_of(functools.partial(ccb.read_nccl_tests_runs, text), repeat=repeat)
-        print(f"{count:6d} runs ({len(text) / 1e6:.2f} MB): {many:8.2f} s = {many / (count * one):6.2f}x "
-              f"{count} x one run")
+        print(
+            f"{count:6d} runs ({len(text) / 1e6:.2f} MB): {many:8.2f} s = {many / (count * one):6.2f}x "
+            f"{count} x one run"
+        )
 
 
 if __name__ == "__main__":

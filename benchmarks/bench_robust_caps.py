@@ -40,14 +40,20 @@ def dbt_grid() -> None:
         grouped = best_of(lambda n=n, chunks=chunks: _dbt_one_port_rounds(n, chunks), 3)
         masked = best_of(lambda n=n, chunks=chunks: _masked_rounds(n, chunks), 1)
         assert np.array_equal(_dbt_one_port_rounds(n, chunks), _masked_rounds(n, chunks))
-        print(f"1-port DBT rounds, {distinct} distinct n x {size} elements: grouped {grouped * 1e3:.0f} ms, "
-              f"masked (before) {masked * 1e3:.0f} ms, ratio {grouped / masked:.3f}")
+        print(
+            f"1-port DBT rounds, {distinct} distinct n x {size} elements: grouped {grouped * 1e3:.0f} ms, "
+            f"masked (before) {masked * 1e3:.0f} ms, ratio {grouped / masked:.3f}"
+        )
 
 
 def synthesis_deadline() -> None:
     ccb.synthesize(ccb.ring(4), "all_gather", 2, 2, 1, time_limit=10)  # load OR-Tools once (not counted)
-    cases = [(ccb.fully_connected(36), "all_gather", 1, 1, 1), (ccb.ring(100), "all_gather", 2, 2, 1),
-             (ccb.torus(6, 6), "all_gather", 6, 6, 1), (ccb.torus(5, 5), "all_gather", 4, 8, 2)]
+    cases = [
+        (ccb.fully_connected(36), "all_gather", 1, 1, 1),
+        (ccb.ring(100), "all_gather", 2, 2, 1),
+        (ccb.torus(6, 6), "all_gather", 6, 6, 1),
+        (ccb.torus(5, 5), "all_gather", 4, 8, 2),
+    ]
     for limit in (0.05, 0.2, 1.0):
         for topology, primitive, s, r, c in cases:
             start = time.monotonic()
@@ -57,8 +63,10 @@ def synthesis_deadline() -> None:
             except ccb.SynthesisTimeout:
                 outcome = "timeout"
             took = time.monotonic() - start
-            print(f"synthesize {topology.name} {primitive} S={s} R={r} C={c} time_limit={limit:g} s: {took:.2f} s "
-                  f"= {took / limit:.2f} x the limit ({outcome})")
+            print(
+                f"synthesize {topology.name} {primitive} S={s} R={r} C={c} time_limit={limit:g} s: {took:.2f} s "
+                f"= {took / limit:.2f} x the limit ({outcome})"
+            )
 
 
 if __name__ == "__main__":

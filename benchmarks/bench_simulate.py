@@ -38,7 +38,9 @@ def main() -> None:
     for n in (8, 64, 256):
         for m in (64 * 2**10, 2**20, 16 * 2**20, 64 * 2**20):
             if 4 * n * m > BUDGET:  # the simulator's estimate: buffers + result + masks + one round's reads
-                print(f"{n:5d} {ccb.format_bytes(m):>9}  skipped: 4 N M = {ccb.format_bytes(4 * n * m)} exceeds the budget")
+                print(
+                    f"{n:5d} {ccb.format_bytes(m):>9}  skipped: 4 N M = {ccb.format_bytes(4 * n * m)} exceeds the budget"
+                )
                 continue
             schedule = ccb.generate("ring", "all_reduce", n, m)
             bufs = _initial_state(schedule, np.random.default_rng(0))
@@ -52,12 +54,16 @@ def main() -> None:
             total_time = time.perf_counter() - start
             moved = int(result.bytes_sent.sum())
             rate = moved / rounds_time
-            print(f"{n:5d} {ccb.format_bytes(m):>9} {ccb.format_bytes(moved):>10} {rounds_time:9.3f} {total_time:8.3f} "
-                  f"{rate / 1e9:6.2f} {rate / copy_bw:6.2f}")
+            print(
+                f"{n:5d} {ccb.format_bytes(m):>9} {ccb.format_bytes(moved):>10} {rounds_time:9.3f} {total_time:8.3f} "
+                f"{rate / 1e9:6.2f} {rate / copy_bw:6.2f}"
+            )
     start = time.perf_counter()
     result = ccb.simulate("ring", "all_reduce", 1024, 8 * 2**10)
-    print(f"ring AllReduce N=1024, M=8 KiB: {result.rounds} rounds, correct={result.correct}, "
-          f"{time.perf_counter() - start:.2f} s (generate + run + check)")
+    print(
+        f"ring AllReduce N=1024, M=8 KiB: {result.rounds} rounds, correct={result.correct}, "
+        f"{time.perf_counter() - start:.2f} s (generate + run + check)"
+    )
 
 
 if __name__ == "__main__":

@@ -138,7 +138,9 @@ def compare_solvers(topology):
         proc = subprocess.run([sys.executable, __file__, "--solver", name], capture_output=True, text=True)
         if proc.returncode:
             last = (proc.stderr.strip().splitlines() or ["?"])[-1]
-            table[name] = {inst: ("not installed" if "ModuleNotFoundError" in proc.stderr else last[:16]) for inst in SCCL_REPORTED}
+            table[name] = {
+                inst: ("not installed" if "ModuleNotFoundError" in proc.stderr else last[:16]) for inst in SCCL_REPORTED
+            }
             continue
         rows = json.loads(proc.stdout.strip().splitlines()[-1])
         table[name] = {tuple(inst): f"{verdict} {seconds:7.2f} s" for inst, _, verdict, seconds in rows}
@@ -165,8 +167,10 @@ def against_sccl(topology):
     start = time.perf_counter()
     frontier = ccb.pareto_frontier(topology, "all_gather", max_steps=4, max_chunks=6, time_limit=CAP)
     total = time.perf_counter() - start
-    print(f"\nwhole DGX-1 AllGather frontier: {[(p.steps, p.rounds, p.chunks) for p in frontier]} in {total:.1f} s "
-          f"(SCCL README: {SCCL_FRONTIER_SECONDS:.1f} s; goal <= 300 s here)")
+    print(
+        f"\nwhole DGX-1 AllGather frontier: {[(p.steps, p.rounds, p.chunks) for p in frontier]} in {total:.1f} s "
+        f"(SCCL README: {SCCL_FRONTIER_SECONDS:.1f} s; goal <= 300 s here)"
+    )
 
 
 def explorer_update():
@@ -200,8 +204,10 @@ def explorer_update():
         figure.savefig(io.BytesIO(), format="png")
 
     baseline = best_of(bare, repeat=3)
-    print(f"\nPart 3: SynthesisExplorer update {update:.2f} s, bare matplotlib redraw {baseline:.2f} s, "
-          f"ratio {update / baseline:.2f}")
+    print(
+        f"\nPart 3: SynthesisExplorer update {update:.2f} s, bare matplotlib redraw {baseline:.2f} s, "
+        f"ratio {update / baseline:.2f}"
+    )
 
 
 def main():

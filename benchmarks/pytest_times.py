@@ -48,8 +48,13 @@ def pytest_runtest_logfinish(nodeid, location):
         return
     wall0, own0, children0 = _START.pop(nodeid)
     own, children = _cpu()
-    record = {"nodeid": nodeid, "wall": time.perf_counter() - wall0, "cpu": own - own0, "children": children - children0,
-              "worker": os.environ.get("PYTEST_XDIST_WORKER", "main")}
+    record = {
+        "nodeid": nodeid,
+        "wall": time.perf_counter() - wall0,
+        "cpu": own - own0,
+        "children": children - children0,
+        "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
+    }
     with open(path, "a", encoding="utf-8") as handle:  # one short line per test: appends do not interleave
         handle.write(json.dumps(record) + "\n")
 

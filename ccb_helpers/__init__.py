@@ -53,7 +53,14 @@ from .bandwidth import (
     uniform_routing,
     volume_coefficient,
 )
-from .bisection import bisection_bytes, bisection_lower_bound, bisection_partition, cut_links, node_lower_bound, tighter_bound
+from .bisection import (
+    bisection_bytes,
+    bisection_lower_bound,
+    bisection_partition,
+    cut_links,
+    node_lower_bound,
+    tighter_bound,
+)
 from .bounds import (
     combined_lower_bound,
     crossover_size,
@@ -67,7 +74,10 @@ from .broadcast import broadcast_steps, eccentricity, search_broadcast_steps
 from .gossip import gossip_rounds
 from .in_network import busbw_limit, in_network_lower_bound, in_network_volume, nvls_all_reduce_volume
 from .hardware import NETWORK_PRESETS, PRESETS, HardwarePreset, preset
-_lazy_from(".plotting", """
+
+_lazy_from(
+    ".plotting",
+    """
     draw_knomial_tree,
     draw_schedule,
     draw_topology,
@@ -80,7 +90,8 @@ _lazy_from(".plotting", """
     plot_regime_map,
     plot_volume_coefficients,
     use_book_style,
-""")
+""",
+)
 from .primitives import PRIMITIVE_LABELS, PRIMITIVES, ROOTED_PRIMITIVES
 from .propagation import coverage, flat_send_time, info_latency_bound, info_steps
 from .tables import (
@@ -122,8 +133,19 @@ from .topology import (
     single_switch,
     torus,
 )
-from .diameter import FAMILIES, binding_latency_term, diameter_binding_sizes, family_instance, family_instances, first_diameter_bound
-_lazy_from(".explorers", "AlgorithmExplorer, BandwidthExplorer, BisectionExplorer, Explorer, PropagationExplorer, TopologyExplorer")
+from .diameter import (
+    FAMILIES,
+    binding_latency_term,
+    diameter_binding_sizes,
+    family_instance,
+    family_instances,
+    first_diameter_bound,
+)
+
+_lazy_from(
+    ".explorers",
+    "AlgorithmExplorer, BandwidthExplorer, BisectionExplorer, Explorer, PropagationExplorer, TopologyExplorer",
+)
 from .generators import generate, knomial_tree, nccl_double_binary_tree
 from .schedule import Round, Schedule, Transfer, block_bounds
 from .selection import best_algorithm_bands, crossover_between, optimality
@@ -151,8 +173,12 @@ from .synthesis import (
     verify_synthesized,
 )
 from .synthesis_lp import two_step_rounds_per_chunk
-_lazy_from(".synthesis_figures", "SynthesisExplorer, attainment_table, draw_synthesized_step, plot_schedule_steps, plot_synthesis_plane, "
-           "synthesis_bounds_table")
+
+_lazy_from(
+    ".synthesis_figures",
+    "SynthesisExplorer, attainment_table, draw_synthesized_step, plot_schedule_steps, plot_synthesis_plane, "
+    "synthesis_bounds_table",
+)
 from .units import GiB, KiB, MiB, format_bandwidth, format_bytes, format_time
 from .nccl_tests import (
     AlphaBeta,
@@ -187,9 +213,13 @@ from .nccl_published import (
     published_summary_table,
     read_published_log,
 )
-_lazy_from(".nccl_figures", "NCCL_PICK_COLORS, NcclExplorer, plot_busbw_against_bound, plot_nccl_pick_map, plot_nccl_times")
+
+_lazy_from(
+    ".nccl_figures", "NCCL_PICK_COLORS, NcclExplorer, plot_busbw_against_bound, plot_nccl_pick_map, plot_nccl_times"
+)
 from . import mpi  # real MPI runs (mpi4py is imported only when a command runs under mpiexec)
 from .mpi import load_mpi_result
+
 _lazy_from(".mpi", "MPIResultExplorer, mpi_runs_table, plot_mpi_ratios, plot_mpi_runs, plot_pingpong")
 
 __version__ = "0.1.0"

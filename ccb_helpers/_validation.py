@@ -97,15 +97,18 @@ def check_int(name: str, value, minimum: int | None = None, maximum: int | None 
     return value
 
 
-def check_real(name: str, value, *, minimum: float = 0.0, strict: bool = False, maximum: float | None = None,
-               scalar: bool = False):
+def check_real(
+    name: str, value, *, minimum: float = 0.0, strict: bool = False, maximum: float | None = None, scalar: bool = False
+):
     """Return a finite real ``value`` >= ``minimum`` (> if ``strict``), <= ``maximum``, as float or float array."""
     relation = ">" if strict else ">="
     if is_array(value):
         if scalar:
             _scalar_only(name, value)
         array = _as_array(name, value)
-        if array.dtype == bool or not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
+        if array.dtype == bool or not (
+            np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
+        ):
             raise TypeError(f"{name} must be a real number or an array of real numbers, got dtype {array.dtype}")
         if array.size == 0:
             raise ValueError(f"{name} must not be empty")
@@ -123,7 +126,9 @@ def check_real(name: str, value, *, minimum: float = 0.0, strict: bool = False, 
     try:
         value = float(value)
     except OverflowError:
-        raise ValueError(f"{name} must be finite (a float64), got an integer of {int(value).bit_length()} bits") from None
+        raise ValueError(
+            f"{name} must be finite (a float64), got an integer of {int(value).bit_length()} bits"
+        ) from None
     if not np.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value}")
     if (value <= minimum) if strict else (value < minimum):
@@ -201,7 +206,9 @@ def check_cap(what: str, estimate: float, cap: float, unit: str = "", hint: str 
     """Refuse work whose ``estimate`` exceeds ``cap``: the message says both (and how to raise it)."""
     if estimate > cap:
         unit = f" {unit}" if unit else ""
-        raise ValueError(f"{what}: estimate {_num(estimate)}{unit} exceeds the cap {_num(cap)}{unit}" + (f"; {hint}" if hint else ""))
+        raise ValueError(
+            f"{what}: estimate {_num(estimate)}{unit} exceeds the cap {_num(cap)}{unit}" + (f"; {hint}" if hint else "")
+        )
 
 
 def _num(x) -> str:

@@ -202,6 +202,7 @@ def _dbt_one_port_rounds(n, chunks):
     is dropped. Counted from the trees' (level, colour) pairs: for each phase and colour, the
     union of the intervals ``[level, level + C - 1]`` of rounds in which that level is busy.
     """
+
     def gaps(n_value: int) -> tuple[list[int], int]:
         # Per phase and colour, the gaps between consecutive busy levels (a busy level holds its
         # colour for C rounds) and how many (phase, colour) lists are not empty.
@@ -245,8 +246,12 @@ def _check_dbt_work(n) -> None:
         return
     distinct = np.unique(n)
     work = int(distinct[(distinct > 1) & (distinct <= DBT_ONE_PORT_MAX_N)].sum(dtype=object))
-    check_cap("the 1-port double_binary_tree's rounds for every distinct n: sum of the distinct n", work, DBT_ONE_PORT_MAX_WORK,
-              hint="use fewer distinct n, or ports=2 (closed form)")
+    check_cap(
+        "the 1-port double_binary_tree's rounds for every distinct n: sum of the distinct n",
+        work,
+        DBT_ONE_PORT_MAX_WORK,
+        hint="use fewer distinct n, or ports=2 (closed form)",
+    )
 
 
 def _dbt_all_reduce(n, m, ports, opts):
@@ -367,8 +372,11 @@ ALGORITHMS: dict[str, dict[str, _Model]] = {
         "reduce_scatter": _Model(_halving_reduce_scatter, power_of_two=True, reference=_THAKUR),
     },
     "recursive_halving_doubling_2port": {
-        "all_reduce": _Model(_two_port_rhd_all_reduce, min_ports=2,
-                             reference="Rabenseifner 2004 on two halves; dimension order shifted (this book)"),
+        "all_reduce": _Model(
+            _two_port_rhd_all_reduce,
+            min_ports=2,
+            reference="Rabenseifner 2004 on two halves; dimension order shifted (this book)",
+        ),
     },
     "recursive_doubling": {
         "all_gather": _Model(_doubling_all_gather, power_of_two=True, reference=_THAKUR),
@@ -505,7 +513,9 @@ def algorithm_terms(algorithm, primitive, n, m, ports=1, chunks=None, pipelined=
     """
     model, n, m, ports, chunks, pipelined = _check_model_args(algorithm, primitive, n, m, ports, chunks, pipelined)
     if algorithm == "double_binary_tree" and pipelined and chunks is None:
-        raise ValueError("chunks is required for the pipelined double_binary_tree (or use algorithm_cost, which picks the best)")
+        raise ValueError(
+            "chunks is required for the pipelined double_binary_tree (or use algorithm_cost, which picks the best)"
+        )
     check_shapes(n=n, m=m, chunks=chunks)
     return _terms(algorithm, primitive, n, m, ports, chunks, pipelined)
 
@@ -549,10 +559,17 @@ def _cost(algorithm, primitive, n, m, alpha, beta, ports, chunks=None, pipelined
     """:func:`algorithm_cost` on validated arguments (float for scalars, array otherwise)."""
     if algorithm == "double_binary_tree" and pipelined and chunks is None:
         chunks = _optimal_chunks(n, m, alpha, beta)
-    steps, volume = _raw_terms(ALGORITHMS[algorithm][primitive], n, m, ports,
-                               {"pipelined": pipelined} if chunks is None else {"pipelined": pipelined, "chunks": chunks})
+    steps, volume = _raw_terms(
+        ALGORITHMS[algorithm][primitive],
+        n,
+        m,
+        ports,
+        {"pipelined": pipelined} if chunks is None else {"pipelined": pipelined, "chunks": chunks},
+    )
     time = _time(steps, volume, alpha, beta)
-    return float(time) if np.ndim(time) == 0 and not any(isinstance(x, np.ndarray) for x in (n, m, alpha, beta)) else time
+    return (
+        float(time) if np.ndim(time) == 0 and not any(isinstance(x, np.ndarray) for x in (n, m, alpha, beta)) else time
+    )
 
 
 def applicable_algorithms(primitive, n=None, ports=1):
@@ -613,8 +630,13 @@ def best_algorithm(primitive, n, m, alpha, beta, ports=1):
     beta = check_bandwidth("beta", beta)
     ports = check_int("ports", ports, minimum=1, maximum=INT64_MAX, scalar=True)
     shape = check_shapes(n=n, m=m, alpha=alpha, beta=beta)
-    check_cap(f"best_algorithm on {int(np.prod(shape, dtype=object))} elements: memory", _best_memory(primitive, n, shape, ports),
-              BEST_ALGORITHM_MAX_BYTES, "bytes", hint="split the grid")
+    check_cap(
+        f"best_algorithm on {int(np.prod(shape, dtype=object))} elements: memory",
+        _best_memory(primitive, n, shape, ports),
+        BEST_ALGORITHM_MAX_BYTES,
+        "bytes",
+        hint="split the grid",
+    )
     if "double_binary_tree" in _applicable(primitive, None, ports) and ports == 1:
         _check_dbt_work(n)
     return _best_algorithm(primitive, n, m, alpha, beta, ports)
@@ -702,10 +724,13 @@ def efficiency(algorithm, primitive, n, m, alpha, beta, ports=1, diameter=0, bou
     """
     unknown = set(options) - {"chunks", "pipelined"}
     if unknown:
-        raise TypeError(f"efficiency() got unexpected keyword arguments {sorted(unknown)}; options are chunks, pipelined")
+        raise TypeError(
+            f"efficiency() got unexpected keyword arguments {sorted(unknown)}; options are chunks, pipelined"
+        )
     bound = check_choice("bound", bound, ("combined", "round"))
     model, n, m, ports, chunks, pipelined = _check_model_args(
-        algorithm, primitive, n, m, ports, options.get("chunks"), options.get("pipelined", True))
+        algorithm, primitive, n, m, ports, options.get("chunks"), options.get("pipelined", True)
+    )
     alpha = check_seconds("alpha", alpha)
     beta = check_bandwidth("beta", beta)
     diameter = check_int("diameter", diameter, minimum=0, maximum=1, scalar=True)

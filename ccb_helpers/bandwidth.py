@@ -309,8 +309,13 @@ def uniform_routing(n, m):
 
 
 def _check_routing_size(n: int) -> None:
-    check_cap(f"an n x n routing matrix for n={n}: bytes", 8 * n * n, ROUTING_MAX_BYTES, "bytes",
-              hint="use forced_volume / bandwidth_lower_bound for large uniform AllToAll")
+    check_cap(
+        f"an n x n routing matrix for n={n}: bytes",
+        8 * n * n,
+        ROUTING_MAX_BYTES,
+        "bytes",
+        hint="use forced_volume / bandwidth_lower_bound for large uniform AllToAll",
+    )
 
 
 def _uniform_routing(n, m):

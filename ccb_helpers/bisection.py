@@ -48,8 +48,15 @@ from .topology import MAX_GRAPH_ELEMENTS, Topology, _graph_elements, check_topol
 #: (about 0.2 ms per element here).
 MAX_FLOW_ELEMENTS = 2**16
 
-__all__ = ["bisection_bytes", "bisection_lower_bound", "node_lower_bound", "tighter_bound", "bisection_partition", "cut_links",
-           "VERTEX_TRANSITIVE"]
+__all__ = [
+    "bisection_bytes",
+    "bisection_lower_bound",
+    "node_lower_bound",
+    "tighter_bound",
+    "bisection_partition",
+    "cut_links",
+    "VERTEX_TRANSITIVE",
+]
 
 
 def bisection_bytes(primitive, n, m, root_side="larger"):
@@ -307,18 +314,25 @@ def bisection_partition(topology: Topology) -> set:
     family = topology.family
     if family == "custom":
         if topology.switched:
-            ups = sorted(range(n), key=lambda v: sum(d.get("links", 1) for _, _, d in topology.graph.edges(v, data=True)))
+            ups = sorted(
+                range(n), key=lambda v: sum(d.get("links", 1) for _, _, d in topology.graph.edges(v, data=True))
+            )
             return set(ups[: n // 2])  # a single switch: the endpoints with the fewest links
         from .user_topology import MAX_BISECTION_ENDPOINTS, _bisection_side
 
         if n > MAX_BISECTION_ENDPOINTS:
-            raise ValueError(f"topology: the minimum cut of a custom topology is searched exhaustively, n <= {MAX_BISECTION_ENDPOINTS}; got n={n}")
+            raise ValueError(
+                f"topology: the minimum cut of a custom topology is searched exhaustively, n <= {MAX_BISECTION_ENDPOINTS}; got n={n}"
+            )
         from math import comb
 
         from .topology import MAX_MEASURE_WORK
 
-        check_cap(f"bisection_partition({topology.name}): splits x links", comb(n, n // 2) * topology.graph.number_of_edges(),
-                  MAX_MEASURE_WORK)
+        check_cap(
+            f"bisection_partition({topology.name}): splits x links",
+            comb(n, n // 2) * topology.graph.number_of_edges(),
+            MAX_MEASURE_WORK,
+        )
         return _bisection_side(topology)
     if family not in ("ring", "fully_connected", "single_switch", "hypercube", "torus", "mesh", "fat_tree"):
         raise ValueError(f"no constructed minimum cut for topology family {family!r} (only the built-in families)")
@@ -339,8 +353,7 @@ def bisection_partition(topology: Topology) -> set:
     spines = [v for v in g.nodes if isinstance(v, tuple) and v[0] == "spine"]
     per_leaf = n // len(leaves)
     target = n // 2
-    best = min(range(len(leaves) + 1),
-               key=lambda l: len(spines) * min(l, len(leaves) - l) + abs(target - per_leaf * l))
+    best = min(range(len(leaves) + 1), key=lambda l: len(spines) * min(l, len(leaves) - l) + abs(target - per_leaf * l))
     side = set(range(best * per_leaf))  # hosts of the first `best` leaves
     extra = target - len(side)
     if extra > 0:
@@ -363,7 +376,9 @@ def cut_links(topology: Topology, side) -> int:
     import networkx as nx
 
     check_topology(topology)
-    if not isinstance(side, (set, frozenset, list, tuple, range, np.ndarray)) or (isinstance(side, np.ndarray) and side.ndim == 0):
+    if not isinstance(side, (set, frozenset, list, tuple, range, np.ndarray)) or (
+        isinstance(side, np.ndarray) and side.ndim == 0
+    ):
         raise TypeError(f"side must be a set or list of endpoint numbers, got {type(side).__name__}")
     if len(side) > topology.n:
         raise ValueError(f"side must hold at most n={topology.n} endpoints, got {len(side)}")
@@ -375,7 +390,9 @@ def cut_links(topology: Topology, side) -> int:
     if bad:
         raise ValueError(f"side must hold endpoint numbers 0..{topology.n - 1}, got {bad[0]!r}")
     if topology.switched:
-        check_cap(f"cut_links({topology.name}): max-flow graph vertices + edges", _graph_elements(topology), MAX_FLOW_ELEMENTS)
+        check_cap(
+            f"cut_links({topology.name}): max-flow graph vertices + edges", _graph_elements(topology), MAX_FLOW_ELEMENTS
+        )
         if not side or len(side) == topology.n:
             return 0  # every endpoint on one side: the switches join them, nothing is cut
     g = topology.graph

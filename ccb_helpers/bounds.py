@@ -100,10 +100,17 @@ def _check_latency_args(primitive, n, ports, diameter, degree, eccentricity=None
         eccentricity = check_int("eccentricity", eccentricity, minimum=0, maximum=INT64_MAX)
         check_shapes(diameter=diameter, eccentricity=eccentricity)
         given = np.asarray(diameter) > 0
-        if np.any(given & ((np.asarray(eccentricity) > np.asarray(diameter))
-                           | (2 * np.asarray(eccentricity) < np.asarray(diameter)))):
-            raise ValueError(f"eccentricity must lie in [ceil(diameter / 2), diameter] (every node's eccentricity does), "
-                             f"got eccentricity={_short(eccentricity)} with diameter={_short(diameter)}")
+        if np.any(
+            given
+            & (
+                (np.asarray(eccentricity) > np.asarray(diameter))
+                | (2 * np.asarray(eccentricity) < np.asarray(diameter))
+            )
+        ):
+            raise ValueError(
+                f"eccentricity must lie in [ceil(diameter / 2), diameter] (every node's eccentricity does), "
+                f"got eccentricity={_short(eccentricity)} with diameter={_short(diameter)}"
+            )
     return primitive, n, ports, _distance(primitive, diameter, eccentricity), degree
 
 
@@ -230,8 +237,9 @@ def combined_lower_bound(primitive, n, m, alpha, beta, ports=1, diameter=0, degr
     >>> combined_lower_bound("all_reduce", 8, 1024, 5e-6, 25e9)   # latency-bound: 3 alpha
     1.5e-05
     """
-    primitive, n, m, alpha, beta, ports, diameter, degree = _check_bound_args(primitive, n, m, alpha, beta, ports, diameter, degree,
-                                                                              eccentricity)
+    primitive, n, m, alpha, beta, ports, diameter, degree = _check_bound_args(
+        primitive, n, m, alpha, beta, ports, diameter, degree, eccentricity
+    )
     return _combined_lower_bound(primitive, n, m, alpha, beta, ports, diameter, degree)
 
 
@@ -246,7 +254,11 @@ def _check_bound_args(primitive, n, m, alpha, beta, ports, diameter, degree, ecc
 
 def _combined_lower_bound(primitive, n, m, alpha, beta, ports, diameter, degree):
     t_alpha = _latency_steps(n, ports, diameter, degree) * alpha
-    if is_array(m) and not (is_array(beta) or is_array(ports) or is_array(degree)) and primitive not in ("scatter", "gather"):
+    if (
+        is_array(m)
+        and not (is_array(beta) or is_array(ports) or is_array(degree))
+        and primitive not in ("scatter", "gather")
+    ):
         # max(S, R) = c(N) M exactly (the max picks the same product), so the per-node factor is
         # computed on n's own shape and the grid sees two operations, not six. (Not for Scatter /
         # Gather: their whole-byte blocks make the volume depend on M mod N.)
@@ -304,8 +316,9 @@ def round_lower_bound(primitive, n, m, alpha, beta, ports=1, diameter=0, degree=
     >>> round_lower_bound("all_gather", [2, 4], 0.0, 1e-6, 1e9).tolist()   # 1 and 2 rounds
     [1e-06, 2e-06]
     """
-    primitive, n, m, alpha, beta, ports, diameter, degree = _check_bound_args(primitive, n, m, alpha, beta, ports, diameter, degree,
-                                                                              eccentricity)
+    primitive, n, m, alpha, beta, ports, diameter, degree = _check_bound_args(
+        primitive, n, m, alpha, beta, ports, diameter, degree, eccentricity
+    )
     return _round_lower_bound(primitive, n, m, alpha, beta, ports, diameter, degree)
 
 
@@ -359,8 +372,9 @@ def regime(primitive, n, m, alpha, beta, ports=1, diameter=0, degree=None, eccen
     >>> regime("all_reduce", 8, 1024, 5e-6, 25e9), regime("all_reduce", 8, 2**20, 5e-6, 25e9)
     ('latency', 'bandwidth')
     """
-    primitive, n, m, alpha, beta, ports, diameter, degree = _check_bound_args(primitive, n, m, alpha, beta, ports, diameter, degree,
-                                                                              eccentricity)
+    primitive, n, m, alpha, beta, ports, diameter, degree = _check_bound_args(
+        primitive, n, m, alpha, beta, ports, diameter, degree, eccentricity
+    )
     t_alpha = _latency_steps(n, ports, diameter, degree) * alpha
     t_beta = _bandwidth_lower_bound(primitive, n, m, beta, ports, degree)
     if is_array(t_alpha) or is_array(t_beta):

@@ -165,11 +165,15 @@ def _estimated_states(n: int, degree: int, k: int) -> int:
 def _check_search(topology: Topology, k: int) -> None:
     n = topology.n
     if topology.switched:
-        raise ValueError("topology: the broadcast search works on direct networks (no switch vertices); "
-                         f"{topology.name} is switched (its closed form is ceil(log2 n))")
+        raise ValueError(
+            "topology: the broadcast search works on direct networks (no switch vertices); "
+            f"{topology.name} is switched (its closed form is ceil(log2 n))"
+        )
     if n > SEARCH_MAX_ENDPOINTS:
-        raise ValueError(f"topology: the exhaustive broadcast search is limited to n <= {SEARCH_MAX_ENDPOINTS} endpoints; "
-                         f"{topology.name} has n={n}")
+        raise ValueError(
+            f"topology: the exhaustive broadcast search is limited to n <= {SEARCH_MAX_ENDPOINTS} endpoints; "
+            f"{topology.name} has n={n}"
+        )
 
 
 def search_broadcast_steps(topology: Topology, k=1, root=0) -> int:
@@ -242,7 +246,8 @@ def _search_broadcast_steps(topology: Topology, k: int, root: int) -> int:
                 raise ValueError(
                     f"exhaustive broadcast search on {topology.name} with k={k}: examined more than the cap "
                     f"{SEARCH_MAX_STEPS:,} steps (the a-priori upper-bound estimate for this graph is "
-                    f"{_estimated_states(n, max(topology.degree, 1), k):,} candidate sets)")
+                    f"{_estimated_states(n, max(topology.degree, 1), k):,} candidate sets)"
+                )
             for u in senders_of[t]:
                 if u in seen:
                     continue
@@ -293,7 +298,9 @@ def _search_broadcast_steps(topology: Topology, k: int, root: int) -> int:
 
     start = 1 << root
     if hops_to_cover(start) >= n:
-        raise ValueError(f"topology {topology.name} is not connected: a broadcast from root {root} never reaches every node")
+        raise ValueError(
+            f"topology {topology.name} is not connected: a broadcast from root {root} never reaches every node"
+        )
     rounds = max(ceil_log_int(n, k + 1), hops_to_cover(start))
     while not feasible(start, rounds):
         rounds += 1

@@ -26,7 +26,14 @@ from .topology import (
     torus,
 )
 
-__all__ = ["FAMILIES", "family_instance", "family_instances", "binding_latency_term", "diameter_binding_sizes", "first_diameter_bound"]
+__all__ = [
+    "FAMILIES",
+    "family_instance",
+    "family_instances",
+    "binding_latency_term",
+    "diameter_binding_sizes",
+    "first_diameter_bound",
+]
 
 #: Most topologies :func:`family_instances` yields (about 30 microseconds each).
 MAX_INSTANCES = 2**16

@@ -48,7 +48,9 @@ def _rotate(rounds: list[Round], root: int, n: int) -> list[Round]:
     if root == 0:
         return rounds
     return [
-        Round((r.src + root) % n, (r.dst + root) % n, r.offset, r.length, r.reduce, r.buffer, r.dst_offset, r.dst_buffer)
+        Round(
+            (r.src + root) % n, (r.dst + root) % n, r.offset, r.length, r.reduce, r.buffer, r.dst_offset, r.dst_buffer
+        )
         for r in rounds
     ]
 
@@ -364,7 +366,9 @@ def _pairwise_all_to_all(n: int, m: int):
     rounds = []
     for s in range(1, n):
         dst = (nodes + s) % n
-        rounds.append(Round(nodes, dst, blocks.offset[dst], blocks.length[dst], False, send, blocks.offset[nodes], recv))
+        rounds.append(
+            Round(nodes, dst, blocks.offset[dst], blocks.length[dst], False, send, blocks.offset[nodes], recv)
+        )
     return prologue, rounds
 
 
@@ -384,7 +388,9 @@ def schedule_size(algorithm: str, primitive: str, n: int, ports: int, chunks: in
         per_phase = n * (n - 1) if algorithm == "ring" or n <= 2 else 2 * n * (n // 2)
         transfers = per_phase * (2 if primitive == "all_reduce" else 1)
     elif algorithm == "binomial_tree":
-        transfers = n * levels if primitive in ("scatter", "gather") else (n - 1) * (2 if primitive == "all_reduce" else 1)
+        transfers = (
+            n * levels if primitive in ("scatter", "gather") else (n - 1) * (2 if primitive == "all_reduce" else 1)
+        )
     elif algorithm == "double_binary_tree":
         transfers = 4 * (chunks or 1) * (n - 1)
     elif algorithm == "recursive_halving_doubling":
@@ -421,8 +427,10 @@ def _check_generate(algorithm, primitive, n, m, ports, root, chunks, pipelined):
         if not pipelined and chunks != 1:
             raise ValueError("the unpipelined double_binary_tree uses one chunk; drop chunks or set pipelined=True")
     if primitive == "all_to_all" and m % n:
-        raise ValueError(f"all_to_all needs m divisible by n (block j of node i fills block i of node j, so the "
-                         f"blocks must be equal), got m={m}, n={n}")
+        raise ValueError(
+            f"all_to_all needs m divisible by n (block j of node i fills block i of node j, so the "
+            f"blocks must be equal), got m={m}, n={n}"
+        )
     rounds, transfers = schedule_size(algorithm, primitive, n, ports, chunks)
     what = f"{algorithm} {primitive} on n={n}" + (f" with chunks={chunks}" if chunks is not None else "")
     check_cap(f"schedule of {what}: rounds", rounds, MAX_ROUNDS)
@@ -477,24 +485,32 @@ def _generate(algorithm, primitive, n, m, ports, root, chunks) -> Schedule:
         rounds: list[Round] = []
     elif algorithm == "ring":
         ag = _ring_all_gather(n, m)
-        rounds = {"all_gather": ag, "reduce_scatter": _reverse(ag, True), "all_reduce": _reverse(ag, True) + ag}[primitive]
+        rounds = {"all_gather": ag, "reduce_scatter": _reverse(ag, True), "all_reduce": _reverse(ag, True) + ag}[
+            primitive
+        ]
     elif algorithm == "bidirectional_ring":
         ag = _biring_all_gather(n, m)
-        rounds = {"all_gather": ag, "reduce_scatter": _reverse(ag, True), "all_reduce": _reverse(ag, True) + ag}[primitive]
+        rounds = {"all_gather": ag, "reduce_scatter": _reverse(ag, True), "all_reduce": _reverse(ag, True) + ag}[
+            primitive
+        ]
     elif algorithm == "binomial_tree":
         if primitive in ("scatter", "gather"):
             scatter = _binomial_scatter(n, m, root)
             rounds = scatter if primitive == "scatter" else _reverse(scatter, False)
         else:
             bcast = _rotate(_tree_broadcast(n, m, ports), root, n)
-            rounds = {"broadcast": bcast, "reduce": _reverse(bcast, True), "all_reduce": _reverse(bcast, True) + bcast}[primitive]
+            rounds = {"broadcast": bcast, "reduce": _reverse(bcast, True), "all_reduce": _reverse(bcast, True) + bcast}[
+                primitive
+            ]
     elif algorithm == "double_binary_tree":
         rounds = _double_binary_tree(n, m, chunks, ports)
     elif algorithm == "recursive_halving_doubling":
         if primitive == "reduce_scatter":
             rounds = _halving_reduce_scatter(n, m, np.arange(n))
         else:
-            rounds = _fold(n, m, lambda p, mm, ranks: _halving_reduce_scatter(p, mm, ranks) + _doubling_all_gather(p, mm, ranks))
+            rounds = _fold(
+                n, m, lambda p, mm, ranks: _halving_reduce_scatter(p, mm, ranks) + _doubling_all_gather(p, mm, ranks)
+            )
     elif algorithm == "recursive_halving_doubling_2port":
         rounds = _fold(n, m, _two_port_rhd)
     elif algorithm == "recursive_doubling":

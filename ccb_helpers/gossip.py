@@ -62,13 +62,21 @@ class _Budget:
     def step(self) -> None:
         self.steps += 1
         if self.steps > SEARCH_MAX_STEPS:
-            check_cap(f"{self.what}: enumeration steps (the search stopped there)", self.steps, SEARCH_MAX_STEPS,
-                      hint="too large for exhaustive search")
+            check_cap(
+                f"{self.what}: enumeration steps (the search stopped there)",
+                self.steps,
+                SEARCH_MAX_STEPS,
+                hint="too large for exhaustive search",
+            )
 
     def add_states(self, count: int) -> None:
         self.states += count
-        check_cap(f"{self.what}: generated states (the search stopped there)", self.states, SEARCH_MAX_STATES,
-                  hint="too large for exhaustive search")
+        check_cap(
+            f"{self.what}: generated states (the search stopped there)",
+            self.states,
+            SEARCH_MAX_STATES,
+            hint="too large for exhaustive search",
+        )
 
 
 def gossip_rounds(topology, ports=1, method="auto") -> int:
@@ -126,11 +134,15 @@ def gossip_rounds(topology, ports=1, method="auto") -> int:
         if value is not None:
             return value
     if topology.switched:
-        raise ValueError("topology: method='search' works on direct networks (no switch vertices); "
-                         "switched networks have a closed form")
+        raise ValueError(
+            "topology: method='search' works on direct networks (no switch vertices); "
+            "switched networks have a closed form"
+        )
     if topology.n > SEARCH_MAX_NODES:
-        raise ValueError(f"topology: the exhaustive gossip search is limited to n <= {SEARCH_MAX_NODES} endpoints; "
-                         f"{topology.name} has n={topology.n}")
+        raise ValueError(
+            f"topology: the exhaustive gossip search is limited to n <= {SEARCH_MAX_NODES} endpoints; "
+            f"{topology.name} has n={topology.n}"
+        )
     if not nx.is_connected(topology.graph):
         raise ValueError(f"topology: {topology.name} is not connected: some inputs can never reach some nodes")
     budget = _Budget(f"gossip search on {topology.name} with ports={ports}")
@@ -141,9 +153,15 @@ def gossip_rounds(topology, ports=1, method="auto") -> int:
 def _first_round(graph: nx.Graph, n: int, ports: int, budget: _Budget) -> list[tuple[int, ...]]:
     """The states after the first round (a lower bound on what any search generates), or the cap error."""
     start = tuple(1 << v for v in range(n))
-    first = _round_successors(start, [sorted(graph.neighbors(v)) for v in range(n)], ports, SEARCH_MAX_STATES + 1, budget)
-    check_cap(f"{budget.what}: states after the first round alone (a lower bound on the search)", len(first),
-              SEARCH_MAX_STATES, hint="too large for exhaustive search")
+    first = _round_successors(
+        start, [sorted(graph.neighbors(v)) for v in range(n)], ports, SEARCH_MAX_STATES + 1, budget
+    )
+    check_cap(
+        f"{budget.what}: states after the first round alone (a lower bound on the search)",
+        len(first),
+        SEARCH_MAX_STATES,
+        hint="too large for exhaustive search",
+    )
     return first
 
 
@@ -268,11 +286,12 @@ def _search_gossip_rounds(graph: nx.Graph, n: int, ports: int, budget: _Budget, 
         # (4096 x 30,000 x 16 x 8 bytes = 15 GiB at the caps).
         rows = max(1, _CANONICAL_BLOCK // (len(perms) * n))
         if len(states) > rows:
-            return np.concatenate([canonical(states[i:i + rows]) for i in range(0, len(states), rows)])
+            return np.concatenate([canonical(states[i : i + rows]) for i in range(0, len(states), rows)])
         images = np.zeros((len(perms),) + states.shape, dtype=np.int64)
         for byte in range(nbytes):
-            images |= np.take_along_axis(bit_image[:, byte, :], ((states >> (8 * byte)) & 0xFF).reshape(1, -1),
-                                         axis=1).reshape(images.shape)
+            images |= np.take_along_axis(
+                bit_image[:, byte, :], ((states >> (8 * byte)) & 0xFF).reshape(1, -1), axis=1
+            ).reshape(images.shape)
         images = np.take_along_axis(images, np.broadcast_to(inverse[:, None, :], images.shape), axis=2)
         alive = np.ones(images.shape[:2], dtype=bool)
         for v in range(n):
@@ -314,10 +333,10 @@ def _search_gossip_rounds(graph: nx.Graph, n: int, ports: int, budget: _Budget, 
         # (Quadratic in the successors, and only a speed-up: skipped for large sets.)
         dominated = np.zeros(len(reps), dtype=bool)
         for begin in range(0, len(reps) if len(reps) <= _DOMINANCE_MAX else 0, 256):
-            block = reps[begin:begin + 256]
+            block = reps[begin : begin + 256]
             covers = np.all((block[:, None, :] & ~reps[None, :, :]) == 0, axis=2)  # reps[j] >= block[i]
             covers[np.arange(len(block)), np.arange(begin, begin + len(block))] = False
-            dominated[begin:begin + len(block)] = covers.any(axis=1)
+            dominated[begin : begin + len(block)] = covers.any(axis=1)
         kept = reps[~dominated]
         knowledge = _popcount(kept).sum(axis=1)
         return [tuple(row) for row in kept[np.argsort(-knowledge, kind="stable")].tolist()]  # most knowledge first

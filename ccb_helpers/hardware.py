@@ -288,23 +288,53 @@ class NetworkPreset:
 NETWORK_PRESETS: dict[str, NetworkPreset] = {
     p.key: p
     for p in [
-        NetworkPreset("ib_ndr_8x400", "InfiniBand NDR, 8 x 400 Gb/s per node (one per GPU)", 50e9, 8,
-                      "NDR: 400 Gb/s = 50 GB/s per direction per port; DGX H100 / HGX H100 nodes have 8 "
-                      "ConnectX-7 NICs, one per GPU (NVIDIA DGX H100 user guide)."),
-        NetworkPreset("ib_xdr_8x800", "InfiniBand XDR, 8 x 800 Gb/s per node (one per GPU)", 100e9, 8,
-                      "XDR: 800 Gb/s = 100 GB/s per direction per port (NVIDIA Quantum-X800 / ConnectX-8 "
-                      "SuperNIC), one per GPU on B300 / GB300 nodes."),
-        NetworkPreset("efa_p5_3200", "AWS EFA on p5.48xlarge, 3200 Gb/s per node", 12.5e9, 32,
-                      "AWS p5.48xlarge (8 x H100): 32 EFA interfaces of 100 Gb/s = 3200 Gb/s = 400 GB/s per "
-                      "direction per node, 4 per GPU (aws.amazon.com/ec2/instance-types/p5)."),
-        NetworkPreset("efa_p4d_400", "AWS EFA on p4d.24xlarge, 400 Gb/s per node", 12.5e9, 4,
-                      "AWS p4d.24xlarge (8 x A100): 4 x 100 Gb/s EFA = 50 GB/s per direction per node "
-                      "(aws.amazon.com/ec2/instance-types/p4)."),
-        NetworkPreset("roce_8x400", "RoCE, 8 x 400 GbE per node (one per GPU)", 50e9, 8,
-                      "400 Gb Ethernet with RDMA (RoCE v2), one NIC per GPU: 50 GB/s per direction each, "
-                      "400 GB/s per 8-GPU node (e.g. OCI BM.GPU.H100.8, Azure ND MI300X v5: 8 x 400 Gb/s)."),
-        NetworkPreset("roce_8x200", "RoCE / TCPXO, 8 x 200 Gb/s per node (one per GPU)", 25e9, 8,
-                      "200 Gb/s per GPU: Google Cloud A3 Mega (GPUDirect-TCPXO, 8 x 200 Gb/s) and 200 GbE "
-                      "RoCE clusters; 25 GB/s per direction per NIC, 200 GB/s per node."),
+        NetworkPreset(
+            "ib_ndr_8x400",
+            "InfiniBand NDR, 8 x 400 Gb/s per node (one per GPU)",
+            50e9,
+            8,
+            "NDR: 400 Gb/s = 50 GB/s per direction per port; DGX H100 / HGX H100 nodes have 8 "
+            "ConnectX-7 NICs, one per GPU (NVIDIA DGX H100 user guide).",
+        ),
+        NetworkPreset(
+            "ib_xdr_8x800",
+            "InfiniBand XDR, 8 x 800 Gb/s per node (one per GPU)",
+            100e9,
+            8,
+            "XDR: 800 Gb/s = 100 GB/s per direction per port (NVIDIA Quantum-X800 / ConnectX-8 "
+            "SuperNIC), one per GPU on B300 / GB300 nodes.",
+        ),
+        NetworkPreset(
+            "efa_p5_3200",
+            "AWS EFA on p5.48xlarge, 3200 Gb/s per node",
+            12.5e9,
+            32,
+            "AWS p5.48xlarge (8 x H100): 32 EFA interfaces of 100 Gb/s = 3200 Gb/s = 400 GB/s per "
+            "direction per node, 4 per GPU (aws.amazon.com/ec2/instance-types/p5).",
+        ),
+        NetworkPreset(
+            "efa_p4d_400",
+            "AWS EFA on p4d.24xlarge, 400 Gb/s per node",
+            12.5e9,
+            4,
+            "AWS p4d.24xlarge (8 x A100): 4 x 100 Gb/s EFA = 50 GB/s per direction per node "
+            "(aws.amazon.com/ec2/instance-types/p4).",
+        ),
+        NetworkPreset(
+            "roce_8x400",
+            "RoCE, 8 x 400 GbE per node (one per GPU)",
+            50e9,
+            8,
+            "400 Gb Ethernet with RDMA (RoCE v2), one NIC per GPU: 50 GB/s per direction each, "
+            "400 GB/s per 8-GPU node (e.g. OCI BM.GPU.H100.8, Azure ND MI300X v5: 8 x 400 Gb/s).",
+        ),
+        NetworkPreset(
+            "roce_8x200",
+            "RoCE / TCPXO, 8 x 200 Gb/s per node (one per GPU)",
+            25e9,
+            8,
+            "200 Gb/s per GPU: Google Cloud A3 Mega (GPUDirect-TCPXO, 8 x 200 Gb/s) and 200 GbE "
+            "RoCE clusters; 25 GB/s per direction per NIC, 200 GB/s per node.",
+        ),
     ]
 }

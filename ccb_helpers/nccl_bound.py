@@ -145,10 +145,14 @@ def nccl_vs_bound(primitive, n_ranks, n_nodes, m, topology="dgx_h100", **overrid
 def _check_bound_bandwidths(topo, n_nodes) -> None:
     """The bound divides by the ring graph's bandwidths (#28: ``ring_bw_intra=0`` divided by zero)."""
     if topo.ring_bus_bandwidth < 1.0:
-        raise ValueError(f"ring_bw_intra must be > 0 for the bound (beta = ring_channels x ring_bw_intra), got {topo.ring_bw_intra:g}")
+        raise ValueError(
+            f"ring_bw_intra must be > 0 for the bound (beta = ring_channels x ring_bw_intra), got {topo.ring_bw_intra:g}"
+        )
     if n_nodes > 1 and topo.node_bandwidth < 1.0:
-        raise ValueError(f"ring_bw_inter must be > 0 for the bound on {n_nodes} nodes (node_beta = ring_channels x "
-                         f"ring_bw_inter), got {topo.ring_bw_inter:g}")
+        raise ValueError(
+            f"ring_bw_inter must be > 0 for the bound on {n_nodes} nodes (node_beta = ring_channels x "
+            f"ring_bw_inter), got {topo.ring_bw_inter:g}"
+        )
 
 
 def _vs_bound(primitive, n_ranks, n_nodes, m, topo, book=True) -> NcclVsBound:
@@ -172,9 +176,17 @@ def _vs_bound(primitive, n_ranks, n_nodes, m, topo, book=True) -> NcclVsBound:
         line_bound = (_in_network_bound if in_network else _two_level_bound)(primitive, n_ranks, n_nodes, m, *rates)
         line_efficiency = min(line_bound / prediction.time, 1.0) if prediction.time > 0 else 1.0
     return NcclVsBound(
-        pick=prediction.label, nccl_time=prediction.time, bound_time=bound, in_network_bound_time=in_network_bound,
-        efficiency=efficiency, in_network=in_network, book_algorithm=book_algorithm, book_time=book_time, flag=flag,
-        line_bound_time=line_bound, line_efficiency=line_efficiency,
+        pick=prediction.label,
+        nccl_time=prediction.time,
+        bound_time=bound,
+        in_network_bound_time=in_network_bound,
+        efficiency=efficiency,
+        in_network=in_network,
+        book_algorithm=book_algorithm,
+        book_time=book_time,
+        flag=flag,
+        line_bound_time=line_bound,
+        line_efficiency=line_efficiency,
     )
 
 
@@ -202,15 +214,25 @@ def nccl_vs_bound_table(cases, topology="dgx_h100", primitive="all_reduce"):
             primitive_, n_ranks, n_nodes, m = _check_call(primitive, n_ranks, n_nodes, m)
         except (TypeError, ValueError) as err:
             raise type(err)(f"cases[{i}]: {err}") from None
-        r = _vs_bound(primitive_, n_ranks, n_nodes, m, _resolve_topology(topology, {}, n_nodes, n_ranks // n_nodes),
-                      book=False)
+        r = _vs_bound(
+            primitive_, n_ranks, n_nodes, m, _resolve_topology(topology, {}, n_nodes, n_ranks // n_nodes), book=False
+        )
         reference = r.in_network_bound_time if r.in_network else r.bound_time
         values.append(r)
         shown = "—" if r.efficiency is None else f"{r.efficiency:.2f}"
-        rows.append([f"{n_ranks}（{n_nodes}）", format_bytes(m).replace(" ", "\u00a0"), r.pick,
-                     shown + ("†" if r.in_network else ""),
-                     format_time(r.nccl_time).replace(" ", "\u00a0"), format_time(reference).replace(" ", "\u00a0")])
+        rows.append(
+            [
+                f"{n_ranks}（{n_nodes}）",
+                format_bytes(m).replace(" ", "\u00a0"),
+                r.pick,
+                shown + ("†" if r.in_network else ""),
+                format_time(r.nccl_time).replace(" ", "\u00a0"),
+                format_time(reference).replace(" ", "\u00a0"),
+            ]
+        )
     headers = ["N（节点）", "M", "NCCL 的选择", "效率", "NCCL 估计", "下界"]
-    caption = (f"{topo.label}：NCCL {NCCL_MODEL_VERSION} 的估计对照下界（† 网内归约，对照网内归约的下界；"
-               f"— NCCL 的估计快于下界，拓扑给某个图的带宽多于 β）")
+    caption = (
+        f"{topo.label}：NCCL {NCCL_MODEL_VERSION} 的估计对照下界（† 网内归约，对照网内归约的下界；"
+        f"— NCCL 的估计快于下界，拓扑给某个图的带宽多于 β）"
+    )
     return Table(headers, rows, caption, values)

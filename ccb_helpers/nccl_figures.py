@@ -15,13 +15,25 @@ from .explorers import Explorer
 from .nccl_bound import _bound_parameters, _in_network_bound, _two_level_bound, _vs_bound
 from .nccl_model import NCCL_COLLECTIVES, NCCL_MODEL_VERSION, NCCL_TOPOLOGIES, _check_call, _predict, _resolve_topology
 
-__all__ = ["NCCL_PICK_COLORS", "plot_nccl_times", "plot_nccl_pick_map", "plot_busbw_against_bound", "NcclExplorer", "nccl_state"]
+__all__ = [
+    "NCCL_PICK_COLORS",
+    "plot_nccl_times",
+    "plot_nccl_pick_map",
+    "plot_busbw_against_bound",
+    "NcclExplorer",
+    "nccl_state",
+]
 
 #: One colour per NCCL algorithm/protocol, shared by the chapter's figures.
 NCCL_PICK_COLORS = {
-    "Ring/LL": "#fdae6b", "Ring/LL128": "#e6550d", "Ring/Simple": "#a63603",
-    "Tree/LL": "#9ecae1", "Tree/LL128": "#4292c6", "Tree/Simple": "#08519c",
-    "NVLS/Simple": "#31a354", "NVLSTree/Simple": "#74c476",
+    "Ring/LL": "#fdae6b",
+    "Ring/LL128": "#e6550d",
+    "Ring/Simple": "#a63603",
+    "Tree/LL": "#9ecae1",
+    "Tree/LL128": "#4292c6",
+    "Tree/Simple": "#08519c",
+    "NVLS/Simple": "#31a354",
+    "NVLSTree/Simple": "#74c476",
 }
 _LINESTYLE = {"LL": ":", "LL128": "--", "Simple": "-"}
 _SIZES = 2.0 ** np.arange(3, 35)
@@ -41,8 +53,16 @@ def _check_ax(ax):
         raise TypeError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
 
 
-def plot_nccl_times(primitive="all_reduce", n_ranks=8, n_nodes=1, topology="dgx_h100", m_range=(2.0**3, 2.0**34),
-                    efficiency=False, mark=None, ax=None):
+def plot_nccl_times(
+    primitive="all_reduce",
+    n_ranks=8,
+    n_nodes=1,
+    topology="dgx_h100",
+    m_range=(2.0**3, 2.0**34),
+    efficiency=False,
+    mark=None,
+    ax=None,
+):
     """NCCL's estimated time of every algorithm × protocol against M, with the lower bound.
 
     Parameters
@@ -92,17 +112,27 @@ def plot_nccl_times(primitive="all_reduce", n_ranks=8, n_nodes=1, topology="dgx_
     predictions = [_predict(primitive, n_ranks, n_nodes, int(m), topo) for m in sizes]
     alpha, beta, node_beta = _bound_parameters(topo)
     bound = np.array([_two_level_bound(primitive, n_ranks, n_nodes, int(m), alpha, beta, node_beta) for m in sizes])
-    in_network = np.array([_in_network_bound(primitive, n_ranks, n_nodes, int(m), alpha, beta, node_beta) for m in sizes])
+    in_network = np.array(
+        [_in_network_bound(primitive, n_ranks, n_nodes, int(m), alpha, beta, node_beta) for m in sizes]
+    )
     for key in predictions[0].times:
         label = _label(key)
         t = np.array([p.times[key] for p in predictions])
         ref = in_network if key[0].startswith("nvls") else bound
-        ax.plot(sizes, ref / t if efficiency else t * 1e6, _LINESTYLE[key[1]], color=NCCL_PICK_COLORS[label],
-                linewidth=1.6, label=label)
+        ax.plot(
+            sizes,
+            ref / t if efficiency else t * 1e6,
+            _LINESTYLE[key[1]],
+            color=NCCL_PICK_COLORS[label],
+            linewidth=1.6,
+            label=label,
+        )
     if not efficiency:
         ax.plot(sizes, bound * 1e6, color=COLORS["bound"], linewidth=2.2, label="下界")
         if primitive == "all_reduce":
-            ax.plot(sizes, in_network * 1e6, color=COLORS["bound"], linewidth=1.2, linestyle="-.", label="下界（网内归约）")
+            ax.plot(
+                sizes, in_network * 1e6, color=COLORS["bound"], linewidth=1.2, linestyle="-.", label="下界（网内归约）"
+            )
         ax.set_yscale("log")
         ax.set_ylabel("时间（µs）")
     else:
@@ -110,11 +140,23 @@ def plot_nccl_times(primitive="all_reduce", n_ranks=8, n_nodes=1, topology="dgx_
         ax.set_ylabel("效率 = 下界 / NCCL 估计")
     if mark is not None:
         p = _predict(primitive, n_ranks, n_nodes, int(mark), topo)
-        y = (_vs_bound(primitive, n_ranks, n_nodes, int(mark), topo, book=False).efficiency if efficiency else p.time * 1e6)
+        y = (
+            _vs_bound(primitive, n_ranks, n_nodes, int(mark), topo, book=False).efficiency
+            if efficiency
+            else p.time * 1e6
+        )
         y = 1.0 if y is None else y  # NCCL's estimate beats the bound: flagged, drawn at 1
-        ax.plot([mark], [y], "o", markersize=9, markerfacecolor="none", markeredgecolor=COLORS["bound"], markeredgewidth=2)
-        ax.annotate(f"{p.label}，{format_bytes(mark)}", (mark, y), textcoords="offset points", xytext=(10, -16), fontsize=10,
-                    bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "none", "alpha": 0.85})
+        ax.plot(
+            [mark], [y], "o", markersize=9, markerfacecolor="none", markeredgecolor=COLORS["bound"], markeredgewidth=2
+        )
+        ax.annotate(
+            f"{p.label}，{format_bytes(mark)}",
+            (mark, y),
+            textcoords="offset points",
+            xytext=(10, -16),
+            fontsize=10,
+            bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "none", "alpha": 0.85},
+        )
     _size_axis(ax, *m_range)
     ax.set_xlabel("消息大小 M")
     ax.set_title(f"NCCL {predictions[0].version} 的估计：{primitive}，N = {n_ranks}，{n_nodes} 个节点", fontsize=10)
@@ -147,7 +189,9 @@ def _explorer_curves(preset: str, n_ranks: int, n_nodes: int):
     predictions = [_predict("all_reduce", n_ranks, n_nodes, int(m), topo) for m in sizes]
     alpha, beta, node_beta = _bound_parameters(topo)
     bound = np.array([_two_level_bound("all_reduce", n_ranks, n_nodes, int(m), alpha, beta, node_beta) for m in sizes])
-    in_network = np.array([_in_network_bound("all_reduce", n_ranks, n_nodes, int(m), alpha, beta, node_beta) for m in sizes])
+    in_network = np.array(
+        [_in_network_bound("all_reduce", n_ranks, n_nodes, int(m), alpha, beta, node_beta) for m in sizes]
+    )
     times, refs = {}, {}
     for key in predictions[0].times:
         times[_label(key)] = np.array([p.times[key] for p in predictions])
@@ -235,8 +279,17 @@ def plot_nccl_pick_map(topology="dgx_h100", primitive="all_reduce", threshold=0.
     from matplotlib.patches import Rectangle
 
     for i, j in zip(*np.nonzero(eff < threshold)):
-        ax.add_patch(Rectangle((x_edges[j], y_edges[i]), x_edges[j + 1] - x_edges[j], 1.0, fill=False, hatch="///",
-                               edgecolor="#333333", linewidth=0.0))
+        ax.add_patch(
+            Rectangle(
+                (x_edges[j], y_edges[i]),
+                x_edges[j + 1] - x_edges[j],
+                1.0,
+                fill=False,
+                hatch="///",
+                edgecolor="#333333",
+                linewidth=0.0,
+            )
+        )
     _size_axis(ax, 2.0**4, 2.0**34)
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels(ylabels)
@@ -244,8 +297,16 @@ def plot_nccl_pick_map(topology="dgx_h100", primitive="all_reduce", threshold=0.
     ax.set_ylabel(ytitle)
     handles = [Patch(facecolor=NCCL_PICK_COLORS[n], label=n) for n in names]
     handles.append(Patch(facecolor="white", edgecolor="#444444", hatch="///", label=f"效率 < {threshold:.0%}"))
-    ax.legend(handles=handles, fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=4, borderaxespad=0,
-              handlelength=1.6, columnspacing=1.0)
+    ax.legend(
+        handles=handles,
+        fontsize=9,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.2),
+        ncol=4,
+        borderaxespad=0,
+        handlelength=1.6,
+        columnspacing=1.0,
+    )
     title = NCCL_TOPOLOGIES[topology].label
     ax.set_title(title, fontsize=10)
     return ax, {"labels": labels, "efficiency": eff, "line_efficiency": line, "rows": rows, "sizes": sizes}
@@ -282,9 +343,20 @@ def plot_busbw_against_bound(log, alpha, beta, ports=1, label=None, ax=None, n_r
     busbw = np.array([v["busbw"] for v in report.values]) / 1e9
     grid = np.geomspace(sizes.min(), sizes.max(), 200)
     ax.plot(sizes, busbw, "o-", color=COLORS["ring"], markersize=3, linewidth=1.4, label=label or "实测 busbw")
-    ax.plot(grid, _busbw_ceiling(primitive, n, grid, alpha, beta, ports, ports) / 1e9, color=COLORS["bound"], linewidth=1.8,
-            label="下界给出的上限")
-    ax.axhline(ports * beta / 1e9, color=COLORS["bound"], linestyle=":", linewidth=1, label=f"p·β = {ports * beta / 1e9:.3g} GB/s")
+    ax.plot(
+        grid,
+        _busbw_ceiling(primitive, n, grid, alpha, beta, ports, ports) / 1e9,
+        color=COLORS["bound"],
+        linewidth=1.8,
+        label="下界给出的上限",
+    )
+    ax.axhline(
+        ports * beta / 1e9,
+        color=COLORS["bound"],
+        linestyle=":",
+        linewidth=1,
+        label=f"p·β = {ports * beta / 1e9:.3g} GB/s",
+    )
     _size_axis(ax, sizes.min(), sizes.max())
     ax.set_yscale("log")
     ax.set_xlabel("消息大小 M")
@@ -318,8 +390,13 @@ class NcclExplorer(Explorer):
         from .explorers.base import STYLE, slider_args
 
         return {
-            "preset": widgets.Dropdown(options=[(t.label, key) for key, t in NCCL_TOPOLOGIES.items()], value="dgx_h100",
-                                       description="系统", style=STYLE, layout=widgets.Layout(width="auto")),
+            "preset": widgets.Dropdown(
+                options=[(t.label, key) for key, t in NCCL_TOPOLOGIES.items()],
+                value="dgx_h100",
+                description="系统",
+                style=STYLE,
+                layout=widgets.Layout(width="auto"),
+            ),
             "n": widgets.IntSlider(value=8, min=2, max=8, step=1, **slider_args("GPU 数 N")),
             "log2_m": widgets.IntSlider(value=20, min=3, max=34, **slider_args("log₂ M（字节）")),
             "efficiency": widgets.Checkbox(value=False, description="画效率（下界 / 时间）", style=STYLE),
@@ -342,14 +419,25 @@ class NcclExplorer(Explorer):
 
         figure.subplots_adjust(left=0.1, right=0.98, bottom=0.11, top=0.93)
         ax = self._ax = figure.add_subplot()
-        self._curves = {label: ax.plot([], [], _LINESTYLE[label.split("/")[1]], color=color, linewidth=1.6, label=label)[0]
-                        for label, color in NCCL_PICK_COLORS.items()}
+        self._curves = {
+            label: ax.plot([], [], _LINESTYLE[label.split("/")[1]], color=color, linewidth=1.6, label=label)[0]
+            for label, color in NCCL_PICK_COLORS.items()
+        }
         self._bound = ax.plot([], [], color=COLORS["bound"], linewidth=2.2, label="下界")[0]
-        self._in_network = ax.plot([], [], color=COLORS["bound"], linewidth=1.2, linestyle="-.", label="下界（网内归约）")[0]
-        self._mark = ax.plot([], [], "o", markersize=9, markerfacecolor="none", markeredgecolor=COLORS["bound"],
-                             markeredgewidth=2)[0]
-        self._note = ax.annotate("", (1.0, 1.0), textcoords="offset points", xytext=(10, -16), fontsize=10,
-                                 bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "none", "alpha": 0.85})
+        self._in_network = ax.plot(
+            [], [], color=COLORS["bound"], linewidth=1.2, linestyle="-.", label="下界（网内归约）"
+        )[0]
+        self._mark = ax.plot(
+            [], [], "o", markersize=9, markerfacecolor="none", markeredgecolor=COLORS["bound"], markeredgewidth=2
+        )[0]
+        self._note = ax.annotate(
+            "",
+            (1.0, 1.0),
+            textcoords="offset points",
+            xytext=(10, -16),
+            fontsize=10,
+            bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "none", "alpha": 0.85},
+        )
         self._title = ax.set_title("", fontsize=10)
         self._legend = None
         _size_axis(ax)
@@ -419,8 +507,11 @@ def nccl_state(preset: str, n: int, log2_m: int, efficiency: bool) -> dict:
     state = dict(_nccl_point(preset, n, log2_m))
     version, sizes, times, refs, bound, in_network = _explorer_curves(preset, state["n"], state["n_nodes"])
     r = state["result"]
-    lines = {label: refs[label] / times[label] if efficiency else times[label] * 1e6 for label in NCCL_PICK_COLORS
-             if label in times}
+    lines = {
+        label: refs[label] / times[label] if efficiency else times[label] * 1e6
+        for label in NCCL_PICK_COLORS
+        if label in times
+    }
     if efficiency:
         ylim = (0, 1.05)
         y = 1.0 if r.efficiency is None else r.efficiency  # NCCL's estimate beats the bound: flagged, drawn at 1
@@ -429,8 +520,15 @@ def nccl_state(preset: str, n: int, log2_m: int, efficiency: bool) -> dict:
         ys = ys[np.isfinite(ys) & (ys > 0)]
         ylim = (ys.min() / 1.6, ys.max() * 1.6)
         y = r.nccl_time * 1e6
-    state.update(sizes=sizes, lines=lines, bound_us=bound * 1e6, in_network_us=in_network * 1e6, ylim=ylim,
-                 mark=(2**log2_m, y), title=f"NCCL {version} 的估计：all_reduce，N = {state['n']}，{state['n_nodes']} 个节点")
+    state.update(
+        sizes=sizes,
+        lines=lines,
+        bound_us=bound * 1e6,
+        in_network_us=in_network * 1e6,
+        ylim=ylim,
+        mark=(2**log2_m, y),
+        title=f"NCCL {version} 的估计：all_reduce，N = {state['n']}，{state['n_nodes']} 个节点",
+    )
     return state
 
 
@@ -457,8 +555,16 @@ def _nccl_point(preset: str, n: int, log2_m: int) -> dict:
         from .algorithms import ALGORITHM_LABELS
 
         book = f"；本书选型：{ALGORITHM_LABELS[r.book_algorithm]}，{format_time(r.book_time)}"
-    readout = (f"<b>AllReduce，N = {n}（{n_nodes} 个节点），M = {format_bytes(m)}</b>{note}：NCCL {NCCL_MODEL_VERSION} 的模型选 <b>{r.pick}</b>，"
-               f"估计 {format_time(r.nccl_time)}；{bound_kind} {format_time(reference)}"
-               f"（α = {format_time(alpha)}，β = {beta / 1e9:.3g} GB/s）；效率 <b>{shown_eff}</b>{line}{book}。")
-    return {"n": n, "n_nodes": n_nodes, "result": r, "readout": readout, "note": f"{r.pick}，{format_bytes(m)}",
-            "note_side": "left" if log2_m > 24 else "right"}
+    readout = (
+        f"<b>AllReduce，N = {n}（{n_nodes} 个节点），M = {format_bytes(m)}</b>{note}：NCCL {NCCL_MODEL_VERSION} 的模型选 <b>{r.pick}</b>，"
+        f"估计 {format_time(r.nccl_time)}；{bound_kind} {format_time(reference)}"
+        f"（α = {format_time(alpha)}，β = {beta / 1e9:.3g} GB/s）；效率 <b>{shown_eff}</b>{line}{book}。"
+    )
+    return {
+        "n": n,
+        "n_nodes": n_nodes,
+        "result": r,
+        "readout": readout,
+        "note": f"{r.pick}，{format_bytes(m)}",
+        "note_side": "left" if log2_m > 24 else "right",
+    }

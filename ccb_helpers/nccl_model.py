@@ -109,24 +109,51 @@ NCCL_PROTOCOLS = ("LL", "LL128", "Simple")
 #: The collectives NCCL's tuner models (AllToAll, Scatter, Gather are point-to-point in NCCL).
 NCCL_COLLECTIVES = ("broadcast", "reduce", "all_gather", "reduce_scatter", "all_reduce")
 
-_LABEL = {"tree": "Tree", "ring": "Ring", "collnet_direct": "CollNetDirect", "collnet_chain": "CollNetChain",
-          "nvls": "NVLS", "nvls_tree": "NVLSTree"}
+_LABEL = {
+    "tree": "Tree",
+    "ring": "Ring",
+    "collnet_direct": "CollNetDirect",
+    "collnet_chain": "CollNetChain",
+    "nvls": "NVLS",
+    "nvls_tree": "NVLSTree",
+}
 
 # --- constants of src/graph/tuning.cc, NCCL 2.21.5-1 (µs and GB/s) -----------------------------
 #: ``baseLat``: base latency per algorithm, per protocol (LL, LL128, Simple), µs.
 BASE_LATENCY_US = {
-    "tree": (6.8, 14.0, 0.0), "ring": (6.6, 14.0, 8.4),
-    "collnet_direct": (0.0, 0.0, 0.0), "collnet_chain": (0.0, 0.0, 0.0),
-    "nvls": (0.0, 0.0, 0.0), "nvls_tree": (0.0, 0.0, 0.0),
+    "tree": (6.8, 14.0, 0.0),
+    "ring": (6.6, 14.0, 8.4),
+    "collnet_direct": (0.0, 0.0, 0.0),
+    "collnet_chain": (0.0, 0.0, 0.0),
+    "nvls": (0.0, 0.0, 0.0),
+    "nvls_tree": (0.0, 0.0, 0.0),
 }
 #: ``hwLat``: latency per hop by link type (NVLink, PCI, network), algorithm and protocol, µs.
 HW_LATENCY_US = {
-    "nvlink": {"tree": (0.6, 1.25, 28.0), "ring": (0.6, 1.9, 3.4), "collnet_direct": (0.0, 0.0, 3.7),
-               "collnet_chain": (0.0, 0.0, 2.8), "nvls": (0.0, 0.0, 25.0), "nvls_tree": (0.0, 0.0, 25.0)},
-    "pci": {"tree": (1.0, 1.9, 28.0), "ring": (1.0, 2.5, 5.7), "collnet_direct": (0.0, 0.0, 3.7),
-            "collnet_chain": (0.0, 0.0, 2.8), "nvls": (0.0, 0.0, 0.0), "nvls_tree": (0.0, 0.0, 0.0)},
-    "net": {"tree": (5.0, 8.5, 28.0), "ring": (2.7, 4.0, 14.0), "collnet_direct": (0.0, 0.0, 31.0),
-            "collnet_chain": (0.0, 0.0, 30.0), "nvls": (0.0, 0.0, 18.0), "nvls_tree": (0.0, 0.0, 14.0)},
+    "nvlink": {
+        "tree": (0.6, 1.25, 28.0),
+        "ring": (0.6, 1.9, 3.4),
+        "collnet_direct": (0.0, 0.0, 3.7),
+        "collnet_chain": (0.0, 0.0, 2.8),
+        "nvls": (0.0, 0.0, 25.0),
+        "nvls_tree": (0.0, 0.0, 25.0),
+    },
+    "pci": {
+        "tree": (1.0, 1.9, 28.0),
+        "ring": (1.0, 2.5, 5.7),
+        "collnet_direct": (0.0, 0.0, 3.7),
+        "collnet_chain": (0.0, 0.0, 2.8),
+        "nvls": (0.0, 0.0, 0.0),
+        "nvls_tree": (0.0, 0.0, 0.0),
+    },
+    "net": {
+        "tree": (5.0, 8.5, 28.0),
+        "ring": (2.7, 4.0, 14.0),
+        "collnet_direct": (0.0, 0.0, 31.0),
+        "collnet_chain": (0.0, 0.0, 30.0),
+        "nvls": (0.0, 0.0, 18.0),
+        "nvls_tree": (0.0, 0.0, 14.0),
+    },
 }
 #: ``llMaxBws``: LL bandwidth cap, GB/s. Rows: one node by GPU (volta, ampere, hopper); several
 #: nodes by CPU (row 0 Intel, row 1 AMD). Columns: 1 node, 2 nodes, more.
@@ -139,9 +166,81 @@ PER_CHANNEL_TREE_BW = {"volta": (26.5, 18.5, 10.0), "ampere": (24.0, 23.6, 17.8)
 #: ``treeCorrectionFactor``: Tree bandwidth multiplier per protocol, indexed by
 #: ``floor(log2(n_bytes / 64))`` (64 B … 256 MiB; 1 beyond).
 TREE_CORRECTION = {
-    "LL": (1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0),
-    "LL128": (1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0),
-    "Simple": (.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9),
+    "LL": (
+        1.0,
+        1.0,
+        1.0,
+        1.0,
+        0.9,
+        0.8,
+        0.7,
+        0.7,
+        0.7,
+        0.7,
+        0.6,
+        0.5,
+        0.4,
+        0.4,
+        0.5,
+        0.6,
+        0.7,
+        0.8,
+        0.9,
+        1.0,
+        1.0,
+        1.0,
+        1.0,
+    ),
+    "LL128": (
+        1.0,
+        1.0,
+        1.0,
+        1.0,
+        1.0,
+        0.9,
+        0.8,
+        0.8,
+        0.8,
+        0.7,
+        0.6,
+        0.6,
+        0.6,
+        0.6,
+        0.6,
+        0.6,
+        0.8,
+        0.9,
+        0.9,
+        0.9,
+        0.9,
+        1.0,
+        1.0,
+    ),
+    "Simple": (
+        0.9,
+        0.9,
+        0.9,
+        0.9,
+        0.9,
+        0.9,
+        0.9,
+        0.8,
+        0.7,
+        0.6,
+        0.6,
+        0.5,
+        0.5,
+        0.5,
+        0.5,
+        0.6,
+        0.7,
+        0.8,
+        0.7,
+        0.7,
+        0.8,
+        0.9,
+        0.9,
+    ),
 }
 #: ``getNetOverhead``: network post overhead per ring step on several nodes, µs (×3 for Simple).
 NET_OVERHEAD_US = {"intel": 1.0, "amd": 2.0, "other": 1.0}
@@ -244,8 +343,16 @@ class NcclTopology:
             check_int(name, getattr(self, name), minimum=1, maximum=64, scalar=True)
         check_int("nvls_channels", self.nvls_channels, minimum=0, maximum=64, scalar=True)
         check_int("comm_channels", self.comm_channels, minimum=0, maximum=64, scalar=True)
-        for name in ("ring_bw_intra", "ring_bw_inter", "tree_bw_intra", "tree_bw_inter", "nvls_bw_intra", "nvls_bw_inter",
-                     "nvswitch_bw", "nic_bw"):
+        for name in (
+            "ring_bw_intra",
+            "ring_bw_inter",
+            "tree_bw_intra",
+            "tree_bw_inter",
+            "nvls_bw_intra",
+            "nvls_bw_inter",
+            "nvswitch_bw",
+            "nic_bw",
+        ):
             value = check_real(name, getattr(self, name), scalar=True)
             if value > 1e13:
                 raise ValueError(f"{name} must be <= 1e13 bytes/s per channel, got {value}")
@@ -289,12 +396,23 @@ NCCL_TOPOLOGIES: dict[str, NcclTopology] = {
             "pass 2 raises bwInter alone to 60 (nccl_search.nvls_graph, searched again for fewer GPUs). "
             "An 8-GPU log prints the same graphs: 'Pattern 4, ... nChannels 12, bw 30.000000/30.000000' and "
             "'Pattern 5, crossNic 0, nChannels 8, bw 40.000000/60.000000' (NVIDIA/nccl#1197).",
-            gpu="hopper", cpu="intel", intra_link="nvlink",
-            ring_channels=12, ring_bw_intra=30e9, ring_bw_inter=30e9,
-            tree_channels=12, tree_bw_intra=30e9, tree_bw_inter=30e9,
-            nvls_channels=8, nvls_bw_intra=40e9, nvls_bw_inter=60e9,
-            ring_same_channels=True, comm_channels=24, ll128=True,
-            nvswitch_bw=370.8e9, gpu_line_rate=450e9,
+            gpu="hopper",
+            cpu="intel",
+            intra_link="nvlink",
+            ring_channels=12,
+            ring_bw_intra=30e9,
+            ring_bw_inter=30e9,
+            tree_channels=12,
+            tree_bw_intra=30e9,
+            tree_bw_inter=30e9,
+            nvls_channels=8,
+            nvls_bw_intra=40e9,
+            nvls_bw_inter=60e9,
+            ring_same_channels=True,
+            comm_channels=24,
+            ll128=True,
+            nvswitch_bw=370.8e9,
+            gpu_line_rate=450e9,
         ),
         NcclTopology(
             key="ib_h100",
@@ -307,12 +425,26 @@ NCCL_TOPOLOGIES: dict[str, NcclTopology] = {
             "8 at 40 (9 x 40 <= 370.8 on each NVSwitch link); pass 2 raises bwInter to 48: 8 x 40/48 "
             "(nccl_search.nvls_graph). No CollNet (no SHARP plugin). On one node NCCL drops the NICs and "
             "finds the dgx_h100 graphs. Our reading of search.cc, not a measured log.",
-            gpu="hopper", cpu="intel", intra_link="nvlink",
-            ring_channels=8, ring_bw_intra=48e9, ring_bw_inter=48e9,
-            tree_channels=8, tree_bw_intra=48e9, tree_bw_inter=48e9,
-            nvls_channels=8, nvls_bw_intra=40e9, nvls_bw_inter=48e9,
-            ring_same_channels=False, comm_channels=16, ll128=True, single_node="dgx_h100",
-            nvswitch_bw=370.8e9, nic_bw=48e9, gpu_line_rate=450e9, node_line_rate=400e9,
+            gpu="hopper",
+            cpu="intel",
+            intra_link="nvlink",
+            ring_channels=8,
+            ring_bw_intra=48e9,
+            ring_bw_inter=48e9,
+            tree_channels=8,
+            tree_bw_intra=48e9,
+            tree_bw_inter=48e9,
+            nvls_channels=8,
+            nvls_bw_intra=40e9,
+            nvls_bw_inter=48e9,
+            ring_same_channels=False,
+            comm_channels=16,
+            ll128=True,
+            single_node="dgx_h100",
+            nvswitch_bw=370.8e9,
+            nic_bw=48e9,
+            gpu_line_rate=450e9,
+            node_line_rate=400e9,
         ),
     ]
 }
@@ -358,11 +490,25 @@ class NcclPrediction:
     version: str = NCCL_MODEL_VERSION
 
     def __post_init__(self):
-        check_fields(self, {"primitive": "str", "n_ranks": "int", "n_nodes": "int", "m": "int", "topology": "str",
-                            "algorithm": "str", "protocol": "str", "time": "number", "version": "str"})
+        check_fields(
+            self,
+            {
+                "primitive": "str",
+                "n_ranks": "int",
+                "n_nodes": "int",
+                "m": "int",
+                "topology": "str",
+                "algorithm": "str",
+                "protocol": "str",
+                "time": "number",
+                "version": "str",
+            },
+        )
         for name in ("times", "latencies", "bandwidths"):
             if not isinstance(getattr(self, name), dict):
-                raise TypeError(f"{name} must be a dict of (algorithm, protocol) -> number, got {type(getattr(self, name)).__name__}")
+                raise TypeError(
+                    f"{name} must be a dict of (algorithm, protocol) -> number, got {type(getattr(self, name)).__name__}"
+                )
 
     @property
     def label(self) -> str:
@@ -411,8 +557,10 @@ def _tuning(primitive: str, n_ranks: int, n_nodes: int, topo: NcclTopology):
         "nvls_tree": (topo.nvls_channels, topo.nvls_bw_intra / 1e9, topo.nvls_bw_inter / 1e9),
     }
     allowed = {
-        "broadcast": ("ring",), "reduce": ("ring",),
-        "all_gather": ("ring", "nvls"), "reduce_scatter": ("ring", "nvls"),
+        "broadcast": ("ring",),
+        "reduce": ("ring",),
+        "all_gather": ("ring", "nvls"),
+        "reduce_scatter": ("ring", "nvls"),
         "all_reduce": ("tree", "ring", "nvls", "nvls_tree"),
     }[primitive]
     # Availability (topoGetAlgoInfo and the enable masks of ncclTopoTuneModel): NVLS needs NVLS
@@ -498,8 +646,13 @@ def _algo_time_us(primitive, n_ranks, n_nodes, m, topo, a, p, lat, bw):
     log_size = _log2i(m >> 6)
     if a == "tree" and log_size < 23:
         bw *= TREE_CORRECTION[p][log_size]
-    if (a == "ring" and p == "Simple" and n_nodes > 1 and primitive == "all_reduce"
-            and m // (topo.channels * n_ranks) >= 64):
+    if (
+        a == "ring"
+        and p == "Simple"
+        and n_nodes > 1
+        and primitive == "all_reduce"
+        and m // (topo.channels * n_ranks) >= 64
+    ):
         lat *= 1.9 if topo.gpu == "volta" else 1.4  # "plateau effect of ring"
     return lat + m / (1000.0 * bw) if bw > 0 else math.inf
 
@@ -622,13 +775,22 @@ def _predict(primitive, n_ranks, n_nodes, m, topo) -> NcclPrediction:
         if t < best_time:
             best, best_time = key, t
     if best is None:
-        raise ValueError(f"no algorithm/protocol available for {primitive} on {n_ranks} ranks, {n_nodes} node(s) "
-                         f"with topology {topo.key!r} (every bandwidth is 0)")
+        raise ValueError(
+            f"no algorithm/protocol available for {primitive} on {n_ranks} ranks, {n_nodes} node(s) "
+            f"with topology {topo.key!r} (every bandwidth is 0)"
+        )
     return NcclPrediction(
-        primitive=primitive, n_ranks=n_ranks, n_nodes=n_nodes, m=m, topology=topo.key,
-        times=times, latencies={k: v * 1e-6 for k, v in latency.items()},
+        primitive=primitive,
+        n_ranks=n_ranks,
+        n_nodes=n_nodes,
+        m=m,
+        topology=topo.key,
+        times=times,
+        latencies={k: v * 1e-6 for k, v in latency.items()},
         bandwidths={k: v * 1e9 for k, v in bandwidth.items()},
-        algorithm=best[0], protocol=best[1], time=best_time * 1e-6,
+        algorithm=best[0],
+        protocol=best[1],
+        time=best_time * 1e-6,
     )
 
 
@@ -680,7 +842,9 @@ def nccl_nvls_table(gpu_counts=range(3, 9), topology="dgx_h100"):
 
     topo = _resolve_topology(topology, {}, 1)
     if topo.nvswitch_bw <= 0:
-        raise ValueError(f"topology {topo.key!r} gives no NVSwitch link (nvswitch_bw = 0): there is no NVLS search to show")
+        raise ValueError(
+            f"topology {topo.key!r} gives no NVSwitch link (nvswitch_bw = 0): there is no NVLS search to show"
+        )
     if isinstance(gpu_counts, (str, bytes)) or not hasattr(gpu_counts, "__iter__"):
         raise TypeError(f"gpu_counts must be an iterable of GPU counts, got {type(gpu_counts).__name__}")
     counts = []
@@ -700,12 +864,31 @@ def nccl_nvls_table(gpu_counts=range(3, 9), topology="dgx_h100"):
         pick = _predict("all_reduce", n, 1, 2**30, searched).label
         faster = [speed for speed in SM90_SPEED_ARRAY_INTRA if speed * 1e9 > searched.nvls_bw_intra]
         refused = f"（{faster[-1]:g} 时 {(n + 1) * faster[-1]:g} >）" if faster else ""  # the next speed up did not fit
-        rows.append([str(n), f"{searched.nvls_channels} × {searched.nvls_bw_intra / 1e9:g}/{searched.nvls_bw_inter / 1e9:g}",
-                     f"{load / 1e9:g} ≤ {link / 1e9:g}{refused}", *(f"{bw:.1f}" for bw in algbw), pick])
-        values.append({"n": n, "channels": searched.nvls_channels, "bw_intra": searched.nvls_bw_intra,
-                       "bw_inter": searched.nvls_bw_inter, "link_load": load,
-                       "nvls": algbw[0] * 1e9, "ring_ll128": algbw[1] * 1e9, "ring_simple": algbw[2] * 1e9, "pick_1GiB": pick})
+        rows.append(
+            [
+                str(n),
+                f"{searched.nvls_channels} × {searched.nvls_bw_intra / 1e9:g}/{searched.nvls_bw_inter / 1e9:g}",
+                f"{load / 1e9:g} ≤ {link / 1e9:g}{refused}",
+                *(f"{bw:.1f}" for bw in algbw),
+                pick,
+            ]
+        )
+        values.append(
+            {
+                "n": n,
+                "channels": searched.nvls_channels,
+                "bw_intra": searched.nvls_bw_intra,
+                "bw_inter": searched.nvls_bw_inter,
+                "link_load": load,
+                "nvls": algbw[0] * 1e9,
+                "ring_ll128": algbw[1] * 1e9,
+                "ring_simple": algbw[2] * 1e9,
+                "pick_1GiB": pick,
+            }
+        )
     headers = ["N", "NVLS 图（GB/s）", "每条链路 (N+1)·bwIntra", "NVLS", "Ring/LL128", "Ring/Simple", "1 GiB 时的选择"]
-    caption = (f"NCCL {NCCL_MODEL_VERSION} 为 N 块 GPU 搜索 NVLS 图（{topo.label}）：每个通道在每块 GPU 的链路上记一次、"
-               "在头 GPU 上记两次；后三列是 AllReduce 的算法带宽（GB/s）")
+    caption = (
+        f"NCCL {NCCL_MODEL_VERSION} 为 N 块 GPU 搜索 NVLS 图（{topo.label}）：每个通道在每块 GPU 的链路上记一次、"
+        "在头 GPU 上记两次；后三列是 AllReduce 的算法带宽（GB/s）"
+    )
     return Table(headers, rows, caption, values)

@@ -14,8 +14,14 @@ from importlib import resources
 
 from ._validation import check_choice, check_fields, check_int
 
-__all__ = ["PublishedLog", "PUBLISHED_LOGS", "published_log_text", "read_published_log", "published_summary_table",
-           "in_switch_busbw_ceiling"]
+__all__ = [
+    "PublishedLog",
+    "PUBLISHED_LOGS",
+    "published_log_text",
+    "read_published_log",
+    "published_summary_table",
+    "in_switch_busbw_ceiling",
+]
 
 #: Where the logs live: package data, installed with ``ccb_helpers`` (a directory-like traversable).
 DATA_DIR = resources.files("ccb_helpers") / "data" / "nccl_tests"
@@ -67,8 +73,20 @@ class PublishedLog:
     n_ranks: int | None = None
 
     def __post_init__(self):
-        check_fields(self, {"key": "str", "system": "str", "source": "str", "nccl": "str?", "collective": "str?",
-                            "gpu_beta": "real", "node_beta": "real?", "spec": "str", "in_switch_reduction": "bool"})
+        check_fields(
+            self,
+            {
+                "key": "str",
+                "system": "str",
+                "source": "str",
+                "nccl": "str?",
+                "collective": "str?",
+                "gpu_beta": "real",
+                "node_beta": "real?",
+                "spec": "str",
+                "in_switch_reduction": "bool",
+            },
+        )
         object.__setattr__(self, "n_nodes", check_int("n_nodes", self.n_nodes, minimum=1, maximum=2**40, scalar=True))
 
 
@@ -76,72 +94,141 @@ PUBLISHED_LOGS: dict[str, PublishedLog] = {
     p.key: p
     for p in [
         PublishedLog(
-            "nccl1_titanx_all_reduce", "4 × GTX TITAN X，PCIe", "https://github.com/NVIDIA/nccl/blob/v1.3.4-1/README.md",
-            "1.x", None, 1, 15.75e9, None,
+            "nccl1_titanx_all_reduce",
+            "4 × GTX TITAN X，PCIe",
+            "https://github.com/NVIDIA/nccl/blob/v1.3.4-1/README.md",
+            "1.x",
+            None,
+            1,
+            15.75e9,
+            None,
             "PCIe Gen3 x16: 8 GT/s x 16 lanes x 128/130 / 8 = 15.75 GB/s per direction (NCCL's own "
             "effective figure is 12 GB/s, PCI_BW in src/graph/topo.h).",
         ),
         PublishedLog(
-            "dgx2_v100_all_reduce", "DGX-2，12 × V100，NVSwitch",
+            "dgx2_v100_all_reduce",
+            "DGX-2，12 × V100，NVSwitch",
             "https://github.com/wohlbier/nccl-tests/blob/33ee81a3ec6c5e8fdd1e61f713a5c5185b000cd1/README.md",
-            None, None, 1, 150e9, None, "V100 SXM3: 6 NVLink2 links x 25 GB/s per direction (NVIDIA DGX-2 datasheet: 300 GB/s bidirectional).",
+            None,
+            None,
+            1,
+            150e9,
+            None,
+            "V100 SXM3: 6 NVLink2 links x 25 GB/s per direction (NVIDIA DGX-2 datasheet: 300 GB/s bidirectional).",
         ),
         PublishedLog(
-            "dgx2_v100_all_gather", "DGX-2，12 × V100，NVSwitch",
+            "dgx2_v100_all_gather",
+            "DGX-2，12 × V100，NVSwitch",
             "https://github.com/wohlbier/nccl-tests/blob/33ee81a3ec6c5e8fdd1e61f713a5c5185b000cd1/README.md",
-            None, None, 1, 150e9, None, "as dgx2_v100_all_reduce",
+            None,
+            None,
+            1,
+            150e9,
+            None,
+            "as dgx2_v100_all_reduce",
         ),
         PublishedLog(
-            "dgx2_v100_reduce_scatter", "DGX-2，12 × V100，NVSwitch",
+            "dgx2_v100_reduce_scatter",
+            "DGX-2，12 × V100，NVSwitch",
             "https://github.com/wohlbier/nccl-tests/blob/33ee81a3ec6c5e8fdd1e61f713a5c5185b000cd1/README.md",
-            None, None, 1, 150e9, None, "as dgx2_v100_all_reduce",
+            None,
+            None,
+            1,
+            150e9,
+            None,
+            "as dgx2_v100_all_reduce",
         ),
         PublishedLog(
-            "dgx2_v100_broadcast", "DGX-2，12 × V100，NVSwitch",
+            "dgx2_v100_broadcast",
+            "DGX-2，12 × V100，NVSwitch",
             "https://github.com/wohlbier/nccl-tests/blob/33ee81a3ec6c5e8fdd1e61f713a5c5185b000cd1/README.md",
-            None, None, 1, 150e9, None, "as dgx2_v100_all_reduce",
+            None,
+            None,
+            1,
+            150e9,
+            None,
+            "as dgx2_v100_all_reduce",
         ),
         PublishedLog(
-            "dgx2_v100_reduce", "DGX-2，12 × V100，NVSwitch",
+            "dgx2_v100_reduce",
+            "DGX-2，12 × V100，NVSwitch",
             "https://github.com/wohlbier/nccl-tests/blob/33ee81a3ec6c5e8fdd1e61f713a5c5185b000cd1/README.md",
-            None, None, 1, 150e9, None, "as dgx2_v100_all_reduce",
+            None,
+            None,
+            1,
+            150e9,
+            None,
+            "as dgx2_v100_all_reduce",
         ),
         PublishedLog(
-            "eks_efa_t4_2node_all_reduce", "2 节点 × 1 T4，EFA 100 Gb/s",
+            "eks_efa_t4_2node_all_reduce",
+            "2 节点 × 1 T4，EFA 100 Gb/s",
             "https://github.com/aws-ia/terraform-aws-eks-blueprints/blob/a56919dfbf25588d0db77e1d4c08ffe31639bd8c/examples/eks-efa/README.md",
-            "2.12.7", "all_reduce", 2, 15.75e9, 12.5e9,
+            "2.12.7",
+            "all_reduce",
+            2,
+            15.75e9,
+            12.5e9,
             "g4dn.metal: T4 on PCIe Gen3 x16 (15.75 GB/s per direction), EFA 100 Gb/s = 12.5 GB/s per node.",
         ),
         PublishedLog(
-            "oke_a100_2node_all_reduce", "2 节点 × 8 A100，RoCE 16 × 100 Gb/s",
+            "oke_a100_2node_all_reduce",
+            "2 节点 × 8 A100，RoCE 16 × 100 Gb/s",
             "https://github.com/oracle-quickstart/oci-hpc-oke/blob/1402938d8c77b586e20ec9d40849e2177feef411/README.md",
-            None, "all_reduce", 2, 300e9, 200e9,
+            None,
+            "all_reduce",
+            2,
+            300e9,
+            200e9,
             "A100 SXM4: 12 NVLink3 links x 25 GB/s per direction; OCI BM.GPU4.8: 16 x 100 Gb/s RDMA = 200 GB/s per node.",
         ),
         PublishedLog(
-            "a3mega_h100_2node_all_reduce", "2 节点 × 8 H100，TCPXO 8 × 200 Gb/s",
+            "a3mega_h100_2node_all_reduce",
+            "2 节点 × 8 H100，TCPXO 8 × 200 Gb/s",
             "https://github.com/lessizzmore/create-a3mega-ztan-fork/blob/02dd8f455c43ced1cf442ef29334bda97149264b/ztan-NCCL-test-result",
-            None, None, 2, 450e9, 200e9,
+            None,
+            None,
+            2,
+            450e9,
+            200e9,
             "H100 SXM: 18 NVLink4 links x 25 GB/s per direction; Google A3 Mega: 8 x 200 Gb/s NICs = 200 GB/s per node.",
             in_switch_reduction=True,
         ),
         PublishedLog(
-            "hgx_h100_2node_all_reduce_issue319", "2 节点 × 8 H100，IB 8 × 400 Gb/s",
-            "https://github.com/NVIDIA/nccl-tests/issues/319", "2.26.2", None, 2, 450e9, 400e9,
+            "hgx_h100_2node_all_reduce_issue319",
+            "2 节点 × 8 H100，IB 8 × 400 Gb/s",
+            "https://github.com/NVIDIA/nccl-tests/issues/319",
+            "2.26.2",
+            None,
+            2,
+            450e9,
+            400e9,
             "H100 SXM: 450 GB/s NVLink per direction; 8 x ConnectX-7 400 Gb/s = 400 GB/s per node. "
             "The INFO log the reporter posted later in the issue prints 'NVLS Head' lines: NVLS-Tree was set up.",
             in_switch_reduction=True,
         ),
         PublishedLog(
-            "issue78_v100_8node_all_reduce", "8 节点 × 8 V100，IB 100 Gb/s",
-            "https://github.com/NVIDIA/nccl-tests/issues/78", None, "all_reduce", 8, 150e9, 12.5e9,
+            "issue78_v100_8node_all_reduce",
+            "8 节点 × 8 V100，IB 100 Gb/s",
+            "https://github.com/NVIDIA/nccl-tests/issues/78",
+            None,
+            "all_reduce",
+            8,
+            150e9,
+            12.5e9,
             "V100 SXM2: 6 NVLink2 links x 25 GB/s per direction; the reporter's InfiniBand 100 Gb/s = 12.5 GB/s "
             "per node. The node term binds (it is ~10x smaller), so the GPU figure does not matter here.",
             n_ranks=64,
         ),
         PublishedLog(
-            "issue78_v100_8node_alltoall", "8 节点 × 8 V100，IB 100 Gb/s",
-            "https://github.com/NVIDIA/nccl-tests/issues/78", None, "all_to_all", 8, 150e9, 12.5e9,
+            "issue78_v100_8node_alltoall",
+            "8 节点 × 8 V100，IB 100 Gb/s",
+            "https://github.com/NVIDIA/nccl-tests/issues/78",
+            None,
+            "all_to_all",
+            8,
+            150e9,
+            12.5e9,
             "as issue78_v100_8node_all_reduce (same cluster, same comment)",
             n_ranks=64,
         ),
@@ -244,9 +331,15 @@ def published_summary_table(keys=None):
     from .tables import Table
     from .units import format_bandwidth
 
-    if keys is not None and (isinstance(keys, str) or not isinstance(keys, (list, tuple)) or len(keys) > len(PUBLISHED_LOGS) * 4):
+    if keys is not None and (
+        isinstance(keys, str) or not isinstance(keys, (list, tuple)) or len(keys) > len(PUBLISHED_LOGS) * 4
+    ):
         raise TypeError(f"keys must be a list of keys of PUBLISHED_LOGS (or None for all), got {type(keys).__name__}")
-    keys = list(PUBLISHED_LOGS) if keys is None else [check_choice(f"keys[{i}]", k, PUBLISHED_LOGS) for i, k in enumerate(keys)]
+    keys = (
+        list(PUBLISHED_LOGS)
+        if keys is None
+        else [check_choice(f"keys[{i}]", k, PUBLISHED_LOGS) for i, k in enumerate(keys)]
+    )
     if len(set(keys)) != len(keys):
         raise ValueError("keys must not repeat a log")
     rows, values = [], []
@@ -257,20 +350,42 @@ def published_summary_table(keys=None):
         last = next(r for r in log.rows if r.size == largest)
         endpoint = two_level_busbw_ceiling(log.collective, log.n_ranks, entry.n_nodes, entry.gpu_beta, entry.node_beta)
         in_switch = entry.in_switch_reduction
-        ceiling = (in_switch_busbw_ceiling(log.collective, log.n_ranks, entry.n_nodes, entry.gpu_beta, entry.node_beta)
-                   if in_switch else endpoint)
+        ceiling = (
+            in_switch_busbw_ceiling(log.collective, log.n_ranks, entry.n_nodes, entry.gpu_beta, entry.node_beta)
+            if in_switch
+            else endpoint
+        )
         ratio = last.busbw_Bps / ceiling
         failed = (log.out_of_bounds or 0) > 0
-        values.append({"key": key, "busbw": last.busbw_Bps, "busbw_inplace": last.busbw_Bps_inplace, "ceiling": ceiling,
-                       "endpoint_ceiling": endpoint, "in_switch": in_switch,
-                       "efficiency": ratio if ratio <= 1 else None, "size": last.size, "check_failed": failed})
+        values.append(
+            {
+                "key": key,
+                "busbw": last.busbw_Bps,
+                "busbw_inplace": last.busbw_Bps_inplace,
+                "ceiling": ceiling,
+                "endpoint_ceiling": endpoint,
+                "in_switch": in_switch,
+                "efficiency": ratio if ratio <= 1 else None,
+                "size": last.size,
+                "check_failed": failed,
+            }
+        )
         version = f"（NCCL {entry.nccl}）" if entry.nccl else ""
         flag = "（校验失败）" if failed else ""
         shown = (f"{ratio:.2f}" if ratio <= 1 else "超上限") + ("†" if in_switch else "")
-        rows.append([f"{entry.system}：{PRIMITIVE_LABELS[log.collective]}{version}{flag}", shown,
-                     _nbsp(format_bandwidth(last.busbw_Bps)), _nbsp(format_bandwidth(ceiling)), str(log.n_ranks)])
+        rows.append(
+            [
+                f"{entry.system}：{PRIMITIVE_LABELS[log.collective]}{version}{flag}",
+                shown,
+                _nbsp(format_bandwidth(last.busbw_Bps)),
+                _nbsp(format_bandwidth(ceiling)),
+                str(log.n_ranks),
+            ]
+        )
     headers = ["日志", "效率", "busbw", "上限", "N"]
-    caption = ("每个日志最大消息的 busbw，对照两级带宽上限 min(pβ, 节点割)，节点割 = c(N)/c(K)·β_node"
-               "（AllToAll：(N−1)·β_node/(G(N−G))，G = 每节点的 rank 数）；"
-               "† NVSwitch 能做归约（H100），NCCL 默认用 NVLS / NVLS-Tree：GPU 一项换成网内归约的 2(N−1)/N·pβ")
+    caption = (
+        "每个日志最大消息的 busbw，对照两级带宽上限 min(pβ, 节点割)，节点割 = c(N)/c(K)·β_node"
+        "（AllToAll：(N−1)·β_node/(G(N−G))，G = 每节点的 rank 数）；"
+        "† NVSwitch 能做归约（H100），NCCL 默认用 NVLS / NVLS-Tree：GPU 一项换成网内归约的 2(N−1)/N·pβ"
+    )
     return Table(headers, rows, caption, values)

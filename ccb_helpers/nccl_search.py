@@ -53,7 +53,25 @@ SM90_NVLINK_BW = 20.6
 #: ``sm90SpeedArrayIntra``: per-channel speeds the search tries on one node (Hopper), GB/s.
 SM90_SPEED_ARRAY_INTRA = (60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0)
 #: ``sm90SpeedArrayInter``: per-channel speeds the search tries with NICs (Hopper), GB/s.
-SM90_SPEED_ARRAY_INTER = (48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12)
+SM90_SPEED_ARRAY_INTER = (
+    48.0,
+    45.0,
+    42.0,
+    40.0,
+    30.0,
+    24.0,
+    22.0,
+    20.0,
+    17.5,
+    15.0,
+    12.0,
+    6.0,
+    3.0,
+    2.4,
+    1.2,
+    0.24,
+    0.12,
+)
 
 #: Largest GPU count per node the search accepts (NCCL's MAXCHANNELS is 32).
 MAX_GPUS = 32

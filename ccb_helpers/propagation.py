@@ -110,8 +110,12 @@ def coverage(t, k=1, n=None):
             raise ValueError("n is required when t is an array (it caps the int64 values)")
     elif n is None:
         # (k+1)**t has about t * log2(k+1) bits: refuse before building a huge integer.
-        check_cap("coverage(t, k) builds (k+1)**t exactly: bits of the result", t * (k + 1).bit_length(), COVERAGE_MAX_BITS,
-                  hint="pass n (the number of nodes) to cap the value, or use a smaller t")
+        check_cap(
+            "coverage(t, k) builds (k+1)**t exactly: bits of the result",
+            t * (k + 1).bit_length(),
+            COVERAGE_MAX_BITS,
+            hint="pass n (the number of nodes) to cap the value, or use a smaller t",
+        )
     return _coverage(t, k, n)
 
 

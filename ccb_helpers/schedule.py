@@ -99,7 +99,11 @@ class Transfer:
         for name in ("src", "dst", "offset", "length"):
             set_(self, name, check_int(name, getattr(self, name), minimum=0, maximum=MAX_BUFFER_BYTES, scalar=True))
         if self.dst_offset is not None:
-            set_(self, "dst_offset", check_int("dst_offset", self.dst_offset, minimum=0, maximum=MAX_BUFFER_BYTES, scalar=True))
+            set_(
+                self,
+                "dst_offset",
+                check_int("dst_offset", self.dst_offset, minimum=0, maximum=MAX_BUFFER_BYTES, scalar=True),
+            )
         check_choice("op", self.op, OPS)
         check_choice("buffer", self.buffer, BUFFER_NAMES)
         if self.dst_buffer is not None:
@@ -131,7 +135,9 @@ class Round:
             try:
                 return np.broadcast_to(array, (size,)).copy()
             except ValueError:
-                raise ValueError(f"{name} must be a scalar or have one entry per transfer ({size}), got shape {array.shape}") from None
+                raise ValueError(
+                    f"{name} must be a scalar or have one entry per transfer ({size}), got shape {array.shape}"
+                ) from None
 
         self.src = src
         self.dst = column(dst, name="dst")
@@ -187,7 +193,9 @@ class Round:
         reduction (AllGather -> ReduceScatter, Broadcast -> Reduce); with ``reduce=False`` a
         Scatter becomes a Gather.
         """
-        return Round(self.dst, self.src, self.dst_offset, self.length, reduce, self.dst_buffer, self.offset, self.buffer)
+        return Round(
+            self.dst, self.src, self.dst_offset, self.length, reduce, self.dst_buffer, self.offset, self.buffer
+        )
 
     def __len__(self) -> int:
         return int(self.src.shape[0])
@@ -196,8 +204,14 @@ class Round:
         """The round as :class:`Transfer` objects (for printing and inspection)."""
         return [
             Transfer(
-                int(s), int(d), int(o), int(l), "reduce" if r else "copy", buffer_names[b],
-                int(do), buffer_names[db],
+                int(s),
+                int(d),
+                int(o),
+                int(l),
+                "reduce" if r else "copy",
+                buffer_names[b],
+                int(do),
+                buffer_names[db],
             )
             for s, d, o, l, r, b, do, db in zip(
                 self.src, self.dst, self.offset, self.length, self.reduce, self.buffer, self.dst_offset, self.dst_buffer
@@ -306,7 +320,9 @@ class Schedule:
             for name in (t.buffer, t.dst_buffer or t.buffer):
                 if name not in names:
                     if name != "work":
-                        raise ValueError(f"rounds: unknown buffer {name!r} for {primitive}; allowed: {names + ['work']}")
+                        raise ValueError(
+                            f"rounds: unknown buffer {name!r} for {primitive}; allowed: {names + ['work']}"
+                        )
                     names.append("work")
             check_choice("op", t.op, OPS)
 
@@ -324,8 +340,16 @@ class Schedule:
                 [names.index(t.dst_buffer or t.buffer) for t in transfers],
             )
 
-        return cls(primitive, n, m, [to_round(r) for r in all_rounds], tuple(names), root,
-                   prologue=to_round(pro), epilogue=to_round(epi))
+        return cls(
+            primitive,
+            n,
+            m,
+            [to_round(r) for r in all_rounds],
+            tuple(names),
+            root,
+            prologue=to_round(pro),
+            epilogue=to_round(epi),
+        )
 
     def __str__(self) -> str:
         lines = [f"{self.primitive} on {self.n} nodes, {self.m} B, {len(self.rounds)} rounds ({self.algorithm})"]
@@ -349,13 +373,21 @@ def _check_schedule(schedule: Schedule) -> None:
         raise TypeError(f"algorithm must be a string, got {type(schedule.algorithm).__name__}")
     if schedule.step_rounds is not None:
         if not isinstance(schedule.step_rounds, (tuple, list)):
-            raise TypeError(f"step_rounds must be a tuple of ints (one per round) or None, got {type(schedule.step_rounds).__name__}")
-        schedule.step_rounds = tuple(check_int(f"step_rounds[{i}]", v, minimum=0, maximum=2**31, scalar=True)
-                                     for i, v in enumerate(schedule.step_rounds))
+            raise TypeError(
+                f"step_rounds must be a tuple of ints (one per round) or None, got {type(schedule.step_rounds).__name__}"
+            )
+        schedule.step_rounds = tuple(
+            check_int(f"step_rounds[{i}]", v, minimum=0, maximum=2**31, scalar=True)
+            for i, v in enumerate(schedule.step_rounds)
+        )
     if schedule.chunk_bytes is not None:
-        schedule.chunk_bytes = check_int("chunk_bytes", schedule.chunk_bytes, minimum=0, maximum=MAX_BUFFER_BYTES, scalar=True)
+        schedule.chunk_bytes = check_int(
+            "chunk_bytes", schedule.chunk_bytes, minimum=0, maximum=MAX_BUFFER_BYTES, scalar=True
+        )
     if schedule.work_size is not None:
-        schedule.work_size = check_int("work_size", schedule.work_size, minimum=0, maximum=MAX_BUFFER_BYTES, scalar=True)
+        schedule.work_size = check_int(
+            "work_size", schedule.work_size, minimum=0, maximum=MAX_BUFFER_BYTES, scalar=True
+        )
     if schedule.topology is not None:
         if not isinstance(schedule.topology, Topology):
             raise TypeError(f"topology must be a Topology or None, got {type(schedule.topology).__name__}")
@@ -365,5 +397,9 @@ def _check_schedule(schedule: Schedule) -> None:
     if not isinstance(buffers, tuple) or not all(isinstance(b, str) for b in buffers):
         raise TypeError("buffers must be a tuple of buffer names")
     standard = buffers_for(schedule.primitive)
-    if buffers[: len(standard)] != standard or not set(buffers[len(standard):]) <= {"work"} or len(set(buffers)) != len(buffers):
+    if (
+        buffers[: len(standard)] != standard
+        or not set(buffers[len(standard) :]) <= {"work"}
+        or len(set(buffers)) != len(buffers)
+    ):
         raise ValueError(f"buffers must be {standard} (plus 'work' if used) for {schedule.primitive}, got {buffers}")

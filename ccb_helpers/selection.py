@@ -61,8 +61,9 @@ def crossover_between(algorithm_a, algorithm_b, primitive, n, alpha, beta, ports
 
 def _crossover_between(algorithm_a, algorithm_b, primitive, n, alpha, beta, ports, m_min, m_max):
     def diff(m):
-        return (_cost(algorithm_a, primitive, n, m, alpha, beta, ports)
-                - _cost(algorithm_b, primitive, n, m, alpha, beta, ports))
+        return _cost(algorithm_a, primitive, n, m, alpha, beta, ports) - _cost(
+            algorithm_b, primitive, n, m, alpha, beta, ports
+        )
 
     def equal_at(m) -> bool:
         a = _cost(algorithm_a, primitive, n, m, alpha, beta, ports)
@@ -179,7 +180,9 @@ def optimality(algorithm, primitive, n, m=2.0**20, ports=1, large_n=2**12, huge_
 
     def ratios(nodes, p):
         cost = _terms(algorithm, primitive, nodes, m, p, *options)
-        return cost.steps / _info_steps(nodes, p), (cost.bandwidth_bytes / m) / (_volume_coefficient(primitive, nodes) / p)
+        return cost.steps / _info_steps(nodes, p), (cost.bandwidth_bytes / m) / (
+            _volume_coefficient(primitive, nodes) / p
+        )
 
     here = ratios(n, ports)
     large, huge = ratios(large_n, trend_ports), ratios(huge_n, trend_ports)
@@ -190,7 +193,10 @@ def optimality(algorithm, primitive, n, m=2.0**20, ports=1, large_n=2**12, huge_
         return "constant" if huge[i] <= 1.25 * large[i] else "grows"
 
     return {
-        "steps_ratio": here[0], "bandwidth_ratio": here[1],
-        "steps_ratio_large": huge[0], "bandwidth_ratio_large": huge[1],
-        "latency": verdict(0), "bandwidth": verdict(1),
+        "steps_ratio": here[0],
+        "bandwidth_ratio": here[1],
+        "steps_ratio_large": huge[0],
+        "bandwidth_ratio_large": huge[1],
+        "latency": verdict(0),
+        "bandwidth": verdict(1),
     }

@@ -147,7 +147,9 @@ def _check_round(r, index: int, schedule: Schedule, ports: int, topology: Topolo
     if index < 0:
         if np.any(remote):
             t = np.nonzero(remote)[0][0]
-            raise ScheduleError(f"{label}: transfer {t} ({r.src[t]}->{r.dst[t]}) is not local; only src == dst copies may run here")
+            raise ScheduleError(
+                f"{label}: transfer {t} ({r.src[t]}->{r.dst[t]}) is not local; only src == dst copies may run here"
+            )
         return 0
     if not np.any(remote):
         return 0
@@ -389,12 +391,18 @@ def _memory_estimate(n: int, m: int, buffers: int, transfers: int, rounds: int) 
 
 
 def _check_budget(what: str, estimate: int, max_bytes: int) -> None:
-    check_cap(f"{what}: memory", estimate, max_bytes, "bytes",
-              hint="pass a larger max_bytes= to allow it (the default budget is 2 GiB)")
+    check_cap(
+        f"{what}: memory",
+        estimate,
+        max_bytes,
+        "bytes",
+        hint="pass a larger max_bytes= to allow it (the default budget is 2 GiB)",
+    )
 
 
-def run_schedule(schedule: Schedule, ports=None, topology: Topology | None = None, seed: int = 0,
-                 max_bytes: int = DEFAULT_MAX_BYTES) -> SimulationResult:
+def run_schedule(
+    schedule: Schedule, ports=None, topology: Topology | None = None, seed: int = 0, max_bytes: int = DEFAULT_MAX_BYTES
+) -> SimulationResult:
     """Execute ``schedule`` on random inputs and measure it.
 
     Parameters
@@ -458,7 +466,9 @@ def run_schedule(schedule: Schedule, ports=None, topology: Topology | None = Non
         if topology.n != schedule.n:
             raise ValueError(f"topology has n={topology.n} nodes but the schedule has n={schedule.n}")
     if schedule.primitive == "all_to_all" and schedule.m % schedule.n:
-        raise ValueError(f"an all_to_all schedule needs m divisible by n (equal blocks), got m={schedule.m}, n={schedule.n}")
+        raise ValueError(
+            f"an all_to_all schedule needs m divisible by n (equal blocks), got m={schedule.m}, n={schedule.n}"
+        )
     if schedule.step_rounds is not None:
         if len(schedule.step_rounds) != len(schedule.rounds) or schedule.chunk_bytes is None:
             raise ScheduleError(
@@ -466,7 +476,9 @@ def run_schedule(schedule: Schedule, ports=None, topology: Topology | None = Non
                 f"(chunk_bytes={schedule.chunk_bytes}); give one per round and chunk_bytes"
             )
         if topology is not None and topology.switched and _capacity_groups(topology, schedule.n)[0] == "unsupported":
-            raise ScheduleError(f"link capacities are checked on direct networks and single switches, not on {topology.name}")
+            raise ScheduleError(
+                f"link capacities are checked on direct networks and single switches, not on {topology.name}"
+            )
     rounds = len(schedule.rounds)
     transfers = sum(len(r) for r in schedule.rounds) + len(schedule.prologue) + len(schedule.epilogue)
     what = f"running {schedule.algorithm} {schedule.primitive} on n={schedule.n}, m={schedule.m}"
@@ -481,14 +493,18 @@ def run_schedule(schedule: Schedule, ports=None, topology: Topology | None = Non
         return _run_schedule(schedule, ports, topology, seed)
     except ScheduleError as error:
         if schedule.step_rounds is not None and "but ports=" in str(error) and schedule.topology is not None:
-            raise ScheduleError(f"{error}; this schedule carries the topology it was synthesized for "
-                                f"({schedule.topology.name}), where every node uses all its links in a step: "
-                                "run_schedule(schedule) without ports runs it so") from None
+            raise ScheduleError(
+                f"{error}; this schedule carries the topology it was synthesized for "
+                f"({schedule.topology.name}), where every node uses all its links in a step: "
+                "run_schedule(schedule) without ports runs it so"
+            ) from None
         if schedule.step_rounds is not None and topology is None and "but ports=" in str(error):
             # A synthesized schedule uses every link of the topology it was made for (#26).
-            raise ScheduleError(f"{error}; this schedule was synthesized on a topology whose nodes use all their "
-                                "links in a round: run it with ccb.verify_synthesized(schedule, topology), or "
-                                "run_schedule(schedule, ports=topology.n - 1, topology=topology)") from None
+            raise ScheduleError(
+                f"{error}; this schedule was synthesized on a topology whose nodes use all their "
+                "links in a round: run it with ccb.verify_synthesized(schedule, topology), or "
+                "run_schedule(schedule, ports=topology.n - 1, topology=topology)"
+            ) from None
         raise
 
 
@@ -571,7 +587,9 @@ def _run_schedule(schedule: Schedule, ports: int, topology: Topology | None, see
     )
 
 
-def simulate(algorithm, primitive, n, m, ports=1, topology=None, seed=0, max_bytes=DEFAULT_MAX_BYTES, **options) -> SimulationResult:
+def simulate(
+    algorithm, primitive, n, m, ports=1, topology=None, seed=0, max_bytes=DEFAULT_MAX_BYTES, **options
+) -> SimulationResult:
     """Generate ``algorithm``'s schedule for ``primitive`` and run it (see :func:`run_schedule`).
 
     Parameters
@@ -608,9 +626,12 @@ def simulate(algorithm, primitive, n, m, ports=1, topology=None, seed=0, max_byt
 
     unknown = set(options) - {"root", "chunks", "pipelined"}
     if unknown:
-        raise TypeError(f"simulate() got unexpected keyword arguments {sorted(unknown)}; options are root, chunks, pipelined")
+        raise TypeError(
+            f"simulate() got unexpected keyword arguments {sorted(unknown)}; options are root, chunks, pipelined"
+        )
     n, m, ports, root, chunks, rounds, transfers = _check_generate(
-        algorithm, primitive, n, m, ports, options.get("root", 0), options.get("chunks"), options.get("pipelined", True))
+        algorithm, primitive, n, m, ports, options.get("root", 0), options.get("chunks"), options.get("pipelined", True)
+    )
     seed = check_int("seed", seed, minimum=0, maximum=2**64 - 1, scalar=True)
     max_bytes = check_int("max_bytes", max_bytes, minimum=0, scalar=True)
     if topology is not None:

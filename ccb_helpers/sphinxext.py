@@ -166,7 +166,11 @@ def _drop_thebe_widget_state_and_duplicates(app, pagename, templatename, context
         filename = str(getattr(script, "filename", script) or "")
         attributes = getattr(script, "attributes", {}) or {}
         body = str(attributes.get("body", ""))
-        if "THEBE_JS_URL" in body or filename.endswith("sphinx-thebe.js") or ("thebe" in filename and "unpkg" in filename):
+        if (
+            "THEBE_JS_URL" in body
+            or filename.endswith("sphinx-thebe.js")
+            or ("thebe" in filename and "unpkg" in filename)
+        ):
             continue
         if attributes.get("type") == "application/vnd.jupyter.widget-state+json":
             continue
@@ -179,11 +183,21 @@ def _drop_thebe_widget_state_and_duplicates(app, pagename, templatename, context
 
 
 # Characters set without spaces between them: CJK ideographs, kana, CJK and full-width punctuation.
-_CJK = re.compile(r"[\u2e80-\u2fff\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]")
+_CJK = re.compile(
+    r"[\u2e80-\u2fff\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]"
+)
 # Quotes and dashes Chinese text shares with English: joined only when the other side is CJK.
 _SHARED = "“”‘’…—"
 # Whose text is not prose: a soft break next to them is a real space ("用 `ring`\n算法" keeps it).
-_OPAQUE = (nodes.FixedTextElement, nodes.literal, nodes.math, nodes.raw, nodes.comment, nodes.image, nodes.substitution_definition)
+_OPAQUE = (
+    nodes.FixedTextElement,
+    nodes.literal,
+    nodes.math,
+    nodes.raw,
+    nodes.comment,
+    nodes.image,
+    nodes.substitution_definition,
+)
 
 
 def _joins(before: str, after: str) -> bool:
@@ -242,16 +256,18 @@ def join_cjk_soft_breaks(document) -> int:
                 continue
             pieces, last = [], 0
             for match in _BLANKS.finditer(text):
-                head, tail = text[: match.start()], text[match.end():]
+                head, tail = text[: match.start()], text[match.end() :]
                 before = head[-1] if head else _neighbour(texts, i - 1, -1)
                 after = tail[0] if tail else _neighbour(texts, i + 1, 1)
                 if before and after and _joins(before, after):
-                    pieces.append(text[last: match.start()])
+                    pieces.append(text[last : match.start()])
                     last = match.end()
                     joined += 1
             if last:
                 texts[i] = "".join(pieces) + text[last:]
-                parent = runs[i].parent  # by identity: Text nodes are strs, parent.replace would take an equal earlier "\n"
+                parent = runs[
+                    i
+                ].parent  # by identity: Text nodes are strs, parent.replace would take an equal earlier "\n"
                 parent[next(k for k, child in enumerate(parent.children) if child is runs[i])] = nodes.Text(texts[i])
     return joined
 
@@ -310,7 +326,7 @@ class ChineseTypography(SphinxPostTransform):
             if "proof" in admonition["classes"] and admonition.children and isinstance(admonition[0], nodes.paragraph):
                 first = admonition[0]
                 if first.children and isinstance(first[0], nodes.Text) and str(first[0]).startswith("Proof. "):
-                    rest = str(first[0])[len("Proof. "):]
+                    rest = str(first[0])[len("Proof. ") :]
                     first.replace(first[0], nodes.Text(rest))
                     first.insert(0, nodes.Text("："))
                     first.insert(0, nodes.strong("证明", "证明"))
@@ -331,7 +347,7 @@ class ChineseTypography(SphinxPostTransform):
         if isinstance(before, nodes.Text):
             text = str(before)
             n = len(text) - len(text.rstrip(OPENING))
-            head = text[len(text) - n:] if n else ""
+            head = text[len(text) - n :] if n else ""
         if not tail and not head:
             return
         wrapper = nodes.inline(classes=["ccb-nobr"])
@@ -351,7 +367,7 @@ class ChineseTypography(SphinxPostTransform):
             # quotes around code forbid a break next to them, UAX #14 LB19), which made the home page 964 px wide
             replacement.append(nodes.raw("", "<wbr>", format="html"))
         if tail and len(str(after)) > len(tail):
-            replacement.append(nodes.Text(str(after)[len(tail):]))
+            replacement.append(nodes.Text(str(after)[len(tail) :]))
         parent.children[start:stop] = []
         for offset, node in enumerate(replacement):
             parent.insert(start + offset, node)
@@ -364,7 +380,7 @@ def _latex_text(value: str) -> str:
 
 
 def _authors(entry) -> str:
-    """"Chan et al.", "Patarasuk and Yuan", "NVIDIA": the author part of an author-year label."""
+    """ "Chan et al.", "Patarasuk and Yuan", "NVIDIA": the author part of an author-year label."""
     persons = entry.persons.get("author") or entry.persons.get("editor") or []
     last = [_latex_text(" ".join(p.prelast_names + p.last_names)) for p in persons]
     if not last:
@@ -390,7 +406,10 @@ def _disambiguate_years(app) -> None:
         groups.setdefault((_authors(entry), year), []).append(entry)
     for (_author, year), group in groups.items():
         if len(group) > 1 and year:
-            for letter, entry in zip("abcdefghijklmnopqrstuvwxyz", sorted(group, key=lambda e: _latex_text(e.fields.get("title", "")).lower())):
+            for letter, entry in zip(
+                "abcdefghijklmnopqrstuvwxyz",
+                sorted(group, key=lambda e: _latex_text(e.fields.get("title", "")).lower()),
+            ):
                 entry.fields["year"] = year + letter
 
 
@@ -407,7 +426,11 @@ def _register_bibliography_style() -> None:
 
     class AuthorYearSorting(BaseSortingStyle):  # alphabetical by the label's authors ("{NVIDIA}" sorted after "Z")
         def sorting_key(self, entry):
-            return _authors(entry).lower(), entry.fields.get("year", ""), _latex_text(entry.fields.get("title", "")).lower()
+            return (
+                _authors(entry).lower(),
+                entry.fields.get("year", ""),
+                _latex_text(entry.fields.get("title", "")).lower(),
+            )
 
     class AuthorYearStyle(PlainStyle):
         default_label_style = "ccb_author_year"

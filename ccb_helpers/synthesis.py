@@ -183,7 +183,9 @@ def _check_topology(topology) -> Topology:
     if topology.n < 2:
         raise ValueError(f"synthesis needs at least 2 nodes, got {topology.name} with n={topology.n}")
     if topology.n > MAX_SYNTHESIS_ENDPOINTS:
-        raise ValueError(f"topology has n={topology.n} nodes; synthesis and its bounds accept n <= {MAX_SYNTHESIS_ENDPOINTS}")
+        raise ValueError(
+            f"topology has n={topology.n} nodes; synthesis and its bounds accept n <= {MAX_SYNTHESIS_ENDPOINTS}"
+        )
     if not nx.is_connected(topology.graph):
         raise ValueError(f"{topology.name} is disconnected: no collective can complete on it")
     return topology
@@ -194,7 +196,9 @@ def _check_instance(steps, rounds, chunks):
     rounds = check_int("rounds", rounds, minimum=1, maximum=4096, scalar=True)
     chunks = check_int("chunks", chunks, minimum=1, maximum=64, scalar=True)
     if rounds < steps:
-        raise ValueError(f"rounds must be >= steps (every step takes at least one round), got rounds={rounds} < steps={steps}")
+        raise ValueError(
+            f"rounds must be >= steps (every step takes at least one round), got rounds={rounds} < steps={steps}"
+        )
     return steps, rounds, chunks
 
 
@@ -389,7 +393,9 @@ class _Encoding:
     rounds: int
 
 
-def _prune(net: _Network, chunk_list: list[_Chunk], steps: int, deadline: float = math.inf, time_limit: float = math.inf):
+def _prune(
+    net: _Network, chunk_list: list[_Chunk], steps: int, deadline: float = math.inf, time_limit: float = math.inf
+):
     """Send variables worth creating: (c, arc, s) with the sender able to hold c by step s and the
     receiver able to deliver it (be a destination, or reach one in the steps left)."""
     hops = net.hops
@@ -423,12 +429,22 @@ def _check_deadline(deadline: float, time_limit: float, what: str) -> float:
     """Seconds left before ``deadline``; :class:`SynthesisTimeout` if none (the limit covers the whole call)."""
     left = deadline - time.monotonic()
     if left <= 0:
-        raise SynthesisTimeout(f"time_limit={time_limit:g} s reached while {what}, before the solver decided; raise time_limit")
+        raise SynthesisTimeout(
+            f"time_limit={time_limit:g} s reached while {what}, before the solver decided; raise time_limit"
+        )
     return left
 
 
-def _encode(topology: Topology, primitive: str, steps: int, rounds: int, chunks: int, root: int,
-            deadline: float = math.inf, time_limit: float = math.inf) -> _Encoding:
+def _encode(
+    topology: Topology,
+    primitive: str,
+    steps: int,
+    rounds: int,
+    chunks: int,
+    root: int,
+    deadline: float = math.inf,
+    time_limit: float = math.inf,
+) -> _Encoding:
     net = _network(topology)
     _check_deadline(deadline, time_limit, "building the network")
     chunk_list = _chunks(primitive, net.n, chunks, root)
@@ -522,7 +538,9 @@ def _solve_cpsat(enc: _Encoding, time_limit: float, workers: int = 1, seed: int 
         return "unsat", None
     if status == cp_model.UNKNOWN:
         return "unknown", None
-    raise SolverError(f"CP-SAT returned {solver.StatusName(status)} ({model.Validate() or 'no detail'}): the encoding is at fault")
+    raise SolverError(
+        f"CP-SAT returned {solver.StatusName(status)} ({model.Validate() or 'no detail'}): the encoding is at fault"
+    )
 
 
 # --------------------------------------------------------------------------- decoding
@@ -556,7 +574,9 @@ def _layout(primitive: str, n: int, m: int, chunks: int):
     return bounds, lengths, int(lengths.max()) if lengths.size else 0
 
 
-def _to_schedule(primitive: str, n: int, m: int, chunks: int, root: int, per_step, rounds_used, chunk_list, algorithm: str) -> Schedule:
+def _to_schedule(
+    primitive: str, n: int, m: int, chunks: int, root: int, per_step, rounds_used, chunk_list, algorithm: str
+) -> Schedule:
     bounds, lengths, chunk_bytes = _layout(primitive, n, m, chunks)
     buffers = buffers_for(primitive)
     prologue = Round.empty()
@@ -623,18 +643,37 @@ def _to_schedule(primitive: str, n: int, m: int, chunks: int, root: int, per_ste
         buffers = buffers + ("work",)
         nodes = np.arange(n)
         blocks = bounds[::chunks]
-        prologue = Round(nodes, nodes, blocks[nodes], blocks[nodes + 1] - blocks[nodes], False, send, blocks[nodes], recv)
+        prologue = Round(
+            nodes, nodes, blocks[nodes], blocks[nodes + 1] - blocks[nodes], False, send, blocks[nodes], recv
+        )
     return Schedule(
-        primitive, n, m, rounds, buffers, root, algorithm, prologue, Round.empty(),
-        step_rounds=tuple(rounds_used), chunk_bytes=chunk_bytes, work_size=work_size,
+        primitive,
+        n,
+        m,
+        rounds,
+        buffers,
+        root,
+        algorithm,
+        prologue,
+        Round.empty(),
+        step_rounds=tuple(rounds_used),
+        chunk_bytes=chunk_bytes,
+        work_size=work_size,
     )
 
 
 def _reverse_schedule(schedule: Schedule, primitive: str) -> Schedule:
     return Schedule(
-        primitive, schedule.n, schedule.m, [r.reversed(True) for r in reversed(schedule.rounds)], schedule.buffers,
-        schedule.root, schedule.algorithm, step_rounds=tuple(reversed(schedule.step_rounds)),
-        chunk_bytes=schedule.chunk_bytes, work_size=schedule.work_size,
+        primitive,
+        schedule.n,
+        schedule.m,
+        [r.reversed(True) for r in reversed(schedule.rounds)],
+        schedule.buffers,
+        schedule.root,
+        schedule.algorithm,
+        step_rounds=tuple(reversed(schedule.step_rounds)),
+        chunk_bytes=schedule.chunk_bytes,
+        work_size=schedule.work_size,
     )
 
 
@@ -734,7 +773,9 @@ def synthesize(topology, primitive, steps, rounds, chunks, *, time_limit, root=0
     default_m = chunks if primitive in ("broadcast", "reduce") else n * chunks
     m = default_m if m is None else check_int("m", m, minimum=1, maximum=1 << 30, scalar=True)
     if primitive == "all_reduce" and (steps % 2 or rounds % 2):
-        raise ValueError(f"all_reduce is ReduceScatter + AllGather with equal halves: steps and rounds must be even, got {steps}, {rounds}")
+        raise ValueError(
+            f"all_reduce is ReduceScatter + AllGather with equal halves: steps and rounds must be even, got {steps}, {rounds}"
+        )
     base = {"all_reduce": "all_gather"}.get(primitive, _DUAL.get(primitive, primitive))
     # The size cap first (from the topology's closed form, nothing built), then the clock: the
     # time limit covers the network, the encoding, the model and the solver (#28: 11-42 s and
@@ -744,20 +785,33 @@ def synthesize(topology, primitive, steps, rounds, chunks, *, time_limit, root=0
 
     deadline = time.monotonic() + time_limit
     if primitive == "all_reduce":
-        half = _solve_non_combining(topology, "all_gather", steps // 2, rounds // 2, chunks, root, m, time_limit, workers, deadline)
+        half = _solve_non_combining(
+            topology, "all_gather", steps // 2, rounds // 2, chunks, root, m, time_limit, workers, deadline
+        )
         if half is None:
             return None
         rs = _reverse_schedule(half, "reduce_scatter")
         return Schedule(
-            "all_reduce", n, m, rs.rounds + half.rounds, half.buffers, root,
+            "all_reduce",
+            n,
+            m,
+            rs.rounds + half.rounds,
+            half.buffers,
+            root,
             f"synthesized S={steps} R={rounds} C={chunks} (ReduceScatter + AllGather)",
-            step_rounds=rs.step_rounds + half.step_rounds, chunk_bytes=half.chunk_bytes, topology=topology,
+            step_rounds=rs.step_rounds + half.step_rounds,
+            chunk_bytes=half.chunk_bytes,
+            topology=topology,
         )
     if primitive in _DUAL:
-        dual = _solve_non_combining(topology, _DUAL[primitive], steps, rounds, chunks, root, m, time_limit, workers, deadline)
+        dual = _solve_non_combining(
+            topology, _DUAL[primitive], steps, rounds, chunks, root, m, time_limit, workers, deadline
+        )
         schedule = None if dual is None else _reverse_schedule(dual, primitive)
     else:
-        schedule = _solve_non_combining(topology, primitive, steps, rounds, chunks, root, m, time_limit, workers, deadline)
+        schedule = _solve_non_combining(
+            topology, primitive, steps, rounds, chunks, root, m, time_limit, workers, deadline
+        )
     if schedule is not None:
         schedule.topology = topology  # the schedule carries its network: run_schedule(schedule) just works (#26)
     return schedule
@@ -791,8 +845,14 @@ def _check_chunk_capacity(schedule: Schedule, topology: Topology) -> None:
         for (arcs, b), count in per_group.items():
             if count > b * int(rounds):
                 u, v = net.arcs[arcs[0]]
-                where = f"link {u}->{v}" if len(arcs) == 1 else f"switch port of {u if all(net.arcs[a][0] == u for a in arcs) else v}"
-                raise ScheduleError(f"step {i + 1}: {where} carries {count} chunks but {b} link(s) x {rounds} round(s) allow {b * int(rounds)}")
+                where = (
+                    f"link {u}->{v}"
+                    if len(arcs) == 1
+                    else f"switch port of {u if all(net.arcs[a][0] == u for a in arcs) else v}"
+                )
+                raise ScheduleError(
+                    f"step {i + 1}: {where} carries {count} chunks but {b} link(s) x {rounds} round(s) allow {b * int(rounds)}"
+                )
 
 
 def verify_synthesized(schedule: Schedule, topology: Topology, seed: int = 0):
@@ -811,7 +871,9 @@ def verify_synthesized(schedule: Schedule, topology: Topology, seed: int = 0):
     from .simulator import run_schedule
 
     if not isinstance(schedule, Schedule):
-        raise TypeError(f"schedule must be a Schedule (from synthesize or stored_schedule), got {type(schedule).__name__}")
+        raise TypeError(
+            f"schedule must be a Schedule (from synthesize or stored_schedule), got {type(schedule).__name__}"
+        )
     topology = _check_topology(topology)
     if topology.n != schedule.n:
         raise ValueError(f"topology has n={topology.n} nodes but the schedule has n={schedule.n}")
@@ -827,7 +889,9 @@ def synthesized_time(schedule: Schedule, alpha, beta) -> float:
     from ._validation import check_bandwidth
 
     if not isinstance(schedule, Schedule):
-        raise TypeError(f"schedule must be a Schedule (from synthesize or stored_schedule), got {type(schedule).__name__}")
+        raise TypeError(
+            f"schedule must be a Schedule (from synthesize or stored_schedule), got {type(schedule).__name__}"
+        )
     alpha = check_real("alpha", alpha, maximum=1e9, scalar=True)
     beta = check_bandwidth("beta", beta, scalar=True)
     if schedule.step_rounds is None:
@@ -896,7 +960,9 @@ def pareto_frontier(topology, primitive, max_steps, *, max_chunks=6, time_limit=
         start = time.perf_counter()
         schedule = synthesize(topology, primitive, s, r, c, time_limit=time_limit, root=root, workers=workers)
         if log is not None:
-            log(f"steps={s} rounds={r} chunks={c}: {'sat' if schedule is not None else 'unsat'} ({time.perf_counter() - start:.2f} s)")
+            log(
+                f"steps={s} rounds={r} chunks={c}: {'sat' if schedule is not None else 'unsat'} ({time.perf_counter() - start:.2f} s)"
+            )
         return schedule
 
     for s in range(first, max_steps + 1):
@@ -986,8 +1052,17 @@ def _entry_schedule(entry: dict, m=None, primitive=None) -> tuple[Topology, Sche
     m = default_m if m is None else m
     chunk_list = _chunks(base, n, chunks, root)
     per_step = [[tuple(send) for send in step] for step in entry["sends"]]
-    schedule = _to_schedule(base, n, m, chunks, root, per_step, entry["step_rounds"], chunk_list,
-                            f"synthesized S={entry['steps']} R={entry['rounds']} C={chunks} (stored)")
+    schedule = _to_schedule(
+        base,
+        n,
+        m,
+        chunks,
+        root,
+        per_step,
+        entry["step_rounds"],
+        chunk_list,
+        f"synthesized S={entry['steps']} R={entry['rounds']} C={chunks} (stored)",
+    )
     if primitive in _DUAL:
         schedule = _reverse_schedule(schedule, primitive)
     return topology, schedule
@@ -1042,12 +1117,21 @@ def stored_schedule(topology, primitive, steps, chunks, rounds=None, m=None, ver
         m = check_int("m", m, minimum=1, maximum=1 << 30, scalar=True)
     verify = check_bool("verify", verify)
     base = _DUAL.get(primitive, primitive)  # ReduceScatter / Reduce: the stored dual, reversed
-    matches = [e for e in _load_store()
-               if _topology_from_spec(e["topology"]).name == topology.name and e["primitive"] == base
-               and e["steps"] == steps and e["chunks"] == chunks and (rounds is None or e["rounds"] == rounds)]
+    matches = [
+        e
+        for e in _load_store()
+        if _topology_from_spec(e["topology"]).name == topology.name
+        and e["primitive"] == base
+        and e["steps"] == steps
+        and e["chunks"] == chunks
+        and (rounds is None or e["rounds"] == rounds)
+    ]
     if not matches:
-        raise ValueError(f"no stored schedule for {primitive} on {topology.name} with steps={steps}, chunks={chunks}"
-                         + (f", rounds={rounds}" if rounds is not None else "") + "; see ccb.stored_schedules()")
+        raise ValueError(
+            f"no stored schedule for {primitive} on {topology.name} with steps={steps}, chunks={chunks}"
+            + (f", rounds={rounds}" if rounds is not None else "")
+            + "; see ccb.stored_schedules()"
+        )
     entry = min(matches, key=lambda e: e["rounds"])
     stored_topology, schedule = _entry_schedule(entry, m, primitive)
     schedule.topology = stored_topology
@@ -1067,10 +1151,21 @@ def stored_frontier(topology, primitive) -> list:
     """
     topology = _check_topology(topology)
     primitive = check_choice("primitive", primitive, SYNTHESIS_PRIMITIVES)
-    points = [e for e in _load_store() if e.get("frontier") and e["primitive"] == _DUAL.get(primitive, primitive)
-              and _topology_from_spec(e["topology"]).name == topology.name]
+    points = [
+        e
+        for e in _load_store()
+        if e.get("frontier")
+        and e["primitive"] == _DUAL.get(primitive, primitive)
+        and _topology_from_spec(e["topology"]).name == topology.name
+    ]
     if not points:
         raise ValueError(f"topology, primitive: no stored frontier for {primitive} on {topology.name}")
-    return [FrontierPoint(e["steps"], e["rounds"], e["chunks"],
-                          stored_schedule(topology, primitive, e["steps"], e["chunks"], e["rounds"]))
-            for e in sorted(points, key=lambda e: e["steps"])]
+    return [
+        FrontierPoint(
+            e["steps"],
+            e["rounds"],
+            e["chunks"],
+            stored_schedule(topology, primitive, e["steps"], e["chunks"], e["rounds"]),
+        )
+        for e in sorted(points, key=lambda e: e["steps"])
+    ]

@@ -22,8 +22,15 @@ from ._validation import check_cap, check_choice
 from .explorers import Explorer
 from .plotting import COLORS, use_book_style
 
-__all__ = ["draw_synthesized_step", "plot_schedule_steps", "plot_synthesis_plane", "SynthesisExplorer", "synthesis_state",
-           "synthesis_bounds_table", "attainment_table"]
+__all__ = [
+    "draw_synthesized_step",
+    "plot_schedule_steps",
+    "plot_synthesis_plane",
+    "SynthesisExplorer",
+    "synthesis_state",
+    "synthesis_bounds_table",
+    "attainment_table",
+]
 
 
 def _step_messages(schedule, step: int):
@@ -47,7 +54,9 @@ def _check_drawable(schedule, topology):
     from .topology import Topology
 
     if not isinstance(schedule, Schedule):
-        raise TypeError(f"schedule must be a Schedule (from synthesize or stored_schedule), got {type(schedule).__name__}")
+        raise TypeError(
+            f"schedule must be a Schedule (from synthesize or stored_schedule), got {type(schedule).__name__}"
+        )
     if not isinstance(topology, Topology):
         raise TypeError(f"topology must be a Topology, got {type(topology).__name__}")
     if topology.n != schedule.n:
@@ -105,9 +114,19 @@ def draw_synthesized_step(schedule, topology, step: int, ax=None):
     for u, v, count, capacity in data["arrows"]:
         a, b = pos[u], pos[v]
         full = count >= capacity
-        arrow = FancyArrowPatch(tuple(a), tuple(b), arrowstyle="-|>", mutation_scale=11, shrinkA=9, shrinkB=9,
-                                connectionstyle=f"arc3,rad={ARC_RAD}", linewidth=0.8 + 2.2 * count / biggest,
-                                color=_FULL_COLOR if full else _SPARE_COLOR, alpha=0.9, zorder=2)
+        arrow = FancyArrowPatch(
+            tuple(a),
+            tuple(b),
+            arrowstyle="-|>",
+            mutation_scale=11,
+            shrinkA=9,
+            shrinkB=9,
+            connectionstyle=f"arc3,rad={ARC_RAD}",
+            linewidth=0.8 + 2.2 * count / biggest,
+            color=_FULL_COLOR if full else _SPARE_COLOR,
+            alpha=0.9,
+            zorder=2,
+        )
         # The arc's hull (ends and control point) as data limits: add_patch would compute the
         # shrunk arrow path just for the limits (half the explorer's redraw).
         control = _arc_control(a, b)
@@ -117,8 +136,15 @@ def draw_synthesized_step(schedule, topology, step: int, ax=None):
             labels.append((f"{count}/{capacity}", a, control, b))
     _place_arc_labels(ax, labels, [pos[v] for v in range(topology.n)])
     ends = list(range(topology.n))
-    ax.scatter([pos[v][0] for v in ends], [pos[v][1] for v in ends], s=300, color="#f2f2f2", edgecolors="#444444",
-               linewidths=1.0, zorder=3)
+    ax.scatter(
+        [pos[v][0] for v in ends],
+        [pos[v][1] for v in ends],
+        s=300,
+        color="#f2f2f2",
+        edgecolors="#444444",
+        linewidths=1.0,
+        zorder=3,
+    )
     for v in ends:
         ax.annotate(str(v), pos[v], ha="center", va="center", fontsize=10, zorder=5)
     ax.set_aspect("equal", adjustable="datalim")
@@ -157,13 +183,21 @@ def _step_drawing(schedule, topology, step: int) -> dict:
     if spare:
         note = f"灰：满载 {used - spare}/{used}；橙：有余量，块数/容量"
     else:
-        note = (f"全部 {used} 个方向满载：单链路 {rounds}、双链路 {2 * rounds} 块" if links_matrix.max() > 1 else
-                f"全部 {used} 个方向满载：每方向 {rounds} 块")
+        note = (
+            f"全部 {used} 个方向满载：单链路 {rounds}、双链路 {2 * rounds} 块"
+            if links_matrix.max() > 1
+            else f"全部 {used} 个方向满载：每方向 {rounds} 块"
+        )
     chunks = sum(messages.values())
     return {
-        "pos": pos, "links": [(u, v, data.get("links", 1)) for u, v, data in topology.graph.edges(data=True)],
-        "arrows": arrows, "rounds": rounds, "chunks": chunks, "biggest": max(messages.values(), default=1),
-        "title": f"{topology.name}：第 {step}/{len(schedule.rounds)} 步，r = {rounds} 轮，{chunks} 个块", "note": note,
+        "pos": pos,
+        "links": [(u, v, data.get("links", 1)) for u, v, data in topology.graph.edges(data=True)],
+        "arrows": arrows,
+        "rounds": rounds,
+        "chunks": chunks,
+        "biggest": max(messages.values(), default=1),
+        "title": f"{topology.name}：第 {step}/{len(schedule.rounds)} 步，r = {rounds} 轮，{chunks} 个块",
+        "note": note,
     }
 
 
@@ -194,15 +228,24 @@ def _place_arc_labels(ax, labels, nodes, fontsize=9.5):
             spot = (1 - t) ** 2 * a + 2 * t * (1 - t) * control + t**2 * b
             spots.append(spot)
             clear = all(abs(spot[0] - p[0]) > half_w + w or abs(spot[1] - p[1]) > 2 * half_h for p, w in placed)
-            clear = clear and all(abs(spot[0] - n[0]) > half_w + node_r or abs(spot[1] - n[1]) > half_h + node_r
-                                  for n in nodes)
+            clear = clear and all(
+                abs(spot[0] - n[0]) > half_w + node_r or abs(spot[1] - n[1]) > half_h + node_r for n in nodes
+            )
             if clear:
                 break
         else:
             spot = spots[0]
         placed.append((spot, half_w))
-        ax.annotate(text, spot, ha="center", va="center", fontsize=fontsize, zorder=4, color="#7a3b00",
-                    bbox={"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none", "alpha": 0.9})
+        ax.annotate(
+            text,
+            spot,
+            ha="center",
+            va="center",
+            fontsize=fontsize,
+            zorder=4,
+            color="#7a3b00",
+            bbox={"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none", "alpha": 0.9},
+        )
 
 
 def plot_schedule_steps(schedule, topology):
@@ -241,7 +284,9 @@ def plot_schedule_steps(schedule, topology):
     _check_drawable(schedule, topology)
     n, steps = topology.n, len(schedule.rounds)
     if n > 16:
-        raise ValueError(f"topology has n={n} endpoints; plot_schedule_steps draws at most 16 (an n x n matrix per step)")
+        raise ValueError(
+            f"topology has n={n} endpoints; plot_schedule_steps draws at most 16 (an n x n matrix per step)"
+        )
     if steps > 8:
         raise ValueError(f"schedule has {steps} steps; plot_schedule_steps draws at most 8")
     use_book_style()
@@ -302,8 +347,9 @@ def plot_schedule_steps(schedule, topology):
     return axes[:panels]
 
 
-def plot_synthesis_plane(steps_bound, ratio_bound, frontier=(), others=(), infeasible=(), current=None, ax=None,
-                         title=None):
+def plot_synthesis_plane(
+    steps_bound, ratio_bound, frontier=(), others=(), infeasible=(), current=None, ax=None, title=None
+):
     """The (steps S, rounds per chunk R/C) plane: bounds, frontier, other and infeasible instances.
 
     Parameters
@@ -328,7 +374,9 @@ def plot_synthesis_plane(steps_bound, ratio_bound, frontier=(), others=(), infea
 
     steps_bound = check_int("steps_bound", steps_bound, minimum=1, maximum=64, scalar=True)
     if not isinstance(ratio_bound, Fraction):
-        ratio_bound = Fraction(check_real("ratio_bound", ratio_bound, minimum=0.0, maximum=1e6, scalar=True)).limit_denominator(10_000)
+        ratio_bound = Fraction(
+            check_real("ratio_bound", ratio_bound, minimum=0.0, maximum=1e6, scalar=True)
+        ).limit_denominator(10_000)
 
     def instances(name, group):
         if not isinstance(group, (list, tuple)):
@@ -342,8 +390,9 @@ def plot_synthesis_plane(steps_bound, ratio_bound, frontier=(), others=(), infea
             out.append(tuple(check_int(f"{name}[{i}]", v, minimum=1, maximum=1 << 20, scalar=True) for v in p))
         return out
 
-    frontier, others, infeasible = (instances(k, g) for k, g in
-                                    (("frontier", frontier), ("others", others), ("infeasible", infeasible)))
+    frontier, others, infeasible = (
+        instances(k, g) for k, g in (("frontier", frontier), ("others", others), ("infeasible", infeasible))
+    )
     current = instances("current", [current])[0] if current is not None else None
     from .plotting._checks import _check_ax
 
@@ -355,15 +404,29 @@ def plot_synthesis_plane(steps_bound, ratio_bound, frontier=(), others=(), infea
     smax, ymax = _plane_limits(steps_bound, ratio_bound, points)
     ax.axhspan(0, float(ratio_bound), color=COLORS["bandwidth"], alpha=0.07, zorder=0)
     ax.axvspan(0, steps_bound, color=COLORS["latency"], alpha=0.07, zorder=0)
-    ax.axhline(float(ratio_bound), color=COLORS["bandwidth"], linestyle="--", linewidth=1.2,
-               label=f"R/C 下界 = {ratio_bound}")
+    ax.axhline(
+        float(ratio_bound), color=COLORS["bandwidth"], linestyle="--", linewidth=1.2, label=f"R/C 下界 = {ratio_bound}"
+    )
     ax.axvline(steps_bound, color=COLORS["latency"], linestyle="--", linewidth=1.2, label=f"S 下界 = {steps_bound}")
     if others:
-        ax.scatter([p[0] for p in others], [p[1] / p[2] for p in others], s=28, color="#999999", zorder=2,
-                   label="其他已解实例（最少 R）")
+        ax.scatter(
+            [p[0] for p in others],
+            [p[1] / p[2] for p in others],
+            s=28,
+            color="#999999",
+            zorder=2,
+            label="其他已解实例（最少 R）",
+        )
     if infeasible:
-        ax.scatter([p[0] for p in infeasible], [p[1] / p[2] for p in infeasible], marker="x", s=55,
-                   color=COLORS["bandwidth"], zorder=3, label="求解器证明不可行")
+        ax.scatter(
+            [p[0] for p in infeasible],
+            [p[1] / p[2] for p in infeasible],
+            marker="x",
+            s=55,
+            color=COLORS["bandwidth"],
+            zorder=3,
+            label="求解器证明不可行",
+        )
     if frontier:
         xs = [p[0] for p in frontier]
         ys = [p[1] / p[2] for p in frontier]
@@ -373,8 +436,16 @@ def plot_synthesis_plane(steps_bound, ratio_bound, frontier=(), others=(), infea
             ax.annotate(f"({s}, {r}, {c})", (s, r / c), textcoords="offset points", xytext=(7, 6), fontsize=10)
     if current:
         s, r, c = current
-        ax.scatter([s], [r / c], s=190, facecolors="none", edgecolors=COLORS["ring_b"], linewidths=2.2, zorder=5,
-                   label=f"当前 (S, R, C) = ({s}, {r}, {c})")
+        ax.scatter(
+            [s],
+            [r / c],
+            s=190,
+            facecolors="none",
+            edgecolors=COLORS["ring_b"],
+            linewidths=2.2,
+            zorder=5,
+            label=f"当前 (S, R, C) = ({s}, {r}, {c})",
+        )
     ax.set_xlim(max(0, steps_bound - 1.5), smax)
     ax.set_ylim(0, ymax)
     ax.set_xticks(range(max(1, steps_bound - 1), int(smax) + 1))
@@ -426,7 +497,9 @@ class SynthesisExplorer(Explorer):
         from .explorers.base import STYLE, slider_args
 
         return {
-            "topology": widgets.Dropdown(options=list(self.TOPOLOGIES), value="DGX-1 (V100)", description="拓扑", style=STYLE),
+            "topology": widgets.Dropdown(
+                options=list(self.TOPOLOGIES), value="DGX-1 (V100)", description="拓扑", style=STYLE
+            ),
             "steps": widgets.IntSlider(value=3, min=2, max=4, **slider_args("步数 S")),
             "chunks": widgets.IntSlider(value=6, min=1, max=6, **slider_args("每块切分 C")),
             "step": widgets.IntSlider(value=1, min=1, max=3, **slider_args("画第几步")),
@@ -435,7 +508,9 @@ class SynthesisExplorer(Explorer):
     def __init__(self, **values):
         unknown = set(values) - {"topology", "steps", "chunks", "step"}
         if unknown:
-            raise TypeError(f"unknown control(s) {sorted(unknown)}; controls are ['chunks', 'step', 'steps', 'topology']")
+            raise TypeError(
+                f"unknown control(s) {sorted(unknown)}; controls are ['chunks', 'step', 'steps', 'topology']"
+            )
         super().__init__()
         if values:  # through update(), so the ranges follow the topology before the values land
             self.update(**values)
@@ -474,8 +549,14 @@ class SynthesisExplorer(Explorer):
         plane = (topology, self.instance)
         if getattr(self, "_plane", None) != plane:  # the plane depends on these only: kept when just the step moves
             right.cla()
-            plot_synthesis_plane(self.steps_bound, self.ratio_bound, frontier=state["frontier"], others=state["others"],
-                                 current=self.instance, ax=right)
+            plot_synthesis_plane(
+                self.steps_bound,
+                self.ratio_bound,
+                frontier=state["frontier"],
+                others=state["others"],
+                current=self.instance,
+                ax=right,
+            )
             self._plane = plane
         return state["readout"]
 
@@ -523,9 +604,16 @@ def _synthesis_state(topology: str, steps: int, chunks: int, step: int) -> dict:
         f"模拟器校验（链路容量 + 结果逐字节）：{'通过 ✓' if correct else '失败 ✗'}。"
     )
     return {
-        "schedule": schedule, "instance": (steps, rounds, chunks), "correct": correct, "steps_bound": steps_bound,
-        "ratio_bound": ratio_bound, "frontier": frontier, "others": others, "step": step,
-        "drawing": _step_drawing(schedule, _explorer_topology(topology), step), "readout": readout,
+        "schedule": schedule,
+        "instance": (steps, rounds, chunks),
+        "correct": correct,
+        "steps_bound": steps_bound,
+        "ratio_bound": ratio_bound,
+        "frontier": frontier,
+        "others": others,
+        "step": step,
+        "drawing": _step_drawing(schedule, _explorer_topology(topology), step),
+        "readout": readout,
     }
 
 
@@ -534,8 +622,12 @@ def _explorer_topology(name: str):
     from .topology import hypercube, ring, torus
     from .user_topology import dgx1
 
-    return {"DGX-1 (V100)": dgx1, "ring 6": lambda: ring(6), "hypercube 3-d": lambda: hypercube(3),
-            "torus 3x3": lambda: torus(3, 3)}[name]()
+    return {
+        "DGX-1 (V100)": dgx1,
+        "ring 6": lambda: ring(6),
+        "hypercube 3-d": lambda: hypercube(3),
+        "torus 3x3": lambda: torus(3, 3),
+    }[name]()
 
 
 @functools.lru_cache(maxsize=128)
@@ -552,8 +644,14 @@ def _explorer_instance(topology: str, steps: int, chunks: int):
     entries = [e for e in _load_store() if e["primitive"] == "all_gather" and SynthesisExplorer._name(e) == topology]
     frontier = sorted({(e["steps"], e["rounds"], e["chunks"]) for e in entries if e.get("frontier")})
     others = sorted({(e["steps"], e["rounds"], e["chunks"]) for e in entries} - set(frontier))
-    return (schedule, correct, steps_lower_bound(topo, "all_gather"), rounds_per_chunk_bound(topo, "all_gather"),
-            frontier, others)
+    return (
+        schedule,
+        correct,
+        steps_lower_bound(topo, "all_gather"),
+        rounds_per_chunk_bound(topo, "all_gather"),
+        frontier,
+        others,
+    )
 
 
 # --------------------------------------------------------------------------- tables
@@ -585,7 +683,9 @@ def _check_bound_topologies(topologies) -> list:
     for i, t in enumerate(topologies):
         try:
             if t.n > MAX_BOUND_ENDPOINTS:  # before the graph is built
-                raise ValueError(f"the cut bound enumerates all 2**n node sets; n <= {MAX_BOUND_ENDPOINTS}, got n={t.n}")
+                raise ValueError(
+                    f"the cut bound enumerates all 2**n node sets; n <= {MAX_BOUND_ENDPOINTS}, got n={t.n}"
+                )
             _check_topology(t)
             _network(t, hops=False)  # refuses several switch levels
         except (ValueError, TypeError) as err:
@@ -620,9 +720,12 @@ def synthesis_bounds_table(topologies, primitives=("all_gather", "all_to_all")):
     from .tables import Table
 
     topologies, primitives = _check_bound_topologies(topologies), _check_primitives(primitives)
-    check_cap("synthesis_bounds_table: node sets the cut bounds enumerate (len(primitives) x 2**n per topology)",
-              len(primitives) * sum(2**t.n for t in topologies), MAX_TABLE_CUT_SETS,
-              hint="fewer or smaller topologies or primitives")
+    check_cap(
+        "synthesis_bounds_table: node sets the cut bounds enumerate (len(primitives) x 2**n per topology)",
+        len(primitives) * sum(2**t.n for t in topologies),
+        MAX_TABLE_CUT_SETS,
+        hint="fewer or smaller topologies or primitives",
+    )
     rows, values = [], []
     for topology in topologies:
         for primitive in primitives:

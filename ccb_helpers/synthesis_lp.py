@@ -121,7 +121,9 @@ def _exact_dual(rows, columns, duals):
     for limit in (12, 60, 840, 2520, 10**4, 10**6):
         values = [Fraction(d).limit_denominator(limit) for d in duals]
         values = [max(v, Fraction(0)) if sense == ">=" else v for v, (sense, _) in zip(values, rows)]
-        if all(sum(coefficient * values[row] for row, coefficient in column.items()) <= cost for cost, column in columns):
+        if all(
+            sum(coefficient * values[row] for row, coefficient in column.items()) <= cost for cost, column in columns
+        ):
             return sum(Fraction(rhs) * v for v, (_, rhs) in zip(values, rows))
     raise SolverError("the LP's dual values could not be made an exact certificate")
 
@@ -179,17 +181,24 @@ def two_step_rounds_per_chunk(topology, primitive="all_gather", root=0) -> Fract
         raise ValueError(f"topology has n={n} nodes; two_step_rounds_per_chunk accepts n <= 64")
     root = check_int("root", root, minimum=0, maximum=n - 1, scalar=True)
     sources = list(range(n)) if primitive == "all_gather" else [root]
-    hops = dict(nx.all_pairs_shortest_path_length(topology.graph)) if primitive == "all_gather" else {
-        root: nx.single_source_shortest_path_length(topology.graph, root)}
+    hops = (
+        dict(nx.all_pairs_shortest_path_length(topology.graph))
+        if primitive == "all_gather"
+        else {root: nx.single_source_shortest_path_length(topology.graph, root)}
+    )
     far = [(v, w) for v in sources for w in range(n) if hops[v].get(w, 3) > 2]
     if far:
         v, w = far[0]
-        raise ValueError(f"node {w} is more than two hops from source {v} in {topology.name}: no two-step schedule exists")
+        raise ValueError(
+            f"node {w} is more than two hops from source {v} in {topology.name}: no two-step schedule exists"
+        )
     links = _link_matrix(topology).tolist()
     estimate = _estimate_variables(links, sources)
     if estimate > MAX_LP_VARIABLES:
-        raise ValueError(f"the two-step LP of {topology.name} would have about {estimate} variables; "
-                         f"at most {MAX_LP_VARIABLES} are built")
+        raise ValueError(
+            f"the two-step LP of {topology.name} would have about {estimate} variables; "
+            f"at most {MAX_LP_VARIABLES} are built"
+        )
     rows, columns = _build(links, sources)
     value, duals = _solve_glop(rows, columns)
     exact = _exact_dual(rows, columns, duals)

@@ -117,8 +117,12 @@ class Topology:
             raise ValueError(f"topology {self.name!r} has no graph (it was made without a builder)")
         if self._graph_size is not None:
             vertices, edges = self._graph_size
-            check_cap(f"the graph of {self.name}: vertices + edges", vertices + edges, MAX_GRAPH_ELEMENTS,
-                      hint="the closed-form attributes (diameter, bisection_links, ...) need no graph")
+            check_cap(
+                f"the graph of {self.name}: vertices + edges",
+                vertices + edges,
+                MAX_GRAPH_ELEMENTS,
+                hint="the closed-form attributes (diameter, bisection_links, ...) need no graph",
+            )
         g = self._builder()
         for v in g.nodes:
             g.nodes[v].setdefault("kind", "endpoint")
@@ -248,7 +252,7 @@ def _grid_partition(dims: tuple[int, ...], periodic: bool) -> set:
     _, axis = _grid_cut(dims, periodic)
     a = dims[axis]
     h = a // 2
-    rest = dims[:axis] + dims[axis + 1:]
+    rest = dims[:axis] + dims[axis + 1 :]
     side = set()
     for coord in itertools.product(*[range(x) for x in dims]):
         if coord[axis] < h:
@@ -531,8 +535,7 @@ def fat_tree(n, oversubscription=1, hosts_per_leaf=None) -> Topology:
     s = _spines(h, o)
     if s is None:
         raise ValueError(
-            f"hosts_per_leaf / oversubscription must be a positive integer (spines per leaf), "
-            f"got {h} / {o}"
+            f"hosts_per_leaf / oversubscription must be a positive integer (spines per leaf), got {h} / {o}"
         )
     leaves = n // h
 
@@ -597,8 +600,11 @@ def measured_diameter(topology: Topology) -> int:
     5
     """
     check_topology(topology)
-    check_cap(f"measured_diameter({topology.name}): BFS work n * (vertices + edges)",
-              topology.n * _graph_elements(topology), MAX_MEASURE_WORK)
+    check_cap(
+        f"measured_diameter({topology.name}): BFS work n * (vertices + edges)",
+        topology.n * _graph_elements(topology),
+        MAX_MEASURE_WORK,
+    )
     return _measured_diameter(topology)
 
 
@@ -697,8 +703,9 @@ def _measured_bisection(topology: Topology, method: str) -> int:
         # parallel links (edge attribute "links") count with their multiplicity
         # (as weights, not repeated entries: the work is then the graph size the plan estimated,
         # not n x links)
-        switch_links = [(index[u], index[v], count) for u, v, count in g.edges(data="links", default=1)
-                        if u in index and v in index]
+        switch_links = [
+            (index[u], index[v], count) for u, v, count in g.edges(data="links", default=1) if u in index and v in index
+        ]
         ups = [[(index[w], data.get("links", 1)) for w, data in g[v].items()] for v in ends]
         for placement in range(1 << len(switches)):  # bit i set: switch i on the small side
             cut = sum(count for a, b, count in switch_links if (placement >> a & 1) != (placement >> b & 1))

@@ -22,7 +22,11 @@ def format_bytes(value) -> str:
     value = check_real("value", value, scalar=True)
     for unit, scale in (("GiB", GiB), ("MiB", MiB), ("KiB", KiB)):
         if value >= scale:
-            return f"{value / scale:.4g} {unit}" if value / scale >= 1000 else f"{value / scale:.1f} {unit}".replace(".0 ", " ")
+            return (
+                f"{value / scale:.4g} {unit}"
+                if value / scale >= 1000
+                else f"{value / scale:.1f} {unit}".replace(".0 ", " ")
+            )
     return f"{value:.0f} B" if value == int(value) else f"{value:.1f} B"
 
 

@@ -161,7 +161,9 @@ def _switched_bisection(g: nx.Graph, n: int) -> int:
     half = n // 2
     # Node 0 on either side: for odd n the sides differ in size, and fixing node 0 on the larger
     # one is only safe when every endpoint looks alike.
-    combos = (((0,) + c) for size in sorted({half, n - half} - {0}) for c in itertools.combinations(range(1, n), size - 1))
+    combos = (
+        ((0,) + c) for size in sorted({half, n - half} - {0}) for c in itertools.combinations(range(1, n), size - 1)
+    )
     for side in combos:
         h = flow.copy()
         chosen = set(side)
@@ -211,7 +213,9 @@ def _build(g: nx.Graph, n: int, name: str, bisection_links, source: str = "graph
         raise ValueError(f"{source}: a topology needs at least 2 endpoints, got {n}")
     if not nx.is_connected(g):
         parts = [sorted(v for v in c if not isinstance(v, tuple)) for c in nx.connected_components(g)]
-        raise ValueError(f"{source}: the graph is disconnected (components of endpoints: {parts[:4]}); every endpoint must reach every other")
+        raise ValueError(
+            f"{source}: the graph is disconnected (components of endpoints: {parts[:4]}); every endpoint must reach every other"
+        )
     switched = any(kind == "switch" for _, kind in g.nodes(data="kind"))
     degree = max(sum(_multiplicity(d) for _, _, d in g.edges(v, data=True)) for v in range(n))
     ends = set(range(n))
@@ -221,8 +225,10 @@ def _build(g: nx.Graph, n: int, name: str, bisection_links, source: str = "graph
         diameter = max(diameter, max(d for v, d in lengths.items() if v in ends))
     if bisection_links is None:
         if switched:
-            star = all(g.nodes[u].get("kind") == "switch" for v in range(n) for u in g.neighbors(v)) and \
-                sum(1 for _, k in g.nodes(data="kind") if k == "switch") == 1
+            star = (
+                all(g.nodes[u].get("kind") == "switch" for v in range(n) for u in g.neighbors(v))
+                and sum(1 for _, k in g.nodes(data="kind") if k == "switch") == 1
+            )
             if star:
                 ups = sorted(sum(_multiplicity(d) for _, _, d in g.edges(v, data=True)) for v in range(n))
                 bisection_links = sum(ups[: n // 2])  # the switch sits with the heavier side
@@ -314,8 +320,12 @@ def topology_from_links(matrix, name=None, bisection_links=None) -> Topology:
     if array.ndim != 2 or array.shape[0] != array.shape[1]:
         raise ValueError(f"matrix must be square (n x n), got shape {array.shape}")
     if array.size and (array.dtype == bool or not np.issubdtype(array.dtype, np.integer)):
-        if (np.issubdtype(array.dtype, np.floating) and np.all(np.isfinite(array)) and np.all(array == np.round(array))
-                and np.all(np.abs(array) <= 2**53)):
+        if (
+            np.issubdtype(array.dtype, np.floating)
+            and np.all(np.isfinite(array))
+            and np.all(array == np.round(array))
+            and np.all(np.abs(array) <= 2**53)
+        ):
             array = array.astype(np.int64)
         else:
             raise ValueError(f"matrix entries must be integers (link counts), got dtype {array.dtype}")
@@ -327,7 +337,9 @@ def topology_from_links(matrix, name=None, bisection_links=None) -> Topology:
         raise ValueError(f"matrix[{i}][{j}] = {array[i, j]}: link counts must be >= 0")
     if np.any(array > MAX_LINKS_PER_PAIR):
         i, j = map(int, np.argwhere(array > MAX_LINKS_PER_PAIR)[0])
-        raise ValueError(f"matrix[{i}][{j}] = {array[i, j]}: link counts must be <= {MAX_LINKS_PER_PAIR} (parallel links per pair)")
+        raise ValueError(
+            f"matrix[{i}][{j}] = {array[i, j]}: link counts must be <= {MAX_LINKS_PER_PAIR} (parallel links per pair)"
+        )
     if np.any(np.diag(array) != 0):
         i = int(np.nonzero(np.diag(array))[0][0])
         raise ValueError(f"matrix[{i}][{i}] = {array[i, i]}: the diagonal must be 0 (no link from a node to itself)")
@@ -380,7 +392,9 @@ def topology_from_graph(graph, name=None, bisection_links=None) -> Topology:
     if graph.is_directed():
         raise ValueError("graph must be undirected: links are full duplex (use graph.to_undirected())")
     if graph.number_of_nodes() > MAX_ENDPOINTS + 256:
-        raise ValueError(f"graph has {graph.number_of_nodes()} vertices; at most {MAX_ENDPOINTS} endpoints are supported")
+        raise ValueError(
+            f"graph has {graph.number_of_nodes()} vertices; at most {MAX_ENDPOINTS} endpoints are supported"
+        )
     loops = list(nx.selfloop_edges(graph))
     if loops:
         raise ValueError(f"graph has a self-loop at {loops[0][0]!r}; a link joins two different vertices")
@@ -407,7 +421,9 @@ def topology_from_graph(graph, name=None, bisection_links=None) -> Topology:
         a, c = index[u], index[v]
         previous = g.edges[a, c]["links"] if g.has_edge(a, c) else 0
         if previous + int(b) > MAX_LINKS_PER_PAIR:
-            raise ValueError(f"edge {u!r}-{v!r}: {previous + int(b)} parallel links, at most {MAX_LINKS_PER_PAIR} per pair")
+            raise ValueError(
+                f"edge {u!r}-{v!r}: {previous + int(b)} parallel links, at most {MAX_LINKS_PER_PAIR} per pair"
+            )
         g.add_edge(a, c, links=previous + int(b))
     _check_work(n, g.number_of_edges())
     return _build(g, n, _check_name(name, f"custom {n}"), bisection_links)
@@ -536,8 +552,9 @@ def _parse_nvidia_smi_topo(text, name, nvswitch, pcie_links=1, level_links=None)
     if len(text) > 1_000_000:
         raise ValueError(f"text is {len(text)} characters; an `nvidia-smi topo -m` output is a few kB (cap 1 000 000)")
     if "Link Type between two GPUs" in text or "ROCm System Management Interface" in text:
-        raise ValueError("text is rocm-smi output (AMD GPUs), not nvidia-smi's: read it with "
-                         "ccb.parse_rocm_smi_topo(text)")
+        raise ValueError(
+            "text is rocm-smi output (AMD GPUs), not nvidia-smi's: read it with ccb.parse_rocm_smi_topo(text)"
+        )
     # Recent drivers underline the header with terminal escapes even in a pipe; drop them.
     lines = [_ANSI.sub("", line).replace("\t", " ") for line in text.splitlines()]
     header_at, gpus = None, []
@@ -558,7 +575,7 @@ def _parse_nvidia_smi_topo(text, name, nvswitch, pcie_links=1, level_links=None)
     if n > MAX_ENDPOINTS:
         raise ValueError(f"{n} GPUs; at most {MAX_ENDPOINTS} are supported")
     rows = {}  # GPU index -> (line number, the line, its GPU cells)
-    for number, line in enumerate(lines[header_at + 1:], start=header_at + 2):
+    for number, line in enumerate(lines[header_at + 1 :], start=header_at + 2):
         tokens = line.split()
         if tokens and _GPU.match(tokens[0]):
             i = int(_GPU.match(tokens[0]).group(1))
@@ -567,7 +584,7 @@ def _parse_nvidia_smi_topo(text, name, nvswitch, pcie_links=1, level_links=None)
                 raise ValueError(f"{where}: row GPU{i} but the header has only GPU0 .. GPU{n - 1}")
             if i in rows:
                 raise ValueError(f"{where}: row GPU{i} appears twice (first on line {rows[i][0]})")
-            rows[i] = (number, where, tokens[1: n + 1])
+            rows[i] = (number, where, tokens[1 : n + 1])
     matrix = np.zeros((n, n), dtype=np.int64)
     levels: dict[tuple[int, int], str] = {}
     for i in range(n):
@@ -592,7 +609,9 @@ def _parse_nvidia_smi_topo(text, name, nvswitch, pcie_links=1, level_links=None)
                 raise ValueError(f"{where}: column GPU{j}: unknown cell {cell!r} (expected NV#, X or a PCIe level)")
     if not np.array_equal(matrix, matrix.T):
         i, j = map(int, np.argwhere(matrix != matrix.T)[0])
-        raise ValueError(f"NVLink counts are not symmetric: GPU{i}-GPU{j} is NV{matrix[i, j]} but GPU{j}-GPU{i} is NV{matrix[j, i]}")
+        raise ValueError(
+            f"NVLink counts are not symmetric: GPU{i}-GPU{j} is NV{matrix[i, j]} but GPU{j}-GPU{i} is NV{matrix[j, i]}"
+        )
     off = matrix[~np.eye(n, dtype=bool)]
     uniform = n >= 2 and off.size and off.min() == off.max() and off.min() > 0
     switched = nvswitch is True or (nvswitch == "auto" and uniform and (n - 1) * int(off.max()) > MAX_NVLINKS_PER_GPU)
@@ -692,7 +711,9 @@ def _rocm_blocks(lines) -> dict:
             i = int(_GPU.match(tokens[0]).group(1))
             cells = tokens[1:]
             if len(cells) != len(columns):
-                raise ValueError(f"line {number} ({stripped[:80]!r}): {len(cells)} cells for {len(columns)} GPU columns")
+                raise ValueError(
+                    f"line {number} ({stripped[:80]!r}): {len(cells)} cells for {len(columns)} GPU columns"
+                )
             for j, cell in zip(columns, cells):
                 blocks[current][1][(i, j)] = cell
     return blocks
@@ -744,7 +765,9 @@ def parse_rocm_smi_topo(text, name=None, pcie_links=1, level_links=None) -> Topo
     blocks = _rocm_blocks(lines)
     if "Link Type" not in blocks:
         if any(line.split()[:2] == ["GPU0", "X"] or "NV#" in line for line in lines if line.split()):
-            raise ValueError("text: this is nvidia-smi output, not rocm-smi's: read it with ccb.parse_nvidia_smi_topo(text)")
+            raise ValueError(
+                "text: this is nvidia-smi output, not rocm-smi's: read it with ccb.parse_nvidia_smi_topo(text)"
+            )
         raise ValueError("text: no 'Link Type between two GPUs' matrix found: pass the output of `rocm-smi --showtopo`")
     header, links = blocks["Link Type"]
     n = 1 + max(max(pair) for pair in links) if links else 0
@@ -770,7 +793,9 @@ def parse_rocm_smi_topo(text, name=None, pcie_links=1, level_links=None) -> Topo
             elif cell == "PCIE":
                 levels[(i, j)] = {"2": "NODE", "3": "SYS"}.get(hops.get((i, j), ""), "PHB")
             else:
-                raise ValueError(f"text: the Link Type matrix (line {header}): GPU{i}-GPU{j} is {cell!r}; expected XGMI or PCIE")
+                raise ValueError(
+                    f"text: the Link Type matrix (line {header}): GPU{i}-GPU{j} is {cell!r}; expected XGMI or PCIE"
+                )
     if not np.array_equal(matrix, matrix.T):
         i, j = map(int, np.argwhere(matrix != matrix.T)[0])
         raise ValueError(f"text: xGMI links are not symmetric between GPU{i} and GPU{j}")

@@ -35,7 +35,11 @@ class Outcome:
     def clear_error(self) -> bool:
         """Raised ValueError or TypeError (or a subclass) with a message."""
         allowed = {"builtins.ValueError", "builtins.TypeError"}
-        return self.status == "raised" and bool(allowed & ({self.error_type} | set(self.error_bases))) and bool(self.message)
+        return (
+            self.status == "raised"
+            and bool(allowed & ({self.error_type} | set(self.error_bases)))
+            and bool(self.message)
+        )
 
     def __str__(self) -> str:
         if self.status == "raised":
@@ -68,7 +72,9 @@ def call_limited(fn, seconds: float = 10.0, memory: int = 2 * GiB) -> Outcome:
             os.close(read_end)
             limit = _vm_size() + int(memory)
             _, hard = resource.getrlimit(resource.RLIMIT_AS)
-            resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
+            resource.setrlimit(
+                resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard)
+            )
             signal.signal(signal.SIGALRM, signal.SIG_DFL)  # the parent kills on timeout
             try:
                 value = fn()
@@ -83,7 +89,7 @@ def call_limited(fn, seconds: float = 10.0, memory: int = 2 * GiB) -> Outcome:
             data = json.dumps(report).encode()
             view = memoryview(data)
             while view:
-                view = view[os.write(write_end, view):]
+                view = view[os.write(write_end, view) :]
         except BaseException:  # noqa: BLE001
             code = 1
         finally:
@@ -118,6 +124,10 @@ def call_limited(fn, seconds: float = 10.0, memory: int = 2 * GiB) -> Outcome:
         return Outcome("died", message=f"({how}, no report)", seconds=elapsed)
     report = json.loads(b"".join(chunks))
     return Outcome(
-        report["status"], report.get("value", ""), report.get("error_type", ""), tuple(report.get("error_bases", ())),
-        report.get("message", ""), elapsed,
+        report["status"],
+        report.get("value", ""),
+        report.get("error_type", ""),
+        tuple(report.get("error_bases", ())),
+        report.get("message", ""),
+        elapsed,
     )

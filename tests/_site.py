@@ -87,9 +87,12 @@ def block_external(page, images: bool = True) -> list[str]:
 
 def site_pages(site: pathlib.Path) -> list[str]:
     """Every HTML page of a built site, as paths relative to it (``intro.html``, ``notebooks/…``)."""
-    return sorted(str(p.relative_to(site)) for p in site.rglob("*.html")
-                  if not any(part.startswith(("_", ".")) for part in p.relative_to(site).parts)
-                  and 'http-equiv="Refresh"' not in p.read_text(encoding="utf-8")[:2000])  # index.html: a redirect
+    return sorted(
+        str(p.relative_to(site))
+        for p in site.rglob("*.html")
+        if not any(part.startswith(("_", ".")) for part in p.relative_to(site).parts)
+        and 'http-equiv="Refresh"' not in p.read_text(encoding="utf-8")[:2000]
+    )  # index.html: a redirect
 
 
 class LoadedPage:

@@ -203,7 +203,9 @@ def student_site(request):
             for old in CACHE.glob("student-*"):  # one cached build: the newest sources
                 if old.is_dir():
                     shutil.rmtree(old, ignore_errors=True)
-            spec = importlib.util.spec_from_file_location("build_student_site", ROOT / "tools" / "build_student_site.py")
+            spec = importlib.util.spec_from_file_location(
+                "build_student_site", ROOT / "tools" / "build_student_site.py"
+            )
             tool = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(tool)
             assert tool.main(["--output", str(output)]) == 0, "tools/build_student_site.py failed"

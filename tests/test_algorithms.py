@@ -120,7 +120,9 @@ def test_double_binary_tree_one_port_by_hand():
     # each phase: 2 (2C + 3) = 4C + 6, against 4 (H + C - 1) = 4C + 8 with nothing dropped.
     for chunks in (1, 2, 4, 16):
         assert terms("double_binary_tree", "all_reduce", 8, chunks=chunks) == (
-            4 * chunks + 6, pytest.approx((4 * chunks + 6) * M / (2 * chunks)))
+            4 * chunks + 6,
+            pytest.approx((4 * chunks + 6) * M / (2 * chunks)),
+        )
     # Unpipelined: C = 1, 10 rounds of M/2.
     assert terms("double_binary_tree", "all_reduce", 8, pipelined=False) == (10, pytest.approx(5 * M))
 
@@ -135,7 +137,9 @@ def test_double_binary_tree_one_port_takes_at_most_twice_the_rounds(n):
     # Many chunks: each phase moves M through every node's port, the coefficient tends to 2 (the
     # 1-port bound is 2 (N - 1) / N); for N = 2 both directions share the round: 1 = 2 (N - 1) / N.
     limit = 2 if n > 2 else 1
-    assert terms("double_binary_tree", "all_reduce", n, chunks=4096).bandwidth_bytes / M == pytest.approx(limit, rel=0.01)
+    assert terms("double_binary_tree", "all_reduce", n, chunks=4096).bandwidth_bytes / M == pytest.approx(
+        limit, rel=0.01
+    )
 
 
 def test_two_port_rhd_by_hand():
@@ -150,10 +154,17 @@ def test_two_port_rhd_by_hand():
 
 
 def test_optimal_chunks_is_a_brute_force_minimum():
-    for n, m, alpha, beta in [(16, 2**20, 5e-6, 25e9), (64, 2**26, 2e-6, 50e9), (8, 1e3, 1e-5, 1e9), (2, 1e6, 1e-6, 1e9)]:
+    for n, m, alpha, beta in [
+        (16, 2**20, 5e-6, 25e9),
+        (64, 2**26, 2e-6, 50e9),
+        (8, 1e3, 1e-5, 1e9),
+        (2, 1e6, 1e-6, 1e9),
+    ]:
         best = ccb.optimal_chunks(n, m, alpha, beta)
-        times = {c: ccb.algorithm_terms("double_binary_tree", "all_reduce", n, m, ports=2, chunks=c).time(alpha, beta)
-                 for c in range(1, 400)}
+        times = {
+            c: ccb.algorithm_terms("double_binary_tree", "all_reduce", n, m, ports=2, chunks=c).time(alpha, beta)
+            for c in range(1, 400)
+        }
         assert times[best] == pytest.approx(min(times.values()))
 
 
@@ -235,7 +246,9 @@ def test_no_algorithm_beats_the_round_bound(model, n, m, alpha, beta, extra_port
 @given(n=st.integers(2, 2000), m=st.floats(1, 1e10), alpha=st.floats(1e-7, 1e-4), beta=st.floats(1e8, 1e12))
 def test_best_algorithm_is_the_minimum(n, m, alpha, beta):
     name, t = ccb.best_algorithm("all_reduce", n, m, alpha, beta)
-    others = [ccb.algorithm_cost(a, "all_reduce", n, m, alpha, beta) for a in ccb.applicable_algorithms("all_reduce", n=n)]
+    others = [
+        ccb.algorithm_cost(a, "all_reduce", n, m, alpha, beta) for a in ccb.applicable_algorithms("all_reduce", n=n)
+    ]
     assert t == pytest.approx(min(others))
     assert ccb.algorithm_cost(name, "all_reduce", n, m, alpha, beta) == pytest.approx(t)
 
@@ -266,7 +279,9 @@ def test_efficiency():
     n, alpha, beta = 64, 2e-6, 50e9
     m_star = ccb.crossover_size("all_reduce", n, alpha, beta)
     assert ccb.efficiency("recursive_halving_doubling", "all_reduce", n, m_star, alpha, beta) == pytest.approx(1 / 3)
-    assert ccb.efficiency("recursive_halving_doubling", "all_reduce", n, m_star, alpha, beta, bound="round") == pytest.approx(2 / 3)
+    assert ccb.efficiency(
+        "recursive_halving_doubling", "all_reduce", n, m_star, alpha, beta, bound="round"
+    ) == pytest.approx(2 / 3)
     with pytest.raises(ValueError, match="bound"):
         ccb.efficiency("ring", "all_reduce", 8, 1e6, 1e-6, 1e9, bound="sum")
     assert ccb.efficiency("ring", "all_reduce", 1, 1e6, 1e-6, 1e9) == 1.0

@@ -67,8 +67,14 @@ def import_graph(root: Path, lazy_registries: dict[str, dict] | None = None) -> 
                     base = node.module or ""
                 for alias in node.names:
                     add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base)
-            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "import_module"
-                  and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "import_module"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
                 target = node.args[0].value
                 if target.startswith("."):  # import_module(".x", package): relative to this package
                     target = own_package + target
@@ -141,7 +147,9 @@ def test_no_import_circle_among_the_package_modules():
     graph = import_graph(PACKAGE_DIR, _registries())
     assert len(graph) > 40  # every module was read (the package has about 70)
     found = circles(graph)
-    assert not found, "import circles (move the shared part below both):\n" + "\n".join(_describe(graph, c) for c in found)
+    assert not found, "import circles (move the shared part below both):\n" + "\n".join(
+        _describe(graph, c) for c in found
+    )
 
 
 def test_no_module_imports_the_package_facade():
@@ -168,28 +176,54 @@ def _write_package(tmp_path: Path, files: dict[str, str]) -> Path:
     return root
 
 
-@pytest.mark.parametrize("files, expected", [
-    # The circle this test was written for (#30): a lazy import inside a function closes it.
-    ({"__init__.py": "", "algorithms.py": "def f():\n    from .generators import levels\n",
-      "generators.py": "from .algorithms import f\n"}, [["pkg.algorithms", "pkg.generators"]]),
-    # A subpackage's submodule importing from its own package, which re-exports it.
-    ({"__init__.py": "", "sub/__init__.py": "from .a import x\n", "sub/a.py": "def x():\n    from . import y\n"},
-     [["pkg.sub", "pkg.sub.a"]]),
-    # An absolute import of the package facade from a module the facade imports.
-    ({"__init__.py": "from .a import x\n", "a.py": "def x():\n    import pkg\n"}, [["pkg", "pkg.a"]]),
-    # importlib.import_module with a constant name (relative to the package).
-    ({"__init__.py": "", "a.py": "import importlib\nM = importlib.import_module('.b', __package__)\n",
-      "b.py": "from .a import M\n"}, [["pkg.a", "pkg.b"]]),
-    # Imports flowing one way, re-exports by package __init__ files: no circle.
-    ({"__init__.py": "from .high import h\n", "high.py": "from .low import l\nfrom .sub import s\n",
-      "low.py": "l = 1\n", "sub/__init__.py": "from .s import s\n", "sub/s.py": "from ..low import l\ns = l\n"}, []),
-])
+@pytest.mark.parametrize(
+    "files, expected",
+    [
+        # The circle this test was written for (#30): a lazy import inside a function closes it.
+        (
+            {
+                "__init__.py": "",
+                "algorithms.py": "def f():\n    from .generators import levels\n",
+                "generators.py": "from .algorithms import f\n",
+            },
+            [["pkg.algorithms", "pkg.generators"]],
+        ),
+        # A subpackage's submodule importing from its own package, which re-exports it.
+        (
+            {"__init__.py": "", "sub/__init__.py": "from .a import x\n", "sub/a.py": "def x():\n    from . import y\n"},
+            [["pkg.sub", "pkg.sub.a"]],
+        ),
+        # An absolute import of the package facade from a module the facade imports.
+        ({"__init__.py": "from .a import x\n", "a.py": "def x():\n    import pkg\n"}, [["pkg", "pkg.a"]]),
+        # importlib.import_module with a constant name (relative to the package).
+        (
+            {
+                "__init__.py": "",
+                "a.py": "import importlib\nM = importlib.import_module('.b', __package__)\n",
+                "b.py": "from .a import M\n",
+            },
+            [["pkg.a", "pkg.b"]],
+        ),
+        # Imports flowing one way, re-exports by package __init__ files: no circle.
+        (
+            {
+                "__init__.py": "from .high import h\n",
+                "high.py": "from .low import l\nfrom .sub import s\n",
+                "low.py": "l = 1\n",
+                "sub/__init__.py": "from .s import s\n",
+                "sub/s.py": "from ..low import l\ns = l\n",
+            },
+            [],
+        ),
+    ],
+)
 def test_the_circle_finder_finds_circles_it_is_shown(tmp_path, files, expected):
     assert circles(import_graph(_write_package(tmp_path, files))) == expected
 
 
 def test_the_circle_finder_reads_lazy_registries(tmp_path):
-    root = _write_package(tmp_path, {"__init__.py": "VALUE = 1\n_LAZY = {'plot': 'figures'}\n",
-                                     "figures.py": "from . import VALUE\n"})
+    root = _write_package(
+        tmp_path, {"__init__.py": "VALUE = 1\n_LAZY = {'plot': 'figures'}\n", "figures.py": "from . import VALUE\n"}
+    )
     assert circles(import_graph(root)) == []
     assert circles(import_graph(root, {"pkg": {"plot": "figures"}})) == [["pkg", "pkg.figures"]]

@@ -84,8 +84,11 @@ def _nbgrader() -> list[str]:
 
 def _env():
     # A top-level runaway cell is cut after 5 s here (30 s by default): the ps1 class has one.
-    return dict(os.environ, CCB_GRADING_CELL_SECONDS="5",
-                PATH=str(pathlib.Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
+    return dict(
+        os.environ,
+        CCB_GRADING_CELL_SECONDS="5",
+        PATH=str(pathlib.Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""),
+    )
 
 
 CPU_SECONDS: dict = {}
@@ -96,7 +99,11 @@ def _run(args, cwd, ok=True):
     done = subprocess.run(args, cwd=cwd, env=_env(), capture_output=True, text=True)
     after = os.times()
     step = args[3] if len(args) > 3 else args[-1]
-    CPU_SECONDS[step] = CPU_SECONDS.get(step, 0.0) + (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    CPU_SECONDS[step] = (
+        CPU_SECONDS.get(step, 0.0)
+        + (after.children_user - before.children_user)
+        + (after.children_system - before.children_system)
+    )
     output = done.stdout + done.stderr
     if ok:
         assert done.returncode == 0, output[-6000:]
@@ -149,8 +156,11 @@ def _digest(path: pathlib.Path) -> str:
 def _class(ps: str, source, release, course: pathlib.Path) -> dict:
     """Every submission of the set: ``{student: notebook}``."""
     data = _submissions(ps)
-    reference_answers = {c.metadata.nbgrader["grade_id"]: c.source for c in source.cells
-                         if c.metadata.get("nbgrader", {}).get("solution")}
+    reference_answers = {
+        c.metadata.nbgrader["grade_id"]: c.source
+        for c in source.cells
+        if c.metadata.get("nbgrader", {}).get("solution")
+    }
 
     def answered(answers: dict):
         nb = copy.deepcopy(release)
@@ -167,15 +177,20 @@ def _class(ps: str, source, release, course: pathlib.Path) -> dict:
         "library": answered(data.LIBRARY),
         "hardcoded": answered(data.HARDCODED),
     }
-    paths = {"notebooks": [str(course / "source" / ps / f"{ps}.ipynb"), str(course / "release" / ps / f"{ps}.ipynb"),
-                           str(course / "submitted" / "reference" / ps / f"{ps}.ipynb"),
-                           str(course / "autograded" / "reference" / ps / f"{ps}.ipynb")],
-             "gradebook": str(course / "gradebook.db")}
+    paths = {
+        "notebooks": [
+            str(course / "source" / ps / f"{ps}.ipynb"),
+            str(course / "release" / ps / f"{ps}.ipynb"),
+            str(course / "submitted" / "reference" / ps / f"{ps}.ipynb"),
+            str(course / "autograded" / "reference" / ps / f"{ps}.ipynb"),
+        ],
+        "gradebook": str(course / "gradebook.db"),
+    }
     students.update(cheats.submissions(ps, release, source, data.LIBRARY, paths))
     if ps == "ps1":
         functions = cheats.answer_functions(release)
         runaway = dict(reference_answers)
-        runaway[functions[0][0]] = "while True:\n    pass\n"                          # cut at top level, dropped
+        runaway[functions[0][0]] = "while True:\n    pass\n"  # cut at top level, dropped
         runaway[functions[1][0]] = f"def {functions[1][1]}(*args):\n    while True:\n        pass\n"  # cut per group
         students["runaway"] = answered(runaway)
     return students
@@ -241,7 +256,9 @@ def _grade(ps: str, workdir: pathlib.Path) -> dict:
                 notebook = gradebook.find_submission_notebook(ps, ps, student)
             except MissingEntry:
                 continue
-            parts[student] = {grade.name: (grade.score, grade.max_score, grade.needs_manual_grade) for grade in notebook.grades}
+            parts[student] = {
+                grade.name: (grade.score, grade.max_score, grade.needs_manual_grade) for grade in notebook.grades
+            }
             totals[student] = (float(notebook.score), float(notebook.max_score))
     exported = None
     if ps == SETS[0]:
@@ -249,11 +266,26 @@ def _grade(ps: str, workdir: pathlib.Path) -> dict:
         with open(course / "grades.csv", newline="", encoding="utf-8") as handle:
             exported = {row["student_id"]: row for row in csv.DictReader(handle)}
     after = {s: _digest(course / "submitted" / s / ps / f"{ps}.ipynb") for s in collected}
-    feedback = {s: (course / "feedback" / s / ps / f"{ps}.html").read_text(encoding="utf-8")
-                for s in collected if (course / "feedback" / s / ps / f"{ps}.html").exists()}
-    return dict(course=course, log=log, students=students, collected=collected, totals=totals, parts=parts,
-                digests=digests, after=after, feedback=feedback, source=source, release=release, data=_submissions(ps),
-                exported=exported)
+    feedback = {
+        s: (course / "feedback" / s / ps / f"{ps}.html").read_text(encoding="utf-8")
+        for s in collected
+        if (course / "feedback" / s / ps / f"{ps}.html").exists()
+    }
+    return dict(
+        course=course,
+        log=log,
+        students=students,
+        collected=collected,
+        totals=totals,
+        parts=parts,
+        digests=digests,
+        after=after,
+        feedback=feedback,
+        source=source,
+        release=release,
+        data=_submissions(ps),
+        exported=exported,
+    )
 
 
 def _tests_id(part: str) -> str:
@@ -298,7 +330,9 @@ def test_problem_set_grades_a_class_with_cheaters(ps, tmp_path):
         return parts.get(student, {}).get(_tests_id(part), (None,))[0]
 
     students = list(run["students"])
-    expect(run["collected"] == sorted(students + (["corrupt"] if ps == SETS[0] else [])), f"collected {run['collected']}")
+    expect(
+        run["collected"] == sorted(students + (["corrupt"] if ps == SETS[0] else [])), f"collected {run['collected']}"
+    )
     for student in students:
         expect(student in parts, f"{student} was not graded")
     # The reference scores full marks; the written answer waits for the grader.
@@ -306,14 +340,24 @@ def test_problem_set_grades_a_class_with_cheaters(ps, tmp_path):
         expect(score("reference", part) == points, f"reference {part}: {score('reference', part)} / {points}")
         expect(score("blank", part) == 0, f"blank {part}: {score('blank', part)}")
     written, written_points = data.WRITTEN
-    expect(parts.get("blank", {}).get(written) == (0, written_points, False), f"blank written {parts.get('blank', {}).get(written)}")
-    expect(parts.get("reference", {}).get(written, (0, 0, False))[2] is True, "the reference's written answer must wait for the grader")
-    expect(run["totals"].get("reference") == (data.AUTOGRADED_POINTS, data.AUTOGRADED_POINTS + written_points),
-           f"reference total {run['totals'].get('reference')}")
+    expect(
+        parts.get("blank", {}).get(written) == (0, written_points, False),
+        f"blank written {parts.get('blank', {}).get(written)}",
+    )
+    expect(
+        parts.get("reference", {}).get(written, (0, 0, False))[2] is True,
+        "the reference's written answer must wait for the grader",
+    )
+    expect(
+        run["totals"].get("reference") == (data.AUTOGRADED_POINTS, data.AUTOGRADED_POINTS + written_points),
+        f"reference total {run['totals'].get('reference')}",
+    )
     # The weak student earns its groups' points.
     for part, points in data.WEAK_POINTS.items():
         expect(score("weak", part) == points, f"weak {part}: {score('weak', part)}, expected {points}")
-    expect(any(0 < data.WEAK_POINTS[p] < data.PARTS[p] for p in data.PARTS), "the weak student needs credit within a part")
+    expect(
+        any(0 < data.WEAK_POINTS[p] < data.PARTS[p] for p in data.PARTS), "the weak student needs credit within a part"
+    )
     # Shortcuts and cheats: zero on every part they cheat.
     for student in ("library", "hardcoded", *cheats.ZERO_EVERYWHERE):
         for part in autograded_parts:
@@ -336,11 +380,21 @@ def test_problem_set_grades_a_class_with_cheaters(ps, tmp_path):
     expect(len(hidden) > 20, "the feedback check needs hidden lines to look for")
     for student, page in run["feedback"].items():
         text = _visible_text(page)
-        own = _shown_lines(nbformat.read(course / "submitted" / student / ps / f"{ps}.ipynb", as_version=4)) + "\n" + _shown_lines(run["release"])
+        own = (
+            _shown_lines(nbformat.read(course / "submitted" / student / ps / f"{ps}.ipynb", as_version=4))
+            + "\n"
+            + _shown_lines(run["release"])
+        )
         leaked = [line for line in hidden if line in text and line not in own]
         expect(not leaked, f"{student}'s feedback shows hidden lines {leaked[:2]}")
-        expect("BEGIN HIDDEN TESTS" not in page and "MARK SCHEME" not in page and "评分细则" not in page, f"{student}'s feedback shows a marker")
-        expect("LEAK" not in text, f"{student}'s feedback carries a probe's output: {text[text.find('LEAK') - 80:text.find('LEAK') + 80]!r}")
+        expect(
+            "BEGIN HIDDEN TESTS" not in page and "MARK SCHEME" not in page and "评分细则" not in page,
+            f"{student}'s feedback shows a marker",
+        )
+        expect(
+            "LEAK" not in text,
+            f"{student}'s feedback carries a probe's output: {text[text.find('LEAK') - 80 : text.find('LEAK') + 80]!r}",
+        )
     expect(set(students) <= set(run["feedback"]), "every graded student gets a feedback page")
     weak = _visible_text(run["feedback"].get("weak", ""))
     expect(f"{autograded_parts[0]}：" in weak and "✗" in weak, "the weak student's feedback has the grader's report")
@@ -355,8 +409,13 @@ def test_problem_set_grades_a_class_with_cheaters(ps, tmp_path):
         exported = run["exported"]
         expect(exported["corrupt"]["needs_attention"].startswith("not graded"), f"corrupt: {exported.get('corrupt')}")
         for student in students:
-            expect(exported[student]["needs_attention"] == "", f"{student} flagged: {exported[student]['needs_attention']}")
-            expect(float(exported[student]["raw_score"]) == run["totals"][student][0], f"{student} exported {exported[student]['raw_score']}")
+            expect(
+                exported[student]["needs_attention"] == "", f"{student} flagged: {exported[student]['needs_attention']}"
+            )
+            expect(
+                float(exported[student]["raw_score"]) == run["totals"][student][0],
+                f"{student} exported {exported[student]['raw_score']}",
+            )
         _check_formgrader(run, problems)
     assert not problems, f"{ps}: {len(problems)} problems:\n" + "\n".join(problems)
 
@@ -372,7 +431,10 @@ def test_problem_set_structure():
         points = {c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]["points"] for c in graded_cells}
         for cell in auto:
             grade_id = cell.metadata["nbgrader"]["grade_id"]
-            assert re.match(rf'(PORTS = [^\n]*# course variant [^\n]*\n)?(from fractions import Fraction\n)?part = grading\.Part\("{grade_id[:-6]}", points={points[grade_id]:g}\b', cell.source), grade_id
+            assert re.match(
+                rf'(PORTS = [^\n]*# course variant [^\n]*\n)?(from fractions import Fraction\n)?part = grading\.Part\("{grade_id[:-6]}", points={points[grade_id]:g}\b',
+                cell.source,
+            ), grade_id
             assert cell.source.rstrip().endswith("### END HIDDEN TESTS\npart.score()"), grade_id
         auto_points = sum(c.metadata["nbgrader"]["points"] for c in auto)
         intro = nb.cells[0].source
@@ -381,21 +443,35 @@ def test_problem_set_structure():
         questions = [c.source for c in nb.cells if c.cell_type == "markdown" and c.source.startswith("## ")]
         assert len(questions) == len(graded_cells), ps
         for number, (question, cell) in enumerate(zip(questions, graded_cells), 1):
-            assert question.startswith(f"## {number}.（{points[cell.metadata['nbgrader']['grade_id']]:g} 分"), (ps, number)
+            assert question.startswith(f"## {number}.（{points[cell.metadata['nbgrader']['grade_id']]:g} 分"), (
+                ps,
+                number,
+            )
             if cell.cell_type == "code":
-                assert re.search(r"返回.*\*\*`(int|float|str|bool|list|set|tuple|dict|ccb\.Schedule|fractions\.Fraction)`", question, re.S), (ps, number)
+                assert re.search(
+                    r"返回.*\*\*`(int|float|str|bool|list|set|tuple|dict|ccb\.Schedule|fractions\.Fraction)`",
+                    question,
+                    re.S,
+                ), (ps, number)
             else:
-                assert "<!-- BEGIN MARK SCHEME -->" in question and re.search(r"\*\*\d+(\.\d+)? 分\*\*", question), (ps, number)
+                assert "<!-- BEGIN MARK SCHEME -->" in question and re.search(r"\*\*\d+(\.\d+)? 分\*\*", question), (
+                    ps,
+                    number,
+                )
                 rubric = sum(float(p) for p in re.findall(r"^- \*\*(\d+(?:\.\d+)?) 分\*\*", question, re.M))
                 assert rubric == points[cell.metadata["nbgrader"]["grade_id"]], (ps, rubric)
         data = _submissions(ps)
         assert set(data.PARTS) == {c.metadata["nbgrader"]["grade_id"][: -len("-tests")] for c in auto}, ps
         assert data.PARTS == {k[:-6]: v for k, v in points.items() if k.endswith("-tests")}, ps
-        assert data.WRITTEN == (manual[0].metadata["nbgrader"]["grade_id"], manual[0].metadata["nbgrader"]["points"]), ps
+        assert data.WRITTEN == (manual[0].metadata["nbgrader"]["grade_id"], manual[0].metadata["nbgrader"]["points"]), (
+            ps
+        )
         assert REPOSITORY not in nbformat.writes(nb), ps
 
 
-plugins = _load("ccb_nbgrader_plugins", ASSIGNMENTS / "ccb_nbgrader.py") if importlib.util.find_spec("nbgrader") else None
+plugins = (
+    _load("ccb_nbgrader_plugins", ASSIGNMENTS / "ccb_nbgrader.py") if importlib.util.find_spec("nbgrader") else None
+)
 
 
 @pytest.mark.parametrize("ps", [ps for ps in SETS if hasattr(_submissions(ps), "VARIANT_ANSWERS")])
@@ -410,11 +486,15 @@ def test_course_variant_is_not_answered_by_the_public_key(ps, monkeypatch):
     source = nbformat.read(ASSIGNMENTS / "source" / ps / f"{ps}.ipynb", as_version=4)
     texts = [c.source for c in source.cells]
     defaults = plugins.variant_values(texts, "")
-    salt = next(f"course-{i}" for i in range(1000) if all(v != defaults[k] for k, v in plugins.variant_values(texts, f"course-{i}").items()))
+    salt = next(
+        f"course-{i}"
+        for i in range(1000)
+        if all(v != defaults[k] for k, v in plugins.variant_values(texts, f"course-{i}").items())
+    )
     chosen = plugins.variant_values(texts, salt)
     monkeypatch.setenv("CCB_GRADING_SALT", salt)
     variant = [plugins.apply_variant(text, chosen) for text in texts]
-    for name, value in chosen.items():       # the question states the course's value
+    for name, value in chosen.items():  # the question states the course's value
         assert any(re.search(rf"\b{re.escape(value)}\$?<!-- course variant {name} -->", text) for text in variant), name
 
     def scores(answers: dict) -> dict:
@@ -452,15 +532,26 @@ def test_a_grade_cell_without_a_numeric_result_scores_zero():
 
     def grade_cell(outputs):
         cell = nbformat.v4.new_code_cell("part.score()", outputs=outputs)
-        cell.metadata["nbgrader"] = {"grade": True, "grade_id": "x-tests", "locked": True, "points": 3, "schema_version": 3,
-                                     "solution": False, "task": False}
+        cell.metadata["nbgrader"] = {
+            "grade": True,
+            "grade_id": "x-tests",
+            "locked": True,
+            "points": 3,
+            "schema_version": 3,
+            "solution": False,
+            "task": False,
+        }
         return cell
 
     number = nbformat.v4.new_output("execute_result", data={"text/plain": "2.0"})
-    cases = [([], 0), ([nbformat.v4.new_output("stream", name="stdout", text="report")], 0),
-             ([nbformat.v4.new_output("execute_result", data={"text/plain": "'full marks'"})], 0),
-             ([nbformat.v4.new_output("execute_result", data={"text/plain": "99"})], 0), ([number], 2.0)]
-    assert utils.determine_grade(grade_cell([]))[0] == 3            # nbgrader alone: full points for nothing
+    cases = [
+        ([], 0),
+        ([nbformat.v4.new_output("stream", name="stdout", text="report")], 0),
+        ([nbformat.v4.new_output("execute_result", data={"text/plain": "'full marks'"})], 0),
+        ([nbformat.v4.new_output("execute_result", data={"text/plain": "99"})], 0),
+        ([number], 2.0),
+    ]
+    assert utils.determine_grade(grade_cell([]))[0] == 3  # nbgrader alone: full points for nothing
     for outputs, want in cases:
         cell, _ = plugins.RequireNumericScore().preprocess_cell(grade_cell(outputs), {}, 0)
         assert utils.determine_grade(cell)[0] == want, (outputs, cell.outputs)
@@ -476,11 +567,15 @@ def test_a_group_fails_the_mistake_it_names(ps, part, group, answer):
     from ccb_helpers.grading.isolation import Cell, grade_cells
 
     source = nbformat.read(ASSIGNMENTS / "source" / ps / f"{ps}.ipynb", as_version=4)
-    cells = [Cell("setup", source.cells[1].source), Cell("answer", answer), Cell("test", _cell(source, _tests_id(part)).source)]
+    cells = [
+        Cell("setup", source.cells[1].source),
+        Cell("answer", answer),
+        Cell("test", _cell(source, _tests_id(part)).source),
+    ]
     outcomes, _ = grade_cells(cells, library=ccb_helpers, require_sandbox=False)
     report = outcomes[2].stdout
     assert f"✗ {group}（" in report, report
-    assert outcomes[2].score > 0, report       # other groups still earn their points
+    assert outcomes[2].score > 0, report  # other groups still earn their points
 
 
 def _letters(text: str) -> str:
@@ -500,16 +595,34 @@ def _check_formgrader(run, problems) -> None:
     course, data = run["course"], run["data"]
     token, port = "ccb-test-token", _free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "jupyter", "server", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
-         f"--IdentityProvider.token={token}", "--ServerApp.open_browser=False", "--ServerApp.allow_root=True"],
-        cwd=course, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "jupyter",
+            "server",
+            "--no-browser",
+            f"--port={port}",
+            "--ip=127.0.0.1",
+            f"--IdentityProvider.token={token}",
+            "--ServerApp.open_browser=False",
+            "--ServerApp.allow_root=True",
+        ],
+        cwd=course,
+        env=_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     base = f"http://127.0.0.1:{port}"
     headers = {"Authorization": f"token {token}"}
 
     def call(path, method="GET", body=None):
-        request = urllib.request.Request(base + path, method=method, headers=dict(headers, **({"Content-Type": "application/json"} if body else {})),
-                                         data=json.dumps(body).encode() if body is not None else None)
+        request = urllib.request.Request(
+            base + path,
+            method=method,
+            headers=dict(headers, **({"Content-Type": "application/json"} if body else {})),
+            data=json.dumps(body).encode() if body is not None else None,
+        )
         with urllib.request.urlopen(request, timeout=30) as response:
             return response.read().decode("utf-8")
 

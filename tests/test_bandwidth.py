@@ -180,7 +180,7 @@ def test_scatter_gather_volume_is_met_by_a_root_owning_the_largest_block(n, m):
     # and no root sends less. Brute force over every root of ccb.block_bounds.
     sizes = [int(b) for b in np.diff(ccb.block_bounds(m, n))]
     least_root_send = min(m - sizes[root] for root in range(n))
-    least_busiest = min(max(m - sizes[root], max(sizes[:root] + sizes[root + 1:])) for root in range(n))
+    least_busiest = min(max(m - sizes[root], max(sizes[:root] + sizes[root + 1 :])) for root in range(n))
     for primitive in ("scatter", "gather"):
         volume = ccb.forced_volume(primitive, n, m)
         root_side = volume.send if primitive == "scatter" else volume.recv

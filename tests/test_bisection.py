@@ -35,7 +35,9 @@ def test_source_allreduce_volume_is_half_of_what_must_cross():
 def test_ring_allreduce_never_bisection_bound():
     for n in range(3, 200):
         topo = ccb.ring(n)
-        assert ccb.bisection_lower_bound("all_reduce", topo, M, 1e9) <= ccb.node_lower_bound("all_reduce", topo, M, 1e9, ports=2)
+        assert ccb.bisection_lower_bound("all_reduce", topo, M, 1e9) <= ccb.node_lower_bound(
+            "all_reduce", topo, M, 1e9, ports=2
+        )
 
 
 def test_torus_2d_allreduce_never_bisection_bound_but_alltoall_is():
@@ -164,7 +166,8 @@ def test_nvswitch_domain_gains_bisection_not_links_per_node():
     ring = ccb.ring(8)
     for primitive in ("all_reduce", "all_gather", "all_to_all"):
         assert ccb.node_lower_bound(primitive, switch, M, beta, ports=18) == pytest.approx(
-            ccb.node_lower_bound(primitive, ring, M, 9 * beta, ports=2))
+            ccb.node_lower_bound(primitive, ring, M, 9 * beta, ports=2)
+        )
     # ... but 72 links cross the switch's bisection against 18 for the ring: AllToAll crosses 16 M/8.
     assert switch.bisection_links == 72
     assert ccb.bisection_lower_bound("all_to_all", switch, M, beta) == pytest.approx(2 * M / (72 * beta))

@@ -84,7 +84,9 @@ def test_round_bound_is_the_sum_of_the_terms():
     # N = 16, 1 port: 4 rounds; 2 * 15/16 * M / beta.
     n, alpha, beta = 16, 2e-6, 50e9
     for m in (0.0, 1e3, 1e6, 1e9):
-        assert ccb.round_lower_bound("all_reduce", n, m, alpha, beta) == pytest.approx(4 * alpha + 2 * 15 / 16 * m / beta)
+        assert ccb.round_lower_bound("all_reduce", n, m, alpha, beta) == pytest.approx(
+            4 * alpha + 2 * 15 / 16 * m / beta
+        )
     # Ring of 8 with 2 ports: D = 4 rounds; AllGather 7/8 M over 2 links.
     assert ccb.round_lower_bound("all_gather", 8, 8e6, 1e-6, 1e9, ports=2, diameter=4) == pytest.approx(4e-6 + 3.5e-3)
 
@@ -98,7 +100,8 @@ def test_round_bound_is_between_max_and_twice_max():
         assert top <= total <= 2 * top
     # At M* the terms are equal: the sum is exactly twice the max.
     assert ccb.round_lower_bound("all_reduce", n, m_star, alpha, beta) == pytest.approx(
-        2 * ccb.combined_lower_bound("all_reduce", n, m_star, alpha, beta))
+        2 * ccb.combined_lower_bound("all_reduce", n, m_star, alpha, beta)
+    )
 
 
 def test_round_bound_broadcasts_arrays():
@@ -183,7 +186,9 @@ def _rooted_schedule(primitive, topology, root, ports, m):
         if primitive == "reduce":
             rounds = [[T(t.dst, t.src, 0, m, "reduce") for t in r] for r in reversed(rounds)]
     else:
-        rounds = [[T(u, v, bounds[b], bounds[b + 1] - bounds[b]) for u, v in edges for b in subtree(v)] for edges in tree]
+        rounds = [
+            [T(u, v, bounds[b], bounds[b + 1] - bounds[b]) for u, v in edges for b in subtree(v)] for edges in tree
+        ]
         if primitive == "gather":
             rounds = [[T(t.dst, t.src, t.offset, t.length) for t in r] for r in reversed(rounds)]
     return ccb.Schedule.from_transfers(primitive, n, m, rounds, root=root)
@@ -201,14 +206,26 @@ def test_no_bound_above_a_verified_rooted_schedule_from_any_root(topology, primi
     for ports in (1, 2):
         for root in range(n):
             for m in (1, n + 1, 3 * n + 2):
-                run = ccb.run_schedule(_rooted_schedule(primitive, topology, root, ports, m), ports=ports, topology=topology)
+                run = ccb.run_schedule(
+                    _rooted_schedule(primitive, topology, root, ports, m), ports=ports, topology=topology
+                )
                 assert run.correct, run.errors
                 took = run.time(ALPHA, BETA)
                 ecc = ccb.eccentricity(topology, root)
                 for extra in ({}, {"eccentricity": ecc}):
                     kw = dict(ports=ports, diameter=topology.step_diameter, degree=topology.degree, **extra)
-                    assert ccb.round_lower_bound(primitive, n, m, ALPHA, BETA, **kw) <= took * (1 + 1e-12), (root, m, ports, extra)
-                    assert ccb.combined_lower_bound(primitive, n, m, ALPHA, BETA, **kw) <= took * (1 + 1e-12), (root, m, ports, extra)
+                    assert ccb.round_lower_bound(primitive, n, m, ALPHA, BETA, **kw) <= took * (1 + 1e-12), (
+                        root,
+                        m,
+                        ports,
+                        extra,
+                    )
+                    assert ccb.combined_lower_bound(primitive, n, m, ALPHA, BETA, **kw) <= took * (1 + 1e-12), (
+                        root,
+                        m,
+                        ports,
+                        extra,
+                    )
                     assert ccb.latency_steps_lower_bound(primitive, n, **kw) <= run.rounds
 
 
@@ -217,7 +234,9 @@ def test_the_issue_example_centre_of_mesh5():
     # broadcasts in 3 rounds (2->1; 2->3, 1->0; 3->4): 3 us + 3 * 8 B / 1 GB/s = 3.024 us.
     topo = ccb.mesh(5)
     T = ccb.Transfer
-    s = ccb.Schedule.from_transfers("broadcast", 5, 8, [[T(2, 1, 0, 8)], [T(2, 3, 0, 8), T(1, 0, 0, 8)], [T(3, 4, 0, 8)]], root=2)
+    s = ccb.Schedule.from_transfers(
+        "broadcast", 5, 8, [[T(2, 1, 0, 8)], [T(2, 3, 0, 8), T(1, 0, 0, 8)], [T(3, 4, 0, 8)]], root=2
+    )
     run = ccb.run_schedule(s, topology=topo)
     assert run.correct and run.time(1e-6, 1e9) == pytest.approx(3.024e-6)
     assert ccb.combined_lower_bound("broadcast", 5, 8, 1e-6, 1e9, diameter=topo.step_diameter) == pytest.approx(3e-6)
@@ -240,8 +259,16 @@ def test_generated_rooted_schedules_from_every_root_with_tiny_m_never_beat_the_b
                 assert run.correct
                 for alpha, beta in ((1e-6, 1e9), (0.0, 1e9), (1e-6, 1e3)):
                     took = run.time(alpha, beta)
-                    assert ccb.round_lower_bound(primitive, n, m, alpha, beta, ports=ports) <= took * (1 + 1e-12), (algorithm, root, m)
-                    assert ccb.combined_lower_bound(primitive, n, m, alpha, beta, ports=ports) <= took * (1 + 1e-12), (algorithm, root, m)
+                    assert ccb.round_lower_bound(primitive, n, m, alpha, beta, ports=ports) <= took * (1 + 1e-12), (
+                        algorithm,
+                        root,
+                        m,
+                    )
+                    assert ccb.combined_lower_bound(primitive, n, m, alpha, beta, ports=ports) <= took * (1 + 1e-12), (
+                        algorithm,
+                        root,
+                        m,
+                    )
 
 
 def test_eccentricity_must_fit_the_diameter():

@@ -34,7 +34,9 @@ def test_hypercube(dim, k):
     assert ccb.broadcast_steps(topo, k=k) == dim == ccb.search_broadcast_steps(topo, k=k)
 
 
-@pytest.mark.parametrize("topo", [ccb.torus(3, 3), ccb.torus(4, 4), ccb.mesh(3, 3), ccb.mesh(2, 4), ccb.torus(2, 5)], ids=str)
+@pytest.mark.parametrize(
+    "topo", [ccb.torus(3, 3), ccb.torus(4, 4), ccb.mesh(3, 3), ccb.mesh(2, 4), ccb.torus(2, 5)], ids=str
+)
 @pytest.mark.parametrize("k", [1, 2])
 def test_search_respects_both_lower_bounds(topo, k):
     steps = ccb.broadcast_steps(topo, k=k)
@@ -101,6 +103,8 @@ def test_regression_search_is_capped_by_estimated_states():
 
     # K_20 is under the 20-endpoint cap, but the search ran > 120 s.
     out = call_limited(lambda: ccb.broadcast_steps(ccb.fully_connected(20), method="search"), seconds=20)
-    assert out.status in ("returned", "raised") and (out.status == "returned" and out.value == "5" or out.clear_error), out
+    assert out.status in ("returned", "raised") and (
+        out.status == "returned" and out.value == "5" or out.clear_error
+    ), out
     if out.status == "raised":
         assert "estimate" in out.message and "cap" in out.message

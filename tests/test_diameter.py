@@ -18,12 +18,12 @@ def test_source_claim_n_greater_than_4_is_false():
 @pytest.mark.parametrize(
     "family, k, expected",
     [
-        ("ring", 1, 10),        # N = 9 is the last tie
-        ("torus2d", 1, 64),     # 8x8: D = 8 > 6; 7x7: D = 6 = ceil(log2 49)
-        ("torus3d", 1, 512),    # 7^3: D = 9 = ceil(log2 343); 8^3: 12 > 9
-        ("mesh2d", 1, 16),      # 4x4: D = 6 > 4; 3x3: 4 = 4
+        ("ring", 1, 10),  # N = 9 is the last tie
+        ("torus2d", 1, 64),  # 8x8: D = 8 > 6; 7x7: D = 6 = ceil(log2 49)
+        ("torus3d", 1, 512),  # 7^3: D = 9 = ceil(log2 343); 8^3: 12 > 9
+        ("mesh2d", 1, 16),  # 4x4: D = 6 > 4; 3x3: 4 = 4
         ("hypercube", 1, None),  # D = log2 N exactly
-        ("hypercube", 2, 8),    # 3-cube: D = 3 > ceil(log3 8) = 2
+        ("hypercube", 2, 8),  # 3-cube: D = 3 > ceil(log3 8) = 2
         ("fat_tree", 1, None),
         ("fully_connected", 1, None),
     ],
@@ -47,9 +47,9 @@ def test_family_instances():
 def test_ring_diameter_table_identity_and_broadcast():
     t = ccb.ring_diameter_table(ns=range(2, 15))
     for n, diam, eff, one, two, checked in t.values:
-        assert diam == eff                      # floor(N/2) == ceil((N-1)/2) for every N
+        assert diam == eff  # floor(N/2) == ceil((N-1)/2) for every N
         assert one == (n + 1) // 2 and two == n // 2
-        assert checked is True                  # matches the exhaustive search
+        assert checked is True  # matches the exhaustive search
 
 
 def test_diameter_table_measures():

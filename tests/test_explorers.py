@@ -27,7 +27,13 @@ import ccb_helpers as ccb
 from ccb_helpers.explorers import Explorer
 from ccb_helpers.plotting import BOOK_WIDTH
 
-EXPLORERS = [ccb.PropagationExplorer, ccb.TopologyExplorer, ccb.BandwidthExplorer, ccb.AlgorithmExplorer, ccb.BisectionExplorer]
+EXPLORERS = [
+    ccb.PropagationExplorer,
+    ccb.TopologyExplorer,
+    ccb.BandwidthExplorer,
+    ccb.AlgorithmExplorer,
+    ccb.BisectionExplorer,
+]
 #: Chapters 6-8's explorers; the MPI one browses the chapter's stored sweep.
 MPI_SWEEP = str(pathlib.Path(__file__).resolve().parents[1] / "notebooks" / "data" / "mpi_sweep_example.json")
 NEW_EXPLORERS = {
@@ -95,8 +101,10 @@ class Toy(Explorer):
     figsize = (1.6, 1.0)
 
     def _controls(self):
-        return {"family": widgets.Dropdown(options=list(RANGES), value="a"),
-                "size": widgets.IntSlider(value=5, min=0, max=10)}
+        return {
+            "family": widgets.Dropdown(options=list(RANGES), value="a"),
+            "size": widgets.IntSlider(value=5, min=0, max=10),
+        }
 
     def _adjust(self, name):
         if name == "family":
@@ -179,8 +187,10 @@ def test_redraws_coalesce_while_one_is_in_flight():
     e = SimpleToy()
     e.delay = 0.05  # a slow redraw: changes arrive while it runs
     before = e.redraws
-    threads = [threading.Thread(target=lambda c=c: [setattr(e.controls[c], "value", v) for v in range(0, 12)])
-               for c in ("x", "y")]
+    threads = [
+        threading.Thread(target=lambda c=c: [setattr(e.controls[c], "value", v) for v in range(0, 12)])
+        for c in ("x", "y")
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -250,22 +260,27 @@ def test_size_is_capped_before_anything_is_built(monkeypatch):
 
     built = []
     real = module.family_instance
-    monkeypatch.setattr(module, "family_instance", lambda family, size: built.append((family, size)) or real(family, size))
+    monkeypatch.setattr(
+        module, "family_instance", lambda family, size: built.append((family, size)) or real(family, size)
+    )
     with pytest.raises(ValueError, match="between 1 and 7"):
         ccb.TopologyExplorer(family="hypercube", size=30)
     assert ("hypercube", 30) not in built
 
 
-@pytest.mark.parametrize("cls, bad, error", [
-    (ccb.PropagationExplorer, {"n": 0}, ValueError),
-    (ccb.PropagationExplorer, {"n": 8.0}, TypeError),
-    (ccb.PropagationExplorer, {"all_port": "yes"}, TypeError),
-    (ccb.TopologyExplorer, {"family": "dragonfly"}, ValueError),
-    (ccb.BandwidthExplorer, {"m": 1000.0}, ValueError),  # not a power of two on the size slider
-    (ccb.BandwidthExplorer, {"beta_gbps": 5000}, ValueError),
-    (ccb.AlgorithmExplorer, {"preset": "ib_ndr", "alpha_us": 20.0}, ValueError),  # contradicts the preset
-    (ccb.BisectionExplorer, {"oversubscription": 3.0}, ValueError),
-])
+@pytest.mark.parametrize(
+    "cls, bad, error",
+    [
+        (ccb.PropagationExplorer, {"n": 0}, ValueError),
+        (ccb.PropagationExplorer, {"n": 8.0}, TypeError),
+        (ccb.PropagationExplorer, {"all_port": "yes"}, TypeError),
+        (ccb.TopologyExplorer, {"family": "dragonfly"}, ValueError),
+        (ccb.BandwidthExplorer, {"m": 1000.0}, ValueError),  # not a power of two on the size slider
+        (ccb.BandwidthExplorer, {"beta_gbps": 5000}, ValueError),
+        (ccb.AlgorithmExplorer, {"preset": "ib_ndr", "alpha_us": 20.0}, ValueError),  # contradicts the preset
+        (ccb.BisectionExplorer, {"oversubscription": 3.0}, ValueError),
+    ],
+)
 def test_bad_values_raise_value_or_type_error_and_change_nothing(cls, bad, error):
     e = cls()
     before, png = e.values, e.png()
@@ -332,8 +347,11 @@ def test_figures_are_readable(cls):
     e = cls()
     fig = e.figure
     assert fig.get_size_inches()[0] <= BOOK_WIDTH + 1e-9  # shown at its natural size: nothing shrunk
-    texts = [t for t in fig.findobj(lambda a: hasattr(a, "get_fontsize") and hasattr(a, "get_text"))
-             if t.get_visible() and t.get_text()]
+    texts = [
+        t
+        for t in fig.findobj(lambda a: hasattr(a, "get_fontsize") and hasattr(a, "get_text"))
+        if t.get_visible() and t.get_text()
+    ]
     assert min(t.get_fontsize() for t in texts) >= 7.5  # 7.5 pt = 10.4 CSS px
     assert len([ax for ax in fig.axes if ax.get_visible()]) <= 2
     assert not is_blank(e.png())
@@ -344,16 +362,42 @@ def test_figures_are_readable(cls):
 
 
 SWEEPS = {
-    ccb.PropagationExplorer: [{"n": 2}, {"n": 65}, {"k": 8}, {"n": 1024}, {"all_port": True}, {"n": 40}, {"all_port": False},
-                              {"k": 1}, {"n": 64}],
-    ccb.TopologyExplorer: [{"family": f} for f in ccb.TopologyExplorer.SIZES] + [{"family": "torus3d", "size": 5, "k": 6},
-                                                                                  {"family": "ring", "size": 3}, {"k": 1}],
-    ccb.BandwidthExplorer: [{"primitive": p} for p in ccb.PRIMITIVES] + [{"n": 2}, {"k": 8}, {"m": 2.0**10}, {"beta_gbps": 1.0},
-                                                                          {"primitive": "scatter", "n": 256, "m": 2.0**34}],
-    ccb.AlgorithmExplorer: [{"n": 2}, {"n": 1024}, {"k": 2}, {"efficiency": True}, {"preset": "ib_ndr"}, {"alpha_us": 100.0},
-                            {"efficiency": False}, {"n": 48}, {"preset": "h100_nvswitch", "k": 1}],
-    ccb.BisectionExplorer: [{"family": "fat_tree"}, {"oversubscription": 4.0}, {"size": 4}, {"primitive": "all_reduce"},
-                            {"family": "hypercube"}, {"family": "fully_connected", "size": 16}, {"size": 2}, {"family": "mesh2d"}],
+    ccb.PropagationExplorer: [
+        {"n": 2},
+        {"n": 65},
+        {"k": 8},
+        {"n": 1024},
+        {"all_port": True},
+        {"n": 40},
+        {"all_port": False},
+        {"k": 1},
+        {"n": 64},
+    ],
+    ccb.TopologyExplorer: [{"family": f} for f in ccb.TopologyExplorer.SIZES]
+    + [{"family": "torus3d", "size": 5, "k": 6}, {"family": "ring", "size": 3}, {"k": 1}],
+    ccb.BandwidthExplorer: [{"primitive": p} for p in ccb.PRIMITIVES]
+    + [{"n": 2}, {"k": 8}, {"m": 2.0**10}, {"beta_gbps": 1.0}, {"primitive": "scatter", "n": 256, "m": 2.0**34}],
+    ccb.AlgorithmExplorer: [
+        {"n": 2},
+        {"n": 1024},
+        {"k": 2},
+        {"efficiency": True},
+        {"preset": "ib_ndr"},
+        {"alpha_us": 100.0},
+        {"efficiency": False},
+        {"n": 48},
+        {"preset": "h100_nvswitch", "k": 1},
+    ],
+    ccb.BisectionExplorer: [
+        {"family": "fat_tree"},
+        {"oversubscription": 4.0},
+        {"size": 4},
+        {"primitive": "all_reduce"},
+        {"family": "hypercube"},
+        {"family": "fully_connected", "size": 16},
+        {"size": 2},
+        {"family": "mesh2d"},
+    ],
 }
 
 
@@ -368,17 +412,21 @@ def test_in_place_updates_equal_a_fresh_explorer(cls):
     e.close()
 
 
-@pytest.mark.parametrize("cls, first, second", [
-    (ccb.TopologyExplorer, ("family", ["torus3d", "ring", "hypercube", "fat_tree"]), ("size", [3, 4, 5, 6])),
-    (ccb.AlgorithmExplorer, ("preset", list(ccb.PRESETS) + ["custom"]), ("alpha_us", [0.5, 2.0, 20.0])),
-    (ccb.BisectionExplorer, ("family", ["fat_tree", "ring", "torus2d"]), ("oversubscription", [2.0, 4.0, 1.0])),
-    (ccb.PropagationExplorer, ("all_port", [True, False, True]), ("n", [10, 70, 33])),
-    (ccb.BandwidthExplorer, ("primitive", ["scatter", "all_to_all", "reduce"]), ("m", [2.0**12, 2.0**20, 2.0**33])),
-])
+@pytest.mark.parametrize(
+    "cls, first, second",
+    [
+        (ccb.TopologyExplorer, ("family", ["torus3d", "ring", "hypercube", "fat_tree"]), ("size", [3, 4, 5, 6])),
+        (ccb.AlgorithmExplorer, ("preset", list(ccb.PRESETS) + ["custom"]), ("alpha_us", [0.5, 2.0, 20.0])),
+        (ccb.BisectionExplorer, ("family", ["fat_tree", "ring", "torus2d"]), ("oversubscription", [2.0, 4.0, 1.0])),
+        (ccb.PropagationExplorer, ("all_port", [True, False, True]), ("n", [10, 70, 33])),
+        (ccb.BandwidthExplorer, ("primitive", ["scatter", "all_to_all", "reduce"]), ("m", [2.0**12, 2.0**20, 2.0**33])),
+    ],
+)
 def test_real_explorers_race_two_threads(cls, first, second, fast_switching):
     e = cls()
     rng = random.Random(7)
     for _ in range(2):
+
         def move(name, options):
             for value in rng.sample(options, len(options)):
                 e.controls[name].value = value
@@ -396,11 +444,21 @@ def test_real_explorers_race_two_threads(cls, first, second, fast_switching):
 # Chapters 6-8: two threads move a dropdown (or the coupled slider) and a slider at once; the
 # figure and readout end equal to a fresh explorer's, and no PNG ever published is blank.
 NEW_RACES = {
-    "MPIResultExplorer": (("pair", ["ring:all_reduce", "bruck:all_gather", "binomial_tree:broadcast", "recursive_doubling:all_reduce"]),
-                          ("alpha_us", [0.05, 3.0, 400.0]), ("beta_gbps", [0.01, 2.0, 300.0])),
-    "SynthesisExplorer": (("topology", ["ring 6", "torus 3x3", "hypercube 3-d", "DGX-1 (V100)"]),
-                          ("chunks", [1, 2, 6, 3]), ("step", [1, 2, 3])),
-    "NcclExplorer": (("preset", ["ib_h100", "dgx_h100", "ib_h100"]), ("log2_m", [3, 20, 34, 11]), ("efficiency", [True, False])),
+    "MPIResultExplorer": (
+        ("pair", ["ring:all_reduce", "bruck:all_gather", "binomial_tree:broadcast", "recursive_doubling:all_reduce"]),
+        ("alpha_us", [0.05, 3.0, 400.0]),
+        ("beta_gbps", [0.01, 2.0, 300.0]),
+    ),
+    "SynthesisExplorer": (
+        ("topology", ["ring 6", "torus 3x3", "hypercube 3-d", "DGX-1 (V100)"]),
+        ("chunks", [1, 2, 6, 3]),
+        ("step", [1, 2, 3]),
+    ),
+    "NcclExplorer": (
+        ("preset", ["ib_h100", "dgx_h100", "ib_h100"]),
+        ("log2_m", [3, 20, 34, 11]),
+        ("efficiency", [True, False]),
+    ),
 }
 
 
@@ -431,14 +489,46 @@ def test_chapter_6_to_8_explorers_race_two_threads(name, fast_switching):
     e.close()
 
 
-@pytest.mark.parametrize("name, changes", [
-    ("MPIResultExplorer", [{"pair": "bruck:all_gather"}, {"ratio": True}, {"m": 2**26}, {"alpha_us": 1000.0},
-                           {"beta_gbps": 0.001}, {"ratio": False}, {"pair": "ring:all_reduce"}]),
-    ("SynthesisExplorer", [{"topology": "ring 6"}, {"steps": 5}, {"chunks": 1}, {"step": 5}, {"topology": "hypercube 3-d"},
-                           {"chunks": 6, "step": 2}]),
-    ("NcclExplorer", [{"log2_m": 3}, {"n": 2}, {"efficiency": True}, {"preset": "ib_h100"}, {"n": 2048, "log2_m": 34},
-                      {"efficiency": False}, {"preset": "dgx_h100"}]),
-])
+@pytest.mark.parametrize(
+    "name, changes",
+    [
+        (
+            "MPIResultExplorer",
+            [
+                {"pair": "bruck:all_gather"},
+                {"ratio": True},
+                {"m": 2**26},
+                {"alpha_us": 1000.0},
+                {"beta_gbps": 0.001},
+                {"ratio": False},
+                {"pair": "ring:all_reduce"},
+            ],
+        ),
+        (
+            "SynthesisExplorer",
+            [
+                {"topology": "ring 6"},
+                {"steps": 5},
+                {"chunks": 1},
+                {"step": 5},
+                {"topology": "hypercube 3-d"},
+                {"chunks": 6, "step": 2},
+            ],
+        ),
+        (
+            "NcclExplorer",
+            [
+                {"log2_m": 3},
+                {"n": 2},
+                {"efficiency": True},
+                {"preset": "ib_h100"},
+                {"n": 2048, "log2_m": 34},
+                {"efficiency": False},
+                {"preset": "dgx_h100"},
+            ],
+        ),
+    ],
+)
 def test_chapter_6_to_8_in_place_updates_equal_a_fresh_explorer(name, changes):
     e = NEW_EXPLORERS[name]()
     for change in changes:

@@ -127,12 +127,39 @@ def _fifo_path() -> str:
 # Issue #28's strategies: device files and FIFOs, huge digit strings, look-alike subclasses of
 # str / int / Fraction / np.str_, 0-d arrays, iterators and arrays where scalars are expected.
 LOOK_ALIKES = st.one_of(
-    st.sampled_from(["/dev/zero", "/dev/urandom", "/dev/full", "/dev/null", "9" * 5000, "1" * 400, "1e400", "-0",
-                     "0x10", "1_000", "\u0661\u0662"]),
-    fresh(_fifo_path, lambda: _EvilStr("all_reduce"), lambda: _EvilStr("ring"), lambda: _EvilInt(4), lambda: _EvilInt(-1),
-          lambda: _EvilFraction(1, 2), _FakeNumpyStr, lambda: np.str_("all_reduce"), lambda: np.array(2**62),
-          lambda: np.array([7])[0:1], lambda: np.float64("nan"), lambda: np.int64(-1), lambda: (x for x in [1, 2]),
-          lambda: np.array([10.0**300, 10.0**300]), lambda: [2, 3.5], lambda: np.ma.masked_array([1, 2], mask=[1, 0])),
+    st.sampled_from(
+        [
+            "/dev/zero",
+            "/dev/urandom",
+            "/dev/full",
+            "/dev/null",
+            "9" * 5000,
+            "1" * 400,
+            "1e400",
+            "-0",
+            "0x10",
+            "1_000",
+            "\u0661\u0662",
+        ]
+    ),
+    fresh(
+        _fifo_path,
+        lambda: _EvilStr("all_reduce"),
+        lambda: _EvilStr("ring"),
+        lambda: _EvilInt(4),
+        lambda: _EvilInt(-1),
+        lambda: _EvilFraction(1, 2),
+        _FakeNumpyStr,
+        lambda: np.str_("all_reduce"),
+        lambda: np.array(2**62),
+        lambda: np.array([7])[0:1],
+        lambda: np.float64("nan"),
+        lambda: np.int64(-1),
+        lambda: (x for x in [1, 2]),
+        lambda: np.array([10.0**300, 10.0**300]),
+        lambda: [2, 3.5],
+        lambda: np.ma.masked_array([1, 2], mask=[1, 0]),
+    ),
 )
 
 JUNK = st.one_of(
@@ -141,15 +168,59 @@ JUNK = st.one_of(
     st.booleans(),
     st.text(max_size=3),
     st.floats(allow_nan=True, allow_infinity=True),
-    st.sampled_from([float("nan"), float("inf"), -float("inf"), -0.0, 5e-324, 1e308, 1j, Decimal("1.5"),
-                     Fraction(1, 3), b"8", "8", object, ccb]),
-    fresh(lambda: [], lambda: [1, "a"], lambda: [[1, 2], [3]], lambda: {"n": 1}, lambda: np.array([]),
-          lambda: np.array([[1.5, np.nan]]), lambda: np.array(["a"]), lambda: np.array([True, False]),
-          lambda: np.array([2**63], dtype=np.uint64), lambda: np.array([1, 2], dtype=object), lambda: iter([1, 2]),
-          lambda: np.zeros((2, 3)), lambda: np.array(7), lambda: [2**70]),
+    st.sampled_from(
+        [
+            float("nan"),
+            float("inf"),
+            -float("inf"),
+            -0.0,
+            5e-324,
+            1e308,
+            1j,
+            Decimal("1.5"),
+            Fraction(1, 3),
+            b"8",
+            "8",
+            object,
+            ccb,
+        ]
+    ),
+    fresh(
+        lambda: [],
+        lambda: [1, "a"],
+        lambda: [[1, 2], [3]],
+        lambda: {"n": 1},
+        lambda: np.array([]),
+        lambda: np.array([[1.5, np.nan]]),
+        lambda: np.array(["a"]),
+        lambda: np.array([True, False]),
+        lambda: np.array([2**63], dtype=np.uint64),
+        lambda: np.array([1, 2], dtype=object),
+        lambda: iter([1, 2]),
+        lambda: np.zeros((2, 3)),
+        lambda: np.array(7),
+        lambda: [2**70],
+    ),
 )
-HUGE_INT = st.sampled_from([2**31 - 1, 2**32 + 1, 10**9, 2**40, 2**53 + 1, 2**62, 2**62 + 1, 2**63 - 1, 2**63, 2**64,
-                            10**30, 10**400, -1, -(2**63), 0])
+HUGE_INT = st.sampled_from(
+    [
+        2**31 - 1,
+        2**32 + 1,
+        10**9,
+        2**40,
+        2**53 + 1,
+        2**62,
+        2**62 + 1,
+        2**63 - 1,
+        2**63,
+        2**64,
+        10**30,
+        10**400,
+        -1,
+        -(2**63),
+        0,
+    ]
+)
 HUGE_REAL = st.sampled_from([1e30, 1e200, 2.0**96, 2.0**97, 1e-300, 5e-324, -1e-9, 1e9, 1e10, 1e-15])
 
 
@@ -161,10 +232,17 @@ def INT(lo, hi, array=False, big=None):
     if big is not None:
         valid.append(big)
     if array:
-        valid += [st.lists(st.integers(lo, hi), min_size=1, max_size=5).map(np.array),
-                  st.lists(st.integers(lo, hi), min_size=1, max_size=4).map(lambda xs: np.array(xs)[:, None])]
-    bad = st.one_of(HUGE_INT, st.integers(-3, 3), JUNK, st.integers(lo, hi).map(float),
-                    st.lists(st.integers(-3, 2**63 - 1), min_size=1, max_size=3).map(np.array))
+        valid += [
+            st.lists(st.integers(lo, hi), min_size=1, max_size=5).map(np.array),
+            st.lists(st.integers(lo, hi), min_size=1, max_size=4).map(lambda xs: np.array(xs)[:, None]),
+        ]
+    bad = st.one_of(
+        HUGE_INT,
+        st.integers(-3, 3),
+        JUNK,
+        st.integers(lo, hi).map(float),
+        st.lists(st.integers(-3, 2**63 - 1), min_size=1, max_size=3).map(np.array),
+    )
     return st.one_of(*valid, bad)
 
 
@@ -176,8 +254,10 @@ def REAL(lo, hi, array=False):
         scalar = st.floats(lo, hi, allow_nan=False, allow_infinity=False)
     valid = [scalar, scalar, st.sampled_from([lo, hi])]
     if array:
-        valid += [st.lists(scalar, min_size=1, max_size=5).map(np.array),
-                  st.lists(scalar, min_size=1, max_size=4).map(lambda xs: np.array(xs)[None, :])]
+        valid += [
+            st.lists(scalar, min_size=1, max_size=5).map(np.array),
+            st.lists(scalar, min_size=1, max_size=4).map(lambda xs: np.array(xs)[None, :]),
+        ]
     return st.one_of(*valid, HUGE_REAL, JUNK, st.integers(-2, 5))
 
 
@@ -191,8 +271,12 @@ PORTS = INT(1, 8)
 
 
 def choice(values):
-    return st.one_of(st.sampled_from(list(values)), st.sampled_from(list(values)), JUNK,
-                     st.sampled_from(["", "allreduce", "Ring", "nope"]))
+    return st.one_of(
+        st.sampled_from(list(values)),
+        st.sampled_from(list(values)),
+        JUNK,
+        st.sampled_from(["", "allreduce", "Ring", "nope"]),
+    )
 
 
 PRIMITIVE = choice(ccb.PRIMITIVES)
@@ -209,9 +293,16 @@ SMALL_TOPOLOGY = st.one_of(
     st.integers(2, 20).map(ccb.single_switch),
     st.sampled_from([4, 6, 8, 9, 12, 16, 18]).map(ccb.fat_tree),
 )
-BIG_TOPOLOGY = fresh(lambda: ccb.ring(10**7), lambda: ccb.hypercube(30), lambda: ccb.torus(1000, 1000),
-                     lambda: ccb.fully_connected(10**6), lambda: ccb.fat_tree(2**20), lambda: ccb.mesh(3, 3, 3, 3, 3),
-                     lambda: ccb.single_switch(10**8), lambda: ccb.fat_tree(1024))
+BIG_TOPOLOGY = fresh(
+    lambda: ccb.ring(10**7),
+    lambda: ccb.hypercube(30),
+    lambda: ccb.torus(1000, 1000),
+    lambda: ccb.fully_connected(10**6),
+    lambda: ccb.fat_tree(2**20),
+    lambda: ccb.mesh(3, 3, 3, 3, 3),
+    lambda: ccb.single_switch(10**8),
+    lambda: ccb.fat_tree(1024),
+)
 TOPOLOGY = st.one_of(SMALL_TOPOLOGY, SMALL_TOPOLOGY, BIG_TOPOLOGY, JUNK, st.sampled_from(["ring", "torus 4x4"]))
 
 
@@ -234,15 +325,31 @@ SCHEDULE = st.one_of(_schedules(), _schedules(), JUNK)
 def INTS(lo, hi, max_size=6):
     """A sequence argument (ns, ks): short lists / tuples / ranges of valid ints, or bad ones."""
     valid = st.lists(st.integers(lo, hi), min_size=1, max_size=max_size)
-    return st.one_of(valid, valid.map(tuple), st.just(range(lo, min(hi, lo + 4) + 1)),
-                     st.lists(INT(lo, hi), min_size=0, max_size=3), fresh(lambda: range(10**9), lambda: list(range(100))), JUNK)
+    return st.one_of(
+        valid,
+        valid.map(tuple),
+        st.just(range(lo, min(hi, lo + 4) + 1)),
+        st.lists(INT(lo, hi), min_size=0, max_size=3),
+        fresh(lambda: range(10**9), lambda: list(range(100))),
+        JUNK,
+    )
 
 
 def MATRIX(max_n=6):
     square = st.integers(1, max_n).flatmap(
-        lambda n: st.lists(st.lists(st.floats(0, 1e6), min_size=n, max_size=n), min_size=n, max_size=n))
-    return st.one_of(square, square.map(np.array), fresh(lambda: [[1, 2]], lambda: np.full((2, 2), -1.0),
-                                                           lambda: np.full((2, 2), np.nan), lambda: [[1e308, 1e308], [1e308, 0]]), JUNK)
+        lambda n: st.lists(st.lists(st.floats(0, 1e6), min_size=n, max_size=n), min_size=n, max_size=n)
+    )
+    return st.one_of(
+        square,
+        square.map(np.array),
+        fresh(
+            lambda: [[1, 2]],
+            lambda: np.full((2, 2), -1.0),
+            lambda: np.full((2, 2), np.nan),
+            lambda: [[1e308, 1e308], [1e308, 0]],
+        ),
+        JUNK,
+    )
 
 
 # --------------------------------------------------------------------------- checks of returned values
@@ -300,7 +407,9 @@ class Entry:
         return st.tuples(self.args if self.args is not None else st.just([]), kwargs)
 
 
-def entry(function, optional=(), args=None, check=None, examples=1.0, names=(), negative_ok=False, record=False, **params):
+def entry(
+    function, optional=(), args=None, check=None, examples=1.0, names=(), negative_ok=False, record=False, **params
+):
     return Entry(function, params, tuple(optional), args, check, examples, tuple(names), negative_ok, record)
 
 
@@ -323,7 +432,9 @@ def check_info_steps(t, kw):
 
 def check_cost_not_below_bound(cost, kw):
     # Property of every model: no algorithm beats the combined lower bound (same ports, no diameter).
-    bound = ccb.combined_lower_bound(kw["primitive"], kw["n"], kw["m"], kw["alpha"], kw["beta"], ports=kw.get("ports", 1))
+    bound = ccb.combined_lower_bound(
+        kw["primitive"], kw["n"], kw["m"], kw["alpha"], kw["beta"], ports=kw.get("ports", 1)
+    )
     if np.any(np.asarray(cost) < np.asarray(bound) * (1 - 1e-12)):
         return f"algorithm_cost {cost} below the combined lower bound {bound}"
     return None
@@ -332,8 +443,10 @@ def check_cost_not_below_bound(cost, kw):
 def check_best(result, kw):
     names, times = result
     if isinstance(names, str):
-        want = min(ccb.algorithm_cost(a, kw["primitive"], kw["n"], kw["m"], kw["alpha"], kw["beta"], ports=kw.get("ports", 1))
-                   for a in ccb.applicable_algorithms(kw["primitive"], n=kw["n"], ports=kw.get("ports", 1)))
+        want = min(
+            ccb.algorithm_cost(a, kw["primitive"], kw["n"], kw["m"], kw["alpha"], kw["beta"], ports=kw.get("ports", 1))
+            for a in ccb.applicable_algorithms(kw["primitive"], n=kw["n"], ports=kw.get("ports", 1))
+        )
         if not _close(times, want, 1e-12):
             return f"best time {times} is not the minimum {want}"
     return None
@@ -406,7 +519,9 @@ def _no_bound_above_a_verified_schedule(kw):
         for root in range(n) if primitive in ccb.ROOTED_PRIMITIVES else (0,):
             run = ccb.simulate(algorithm, primitive, n, m, ports=ports, root=root)
             took = run.time(kw["alpha"], kw["beta"])
-            bound = ccb.round_lower_bound(primitive, n, m, kw["alpha"], kw["beta"], ports=ports, diameter=kw.get("diameter", 0))
+            bound = ccb.round_lower_bound(
+                primitive, n, m, kw["alpha"], kw["beta"], ports=ports, diameter=kw.get("diameter", 0)
+            )
             if took < bound * (1 - 1e-12):
                 return f"{algorithm} {primitive} n={n} m={m} root={root} ports={ports} ran {took} < round_lower_bound {bound}"
     return None
@@ -443,7 +558,11 @@ def check_nvls_volume(v, kw):
     n, m = np.broadcast_arrays(np.asarray(kw["n"]), np.asarray(kw["m"], dtype=float))
     send = np.broadcast_to(np.asarray(v.send), n.shape)
     ok = np.where(n > 1, (send >= m * (1 - 1e-12)) & (send <= 1.5 * m * (1 + 1e-12)), send == 0)
-    return None if np.all(ok) and np.array_equal(np.asarray(v.send), np.asarray(v.recv)) else f"nvls volume {v} for n={kw['n']}, m={kw['m']}"
+    return (
+        None
+        if np.all(ok) and np.array_equal(np.asarray(v.send), np.asarray(v.recv))
+        else f"nvls volume {v} for n={kw['n']}, m={kw['m']}"
+    )
 
 
 def check_gossip_rounds(r, kw):
@@ -485,29 +604,72 @@ def _mutated_log(draw):
             tokens = lines[i].split()
             if tokens:
                 tokens[draw(st.integers(0, len(tokens) - 1))] = draw(
-                    st.sampled_from(["nan", "-1", "1e400", "x", "0", "99999999999999999999", "N/A", ""]))
+                    st.sampled_from(["nan", "-1", "1e400", "x", "0", "99999999999999999999", "N/A", ""])
+                )
                 lines[i] = " ".join(tokens)
     return "\n".join(lines)
 
 
-NCCL_TEXT = st.one_of(st.sampled_from(sorted(ccb.PUBLISHED_LOGS)).map(ccb.published_log_text), _mutated_log(), _mutated_log(),
-                      st.text(max_size=50), JUNK)
-NCCL_LOG = st.one_of(st.sampled_from(sorted(ccb.PUBLISHED_LOGS)).map(ccb.read_published_log), JUNK)
-NCCL_TOPOLOGY = st.one_of(st.sampled_from(sorted(ccb.NCCL_TOPOLOGIES)), st.sampled_from(sorted(ccb.NCCL_TOPOLOGIES)),
-                          st.sampled_from(sorted(ccb.NCCL_TOPOLOGIES)).map(ccb.NCCL_TOPOLOGIES.get), JUNK)
-NCCL_CALL = st.fixed_dictionaries(
-    {"primitive": choice(ccb.NCCL_COLLECTIVES), "n_ranks": INT(2, 64, big=st.just(2**20)), "n_nodes": INT(1, 8),
-     "m": INT(0, 2**34, big=st.just(2**50))},
-    optional={"topology": NCCL_TOPOLOGY})
-NCCL_OVERRIDES = st.one_of(
-    st.just({}), st.just({}),
-    st.dictionaries(st.sampled_from(["ring_channels", "tree_channels", "nvls_channels", "comm_channels"]), INT(1, 32), max_size=2),
-    st.dictionaries(st.sampled_from(["ring_bw_intra", "tree_bw_inter", "latency_inter", "nvls_bw_inter"]), REAL(0.1, 500.0), max_size=2),
-    st.dictionaries(st.sampled_from(["ll128", "ring_same_channels", "tree_pattern", "bogus_field", "key"]), JUNK, max_size=2),
+NCCL_TEXT = st.one_of(
+    st.sampled_from(sorted(ccb.PUBLISHED_LOGS)).map(ccb.published_log_text),
+    _mutated_log(),
+    _mutated_log(),
+    st.text(max_size=50),
+    JUNK,
 )
-NCCL_NAMES = ("primitive", "n_ranks", "n_nodes", "m", "topology", "overrides", "ring_channels", "tree_channels", "nvls_channels",
-              "comm_channels", "ring_bw_intra", "tree_bw_inter", "latency_inter", "nvls_bw_inter", "ll128",
-              "ring_same_channels", "tree_pattern", "bogus_field", "key", "field")
+NCCL_LOG = st.one_of(st.sampled_from(sorted(ccb.PUBLISHED_LOGS)).map(ccb.read_published_log), JUNK)
+NCCL_TOPOLOGY = st.one_of(
+    st.sampled_from(sorted(ccb.NCCL_TOPOLOGIES)),
+    st.sampled_from(sorted(ccb.NCCL_TOPOLOGIES)),
+    st.sampled_from(sorted(ccb.NCCL_TOPOLOGIES)).map(ccb.NCCL_TOPOLOGIES.get),
+    JUNK,
+)
+NCCL_CALL = st.fixed_dictionaries(
+    {
+        "primitive": choice(ccb.NCCL_COLLECTIVES),
+        "n_ranks": INT(2, 64, big=st.just(2**20)),
+        "n_nodes": INT(1, 8),
+        "m": INT(0, 2**34, big=st.just(2**50)),
+    },
+    optional={"topology": NCCL_TOPOLOGY},
+)
+NCCL_OVERRIDES = st.one_of(
+    st.just({}),
+    st.just({}),
+    st.dictionaries(
+        st.sampled_from(["ring_channels", "tree_channels", "nvls_channels", "comm_channels"]), INT(1, 32), max_size=2
+    ),
+    st.dictionaries(
+        st.sampled_from(["ring_bw_intra", "tree_bw_inter", "latency_inter", "nvls_bw_inter"]),
+        REAL(0.1, 500.0),
+        max_size=2,
+    ),
+    st.dictionaries(
+        st.sampled_from(["ll128", "ring_same_channels", "tree_pattern", "bogus_field", "key"]), JUNK, max_size=2
+    ),
+)
+NCCL_NAMES = (
+    "primitive",
+    "n_ranks",
+    "n_nodes",
+    "m",
+    "topology",
+    "overrides",
+    "ring_channels",
+    "tree_channels",
+    "nvls_channels",
+    "comm_channels",
+    "ring_bw_intra",
+    "tree_bw_inter",
+    "latency_inter",
+    "nvls_bw_inter",
+    "ll128",
+    "ring_same_channels",
+    "tree_pattern",
+    "bogus_field",
+    "key",
+    "field",
+)
 
 
 def _smi_text(n, link="NV2"):
@@ -527,29 +689,69 @@ def _link_matrices(draw):
     return matrix
 
 
-LINK_MATRIX = st.one_of(_link_matrices(), _link_matrices().map(np.array),
-                        fresh(lambda: [[0, 1], [2, 0]], lambda: [[0, -1], [-1, 0]], lambda: np.zeros((2000, 2000), dtype=int),
-                              lambda: [[1, 1], [1, 1]], lambda: [[0, 0], [0, 0]], lambda: [[0, 1.5], [1.5, 0]]), JUNK)
-SYNTH_TOPOLOGY = st.one_of(st.integers(2, 6).map(ccb.ring), st.integers(2, 5).map(ccb.fully_connected),
-                           st.integers(2, 6).map(ccb.single_switch), fresh(ccb.dgx1), _link_matrices().map(ccb.topology_from_links),
-                           BIG_TOPOLOGY, JUNK)
+LINK_MATRIX = st.one_of(
+    _link_matrices(),
+    _link_matrices().map(np.array),
+    fresh(
+        lambda: [[0, 1], [2, 0]],
+        lambda: [[0, -1], [-1, 0]],
+        lambda: np.zeros((2000, 2000), dtype=int),
+        lambda: [[1, 1], [1, 1]],
+        lambda: [[0, 0], [0, 0]],
+        lambda: [[0, 1.5], [1.5, 0]],
+    ),
+    JUNK,
+)
+SYNTH_TOPOLOGY = st.one_of(
+    st.integers(2, 6).map(ccb.ring),
+    st.integers(2, 5).map(ccb.fully_connected),
+    st.integers(2, 6).map(ccb.single_switch),
+    fresh(ccb.dgx1),
+    _link_matrices().map(ccb.topology_from_links),
+    BIG_TOPOLOGY,
+    JUNK,
+)
 NX_GRAPH = st.one_of(
-    st.tuples(st.integers(2, 8), st.floats(0.2, 1.0), st.integers(0, 100)).map(lambda a: __import__("networkx").gnp_random_graph(*a)),
-    fresh(lambda: __import__("networkx").path_graph(4), lambda: __import__("networkx").empty_graph(3),
-          lambda: __import__("networkx").DiGraph([(0, 1)]), lambda: __import__("networkx").complete_graph(["a", "b"])),
-    JUNK)
+    st.tuples(st.integers(2, 8), st.floats(0.2, 1.0), st.integers(0, 100)).map(
+        lambda a: __import__("networkx").gnp_random_graph(*a)
+    ),
+    fresh(
+        lambda: __import__("networkx").path_graph(4),
+        lambda: __import__("networkx").empty_graph(3),
+        lambda: __import__("networkx").DiGraph([(0, 1)]),
+        lambda: __import__("networkx").complete_graph(["a", "b"]),
+    ),
+    JUNK,
+)
+
+
 def _rocm_text(n, link="XGMI", weight="15"):
     header = "       " + "   ".join(f"GPU{i}" for i in range(n))
+
     def block(title, cell):
         rows = [f"GPU{i}   " + "   ".join("0" if i == j else cell for j in range(n)) for i in range(n)]
         return [f"=== {title} between two GPUs ===", header, *rows]
-    return "\n".join(block("Weight", weight) + block("Hops", "1" if link == "XGMI" else "3") + block("Link Type", link)) + "\n"
+
+    return (
+        "\n".join(block("Weight", weight) + block("Hops", "1" if link == "XGMI" else "3") + block("Link Type", link))
+        + "\n"
+    )
 
 
-ROCM_TEXT = st.one_of(st.integers(2, 8).map(_rocm_text), st.integers(2, 4).map(lambda n: _rocm_text(n, "PCIE", "52")),
-                      st.integers(2, 4).map(lambda n: _rocm_text(n, "FOO")), st.text(max_size=40), JUNK)
-SMI_TEXT = st.one_of(st.integers(2, 8).map(_smi_text), st.integers(2, 4).map(lambda n: _smi_text(n, "SYS")),
-                     st.integers(2, 4).map(lambda n: _smi_text(n, "FOO")), st.text(max_size=40), JUNK)
+ROCM_TEXT = st.one_of(
+    st.integers(2, 8).map(_rocm_text),
+    st.integers(2, 4).map(lambda n: _rocm_text(n, "PCIE", "52")),
+    st.integers(2, 4).map(lambda n: _rocm_text(n, "FOO")),
+    st.text(max_size=40),
+    JUNK,
+)
+SMI_TEXT = st.one_of(
+    st.integers(2, 8).map(_smi_text),
+    st.integers(2, 4).map(lambda n: _smi_text(n, "SYS")),
+    st.integers(2, 4).map(lambda n: _smi_text(n, "FOO")),
+    st.text(max_size=40),
+    JUNK,
+)
 STORED = fresh(lambda: ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6, verify=False))
 TIME_LIMIT = REAL(0.05, 1.5)
 
@@ -582,20 +784,33 @@ def _mpi_example():
 
 _MPI_CACHE: list = []
 MPI_RESULT = st.one_of(st.builds(lambda: copy.deepcopy(_mpi_example())), _mpi_result(), _mpi_result(), JUNK)
-MPI_SOURCE = st.one_of(st.just(MPI_EXAMPLE), st.just("/nonexistent/result.json"), st.just("/dev/null"), st.just("/etc/passwd"),
-                       _mpi_result(), JUNK)
+MPI_SOURCE = st.one_of(
+    st.just(MPI_EXAMPLE),
+    st.just("/nonexistent/result.json"),
+    st.just("/dev/null"),
+    st.just("/etc/passwd"),
+    _mpi_result(),
+    JUNK,
+)
 
 
 # Custom (non-vertex-transitive) topologies: parallel links, switches, graphs past the graph cap.
-CUSTOM_TOPOLOGY = st.one_of(_link_matrices().map(ccb.topology_from_links), fresh(ccb.dgx1),
-                            st.integers(2, 24).map(lambda n: ccb.parse_nvidia_smi_topo(_smi_text(n, "NV12"), nvswitch=True)),
-                            st.tuples(st.integers(2, 40), st.integers(1, 1024)).map(lambda a: ccb.single_switch(*a)),
-                            fresh(lambda: ccb.mesh(1000, 1000), lambda: ccb.single_switch(200_000, links=1024)))
+CUSTOM_TOPOLOGY = st.one_of(
+    _link_matrices().map(ccb.topology_from_links),
+    fresh(ccb.dgx1),
+    st.integers(2, 24).map(lambda n: ccb.parse_nvidia_smi_topo(_smi_text(n, "NV12"), nvswitch=True)),
+    st.tuples(st.integers(2, 40), st.integers(1, 1024)).map(lambda a: ccb.single_switch(*a)),
+    fresh(lambda: ccb.mesh(1000, 1000), lambda: ccb.single_switch(200_000, links=1024)),
+)
 ANY_TOPOLOGY = st.one_of(TOPOLOGY, CUSTOM_TOPOLOGY)
 GOSSIP_TOPOLOGY = st.one_of(  # small graphs the exhaustive search may take, and some just past its caps
-    st.integers(1, 16).map(ccb.ring), st.sampled_from([(2, 3), (3, 3), (2, 4), (3, 4), (4, 4), (2, 2, 2)]).map(lambda d: ccb.torus(*d)),
-    st.sampled_from([(2, 3), (3, 3), (3, 4), (4, 4), (2, 2, 2)]).map(lambda d: ccb.mesh(*d)), st.integers(0, 5).map(ccb.hypercube),
-    st.integers(2, 16).map(ccb.fully_connected), _link_matrices().map(ccb.topology_from_links), fresh(ccb.dgx1),
+    st.integers(1, 16).map(ccb.ring),
+    st.sampled_from([(2, 3), (3, 3), (2, 4), (3, 4), (4, 4), (2, 2, 2)]).map(lambda d: ccb.torus(*d)),
+    st.sampled_from([(2, 3), (3, 3), (3, 4), (4, 4), (2, 2, 2)]).map(lambda d: ccb.mesh(*d)),
+    st.integers(0, 5).map(ccb.hypercube),
+    st.integers(2, 16).map(ccb.fully_connected),
+    _link_matrices().map(ccb.topology_from_links),
+    fresh(ccb.dgx1),
 )
 
 
@@ -610,20 +825,40 @@ def _ring_links(n, chords=()):
 
 # Drawings: small ones, ones at the caps (a complete graph of 1000 nodes took 25 s before the
 # figure's element cap; a 20-endpoint custom cut is the exhaustive search's largest).
-DRAWN_TOPOLOGY = st.one_of(SMALL_TOPOLOGY, SMALL_TOPOLOGY, CUSTOM_TOPOLOGY, BIG_TOPOLOGY, JUNK,
-                           fresh(lambda: ccb.fully_connected(1000), lambda: ccb.fully_connected(362), lambda: ccb.mesh(70, 70),
-                                 lambda: ccb.topology_from_links(_ring_links(20, [(0, 10), (5, 15)])),
-                                 lambda: ccb.topology_from_links(_ring_links(21), bisection_links=2), lambda: ccb.fully_connected(361),
-                                 lambda: ccb.single_switch(5000, links=1024)))
+DRAWN_TOPOLOGY = st.one_of(
+    SMALL_TOPOLOGY,
+    SMALL_TOPOLOGY,
+    CUSTOM_TOPOLOGY,
+    BIG_TOPOLOGY,
+    JUNK,
+    fresh(
+        lambda: ccb.fully_connected(1000),
+        lambda: ccb.fully_connected(362),
+        lambda: ccb.mesh(70, 70),
+        lambda: ccb.topology_from_links(_ring_links(20, [(0, 10), (5, 15)])),
+        lambda: ccb.topology_from_links(_ring_links(21), bisection_links=2),
+        lambda: ccb.fully_connected(361),
+        lambda: ccb.single_switch(5000, links=1024),
+    ),
+)
 _GRID_VALID = st.lists(st.one_of(SMALL_TOPOLOGY, SMALL_TOPOLOGY, DRAWN_TOPOLOGY), min_size=1, max_size=4)
 GRID_TOPOLOGIES = st.one_of(
-    _GRID_VALID, _GRID_VALID, _GRID_VALID,
+    _GRID_VALID,
+    _GRID_VALID,
+    _GRID_VALID,
     st.lists(st.one_of(SMALL_TOPOLOGY, DRAWN_TOPOLOGY), min_size=0, max_size=10),
-    fresh(itertools.count, lambda: iter([ccb.ring(4), ccb.torus(3, 3)]), lambda: (ccb.ring(5),),
-          lambda: [ccb.mesh(70, 70), ccb.mesh(70, 69)] * 4, lambda: [ccb.fully_connected(300)] * 8,
-          lambda: [ccb.topology_from_links(_ring_links(20, [(0, 10), (5, 15)]))] * 8,
-          lambda: np.array([ccb.ring(4), ccb.ring(6)], dtype=object), lambda: {ccb.ring(4): 1}),
-    JUNK.map(lambda junk: junk))  # mapped, so that one_of does not flatten JUNK's many branches into the mix
+    fresh(
+        itertools.count,
+        lambda: iter([ccb.ring(4), ccb.torus(3, 3)]),
+        lambda: (ccb.ring(5),),
+        lambda: [ccb.mesh(70, 70), ccb.mesh(70, 69)] * 4,
+        lambda: [ccb.fully_connected(300)] * 8,
+        lambda: [ccb.topology_from_links(_ring_links(20, [(0, 10), (5, 15)]))] * 8,
+        lambda: np.array([ccb.ring(4), ccb.ring(6)], dtype=object),
+        lambda: {ccb.ring(4): 1},
+    ),
+    JUNK.map(lambda junk: junk),
+)  # mapped, so that one_of does not flatten JUNK's many branches into the mix
 
 
 def check_drawing(result, kw):
@@ -639,376 +874,1104 @@ def check_drawing(result, kw):
 
 FUZZ = {
     # propagation
-    "info_steps": entry(ccb.info_steps, optional=("k",), n=INT(1, 10**6, array=True, big=st.sampled_from([2**63 - 1, 10**40])),
-                        k=INT(1, 8, array=True, big=st.sampled_from([2**62, 2**63 - 1])), check=check_info_steps),
-    "coverage": entry(ccb.coverage, optional=("k", "n"), t=INT(0, 70, array=True, big=st.sampled_from([10**5, 10**9])),
-                      k=INT(1, 8), n=st.one_of(st.none(), INT(1, 10**6)), check=check_coverage),
+    "info_steps": entry(
+        ccb.info_steps,
+        optional=("k",),
+        n=INT(1, 10**6, array=True, big=st.sampled_from([2**63 - 1, 10**40])),
+        k=INT(1, 8, array=True, big=st.sampled_from([2**62, 2**63 - 1])),
+        check=check_info_steps,
+    ),
+    "coverage": entry(
+        ccb.coverage,
+        optional=("k", "n"),
+        t=INT(0, 70, array=True, big=st.sampled_from([10**5, 10**9])),
+        k=INT(1, 8),
+        n=st.one_of(st.none(), INT(1, 10**6)),
+        check=check_coverage,
+    ),
     "info_latency_bound": entry(ccb.info_latency_bound, optional=("k",), n=N, alpha=ALPHA, k=INT(1, 8, array=True)),
     "flat_send_time": entry(ccb.flat_send_time, n=N, latency=SCALAR_ALPHA, overhead=SCALAR_ALPHA, gap=SCALAR_ALPHA),
     # bandwidth
     "role_volumes": entry(ccb.role_volumes, primitive=PRIMITIVE, n=SCALAR_N, m=SCALAR_SIZE),
     "volume_coefficient": entry(ccb.volume_coefficient, primitive=PRIMITIVE, n=N),
     "forced_volume": entry(ccb.forced_volume, primitive=PRIMITIVE, n=N, m=SIZE),
-    "effective_ports": entry(ccb.effective_ports, optional=("ports", "degree"), ports=INT(1, 8, array=True), degree=DEGREE),
-    "bandwidth_lower_bound": entry(ccb.bandwidth_lower_bound, optional=("ports", "degree"), primitive=PRIMITIVE, n=N, m=SIZE,
-                                   beta=BETA, ports=INT(1, 8, array=True), degree=DEGREE),
+    "effective_ports": entry(
+        ccb.effective_ports, optional=("ports", "degree"), ports=INT(1, 8, array=True), degree=DEGREE
+    ),
+    "bandwidth_lower_bound": entry(
+        ccb.bandwidth_lower_bound,
+        optional=("ports", "degree"),
+        primitive=PRIMITIVE,
+        n=N,
+        m=SIZE,
+        beta=BETA,
+        ports=INT(1, 8, array=True),
+        degree=DEGREE,
+    ),
     "uniform_routing": entry(ccb.uniform_routing, n=INT(1, 64, big=st.sampled_from([10**5, 2**20])), m=SCALAR_SIZE),
     "routing_volumes": entry(ccb.routing_volumes, matrix=MATRIX()),
-    "routing_lower_bound": entry(ccb.routing_lower_bound, optional=("ports",), matrix=MATRIX(), beta=SCALAR_BETA, ports=PORTS),
-    "hot_expert_routing": entry(ccb.hot_expert_routing, optional=("hot", "factor"), n=INT(2, 64, big=st.just(10**5)),
-                                m=SCALAR_SIZE, hot=INT(0, 8), factor=REAL(0.0, 100.0)),
+    "routing_lower_bound": entry(
+        ccb.routing_lower_bound, optional=("ports",), matrix=MATRIX(), beta=SCALAR_BETA, ports=PORTS
+    ),
+    "hot_expert_routing": entry(
+        ccb.hot_expert_routing,
+        optional=("hot", "factor"),
+        n=INT(2, 64, big=st.just(10**5)),
+        m=SCALAR_SIZE,
+        hot=INT(0, 8),
+        factor=REAL(0.0, 100.0),
+    ),
     "algorithm_bandwidth": entry(ccb.algorithm_bandwidth, m=SIZE, seconds=REAL(1e-9, 10.0, array=True)),
     "bus_bandwidth": entry(ccb.bus_bandwidth, primitive=PRIMITIVE, n=N, m=SIZE, seconds=REAL(1e-9, 10.0, array=True)),
     "gossip_transmissions": entry(ccb.gossip_transmissions, n=INT(1, 4)),
     # in-network reduction
     "in_network_volume": entry(ccb.in_network_volume, primitive=PRIMITIVE, n=N, m=SIZE, check=check_in_network_volume),
-    "in_network_lower_bound": entry(ccb.in_network_lower_bound, optional=("ports", "degree"), primitive=PRIMITIVE, n=N, m=SIZE,
-                                    beta=BETA, ports=INT(1, 8, array=True), degree=DEGREE),
-    "busbw_limit": entry(ccb.busbw_limit, optional=("ports", "in_network", "degree"), primitive=PRIMITIVE,
-                         n=INT(2, 64, array=True, big=st.sampled_from([2**40, 2**63 - 1])), beta=BETA, ports=INT(1, 8, array=True),
-                         in_network=st.one_of(st.booleans(), JUNK), degree=DEGREE, check=check_busbw_limit),
+    "in_network_lower_bound": entry(
+        ccb.in_network_lower_bound,
+        optional=("ports", "degree"),
+        primitive=PRIMITIVE,
+        n=N,
+        m=SIZE,
+        beta=BETA,
+        ports=INT(1, 8, array=True),
+        degree=DEGREE,
+    ),
+    "busbw_limit": entry(
+        ccb.busbw_limit,
+        optional=("ports", "in_network", "degree"),
+        primitive=PRIMITIVE,
+        n=INT(2, 64, array=True, big=st.sampled_from([2**40, 2**63 - 1])),
+        beta=BETA,
+        ports=INT(1, 8, array=True),
+        in_network=st.one_of(st.booleans(), JUNK),
+        degree=DEGREE,
+        check=check_busbw_limit,
+    ),
     "nvls_all_reduce_volume": entry(ccb.nvls_all_reduce_volume, n=N, m=SIZE, check=check_nvls_volume),
     # gossip (exhaustive search)
-    "gossip_rounds": entry(ccb.gossip_rounds, optional=("ports", "method"), topology=st.one_of(GOSSIP_TOPOLOGY, TOPOLOGY),
-                           ports=INT(1, 3, big=st.sampled_from([2**62, 2**63 + 1])), method=choice(("auto", "search")),
-                           check=check_gossip_rounds, examples=0.5),
+    "gossip_rounds": entry(
+        ccb.gossip_rounds,
+        optional=("ports", "method"),
+        topology=st.one_of(GOSSIP_TOPOLOGY, TOPOLOGY),
+        ports=INT(1, 3, big=st.sampled_from([2**62, 2**63 + 1])),
+        method=choice(("auto", "search")),
+        check=check_gossip_rounds,
+        examples=0.5,
+    ),
     # bounds
-    "latency_steps_lower_bound": entry(ccb.latency_steps_lower_bound, optional=("ports", "diameter", "degree"), primitive=PRIMITIVE,
-                                       n=N, ports=INT(1, 8, array=True), diameter=INT(0, 20, array=True), degree=DEGREE),
-    "latency_lower_bound": entry(ccb.latency_lower_bound, optional=("ports", "diameter", "degree"), primitive=PRIMITIVE, n=N,
-                                 alpha=ALPHA, ports=PORTS, diameter=INT(0, 20), degree=DEGREE),
-    "combined_lower_bound": entry(ccb.combined_lower_bound, optional=("ports", "diameter", "degree"), primitive=PRIMITIVE, n=N,
-                                  m=SIZE, alpha=ALPHA, beta=BETA, ports=PORTS, diameter=INT(0, 20), degree=DEGREE),
-    "crossover_size": entry(ccb.crossover_size, optional=("ports", "diameter", "degree"), primitive=PRIMITIVE, n=N2, alpha=ALPHA,
-                            beta=BETA, ports=PORTS, diameter=INT(0, 20), degree=DEGREE),
-    "round_lower_bound": entry(ccb.round_lower_bound, optional=("ports", "diameter", "degree"), primitive=PRIMITIVE, n=N,
-                               m=SIZE, alpha=ALPHA, beta=BETA, ports=PORTS, diameter=INT(0, 20), degree=DEGREE,
-                               check=check_round_bound),
-    "cut_through_latency_bound": entry(ccb.cut_through_latency_bound, optional=("ports", "diameter", "degree"), primitive=PRIMITIVE,
-                                       n=N, alpha=ALPHA, hop_latency=ALPHA, ports=PORTS, diameter=INT(0, 20, array=True),
-                                       degree=DEGREE, check=check_cut_through),
-    "regime": entry(ccb.regime, optional=("ports", "diameter", "degree"), primitive=PRIMITIVE, n=N, m=SIZE, alpha=ALPHA, beta=BETA,
-                    ports=PORTS, diameter=INT(0, 20), degree=DEGREE),
+    "latency_steps_lower_bound": entry(
+        ccb.latency_steps_lower_bound,
+        optional=("ports", "diameter", "degree"),
+        primitive=PRIMITIVE,
+        n=N,
+        ports=INT(1, 8, array=True),
+        diameter=INT(0, 20, array=True),
+        degree=DEGREE,
+    ),
+    "latency_lower_bound": entry(
+        ccb.latency_lower_bound,
+        optional=("ports", "diameter", "degree"),
+        primitive=PRIMITIVE,
+        n=N,
+        alpha=ALPHA,
+        ports=PORTS,
+        diameter=INT(0, 20),
+        degree=DEGREE,
+    ),
+    "combined_lower_bound": entry(
+        ccb.combined_lower_bound,
+        optional=("ports", "diameter", "degree"),
+        primitive=PRIMITIVE,
+        n=N,
+        m=SIZE,
+        alpha=ALPHA,
+        beta=BETA,
+        ports=PORTS,
+        diameter=INT(0, 20),
+        degree=DEGREE,
+    ),
+    "crossover_size": entry(
+        ccb.crossover_size,
+        optional=("ports", "diameter", "degree"),
+        primitive=PRIMITIVE,
+        n=N2,
+        alpha=ALPHA,
+        beta=BETA,
+        ports=PORTS,
+        diameter=INT(0, 20),
+        degree=DEGREE,
+    ),
+    "round_lower_bound": entry(
+        ccb.round_lower_bound,
+        optional=("ports", "diameter", "degree"),
+        primitive=PRIMITIVE,
+        n=N,
+        m=SIZE,
+        alpha=ALPHA,
+        beta=BETA,
+        ports=PORTS,
+        diameter=INT(0, 20),
+        degree=DEGREE,
+        check=check_round_bound,
+    ),
+    "cut_through_latency_bound": entry(
+        ccb.cut_through_latency_bound,
+        optional=("ports", "diameter", "degree"),
+        primitive=PRIMITIVE,
+        n=N,
+        alpha=ALPHA,
+        hop_latency=ALPHA,
+        ports=PORTS,
+        diameter=INT(0, 20, array=True),
+        degree=DEGREE,
+        check=check_cut_through,
+    ),
+    "regime": entry(
+        ccb.regime,
+        optional=("ports", "diameter", "degree"),
+        primitive=PRIMITIVE,
+        n=N,
+        m=SIZE,
+        alpha=ALPHA,
+        beta=BETA,
+        ports=PORTS,
+        diameter=INT(0, 20),
+        degree=DEGREE,
+    ),
     # algorithms
     "tree_height": entry(ccb.tree_height, n=N),
-    "optimal_chunks": entry(ccb.optimal_chunks, n=N, m=SIZE, alpha=st.one_of(ALPHA, st.just(0.0), st.just(5e-324)), beta=BETA,
-                            check=check_chunks),
-    "algorithm_terms": entry(ccb.algorithm_terms, optional=("ports", "chunks", "pipelined"), algorithm=ALGORITHM,
-                             primitive=PRIMITIVE, n=N, m=SIZE, ports=PORTS, chunks=st.one_of(st.none(), INT(1, 64)),
-                             pipelined=st.one_of(st.booleans(), JUNK)),
-    "algorithm_cost": entry(ccb.algorithm_cost, optional=("ports",), algorithm=ALGORITHM, primitive=PRIMITIVE, n=N, m=SIZE,
-                            alpha=ALPHA, beta=BETA, ports=PORTS, check=check_cost_not_below_bound),
-    "applicable_algorithms": entry(ccb.applicable_algorithms, optional=("n", "ports"), primitive=PRIMITIVE, n=N, ports=PORTS),
-    "best_algorithm": entry(ccb.best_algorithm, optional=("ports",), primitive=PRIMITIVE, n=N, m=SIZE, alpha=ALPHA, beta=BETA,
-                            ports=PORTS, check=check_best),
-    "efficiency": entry(ccb.efficiency, optional=("ports", "diameter", "bound", "chunks", "pipelined"), algorithm=ALGORITHM,
-                        primitive=PRIMITIVE, n=N, m=SIZE, alpha=ALPHA, beta=BETA, ports=PORTS, diameter=INT(0, 3),
-                        bound=choice(("combined", "round")), chunks=st.one_of(st.none(), INT(1, 64, big=st.just(2**40))),
-                        pipelined=st.one_of(st.booleans(), JUNK), check=check_efficiency),
+    "optimal_chunks": entry(
+        ccb.optimal_chunks,
+        n=N,
+        m=SIZE,
+        alpha=st.one_of(ALPHA, st.just(0.0), st.just(5e-324)),
+        beta=BETA,
+        check=check_chunks,
+    ),
+    "algorithm_terms": entry(
+        ccb.algorithm_terms,
+        optional=("ports", "chunks", "pipelined"),
+        algorithm=ALGORITHM,
+        primitive=PRIMITIVE,
+        n=N,
+        m=SIZE,
+        ports=PORTS,
+        chunks=st.one_of(st.none(), INT(1, 64)),
+        pipelined=st.one_of(st.booleans(), JUNK),
+    ),
+    "algorithm_cost": entry(
+        ccb.algorithm_cost,
+        optional=("ports",),
+        algorithm=ALGORITHM,
+        primitive=PRIMITIVE,
+        n=N,
+        m=SIZE,
+        alpha=ALPHA,
+        beta=BETA,
+        ports=PORTS,
+        check=check_cost_not_below_bound,
+    ),
+    "applicable_algorithms": entry(
+        ccb.applicable_algorithms, optional=("n", "ports"), primitive=PRIMITIVE, n=N, ports=PORTS
+    ),
+    "best_algorithm": entry(
+        ccb.best_algorithm,
+        optional=("ports",),
+        primitive=PRIMITIVE,
+        n=N,
+        m=SIZE,
+        alpha=ALPHA,
+        beta=BETA,
+        ports=PORTS,
+        check=check_best,
+    ),
+    "efficiency": entry(
+        ccb.efficiency,
+        optional=("ports", "diameter", "bound", "chunks", "pipelined"),
+        algorithm=ALGORITHM,
+        primitive=PRIMITIVE,
+        n=N,
+        m=SIZE,
+        alpha=ALPHA,
+        beta=BETA,
+        ports=PORTS,
+        diameter=INT(0, 3),
+        bound=choice(("combined", "round")),
+        chunks=st.one_of(st.none(), INT(1, 64, big=st.just(2**40))),
+        pipelined=st.one_of(st.booleans(), JUNK),
+        check=check_efficiency,
+    ),
     "Cost": entry(ccb.Cost, steps=INT(0, 100), bandwidth_bytes=SCALAR_SIZE, record=True),
-    "Cost.time": entry(lambda cost, alpha, beta: cost.time(alpha, beta),
-                       cost=st.builds(ccb.Cost, st.one_of(st.integers(0, 100), JUNK), st.one_of(SCALAR_SIZE, JUNK)),
-                       alpha=ALPHA, beta=BETA, names=("steps", "bandwidth_bytes")),
+    "Cost.time": entry(
+        lambda cost, alpha, beta: cost.time(alpha, beta),
+        cost=st.builds(ccb.Cost, st.one_of(st.integers(0, 100), JUNK), st.one_of(SCALAR_SIZE, JUNK)),
+        alpha=ALPHA,
+        beta=BETA,
+        names=("steps", "bandwidth_bytes"),
+    ),
     # selection
-    "crossover_between": entry(ccb.crossover_between, optional=("ports", "m_min", "m_max"), algorithm_a=ALGORITHM,
-                               algorithm_b=ALGORITHM, primitive=PRIMITIVE, n=INT(2, 64), alpha=SCALAR_ALPHA, beta=SCALAR_BETA,
-                               ports=PORTS, m_min=REAL(1e-3, 2.0**20), m_max=REAL(2.0**10, 2.0**50), check=check_crossover),
-    "best_algorithm_bands": entry(ccb.best_algorithm_bands, optional=("ports", "m_min", "m_max", "points"), primitive=PRIMITIVE,
-                                  n=INT(1, 64), alpha=SCALAR_ALPHA, beta=SCALAR_BETA, ports=PORTS, m_min=REAL(1e-3, 2.0**20),
-                                  m_max=REAL(2.0**10, 2.0**50), points=INT(1, 500, big=st.just(2**30))),
-    "optimality": entry(ccb.optimality, optional=("m", "ports", "large_n", "huge_n", "pipelined", "chunks"), algorithm=ALGORITHM,
-                        primitive=PRIMITIVE, n=INT(2, 64), m=SCALAR_SIZE, ports=PORTS, large_n=INT(2, 2**12),
-                        huge_n=INT(2**12, 2**20), pipelined=st.one_of(st.booleans(), JUNK),
-                        chunks=st.one_of(st.none(), INT(1, 256, big=st.sampled_from([2**20, 2**40])))),
+    "crossover_between": entry(
+        ccb.crossover_between,
+        optional=("ports", "m_min", "m_max"),
+        algorithm_a=ALGORITHM,
+        algorithm_b=ALGORITHM,
+        primitive=PRIMITIVE,
+        n=INT(2, 64),
+        alpha=SCALAR_ALPHA,
+        beta=SCALAR_BETA,
+        ports=PORTS,
+        m_min=REAL(1e-3, 2.0**20),
+        m_max=REAL(2.0**10, 2.0**50),
+        check=check_crossover,
+    ),
+    "best_algorithm_bands": entry(
+        ccb.best_algorithm_bands,
+        optional=("ports", "m_min", "m_max", "points"),
+        primitive=PRIMITIVE,
+        n=INT(1, 64),
+        alpha=SCALAR_ALPHA,
+        beta=SCALAR_BETA,
+        ports=PORTS,
+        m_min=REAL(1e-3, 2.0**20),
+        m_max=REAL(2.0**10, 2.0**50),
+        points=INT(1, 500, big=st.just(2**30)),
+    ),
+    "optimality": entry(
+        ccb.optimality,
+        optional=("m", "ports", "large_n", "huge_n", "pipelined", "chunks"),
+        algorithm=ALGORITHM,
+        primitive=PRIMITIVE,
+        n=INT(2, 64),
+        m=SCALAR_SIZE,
+        ports=PORTS,
+        large_n=INT(2, 2**12),
+        huge_n=INT(2**12, 2**20),
+        pipelined=st.one_of(st.booleans(), JUNK),
+        chunks=st.one_of(st.none(), INT(1, 256, big=st.sampled_from([2**20, 2**40]))),
+    ),
     # topology
     "ring": entry(ccb.ring, n=INT(1, 64, big=st.sampled_from([10**9, 2**62]))),
     "torus": entry(ccb.torus, args=st.lists(INT(1, 6, big=st.sampled_from([3, 10**6])), min_size=0, max_size=4)),
     "mesh": entry(ccb.mesh, args=st.lists(INT(1, 6, big=st.sampled_from([3, 10**6])), min_size=0, max_size=4)),
     "hypercube": entry(ccb.hypercube, dim=INT(0, 10, big=st.sampled_from([30, 62]))),
-    "fat_tree": entry(ccb.fat_tree, optional=("oversubscription", "hosts_per_leaf"), n=INT(4, 64, big=st.sampled_from([2**31 - 1, 2**40])),
-                      oversubscription=st.one_of(st.sampled_from([1, 2, 4, 1.5]), REAL(1.0, 8.0)), hosts_per_leaf=st.one_of(st.none(), INT(1, 16))),
-    "single_switch": entry(ccb.single_switch, optional=("links",), n=INT(2, 64, big=st.just(10**12)),
-                           links=INT(1, 8, big=st.sampled_from([10**6, 2**40]))),
+    "fat_tree": entry(
+        ccb.fat_tree,
+        optional=("oversubscription", "hosts_per_leaf"),
+        n=INT(4, 64, big=st.sampled_from([2**31 - 1, 2**40])),
+        oversubscription=st.one_of(st.sampled_from([1, 2, 4, 1.5]), REAL(1.0, 8.0)),
+        hosts_per_leaf=st.one_of(st.none(), INT(1, 16)),
+    ),
+    "single_switch": entry(
+        ccb.single_switch,
+        optional=("links",),
+        n=INT(2, 64, big=st.just(10**12)),
+        links=INT(1, 8, big=st.sampled_from([10**6, 2**40])),
+    ),
     "fully_connected": entry(ccb.fully_connected, n=INT(1, 64, big=st.just(10**12))),
     "measured_diameter": entry(ccb.measured_diameter, topology=TOPOLOGY),
-    "measured_bisection": entry(ccb.measured_bisection, optional=("max_endpoints",), topology=ANY_TOPOLOGY, max_endpoints=INT(1, 64, big=st.sampled_from([10**6, 2**62]))),
-    "Topology": entry(ccb.Topology, optional=("switched", "oversubscription"), family=choice(ccb.TOPOLOGY_FAMILIES), name=st.text(max_size=5),
-                      n=INT(1, 64), degree=INT(0, 8), diameter=INT(0, 8), bisection_links=INT(0, 8),
-                      switched=st.one_of(st.booleans(), JUNK), oversubscription=REAL(1.0, 4.0)),
+    "measured_bisection": entry(
+        ccb.measured_bisection,
+        optional=("max_endpoints",),
+        topology=ANY_TOPOLOGY,
+        max_endpoints=INT(1, 64, big=st.sampled_from([10**6, 2**62])),
+    ),
+    "Topology": entry(
+        ccb.Topology,
+        optional=("switched", "oversubscription"),
+        family=choice(ccb.TOPOLOGY_FAMILIES),
+        name=st.text(max_size=5),
+        n=INT(1, 64),
+        degree=INT(0, 8),
+        diameter=INT(0, 8),
+        bisection_links=INT(0, 8),
+        switched=st.one_of(st.booleans(), JUNK),
+        oversubscription=REAL(1.0, 4.0),
+    ),
     "Topology.graph": entry(lambda topology: topology.graph, topology=st.one_of(SMALL_TOPOLOGY, BIG_TOPOLOGY)),
-    "Topology.bisection_bandwidth": entry(lambda topology, beta: topology.bisection_bandwidth(beta), topology=SMALL_TOPOLOGY, beta=BETA),
+    "Topology.bisection_bandwidth": entry(
+        lambda topology, beta: topology.bisection_bandwidth(beta), topology=SMALL_TOPOLOGY, beta=BETA
+    ),
     # broadcast
     "eccentricity": entry(ccb.eccentricity, optional=("root",), topology=TOPOLOGY, root=INT(0, 30)),
-    "broadcast_steps": entry(ccb.broadcast_steps, optional=("k", "root", "method"), topology=TOPOLOGY, k=INT(1, 6), root=INT(0, 30),
-                             method=choice(("auto", "formula", "search"))),
-    "search_broadcast_steps": entry(ccb.search_broadcast_steps, optional=("k", "root"), topology=TOPOLOGY, k=INT(1, 6), root=INT(0, 30)),
+    "broadcast_steps": entry(
+        ccb.broadcast_steps,
+        optional=("k", "root", "method"),
+        topology=TOPOLOGY,
+        k=INT(1, 6),
+        root=INT(0, 30),
+        method=choice(("auto", "formula", "search")),
+    ),
+    "search_broadcast_steps": entry(
+        ccb.search_broadcast_steps, optional=("k", "root"), topology=TOPOLOGY, k=INT(1, 6), root=INT(0, 30)
+    ),
     # diameter
-    "family_instance": entry(ccb.family_instance, family=FAMILY, size=INT(1, 40, big=st.sampled_from([62, 2**31, 2**40]))),
-    "family_instances": entry(lambda family, max_n: list(ccb.family_instances(family, max_n))[:3], family=FAMILY,
-                              max_n=INT(2, 2000, big=st.sampled_from([10**9, 2**62]))),
+    "family_instance": entry(
+        ccb.family_instance, family=FAMILY, size=INT(1, 40, big=st.sampled_from([62, 2**31, 2**40]))
+    ),
+    "family_instances": entry(
+        lambda family, max_n: list(ccb.family_instances(family, max_n))[:3],
+        family=FAMILY,
+        max_n=INT(2, 2000, big=st.sampled_from([10**9, 2**62])),
+    ),
     "binding_latency_term": entry(ccb.binding_latency_term, optional=("k",), topology=TOPOLOGY, k=INT(1, 8)),
-    "diameter_binding_sizes": entry(ccb.diameter_binding_sizes, optional=("n_max", "k"), n_max=INT(2, 2000, big=st.just(10**9)),
-                                    k=INT(1, 8)),
-    "first_diameter_bound": entry(ccb.first_diameter_bound, optional=("max_n", "k"), family=FAMILY,
-                                  max_n=INT(2, 500, big=st.sampled_from([5000, 10**9, 2**62])), k=INT(1, 8)),
+    "diameter_binding_sizes": entry(
+        ccb.diameter_binding_sizes, optional=("n_max", "k"), n_max=INT(2, 2000, big=st.just(10**9)), k=INT(1, 8)
+    ),
+    "first_diameter_bound": entry(
+        ccb.first_diameter_bound,
+        optional=("max_n", "k"),
+        family=FAMILY,
+        max_n=INT(2, 500, big=st.sampled_from([5000, 10**9, 2**62])),
+        k=INT(1, 8),
+    ),
     # bisection
-    "bisection_bytes": entry(ccb.bisection_bytes, optional=("root_side",), primitive=PRIMITIVE, n=N, m=SIZE,
-                             root_side=choice(("larger", "smaller"))),
-    "bisection_lower_bound": entry(ccb.bisection_lower_bound, primitive=PRIMITIVE, topology=ANY_TOPOLOGY, m=SIZE, beta=BETA),
-    "node_lower_bound": entry(ccb.node_lower_bound, optional=("ports",), primitive=PRIMITIVE, topology=ANY_TOPOLOGY, m=SIZE, beta=BETA,
-                              ports=PORTS),
-    "tighter_bound": entry(ccb.tighter_bound, optional=("ports",), primitive=PRIMITIVE, topology=ANY_TOPOLOGY, m=SCALAR_SIZE,
-                           beta=SCALAR_BETA, ports=PORTS),
+    "bisection_bytes": entry(
+        ccb.bisection_bytes,
+        optional=("root_side",),
+        primitive=PRIMITIVE,
+        n=N,
+        m=SIZE,
+        root_side=choice(("larger", "smaller")),
+    ),
+    "bisection_lower_bound": entry(
+        ccb.bisection_lower_bound, primitive=PRIMITIVE, topology=ANY_TOPOLOGY, m=SIZE, beta=BETA
+    ),
+    "node_lower_bound": entry(
+        ccb.node_lower_bound,
+        optional=("ports",),
+        primitive=PRIMITIVE,
+        topology=ANY_TOPOLOGY,
+        m=SIZE,
+        beta=BETA,
+        ports=PORTS,
+    ),
+    "tighter_bound": entry(
+        ccb.tighter_bound,
+        optional=("ports",),
+        primitive=PRIMITIVE,
+        topology=ANY_TOPOLOGY,
+        m=SCALAR_SIZE,
+        beta=SCALAR_BETA,
+        ports=PORTS,
+    ),
     "bisection_partition": entry(ccb.bisection_partition, topology=ANY_TOPOLOGY),
-    "cut_links": entry(ccb.cut_links, topology=TOPOLOGY, side=st.one_of(st.sets(st.integers(0, 30), max_size=10), INTS(0, 30), JUNK)),
+    "cut_links": entry(
+        ccb.cut_links, topology=TOPOLOGY, side=st.one_of(st.sets(st.integers(0, 30), max_size=10), INTS(0, 30), JUNK)
+    ),
     # schedules and the simulator
-    "block_bounds": entry(ccb.block_bounds, optional=("parts",), m=INT(0, 10**6, big=st.sampled_from([2**62, 2**63 - 1])),
-                          n=INT(1, 64), parts=st.one_of(st.none(), INT(1, 64, big=st.just(2**30))), check=check_block_bounds),
-    "Transfer": entry(ccb.Transfer, optional=("op", "buffer", "dst_offset", "dst_buffer"), src=INT(0, 8), dst=INT(0, 8),
-                      offset=INT(0, 64), length=INT(0, 64), op=choice(("copy", "reduce")), buffer=choice(("data", "send", "recv", "work")),
-                      dst_offset=st.one_of(st.none(), INT(0, 64)), dst_buffer=st.one_of(st.none(), choice(("data", "recv")))),
-    "Round": entry(ccb.Round, optional=("reduce", "buffer", "dst_offset", "dst_buffer"), src=INT(0, 8, array=True),
-                   dst=INT(0, 8, array=True), offset=INT(0, 64, array=True), length=INT(0, 64, array=True),
-                   reduce=st.one_of(st.booleans(), JUNK), buffer=INT(0, 2), dst_offset=INT(0, 64), dst_buffer=INT(0, 2)),
-    "Schedule": entry(ccb.Schedule, optional=("buffers", "root", "algorithm"), primitive=PRIMITIVE, n=INT(1, 8), m=INT(0, 64),
-                      rounds=st.one_of(st.just([]), fresh(lambda: [ccb.Round([0], [1], 0, 1)]), JUNK),
-                      buffers=st.one_of(st.sampled_from([("data",), ("send", "recv"), ("data", "work"), ("tmp",)]), JUNK),
-                      root=INT(0, 8), algorithm=st.one_of(st.text(max_size=4), JUNK)),
+    "block_bounds": entry(
+        ccb.block_bounds,
+        optional=("parts",),
+        m=INT(0, 10**6, big=st.sampled_from([2**62, 2**63 - 1])),
+        n=INT(1, 64),
+        parts=st.one_of(st.none(), INT(1, 64, big=st.just(2**30))),
+        check=check_block_bounds,
+    ),
+    "Transfer": entry(
+        ccb.Transfer,
+        optional=("op", "buffer", "dst_offset", "dst_buffer"),
+        src=INT(0, 8),
+        dst=INT(0, 8),
+        offset=INT(0, 64),
+        length=INT(0, 64),
+        op=choice(("copy", "reduce")),
+        buffer=choice(("data", "send", "recv", "work")),
+        dst_offset=st.one_of(st.none(), INT(0, 64)),
+        dst_buffer=st.one_of(st.none(), choice(("data", "recv"))),
+    ),
+    "Round": entry(
+        ccb.Round,
+        optional=("reduce", "buffer", "dst_offset", "dst_buffer"),
+        src=INT(0, 8, array=True),
+        dst=INT(0, 8, array=True),
+        offset=INT(0, 64, array=True),
+        length=INT(0, 64, array=True),
+        reduce=st.one_of(st.booleans(), JUNK),
+        buffer=INT(0, 2),
+        dst_offset=INT(0, 64),
+        dst_buffer=INT(0, 2),
+    ),
+    "Schedule": entry(
+        ccb.Schedule,
+        optional=("buffers", "root", "algorithm"),
+        primitive=PRIMITIVE,
+        n=INT(1, 8),
+        m=INT(0, 64),
+        rounds=st.one_of(st.just([]), fresh(lambda: [ccb.Round([0], [1], 0, 1)]), JUNK),
+        buffers=st.one_of(st.sampled_from([("data",), ("send", "recv"), ("data", "work"), ("tmp",)]), JUNK),
+        root=INT(0, 8),
+        algorithm=st.one_of(st.text(max_size=4), JUNK),
+    ),
     "Schedule.from_transfers": entry(
-        ccb.Schedule.from_transfers, optional=("root",), primitive=PRIMITIVE, n=INT(1, 8), m=INT(0, 64),
-        rounds=st.one_of(fresh(lambda: [[ccb.Transfer(0, 1, 0, 4)]], lambda: [[]], lambda: [], lambda: [[(0, 1, 0, 4)]],
-                               lambda: [[ccb.Transfer(0, 1, 0, 4, buffer="work")]]), JUNK),
-        root=INT(0, 8)),
-    "generate": entry(ccb.generate, optional=("ports", "root", "chunks", "pipelined"), algorithm=ALGORITHM, primitive=PRIMITIVE,
-                      n=INT(1, 40, big=st.sampled_from([2**20, 10**9])), m=INT(0, 4096, big=st.sampled_from([2**40, 2**62])),
-                      ports=PORTS, root=INT(0, 8), chunks=st.one_of(st.none(), INT(1, 16, big=st.just(10**9))),
-                      pipelined=st.one_of(st.booleans(), JUNK)),
-    "knomial_tree": entry(ccb.knomial_tree, optional=("k",), n=INT(1, 64, big=st.sampled_from([2**30, 10**12])),
-                          k=INT(1, 8, big=st.just(10**18))),
-    "nccl_double_binary_tree": entry(ccb.nccl_double_binary_tree, n=INT(1, 64, big=st.sampled_from([2**30, 10**12])),
-                                     negative_ok=True),
-    "run_schedule": entry(ccb.run_schedule, optional=("ports", "topology", "seed", "max_bytes"), schedule=SCHEDULE, ports=PORTS,
-                          topology=st.one_of(st.none(), TOPOLOGY), seed=INT(0, 100), max_bytes=INT(0, 2**31)),
-    "simulate": entry(ccb.simulate, optional=("ports", "topology", "seed", "max_bytes", "root", "chunks"), algorithm=ALGORITHM,
-                      primitive=PRIMITIVE, n=INT(1, 24, big=st.sampled_from([1024, 2**20, 10**9])),
-                      m=INT(0, 2048, big=st.sampled_from([2**20, 2**30, 2**62])), ports=PORTS, topology=st.one_of(st.none(), TOPOLOGY),
-                      seed=INT(0, 100), max_bytes=INT(0, 2**31), root=INT(0, 8), chunks=INT(1, 8), check=check_simulation,
-                      examples=2.0),
+        ccb.Schedule.from_transfers,
+        optional=("root",),
+        primitive=PRIMITIVE,
+        n=INT(1, 8),
+        m=INT(0, 64),
+        rounds=st.one_of(
+            fresh(
+                lambda: [[ccb.Transfer(0, 1, 0, 4)]],
+                lambda: [[]],
+                lambda: [],
+                lambda: [[(0, 1, 0, 4)]],
+                lambda: [[ccb.Transfer(0, 1, 0, 4, buffer="work")]],
+            ),
+            JUNK,
+        ),
+        root=INT(0, 8),
+    ),
+    "generate": entry(
+        ccb.generate,
+        optional=("ports", "root", "chunks", "pipelined"),
+        algorithm=ALGORITHM,
+        primitive=PRIMITIVE,
+        n=INT(1, 40, big=st.sampled_from([2**20, 10**9])),
+        m=INT(0, 4096, big=st.sampled_from([2**40, 2**62])),
+        ports=PORTS,
+        root=INT(0, 8),
+        chunks=st.one_of(st.none(), INT(1, 16, big=st.just(10**9))),
+        pipelined=st.one_of(st.booleans(), JUNK),
+    ),
+    "knomial_tree": entry(
+        ccb.knomial_tree,
+        optional=("k",),
+        n=INT(1, 64, big=st.sampled_from([2**30, 10**12])),
+        k=INT(1, 8, big=st.just(10**18)),
+    ),
+    "nccl_double_binary_tree": entry(
+        ccb.nccl_double_binary_tree, n=INT(1, 64, big=st.sampled_from([2**30, 10**12])), negative_ok=True
+    ),
+    "run_schedule": entry(
+        ccb.run_schedule,
+        optional=("ports", "topology", "seed", "max_bytes"),
+        schedule=SCHEDULE,
+        ports=PORTS,
+        topology=st.one_of(st.none(), TOPOLOGY),
+        seed=INT(0, 100),
+        max_bytes=INT(0, 2**31),
+    ),
+    "simulate": entry(
+        ccb.simulate,
+        optional=("ports", "topology", "seed", "max_bytes", "root", "chunks"),
+        algorithm=ALGORITHM,
+        primitive=PRIMITIVE,
+        n=INT(1, 24, big=st.sampled_from([1024, 2**20, 10**9])),
+        m=INT(0, 2048, big=st.sampled_from([2**20, 2**30, 2**62])),
+        ports=PORTS,
+        topology=st.one_of(st.none(), TOPOLOGY),
+        seed=INT(0, 100),
+        max_bytes=INT(0, 2**31),
+        root=INT(0, 8),
+        chunks=INT(1, 8),
+        check=check_simulation,
+        examples=2.0,
+    ),
     "ScheduleError": entry(ccb.ScheduleError, args=st.lists(st.text(max_size=5), max_size=2), record=True),
-    "SimulationResult": entry(ccb.SimulationResult, schedule=SCHEDULE, rounds=INT(0, 8), bytes_sent=fresh(lambda: np.zeros(2)),
-                              bytes_received=fresh(lambda: np.zeros(2)), sent_per_round=fresh(lambda: np.zeros((1, 2))),
-                              received_per_round=fresh(lambda: np.zeros((1, 2))), max_message=fresh(lambda: np.zeros(1)),
-                              correct=st.one_of(st.booleans(), JUNK), errors=st.one_of(st.just([]), JUNK)),
-    "SimulationResult.time": entry(lambda alpha, beta: ccb.simulate("ring", "all_gather", 4, 64).time(alpha, beta),
-                                   alpha=ALPHA, beta=BETA),
+    "SimulationResult": entry(
+        ccb.SimulationResult,
+        schedule=SCHEDULE,
+        rounds=INT(0, 8),
+        bytes_sent=fresh(lambda: np.zeros(2)),
+        bytes_received=fresh(lambda: np.zeros(2)),
+        sent_per_round=fresh(lambda: np.zeros((1, 2))),
+        received_per_round=fresh(lambda: np.zeros((1, 2))),
+        max_message=fresh(lambda: np.zeros(1)),
+        correct=st.one_of(st.booleans(), JUNK),
+        errors=st.one_of(st.just([]), JUNK),
+    ),
+    "SimulationResult.time": entry(
+        lambda alpha, beta: ccb.simulate("ring", "all_gather", 4, 64).time(alpha, beta), alpha=ALPHA, beta=BETA
+    ),
     # hardware, units, volumes
     "preset": entry(ccb.preset, key=PRESET_KEY),
-    "HardwarePreset": entry(ccb.HardwarePreset, optional=("links", "overhead", "gap", "hop_latency"), key=st.text(max_size=3),
-                            label=st.text(max_size=3), alpha=SCALAR_ALPHA, beta=SCALAR_BETA, ports=st.one_of(st.none(), INT(1, 8)),
-                            topology=st.one_of(st.text(max_size=3), JUNK), source=st.text(max_size=3),
-                            links=st.one_of(st.none(), INT(1, 18)), overhead=st.one_of(st.none(), SCALAR_ALPHA),
-                            gap=st.one_of(st.none(), SCALAR_ALPHA), hop_latency=st.one_of(st.none(), SCALAR_ALPHA),
-                            check=lambda p, kw: None if p.effective_ports(16) >= 1 else f"effective_ports(16) = {p.effective_ports(16)}"),
-    "HardwarePreset.ports_for": entry(lambda key, n: ccb.PRESETS[key].ports_for(n), key=st.sampled_from(list(ccb.PRESETS)), n=INT(1, 64)),
+    "HardwarePreset": entry(
+        ccb.HardwarePreset,
+        optional=("links", "overhead", "gap", "hop_latency"),
+        key=st.text(max_size=3),
+        label=st.text(max_size=3),
+        alpha=SCALAR_ALPHA,
+        beta=SCALAR_BETA,
+        ports=st.one_of(st.none(), INT(1, 8)),
+        topology=st.one_of(st.text(max_size=3), JUNK),
+        source=st.text(max_size=3),
+        links=st.one_of(st.none(), INT(1, 18)),
+        overhead=st.one_of(st.none(), SCALAR_ALPHA),
+        gap=st.one_of(st.none(), SCALAR_ALPHA),
+        hop_latency=st.one_of(st.none(), SCALAR_ALPHA),
+        check=lambda p, kw: None if p.effective_ports(16) >= 1 else f"effective_ports(16) = {p.effective_ports(16)}",
+    ),
+    "HardwarePreset.ports_for": entry(
+        lambda key, n: ccb.PRESETS[key].ports_for(n), key=st.sampled_from(list(ccb.PRESETS)), n=INT(1, 64)
+    ),
     "format_bytes": entry(ccb.format_bytes, value=REAL(0.0, 1e15)),
     "format_time": entry(ccb.format_time, seconds=REAL(0.0, 1e3)),
     "format_bandwidth": entry(ccb.format_bandwidth, bytes_per_second=REAL(0.0, 1e13)),
     "Volume": entry(ccb.Volume, send=SCALAR_SIZE, recv=SCALAR_SIZE, record=True),
     # result records validate their fields since issue #28 (a record is input to the next call)
-    "AlphaBeta": entry(ccb.AlphaBeta, alpha=SCALAR_ALPHA, beta=SCALAR_BETA, steps=INT(0, 64), intercept_s=SCALAR_ALPHA,
-                       seconds_per_byte=REAL(0.0, 1e-6), rms_relative_error=REAL(0.0, 1.0), points=INT(0, 64), record=True),
-    "PublishedLog": entry(ccb.PublishedLog, optional=("in_switch_reduction",), key=st.text(max_size=3), system=st.text(max_size=3),
-                          source=st.text(max_size=3), nccl=st.one_of(st.none(), st.text(max_size=3), JUNK),
-                          collective=st.one_of(st.none(), choice(ccb.PRIMITIVES)), n_nodes=INT(1, 64), gpu_beta=SCALAR_BETA,
-                          node_beta=st.one_of(st.none(), SCALAR_BETA), spec=st.text(max_size=3),
-                          in_switch_reduction=st.one_of(st.booleans(), JUNK), record=True),
-    "NcclTestsRow": entry(ccb.NcclTestsRow, size=INT(0, 2**30), count=INT(0, 2**28), type=st.one_of(st.none(), st.just("float"), JUNK),
-                          redop=st.one_of(st.none(), st.just("sum"), JUNK), root=st.one_of(st.none(), INT(-1, 8)),
-                          time_s=REAL(1e-6, 1.0), algbw_Bps=SCALAR_BETA, busbw_Bps=SCALAR_BETA,
-                          wrong=st.one_of(st.none(), REAL(0.0, 10.0)), time_s_inplace=st.one_of(st.none(), REAL(1e-6, 1.0)),
-                          algbw_Bps_inplace=st.one_of(st.none(), SCALAR_BETA), busbw_Bps_inplace=st.one_of(st.none(), SCALAR_BETA),
-                          wrong_inplace=st.one_of(st.none(), REAL(0.0, 10.0)), line=INT(0, 100), record=True),
-    "NcclPrediction": entry(ccb.NcclPrediction, primitive=choice(ccb.PRIMITIVES), n_ranks=INT(2, 64), n_nodes=INT(1, 8),
-                            m=INT(0, 2**30), topology=st.one_of(st.just("dgx_h100"), JUNK), times=st.one_of(st.just({}), JUNK),
-                            latencies=st.one_of(st.just({}), JUNK), bandwidths=st.one_of(st.just({}), JUNK),
-                            algorithm=st.one_of(st.just("ring"), JUNK), protocol=st.one_of(st.just("simple"), JUNK),
-                            time=SCALAR_ALPHA, record=True),
-    "NcclTestsLog": entry(ccb.NcclTestsLog, optional=("hosts", "time_unit_s"), rows=st.one_of(st.just(()), JUNK),
-                          n_ranks=st.one_of(st.none(), INT(1, 64)), collective=st.one_of(st.none(), choice(ccb.PRIMITIVES)),
-                          hosts=st.one_of(st.just(()), JUNK), time_unit_s=REAL(1e-6, 1e-3), record=True),
+    "AlphaBeta": entry(
+        ccb.AlphaBeta,
+        alpha=SCALAR_ALPHA,
+        beta=SCALAR_BETA,
+        steps=INT(0, 64),
+        intercept_s=SCALAR_ALPHA,
+        seconds_per_byte=REAL(0.0, 1e-6),
+        rms_relative_error=REAL(0.0, 1.0),
+        points=INT(0, 64),
+        record=True,
+    ),
+    "PublishedLog": entry(
+        ccb.PublishedLog,
+        optional=("in_switch_reduction",),
+        key=st.text(max_size=3),
+        system=st.text(max_size=3),
+        source=st.text(max_size=3),
+        nccl=st.one_of(st.none(), st.text(max_size=3), JUNK),
+        collective=st.one_of(st.none(), choice(ccb.PRIMITIVES)),
+        n_nodes=INT(1, 64),
+        gpu_beta=SCALAR_BETA,
+        node_beta=st.one_of(st.none(), SCALAR_BETA),
+        spec=st.text(max_size=3),
+        in_switch_reduction=st.one_of(st.booleans(), JUNK),
+        record=True,
+    ),
+    "NcclTestsRow": entry(
+        ccb.NcclTestsRow,
+        size=INT(0, 2**30),
+        count=INT(0, 2**28),
+        type=st.one_of(st.none(), st.just("float"), JUNK),
+        redop=st.one_of(st.none(), st.just("sum"), JUNK),
+        root=st.one_of(st.none(), INT(-1, 8)),
+        time_s=REAL(1e-6, 1.0),
+        algbw_Bps=SCALAR_BETA,
+        busbw_Bps=SCALAR_BETA,
+        wrong=st.one_of(st.none(), REAL(0.0, 10.0)),
+        time_s_inplace=st.one_of(st.none(), REAL(1e-6, 1.0)),
+        algbw_Bps_inplace=st.one_of(st.none(), SCALAR_BETA),
+        busbw_Bps_inplace=st.one_of(st.none(), SCALAR_BETA),
+        wrong_inplace=st.one_of(st.none(), REAL(0.0, 10.0)),
+        line=INT(0, 100),
+        record=True,
+    ),
+    "NcclPrediction": entry(
+        ccb.NcclPrediction,
+        primitive=choice(ccb.PRIMITIVES),
+        n_ranks=INT(2, 64),
+        n_nodes=INT(1, 8),
+        m=INT(0, 2**30),
+        topology=st.one_of(st.just("dgx_h100"), JUNK),
+        times=st.one_of(st.just({}), JUNK),
+        latencies=st.one_of(st.just({}), JUNK),
+        bandwidths=st.one_of(st.just({}), JUNK),
+        algorithm=st.one_of(st.just("ring"), JUNK),
+        protocol=st.one_of(st.just("simple"), JUNK),
+        time=SCALAR_ALPHA,
+        record=True,
+    ),
+    "NcclTestsLog": entry(
+        ccb.NcclTestsLog,
+        optional=("hosts", "time_unit_s"),
+        rows=st.one_of(st.just(()), JUNK),
+        n_ranks=st.one_of(st.none(), INT(1, 64)),
+        collective=st.one_of(st.none(), choice(ccb.PRIMITIVES)),
+        hosts=st.one_of(st.just(()), JUNK),
+        time_unit_s=REAL(1e-6, 1e-3),
+        record=True,
+    ),
     # tables
-    "Table": entry(ccb.Table, optional=("caption",), headers=st.one_of(st.just(["a", "b"]), JUNK),
-                   rows=st.one_of(fresh(lambda: [["1", "2"]], lambda: [["1"]], lambda: []), JUNK), caption=st.one_of(st.text(max_size=3), JUNK)),
+    "Table": entry(
+        ccb.Table,
+        optional=("caption",),
+        headers=st.one_of(st.just(["a", "b"]), JUNK),
+        rows=st.one_of(fresh(lambda: [["1", "2"]], lambda: [["1"]], lambda: []), JUNK),
+        caption=st.one_of(st.text(max_size=3), JUNK),
+    ),
     "info_propagation_table": entry(ccb.info_propagation_table, optional=("ns", "k"), ns=INTS(1, 10**6), k=INT(2, 8)),
-    "preset_steps_table": entry(ccb.preset_steps_table, optional=("ns", "keys"), ns=INTS(1, 10**6),
-                                keys=st.one_of(st.lists(PRESET_KEY, max_size=3), JUNK)),
-    "broadcast_attainment_table": entry(ccb.broadcast_attainment_table, optional=("ns", "ks", "m"), ns=INTS(1, 100), ks=INTS(1, 6),
-                                        m=INT(0, 4096, big=st.just(2**40)), examples=0.5),
-    "exhaustive_broadcast_table": entry(ccb.exhaustive_broadcast_table, optional=("ns", "ks"), ns=INTS(2, 10, max_size=3), ks=INTS(1, 3, max_size=2)),
-    "diameter_table": entry(ccb.diameter_table, optional=("k", "measure_up_to"), topologies=st.one_of(st.lists(TOPOLOGY, max_size=3), JUNK),
-                            k=INT(1, 4), measure_up_to=INT(0, 2000, big=st.just(10**9))),
-    "ring_diameter_table": entry(ccb.ring_diameter_table, optional=("ns", "search_up_to"), ns=INTS(2, 40), search_up_to=INT(0, 20)),
-    "first_diameter_bound_table": entry(ccb.first_diameter_bound_table, optional=("families", "ks", "max_n"),
-                                        families=st.one_of(st.lists(FAMILY, max_size=3), JUNK), ks=INTS(1, 3, max_size=2),
-                                        max_n=INT(2, 500, big=st.sampled_from([5000, 10**9]))),
-    "kport_ring_table": entry(ccb.kport_ring_table, optional=("n", "ks"), n=INT(2, 64, big=st.just(10**12)), ks=INTS(1, 8)),
-    "bandwidth_table": entry(ccb.bandwidth_table, optional=("ports", "n", "m", "beta"), ports=PORTS, n=INT(1, 64), m=SCALAR_SIZE, beta=SCALAR_BETA),
-    "bandwidth_table_2port": entry(ccb.bandwidth_table_2port, optional=("ns", "m", "beta"), ns=INTS(2, 64), m=SCALAR_SIZE, beta=SCALAR_BETA),
-    "bandwidth_attainment_table": entry(ccb.bandwidth_attainment_table, optional=("ns", "block"), ns=INTS(1, 24, max_size=3),
-                                        block=INT(0, 256, big=st.just(2**40)), examples=0.5),
-    "busbw_table": entry(ccb.busbw_table, optional=("n", "sizes", "preset_key"), n=INT(1, 64),
-                         sizes=st.one_of(st.lists(SCALAR_SIZE, max_size=4), JUNK), preset_key=PRESET_KEY),
-    "algorithm_comparison_table": entry(ccb.algorithm_comparison_table, optional=("ports", "ns", "m"), ports=INT(1, 4),
-                                        ns=INTS(2, 64, max_size=3), m=SCALAR_SIZE),
-    "simulated_vs_bound_table": entry(ccb.simulated_vs_bound_table, optional=("cases", "preset_key"),
-                                      cases=st.one_of(st.lists(st.tuples(ALGORITHM, INT(1, 16), INT(0, 4096)), max_size=3), JUNK),
-                                      preset_key=PRESET_KEY, examples=0.5),
-    "tree_ring_crossover_table": entry(ccb.tree_ring_crossover_table, optional=("ns", "preset_key", "ports"), ns=INTS(2, 512, max_size=3),
-                                       preset_key=PRESET_KEY, ports=INT(1, 4)),
-    "bisection_width_table": entry(ccb.bisection_width_table, optional=("search_up_to",), topologies=st.one_of(st.lists(TOPOLOGY, max_size=3), JUNK),
-                                   search_up_to=INT(0, 16, big=st.just(64))),
-    "bisection_comparison_table": entry(ccb.bisection_comparison_table, optional=("m", "beta", "primitives"),
-                                        topologies=st.one_of(st.lists(TOPOLOGY, max_size=3), JUNK), m=SCALAR_SIZE, beta=SCALAR_BETA,
-                                        primitives=st.one_of(st.lists(PRIMITIVE, max_size=3), JUNK)),
-    "source_bisection_table": entry(ccb.source_bisection_table, optional=("ns", "m", "beta"), ns=INTS(4, 4096, max_size=3), m=SCALAR_SIZE,
-                                    beta=SCALAR_BETA),
-    "in_network_table": entry(ccb.in_network_table, optional=("n", "preset_key"), n=INT(2, 64, big=st.sampled_from([2**40, 2**62])),
-                              preset_key=PRESET_KEY),
-    "ring_gossip_table": entry(ccb.ring_gossip_table, optional=("ns", "ports"), ns=INTS(2, 12, max_size=3), ports=INT(1, 3),
-                               examples=0.5),
-    "source_node_bound_table": entry(ccb.source_node_bound_table, optional=("ns", "m", "beta"), ns=INTS(4, 4096, max_size=3),
-                                     m=SCALAR_SIZE, beta=SCALAR_BETA),
-    "efficiency_table": entry(ccb.efficiency_table, optional=("n", "alpha", "beta", "ports", "span"), n=INT(2, 256, big=st.just(2**40)),
-                              alpha=SCALAR_ALPHA, beta=SCALAR_BETA, ports=INT(1, 4), span=REAL(1.0, 2.0**20)),
-    "oversubscription_table": entry(ccb.oversubscription_table, optional=("n", "hosts_per_leaf", "m", "beta", "primitives"),
-                                    n=INT(4, 128, big=st.just(2**40)), hosts_per_leaf=INT(1, 16, big=st.just(2**20)), m=SCALAR_SIZE,
-                                    beta=SCALAR_BETA, primitives=st.one_of(st.lists(PRIMITIVE, max_size=2), JUNK)),
+    "preset_steps_table": entry(
+        ccb.preset_steps_table,
+        optional=("ns", "keys"),
+        ns=INTS(1, 10**6),
+        keys=st.one_of(st.lists(PRESET_KEY, max_size=3), JUNK),
+    ),
+    "broadcast_attainment_table": entry(
+        ccb.broadcast_attainment_table,
+        optional=("ns", "ks", "m"),
+        ns=INTS(1, 100),
+        ks=INTS(1, 6),
+        m=INT(0, 4096, big=st.just(2**40)),
+        examples=0.5,
+    ),
+    "exhaustive_broadcast_table": entry(
+        ccb.exhaustive_broadcast_table, optional=("ns", "ks"), ns=INTS(2, 10, max_size=3), ks=INTS(1, 3, max_size=2)
+    ),
+    "diameter_table": entry(
+        ccb.diameter_table,
+        optional=("k", "measure_up_to"),
+        topologies=st.one_of(st.lists(TOPOLOGY, max_size=3), JUNK),
+        k=INT(1, 4),
+        measure_up_to=INT(0, 2000, big=st.just(10**9)),
+    ),
+    "ring_diameter_table": entry(
+        ccb.ring_diameter_table, optional=("ns", "search_up_to"), ns=INTS(2, 40), search_up_to=INT(0, 20)
+    ),
+    "first_diameter_bound_table": entry(
+        ccb.first_diameter_bound_table,
+        optional=("families", "ks", "max_n"),
+        families=st.one_of(st.lists(FAMILY, max_size=3), JUNK),
+        ks=INTS(1, 3, max_size=2),
+        max_n=INT(2, 500, big=st.sampled_from([5000, 10**9])),
+    ),
+    "kport_ring_table": entry(
+        ccb.kport_ring_table, optional=("n", "ks"), n=INT(2, 64, big=st.just(10**12)), ks=INTS(1, 8)
+    ),
+    "bandwidth_table": entry(
+        ccb.bandwidth_table,
+        optional=("ports", "n", "m", "beta"),
+        ports=PORTS,
+        n=INT(1, 64),
+        m=SCALAR_SIZE,
+        beta=SCALAR_BETA,
+    ),
+    "bandwidth_table_2port": entry(
+        ccb.bandwidth_table_2port, optional=("ns", "m", "beta"), ns=INTS(2, 64), m=SCALAR_SIZE, beta=SCALAR_BETA
+    ),
+    "bandwidth_attainment_table": entry(
+        ccb.bandwidth_attainment_table,
+        optional=("ns", "block"),
+        ns=INTS(1, 24, max_size=3),
+        block=INT(0, 256, big=st.just(2**40)),
+        examples=0.5,
+    ),
+    "busbw_table": entry(
+        ccb.busbw_table,
+        optional=("n", "sizes", "preset_key"),
+        n=INT(1, 64),
+        sizes=st.one_of(st.lists(SCALAR_SIZE, max_size=4), JUNK),
+        preset_key=PRESET_KEY,
+    ),
+    "algorithm_comparison_table": entry(
+        ccb.algorithm_comparison_table,
+        optional=("ports", "ns", "m"),
+        ports=INT(1, 4),
+        ns=INTS(2, 64, max_size=3),
+        m=SCALAR_SIZE,
+    ),
+    "simulated_vs_bound_table": entry(
+        ccb.simulated_vs_bound_table,
+        optional=("cases", "preset_key"),
+        cases=st.one_of(st.lists(st.tuples(ALGORITHM, INT(1, 16), INT(0, 4096)), max_size=3), JUNK),
+        preset_key=PRESET_KEY,
+        examples=0.5,
+    ),
+    "tree_ring_crossover_table": entry(
+        ccb.tree_ring_crossover_table,
+        optional=("ns", "preset_key", "ports"),
+        ns=INTS(2, 512, max_size=3),
+        preset_key=PRESET_KEY,
+        ports=INT(1, 4),
+    ),
+    "bisection_width_table": entry(
+        ccb.bisection_width_table,
+        optional=("search_up_to",),
+        topologies=st.one_of(st.lists(TOPOLOGY, max_size=3), JUNK),
+        search_up_to=INT(0, 16, big=st.just(64)),
+    ),
+    "bisection_comparison_table": entry(
+        ccb.bisection_comparison_table,
+        optional=("m", "beta", "primitives"),
+        topologies=st.one_of(st.lists(TOPOLOGY, max_size=3), JUNK),
+        m=SCALAR_SIZE,
+        beta=SCALAR_BETA,
+        primitives=st.one_of(st.lists(PRIMITIVE, max_size=3), JUNK),
+    ),
+    "source_bisection_table": entry(
+        ccb.source_bisection_table,
+        optional=("ns", "m", "beta"),
+        ns=INTS(4, 4096, max_size=3),
+        m=SCALAR_SIZE,
+        beta=SCALAR_BETA,
+    ),
+    "in_network_table": entry(
+        ccb.in_network_table,
+        optional=("n", "preset_key"),
+        n=INT(2, 64, big=st.sampled_from([2**40, 2**62])),
+        preset_key=PRESET_KEY,
+    ),
+    "ring_gossip_table": entry(
+        ccb.ring_gossip_table, optional=("ns", "ports"), ns=INTS(2, 12, max_size=3), ports=INT(1, 3), examples=0.5
+    ),
+    "source_node_bound_table": entry(
+        ccb.source_node_bound_table,
+        optional=("ns", "m", "beta"),
+        ns=INTS(4, 4096, max_size=3),
+        m=SCALAR_SIZE,
+        beta=SCALAR_BETA,
+    ),
+    "efficiency_table": entry(
+        ccb.efficiency_table,
+        optional=("n", "alpha", "beta", "ports", "span"),
+        n=INT(2, 256, big=st.just(2**40)),
+        alpha=SCALAR_ALPHA,
+        beta=SCALAR_BETA,
+        ports=INT(1, 4),
+        span=REAL(1.0, 2.0**20),
+    ),
+    "oversubscription_table": entry(
+        ccb.oversubscription_table,
+        optional=("n", "hosts_per_leaf", "m", "beta", "primitives"),
+        n=INT(4, 128, big=st.just(2**40)),
+        hosts_per_leaf=INT(1, 16, big=st.just(2**20)),
+        m=SCALAR_SIZE,
+        beta=SCALAR_BETA,
+        primitives=st.one_of(st.lists(PRIMITIVE, max_size=2), JUNK),
+    ),
     # chapter 8: nccl-tests logs, NCCL's tuning model (nccl helper's modules)
-    "busbw_ceiling": entry(ccb.busbw_ceiling, optional=("ports", "latency_ports"), primitive=PRIMITIVE, n=INT(2, 64), m=SIZE,
-                           alpha=SCALAR_ALPHA, beta=SCALAR_BETA, ports=PORTS, latency_ports=st.one_of(st.none(), PORTS)),
-    "two_level_busbw_ceiling": entry(ccb.two_level_busbw_ceiling, optional=("node_beta", "ports"), primitive=PRIMITIVE,
-                                     n_ranks=INT(2, 64), n_nodes=INT(1, 8), beta=SCALAR_BETA,
-                                     node_beta=st.one_of(st.none(), SCALAR_BETA), ports=PORTS),
-    "read_nccl_tests": entry(ccb.read_nccl_tests, optional=("collective", "n_ranks", "force"), text=NCCL_TEXT,
-                             collective=st.one_of(st.none(), PRIMITIVE, st.just("sendrecv")),
-                             n_ranks=st.one_of(st.none(), INT(1, 64, big=st.just(2**40))), force=st.one_of(st.booleans(), JUNK),
-                             names=("line",)),  # "line 12: ..." names the place in the text
-    "read_nccl_tests_runs": entry(ccb.read_nccl_tests_runs, optional=("collective", "n_ranks", "force"),
-                                  n_ranks=st.one_of(st.none(), INT(2, 64)), force=st.booleans(),
-                                  text=st.one_of(NCCL_TEXT, st.lists(NCCL_TEXT.filter(lambda t: isinstance(t, str)), min_size=2, max_size=3)
-                                                 .map("\n".join)),
-                                  collective=st.one_of(st.none(), PRIMITIVE), names=("line",)),
+    "busbw_ceiling": entry(
+        ccb.busbw_ceiling,
+        optional=("ports", "latency_ports"),
+        primitive=PRIMITIVE,
+        n=INT(2, 64),
+        m=SIZE,
+        alpha=SCALAR_ALPHA,
+        beta=SCALAR_BETA,
+        ports=PORTS,
+        latency_ports=st.one_of(st.none(), PORTS),
+    ),
+    "two_level_busbw_ceiling": entry(
+        ccb.two_level_busbw_ceiling,
+        optional=("node_beta", "ports"),
+        primitive=PRIMITIVE,
+        n_ranks=INT(2, 64),
+        n_nodes=INT(1, 8),
+        beta=SCALAR_BETA,
+        node_beta=st.one_of(st.none(), SCALAR_BETA),
+        ports=PORTS,
+    ),
+    "read_nccl_tests": entry(
+        ccb.read_nccl_tests,
+        optional=("collective", "n_ranks", "force"),
+        text=NCCL_TEXT,
+        collective=st.one_of(st.none(), PRIMITIVE, st.just("sendrecv")),
+        n_ranks=st.one_of(st.none(), INT(1, 64, big=st.just(2**40))),
+        force=st.one_of(st.booleans(), JUNK),
+        names=("line",),
+    ),  # "line 12: ..." names the place in the text
+    "read_nccl_tests_runs": entry(
+        ccb.read_nccl_tests_runs,
+        optional=("collective", "n_ranks", "force"),
+        n_ranks=st.one_of(st.none(), INT(2, 64)),
+        force=st.booleans(),
+        text=st.one_of(
+            NCCL_TEXT, st.lists(NCCL_TEXT.filter(lambda t: isinstance(t, str)), min_size=2, max_size=3).map("\n".join)
+        ),
+        collective=st.one_of(st.none(), PRIMITIVE),
+        names=("line",),
+    ),
     "read_published_log": entry(ccb.read_published_log, key=LOG_KEY),
-    "two_step_rounds_per_chunk": entry(ccb.two_step_rounds_per_chunk, optional=("primitive", "root"),
-                                       topology=st.one_of(st.sampled_from([ccb.ring(4), ccb.ring(5), ccb.ring(7), ccb.dgx1(),
-                                                                           ccb.single_switch(3)]), JUNK),
-                                       primitive=st.one_of(st.sampled_from(["all_gather", "broadcast", "all_to_all"]), JUNK),
-                                       root=INT(0, 8), examples=0.3),
-    "in_switch_busbw_ceiling": entry(ccb.in_switch_busbw_ceiling, optional=("node_beta",), primitive=PRIMITIVE,
-                                     n_ranks=INT(2, 64), n_nodes=INT(1, 8), beta=SCALAR_BETA,
-                                     node_beta=st.one_of(st.none(), SCALAR_BETA)),
-    "nvls_graph": entry(ccb.nvls_graph, optional=("nic_bw",), gpus=INT(1, 40, big=st.just(2**40)),
-                        nvswitch_bw=REAL(1e9, 1e12), nic_bw=REAL(0.0, 1e11)),
-    "nccl_nvls_table": entry(ccb.nccl_nvls_table, optional=("gpu_counts", "topology"),
-                             gpu_counts=st.one_of(st.lists(INT(1, 40), max_size=3), fresh(lambda: iter(int, 1)), JUNK),
-                             topology=NCCL_TOPOLOGY),
+    "two_step_rounds_per_chunk": entry(
+        ccb.two_step_rounds_per_chunk,
+        optional=("primitive", "root"),
+        topology=st.one_of(
+            st.sampled_from([ccb.ring(4), ccb.ring(5), ccb.ring(7), ccb.dgx1(), ccb.single_switch(3)]), JUNK
+        ),
+        primitive=st.one_of(st.sampled_from(["all_gather", "broadcast", "all_to_all"]), JUNK),
+        root=INT(0, 8),
+        examples=0.3,
+    ),
+    "in_switch_busbw_ceiling": entry(
+        ccb.in_switch_busbw_ceiling,
+        optional=("node_beta",),
+        primitive=PRIMITIVE,
+        n_ranks=INT(2, 64),
+        n_nodes=INT(1, 8),
+        beta=SCALAR_BETA,
+        node_beta=st.one_of(st.none(), SCALAR_BETA),
+    ),
+    "nvls_graph": entry(
+        ccb.nvls_graph,
+        optional=("nic_bw",),
+        gpus=INT(1, 40, big=st.just(2**40)),
+        nvswitch_bw=REAL(1e9, 1e12),
+        nic_bw=REAL(0.0, 1e11),
+    ),
+    "nccl_nvls_table": entry(
+        ccb.nccl_nvls_table,
+        optional=("gpu_counts", "topology"),
+        gpu_counts=st.one_of(st.lists(INT(1, 40), max_size=3), fresh(lambda: iter(int, 1)), JUNK),
+        topology=NCCL_TOPOLOGY,
+    ),
     "published_log_text": entry(ccb.published_log_text, key=LOG_KEY),
-    "published_summary_table": entry(ccb.published_summary_table, optional=("keys",),
-                                     keys=st.one_of(st.none(), st.lists(LOG_KEY, max_size=3), JUNK)),
-    "fit_alpha_beta": entry(ccb.fit_alpha_beta, optional=("n_ranks", "collective", "min_size", "max_size", "inplace"), log=NCCL_LOG,
-                            n_ranks=st.one_of(st.none(), INT(2, 64)), collective=st.one_of(st.none(), PRIMITIVE),
-                            min_size=REAL(1.0, 2.0**20), max_size=st.one_of(st.none(), REAL(2.0**10, 2.0**34)),
-                            inplace=st.one_of(st.booleans(), JUNK)),
-    "nccl_tests_report": entry(ccb.nccl_tests_report, optional=("ports", "latency_ports", "n_ranks", "collective"), log=NCCL_LOG,
-                               alpha=SCALAR_ALPHA, beta=SCALAR_BETA, ports=PORTS, latency_ports=st.one_of(st.none(), PORTS),
-                               n_ranks=st.one_of(st.none(), INT(2, 64)), collective=st.one_of(st.none(), PRIMITIVE)),
-    "nccl_predict": entry(lambda kw, overrides: ccb.nccl_predict(**kw, **overrides), kw=NCCL_CALL, overrides=NCCL_OVERRIDES,
-                          names=NCCL_NAMES),
-    "nccl_tuning_table": entry(lambda kw, overrides: ccb.nccl_tuning_table(**{k: v for k, v in kw.items() if k != "m"}, **overrides),
-                               kw=NCCL_CALL, overrides=NCCL_OVERRIDES, names=NCCL_NAMES),
-    "nccl_vs_bound": entry(lambda kw, overrides: ccb.nccl_vs_bound(**kw, **overrides), kw=NCCL_CALL, overrides=NCCL_OVERRIDES,
-                           names=NCCL_NAMES),
-    "nccl_bound_parameters": entry(lambda topology, overrides: ccb.nccl_bound_parameters(topology, **overrides),
-                                   topology=NCCL_TOPOLOGY, overrides=NCCL_OVERRIDES, names=NCCL_NAMES),
-    "nccl_vs_bound_table": entry(ccb.nccl_vs_bound_table, optional=("topology", "primitive"),
-                                 cases=st.one_of(st.lists(st.tuples(INT(2, 64), INT(1, 8), INT(0, 2**30)), max_size=3),
-                                                 fresh(lambda: range(10**9), lambda: iter(int, 1)), JUNK),
-                                 topology=NCCL_TOPOLOGY, primitive=choice(ccb.NCCL_COLLECTIVES)),
-    "plot_nccl_times": entry(ccb.plot_nccl_times, optional=("primitive", "n_ranks", "n_nodes", "topology", "m_range", "efficiency"),
-                             primitive=choice(ccb.NCCL_COLLECTIVES), n_ranks=INT(2, 64), n_nodes=INT(1, 8), topology=NCCL_TOPOLOGY,
-                             m_range=st.one_of(st.tuples(REAL(1.0, 2.0**10), REAL(2.0**12, 2.0**34)), JUNK),
-                             efficiency=st.one_of(st.booleans(), JUNK), examples=0.3),
-    "plot_nccl_pick_map": entry(ccb.plot_nccl_pick_map, optional=("topology", "primitive", "threshold"), topology=NCCL_TOPOLOGY,
-                                primitive=choice(ccb.NCCL_COLLECTIVES), threshold=REAL(0.1, 1.0), examples=0.2),
-    "plot_busbw_against_bound": entry(ccb.plot_busbw_against_bound, optional=("ports", "n_ranks", "collective"), log=NCCL_LOG,
-                                      alpha=SCALAR_ALPHA, beta=SCALAR_BETA, ports=PORTS, n_ranks=st.one_of(st.none(), INT(2, 64)),
-                                      collective=st.one_of(st.none(), PRIMITIVE), examples=0.3),
+    "published_summary_table": entry(
+        ccb.published_summary_table, optional=("keys",), keys=st.one_of(st.none(), st.lists(LOG_KEY, max_size=3), JUNK)
+    ),
+    "fit_alpha_beta": entry(
+        ccb.fit_alpha_beta,
+        optional=("n_ranks", "collective", "min_size", "max_size", "inplace"),
+        log=NCCL_LOG,
+        n_ranks=st.one_of(st.none(), INT(2, 64)),
+        collective=st.one_of(st.none(), PRIMITIVE),
+        min_size=REAL(1.0, 2.0**20),
+        max_size=st.one_of(st.none(), REAL(2.0**10, 2.0**34)),
+        inplace=st.one_of(st.booleans(), JUNK),
+    ),
+    "nccl_tests_report": entry(
+        ccb.nccl_tests_report,
+        optional=("ports", "latency_ports", "n_ranks", "collective"),
+        log=NCCL_LOG,
+        alpha=SCALAR_ALPHA,
+        beta=SCALAR_BETA,
+        ports=PORTS,
+        latency_ports=st.one_of(st.none(), PORTS),
+        n_ranks=st.one_of(st.none(), INT(2, 64)),
+        collective=st.one_of(st.none(), PRIMITIVE),
+    ),
+    "nccl_predict": entry(
+        lambda kw, overrides: ccb.nccl_predict(**kw, **overrides),
+        kw=NCCL_CALL,
+        overrides=NCCL_OVERRIDES,
+        names=NCCL_NAMES,
+    ),
+    "nccl_tuning_table": entry(
+        lambda kw, overrides: ccb.nccl_tuning_table(**{k: v for k, v in kw.items() if k != "m"}, **overrides),
+        kw=NCCL_CALL,
+        overrides=NCCL_OVERRIDES,
+        names=NCCL_NAMES,
+    ),
+    "nccl_vs_bound": entry(
+        lambda kw, overrides: ccb.nccl_vs_bound(**kw, **overrides),
+        kw=NCCL_CALL,
+        overrides=NCCL_OVERRIDES,
+        names=NCCL_NAMES,
+    ),
+    "nccl_bound_parameters": entry(
+        lambda topology, overrides: ccb.nccl_bound_parameters(topology, **overrides),
+        topology=NCCL_TOPOLOGY,
+        overrides=NCCL_OVERRIDES,
+        names=NCCL_NAMES,
+    ),
+    "nccl_vs_bound_table": entry(
+        ccb.nccl_vs_bound_table,
+        optional=("topology", "primitive"),
+        cases=st.one_of(
+            st.lists(st.tuples(INT(2, 64), INT(1, 8), INT(0, 2**30)), max_size=3),
+            fresh(lambda: range(10**9), lambda: iter(int, 1)),
+            JUNK,
+        ),
+        topology=NCCL_TOPOLOGY,
+        primitive=choice(ccb.NCCL_COLLECTIVES),
+    ),
+    "plot_nccl_times": entry(
+        ccb.plot_nccl_times,
+        optional=("primitive", "n_ranks", "n_nodes", "topology", "m_range", "efficiency"),
+        primitive=choice(ccb.NCCL_COLLECTIVES),
+        n_ranks=INT(2, 64),
+        n_nodes=INT(1, 8),
+        topology=NCCL_TOPOLOGY,
+        m_range=st.one_of(st.tuples(REAL(1.0, 2.0**10), REAL(2.0**12, 2.0**34)), JUNK),
+        efficiency=st.one_of(st.booleans(), JUNK),
+        examples=0.3,
+    ),
+    "plot_nccl_pick_map": entry(
+        ccb.plot_nccl_pick_map,
+        optional=("topology", "primitive", "threshold"),
+        topology=NCCL_TOPOLOGY,
+        primitive=choice(ccb.NCCL_COLLECTIVES),
+        threshold=REAL(0.1, 1.0),
+        examples=0.2,
+    ),
+    "plot_busbw_against_bound": entry(
+        ccb.plot_busbw_against_bound,
+        optional=("ports", "n_ranks", "collective"),
+        log=NCCL_LOG,
+        alpha=SCALAR_ALPHA,
+        beta=SCALAR_BETA,
+        ports=PORTS,
+        n_ranks=st.one_of(st.none(), INT(2, 64)),
+        collective=st.one_of(st.none(), PRIMITIVE),
+        examples=0.3,
+    ),
     # chapter 7: topologies with parallel links, schedule synthesis (synth helper's modules)
-    "topology_from_links": entry(ccb.topology_from_links, optional=("name", "bisection_links"), matrix=LINK_MATRIX,
-                                 name=st.one_of(st.none(), st.text(max_size=5), JUNK), bisection_links=st.one_of(st.none(), INT(0, 20))),
-    "topology_from_graph": entry(ccb.topology_from_graph, optional=("name", "bisection_links"), graph=NX_GRAPH,
-                                 name=st.one_of(st.none(), st.text(max_size=5)), bisection_links=st.one_of(st.none(), INT(0, 20))),
+    "topology_from_links": entry(
+        ccb.topology_from_links,
+        optional=("name", "bisection_links"),
+        matrix=LINK_MATRIX,
+        name=st.one_of(st.none(), st.text(max_size=5), JUNK),
+        bisection_links=st.one_of(st.none(), INT(0, 20)),
+    ),
+    "topology_from_graph": entry(
+        ccb.topology_from_graph,
+        optional=("name", "bisection_links"),
+        graph=NX_GRAPH,
+        name=st.one_of(st.none(), st.text(max_size=5)),
+        bisection_links=st.one_of(st.none(), INT(0, 20)),
+    ),
     "dgx1": entry(ccb.dgx1),
     "link_matrix": entry(ccb.link_matrix, topology=SYNTH_TOPOLOGY),
-    "parse_nvidia_smi_topo": entry(ccb.parse_nvidia_smi_topo, optional=("name", "nvswitch", "pcie_links", "level_links"),
-                                   text=SMI_TEXT, name=st.one_of(st.none(), st.text(max_size=5)),
-                                   nvswitch=st.one_of(st.sampled_from(["auto", True, False]), JUNK), pcie_links=INT(1, 4),
-                                   level_links=st.one_of(st.none(), st.just({"PIX": 2}), st.just({"FOO": 1}), JUNK)),
-    "parse_rocm_smi_topo": entry(ccb.parse_rocm_smi_topo, optional=("name", "pcie_links", "level_links"), text=ROCM_TEXT,
-                                 name=st.one_of(st.none(), st.text(max_size=5)), pcie_links=INT(1, 4),
-                                 level_links=st.one_of(st.none(), st.just({"NODE": 3}), JUNK)),
-    "steps_lower_bound": entry(ccb.steps_lower_bound, optional=("root",), topology=SYNTH_TOPOLOGY, primitive=PRIMITIVE, root=INT(0, 8)),
-    "rounds_per_chunk_bound": entry(ccb.rounds_per_chunk_bound, optional=("root",), topology=SYNTH_TOPOLOGY, primitive=PRIMITIVE,
-                                    root=INT(0, 8)),
-    "synthesize": entry(ccb.synthesize, optional=("root", "m", "workers"), topology=SYNTH_TOPOLOGY, primitive=PRIMITIVE,
-                        steps=INT(1, 4, big=st.just(10**6)), rounds=INT(1, 6, big=st.just(10**6)), chunks=INT(1, 3, big=st.just(10**6)),
-                        time_limit=TIME_LIMIT, root=INT(0, 8), m=st.one_of(st.none(), INT(0, 256)), workers=INT(1, 2), examples=0.5),
-    "pareto_frontier": entry(ccb.pareto_frontier, optional=("max_chunks", "root", "workers"), topology=SYNTH_TOPOLOGY,
-                             primitive=PRIMITIVE, max_steps=INT(1, 3, big=st.just(10**6)), max_chunks=INT(1, 2), time_limit=REAL(0.05, 0.5),
-                             root=INT(0, 8), workers=INT(1, 2), examples=0.3),
+    "parse_nvidia_smi_topo": entry(
+        ccb.parse_nvidia_smi_topo,
+        optional=("name", "nvswitch", "pcie_links", "level_links"),
+        text=SMI_TEXT,
+        name=st.one_of(st.none(), st.text(max_size=5)),
+        nvswitch=st.one_of(st.sampled_from(["auto", True, False]), JUNK),
+        pcie_links=INT(1, 4),
+        level_links=st.one_of(st.none(), st.just({"PIX": 2}), st.just({"FOO": 1}), JUNK),
+    ),
+    "parse_rocm_smi_topo": entry(
+        ccb.parse_rocm_smi_topo,
+        optional=("name", "pcie_links", "level_links"),
+        text=ROCM_TEXT,
+        name=st.one_of(st.none(), st.text(max_size=5)),
+        pcie_links=INT(1, 4),
+        level_links=st.one_of(st.none(), st.just({"NODE": 3}), JUNK),
+    ),
+    "steps_lower_bound": entry(
+        ccb.steps_lower_bound, optional=("root",), topology=SYNTH_TOPOLOGY, primitive=PRIMITIVE, root=INT(0, 8)
+    ),
+    "rounds_per_chunk_bound": entry(
+        ccb.rounds_per_chunk_bound, optional=("root",), topology=SYNTH_TOPOLOGY, primitive=PRIMITIVE, root=INT(0, 8)
+    ),
+    "synthesize": entry(
+        ccb.synthesize,
+        optional=("root", "m", "workers"),
+        topology=SYNTH_TOPOLOGY,
+        primitive=PRIMITIVE,
+        steps=INT(1, 4, big=st.just(10**6)),
+        rounds=INT(1, 6, big=st.just(10**6)),
+        chunks=INT(1, 3, big=st.just(10**6)),
+        time_limit=TIME_LIMIT,
+        root=INT(0, 8),
+        m=st.one_of(st.none(), INT(0, 256)),
+        workers=INT(1, 2),
+        examples=0.5,
+    ),
+    "pareto_frontier": entry(
+        ccb.pareto_frontier,
+        optional=("max_chunks", "root", "workers"),
+        topology=SYNTH_TOPOLOGY,
+        primitive=PRIMITIVE,
+        max_steps=INT(1, 3, big=st.just(10**6)),
+        max_chunks=INT(1, 2),
+        time_limit=REAL(0.05, 0.5),
+        root=INT(0, 8),
+        workers=INT(1, 2),
+        examples=0.3,
+    ),
     "stored_schedules": entry(ccb.stored_schedules),
-    "stored_schedule": entry(ccb.stored_schedule, optional=("rounds", "m", "verify"), topology=SYNTH_TOPOLOGY, primitive=PRIMITIVE,
-                             steps=INT(1, 8), chunks=INT(1, 8), rounds=st.one_of(st.none(), INT(1, 16)), m=st.one_of(st.none(), INT(0, 4096)),
-                             verify=st.one_of(st.booleans(), JUNK)),
+    "stored_schedule": entry(
+        ccb.stored_schedule,
+        optional=("rounds", "m", "verify"),
+        topology=SYNTH_TOPOLOGY,
+        primitive=PRIMITIVE,
+        steps=INT(1, 8),
+        chunks=INT(1, 8),
+        rounds=st.one_of(st.none(), INT(1, 16)),
+        m=st.one_of(st.none(), INT(0, 4096)),
+        verify=st.one_of(st.booleans(), JUNK),
+    ),
     "stored_frontier": entry(ccb.stored_frontier, topology=SYNTH_TOPOLOGY, primitive=PRIMITIVE),
-    "synthesized_time": entry(ccb.synthesized_time, schedule=st.one_of(STORED, SCHEDULE), alpha=SCALAR_ALPHA, beta=SCALAR_BETA),
-    "verify_synthesized": entry(ccb.verify_synthesized, optional=("seed",), schedule=st.one_of(STORED, SCHEDULE),
-                                topology=SYNTH_TOPOLOGY, seed=INT(0, 100)),
-    "synthesis_bounds_table": entry(ccb.synthesis_bounds_table, optional=("primitives",),
-                                    topologies=st.one_of(st.lists(SYNTH_TOPOLOGY, max_size=2), JUNK),
-                                    primitives=st.one_of(st.lists(PRIMITIVE, max_size=2), JUNK)),
-    "attainment_table": entry(ccb.attainment_table, optional=("primitive",), topologies=st.one_of(st.lists(SYNTH_TOPOLOGY, max_size=2), JUNK),
-                              primitive=PRIMITIVE, time_limit=REAL(0.05, 0.5), examples=0.3),
-    "draw_synthesized_step": entry(ccb.draw_synthesized_step, schedule=st.one_of(STORED, SCHEDULE), topology=SYNTH_TOPOLOGY,
-                                   step=INT(0, 8), examples=0.3),
-    "plot_schedule_steps": entry(ccb.plot_schedule_steps, schedule=st.one_of(STORED, SCHEDULE), topology=SYNTH_TOPOLOGY,
-                                 examples=0.2),
-    "plot_synthesis_plane": entry(ccb.plot_synthesis_plane, optional=("frontier", "others", "infeasible"), steps_bound=INT(1, 8),
-                                  ratio_bound=REAL(0.1, 8.0), frontier=st.one_of(st.just(()), st.lists(st.tuples(INT(1, 8), REAL(0.1, 8.0)), max_size=3), JUNK),
-                                  others=st.just(()), infeasible=st.just(()), examples=0.3),
+    "synthesized_time": entry(
+        ccb.synthesized_time, schedule=st.one_of(STORED, SCHEDULE), alpha=SCALAR_ALPHA, beta=SCALAR_BETA
+    ),
+    "verify_synthesized": entry(
+        ccb.verify_synthesized,
+        optional=("seed",),
+        schedule=st.one_of(STORED, SCHEDULE),
+        topology=SYNTH_TOPOLOGY,
+        seed=INT(0, 100),
+    ),
+    "synthesis_bounds_table": entry(
+        ccb.synthesis_bounds_table,
+        optional=("primitives",),
+        topologies=st.one_of(st.lists(SYNTH_TOPOLOGY, max_size=2), JUNK),
+        primitives=st.one_of(st.lists(PRIMITIVE, max_size=2), JUNK),
+    ),
+    "attainment_table": entry(
+        ccb.attainment_table,
+        optional=("primitive",),
+        topologies=st.one_of(st.lists(SYNTH_TOPOLOGY, max_size=2), JUNK),
+        primitive=PRIMITIVE,
+        time_limit=REAL(0.05, 0.5),
+        examples=0.3,
+    ),
+    "draw_synthesized_step": entry(
+        ccb.draw_synthesized_step,
+        schedule=st.one_of(STORED, SCHEDULE),
+        topology=SYNTH_TOPOLOGY,
+        step=INT(0, 8),
+        examples=0.3,
+    ),
+    "plot_schedule_steps": entry(
+        ccb.plot_schedule_steps, schedule=st.one_of(STORED, SCHEDULE), topology=SYNTH_TOPOLOGY, examples=0.2
+    ),
+    "plot_synthesis_plane": entry(
+        ccb.plot_synthesis_plane,
+        optional=("frontier", "others", "infeasible"),
+        steps_bound=INT(1, 8),
+        ratio_bound=REAL(0.1, 8.0),
+        frontier=st.one_of(st.just(()), st.lists(st.tuples(INT(1, 8), REAL(0.1, 8.0)), max_size=3), JUNK),
+        others=st.just(()),
+        infeasible=st.just(()),
+        examples=0.3,
+    ),
     "SolverError": entry(ccb.SolverError, args=st.lists(st.text(max_size=5), max_size=2), record=True),
     "SynthesisTimeout": entry(ccb.SynthesisTimeout, args=st.lists(st.text(max_size=5), max_size=2), record=True),
     # chapter 6: results of MPI runs (mpi helper's package)
-    "load_mpi_result": entry(ccb.load_mpi_result, source=MPI_SOURCE, record=True),  # other fields pass through as stored
-    "mpi_runs_table": entry(ccb.mpi_runs_table, optional=("m", "alpha", "beta"), result=MPI_RESULT,
-                            m=st.one_of(st.none(), INT(0, 2**30)), alpha=st.one_of(st.none(), SCALAR_ALPHA),
-                            beta=st.one_of(st.none(), SCALAR_BETA)),
-    "plot_mpi_runs": entry(ccb.plot_mpi_runs, optional=("pairs", "alpha", "beta", "ncols"), result=MPI_RESULT,
-                           pairs=st.one_of(st.none(), JUNK), alpha=st.one_of(st.none(), SCALAR_ALPHA),
-                           beta=st.one_of(st.none(), SCALAR_BETA), ncols=INT(1, 3), examples=0.3),
-    "plot_mpi_ratios": entry(ccb.plot_mpi_ratios, optional=("pairs", "alpha", "beta"), result=MPI_RESULT,
-                             pairs=st.one_of(st.none(), JUNK), alpha=st.one_of(st.none(), SCALAR_ALPHA),
-                             beta=st.one_of(st.none(), SCALAR_BETA), examples=0.3),
+    "load_mpi_result": entry(
+        ccb.load_mpi_result, source=MPI_SOURCE, record=True
+    ),  # other fields pass through as stored
+    "mpi_runs_table": entry(
+        ccb.mpi_runs_table,
+        optional=("m", "alpha", "beta"),
+        result=MPI_RESULT,
+        m=st.one_of(st.none(), INT(0, 2**30)),
+        alpha=st.one_of(st.none(), SCALAR_ALPHA),
+        beta=st.one_of(st.none(), SCALAR_BETA),
+    ),
+    "plot_mpi_runs": entry(
+        ccb.plot_mpi_runs,
+        optional=("pairs", "alpha", "beta", "ncols"),
+        result=MPI_RESULT,
+        pairs=st.one_of(st.none(), JUNK),
+        alpha=st.one_of(st.none(), SCALAR_ALPHA),
+        beta=st.one_of(st.none(), SCALAR_BETA),
+        ncols=INT(1, 3),
+        examples=0.3,
+    ),
+    "plot_mpi_ratios": entry(
+        ccb.plot_mpi_ratios,
+        optional=("pairs", "alpha", "beta"),
+        result=MPI_RESULT,
+        pairs=st.one_of(st.none(), JUNK),
+        alpha=st.one_of(st.none(), SCALAR_ALPHA),
+        beta=st.one_of(st.none(), SCALAR_BETA),
+        examples=0.3,
+    ),
     "plot_pingpong": entry(ccb.plot_pingpong, result=MPI_RESULT, examples=0.3),
     # topology drawings (plotting.py): panel count, per-panel vertices and the figure's vertices + edges are capped
-    "draw_topology": entry(ccb.draw_topology, optional=("root", "ax", "max_nodes", "side"), topology=DRAWN_TOPOLOGY,
-                           root=INT(0, 30), ax=st.one_of(st.none(), JUNK), max_nodes=INT(1, 5000, big=st.just(5000)),
-                           side=st.one_of(st.none(), st.sets(st.integers(0, 30), max_size=12), INTS(0, 30),
-                                          fresh(itertools.count, lambda: [0] * 10**6)),
-                           check=check_drawing, examples=0.3),
-    "draw_topology_grid": entry(ccb.draw_topology_grid, optional=("cuts", "max_nodes"), topologies=GRID_TOPOLOGIES,
-                                cuts=st.one_of(st.booleans(), st.booleans(), st.booleans(), JUNK), max_nodes=INT(1, 5000, big=st.just(5000)),
-                                check=check_drawing, examples=0.3),
+    "draw_topology": entry(
+        ccb.draw_topology,
+        optional=("root", "ax", "max_nodes", "side"),
+        topology=DRAWN_TOPOLOGY,
+        root=INT(0, 30),
+        ax=st.one_of(st.none(), JUNK),
+        max_nodes=INT(1, 5000, big=st.just(5000)),
+        side=st.one_of(
+            st.none(),
+            st.sets(st.integers(0, 30), max_size=12),
+            INTS(0, 30),
+            fresh(itertools.count, lambda: [0] * 10**6),
+        ),
+        check=check_drawing,
+        examples=0.3,
+    ),
+    "draw_topology_grid": entry(
+        ccb.draw_topology_grid,
+        optional=("cuts", "max_nodes"),
+        topologies=GRID_TOPOLOGIES,
+        cuts=st.one_of(st.booleans(), st.booleans(), st.booleans(), JUNK),
+        max_nodes=INT(1, 5000, big=st.just(5000)),
+        check=check_drawing,
+        examples=0.3,
+    ),
 }
 
 # Public callables that are not fuzzed here, and why.
@@ -1040,7 +2003,9 @@ NOT_FUZZED = {
 
 
 def _public_callables():
-    return sorted(name for name in ccb.__all__ if callable(getattr(ccb, name)) and not inspect.ismodule(getattr(ccb, name)))
+    return sorted(
+        name for name in ccb.__all__ if callable(getattr(ccb, name)) and not inspect.ismodule(getattr(ccb, name))
+    )
 
 
 def test_every_public_callable_is_fuzzed():
@@ -1136,8 +2101,13 @@ def _worker(name: str, examples: int, write) -> None:
     explore = os.environ.get("CCB_FUZZ_RANDOM") == "1"
     random.seed() if explore else random.seed(name)
 
-    @settings(max_examples=examples, deadline=None, database=None, derandomize=not explore,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+    @settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        derandomize=not explore,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+    )
     @given(spec.strategy())
     def run(call):
         args, kwargs = call
@@ -1165,8 +2135,13 @@ def _warm_up() -> None:
         return
     _WARM.append(True)
 
-    @settings(max_examples=len(FUZZ), deadline=None, database=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=len(FUZZ),
+        deadline=None,
+        database=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     @given(st.one_of(*[spec.strategy() for spec in FUZZ.values()]))
     def draw(call):
         pass
@@ -1215,8 +2190,10 @@ def test_public_function_obeys_the_rule(name):
         _, status = os.waitpid(pid, 0)
     last_call = next((line[5:] for line in reversed(lines) if line.startswith("CALL ")), "(no call started)")
     if killed:
-        pytest.fail(f"{name}: the worker ran past {budget:g} s (a call that ignores the alarm, e.g. one C-level loop); "
-                    f"last call: {last_call}")
+        pytest.fail(
+            f"{name}: the worker ran past {budget:g} s (a call that ignores the alarm, e.g. one C-level loop); "
+            f"last call: {last_call}"
+        )
     final = lines[-1] if lines else ""
     if final.startswith("FAIL "):
         pytest.fail(json.loads(final[5:]), pytrace=False)

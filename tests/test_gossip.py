@@ -24,11 +24,17 @@ def brute_gossip(graph: nx.Graph, ports: int = 1, telephone: bool = False) -> in
     full = (1 << n) - 1
     if telephone:
         edges = list(graph.edges())
-        matchings = [m for r in range(len(edges) + 1) for m in itertools.combinations(edges, r)
-                     if len({x for e in m for x in e}) == 2 * len(m)]
+        matchings = [
+            m
+            for r in range(len(edges) + 1)
+            for m in itertools.combinations(edges, r)
+            if len({x for e in m for x in e}) == 2 * len(m)
+        ]
         rounds = [[(u, v) for a, b in m for u, v in ((a, b), (b, a))] for m in matchings]
     else:
-        options = [[()] + [c for r in range(1, ports + 1) for c in itertools.combinations(nbrs[u], r)] for u in range(n)]
+        options = [
+            [()] + [c for r in range(1, ports + 1) for c in itertools.combinations(nbrs[u], r)] for u in range(n)
+        ]
         rounds = []
         for pick in itertools.product(*options):
             msgs = [(u, v) for u, targets in enumerate(pick) for v in targets]
@@ -92,7 +98,11 @@ def test_telephone_model_differs_for_odd_n(n, telephone):
 
 def test_two_ports_on_complete_graph():
     # ceil(log3 n): 4 -> 2, 5 -> 2, 9 -> 2, 10 -> 3
-    assert ccb.gossip_rounds(ccb.fully_connected(4), ports=2, method="search") == brute_gossip(nx.complete_graph(4), ports=2) == 2
+    assert (
+        ccb.gossip_rounds(ccb.fully_connected(4), ports=2, method="search")
+        == brute_gossip(nx.complete_graph(4), ports=2)
+        == 2
+    )
     assert ccb.gossip_rounds(ccb.fully_connected(5), ports=2, method="search") == 2
     assert [ccb.gossip_rounds(ccb.fully_connected(n), ports=2) for n in (9, 10)] == [2, 3]
 

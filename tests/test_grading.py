@@ -48,20 +48,40 @@ def steps(n, k=1):
 CHEATS = {
     "direct call": ["def steps(n, k=1):\n    return ccb.info_steps(n, k)\n"],
     "from-import alias": ["from ccb_helpers import info_steps as s\ndef steps(n, k=1):\n    return s(n, k)\n"],
-    "submodule import": ["from ccb_helpers.propagation import info_steps\ndef steps(n, k=1):\n    return info_steps(n, k)\n"],
+    "submodule import": [
+        "from ccb_helpers.propagation import info_steps\ndef steps(n, k=1):\n    return info_steps(n, k)\n"
+    ],
     "alias in another cell": ["s = ccb.info_steps\n", "def steps(n, k=1):\n    return s(n, k)\n"],
     "default argument": ["g0 = ccb.info_steps\n", "def steps(n, k=1, g=g0):\n    return g(n, k)\n"],
-    "closure": ["g0 = ccb.info_steps\n", "def make():\n    g = g0\n    def steps(n, k=1):\n        return g(n, k)\n    return steps\nsteps = make()\n"],
-    "partial": ["import functools\np = functools.partial(ccb.info_steps)\n", "def steps(n, k=1):\n    return p(n, k)\n"],
-    "helper in another cell": ["def helper(n, k):\n    return ccb.info_steps(n, k)\n", "def steps(n, k=1):\n    return helper(n, k)\n"],
-    "method of a class": ["class C:\n    def go(self, n, k):\n        return ccb.latency_steps_lower_bound(n, k)\n", "def steps(n, k=1):\n    return C().go(n, k)\n"],
+    "closure": [
+        "g0 = ccb.info_steps\n",
+        "def make():\n    g = g0\n    def steps(n, k=1):\n        return g(n, k)\n    return steps\nsteps = make()\n",
+    ],
+    "partial": [
+        "import functools\np = functools.partial(ccb.info_steps)\n",
+        "def steps(n, k=1):\n    return p(n, k)\n",
+    ],
+    "helper in another cell": [
+        "def helper(n, k):\n    return ccb.info_steps(n, k)\n",
+        "def steps(n, k=1):\n    return helper(n, k)\n",
+    ],
+    "method of a class": [
+        "class C:\n    def go(self, n, k):\n        return ccb.latency_steps_lower_bound(n, k)\n",
+        "def steps(n, k=1):\n    return C().go(n, k)\n",
+    ],
     "getattr": ["def steps(n, k=1):\n    return getattr(ccb, 'info_' + 'steps')(n, k)\n"],
     "vars": ["def steps(n, k=1):\n    return vars(ccb)['info_steps'](n, k)\n"],
     "__dict__": ["def steps(n, k=1):\n    return ccb.__dict__['info_steps'](n, k)\n"],
     "eval": ["def steps(n, k=1):\n    return eval('ccb.info_steps')(n, k)\n"],
-    "importlib": ["import importlib\ndef steps(n, k=1):\n    return importlib.import_module('ccb_helpers').info_steps(n, k)\n"],
-    "operator.attrgetter": ["import operator\ndef steps(n, k=1):\n    return operator.attrgetter('info_steps')(ccb)(n, k)\n"],
-    "private helper": ["from ccb_helpers._intmath import ceil_log_int\ndef steps(n, k=1):\n    return ceil_log_int(n, k + 1)\n"],
+    "importlib": [
+        "import importlib\ndef steps(n, k=1):\n    return importlib.import_module('ccb_helpers').info_steps(n, k)\n"
+    ],
+    "operator.attrgetter": [
+        "import operator\ndef steps(n, k=1):\n    return operator.attrgetter('info_steps')(ccb)(n, k)\n"
+    ],
+    "private helper": [
+        "from ccb_helpers._intmath import ceil_log_int\ndef steps(n, k=1):\n    return ceil_log_int(n, k + 1)\n"
+    ],
     "lambda": ["steps = lambda n, k=1: ccb.info_steps(n, k)\n"],
     "the library function itself": ["steps = ccb.info_steps\n"],
     "frame walking": ["import sys\ndef steps(n, k=1):\n    return sys._getframe(1).f_locals['want']\n"],
@@ -83,7 +103,8 @@ def test_require_own_code_accepts_own_work():
     namespace = run_cells(
         "import math\nimport numpy as np\nfrom itertools import count\n",
         "def helper(x):\n    return math.ceil(x)\n",
-        "ring = 3  # a variable named like a library function is fine\n" + OWN
+        "ring = 3  # a variable named like a library function is fine\n"
+        + OWN
         + "\ndef twice(n):\n    return helper(np.float64(steps(n))) * 2 + ring * 0\n"
         # what IPython makes of a `%time steps(8)` line in the same cell
         + "\ndef timed():\n    get_ipython().run_line_magic('time', 'steps(8)')\n",
@@ -129,14 +150,23 @@ class SameAsAnything:
 
 def _fake_numpy_str():
     """A class that claims to be numpy's string type, whose str() equals everything (issue #28)."""
+
     class SameStr(str):
         def __eq__(self, other):
             return True
 
         __hash__ = str.__hash__
 
-    fake = type("str_", (), {"__module__": "numpy", "__str__": lambda self: SameStr("x"), "__eq__": lambda self, other: True,
-                             "__hash__": lambda self: 0})
+    fake = type(
+        "str_",
+        (),
+        {
+            "__module__": "numpy",
+            "__str__": lambda self: SameStr("x"),
+            "__eq__": lambda self, other: True,
+            "__hash__": lambda self: 0,
+        },
+    )
     return fake()
 
 
@@ -157,7 +187,9 @@ def test_lookalikes_do_not_pass_coercion():
     for bad in (SameAsAnything(), EvilInt(1), 0.5, "1/3"):
         with pytest.raises(grading.GradingError):
             grading.as_fraction(bad)
-    fake_int = type("int64", (), {"__module__": "numpy", "__int__": lambda self: 3, "__eq__": lambda self, other: True})()
+    fake_int = type(
+        "int64", (), {"__module__": "numpy", "__int__": lambda self: 3, "__eq__": lambda self, other: True}
+    )()
     with pytest.raises(grading.GradingError, match="应为 int"):
         grading.as_int(fake_int)
 
@@ -210,21 +242,22 @@ def test_part_scores_groups_and_never_prints_hidden_or_returned_values(capsys):
 
 def test_a_failed_visible_group_costs_its_own_points_only(capsys):
     """Partial credit from the hidden groups; the public visible cases count only with a hidden pass."""
+
     def weak(n):
-        return n + 1 if n < 100 else n     # right on small inputs only
+        return n + 1 if n < 100 else n  # right on small inputs only
 
     part = grading.Part("demo-visible", points=4)
     part.visible([((500,), 501)], weak, points=1, name="f")
     part.compare("small", weak, [(1,), (5,)], lambda n: n + 1, points=2, expect="n + 1")
     part.compare("large", weak, [(1000,)], lambda n: n + 1, points=1, expect="n + 1")
-    assert part.score() == 2            # the visible check failed, two hidden points still count
-    assert "f(500) 应为 501，得到 500" in capsys.readouterr().out   # the visible case is public
+    assert part.score() == 2  # the visible check failed, two hidden points still count
+    assert "f(500) 应为 501，得到 500" in capsys.readouterr().out  # the visible case is public
 
     lookup = {(3,): 4}.get
     part = grading.Part("demo-lookup", points=3)
     part.visible([((3,), 4)], lambda n: lookup((n,), 0), points=1, name="f")
     part.compare("hidden", lambda n: lookup((n,), 0), [(7,)], lambda n: n + 1, points=2, expect="n + 1")
-    assert part.score() == 0            # a lookup table of the visible cases earns nothing
+    assert part.score() == 0  # a lookup table of the visible cases earns nothing
     assert "不计分" in capsys.readouterr().out
 
 
@@ -243,7 +276,7 @@ def test_part_catches_exceptions_type_errors_and_runaways(capsys):
     assert part.score() == 0
     out = capsys.readouterr().out
     assert "抛出了 ZeroDivisionError" in out and "应为 int，得到 float" in out and "超过时间预算 0.5 s" in out
-    assert "424242" not in out      # an exception's message may carry the hidden input
+    assert "424242" not in out  # an exception's message may carry the hidden input
 
 
 def test_part_rejected_scores_zero(capsys):
@@ -331,7 +364,8 @@ def test_the_student_process_cannot_read_the_course_or_reach_out(tmp_path):
     port = server.getsockname()[1]
     session = isolation.Session()
     try:
-        session.run_cell(f"""
+        session.run_cell(
+            f"""
 import os, sqlite3, socket, subprocess
 COURSE = {str(course)!r}
 def read(path):
@@ -353,17 +387,28 @@ def run():
 def signal_grader():
     os.kill(os.getppid(), 0)
     return "signalled"
-""", "<cell>")
+""",
+            "<cell>",
+        )
         assert session.landlock >= 1
-        for name, args in [("read", (str(course / "source" / "ps1" / "ps1.ipynb"),)),
-                           ("read", (str(course / "submitted" / "other" / "ps1" / "ps1.ipynb"),)),
-                           ("read", ("/etc/passwd",)), ("read", ("/proc/1/environ",)),
-                           ("listing", (str(course),)), ("gradebook", ()), ("connect", (port,)),
-                           ("write", (str(tmp_path / "out.txt"),)), ("run", ()), ("signal_grader", ())]:
+        for name, args in [
+            ("read", (str(course / "source" / "ps1" / "ps1.ipynb"),)),
+            ("read", (str(course / "submitted" / "other" / "ps1" / "ps1.ipynb"),)),
+            ("read", ("/etc/passwd",)),
+            ("read", ("/proc/1/environ",)),
+            ("listing", (str(course),)),
+            ("gradebook", ()),
+            ("connect", (port,)),
+            ("write", (str(tmp_path / "out.txt"),)),
+            ("run", ()),
+            ("signal_grader", ()),
+        ]:
             kind, value = _call(session, name, *args)
             assert kind == "raised", (name, args, value)
         assert not (tmp_path / "out.txt").exists()
-        assert _call(session, "read", os.path.join(os.path.dirname(os.__file__), "os.py"))[0] == "value"  # the standard library is there
+        assert (
+            _call(session, "read", os.path.join(os.path.dirname(os.__file__), "os.py"))[0] == "value"
+        )  # the standard library is there
     finally:
         session.close()
         server.close()
@@ -401,18 +446,21 @@ print("confined")
 def test_the_library_is_a_stub_whose_calls_reject_the_part(capsys):
     session = isolation.Session(require_sandbox=False)
     try:
-        session.run_cell("import ccb_helpers as ccb\nfrom ccb_helpers.propagation import info_steps as hidden\n"
-                         "LIB = {'f': ccb.info_steps}\n"
-                         "def direct(n):\n    return ccb.info_steps(n, 1)\n"
-                         "def stashed(n):\n    try:\n        return LIB['f'](n, 1)\n    except Exception:\n        return 3\n"
-                         "def record():\n    return ccb.Transfer(0, 1, 0, 4)\n", "<cell>")
+        session.run_cell(
+            "import ccb_helpers as ccb\nfrom ccb_helpers.propagation import info_steps as hidden\n"
+            "LIB = {'f': ccb.info_steps}\n"
+            "def direct(n):\n    return ccb.info_steps(n, 1)\n"
+            "def stashed(n):\n    try:\n        return LIB['f'](n, 1)\n    except Exception:\n        return 3\n"
+            "def record():\n    return ccb.Transfer(0, 1, 0, 4)\n",
+            "<cell>",
+        )
         assert _call(session, "direct", 8) == ("raised", "LibraryUnavailable")
         assert session.library_calls_since(0) == ["info_steps"]
         transfer = session.call("record", (), {})
         assert type(transfer) is ccb.Transfer and (transfer.src, transfer.dst, transfer.length) == (0, 1, 4)
         part = grading.Part("demo-stash", points=1, answer=isolation.StudentFunction(session, "stashed"))
         part.compare("all", isolation.StudentFunction(session, "stashed"), [(8,)], lambda n: 3, points=1, expect="3")
-        assert part.score() == 0            # the right answer, but the library was called meanwhile
+        assert part.score() == 0  # the right answer, but the library was called meanwhile
         assert "ccb.info_steps" in capsys.readouterr().out
     finally:
         session.close()
@@ -421,7 +469,8 @@ def test_the_library_is_a_stub_whose_calls_reject_the_part(capsys):
 def test_returned_values_cross_as_plain_data_and_lookalikes_do_not():
     session = isolation.Session(require_sandbox=False)
     try:
-        session.run_cell('''
+        session.run_cell(
+            """
 import numpy as np
 from fractions import Fraction
 class Same(int):
@@ -441,7 +490,9 @@ def same_fraction():
     value = Fraction(1, 3)
     value._numerator, value._denominator = Same(1), Same(3)
     return value
-''', "<cell>")
+""",
+            "<cell>",
+        )
         values = session.call("plain", (), {})
         assert values[:4] == (2**5000 + 1, -7, 0.1, "s") and type(values[4]) is int and type(values[5]) is float
         assert type(values[6]) is str and values[7] == {(1, 2): [frozenset({3})]} and values[8].tolist() == [0, 1, 2]
@@ -462,16 +513,18 @@ def test_a_dead_or_runaway_process_is_graded_as_far_as_it_goes(monkeypatch):
     cells = [
         isolation.Cell("answer", "def one(n):\n    return n\n"),
         isolation.Cell("test", test.format("one")),
-        isolation.Cell("answer", "import os\nos._exit(3)\ndef two(n):\n    return n\n"),   # ends the process at top level
+        isolation.Cell(
+            "answer", "import os\nos._exit(3)\ndef two(n):\n    return n\n"
+        ),  # ends the process at top level
         isolation.Cell("test", test.format("two")),
-        isolation.Cell("answer", "def three(n):\n    import os\n    os._exit(4)\n"),   # ends it when called
+        isolation.Cell("answer", "def three(n):\n    import os\n    os._exit(4)\n"),  # ends it when called
         isolation.Cell("test", test.format("three")),
-        isolation.Cell("answer", "while True:\n    pass\n"),                            # runs away at top level
-        isolation.Cell("answer", "def four(n):\n    while True:\n        pass\n"),      # runs away when called
+        isolation.Cell("answer", "while True:\n    pass\n"),  # runs away at top level
+        isolation.Cell("answer", "def four(n):\n    while True:\n        pass\n"),  # runs away when called
         isolation.Cell("test", test.format("four")),
         isolation.Cell("answer", "def five(n):\n    return n\n"),
         isolation.Cell("test", test.format("five")),
-        isolation.Cell("ignored", "def five(n):\n    return -1\n"),                     # a cell the student added
+        isolation.Cell("ignored", "def five(n):\n    return -1\n"),  # a cell the student added
     ]
     outcomes, report = isolation.grade_cells(cells, library=ccb, require_sandbox=False)
     assert [o.score for c, o in zip(cells, outcomes) if c.kind == "test"] == [1, 0, 0, 0, 1]

@@ -72,8 +72,12 @@ def test_nvls_volume_at_the_int64_limit_is_not_negative():
 def test_in_network_arguments_are_capped_before_broadcasting():
     # Regression (#15): 2**13 x 2**13 = 2**26 elements is past the broadcast cap of 2**25.
     n, m = np.full((2**13, 1), 8), np.ones(2**13)
-    for call in (lambda: ccb.in_network_volume("all_reduce", n, m), lambda: ccb.in_network_lower_bound("all_reduce", n, m, 1e9),
-                 lambda: ccb.nvls_all_reduce_volume(n, m), lambda: ccb.busbw_limit("all_reduce", n, m * 1e9)):
+    for call in (
+        lambda: ccb.in_network_volume("all_reduce", n, m),
+        lambda: ccb.in_network_lower_bound("all_reduce", n, m, 1e9),
+        lambda: ccb.nvls_all_reduce_volume(n, m),
+        lambda: ccb.busbw_limit("all_reduce", n, m * 1e9),
+    ):
         with pytest.raises(ValueError, match="cap"):
             call()
     with pytest.raises(TypeError, match="in_network"):

@@ -38,9 +38,12 @@ def _topology(family, size, factor):
 
 def _expected(state) -> dict:
     topo = _topology(state["family"], state["size"], state["oversubscription"])
-    return {"n": topo.n, "bisection": ccb.bisection_lower_bound(state["primitive"], topo, M, BETA),
-            "node": ccb.node_lower_bound(state["primitive"], topo, M, BETA, ports=max(topo.degree, 1)),
-            "cut": topo.bisection_links}
+    return {
+        "n": topo.n,
+        "bisection": ccb.bisection_lower_bound(state["primitive"], topo, M, BETA),
+        "node": ccb.node_lower_bound(state["primitive"], topo, M, BETA, ports=max(topo.degree, 1)),
+        "cut": topo.bisection_links,
+    }
 
 
 KEY_NUMBERS_JS = """f => { const [g, c] = f.panels; const s = c.series;
@@ -53,8 +56,14 @@ def _random_states(rng, count):
     for _ in range(count):
         family = rng.choice(list(BisectionExplorer.SIZES))
         lo, hi, _ = BisectionExplorer.SIZES[family]
-        states.append({"family": family, "size": rng.randint(lo, hi), "primitive": rng.choice(list(ccb.PRIMITIVES)),
-                       "oversubscription": rng.choice([1.0, 2.0, 4.0])})
+        states.append(
+            {
+                "family": family,
+                "size": rng.randint(lo, hi),
+                "primitive": rng.choice(list(ccb.PRIMITIVES)),
+                "oversubscription": rng.choice([1.0, 2.0, 4.0]),
+            }
+        )
     return states
 
 
@@ -76,8 +85,12 @@ def test_export_has_the_python_controls(exported):
 def test_refresh_shows_the_pure_state():
     """refresh() returns bisection_state's readout: the page (built from it) and Jupyter cannot disagree."""
     with BisectionExplorer() as e:
-        for values in [{"family": "fat_tree", "oversubscription": 4.0, "size": 4}, {"primitive": "all_reduce"},
-                       {"family": "ring", "size": 48}, {"family": "mesh2d", "primitive": "scatter"}]:
+        for values in [
+            {"family": "fat_tree", "oversubscription": 4.0, "size": 4},
+            {"primitive": "all_reduce"},
+            {"family": "ring", "size": 48},
+            {"family": "mesh2d", "primitive": "scatter"},
+        ]:
             e.update(**values)
             assert e.readout.value.replace(' style="line-height:0"', "") == bisection_state(**e.values)["readout"]
 
@@ -85,13 +98,18 @@ def test_refresh_shows_the_pure_state():
 @pytest.mark.browser
 def test_page_evaluate_equals_python_on_1000_random_states(live_harness, exported):
     rng = random.Random(5)
-    states = _random_states(rng, 1000) + [{"family": "fat_tree", "size": 4, "primitive": "all_to_all", "oversubscription": 4.0},
-                                          {"family": "ring", "size": 48, "primitive": "broadcast", "oversubscription": 2.0}]
+    states = _random_states(rng, 1000) + [
+        {"family": "fat_tree", "size": 4, "primitive": "all_to_all", "oversubscription": 4.0},
+        {"family": "ring", "size": 48, "primitive": "broadcast", "oversubscription": 2.0},
+    ]
     body = json.loads(live_html(NAME, [], {}, exported).split('class="ccb-live-data">')[1].split("</script>")[0])
-    got = live_harness.evaluate(f"""async ([body, states]) => {{
+    got = live_harness.evaluate(
+        f"""async ([body, states]) => {{
         const exported = await CCBLive.inflate(body); const textOf = {TEXT_OF_JS}; const keys = {KEY_NUMBERS_JS};
         return states.map(s => {{ const r = CCBLive.evaluate('{NAME}', exported.data, s);
-                                 return [textOf(r.readout), keys(r.figure)]; }}); }}""", [body, states])
+                                 return [textOf(r.readout), keys(r.figure)]; }}); }}""",
+        [body, states],
+    )
     for state, (text, numbers) in zip(states, got):
         assert text == text_of(bisection_state(**state)["readout"]), state
         expected = _expected(state)
@@ -101,6 +119,7 @@ def test_page_evaluate_equals_python_on_1000_random_states(live_harness, exporte
 
 
 # -- the built site ---------------------------------------------------------------------------------
+
 
 def _shown(page, handle):
     return page.evaluate(f"r => ({TEXT_OF_JS})(r.querySelector('[data-readout]').innerHTML)", handle)
@@ -138,16 +157,21 @@ def test_live_on_the_site_follows_a_drag_through_20_states(live_site_page):
         values = read()
         if name == "family":  # the size jumps to the family's default and the factor greys out elsewhere
             assert values["size"] == BisectionExplorer.SIZES[target][2]
-            assert page.evaluate("r => r.querySelector('[data-control=oversubscription]').disabled", handle) == (target != "fat_tree")
+            assert page.evaluate("r => r.querySelector('[data-control=oversubscription]').disabled", handle) == (
+                target != "fat_tree"
+            )
         elif name == "oversubscription":
             assert values[name] == [1.0, 2.0, 4.0][target]
         else:
             assert values[name] == target
         assert _shown(page, handle) == text_of(bisection_state(**values)["readout"]), values
         # the cut is drawn: one disc per endpoint, red links across the cut, both bounds marked at N
-        drawn = page.evaluate("""r => { const [g, c] = r.querySelectorAll('.ccb-live-panel');
+        drawn = page.evaluate(
+            """r => { const [g, c] = r.querySelectorAll('.ccb-live-panel');
             return {discs: g.querySelectorAll('circle').length, red: g.querySelectorAll('[stroke="#d62728"]').length,
-                    marks: c.querySelectorAll('circle').length}; }""", handle)
+                    marks: c.querySelectorAll('circle').length}; }""",
+            handle,
+        )
         topo = _topology(values["family"], values["size"], values["oversubscription"])
         assert drawn["discs"] == topo.n and drawn["red"] > 0 and drawn["marks"] >= 2, (values, drawn)
     assert page.evaluate("r => r.querySelector('svg').outerHTML", handle) != default_svg
@@ -163,10 +187,13 @@ def test_live_on_a_phone_fits_and_follows_touch(live_site_page):
     root = page.locator(f'[data-explorer="{NAME}"]')
     root.scroll_into_view_if_needed()
     handle = root.element_handle()
-    sizes = page.evaluate("""r => ({scroll: r.scrollWidth, width: r.getBoundingClientRect().width,
+    sizes = page.evaluate(
+        """r => ({scroll: r.scrollWidth, width: r.getBoundingClientRect().width,
         targets: Array.from(r.querySelectorAll('[data-control]')).map(c => Math.min(c.getBoundingClientRect().height, c.getBoundingClientRect().width)),
         fonts: Array.from(r.querySelectorAll('svg text')).map(t => parseFloat(getComputedStyle(t).fontSize)),
-        panels: Array.from(r.querySelectorAll('.ccb-live-panel')).map(g => g.getBBox().y)})""", handle)
+        panels: Array.from(r.querySelectorAll('.ccb-live-panel')).map(g => g.getBBox().y)})""",
+        handle,
+    )
     assert sizes["scroll"] <= 390 and sizes["width"] <= 390
     assert min(sizes["targets"]) >= 32, sizes["targets"]
     assert min(sizes["fonts"]) >= 9

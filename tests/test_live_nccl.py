@@ -31,8 +31,14 @@ def _random_states(rng, count):
     states = []
     for _ in range(count):
         preset = rng.choice(list(ccb.NCCL_TOPOLOGIES))
-        states.append({"preset": preset, "n": rng.choice(list(rank_counts(preset))), "log2_m": rng.randint(3, 34),
-                       "efficiency": rng.random() < 0.3})
+        states.append(
+            {
+                "preset": preset,
+                "n": rng.choice(list(rank_counts(preset))),
+                "log2_m": rng.randint(3, 34),
+                "efficiency": rng.random() < 0.3,
+            }
+        )
     return states
 
 
@@ -69,16 +75,20 @@ def test_refresh_shows_the_pure_state():
 @pytest.mark.browser
 def test_page_evaluate_equals_python_on_1000_random_states(live_harness, exported):
     rng = random.Random(8)
-    states = _random_states(rng, 1000) + [{"preset": "ib_h100", "n": 2048, "log2_m": 34, "efficiency": True},
-                                          {"preset": "dgx_h100", "n": 2, "log2_m": 3, "efficiency": False}]
+    states = _random_states(rng, 1000) + [
+        {"preset": "ib_h100", "n": 2048, "log2_m": 34, "efficiency": True},
+        {"preset": "dgx_h100", "n": 2, "log2_m": 3, "efficiency": False},
+    ]
     sizes = exported["data"]["sizes"]
     probes = [rng.randrange(len(sizes)) for _ in states]
     body = json.loads(live_html(NAME, [], {}, exported).split('class="ccb-live-data">')[1].split("</script>")[0])
-    got = live_harness.evaluate(f"""async ([body, states, probes]) => {{
+    got = live_harness.evaluate(
+        f"""async ([body, states, probes]) => {{
         const exported = await CCBLive.inflate(body); const textOf = {TEXT_OF_JS}; const fig = {FIGURE_JS};
         return states.map((s, i) => {{ const r = CCBLive.evaluate('{NAME}', exported.data, s); const f = fig(r.figure, probes[i]);
                                        if (i >= 60) delete f.curves; return [textOf(r.readout), f]; }}); }}""",
-                                [body, states, probes])
+        [body, states, probes],
+    )
     for i, (state, (text, fig)) in enumerate(zip(states, got)):
         preset, n, log2_m = state["preset"], state["n"], state["log2_m"]
         nodes = 1 if preset == "dgx_h100" else n // 8
@@ -118,6 +128,7 @@ def _label(key) -> str:
 
 # -- the built site ---------------------------------------------------------------------------------
 
+
 def _shown(page, handle):
     return page.evaluate(f"r => ({TEXT_OF_JS})(r.querySelector('[data-readout]').innerHTML)", handle)
 
@@ -137,8 +148,12 @@ def test_live_on_the_site_follows_a_drag_through_20_states(live_site_page):
     for i in range(20):
         name = ["preset", "n", "log2_m", "efficiency", "n"][i % 5]
         values = read()
-        target = {"preset": ["ib_h100", "dgx_h100"][(i // 5) % 2], "n": rng.choice(list(rank_counts(values["preset"]))),
-                  "log2_m": rng.randint(3, 34), "efficiency": not values["efficiency"]}[name]
+        target = {
+            "preset": ["ib_h100", "dgx_h100"][(i // 5) % 2],
+            "n": rng.choice(list(rank_counts(values["preset"]))),
+            "log2_m": rng.randint(3, 34),
+            "efficiency": not values["efficiency"],
+        }[name]
         page.evaluate(SET_CONTROL_JS, [handle, name, target])
         values = read()
         if name == "preset":  # N jumps to the preset's default: 8 GPUs, or 2 nodes of 8
@@ -147,8 +162,11 @@ def test_live_on_the_site_follows_a_drag_through_20_states(live_site_page):
             assert values[name] == target
         assert _shown(page, handle) == text_of(_readout(values)), values
         # a curve per algorithm/protocol NCCL considers (and the two bounds in time mode) and the pick marked
-        drawn = page.evaluate("r => ({curves: r.querySelectorAll('.ccb-live-panel path').length, "
-                              "mark: r.querySelectorAll('.ccb-live-panel circle').length})", handle)
+        drawn = page.evaluate(
+            "r => ({curves: r.querySelectorAll('.ccb-live-panel path').length, "
+            "mark: r.querySelectorAll('.ccb-live-panel circle').length})",
+            handle,
+        )
         nodes = 1 if values["preset"] == "dgx_h100" else values["n"] // 8
         pairs = len(ccb.nccl_predict("all_reduce", values["n"], nodes, 2**20, values["preset"]).times)
         assert drawn["curves"] == pairs + (0 if values["efficiency"] else 2) and drawn["mark"] >= 1, (values, drawn)
@@ -165,9 +183,12 @@ def test_live_on_a_phone_fits_and_follows_touch(live_site_page):
     root = page.locator(f'[data-explorer="{NAME}"]')
     root.scroll_into_view_if_needed()
     handle = root.element_handle()
-    sizes = page.evaluate("""r => ({scroll: r.scrollWidth, width: r.getBoundingClientRect().width,
+    sizes = page.evaluate(
+        """r => ({scroll: r.scrollWidth, width: r.getBoundingClientRect().width,
         targets: Array.from(r.querySelectorAll('[data-control]')).map(c => Math.min(c.getBoundingClientRect().height, c.getBoundingClientRect().width)),
-        fonts: Array.from(r.querySelectorAll('svg text')).map(t => parseFloat(getComputedStyle(t).fontSize))})""", handle)
+        fonts: Array.from(r.querySelectorAll('svg text')).map(t => parseFloat(getComputedStyle(t).fontSize))})""",
+        handle,
+    )
     assert sizes["scroll"] <= 390 and sizes["width"] <= 390
     assert min(sizes["targets"]) >= 32, sizes["targets"]
     assert min(sizes["fonts"]) >= 9

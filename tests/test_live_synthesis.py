@@ -43,8 +43,12 @@ def _expected(state) -> dict:
     r_step = schedule.step_rounds[step - 1]
     links = {(u, v): k for u, v, k in topo.graph.edges(data="links", default=1)}
     capacity = sorted(r_step * links.get((u, v), links.get((v, u), 1)) for u, v in pairs)
-    return {"chunks": sum(pairs.values()), "arrows": len(pairs), "capacity": capacity,
-            "current": [state["steps"], float(Fraction(rounds, state["chunks"]))]}
+    return {
+        "chunks": sum(pairs.values()),
+        "arrows": len(pairs),
+        "capacity": capacity,
+        "current": [state["steps"], float(Fraction(rounds, state["chunks"]))],
+    }
 
 
 KEY_NUMBERS_JS = """f => { const [g, p] = f.panels; const arrows = g.graph.edges.filter(e => e.arrow);
@@ -57,7 +61,9 @@ def _random_states(rng, count):
     for _ in range(count):
         topology = rng.choice(SynthesisExplorer.TOPOLOGIES)
         steps = _low(topology) + rng.randint(0, 2)
-        states.append({"topology": topology, "steps": steps, "chunks": rng.randint(1, 6), "step": rng.randint(1, steps)})
+        states.append(
+            {"topology": topology, "steps": steps, "chunks": rng.randint(1, 6), "step": rng.randint(1, steps)}
+        )
     return states
 
 
@@ -72,13 +78,19 @@ def test_export_has_the_python_controls(exported):
         assert list(controls) == list(e.controls)
         for name, widget in e.controls.items():
             assert controls[name]["default"] == widget.value
-    assert {t: d["low"] for t, d in exported["data"]["topologies"].items()} == {t: _low(t) for t in SynthesisExplorer.TOPOLOGIES}
+    assert {t: d["low"] for t, d in exported["data"]["topologies"].items()} == {
+        t: _low(t) for t in SynthesisExplorer.TOPOLOGIES
+    }
     assert len(live_html(NAME, [], {}, exported).encode()) < 1_000_000  # what the page carries (gzip + base64)
 
 
 def test_refresh_shows_the_pure_state():
     with SynthesisExplorer() as e:
-        for values in [{"topology": "ring 6", "steps": 5, "chunks": 2, "step": 5}, {"step": 1}, {"topology": "torus 3x3"}]:
+        for values in [
+            {"topology": "ring 6", "steps": 5, "chunks": 2, "step": 5},
+            {"step": 1},
+            {"topology": "torus 3x3"},
+        ]:
             e.update(**values)
             assert e.readout.value == synthesis_state(**e.values)["readout"]
 
@@ -88,10 +100,13 @@ def test_page_evaluate_equals_python_on_1000_random_states(live_harness, exporte
     rng = random.Random(7)
     states = _random_states(rng, 1000)
     body = json.loads(live_html(NAME, [], {}, exported).split('class="ccb-live-data">')[1].split("</script>")[0])
-    got = live_harness.evaluate(f"""async ([body, states]) => {{
+    got = live_harness.evaluate(
+        f"""async ([body, states]) => {{
         const exported = await CCBLive.inflate(body); const textOf = {TEXT_OF_JS}; const keys = {KEY_NUMBERS_JS};
         return states.map(s => {{ const r = CCBLive.evaluate('{NAME}', exported.data, s);
-                                 return [textOf(r.readout), keys(r.figure)]; }}); }}""", [body, states])
+                                 return [textOf(r.readout), keys(r.figure)]; }}); }}""",
+        [body, states],
+    )
     expected_cache = {}
     for state, (text, numbers) in zip(states, got):
         assert text == text_of(synthesis_state(**state)["readout"]), state
@@ -102,6 +117,7 @@ def test_page_evaluate_equals_python_on_1000_random_states(live_harness, exporte
 
 
 # -- the built site ---------------------------------------------------------------------------------
+
 
 def _shown(page, handle):
     return page.evaluate(f"r => ({TEXT_OF_JS})(r.querySelector('[data-readout]').innerHTML)", handle)
@@ -123,8 +139,12 @@ def test_live_on_the_site_follows_a_drag_through_20_states(live_site_page):
         name = ["topology", "steps", "chunks", "step"][i % 4]
         values = read()
         low = _low(values["topology"])
-        target = {"topology": SynthesisExplorer.TOPOLOGIES[(i // 4) % 4], "steps": rng.randint(low, low + 2),
-                  "chunks": rng.randint(1, 6), "step": rng.randint(1, values["steps"])}[name]
+        target = {
+            "topology": SynthesisExplorer.TOPOLOGIES[(i // 4) % 4],
+            "steps": rng.randint(low, low + 2),
+            "chunks": rng.randint(1, 6),
+            "step": rng.randint(1, values["steps"]),
+        }[name]
         page.evaluate(SET_CONTROL_JS, [handle, name, target])
         values = read()
         if name == "topology":  # steps jump to the topology's bound; the drawn step follows
@@ -133,10 +153,16 @@ def test_live_on_the_site_follows_a_drag_through_20_states(live_site_page):
             assert values[name] == target
         assert _shown(page, handle) == text_of(synthesis_state(**values)["readout"]), values
         # one arrow head per (sender, receiver) pair of the drawn step, one disc per GPU
-        drawn = page.evaluate("""r => { const g = r.querySelectorAll('.ccb-live-panel')[0];
-            return {heads: g.querySelectorAll('polygon').length, discs: g.querySelectorAll('circle').length}; }""", handle)
+        drawn = page.evaluate(
+            """r => { const g = r.querySelectorAll('.ccb-live-panel')[0];
+            return {heads: g.querySelectorAll('polygon').length, discs: g.querySelectorAll('circle').length}; }""",
+            handle,
+        )
         state = synthesis_state(**values)
-        assert drawn == {"heads": len(state["drawing"]["arrows"]), "discs": len(state["drawing"]["pos"])}, (values, drawn)
+        assert drawn == {"heads": len(state["drawing"]["arrows"]), "discs": len(state["drawing"]["pos"])}, (
+            values,
+            drawn,
+        )
     assert page.evaluate("r => r.querySelector('svg').outerHTML", handle) != default_svg
     with SynthesisExplorer(**values) as e:  # the DOM contract: ccb.SynthesisExplorer(**values).readout
         assert text_of(e.readout.value) == _shown(page, handle)
@@ -153,19 +179,22 @@ def test_live_on_a_phone_fits_is_readable_and_follows_touch(live_site_page):
     # ring 6, S = 3, C = 1: R = 3, a schedule with links that have room left (labelled chunks/capacity)
     page.evaluate(SET_CONTROL_JS, [handle, "topology", "ring 6"])
     page.evaluate(SET_CONTROL_JS, [handle, "chunks", 1])
-    sizes = page.evaluate("""r => ({scroll: r.scrollWidth, width: r.getBoundingClientRect().width,
+    sizes = page.evaluate(
+        """r => ({scroll: r.scrollWidth, width: r.getBoundingClientRect().width,
         targets: Array.from(r.querySelectorAll('[data-control]')).map(c => Math.min(c.getBoundingClientRect().height, c.getBoundingClientRect().width)),
         fonts: Array.from(r.querySelectorAll('svg text')).map(t => parseFloat(getComputedStyle(t).fontSize)),
         panels: Array.from(r.querySelectorAll('.ccb-live-panel')).map(g => g.getBBox().y),
         labels: Array.from(r.querySelectorAll('.ccb-live-panel')[0].querySelectorAll('text.ccb-live-edge-label')).map(t => {
-          const b = t.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; })})""", handle)
+          const b = t.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; })})""",
+        handle,
+    )
     assert sizes["scroll"] <= 390 and sizes["width"] <= 390
     assert min(sizes["targets"]) >= 32, sizes["targets"]
     assert min(sizes["fonts"]) >= 9
     assert sizes["panels"][1] > sizes["panels"][0] + 100, "panels not stacked at 390 px"
     boxes = sizes["labels"]
     for i, a in enumerate(boxes):  # the chunks/capacity labels of one step do not overlap
-        for b in boxes[i + 1:]:
+        for b in boxes[i + 1 :]:
             assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1], (a, b)
     before = page.evaluate("r => r.querySelector('svg').outerHTML", handle)
     box = page.locator(f'[data-explorer="{NAME}"] [data-control="step"]').bounding_box()
@@ -186,7 +215,8 @@ def test_step_counts_never_overlap_at_phone_and_desktop_width(live_harness, expo
     for key in exported["data"]["steps"]:
         topology, steps, chunks, step = key.rsplit("|", 3)
         states.append({"topology": topology, "steps": int(steps), "chunks": int(chunks), "step": int(step)})
-    got = live_harness.evaluate("""async ([body, states]) => {
+    got = live_harness.evaluate(
+        """async ([body, states]) => {
         const exported = await CCBLive.inflate(body); const box = document.getElementById('box'); const out = [];
         for (const width of [358, 688]) {
           box.style.width = width + 'px';
@@ -200,14 +230,16 @@ def test_step_counts_never_overlap_at_phone_and_desktop_width(live_harness, expo
                       nodes: Array.from(panel.querySelectorAll('circle')).map(c => [+c.getAttribute('cx'), +c.getAttribute('cy'), +c.getAttribute('r')])});
           }
         }
-        return out; }""", [body, states])
+        return out; }""",
+        [body, states],
+    )
     labelled = 0
     for shot in got:
         boxes, where = shot["labels"], (shot["width"], shot["state"])
         labelled += len(boxes)
         assert all(size >= 9 for size in shot["sizes"]), where
         for i, a in enumerate(boxes):
-            for b in boxes[i + 1:]:
+            for b in boxes[i + 1 :]:
                 assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1], (where, a, b)
             for x, y, r in shot["nodes"]:  # the box keeps clear of every node disc
                 nearest_x, nearest_y = min(max(x, a[0]), a[2]), min(max(y, a[1]), a[3])

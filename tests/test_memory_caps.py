@@ -57,13 +57,16 @@ def _run(body: str) -> dict:
 RSS_SLACK = 8 * MiB
 
 
-@pytest.mark.parametrize("algorithm, primitive, n", [
-    ("ring", "all_reduce", 2),  # the issue's case
-    ("binomial_tree", "scatter", 3),
-    ("binomial_tree", "gather", 5),
-    ("ring", "reduce_scatter", 3),
-    ("bruck", "all_to_all", 4),
-])
+@pytest.mark.parametrize(
+    "algorithm, primitive, n",
+    [
+        ("ring", "all_reduce", 2),  # the issue's case
+        ("binomial_tree", "scatter", 3),
+        ("binomial_tree", "gather", 5),
+        ("ring", "reduce_scatter", 3),
+        ("bruck", "all_to_all", 4),
+    ],
+)
 def test_simulate_peak_within_its_estimate_at_the_cap(algorithm, primitive, n):
     budget = 64 * MiB
     result = _run(f"""
@@ -95,9 +98,14 @@ def test_simulate_peak_within_its_estimate_at_the_cap(algorithm, primitive, n):
     assert "memory" in result["refused"], result
 
 
-@pytest.mark.parametrize("primitive, ports, arrays", [
-    ("all_reduce", 2, "all"), ("all_reduce", 1, "m"), ("broadcast", 1, "all"),
-])
+@pytest.mark.parametrize(
+    "primitive, ports, arrays",
+    [
+        ("all_reduce", 2, "all"),
+        ("all_reduce", 1, "m"),
+        ("broadcast", 1, "all"),
+    ],
+)
 def test_best_algorithm_peak_within_its_estimate_at_the_cap(primitive, ports, arrays):
     budget = 32 * MiB
     result = _run(f"""

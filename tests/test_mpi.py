@@ -148,7 +148,7 @@ def test_plan_sends_single_pieces_without_copying():
 
 def test_expected_regions_by_hand():
     a, b = rank_input(5, 0, "data", 3), rank_input(5, 1, "data", 3)
-    (name, region, want, _), = expected_regions("all_reduce", 2, 3, 0, 1, 5)
+    ((name, region, want, _),) = expected_regions("all_reduce", 2, 3, 0, 1, 5)
     assert (name, region) == ("data", slice(0, 3))
     assert want.tolist() == [(int(x) + int(y)) % 256 for x, y in zip(a, b)]
     # AllToAll on 2 ranks, M = 4: rank 1 receives rank 0's block 1 (bytes 2..3) into its block 0.
@@ -164,15 +164,33 @@ def test_expected_regions_by_hand():
     "argv, words",
     [
         (["run", "--algorithm", "nope", "--primitive", "all_reduce", "--size", "1KiB"], "unknown algorithm 'nope'"),
-        (["run", "--algorithm", "ring", "--primitive", "broadcast", "--size", "1KiB"], "does not implement 'broadcast'"),
+        (
+            ["run", "--algorithm", "ring", "--primitive", "broadcast", "--size", "1KiB"],
+            "does not implement 'broadcast'",
+        ),
         (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "12XB"], "not a byte count"),
         (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "2GiB"], "over the cap"),
-        (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "2TiB"], "2199023255552 bytes is over the cap"),
-        (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "8", "--alpha", "1e-6"], "both --alpha and --beta"),
-        (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "8", "--repeats", "0"], "--repeats must be between"),
+        (
+            ["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "2TiB"],
+            "2199023255552 bytes is over the cap",
+        ),
+        (
+            ["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "8", "--alpha", "1e-6"],
+            "both --alpha and --beta",
+        ),
+        (
+            ["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "8", "--repeats", "0"],
+            "--repeats must be between",
+        ),
         (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "8", "--root", "1"], "only to rooted"),
-        (["run", "--algorithm", "bidirectional_ring", "--primitive", "all_gather", "--size", "8", "--ports", "1"], "--ports >= 2"),
-        (["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "8", "--chunks", "2"], "only to double_binary_tree"),
+        (
+            ["run", "--algorithm", "bidirectional_ring", "--primitive", "all_gather", "--size", "8", "--ports", "1"],
+            "--ports >= 2",
+        ),
+        (
+            ["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "8", "--chunks", "2"],
+            "only to double_binary_tree",
+        ),
         (["sweep", "--pairs", "ring", "--sizes", "8"], "not algorithm:primitive"),
         (["selftest", "--ns", "0"], "rank counts >= 1"),
         (["frobnicate"], "invalid choice"),
@@ -211,7 +229,9 @@ def test_memory_limit_and_traffic_are_checked():
     # 1 GiB ring AllReduce on 4 ranks sends 1.5 GiB per run (2 (N-1)/N M); with the library's
     # runs too, 10000 repeats + 2 warm-ups send 2 * 10002 * 1.5 GiB = 30006 GiB > 1 TiB.
     config = _cli.parse_static(argv + ["--repeats", "10000", "--alpha", "1e-6", "--beta", "1e9"])
-    with pytest.raises(_cli.InputError, match=r"about 32218697170944 bytes per rank, more than the cap of 1099511627776"):
+    with pytest.raises(
+        _cli.InputError, match=r"about 32218697170944 bytes per rank, more than the cap of 1099511627776"
+    ):
         _cli._check_traffic(config, 4)
     config = _cli.parse_static(argv + ["--repeats", "300", "--alpha", "1e-6", "--beta", "1e9"])
     _cli._check_traffic(config, 4)  # 2 * 302 * 1.5 GiB = 906 GiB: under the cap
@@ -250,15 +270,17 @@ def test_pairwise_all_to_all_refuses_unequal_blocks():
 
 def test_import_is_lazy_about_figures():
     """Every MPI rank imports ccb_helpers: matplotlib and ipywidgets load only when a figure is asked for."""
-    code = ("import sys, ccb_helpers as ccb\n"
-            "heavy = [m for m in ('matplotlib', 'ipywidgets') if m in sys.modules]\n"
-            "assert not heavy, heavy\n"
-            "from ccb_helpers import MPIResultExplorer, plot_info_steps\n"
-            "assert ccb.plot_pingpong is ccb.mpi.plot_pingpong is ccb.mpi.plots.plot_pingpong\n"
-            "assert 'matplotlib' in sys.modules and ccb.nccl_figures.__name__ == 'ccb_helpers.nccl_figures'\n"
-            "missing = [n for n in ccb.__all__ if not hasattr(ccb, n)]\n"
-            "assert not missing, missing\n"
-            "assert 'plot_mpi_runs' in dir(ccb) and 'plot_pingpong' in dir(ccb.mpi)\n")
+    code = (
+        "import sys, ccb_helpers as ccb\n"
+        "heavy = [m for m in ('matplotlib', 'ipywidgets') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+        "from ccb_helpers import MPIResultExplorer, plot_info_steps\n"
+        "assert ccb.plot_pingpong is ccb.mpi.plot_pingpong is ccb.mpi.plots.plot_pingpong\n"
+        "assert 'matplotlib' in sys.modules and ccb.nccl_figures.__name__ == 'ccb_helpers.nccl_figures'\n"
+        "missing = [n for n in ccb.__all__ if not hasattr(ccb, n)]\n"
+        "assert not missing, missing\n"
+        "assert 'plot_mpi_runs' in dir(ccb) and 'plot_pingpong' in dir(ccb.mpi)\n"
+    )
     done = run_with_timeout([sys.executable, "-c", code], 120)
     assert done.returncode == 0, done.stderr
 
@@ -292,9 +314,15 @@ def test_oversubscription_settings():
 
 @pytest.mark.parametrize(
     "arguments, kwargs, error",
-    [("pingpong", {}, TypeError), (["pingpong", "--json", "x"], {}, ValueError), (["pingpong"], {"n": 0}, ValueError),
-     (["pingpong"], {"n": 2.0}, TypeError), (["pingpong"], {"timeout": 0}, ValueError), (["pingpong"], {"timeout": 1e6}, ValueError),
-     (["pingpong", 3], {}, TypeError)],
+    [
+        ("pingpong", {}, TypeError),
+        (["pingpong", "--json", "x"], {}, ValueError),
+        (["pingpong"], {"n": 0}, ValueError),
+        (["pingpong"], {"n": 2.0}, TypeError),
+        (["pingpong"], {"timeout": 0}, ValueError),
+        (["pingpong"], {"timeout": 1e6}, ValueError),
+        (["pingpong", 3], {}, TypeError),
+    ],
 )
 def test_launch_validates(arguments, kwargs, error):
     with pytest.raises(error):
@@ -306,7 +334,9 @@ def _mpi(n, *arguments, timeout=TIMEOUT, json_path=None):
     args = list(arguments) + (["--json", str(json_path)] if json_path else [])
     env = {**os.environ, **oversubscription_settings(n)}
     done = run_with_timeout(mpiexec_command(n, *args), timeout, env)
-    assert not done.timed_out, f"mpiexec -n {n} {' '.join(arguments)} hung for {timeout} s (killed): {done.stderr[-2000:]}"
+    assert not done.timed_out, (
+        f"mpiexec -n {n} {' '.join(arguments)} hung for {timeout} s (killed): {done.stderr[-2000:]}"
+    )
     result = json.loads(json_path.read_text()) if json_path and json_path.exists() else None
     return done.returncode, done.stderr, result
 
@@ -332,18 +362,61 @@ def test_every_pair_is_correct_under_mpi_on_2_3_and_4_ranks(tmp_path):
         assert covered == {p for p in PAIRS if n != 3 or p not in POWER_OF_TWO_ONLY}
         # Sizes with empty and unequal blocks were run, and the library's own calls were checked.
         assert {0, 4099} <= {c["m"] for c in mine if c["primitive"] != "all_to_all"}
-    assert {c["library_call"] for c in result["cases"]} >= {"Allreduce", "Allgatherv", "Reduce_scatter", "Bcast", "Reduce",
-                                                            "Scatterv", "Gatherv", "Alltoall", "Allgather", "Reduce_scatter_block"}
+    assert {c["library_call"] for c in result["cases"]} >= {
+        "Allreduce",
+        "Allgatherv",
+        "Reduce_scatter",
+        "Bcast",
+        "Reduce",
+        "Scatterv",
+        "Gatherv",
+        "Alltoall",
+        "Allgather",
+        "Reduce_scatter_block",
+    }
     assert result["all_correct"] is True
 
 
 def test_run_writes_the_issue_fields_on_a_non_power_of_two(tmp_path):
-    code, err, r = _mpi(3, "run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "4099", "--repeats", "4",
-                        "--alpha", "1e-6", "--beta", "1e9", json_path=tmp_path / "ring.json")
+    code, err, r = _mpi(
+        3,
+        "run",
+        "--algorithm",
+        "ring",
+        "--primitive",
+        "all_reduce",
+        "--size",
+        "4099",
+        "--repeats",
+        "4",
+        "--alpha",
+        "1e-6",
+        "--beta",
+        "1e9",
+        json_path=tmp_path / "ring.json",
+    )
     assert code == 0, err
-    for field in ("algorithm", "primitive", "n", "m", "correct", "times_s", "median_s", "library_median_s", "model_s", "bound_s"):
+    for field in (
+        "algorithm",
+        "primitive",
+        "n",
+        "m",
+        "correct",
+        "times_s",
+        "median_s",
+        "library_median_s",
+        "model_s",
+        "bound_s",
+    ):
         assert field in r
-    assert (r["algorithm"], r["primitive"], r["n"], r["m"], r["correct"], r["library_correct"]) == ("ring", "all_reduce", 3, 4099, True, True)
+    assert (r["algorithm"], r["primitive"], r["n"], r["m"], r["correct"], r["library_correct"]) == (
+        "ring",
+        "all_reduce",
+        3,
+        4099,
+        True,
+        True,
+    )
     # 4099 bytes is a small message (<= 8 KiB, OSU's split): 10 x 4 timed runs after 10 x 2 warm-ups.
     assert (r["repeats"], r["warmup"]) == (40, 20)
     assert len(r["times_s"]) == 40 and r["median_s"] == statistics.median(r["times_s"])
@@ -364,8 +437,21 @@ def test_run_writes_the_issue_fields_on_a_non_power_of_two(tmp_path):
 
 
 def test_run_measures_alpha_beta_when_not_given(tmp_path):
-    code, err, r = _mpi(2, "run", "--algorithm", "binomial_tree", "--primitive", "broadcast", "--root", "1", "--size", "64KiB",
-                        "--repeats", "3", json_path=tmp_path / "bcast.json")
+    code, err, r = _mpi(
+        2,
+        "run",
+        "--algorithm",
+        "binomial_tree",
+        "--primitive",
+        "broadcast",
+        "--root",
+        "1",
+        "--size",
+        "64KiB",
+        "--repeats",
+        "3",
+        json_path=tmp_path / "bcast.json",
+    )
     assert code == 0, err
     assert r["correct"] and r["library_call"] == "Bcast" and r["root"] == 1
     assert r["alpha_beta_source"].startswith("measured")
@@ -379,10 +465,28 @@ def test_pingpong_and_sweep(tmp_path):
     assert code == 0, err
     assert p["sizes"] == [0, 1024, 65536, 2**20] and len(p["times_s"]) == 4 and all(t > 0 for t in p["times_s"])
     assert p["alpha_s"] >= 0 and p["beta_Bps"] > 0 and p["residual"] >= 0
-    code, err, s = _mpi(2, "sweep", "--pairs", "ring:all_gather,bruck:all_to_all", "--sizes", "64,4KiB", "--repeats", "2",
-                        "--alpha", "1e-6", "--beta", "1e9", json_path=tmp_path / "sweep.json")
+    code, err, s = _mpi(
+        2,
+        "sweep",
+        "--pairs",
+        "ring:all_gather,bruck:all_to_all",
+        "--sizes",
+        "64,4KiB",
+        "--repeats",
+        "2",
+        "--alpha",
+        "1e-6",
+        "--beta",
+        "1e9",
+        json_path=tmp_path / "sweep.json",
+    )
     assert code == 0, err
-    assert [(r["algorithm"], r["m"]) for r in s["runs"]] == [("ring", 64), ("ring", 4096), ("bruck", 64), ("bruck", 4096)]
+    assert [(r["algorithm"], r["m"]) for r in s["runs"]] == [
+        ("ring", 64),
+        ("ring", 4096),
+        ("bruck", 64),
+        ("bruck", 4096),
+    ]
     assert s["all_correct"] and all(r["correct"] for r in s["runs"])
     loaded = ccb.load_mpi_result(tmp_path / "sweep.json")
     assert len(ccb.mpi_runs_table(loaded).rows) == 4
@@ -391,15 +495,26 @@ def test_pingpong_and_sweep(tmp_path):
 BAD = [
     (2, ["run", "--algorithm", "nope", "--primitive", "all_reduce", "--size", "8"], "unknown algorithm"),
     (2, ["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "lots"], "not a byte count"),
-    (3, ["run", "--algorithm", "recursive_halving_doubling", "--primitive", "reduce_scatter", "--size", "96"], "power of two"),
+    (
+        3,
+        ["run", "--algorithm", "recursive_halving_doubling", "--primitive", "reduce_scatter", "--size", "96"],
+        "power of two",
+    ),
     (3, ["run", "--algorithm", "bruck", "--primitive", "all_to_all", "--size", "10"], "divisible by N"),
-    (2, ["run", "--algorithm", "binomial_tree", "--primitive", "broadcast", "--size", "10", "--root", "5"], "not a rank"),
+    (
+        2,
+        ["run", "--algorithm", "binomial_tree", "--primitive", "broadcast", "--size", "10", "--root", "5"],
+        "not a rank",
+    ),
     (1, ["pingpong"], "at least 2 ranks"),
     (2, ["pingpong", "--json", "/nonexistent-dir/x.json"], "does not exist"),
     (2, ["pingpong", "--json", os.path.dirname(__file__)], "it is a directory"),  # used to crash after the run
     # Refused before any buffer exists: 2 ranks x (128 MiB + 5 x 64 MiB + 32 MiB scratch, one M/2 block) = 960 MiB > 100 MiB.
-    (2, ["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "64MiB", "--memory-limit", "100MiB"],
-     "would need about 960 MiB"),
+    (
+        2,
+        ["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "64MiB", "--memory-limit", "100MiB"],
+        "would need about 960 MiB",
+    ),
 ]
 
 
@@ -442,14 +557,34 @@ sys.exit(_cli.main(sys.argv[2:]))
 
 def test_a_failure_on_one_rank_ends_the_whole_job(tmp_path):
     """An exception on one rank aborts every rank; a failed check on one rank is reported (exit 1), never a hang."""
-    argv = ["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "4KiB", "--repeats", "3",
-            "--alpha", "1e-6", "--beta", "1e9"]
+    argv = [
+        "run",
+        "--algorithm",
+        "ring",
+        "--primitive",
+        "all_reduce",
+        "--size",
+        "4KiB",
+        "--repeats",
+        "3",
+        "--alpha",
+        "1e-6",
+        "--beta",
+        "1e9",
+    ]
     script = tmp_path / "fault.py"
     script.write_text(_FAULT)
     env = {**os.environ, **oversubscription_settings(3)}
 
     def launch(mode):
-        command = mpiexec_command(3)[:3] + [sys.executable, str(script), mode, *argv, "--json", str(tmp_path / f"{mode}.json")]
+        command = mpiexec_command(3)[:3] + [
+            sys.executable,
+            str(script),
+            mode,
+            *argv,
+            "--json",
+            str(tmp_path / f"{mode}.json"),
+        ]
         return run_with_timeout(command, TIMEOUT, env)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -516,9 +651,22 @@ def _fake_sweep():
     runs = []
     for algorithm, primitive, call in (("ring", "all_reduce", "Allreduce"), ("bruck", "all_gather", "Allgather")):
         for m, t in ((2**10, 1e-4), (2**20, 4e-3)):
-            runs.append({"algorithm": algorithm, "primitive": primitive, "n": 4, "m": m, "ports": 1, "correct": True,
-                         "library_correct": True, "times_s": [t, 2 * t, 3 * t], "median_s": 2 * t, "library_call": call,
-                         "library_median_s": t, "rounds": 6 if algorithm == "ring" else 2})
+            runs.append(
+                {
+                    "algorithm": algorithm,
+                    "primitive": primitive,
+                    "n": 4,
+                    "m": m,
+                    "ports": 1,
+                    "correct": True,
+                    "library_correct": True,
+                    "times_s": [t, 2 * t, 3 * t],
+                    "median_s": 2 * t,
+                    "library_call": call,
+                    "library_median_s": t,
+                    "rounds": 6 if algorithm == "ring" else 2,
+                }
+            )
     return {"command": "sweep", "n": 4, "runs": runs, "alpha_s": 1e-5, "beta_Bps": 1e9}
 
 
@@ -542,9 +690,13 @@ def test_load_mpi_result_checks_files(tmp_path):
 
 
 def test_example_result_file_loads_and_is_correct():
-    example = ccb.load_mpi_result(os.path.join(os.path.dirname(__file__), "..", "notebooks", "data", "mpi_sweep_example.json"))
+    example = ccb.load_mpi_result(
+        os.path.join(os.path.dirname(__file__), "..", "notebooks", "data", "mpi_sweep_example.json")
+    )
     assert example["command"] == "sweep" and example["n"] == 4 and example["all_correct"]
-    assert {"ring", "recursive_halving_doubling", "recursive_doubling", "binomial_tree", "bruck"} <= {r["algorithm"] for r in example["runs"]}
+    assert {"ring", "recursive_halving_doubling", "recursive_doubling", "binomial_tree", "bruck"} <= {
+        r["algorithm"] for r in example["runs"]
+    }
     assert all(r["correct"] and r["library_correct"] for r in example["runs"])
 
 
@@ -576,7 +728,13 @@ def test_plot_pingpong_accepts_a_sweep_that_measured_alpha_beta():
     with pytest.raises(ValueError, match="without a ping-pong"):
         ccb.plot_pingpong(sweep)
     sizes = [0, 1024, 2**20]
-    sweep["pingpong"] = {"sizes": sizes, "times_s": [2e-6 + s / 1e9 for s in sizes], "alpha_s": 2e-6, "beta_Bps": 1e9, "residual": 0.0}
+    sweep["pingpong"] = {
+        "sizes": sizes,
+        "times_s": [2e-6 + s / 1e9 for s in sizes],
+        "alpha_s": 2e-6,
+        "beta_Bps": 1e9,
+        "residual": 0.0,
+    }
     left, right = ccb.plot_pingpong(sweep)
     assert right.get_lines()[0].get_ydata() == pytest.approx([1.0, 1.0])  # measured / fitted, sizes > 0
     plt.close("all")

@@ -57,7 +57,9 @@ def test_times_plot_and_busbw_plot():
     ax = ccb.plot_nccl_times("all_reduce", 16, 2, "ib_h100", efficiency=True, mark=2**20)
     labels = {line.get_label() for line in ax.get_lines()}
     assert {"Tree/LL", "Ring/Simple", "NVLSTree/Simple"} <= labels
-    assert all(0 < y <= 1 + 1e-12 for line in ax.get_lines() if not line.get_label().startswith("_") for y in line.get_ydata())
+    assert all(
+        0 < y <= 1 + 1e-12 for line in ax.get_lines() if not line.get_label().startswith("_") for y in line.get_ydata()
+    )
     log = ccb.read_published_log("dgx2_v100_broadcast")
     ax = ccb.plot_busbw_against_bound(log, 1e-6, 150e9)
     assert ax.get_lines()[0].get_ydata().max() == pytest.approx(122.15, abs=0.01)
@@ -65,7 +67,8 @@ def test_times_plot_and_busbw_plot():
 
 def test_published_logs_and_summary():
     assert set(ccb.PUBLISHED_LOGS) | {"h800_2node_alltoall_failed_issue355"} == {
-        p.name[:-4] for p in ccb.nccl_published.DATA_DIR.iterdir() if p.name.endswith(".txt")}
+        p.name[:-4] for p in ccb.nccl_published.DATA_DIR.iterdir() if p.name.endswith(".txt")
+    }
     table = ccb.published_summary_table()
     by_key = {v["key"]: v for v in table.values}
     # A3 Mega: 338.82 GB/s against min(450, 1.875 * 200) = 375 GB/s.
@@ -101,17 +104,20 @@ def test_vs_bound_never_beats_the_bound():
     assert table.rows[0][2] == "Ring/LL"
 
 
-@pytest.mark.parametrize("call, error, message", [
-    (lambda: ccb.plot_nccl_times(m_range=(0, 10)), ValueError, r"m_range\[0\] must be > 0"),
-    (lambda: ccb.plot_nccl_times(m_range=(10, 5)), ValueError, "0 < min < max"),
-    (lambda: ccb.plot_nccl_times(m_range=8), TypeError, "m_range must be a"),
-    (lambda: ccb.plot_nccl_times(efficiency="yes"), TypeError, "efficiency must be True or False"),
-    (lambda: ccb.plot_nccl_times(mark=1.5), ValueError, "whole number of bytes"),
-    (lambda: ccb.plot_nccl_pick_map(threshold=2), ValueError, "threshold must be an efficiency"),
-    (lambda: ccb.nccl_vs_bound_table([]), ValueError, "1 to 1000"),
-    (lambda: ccb.nccl_vs_bound_table([(8, 1)]), TypeError, "triples"),
-    (lambda: ccb.busbw_ceiling("all_reduce", 8, [1.0] * 10_000_001, 1e-6, 1e9), ValueError, "at most 10000000"),
-])
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (lambda: ccb.plot_nccl_times(m_range=(0, 10)), ValueError, r"m_range\[0\] must be > 0"),
+        (lambda: ccb.plot_nccl_times(m_range=(10, 5)), ValueError, "0 < min < max"),
+        (lambda: ccb.plot_nccl_times(m_range=8), TypeError, "m_range must be a"),
+        (lambda: ccb.plot_nccl_times(efficiency="yes"), TypeError, "efficiency must be True or False"),
+        (lambda: ccb.plot_nccl_times(mark=1.5), ValueError, "whole number of bytes"),
+        (lambda: ccb.plot_nccl_pick_map(threshold=2), ValueError, "threshold must be an efficiency"),
+        (lambda: ccb.nccl_vs_bound_table([]), ValueError, "1 to 1000"),
+        (lambda: ccb.nccl_vs_bound_table([(8, 1)]), TypeError, "triples"),
+        (lambda: ccb.busbw_ceiling("all_reduce", 8, [1.0] * 10_000_001, 1e-6, 1e9), ValueError, "at most 10000000"),
+    ],
+)
 def test_figure_and_table_arguments(call, error, message):
     with pytest.raises(error, match=message):
         call()
@@ -148,13 +154,16 @@ def test_logs_that_ran_nvls_tree_are_held_against_the_in_switch_ceiling():
     assert ccb.two_level_busbw_ceiling("all_reduce", 16, 2, 450e9, 400e9) < 470e9 < 750e9
     # Primitives other than AllReduce keep their endpoint volume in the switch (chapter 3).
     assert ccb.nccl_published.in_switch_busbw_ceiling("all_gather", 16, 2, 450e9, 400e9) == pytest.approx(
-        ccb.two_level_busbw_ceiling("all_gather", 16, 2, 450e9, 400e9))
+        ccb.two_level_busbw_ceiling("all_gather", 16, 2, 450e9, 400e9)
+    )
     by_key = {v["key"]: v for v in ccb.published_summary_table().values}
     issue = by_key["hgx_h100_2node_all_reduce_issue319"]
     assert issue["in_switch"] and issue["ceiling"] == pytest.approx(750e9) and issue["endpoint_ceiling"] == 450e9
     assert issue["efficiency"] == pytest.approx(89.24 / 750, abs=5e-4)
     # A3 Mega: the node term 1.875 * 200 = 375 binds either way.
-    assert by_key["a3mega_h100_2node_all_reduce"]["ceiling"] == by_key["a3mega_h100_2node_all_reduce"]["endpoint_ceiling"]
+    assert (
+        by_key["a3mega_h100_2node_all_reduce"]["ceiling"] == by_key["a3mega_h100_2node_all_reduce"]["endpoint_ceiling"]
+    )
     # V100 / A100 switches cannot reduce.
     assert not by_key["dgx2_v100_all_reduce"]["in_switch"] and not by_key["oke_a100_2node_all_reduce"]["in_switch"]
 
@@ -181,8 +190,10 @@ def test_one_cluster_two_collectives_against_their_node_cuts():
     # the entry gives N). AllReduce: the node moves c(8) M, busbw <= (126/64) / (14/8) x 12.5
     # = 14.0625 GB/s. AllToAll: the node's 8 ranks each send 56/64 of M off-node, T >= 8 x 56/64
     # x M / 12.5 GB/s and busbw = 63/64 x M / T <= 63 x 12.5 / (8 x 56) = 1.7578125 GB/s.
-    by_key = {v["key"]: v for v in ccb.published_summary_table(
-        ["issue78_v100_8node_all_reduce", "issue78_v100_8node_alltoall"]).values}
+    by_key = {
+        v["key"]: v
+        for v in ccb.published_summary_table(["issue78_v100_8node_all_reduce", "issue78_v100_8node_alltoall"]).values
+    }
     reduce, alltoall = by_key["issue78_v100_8node_all_reduce"], by_key["issue78_v100_8node_alltoall"]
     assert reduce["ceiling"] == pytest.approx(126 / 64 / (14 / 8) * 12.5e9)
     assert alltoall["ceiling"] == pytest.approx(63 * 12.5e9 / (8 * 56))

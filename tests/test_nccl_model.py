@@ -31,13 +31,13 @@ def test_dgx_h100_allreduce_tuning_by_hand():
     # perChMaxTree 38.7, perChMaxRingLL128 36.7, perChMaxTreeLL128 36.7.
     table = {(a, p): (lat, bw) for a, p, lat, bw in ccb.nccl_tuning_table("all_reduce", 8, 1).values}
     expected = {
-        ("ring", "LL"): (6.6 + 14 * 0.6, min(141, 360 * 0.5) * 8 / 14),            # 15.0 us, 80.57 GB/s
-        ("ring", "LL128"): (14.0 + 14 * 1.9, min(360 * 0.92, 12 * 36.7) * 8 / 14),   # 40.6 us, 189.26
-        ("ring", "Simple"): (8.4 + 14 * 3.4, 360 * 8 / 14),                          # 56.0 us, 205.71
-        ("tree", "LL"): (6.8 + 2 * (7 * 0.6), min(min(360 * 0.92, 12 * 38.7) / 3.8, 141) / 2),   # 15.2, 43.58
-        ("tree", "LL128"): (14.0 + 2 * (7 * 1.25), min(331.2 * 7 / 9, 12 * 36.7) / 2),           # 31.5, 128.8
-        ("tree", "Simple"): (0.0 + 2 * (7 * 28), min(360 * 0.92, 12 * 38.7) / 2),                # 392, 165.6
-        ("nvls", "Simple"): (25.0, 8 * 40 * 5 / 6),                                  # 25 us, 266.7 GB/s
+        ("ring", "LL"): (6.6 + 14 * 0.6, min(141, 360 * 0.5) * 8 / 14),  # 15.0 us, 80.57 GB/s
+        ("ring", "LL128"): (14.0 + 14 * 1.9, min(360 * 0.92, 12 * 36.7) * 8 / 14),  # 40.6 us, 189.26
+        ("ring", "Simple"): (8.4 + 14 * 3.4, 360 * 8 / 14),  # 56.0 us, 205.71
+        ("tree", "LL"): (6.8 + 2 * (7 * 0.6), min(min(360 * 0.92, 12 * 38.7) / 3.8, 141) / 2),  # 15.2, 43.58
+        ("tree", "LL128"): (14.0 + 2 * (7 * 1.25), min(331.2 * 7 / 9, 12 * 36.7) / 2),  # 31.5, 128.8
+        ("tree", "Simple"): (0.0 + 2 * (7 * 28), min(360 * 0.92, 12 * 38.7) / 2),  # 392, 165.6
+        ("nvls", "Simple"): (25.0, 8 * 40 * 5 / 6),  # 25 us, 266.7 GB/s
     }
     assert set(table) == set(expected)
     for key, (lat, bw) in expected.items():
@@ -61,7 +61,9 @@ def test_dgx_h100_picks_by_hand():
     # 64 KiB: Ring/LL 15.0 + 65536/80571 = 15.813; Ring/LL128 40.6 + 0.346 = 40.95; Tree/LL
     # 15.2 + 65536/(1000*43.58*0.7) (index 10 -> 0.6? floor(log2(1024)) = 10 -> LL factor .6) = 17.71.
     p = ccb.nccl_predict("all_reduce", 8, 1, 65536)
-    assert p.label == "Ring/LL" and p.times["tree", "LL"] == pytest.approx((15.2 + 65536 / (1000 * 43.5789 * 0.6)) * US, rel=1e-4)
+    assert p.label == "Ring/LL" and p.times["tree", "LL"] == pytest.approx(
+        (15.2 + 65536 / (1000 * 43.5789 * 0.6)) * US, rel=1e-4
+    )
 
 
 def test_ib_h100_two_nodes_by_hand():
@@ -90,7 +92,9 @@ def test_ring_latency_rules_for_broadcast_and_many_nodes():
     # Broadcast on one node, sameChannels: one hop. Ring/LL 6.6 + 0.6 = 7.2; Simple 8.4 + 3.4 = 11.8;
     # nsteps = N = 8, ratio 8/8: LL min(141, 180) = 141; Simple 360.
     t = {(a, p): (lat, bw) for a, p, lat, bw in ccb.nccl_tuning_table("broadcast", 8, 1).values}
-    assert t["ring", "LL"] == pytest.approx((7.2 * US, 141e9)) and t["ring", "Simple"] == pytest.approx((11.8 * US, 360e9))
+    assert t["ring", "LL"] == pytest.approx((7.2 * US, 141e9)) and t["ring", "Simple"] == pytest.approx(
+        (11.8 * US, 360e9)
+    )
     assert set(t) == {("ring", "LL"), ("ring", "LL128"), ("ring", "Simple")}
     # ib_h100 has sameChannels 0: nsteps x network hop; Simple uses the Tree hop (28 us).
     # N = 16 on 2 nodes: LL 6.6 + 16*2.7 = 49.8; Simple 8.4 + 16*28 = 456.4.
@@ -107,8 +111,12 @@ def test_ring_latency_rules_for_broadcast_and_many_nodes():
 
 def test_overrides_switch_parts_of_the_model():
     # No LL128, no NVLS, PCI instead of NVLink, AMD CPU, the simple TREE pattern.
-    t = {(a, p): (lat, bw) for a, p, lat, bw in ccb.nccl_tuning_table(
-        "all_reduce", 4, 1, ll128=False, nvls_channels=0, intra_link="pci", tree_pattern="tree").values}
+    t = {
+        (a, p): (lat, bw)
+        for a, p, lat, bw in ccb.nccl_tuning_table(
+            "all_reduce", 4, 1, ll128=False, nvls_channels=0, intra_link="pci", tree_pattern="tree"
+        ).values
+    }
     assert {p for _, p in t} == {"LL", "Simple"} and {a for a, _ in t} == {"tree", "ring"}
     # Ring/Simple on PCI: 8.4 + 6 * 5.7 = 42.6 us; Tree/Simple: min(360*.92, 12*38.7) * .85 / 2 = 140.76 GB/s.
     assert t["ring", "Simple"][0] == pytest.approx(42.6 * US)
@@ -129,7 +137,12 @@ def test_all_gather_and_reduce_scatter_offer_ring_and_nvls():
     assert {a for a, _ in ccb.nccl_predict("all_gather", 16, 2, 2**30, "ib_h100").times} == {"ring"}
 
 
-@given(st.sampled_from(ccb.NCCL_COLLECTIVES), st.integers(2, 4096), st.integers(0, 2**40), st.sampled_from(["dgx_h100", "ib_h100"]))
+@given(
+    st.sampled_from(ccb.NCCL_COLLECTIVES),
+    st.integers(2, 4096),
+    st.integers(0, 2**40),
+    st.sampled_from(["dgx_h100", "ib_h100"]),
+)
 def test_pick_is_the_fastest_estimate(primitive, n_ranks, m, topology):
     n_nodes = max(1, n_ranks // 8)
     p = ccb.nccl_predict(primitive, n_ranks, n_nodes, m, topology)
@@ -138,21 +151,24 @@ def test_pick_is_the_fastest_estimate(primitive, n_ranks, m, topology):
     assert p.bus_bandwidth >= 0
 
 
-@pytest.mark.parametrize("args, kwargs, error, message", [
-    (("all_to_all", 8, 1, 1024), {}, ValueError, "unknown primitive 'all_to_all'"),
-    (("all_reduce", 1, 1, 1024), {}, ValueError, "n_ranks must be >= 2"),
-    (("all_reduce", 8, 9, 1024), {}, ValueError, "n_nodes must be <= 8"),
-    (("all_reduce", 8, 1, 10.5), {}, ValueError, "whole number of bytes"),
-    (("all_reduce", 8, 1, 2.0**51), {}, ValueError, "m must be <= "),
-    (("all_reduce", 8, 1, -1), {}, ValueError, "m must be >= 0"),
-    (("all_reduce", 8.0, 1, 1024), {}, TypeError, "n_ranks must be an integer"),
-    (("all_reduce", 8, 1, 1024), {"topology": "dgx_b200"}, ValueError, "unknown topology 'dgx_b200'"),
-    (("all_reduce", 8, 1, 1024), {"rings": 3}, TypeError, "unknown topology field"),
-    (("all_reduce", 8, 1, 1024), {"gpu": "pascal"}, ValueError, "unknown gpu 'pascal'"),
-    (("all_reduce", 8, 1, 1024), {"ring_channels": 0}, ValueError, "ring_channels must be >= 1"),
-    (("all_reduce", 8, 1, 1024), {"ring_bw_intra": -1.0}, ValueError, "ring_bw_intra must be >= 0"),
-    (("all_reduce", 8, 1, 1024), {"ll128": 1}, TypeError, "ll128 must be True or False"),
-])
+@pytest.mark.parametrize(
+    "args, kwargs, error, message",
+    [
+        (("all_to_all", 8, 1, 1024), {}, ValueError, "unknown primitive 'all_to_all'"),
+        (("all_reduce", 1, 1, 1024), {}, ValueError, "n_ranks must be >= 2"),
+        (("all_reduce", 8, 9, 1024), {}, ValueError, "n_nodes must be <= 8"),
+        (("all_reduce", 8, 1, 10.5), {}, ValueError, "whole number of bytes"),
+        (("all_reduce", 8, 1, 2.0**51), {}, ValueError, "m must be <= "),
+        (("all_reduce", 8, 1, -1), {}, ValueError, "m must be >= 0"),
+        (("all_reduce", 8.0, 1, 1024), {}, TypeError, "n_ranks must be an integer"),
+        (("all_reduce", 8, 1, 1024), {"topology": "dgx_b200"}, ValueError, "unknown topology 'dgx_b200'"),
+        (("all_reduce", 8, 1, 1024), {"rings": 3}, TypeError, "unknown topology field"),
+        (("all_reduce", 8, 1, 1024), {"gpu": "pascal"}, ValueError, "unknown gpu 'pascal'"),
+        (("all_reduce", 8, 1, 1024), {"ring_channels": 0}, ValueError, "ring_channels must be >= 1"),
+        (("all_reduce", 8, 1, 1024), {"ring_bw_intra": -1.0}, ValueError, "ring_bw_intra must be >= 0"),
+        (("all_reduce", 8, 1, 1024), {"ll128": 1}, TypeError, "ll128 must be True or False"),
+    ],
+)
 def test_bad_arguments(args, kwargs, error, message):
     with pytest.raises(error, match=message):
         ccb.nccl_predict(*args, **kwargs)
@@ -192,8 +208,18 @@ def test_pcie_node_by_hand():
     # Ring/LL 12.6 + 4194304/8000 = 536.9; Ring/Simple 42.6 + 262.1 = 304.7;
     # Tree/LL 12.8 + 4194304/(2905.3*0.7) = 2075.2; Tree/Simple 168 + 4194304/(11040*0.7) = 710.7.
     m = 4 * 2**20
-    pcie = dict(gpu="ampere", intra_link="pci", ring_channels=2, ring_bw_intra=12e9, ring_bw_inter=12e9,
-                tree_channels=2, tree_bw_intra=12e9, tree_bw_inter=12e9, nvls_channels=0, comm_channels=4)
+    pcie = dict(
+        gpu="ampere",
+        intra_link="pci",
+        ring_channels=2,
+        ring_bw_intra=12e9,
+        ring_bw_inter=12e9,
+        tree_channels=2,
+        tree_bw_intra=12e9,
+        tree_bw_inter=12e9,
+        nvls_channels=0,
+        comm_channels=4,
+    )
     p = ccb.nccl_predict("all_reduce", 4, 1, m, "dgx_h100", **pcie)
     assert set(p.times) == {("ring", "LL"), ("ring", "Simple"), ("tree", "LL"), ("tree", "Simple")}
     assert p.times["ring", "LL"] == pytest.approx((12.6 + m / 8000) * US)
@@ -250,8 +276,13 @@ def test_no_algorithm_available():
         ccb.nccl_predict("all_reduce", 8, 1, 1024, **zero)
 
 
-@given(st.sampled_from(["dgx_h100", "ib_h100"]), st.integers(1, 256), st.integers(1, 8), st.integers(0, 2**40),
-       st.sampled_from(ccb.NCCL_COLLECTIVES))
+@given(
+    st.sampled_from(["dgx_h100", "ib_h100"]),
+    st.integers(1, 256),
+    st.integers(1, 8),
+    st.integers(0, 2**40),
+    st.sampled_from(ccb.NCCL_COLLECTIVES),
+)
 def test_presets_never_beat_their_bound(topology, nodes, per_node, m, primitive):
     # The presets credit no graph with more than the ring's beta (NVLS at most 8 x 40 x 5/6 = 267 < 360),
     # so NCCL's estimate is never faster than the bound and the efficiency stays in (0, 1].
@@ -357,8 +388,8 @@ def test_efficiency_against_the_line_rate():
 
 def test_chapter_8_numbers_after_the_nvls_fix():
     m = 2**30
-    nvls = 25e-6 + m / (800e9 / 3)           # 8 x 40 x 5/6 GB/s, 25 us
-    ring = 56e-6 + m / (360e9 * 8 / 14)      # 12 x 30 x 8/14 GB/s, 8.4 + 14 x 3.4 us
+    nvls = 25e-6 + m / (800e9 / 3)  # 8 x 40 x 5/6 GB/s, 25 us
+    ring = 56e-6 + m / (360e9 * 8 / 14)  # 12 x 30 x 8/14 GB/s, 8.4 + 14 x 3.4 us
     r = ccb.nccl_vs_bound("all_reduce", 8, 1, m)
     # 1 GiB efficiency against the in-network bound M / 360e9: 2.9826 / 4.0515 = 0.736
     assert r.efficiency == pytest.approx((m / 360e9) / nvls)

@@ -40,26 +40,116 @@ PERFORMANCE_MD_FACTOR = {
 # file -> (collective to pass or None, n_ranks, collective, rows, first (size, count, type, redop, root),
 #          last row's printed (time, algbw, busbw) out-of-place, check column, time unit, NCCL version)
 REAL = {
-    "nccl1_titanx_all_reduce.txt": (None, 4, "all_reduce", 20, (10000000, 10000000, "char", "sum", None),
-                                    ("1.622", "6.16", "9.25"), "res", 1e-3, None),
-    "dgx2_v100_all_gather.txt": (None, 12, "all_gather", 31, (0, 0, "float", None, None),
-                                 ("106773", "73.75", "73.75"), "error", 1e-6, None),
-    "dgx2_v100_all_reduce.txt": (None, 12, "all_reduce", 31, (8, 2, "float", "sum", None),
-                                 ("127453", "67.40", "123.56"), "error", 1e-6, None),
-    "dgx2_v100_broadcast.txt": (None, 12, "broadcast", 31, (8, 2, "float", None, 0),
-                                ("70321", "122.15", "122.15"), "error", 1e-6, None),
-    "dgx2_v100_reduce.txt": (None, 12, "reduce", 31, (8, 2, "float", "sum", 0),
-                             ("69989", "122.73", "122.73"), "error", 1e-6, None),
-    "dgx2_v100_reduce_scatter.txt": (None, 12, "reduce_scatter", 31, (0, 0, "float", "sum", None),
-                                     ("122722", "64.16", "64.16"), "error", 1e-6, None),
-    "eks_efa_t4_2node_all_reduce.txt": ("all_reduce", 2, "all_reduce", 31, (0, 0, "float", "sum", -1),
-                                        ("344981", "3.11", "3.11"), "#wrong", 1e-6, "2.12.7"),
-    "oke_a100_2node_all_reduce.txt": ("all_reduce", 16, "all_reduce", 31, (8, 2, "float", "sum", -1),
-                                      ("67689", "126.90", "237.94"), "#wrong", 1e-6, None),
-    "a3mega_h100_2node_all_reduce.txt": (None, 16, "all_reduce", 31, (8, 2, "float", "sum", -1),
-                                         ("47535", "180.71", "338.82"), "#wrong", 1e-6, None),
-    "hgx_h100_2node_all_reduce_issue319.txt": (None, 16, "all_reduce", 32, (8, 2, "float", "sum", -1),
-                                               ("360942", "47.60", "89.24"), "#wrong", 1e-6, "2.26.2"),
+    "nccl1_titanx_all_reduce.txt": (
+        None,
+        4,
+        "all_reduce",
+        20,
+        (10000000, 10000000, "char", "sum", None),
+        ("1.622", "6.16", "9.25"),
+        "res",
+        1e-3,
+        None,
+    ),
+    "dgx2_v100_all_gather.txt": (
+        None,
+        12,
+        "all_gather",
+        31,
+        (0, 0, "float", None, None),
+        ("106773", "73.75", "73.75"),
+        "error",
+        1e-6,
+        None,
+    ),
+    "dgx2_v100_all_reduce.txt": (
+        None,
+        12,
+        "all_reduce",
+        31,
+        (8, 2, "float", "sum", None),
+        ("127453", "67.40", "123.56"),
+        "error",
+        1e-6,
+        None,
+    ),
+    "dgx2_v100_broadcast.txt": (
+        None,
+        12,
+        "broadcast",
+        31,
+        (8, 2, "float", None, 0),
+        ("70321", "122.15", "122.15"),
+        "error",
+        1e-6,
+        None,
+    ),
+    "dgx2_v100_reduce.txt": (
+        None,
+        12,
+        "reduce",
+        31,
+        (8, 2, "float", "sum", 0),
+        ("69989", "122.73", "122.73"),
+        "error",
+        1e-6,
+        None,
+    ),
+    "dgx2_v100_reduce_scatter.txt": (
+        None,
+        12,
+        "reduce_scatter",
+        31,
+        (0, 0, "float", "sum", None),
+        ("122722", "64.16", "64.16"),
+        "error",
+        1e-6,
+        None,
+    ),
+    "eks_efa_t4_2node_all_reduce.txt": (
+        "all_reduce",
+        2,
+        "all_reduce",
+        31,
+        (0, 0, "float", "sum", -1),
+        ("344981", "3.11", "3.11"),
+        "#wrong",
+        1e-6,
+        "2.12.7",
+    ),
+    "oke_a100_2node_all_reduce.txt": (
+        "all_reduce",
+        16,
+        "all_reduce",
+        31,
+        (8, 2, "float", "sum", -1),
+        ("67689", "126.90", "237.94"),
+        "#wrong",
+        1e-6,
+        None,
+    ),
+    "a3mega_h100_2node_all_reduce.txt": (
+        None,
+        16,
+        "all_reduce",
+        31,
+        (8, 2, "float", "sum", -1),
+        ("47535", "180.71", "338.82"),
+        "#wrong",
+        1e-6,
+        None,
+    ),
+    "hgx_h100_2node_all_reduce_issue319.txt": (
+        None,
+        16,
+        "all_reduce",
+        32,
+        (8, 2, "float", "sum", -1),
+        ("360942", "47.60", "89.24"),
+        "#wrong",
+        1e-6,
+        "2.26.2",
+    ),
 }
 
 
@@ -135,8 +225,13 @@ def test_hosts_devices_and_footer():
     nccl1 = _read("nccl1_titanx_all_reduce.txt")
     assert nccl1.devices == ("GeForce GTX TITAN X",) * 4 and nccl1.hosts == ()
     # Several data types and operators in one run: char/int/half/float/double x sum/prod/max/min.
-    assert [(r.type, r.redop) for r in nccl1.rows[::4]] == [("char", "sum"), ("int", "sum"), ("half", "sum"),
-                                                          ("float", "sum"), ("double", "sum")]
+    assert [(r.type, r.redop) for r in nccl1.rows[::4]] == [
+        ("char", "sum"),
+        ("int", "sum"),
+        ("half", "sum"),
+        ("float", "sum"),
+        ("double", "sum"),
+    ]
     assert nccl1.rows[8].wrong == pytest.approx(4e-3)  # the "res" (maximum error) column, half sum
 
 
@@ -192,8 +287,10 @@ def test_labelled_lines_with_labels_inside_rows():
     # Launchers that label every write: "[0]" before each piece of the row (pattern of NVIDIA/nccl#1453).
     head = "".join("[0] " + line + "\n" for line in _HEADER.splitlines())
     pieces = _ROW1.split("    10.24")
-    row = f"[0] {pieces[0]}[0] host-a:1:1 [0] NCCL INFO 1024 Bytes -> Algo 1 proto 0 time 15.0\n" \
-          f"[0]     10.24{pieces[1]}[0]     10.24{pieces[2]}\n"
+    row = (
+        f"[0] {pieces[0]}[0] host-a:1:1 [0] NCCL INFO 1024 Bytes -> Algo 1 proto 0 time 15.0\n"
+        f"[0]     10.24{pieces[1]}[0]     10.24{pieces[2]}\n"
+    )
     log = ccb.read_nccl_tests(head + row)
     assert len(log.rows) == 1 and log.rows[0].time_s_inplace == pytest.approx(10.24e-6)
     slurm = "".join("0: " + line + "\n" for line in (_HEADER + _ROW1).splitlines())
@@ -203,25 +300,34 @@ def test_labelled_lines_with_labels_inside_rows():
 def test_per_iteration_timestamp_and_copybw_columns():
     header = _HEADER.replace(
         "time   algbw   busbw #wrong     time   algbw   busbw #wrong",
-        "time   algbw   busbw  copybw #wrong  i_min  i_max  i_p99  i_cv%     time   algbw   busbw  copybw #wrong  i_min  i_max  i_p99  i_cv% timestamp")
-    row = ("        1024           256     float     sum      -1    10.24    0.10    0.10   1.00      0   9.00  11.00  11.00   2.50"
-           "    10.24    0.10    0.10   1.00      0   9.00  11.00  11.00   2.50  2025-10-28 12:00:00")
+        "time   algbw   busbw  copybw #wrong  i_min  i_max  i_p99  i_cv%     time   algbw   busbw  copybw #wrong  i_min  i_max  i_p99  i_cv% timestamp",
+    )
+    row = (
+        "        1024           256     float     sum      -1    10.24    0.10    0.10   1.00      0   9.00  11.00  11.00   2.50"
+        "    10.24    0.10    0.10   1.00      0   9.00  11.00  11.00   2.50  2025-10-28 12:00:00"
+    )
     log = ccb.read_nccl_tests(header + row + "\n")
     assert log.rows[0].busbw_Bps_inplace == pytest.approx(0.1e9) and log.rows[0].wrong_inplace == 0
 
 
-@pytest.mark.parametrize("text, message", [
-    ("hello", r"no nccl-tests result table"),
-    (_HEADER, r"header but no rows"),
-    (_HEADER + _ROW1[:70] + "\n", r"^line 10: the text ends inside this row"),
-    (_HEADER + _ROW1[:70] + "\n# Out of bounds values : 0 OK\n", r"^line 10: the row starting there is cut short"),
-    (_HEADER + _ROW1.replace("0.10    0.10      0", "0.10    abc      0", 1) + "\n", r"line 10: column 'busbw' needs a number, got 'abc'"),
-    (_HEADER + _ROW1.replace("float", "42", 1) + "\n", r"line 10: column 'type' needs a name"),
-    (_HEADER + _ROW1 + "   7\n", r"line 10: row has 14 values but the header \(line 8\) has 13"),
-    (_HEADER + _ROW1.replace("10.24", "-1.0", 1) + "\n", r"line 10: column 'time' needs a finite number >= 0"),
-    (_SYNTH + _SYNTH, r"line 21: a second result table starts here \(the first began at line 8\)"),
-    (_SYNTH.replace("#wrong     time", "#wrong  flops    time"), r"line 8: unknown column 'flops'"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("hello", r"no nccl-tests result table"),
+        (_HEADER, r"header but no rows"),
+        (_HEADER + _ROW1[:70] + "\n", r"^line 10: the text ends inside this row"),
+        (_HEADER + _ROW1[:70] + "\n# Out of bounds values : 0 OK\n", r"^line 10: the row starting there is cut short"),
+        (
+            _HEADER + _ROW1.replace("0.10    0.10      0", "0.10    abc      0", 1) + "\n",
+            r"line 10: column 'busbw' needs a number, got 'abc'",
+        ),
+        (_HEADER + _ROW1.replace("float", "42", 1) + "\n", r"line 10: column 'type' needs a name"),
+        (_HEADER + _ROW1 + "   7\n", r"line 10: row has 14 values but the header \(line 8\) has 13"),
+        (_HEADER + _ROW1.replace("10.24", "-1.0", 1) + "\n", r"line 10: column 'time' needs a finite number >= 0"),
+        (_SYNTH + _SYNTH, r"line 21: a second result table starts here \(the first began at line 8\)"),
+        (_SYNTH.replace("#wrong     time", "#wrong  flops    time"), r"line 8: unknown column 'flops'"),
+    ],
+)
 def test_bad_text_is_rejected_naming_the_line(text, message):
     with pytest.raises(ValueError, match=message):
         ccb.read_nccl_tests(text)
@@ -246,7 +352,9 @@ def test_argument_checks():
 
 def test_collective_from_the_text():
     assert ccb.read_nccl_tests("./build/alltoall_perf -b 8\n" + _SYNTH).collective == "all_to_all"
-    assert ccb.read_nccl_tests("# Collective test starting: reduce_scatter_perf\n" + _SYNTH).collective == "reduce_scatter"
+    assert (
+        ccb.read_nccl_tests("# Collective test starting: reduce_scatter_perf\n" + _SYNTH).collective == "reduce_scatter"
+    )
     # Two different programs named: the text does not say which one printed the table.
     assert ccb.read_nccl_tests("all_gather_perf and all_reduce_perf\n" + _SYNTH).collective is None
     assert ccb.read_nccl_tests("mpirun ./sendrecv_perf\n" + _SYNTH).collective == "sendrecv"
@@ -272,8 +380,14 @@ def test_busbw_ceiling_by_hand():
         ccb.busbw_ceiling("all_reduce", 1, 10, 1e-6, 1e9)
 
 
-@given(st.sampled_from(["all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "all_to_all"]),
-       st.integers(2, 512), st.floats(0, 2**40), st.floats(0, 1e-4), st.floats(1e6, 1e12), st.integers(1, 8))
+@given(
+    st.sampled_from(["all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "all_to_all"]),
+    st.integers(2, 512),
+    st.floats(0, 2**40),
+    st.floats(0, 1e-4),
+    st.floats(1e6, 1e12),
+    st.integers(1, 8),
+)
 def test_ceiling_never_above_p_beta(primitive, n, m, alpha, beta, ports):
     assert ccb.busbw_ceiling(primitive, n, m, alpha, beta, ports=ports) <= ports * beta * (1 + 1e-12)
 
@@ -286,13 +400,20 @@ def _log_from_ring(primitive, n, alpha, beta, sizes):
     for m in sizes:
         t = steps * alpha + coefficient * m / beta
         algbw = m / t / 1e9
-        rows.append(ccb.NcclTestsRow(m, m // 4, "float", "sum", -1, t, algbw * 1e9, coefficient * algbw * 1e9, 0,
-                                     None, None, None, None, 1))
+        rows.append(
+            ccb.NcclTestsRow(
+                m, m // 4, "float", "sum", -1, t, algbw * 1e9, coefficient * algbw * 1e9, 0, None, None, None, None, 1
+            )
+        )
     return ccb.NcclTestsLog(rows=tuple(rows), n_ranks=n, collective=primitive)
 
 
-@given(st.sampled_from(["all_reduce", "all_gather", "reduce_scatter", "broadcast"]), st.integers(2, 256),
-       st.floats(1e-7, 1e-4), st.floats(1e8, 1e12))
+@given(
+    st.sampled_from(["all_reduce", "all_gather", "reduce_scatter", "broadcast"]),
+    st.integers(2, 256),
+    st.floats(1e-7, 1e-4),
+    st.floats(1e8, 1e12),
+)
 def test_nothing_beats_the_bound(primitive, n, alpha, beta):
     """A ring run at the bound's own alpha and beta is never above the ceiling (efficiency <= 1)."""
     sizes = [2**k for k in range(3, 34, 3)]
@@ -347,7 +468,9 @@ def test_report_by_hand():
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "ccb_helpers.nccl_tests", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "ccb_helpers.nccl_tests", *args], capture_output=True, text=True, timeout=120
+    )
 
 
 def test_cli_on_published_logs(tmp_path):
@@ -357,7 +480,9 @@ def test_cli_on_published_logs(tmp_path):
     assert "collective all_reduce, 16 ranks on 2 hosts, 32 rows, NCCL 2.26.2" in done.stdout
     assert "> p*beta" in done.stdout and "fit (ring, 30 steps" in done.stdout
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    done = _cli(str(DATA / "oke_a100_2node_all_reduce.txt"), "--alpha", "2e-6", "--beta", "300e9", "--collective", "all_reduce")
+    done = _cli(
+        str(DATA / "oke_a100_2node_all_reduce.txt"), "--alpha", "2e-6", "--beta", "300e9", "--collective", "all_reduce"
+    )
     assert done.returncode == 0, done.stderr
     assert re.search(r"8 GiB\s+237\.9\d\s+300\.00\s+0\.79\s+bandwidth", done.stdout)
 
@@ -386,16 +511,25 @@ def test_cli_says_what_a_fit_cannot_tell_and_which_collectives_fit(capsys):
     assert "fit (ring" in out and "only 2 rows" not in out and "alpha not resolved" not in out
 
 
-@pytest.mark.parametrize("args, message", [
-    (["/no/such/file.log", "--alpha", "1e-6", "--beta", "1e9"], "cannot read /no/such/file.log"),
-    ([str(DATA / "h800_2node_alltoall_failed_issue355.txt"), "--preset", "ib_ndr"], "line 27"),
-    ([str(DATA / "eks_efa_t4_2node_all_reduce.txt"), "--preset", "ib_ndr"], "pass --collective"),
-    ([str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--alpha", "-1", "--beta", "1e9"], "alpha must be >= 0"),
-    ([str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--alpha", "1e-6"], "--alpha needs --beta"),
-    ([str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--alpha", "1e-6", "--beta", "nan"], "beta must be finite"),
-    ([str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--alpha", "1e-6", "--beta", "1e9", "--ports", "0"], "ports must be >= 1"),
-    ([str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--preset", "ib_ndr", "--plot", "/no/such/dir/x.png"], "cannot write"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["/no/such/file.log", "--alpha", "1e-6", "--beta", "1e9"], "cannot read /no/such/file.log"),
+        ([str(DATA / "h800_2node_alltoall_failed_issue355.txt"), "--preset", "ib_ndr"], "line 27"),
+        ([str(DATA / "eks_efa_t4_2node_all_reduce.txt"), "--preset", "ib_ndr"], "pass --collective"),
+        ([str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--alpha", "-1", "--beta", "1e9"], "alpha must be >= 0"),
+        ([str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--alpha", "1e-6"], "--alpha needs --beta"),
+        ([str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--alpha", "1e-6", "--beta", "nan"], "beta must be finite"),
+        (
+            [str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--alpha", "1e-6", "--beta", "1e9", "--ports", "0"],
+            "ports must be >= 1",
+        ),
+        (
+            [str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--preset", "ib_ndr", "--plot", "/no/such/dir/x.png"],
+            "cannot write",
+        ),
+    ],
+)
 def test_cli_bad_input_exits_2(args, message, capsys):
     assert main(args) == 2
     assert message in capsys.readouterr().err
@@ -413,12 +547,38 @@ def test_cli_usage_errors_exit_2():
 
 
 def _same_rows(log, reference):
-    fields = ("size", "count", "type", "redop", "root", "time_s", "busbw_Bps", "wrong", "time_s_inplace", "wrong_inplace")
-    return [[getattr(r, f) for f in fields] for r in log.rows] == [[getattr(r, f) for f in fields] for r in reference.rows]
+    fields = (
+        "size",
+        "count",
+        "type",
+        "redop",
+        "root",
+        "time_s",
+        "busbw_Bps",
+        "wrong",
+        "time_s_inplace",
+        "wrong_inplace",
+    )
+    return [[getattr(r, f) for f in fields] for r in log.rows] == [
+        [getattr(r, f) for f in fields] for r in reference.rows
+    ]
 
 
-@pytest.mark.parametrize("variant", ["crlf", "cr", "tabs", "trailing_crash", "bom", "ompi_timestamp", "ompi_timestamp_tag",
-                                     "pdsh", "kubectl_timestamps", "graph_mode"])
+@pytest.mark.parametrize(
+    "variant",
+    [
+        "crlf",
+        "cr",
+        "tabs",
+        "trailing_crash",
+        "bom",
+        "ompi_timestamp",
+        "ompi_timestamp_tag",
+        "pdsh",
+        "kubectl_timestamps",
+        "graph_mode",
+    ],
+)
 def test_text_variants_read_like_the_original(variant):
     reference = ccb.read_nccl_tests(_SYNTH)
     lines = _SYNTH.splitlines()
@@ -429,11 +589,15 @@ def test_text_variants_read_like_the_original(variant):
         "trailing_crash": _SYNTH + "Segmentation fault (core dumped)\n[node0:1001] *** Process received signal ***\n$ ",
         "bom": "\ufeff" + _SYNTH,
         # Open MPI --timestamp-output, alone and with --tag-output (NVIDIA/nccl#1368 shows the first).
-        "ompi_timestamp": "".join(f"Thu Jul 18 15:41:{i % 60:02d} 2024<stdout>:{line}\n" for i, line in enumerate(lines)),
+        "ompi_timestamp": "".join(
+            f"Thu Jul 18 15:41:{i % 60:02d} 2024<stdout>:{line}\n" for i, line in enumerate(lines)
+        ),
         "ompi_timestamp_tag": "".join(f"Thu Jul  8 15:41:05 2024[1,0]<stdout>:{line}\n" for line in lines),
         # pdsh / clush put "host: " before every line; kubectl logs --timestamps an RFC 3339 time.
         "pdsh": "".join(f"gpu-node-17: {line}\n" for line in lines),
-        "kubectl_timestamps": "".join(f"2025-01-02T03:04:{i % 60:02d}.{i:09d}Z {line}\n" for i, line in enumerate(lines)),
+        "kubectl_timestamps": "".join(
+            f"2025-01-02T03:04:{i % 60:02d}.{i:09d}Z {line}\n" for i, line in enumerate(lines)
+        ),
         # -G 1 (CUDA graphs) only changes the parameter line.
         "graph_mode": _SYNTH.replace("graph: 0", "graph: 1"),
     }[variant]
@@ -528,19 +692,24 @@ def test_cli_several_runs_utf16_and_failed_checks(tmp_path, capsys):
 def test_cli_runs_without_runpy_warning():
     done = _cli(str(DATA / "dgx2_v100_broadcast.txt"), "--alpha", "1e-6", "--beta", "150e9")
     assert done.returncode == 0 and done.stderr == ""
-    done = _cli(str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--alpha", "1e-6", "--beta", "450e9", "--node-beta", "200e9")
+    done = _cli(
+        str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--alpha", "1e-6", "--beta", "450e9", "--node-beta", "200e9"
+    )
     assert done.returncode == 0 and "network cut: 2 nodes x 200 GB/s -> busbw ceiling 375 GB/s" in done.stdout
     assert re.search(r"8 GiB\s+338\.8\d\s+375\.00\s+0\.90\s+network", done.stdout)
     done = _cli(str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--alpha", "1e-6", "--beta", "450e9")
     assert "note: the ranks run on 2 hosts; pass --node-beta" in done.stdout
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--alpha", "1e-6", "--beta", "1e9", "--nodes", "2"], "n_nodes needs node_beta"),
-    (["--alpha", "1e-6", "--beta", "1e9", "--node-beta", "-5"], "node_beta must be >= 1e-09"),
-    (["--alpha", "1e-6", "--beta", "1e9", "--node-beta", "1e9", "--nodes", "99"], "n_nodes must be <= 16"),
-    (["--alpha", "1e-6", "--beta", "1e9", "--ranks", "1"], "n_ranks must be >= 2"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--alpha", "1e-6", "--beta", "1e9", "--nodes", "2"], "n_nodes needs node_beta"),
+        (["--alpha", "1e-6", "--beta", "1e9", "--node-beta", "-5"], "node_beta must be >= 1e-09"),
+        (["--alpha", "1e-6", "--beta", "1e9", "--node-beta", "1e9", "--nodes", "99"], "n_nodes must be <= 16"),
+        (["--alpha", "1e-6", "--beta", "1e9", "--ranks", "1"], "n_ranks must be >= 2"),
+    ],
+)
 def test_cli_node_and_rank_arguments(args, message, capsys):
     assert main([str(DATA / "a3mega_h100_2node_all_reduce.txt"), *args]) == 2
     assert message in capsys.readouterr().err
@@ -591,79 +760,269 @@ def test_rank_lines_not_from_zero_are_an_elided_list():
 # Every value is typed from the file (see its SOURCES entry) or worked in the comment.
 REAL_MORE = {
     # RCCL, 8 x MI300X, rank lines 0..7, the program named on the command line.
-    "rccl_mi300x_1node_all_reduce.txt": ("all_reduce", None, 8, "rank lines", "all_reduce", 31,
-                                         (8, 2, "float", "sum", -1), ("47617", "180.40", "315.69"), None),
+    "rccl_mi300x_1node_all_reduce.txt": (
+        "all_reduce",
+        None,
+        8,
+        "rank lines",
+        "all_reduce",
+        31,
+        (8, 2, "float", "sum", -1),
+        ("47617", "180.40", "315.69"),
+        None,
+    ),
     # RCCL 2.22.3, 16 ranks on gpu-53/gpu-56; the program is not named: 2 x 15/16 = 1.875 only fits AllReduce.
-    "rccl_mi300x_2node_all_reduce.txt": ("all_reduce", None, 16, "rank lines", "all_reduce", 32,
-                                         (8, 2, "float", "sum", -1), ("90115", "190.64", "357.46"), None),
+    "rccl_mi300x_2node_all_reduce.txt": (
+        "all_reduce",
+        None,
+        16,
+        "rank lines",
+        "all_reduce",
+        32,
+        (8, 2, "float", "sum", -1),
+        ("90115", "190.64", "357.46"),
+        None,
+    ),
     # MI355X: no nThread line, no device names, "# Testing 1 cycle.", no footer.
-    "rccl_mi355x_pollara_2node_all_reduce.txt": ("all_reduce", None, 16, "rank lines", "all_reduce", 31,
-                                                 (8, 2, "float", "sum", -1), ("43643", "196.82", "369.04"), None),
+    "rccl_mi355x_pollara_2node_all_reduce.txt": (
+        "all_reduce",
+        None,
+        16,
+        "rank lines",
+        "all_reduce",
+        31,
+        (8, 2, "float", "sum", -1),
+        ("43643", "196.82", "369.04"),
+        None,
+    ),
     # Only "# Rank 71": N = 72, and busbw x time / size = 834.57 x 20299 / 8589934592 ... = 1.97222 = 2 x 71/72.
-    "coreweave_gb200_nvl72_1rack_all_reduce.txt": ("all_reduce", None, 72, "busbw factor", "all_reduce", 5,
-                                                   (536870912, 134217728, "float", "sum", -1), ("20299", "423.16", "834.57"),
-                                                   "as the busbw factor agrees"),
+    "coreweave_gb200_nvl72_1rack_all_reduce.txt": (
+        "all_reduce",
+        None,
+        72,
+        "busbw factor",
+        "all_reduce",
+        5,
+        (536870912, 134217728, "float", "sum", -1),
+        ("20299", "423.16", "834.57"),
+        "as the busbw factor agrees",
+    ),
     # Only "# Rank 143", but 810.41e9 x 42067e-6 / 17179869184 = 1.98437 = 2 x 127/128: N = 128.
-    "coreweave_gb200_2rack_all_reduce.txt": ("all_reduce", None, 128, "busbw factor", "all_reduce", 6,
-                                             (536870912, 134217728, "float", "sum", -1), ("42067", "408.40", "810.41"),
-                                             "the rank lines come from another run; N = 128 used"),
+    "coreweave_gb200_2rack_all_reduce.txt": (
+        "all_reduce",
+        None,
+        128,
+        "busbw factor",
+        "all_reduce",
+        6,
+        (536870912, 134217728, "float", "sum", -1),
+        ("42067", "408.40", "810.41"),
+        "the rank lines come from another run; N = 128 used",
+    ),
     # Only "# Rank 1439": N = 1440 (the factor 1.99861 allows 1416..1466, so it cannot decide).
-    "coreweave_gb200_20rack_1440rank_all_reduce.txt": ("all_reduce", None, 1440, "rank lines", "all_reduce", 6,
-                                                       (536870912, 134217728, "float", "sum", -1),
-                                                       ("84625", "203.01", "405.74"), "N = 1440 assumed"),
+    "coreweave_gb200_20rack_1440rank_all_reduce.txt": (
+        "all_reduce",
+        None,
+        1440,
+        "rank lines",
+        "all_reduce",
+        6,
+        (536870912, 134217728, "float", "sum", -1),
+        ("84625", "203.01", "405.74"),
+        "N = 1440 assumed",
+    ),
     # Rank lines elided as "...": 386.56e9 x 43980e-6 / 8589934592 = 1.97917 = 2 x 95/96 (95: 1.97895, 97: 1.97938).
-    "coreweave_h100_sharp_elided_all_reduce.txt": ("all_reduce", None, 96, "busbw factor", "all_reduce", 5,
-                                                   (536870912, 134217728, "float", "sum", -1), ("43980", "195.31", "386.56"),
-                                                   None),
+    "coreweave_h100_sharp_elided_all_reduce.txt": (
+        "all_reduce",
+        None,
+        96,
+        "busbw factor",
+        "all_reduce",
+        5,
+        (536870912, 134217728, "float", "sum", -1),
+        ("43980", "195.31", "386.56"),
+        None,
+    ),
     # 2019-2021 format, no rank lines: 4.33 x 122131 / 268435456 x 1e3 = 1.970 +- 0.0025 fits N = 62..72.
-    "issue78_v100_64rank_all_reduce_2021.txt": ("all_reduce", 64, 64, "caller", "all_reduce", 2,
-                                                (268435456, 67108864, "float", "sum", None), ("244833", "2.19", "4.32"), None),
+    "issue78_v100_64rank_all_reduce_2021.txt": (
+        "all_reduce",
+        64,
+        64,
+        "caller",
+        "all_reduce",
+        2,
+        (268435456, 67108864, "float", "sum", None),
+        ("244833", "2.19", "4.32"),
+        None,
+    ),
     # Blank redop: 268435456 = 64 x 1048576 x 4, so N = 64 (AllGather, ReduceScatter, AllToAll ... all fit).
-    "issue78_v100_64rank_alltoall_blank_redop_2021.txt": ("all_to_all", None, 64, "count vs size", None, 2,
-                                                          (268435456, 1048576, "float", None, None),
-                                                          ("1041974", "0.52", "0.51"), None),
+    "issue78_v100_64rank_alltoall_blank_redop_2021.txt": (
+        "all_to_all",
+        None,
+        64,
+        "count vs size",
+        None,
+        2,
+        (268435456, 1048576, "float", None, None),
+        ("1041974", "0.52", "0.51"),
+        None,
+    ),
     # "mpirun ... -np 2 ./all_reduce_perf ... -g 1": N = 2.
-    "issue232_h100_2node_tree_all_reduce_excerpt.txt": ("all_reduce", None, 2, "command line", "all_reduce", 5,
-                                                        (2097152, 524288, "float", "sum", -1), ("812.3", "41.31", "41.31"),
-                                                        None),
+    "issue232_h100_2node_tree_all_reduce_excerpt.txt": (
+        "all_reduce",
+        None,
+        2,
+        "command line",
+        "all_reduce",
+        5,
+        (2097152, 524288, "float", "sum", -1),
+        ("812.3", "41.31", "41.31"),
+        None,
+    ),
     # SendRecv on 2 x A40: busbw = algbw, as AllReduce on 2 ranks: the caller says which.
-    "issue214_a40_2node_sendrecv_excerpt.txt": ("sendrecv", None, 2, "rank lines", None, 5,
-                                                (256, 64, "float", "sum", -1), ("30.74", "0.13", "0.13"), None),
+    "issue214_a40_2node_sendrecv_excerpt.txt": (
+        "sendrecv",
+        None,
+        2,
+        "rank lines",
+        None,
+        5,
+        (256, 64, "float", "sum", -1),
+        ("30.74", "0.13", "0.13"),
+        None,
+    ),
     # Two runs' rows interleaved: sizes start again at line 8 (8 after 256). As AllReduce: 0.02 x 47.44 /
     # 1024 x 1e3 = 0.93 +- 0.23 fits only N = 2 (c = 1; N = 3 gives 1.33).
-    "issue182_interleaved_rows_excerpt.txt": ("all_reduce", None, 2, "busbw factor", None, 10,
-                                              (8, 2, "float", "sum", -1), ("47.44", "0.02", "0.02"),
-                                              "sizes start again at line 8"),
+    "issue182_interleaved_rows_excerpt.txt": (
+        "all_reduce",
+        None,
+        2,
+        "busbw factor",
+        None,
+        10,
+        (8, 2, "float", "sum", -1),
+        ("47.44", "0.02", "0.02"),
+        "sizes start again at line 8",
+    ),
     # Bare rows after the units line: 0.22 x 16.49 / 2048 x 1e3 = 1.771 +- 0.04, only N = 8 (1.75) fits.
-    "deepep303_h20_8gpu_all_reduce_rows_excerpt.txt": ("all_reduce", None, 8, "busbw factor", "all_reduce", 10,
-                                                       (4, 1, "float", "sum", -1), ("16.49", "0.12", "0.22"), None),
+    "deepep303_h20_8gpu_all_reduce_rows_excerpt.txt": (
+        "all_reduce",
+        None,
+        8,
+        "busbw factor",
+        "all_reduce",
+        10,
+        (4, 1, "float", "sum", -1),
+        ("16.49", "0.12", "0.22"),
+        None,
+    ),
     # 128 = 8 x 4 x 4: N = 8; redop none, root -1: AllGather or AllToAll (the issue's table is AllToAll).
-    "deepep303_h20_8gpu_alltoall_rows_excerpt.txt": ("all_to_all", None, 8, "count vs size", None, 10,
-                                                     (0, 0, "float", "none", -1), ("11.08", "0.18", "0.16"), None),
+    "deepep303_h20_8gpu_alltoall_rows_excerpt.txt": (
+        "all_to_all",
+        None,
+        8,
+        "count vs size",
+        None,
+        10,
+        (0, 0, "float", "none", -1),
+        ("11.08", "0.18", "0.16"),
+        None,
+    ),
     # Root 0, redop sum, 8 = 2 x 4: Reduce (Broadcast prints "none"); busbw = algbw says nothing of N.
-    "rccl2075_strix_halo_reduce_2rank_excerpt.txt": ("reduce", 2, 2, "caller", "reduce", 9,
-                                                     (8, 2, "float", "sum", 0), ("17.25", "0.12", "0.12"), None),
+    "rccl2075_strix_halo_reduce_2rank_excerpt.txt": (
+        "reduce",
+        2,
+        2,
+        "caller",
+        "reduce",
+        9,
+        (8, 2, "float", "sum", 0),
+        ("17.25", "0.12", "0.12"),
+        None,
+    ),
     # Root 0, redop none, 32 = 2 x 4 x 4: N = 2, Gather or Scatter.
-    "rccl2075_strix_halo_rooted_2rank_excerpt.txt": ("gather", None, 2, "count vs size", None, 10,
-                                                     (0, 0, "float", "none", 0), ("11.64", "0.35", "0.18"), None),
+    "rccl2075_strix_halo_rooted_2rank_excerpt.txt": (
+        "gather",
+        None,
+        2,
+        "count vs size",
+        None,
+        10,
+        (0, 0, "float", "none", 0),
+        ("11.64", "0.35", "0.18"),
+        None,
+    ),
     # "./build/all_gather_perf ... -g 2": N = 2; 16777216 = 2 x 4194304 x 2 (bfloat16) agrees.
-    "nccl1435_2gpu_all_gather_bf16_excerpt.txt": ("all_gather", None, 2, "command line", "all_gather", 7,
-                                                  (16777216, 4194304, "bfloat16", "none", -1), ("490.8", "239.27", "119.64"),
-                                                  None),
+    "nccl1435_2gpu_all_gather_bf16_excerpt.txt": (
+        "all_gather",
+        None,
+        2,
+        "command line",
+        "all_gather",
+        7,
+        (16777216, 4194304, "bfloat16", "none", -1),
+        ("490.8", "239.27", "119.64"),
+        None,
+    ),
     # Bare 2020 rows (no root column): 0.62 x 406.8 / 131072 x 1e3 = 1.924 +- 0.016: AllReduce, N = 22..33.
-    "nccl527_ec2_2020_rows_excerpt.txt": ("all_reduce", 32, 32, "caller", "all_reduce", 12,
-                                          (64, 16, "float", "sum", None), ("406.8", "0.32", "0.62"), None),
+    "nccl527_ec2_2020_rows_excerpt.txt": (
+        "all_reduce",
+        32,
+        32,
+        "caller",
+        "all_reduce",
+        12,
+        (64, 16, "float", "sum", None),
+        ("406.8", "0.32", "0.62"),
+        None,
+    ),
     # The out-of-place line lost its '#'; 2 nodes x 8 H20 = 16 (the issue says so; the tiny rows cannot).
-    "nccl1244_h20_2node_nvlstree_2021_format_excerpt.txt": ("all_reduce", 16, 16, "caller", "all_reduce", 8,
-                                                            (4, 1, "float", "sum", None), ("46.58", "0.01", "0.02"), None),
+    "nccl1244_h20_2node_nvlstree_2021_format_excerpt.txt": (
+        "all_reduce",
+        16,
+        16,
+        "caller",
+        "all_reduce",
+        8,
+        (4, 1, "float", "sum", None),
+        ("46.58", "0.01", "0.02"),
+        None,
+    ),
     # 300.51 x 195.40 / 33554432 x 1e3 = 1.75000: N = 8.
-    "mooncake3484_8gpu_all_reduce_rows_excerpt.txt": ("all_reduce", None, 8, "busbw factor", "all_reduce", 11,
-                                                      (32768, 8192, "float", "sum", -1), ("195.40", "171.72", "300.51"), None),
-    "dgxspark103_gb10_2node_all_reduce_excerpt.txt": ("all_reduce", None, 2, "rank lines", "all_reduce", 4,
-                                                      (8192, 2048, "float", "sum", -1), ("67.93", "0.96", "0.96"), None),
+    "mooncake3484_8gpu_all_reduce_rows_excerpt.txt": (
+        "all_reduce",
+        None,
+        8,
+        "busbw factor",
+        "all_reduce",
+        11,
+        (32768, 8192, "float", "sum", -1),
+        ("195.40", "171.72", "300.51"),
+        None,
+    ),
+    "dgxspark103_gb10_2node_all_reduce_excerpt.txt": (
+        "all_reduce",
+        None,
+        2,
+        "rank lines",
+        "all_reduce",
+        4,
+        (8192, 2048, "float", "sum", -1),
+        ("67.93", "0.96", "0.96"),
+        None,
+    ),
     # Every line tagged "[1,0]<stdout>:"; busbw 0.00 throughout: nothing to infer N from.
-    "awsk8s503_p5_tagged_all_reduce_excerpt.txt": ("all_reduce", None, None, None, None, 3,
-                                                   (8, 2, "float", "sum", -1), ("22.25", "0.00", "0.00"), None),
+    "awsk8s503_p5_tagged_all_reduce_excerpt.txt": (
+        "all_reduce",
+        None,
+        None,
+        None,
+        None,
+        3,
+        (8, 2, "float", "sum", -1),
+        ("22.25", "0.00", "0.00"),
+        None,
+    ),
 }
 
 
@@ -725,31 +1084,55 @@ def test_egrep_of_four_runs_gives_four_runs_and_their_rank_counts():
     text = (CORPUS / "rccl_mi325x_egrep_rows_1_2_4_8_nodes.txt").read_text()
     runs = ccb.read_nccl_tests_runs(text)
     assert [(run.n_ranks, run.n_ranks_source, run.collective, len(run.rows)) for run in runs] == [
-        (n, "busbw factor", "all_reduce", 3) for n in (8, 16, 32, 64)]
+        (n, "busbw factor", "all_reduce", 3) for n in (8, 16, 32, 64)
+    ]
     assert runs[1].rows[-1].busbw_Bps == pytest.approx(350.24e9) and runs[3].rows[0].line == 16
     # Read as one text, the rows contradict each other and the reader says so.
     whole = ccb.read_nccl_tests(text)
     assert whole.n_ranks is None and any("differs between rows" in w for w in whole.warnings)
 
 
-@pytest.mark.parametrize("name, caller, message", [
-    # An 8-rank log told 4 ranks: its rank lines say 8.
-    ("rccl_mi300x_1node_all_reduce.txt", {"n_ranks": 4}, r"n_ranks=4 contradicts the log: N = 8 from its rank lines"),
-    # An AllReduce log told AllGather: it names all_reduce_perf.
-    ("rccl_mi300x_1node_all_reduce.txt", {"collective": "all_gather"},
-     r"collective='all_gather' contradicts the log: it names all_reduce_perf \(line 1\)"),
-    # No program named: busbw factor 1.875 and size = count x 4 cannot be AllGather.
-    ("rccl_mi300x_2node_all_reduce.txt", {"collective": "all_gather"}, r"collective='all_gather' contradicts the log"),
-    # No rank lines: 1.97917 is 2 x 95/96, not 2 x 63/64 = 1.96875 (the README's 64 GPUs).
-    ("coreweave_h100_sharp_elided_all_reduce.txt", {"n_ranks": 64},
-     r"n_ranks=64 contradicts the log: N = 96 from its busbw factor"),
-    # count vs size says 64; 16 would print size = 16 x count x 4.
-    ("issue78_v100_64rank_alltoall_blank_redop_2021.txt", {"n_ranks": 16, "collective": "all_to_all"},
-     r"n_ranks=16 contradicts the log: N = 64 from its count vs size"),
-    # The factor range 62..72 of the 2021 AllReduce excludes 8 (1.75).
-    ("issue78_v100_64rank_all_reduce_2021.txt", {"n_ranks": 8},
-     r"n_ranks=8 contradicts the log: busbw × time / size = 1.97\d* ± 0.00\d* on its rows, and all_reduce on 8 ranks gives 1.75"),
-])
+@pytest.mark.parametrize(
+    "name, caller, message",
+    [
+        # An 8-rank log told 4 ranks: its rank lines say 8.
+        (
+            "rccl_mi300x_1node_all_reduce.txt",
+            {"n_ranks": 4},
+            r"n_ranks=4 contradicts the log: N = 8 from its rank lines",
+        ),
+        # An AllReduce log told AllGather: it names all_reduce_perf.
+        (
+            "rccl_mi300x_1node_all_reduce.txt",
+            {"collective": "all_gather"},
+            r"collective='all_gather' contradicts the log: it names all_reduce_perf \(line 1\)",
+        ),
+        # No program named: busbw factor 1.875 and size = count x 4 cannot be AllGather.
+        (
+            "rccl_mi300x_2node_all_reduce.txt",
+            {"collective": "all_gather"},
+            r"collective='all_gather' contradicts the log",
+        ),
+        # No rank lines: 1.97917 is 2 x 95/96, not 2 x 63/64 = 1.96875 (the README's 64 GPUs).
+        (
+            "coreweave_h100_sharp_elided_all_reduce.txt",
+            {"n_ranks": 64},
+            r"n_ranks=64 contradicts the log: N = 96 from its busbw factor",
+        ),
+        # count vs size says 64; 16 would print size = 16 x count x 4.
+        (
+            "issue78_v100_64rank_alltoall_blank_redop_2021.txt",
+            {"n_ranks": 16, "collective": "all_to_all"},
+            r"n_ranks=16 contradicts the log: N = 64 from its count vs size",
+        ),
+        # The factor range 62..72 of the 2021 AllReduce excludes 8 (1.75).
+        (
+            "issue78_v100_64rank_all_reduce_2021.txt",
+            {"n_ranks": 8},
+            r"n_ranks=8 contradicts the log: busbw × time / size = 1.97\d* ± 0.00\d* on its rows, and all_reduce on 8 ranks gives 1.75",
+        ),
+    ],
+)
 def test_caller_values_the_log_contradicts_are_refused(name, caller, message):
     text = (CORPUS / name).read_text()
     with pytest.raises(ValueError, match=message):
@@ -786,9 +1169,15 @@ def test_hypercube_perf_is_an_allgather():
     # busbw x time / size = (N-1)/N, as AllGather; its redop column is blank. 4 ranks, 1 MiB: count
     # 65536 floats per rank; time 100 us; busbw = 65536 x 4 x 3 / 100e-6 = 7.86432 GB/s.
     header = _HEADER.replace("maxBytes 2048", "maxBytes 1048576")
-    ranks = "".join(f"#  Rank  {r} Group  0 Pid   100{r} on      node0 device  {r} [0x0{r}] NVIDIA A100-SXM4-40GB\n"
-                    for r in range(2, 4))
-    header = header.replace("#\n#                                                              out-of-place", ranks + "#\n#                                                              out-of-place", 1)
+    ranks = "".join(
+        f"#  Rank  {r} Group  0 Pid   100{r} on      node0 device  {r} [0x0{r}] NVIDIA A100-SXM4-40GB\n"
+        for r in range(2, 4)
+    )
+    header = header.replace(
+        "#\n#                                                              out-of-place",
+        ranks + "#\n#                                                              out-of-place",
+        1,
+    )
     row = "     1048576         65536     float              -1    100.0    7.86    7.86      0    100.0    7.86    7.86      0\n"
     log = ccb.read_nccl_tests("# Collective test starting: hypercube_perf\n" + header + row)
     assert (log.program, log.collective, log.n_ranks) == ("hypercube_perf", "all_gather", 4)
@@ -801,11 +1190,17 @@ def test_hypercube_perf_is_an_allgather():
 def test_row_with_time_zero_is_a_clean_error():
     # Before #28 the report divided by it (ZeroDivisionError traceback, exit 1).
     text = _HEADER + _ROW1.replace("    10.24    0.10    0.10      0", "     0.00    0.10    0.10      0", 1) + "\n"
-    with pytest.raises(ValueError, match=r"^line 10: time '0.00' for a 1024-byte message: the table printed a time "
-                                         r"below its resolution"):
+    with pytest.raises(
+        ValueError,
+        match=r"^line 10: time '0.00' for a 1024-byte message: the table printed a time "
+        r"below its resolution",
+    ):
         ccb.read_nccl_tests(text)
     # A 0-byte row may take 0.00 us: it is kept (and skipped by the report, which needs size > 0).
-    empty = _HEADER + "           0             0     float     sum      -1     0.00    0.00    0.00      0     0.00    0.00    0.00      0\n"
+    empty = (
+        _HEADER
+        + "           0             0     float     sum      -1     0.00    0.00    0.00      0     0.00    0.00    0.00      0\n"
+    )
     assert ccb.read_nccl_tests(empty + _ROW1 + "\n", collective="all_reduce").rows[0].time_s == 0.0
 
 
@@ -860,16 +1255,20 @@ def test_warning_wrong_values_and_unchecked_data():
 
 def test_warning_footer_average_that_does_not_match_the_rows():
     # Rows 0.10 GB/s on both halves: the mean is 0.10. A footer of 5.0 means rows were left out.
-    _warned(_SYNTH.replace("Avg bus bandwidth    : 0.1", "Avg bus bandwidth    : 5.0"),
-            "the footer's average bus bandwidth 5 GB/s is not the average of the rows shown (0.1 GB/s)")
+    _warned(
+        _SYNTH.replace("Avg bus bandwidth    : 0.1", "Avg bus bandwidth    : 5.0"),
+        "the footer's average bus bandwidth 5 GB/s is not the average of the rows shown (0.1 GB/s)",
+    )
     assert ccb.read_nccl_tests(_SYNTH).warnings == ()
 
 
 def test_warning_maxbytes_reduced_inplace_gap_socket_and_nvls():
-    reduced = _SYNTH.replace("#\n# Using devices", "#\n# Reducing maxBytes to 1024 due to memory limitation\n# Using devices")
+    reduced = _SYNTH.replace(
+        "#\n# Using devices", "#\n# Reducing maxBytes to 1024 due to memory limitation\n# Using devices"
+    )
     _warned(reduced, "nccl-tests reduced maxBytes to 1024 bytes for lack of GPU memory (line 3)")
     # In-place 2.00 GB/s against out-of-place 1.00 GB/s at 1 MiB: 50 %.
-    big = ("     1048576        262144     float     sum      -1   1048.6    1.00    1.00      0    524.3    2.00    2.00      0\n")
+    big = "     1048576        262144     float     sum      -1   1048.6    1.00    1.00      0    524.3    2.00    2.00      0\n"
     _warned(_HEADER + big, "in-place and out-of-place busbw differ by 50 % at 1048576 bytes (line 10)")
     socket = "node0:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0\n"
     _warned(socket + _SYNTH, "NCCL used its socket (TCP) transport (line 1)")
@@ -878,8 +1277,10 @@ def test_warning_maxbytes_reduced_inplace_gap_socket_and_nvls():
 
 
 def test_nranks_from_nccl_info_and_the_command_line():
-    info = "".join(f"node0:1:1 [{r}] NCCL INFO comm 0x1 rank {r} nranks 2 cudaDev {r} busId 7000 - Init COMPLETE\n"
-                   for r in range(2))
+    info = "".join(
+        f"node0:1:1 [{r}] NCCL INFO comm 0x1 rank {r} nranks 2 cudaDev {r} busId 7000 - Init COMPLETE\n"
+        for r in range(2)
+    )
     bare = _HEADER.splitlines()[0] + "\n"  # the nThread line: 1 thread, 1 GPU per process
     rows = "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
     text = info + rows + _ROW1 + "\n"
@@ -901,7 +1302,9 @@ def test_alltoall_node_cut_by_hand():
     # One 50 GB/s NIC per GPU: the node has 8 x 50 = 400 GB/s, the same ceiling.
     assert ccb.two_level_busbw_ceiling("all_to_all", 16, 2, 450e9, rail_beta=50e9) == pytest.approx(93.75e9)
     # 64 ranks on 8 nodes: r = 8, a node sends 8 x 56 x M/64 = 7 M; busbw <= (63/64) x beta_node / 7.
-    assert ccb.two_level_busbw_ceiling("all_to_all", 64, 8, 450e9, node_beta=12.5e9) == pytest.approx(63 / 64 * 12.5e9 / 7)
+    assert ccb.two_level_busbw_ceiling("all_to_all", 64, 8, 450e9, node_beta=12.5e9) == pytest.approx(
+        63 / 64 * 12.5e9 / 7
+    )
     # AllReduce keeps c(N)/c(K): 1.875 / 1 x 200 = 375 GB/s; SendRecv: one rank per node sends M off it.
     assert ccb.two_level_busbw_ceiling("all_reduce", 16, 2, 450e9, rail_beta=25e9) == pytest.approx(375e9)
     assert ccb.two_level_busbw_ceiling("sendrecv", 16, 2, 450e9, node_beta=50e9) == pytest.approx(50e9)
@@ -936,8 +1339,14 @@ def test_sendrecv_report_is_one_link():
 
 
 def test_new_presets_carry_sources():
-    for key, beta, ports in (("b200_nvlink5", 50e9, 18), ("mi300x_xgmi", 64e9, 7), ("mi355x_xgmi", 76.8e9, 7),
-                             ("v100_nvlink2", 25e9, 6), ("pcie_gen4", 31.5e9, 1), ("pcie_gen5", 63e9, 1)):
+    for key, beta, ports in (
+        ("b200_nvlink5", 50e9, 18),
+        ("mi300x_xgmi", 64e9, 7),
+        ("mi355x_xgmi", 76.8e9, 7),
+        ("v100_nvlink2", 25e9, 6),
+        ("pcie_gen4", 31.5e9, 1),
+        ("pcie_gen5", 63e9, 1),
+    ):
         p = ccb.PRESETS[key]
         assert (p.beta, p.ports) == (beta, ports) and "http" not in p.label and len(p.source) > 80
     # 900 GB/s per B200 = 18 links x 50 GB/s; PCIe Gen5 x16 = 32 GT/s x 16 lanes x 128/130 / 8 = 63.0 GB/s.
@@ -983,8 +1392,20 @@ def test_cli_compare(capsys):
 
 def test_cli_plot_without_extension_says_what_it_wrote(tmp_path, capsys):
     out = tmp_path / "report"
-    assert main([str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--preset", "h100_nvswitch", "--network", "roce_8x200",
-                 "--plot", str(out)]) == 0
+    assert (
+        main(
+            [
+                str(DATA / "a3mega_h100_2node_all_reduce.txt"),
+                "--preset",
+                "h100_nvswitch",
+                "--network",
+                "roce_8x200",
+                "--plot",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert f"plot written to {out}.png" in capsys.readouterr().out
     assert (tmp_path / "report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and not out.exists()
 
@@ -1000,15 +1421,21 @@ def test_cli_contradicting_overrides_exit_2_unless_forced(capsys):
     assert "WARNING: forced: n_ranks=4 contradicts the log" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("args, message", [
-    # --beta 1e29 --ports 100 passed the checks and crashed later; 1e-300 is below any bandwidth.
-    (["--alpha", "1e-6", "--beta", "1e29", "--ports", "100"], "ports * beta must be <= 1e+18 bytes/s"),
-    (["--alpha", "1e-6", "--beta", "1e-300"], "beta must be >= 1e-09"),
-    (["--alpha", "1e-6", "--beta", "1e9", "--rail-beta", "-1"], "rail_beta must be >= 1e-09"),
-    (["--alpha", "1e-6", "--beta", "1e9", "--ranks", "99999999999"], "n_ranks must be <= 16777216"),
-    (["--preset", "ib_ndr", "--beta", "1e9"], "--preset gives beta"),
-    (["--alpha", "1e-6", "--beta", "1e9", "--network", "ib_ndr_8x400", "--node-beta", "1e9"], "not allowed with argument"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        # --beta 1e29 --ports 100 passed the checks and crashed later; 1e-300 is below any bandwidth.
+        (["--alpha", "1e-6", "--beta", "1e29", "--ports", "100"], "ports * beta must be <= 1e+18 bytes/s"),
+        (["--alpha", "1e-6", "--beta", "1e-300"], "beta must be >= 1e-09"),
+        (["--alpha", "1e-6", "--beta", "1e9", "--rail-beta", "-1"], "rail_beta must be >= 1e-09"),
+        (["--alpha", "1e-6", "--beta", "1e9", "--ranks", "99999999999"], "n_ranks must be <= 16777216"),
+        (["--preset", "ib_ndr", "--beta", "1e9"], "--preset gives beta"),
+        (
+            ["--alpha", "1e-6", "--beta", "1e9", "--network", "ib_ndr_8x400", "--node-beta", "1e9"],
+            "not allowed with argument",
+        ),
+    ],
+)
 def test_cli_numbers_checked_before_reading(args, message, capsys, tmp_path):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)  # a LOG that would block if it were opened: the numbers are refused first
@@ -1017,27 +1444,40 @@ def test_cli_numbers_checked_before_reading(args, message, capsys, tmp_path):
     assert message in err and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda d: "/dev/zero", "it is a character device, not a file"),
-    (lambda d: "/dev/urandom", "it is a character device, not a file"),
-    (lambda d: (os.mkfifo(d / "fifo"), str(d / "fifo"))[1], "it is a FIFO (named pipe), not a file"),
-    (lambda d: str(d), "it is a directory, not a file"),
-    (lambda d: ((d / "core").write_bytes(b"\x7fELF\x02\x01\x01" + bytes(200)), str(d / "core"))[1], "an ELF binary"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda d: "/dev/zero", "it is a character device, not a file"),
+        (lambda d: "/dev/urandom", "it is a character device, not a file"),
+        (lambda d: (os.mkfifo(d / "fifo"), str(d / "fifo"))[1], "it is a FIFO (named pipe), not a file"),
+        (lambda d: str(d), "it is a directory, not a file"),
+        (
+            lambda d: ((d / "core").write_bytes(b"\x7fELF\x02\x01\x01" + bytes(200)), str(d / "core"))[1],
+            "an ELF binary",
+        ),
+    ],
+)
 def test_cli_inputs_that_are_not_log_files(make, message, tmp_path, capsys):
     # /dev/zero was read until memory ran out, /dev/urandom never ended, a FIFO blocked forever.
-    done = subprocess.run([sys.executable, "-m", "ccb_helpers.nccl_tests", make(tmp_path), "--preset", "ib_ndr"],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "ccb_helpers.nccl_tests", make(tmp_path), "--preset", "ib_ndr"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2 and message in done.stderr and done.stderr.count("\n") == 1
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda d: "/dev/full", "it is a character device, not a file"),
-    (lambda d: str(d / ("x" * 300 + ".png")), "the file name has more than 255 bytes"),
-    (lambda d: str(d / "missing" / "out.png"), "does not exist"),
-    (lambda d: (os.mkfifo(d / "out.png"), str(d / "out.png"))[1], "it is a FIFO (named pipe), not a file"),
-    (lambda d: str(d / "out.svg"), "--plot writes PNG"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda d: "/dev/full", "it is a character device, not a file"),
+        (lambda d: str(d / ("x" * 300 + ".png")), "the file name has more than 255 bytes"),
+        (lambda d: str(d / "missing" / "out.png"), "does not exist"),
+        (lambda d: (os.mkfifo(d / "out.png"), str(d / "out.png"))[1], "it is a FIFO (named pipe), not a file"),
+        (lambda d: str(d / "out.svg"), "--plot writes PNG"),
+    ],
+)
 def test_cli_plot_targets_refused_before_the_work(make, message, tmp_path, capsys):
     # /dev/full and a 300-character name failed after the report was computed, losing it.
     assert main([str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--preset", "ib_ndr", "--plot", make(tmp_path)]) == 2
@@ -1059,5 +1499,6 @@ def test_plot_draws_the_node_cut_and_explanations_fit_the_collective():
     alltoall = ccb.nccl_tests.run_report(_read_more("deepep303_h20_8gpu_alltoall_rows_excerpt.txt"), 1e-6, 25e9)
     text = flag_explanation("endpoint", alltoall)
     assert "in-network reduction or multicast does not lower that" in text and "NVLS" not in text
-    assert "point-to-point" in flag_explanation("endpoint", ccb.nccl_tests.run_report(
-        _read_more("issue214_a40_2node_sendrecv_excerpt.txt"), 1e-6, 25e9))
+    assert "point-to-point" in flag_explanation(
+        "endpoint", ccb.nccl_tests.run_report(_read_more("issue214_a40_2node_sendrecv_excerpt.txt"), 1e-6, 25e9)
+    )

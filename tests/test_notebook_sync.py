@@ -27,7 +27,9 @@ HIDDEN = {"remove-cell", "remove_cell", "remove-input", "remove_input"}
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_generated_cells_match_config(path):
     nb = nbformat.read(path, as_version=4)
-    assert not sync_notebooks.sync(nb), f"{path.name} is out of step with _config.yml: run `python tools/sync_notebooks.py`"
+    assert not sync_notebooks.sync(nb), (
+        f"{path.name} is out of step with _config.yml: run `python tools/sync_notebooks.py`"
+    )
 
 
 def test_install_cell_installs_the_configured_repository():
@@ -69,10 +71,13 @@ def _pasted_text_lines(source: str) -> set[int]:
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_visible_code_lines_fit_the_page(path):
     nb = nbformat.read(path, as_version=4)
-    long = [(i, number, len(line)) for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
-            and not HIDDEN & set(cell.metadata.get("tags", []))
-            for number, line in enumerate(cell.source.splitlines(), 1)
-            if len(line) > 88 and number not in _pasted_text_lines(cell.source)]
+    long = [
+        (i, number, len(line))
+        for i, cell in enumerate(nb.cells)
+        if cell.cell_type == "code" and not HIDDEN & set(cell.metadata.get("tags", []))
+        for number, line in enumerate(cell.source.splitlines(), 1)
+        if len(line) > 88 and number not in _pasted_text_lines(cell.source)
+    ]
     assert long == [], f"code lines over 88 characters (cell, line, length): {long}"
 
 

@@ -24,8 +24,11 @@ def readable(fig) -> None:
     fig.canvas.draw()
     width = fig.get_tightbbox().width  # inches, what the inline backend crops to
     assert width <= BOOK_WIDTH + 0.15
-    texts = [t for t in fig.findobj(lambda a: hasattr(a, "get_fontsize") and hasattr(a, "get_text"))
-             if t.get_visible() and t.get_text().strip()]
+    texts = [
+        t
+        for t in fig.findobj(lambda a: hasattr(a, "get_fontsize") and hasattr(a, "get_text"))
+        if t.get_visible() and t.get_text().strip()
+    ]
     assert min(t.get_fontsize() for t in texts) >= 7.5  # 7.5 pt = 10.4 CSS px at the natural size
     rows: dict[float, int] = {}
     for ax in fig.axes:
@@ -193,7 +196,12 @@ BAD = [
     (ccb.plot_bisection_ratio, {"m": float("nan")}, ValueError, "m"),
     (ccb.plot_volume_coefficients, {"n_max": 1}, ValueError, "n_max"),
     (ccb.draw_schedule, {"schedule": "ring"}, TypeError, "schedule"),
-    (ccb.draw_schedule, {"schedule": ccb.generate("ring", "all_gather", 4, 64), "max_messages": 0}, ValueError, "max_messages"),
+    (
+        ccb.draw_schedule,
+        {"schedule": ccb.generate("ring", "all_gather", 4, 64), "max_messages": 0},
+        ValueError,
+        "max_messages",
+    ),
     (ccb.draw_schedule, {"schedule": ccb.generate("ring", "all_gather", 4, 64), "title": 3}, TypeError, "title"),
 ]
 

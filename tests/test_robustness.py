@@ -22,11 +22,21 @@ def _preset(**changes):
     return ccb.HardwarePreset("k", "label", 1e-6, 1e9, 2, "ring", "source", **changes)
 
 
-@pytest.mark.parametrize("field, value, error", [
-    ("links", -3, ValueError), ("links", 0, ValueError), ("links", 2.0, TypeError), ("links", [2], TypeError),
-    ("overhead", -1e-6, ValueError), ("overhead", "1us", TypeError), ("gap", float("nan"), ValueError),
-    ("gap", np.array([1e-6]), TypeError), ("hop_latency", 1e30, ValueError), ("hop_latency", True, TypeError),
-])
+@pytest.mark.parametrize(
+    "field, value, error",
+    [
+        ("links", -3, ValueError),
+        ("links", 0, ValueError),
+        ("links", 2.0, TypeError),
+        ("links", [2], TypeError),
+        ("overhead", -1e-6, ValueError),
+        ("overhead", "1us", TypeError),
+        ("gap", float("nan"), ValueError),
+        ("gap", np.array([1e-6]), TypeError),
+        ("hop_latency", 1e30, ValueError),
+        ("hop_latency", True, TypeError),
+    ],
+)
 def test_hardware_preset_validates_every_field(field, value, error):
     # HardwarePreset(..., links=-3).effective_ports(16) returned -3.
     with pytest.raises(error, match=field):
@@ -55,7 +65,10 @@ def _records():
     return {
         "NcclTestsRow": (log.rows[0], {"size": -1, "time_s": float("nan"), "type": 3, "root": -2, "line": 1.5}),
         "NcclTestsLog": (log, {"rows": [1], "n_ranks": -1, "collective": 4, "time_unit_s": -1.0}),
-        "PublishedLog": (ccb.PUBLISHED_LOGS[next(iter(ccb.PUBLISHED_LOGS))], {"n_nodes": 0, "gpu_beta": -1.0, "in_switch_reduction": 1}),
+        "PublishedLog": (
+            ccb.PUBLISHED_LOGS[next(iter(ccb.PUBLISHED_LOGS))],
+            {"n_nodes": 0, "gpu_beta": -1.0, "in_switch_reduction": 1},
+        ),
         "NcclPrediction": (ccb.nccl_predict("all_reduce", 8, 1, 1024), {"n_ranks": -8, "times": [], "time": "1"}),
         "AlphaBeta": (ccb.fit_alpha_beta(log, collective="all_reduce"), {"steps": -1, "points": 2.0, "alpha": "1"}),
     }
@@ -73,8 +86,13 @@ def test_result_records_validate_their_fields(name):
 def test_every_public_dataclass_has_a_post_init():
     import inspect
 
-    missing = [name for name in ccb.__all__ if inspect.isclass(getattr(ccb, name)) and dataclasses.is_dataclass(getattr(ccb, name))
-               and "__post_init__" not in vars(getattr(ccb, name))]
+    missing = [
+        name
+        for name in ccb.__all__
+        if inspect.isclass(getattr(ccb, name))
+        and dataclasses.is_dataclass(getattr(ccb, name))
+        and "__post_init__" not in vars(getattr(ccb, name))
+    ]
     assert not missing, f"public dataclasses that do not validate their fields: {missing}"
 
 
@@ -95,8 +113,10 @@ def test_grouped_round_counts_match_one_n_at_a_time():
     n = rng.choice([1, 2, 3, 5, 8, 13, 100], size=(7, 9))
     m = rng.uniform(0, 2**24, size=(7, 9))
     grid = ccb.algorithm_cost("double_binary_tree", "all_reduce", n, m, 5e-6, 25e9)
-    one_by_one = [[ccb.algorithm_cost("double_binary_tree", "all_reduce", int(a), float(b), 5e-6, 25e9) for a, b in zip(r, s)]
-                  for r, s in zip(n, m)]
+    one_by_one = [
+        [ccb.algorithm_cost("double_binary_tree", "all_reduce", int(a), float(b), 5e-6, 25e9) for a, b in zip(r, s)]
+        for r, s in zip(n, m)
+    ]
     assert grid.tolist() == one_by_one
 
 
@@ -144,19 +164,22 @@ def test_synthesize_checks_the_model_size_before_building_anything(monkeypatch):
         ccb.synthesize(ccb.single_switch(1024), "broadcast", 1, 1, 1, time_limit=0.01)
 
 
-@pytest.mark.parametrize("call, name", [
-    (lambda: ccb.synthesize(ccb.ring(4), "all_gather", np.array([2]), 2, 1, time_limit=1), "steps"),
-    (lambda: ccb.synthesize(ccb.ring(4), "all_gather", 2, 2, 1, time_limit=np.array([1.0])), "time_limit"),
-    (lambda: ccb.synthesize(ccb.ring(4), "all_gather", 2, 2, 1, time_limit=1, root=[0]), "root"),
-    (lambda: ccb.pareto_frontier(ccb.ring(4), "all_gather", [2]), "max_steps"),
-    (lambda: ccb.pareto_frontier(ccb.ring(4), "all_gather", 2, log=0), "log"),
-    (lambda: ccb.pareto_frontier(ccb.ring(4), "all_gather", 2, workers=[1]), "workers"),
-    (lambda: ccb.stored_schedule(ccb.dgx1(), "all_gather", [3], 6), "steps"),
-    (lambda: ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6, rounds=[7]), "rounds"),
-    (lambda: ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6, m=np.array(8)), "m"),
-    (lambda: ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6, verify=1), "verify"),
-    (lambda: ccb.attainment_table([ccb.dgx1()], "all_gather", time_limit=[1.0]), "time_limit"),
-])
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: ccb.synthesize(ccb.ring(4), "all_gather", np.array([2]), 2, 1, time_limit=1), "steps"),
+        (lambda: ccb.synthesize(ccb.ring(4), "all_gather", 2, 2, 1, time_limit=np.array([1.0])), "time_limit"),
+        (lambda: ccb.synthesize(ccb.ring(4), "all_gather", 2, 2, 1, time_limit=1, root=[0]), "root"),
+        (lambda: ccb.pareto_frontier(ccb.ring(4), "all_gather", [2]), "max_steps"),
+        (lambda: ccb.pareto_frontier(ccb.ring(4), "all_gather", 2, log=0), "log"),
+        (lambda: ccb.pareto_frontier(ccb.ring(4), "all_gather", 2, workers=[1]), "workers"),
+        (lambda: ccb.stored_schedule(ccb.dgx1(), "all_gather", [3], 6), "steps"),
+        (lambda: ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6, rounds=[7]), "rounds"),
+        (lambda: ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6, m=np.array(8)), "m"),
+        (lambda: ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6, verify=1), "verify"),
+        (lambda: ccb.attainment_table([ccb.dgx1()], "all_gather", time_limit=[1.0]), "time_limit"),
+    ],
+)
 def test_synthesis_scalars_refuse_arrays(call, name):
     # Lists and arrays reached OR-Tools or numpy ("only integer scalar arrays ...", "'int' object is not callable").
     with pytest.raises(TypeError, match=name):
@@ -166,14 +189,21 @@ def test_synthesis_scalars_refuse_arrays(call, name):
 # -- scalars, iterators and wrong names in plots, explorers and loaders ------------------------------
 
 
-@pytest.mark.parametrize("call, error, name", [
-    (lambda: ccb.plot_bisection_ratio(primitives=("all_to_all",), families=("ring",), max_n=16, m=1e-320), ValueError, "m"),
-    (lambda: ccb.plot_bisection_ratio(primitives=iter(["all_to_all"])), TypeError, "primitives"),
-    (lambda: ccb.plot_algorithm_times(m_range=np.array(5)), TypeError, "m_range"),
-    (lambda: ccb.plot_algorithm_times(m_range=(np.array([1.0, 2.0]), 2.0**20)), TypeError, r"m_range\[0\]"),
-    (lambda: ccb.plot_nccl_times(mark=-1), ValueError, "mark"),
-    (lambda: ccb.nccl_bound_parameters(n_nodes=[2]), TypeError, "n_nodes"),
-])
+@pytest.mark.parametrize(
+    "call, error, name",
+    [
+        (
+            lambda: ccb.plot_bisection_ratio(primitives=("all_to_all",), families=("ring",), max_n=16, m=1e-320),
+            ValueError,
+            "m",
+        ),
+        (lambda: ccb.plot_bisection_ratio(primitives=iter(["all_to_all"])), TypeError, "primitives"),
+        (lambda: ccb.plot_algorithm_times(m_range=np.array(5)), TypeError, "m_range"),
+        (lambda: ccb.plot_algorithm_times(m_range=(np.array([1.0, 2.0]), 2.0**20)), TypeError, r"m_range\[0\]"),
+        (lambda: ccb.plot_nccl_times(mark=-1), ValueError, "mark"),
+        (lambda: ccb.nccl_bound_parameters(n_nodes=[2]), TypeError, "n_nodes"),
+    ],
+)
 def test_plot_and_parameter_arguments(call, error, name):
     import matplotlib.pyplot as plt
 
@@ -226,15 +256,48 @@ def _mpi_check(argv, n=4):
 RUN = ["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size"]
 
 
-@pytest.mark.parametrize("argv, words", [
-    (RUN + ["1" * 400], "characters"),  # OverflowError on every rank before #28
-    (RUN + ["1KiB", "--alpha", "1e-6", "--beta", "1e-300"], "--beta"),  # ran the job, then MPI_Abort
-    (RUN + ["1KiB", "--alpha", "1e30", "--beta", "1e9"], "--alpha"),
-    (["run", "--algorithm", "binomial_tree", "--primitive", "broadcast", "--size", "1KiB", "--alpha", "1e-6", "--beta", "1e29",
-      "--ports", "100"], "--ports"),
-    (["sweep", "--pairs", "ring:all_reduce", "--sizes", ",".join(["0"] * 2000), "--repeats", "10000", "--alpha", "1e-6",
-      "--beta", "1e9"], "collective calls"),  # zero bytes passed the 1 TiB cap: hours of calls
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (RUN + ["1" * 400], "characters"),  # OverflowError on every rank before #28
+        (RUN + ["1KiB", "--alpha", "1e-6", "--beta", "1e-300"], "--beta"),  # ran the job, then MPI_Abort
+        (RUN + ["1KiB", "--alpha", "1e30", "--beta", "1e9"], "--alpha"),
+        (
+            [
+                "run",
+                "--algorithm",
+                "binomial_tree",
+                "--primitive",
+                "broadcast",
+                "--size",
+                "1KiB",
+                "--alpha",
+                "1e-6",
+                "--beta",
+                "1e29",
+                "--ports",
+                "100",
+            ],
+            "--ports",
+        ),
+        (
+            [
+                "sweep",
+                "--pairs",
+                "ring:all_reduce",
+                "--sizes",
+                ",".join(["0"] * 2000),
+                "--repeats",
+                "10000",
+                "--alpha",
+                "1e-6",
+                "--beta",
+                "1e9",
+            ],
+            "collective calls",
+        ),  # zero bytes passed the 1 TiB cap: hours of calls
+    ],
+)
 def test_mpi_cli_refuses_up_front(argv, words):
     from ccb_helpers.mpi._cli import InputError
 
@@ -271,7 +334,9 @@ def test_a_string_that_equals_everything_is_no_choice():
         ccb.first_diameter_bound(Evil("all_reduce"))
     with pytest.raises(ValueError, match="primitive"):
         ccb.combined_lower_bound(Evil("allreduce"), 4, 1.0, 1e-6, 1e9)
-    assert ccb.combined_lower_bound(np.str_("all_reduce"), 4, 4.0, 1e-6, 1e9) == ccb.combined_lower_bound("all_reduce", 4, 4.0, 1e-6, 1e9)
+    assert ccb.combined_lower_bound(np.str_("all_reduce"), 4, 4.0, 1e-6, 1e9) == ccb.combined_lower_bound(
+        "all_reduce", 4, 4.0, 1e-6, 1e9
+    )
 
 
 @pytest.mark.parametrize("plot", ["plot_algorithm_times", "plot_best_algorithm_map"])
@@ -293,8 +358,12 @@ def test_mpi_and_synthesis_plots_check_axes_and_fit(bad):
     import matplotlib.pyplot as plt
 
     result = ccb.load_mpi_result(Path(__file__).parent.parent / "notebooks" / "data" / "mpi_sweep_example.json")
-    calls = [(lambda: ccb.plot_mpi_ratios(result, axes=bad), "axes"), (lambda: ccb.plot_pingpong(result, axes=bad), "axes"),
-             (lambda: ccb.plot_pingpong(result, fit=bad), "fit"), (lambda: ccb.plot_synthesis_plane(3, 1.5, ax=bad), "ax")]
+    calls = [
+        (lambda: ccb.plot_mpi_ratios(result, axes=bad), "axes"),
+        (lambda: ccb.plot_pingpong(result, axes=bad), "axes"),
+        (lambda: ccb.plot_pingpong(result, fit=bad), "fit"),
+        (lambda: ccb.plot_synthesis_plane(3, 1.5, ax=bad), "ax"),
+    ]
     try:
         for call, name in calls:
             with pytest.raises((TypeError, ValueError), match=name):

@@ -9,16 +9,22 @@ def test_crossover_between_closed_form():
     # Binomial (reduce + broadcast) AllReduce on 16 nodes: 8 alpha + 8 M / beta; ring: 30 alpha + 1.875 M / beta.
     alpha, beta = 5e-6, 25e9
     want = 22 * alpha * beta / (8 - 1.875)
-    assert ccb.crossover_between("binomial_tree", "ring", "all_reduce", 16, alpha, beta) == pytest.approx(want, rel=1e-9)
+    assert ccb.crossover_between("binomial_tree", "ring", "all_reduce", 16, alpha, beta) == pytest.approx(
+        want, rel=1e-9
+    )
     assert ccb.crossover_between("ring", "ring", "all_reduce", 16, alpha, beta) == 1.0  # equal everywhere
     # Recursive doubling (4 alpha + 4 M/beta) vs RHD (8 alpha + 1.875 M/beta): 4 alpha = 2.125 M / beta.
-    assert ccb.crossover_between("recursive_doubling", "recursive_halving_doubling", "all_reduce", 16, alpha, beta) == pytest.approx(
-        4 * alpha * beta / 2.125, rel=1e-9)
+    assert ccb.crossover_between(
+        "recursive_doubling", "recursive_halving_doubling", "all_reduce", 16, alpha, beta
+    ) == pytest.approx(4 * alpha * beta / 2.125, rel=1e-9)
 
 
 def test_no_crossover():
     # Bidirectional ring never beats RHD at N = 4 with 2 ports? Both take 4 rounds; ring's bytes are smaller: ring always wins.
-    assert ccb.crossover_between("bidirectional_ring", "recursive_halving_doubling", "all_reduce", 4, 1e-6, 1e9, ports=2) is None
+    assert (
+        ccb.crossover_between("bidirectional_ring", "recursive_halving_doubling", "all_reduce", 4, 1e-6, 1e9, ports=2)
+        is None
+    )
 
 
 def test_bands_are_contiguous_and_cover_the_range():
@@ -33,10 +39,10 @@ def test_bands_are_contiguous_and_cover_the_range():
 @pytest.mark.parametrize(
     "algorithm, ports, latency, bandwidth",
     [
-        ("ring", 1, "grows", "exact"),                   # 2(N-1) rounds, 2(N-1)/N M
+        ("ring", 1, "grows", "exact"),  # 2(N-1) rounds, 2(N-1)/N M
         ("recursive_halving_doubling", 1, "constant", "exact"),  # 2 log2 N = 2x the bound; optimal bytes (N = 2^m)
-        ("recursive_doubling", 1, "exact", "grows"),     # log2 N rounds of M: bytes grow like log N
-        ("binomial_tree", 1, "constant", "grows"),       # 2 log2 N rounds of M
+        ("recursive_doubling", 1, "exact", "grows"),  # log2 N rounds of M: bytes grow like log N
+        ("binomial_tree", 1, "constant", "grows"),  # 2 log2 N rounds of M
         ("bidirectional_ring", 2, "grows", "exact"),
         # 64 chunks, one configuration for both terms: 2 (H + 63) rounds against ceil(log3 N) shrinks
         # towards a factor 2; (H + 63) / 64 M per phase against 2 (N-1) / (2N) M grows like log N.
@@ -83,7 +89,14 @@ def test_regression_crossover_range_is_validated():
 def test_regression_crossover_is_a_point_of_equal_cost():
     # With alpha ~ 1e-11 the double binary tree's chunk count is capped at M // 2 and its cost jumps at
     # M = 4 bytes; the sign change there was returned although the costs differ by 34 %.
-    args = ("double_binary_tree", "recursive_halving_doubling", "all_reduce", 35, 1.022471329420199e-11, 1080415.6686529801)
+    args = (
+        "double_binary_tree",
+        "recursive_halving_doubling",
+        "all_reduce",
+        35,
+        1.022471329420199e-11,
+        1080415.6686529801,
+    )
     m = ccb.crossover_between(*args, ports=2)
     if m is not None:
         a = ccb.algorithm_cost(args[0], "all_reduce", 35, m, args[4], args[5], ports=2)
@@ -98,9 +111,15 @@ def test_regression_optimality_unknown_pair_is_a_value_error():
     with pytest.raises(ValueError, match="algorithm"):
         ccb.optimality("tree", "all_reduce", 8)
 
-
-    t = ccb.simulated_vs_bound_table(cases=(("ring", 8, 2**16), ("recursive_halving_doubling", 8, 2**16), ("double_binary_tree", 8, 2**16),
-                                            ("double_binary_tree", 8, 2**16, 2), ("recursive_halving_doubling_2port", 8, 2**16)))
+    t = ccb.simulated_vs_bound_table(
+        cases=(
+            ("ring", 8, 2**16),
+            ("recursive_halving_doubling", 8, 2**16),
+            ("double_binary_tree", 8, 2**16),
+            ("double_binary_tree", 8, 2**16, 2),
+            ("recursive_halving_doubling_2port", 8, 2**16),
+        )
+    )
     for _algorithm, _n, _m, _ports, t_sim, t_model, top, total, correct in t.values:
         assert correct and t_sim == pytest.approx(t_model) and t_sim >= total >= top
     assert [v[3] for v in t.values] == [1, 1, 1, 2, 2]

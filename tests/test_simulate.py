@@ -174,7 +174,9 @@ def test_wrong_schedule_is_reported_incorrect():
 
 def test_hand_written_two_node_allreduce():
     s = ccb.Schedule.from_transfers(
-        "all_reduce", 2, 8,
+        "all_reduce",
+        2,
+        8,
         [[T(0, 1, 4, 4, "reduce"), T(1, 0, 0, 4, "reduce")], [T(0, 1, 0, 4), T(1, 0, 4, 4)]],
     )
     r = ccb.run_schedule(s, seed=7)
@@ -190,8 +192,13 @@ def test_pieces_to_the_same_peer_are_one_message():
 
 
 def test_unequal_blocks_still_correct():
-    for algorithm, primitive in [("ring", "all_reduce"), ("bruck", "all_gather"), ("recursive_halving_doubling", "all_reduce"),
-                                 ("binomial_tree", "scatter"), ("bidirectional_ring", "all_reduce")]:
+    for algorithm, primitive in [
+        ("ring", "all_reduce"),
+        ("bruck", "all_gather"),
+        ("recursive_halving_doubling", "all_reduce"),
+        ("binomial_tree", "scatter"),
+        ("bidirectional_ring", "all_reduce"),
+    ]:
         ports = ccb.ALGORITHMS[algorithm][primitive].min_ports
         assert ccb.simulate(algorithm, primitive, 6, 101, ports=ports).correct, algorithm
 
@@ -223,14 +230,22 @@ def test_simulated_time_never_below_the_bound(model, n, blocks, alpha, beta):
     assert r.time(alpha, beta) >= total * (1 - 1e-12)
 
 
-@given(n=st.integers(2, 20), blocks=st.integers(0, 6), alpha=st.floats(0, 1e-4), beta=st.floats(1e6, 1e11),
-       family=st.sampled_from(["ring", "bidirectional_ring"]), primitive=st.sampled_from(["all_gather", "reduce_scatter", "all_reduce"]))
+@given(
+    n=st.integers(2, 20),
+    blocks=st.integers(0, 6),
+    alpha=st.floats(0, 1e-4),
+    beta=st.floats(1e6, 1e11),
+    family=st.sampled_from(["ring", "bidirectional_ring"]),
+    primitive=st.sampled_from(["all_gather", "reduce_scatter", "all_reduce"]),
+)
 def test_ring_schedules_on_a_ring_never_below_the_round_bound_with_diameter(n, blocks, alpha, beta, family, primitive):
     ports = 1 if family == "ring" else 2
     topo = ccb.ring(n)
     m = blocks * 2 * n
     r = ccb.simulate(family, primitive, n, m, ports=ports, topology=topo)
-    bound = ccb.round_lower_bound(primitive, n, m, alpha, beta, ports=ports, diameter=topo.step_diameter, degree=topo.degree)
+    bound = ccb.round_lower_bound(
+        primitive, n, m, alpha, beta, ports=ports, diameter=topo.step_diameter, degree=topo.degree
+    )
     assert r.time(alpha, beta) >= bound * (1 - 1e-12)
 
 
@@ -263,8 +278,13 @@ def test_draw_schedule():
 
 @pytest.mark.parametrize(
     "algorithm, primitive, ports",
-    [("ring", "all_reduce", 1), ("recursive_doubling", "all_reduce", 1), ("bidirectional_ring", "reduce_scatter", 2),
-     ("binomial_tree", "reduce", 2), ("bruck", "all_to_all", 1)],
+    [
+        ("ring", "all_reduce", 1),
+        ("recursive_doubling", "all_reduce", 1),
+        ("bidirectional_ring", "reduce_scatter", 2),
+        ("binomial_tree", "reduce", 2),
+        ("bruck", "all_to_all", 1),
+    ],
 )
 def test_long_pieces_take_the_slice_path_and_stay_correct(algorithm, primitive, ports):
     # 4 nodes x 512 KiB: pieces of >= 64 KiB are moved slice by slice; recursive doubling reads and
@@ -314,7 +334,9 @@ def test_regression_double_binary_tree_chunks_are_capped():
     from _limits import call_limited
 
     # chunks = 10**9 built 4 * 10**9 * (n - 1) Python tuples (hung).
-    out = call_limited(lambda: ccb.generate("double_binary_tree", "all_reduce", 8, 64, ports=2, chunks=10**9), seconds=10)
+    out = call_limited(
+        lambda: ccb.generate("double_binary_tree", "all_reduce", 8, 64, ports=2, chunks=10**9), seconds=10
+    )
     assert out.clear_error and "chunks" in out.message, out
 
 

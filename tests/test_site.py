@@ -54,7 +54,9 @@ def test_page_is_self_contained_and_renders(site_page, name):
     assert external == [], f"external requests: {external[:5]}"
     assert failed == [], f"failed requests: {failed[:5]}"
     assert errors == [], f"console errors: {errors[:5]}"
-    broken = page.evaluate("Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)")
+    broken = page.evaluate(
+        "Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src)"
+    )
     assert broken == [], f"images that did not load: {broken[:5]}"
     if name != "bibliography":
         page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=30000)
@@ -76,8 +78,11 @@ def test_no_page_references_external_assets(site):
     import re
 
     asset = re.compile(r'<(script|link)\b[^>]*?\b(?:src|href)="((?:https?:)?//[^"]+)"')
-    external = [(str(path.relative_to(site)), url) for path in site.rglob("*.html")
-                for _tag, url in asset.findall(path.read_text(encoding="utf-8"))]
+    external = [
+        (str(path.relative_to(site)), url)
+        for path in site.rglob("*.html")
+        for _tag, url in asset.findall(path.read_text(encoding="utf-8"))
+    ]
     assert external == [], f"pages load external assets: {external[:5]}"
 
 
@@ -88,8 +93,14 @@ def _search_index(site):
 
 @pytest.mark.parametrize(
     "term, page",
-    [("带宽", "notebooks/03_bandwidth"), ("直径", "notebooks/02_topology_diameter"), ("拓扑", "notebooks/02_topology_diameter"),
-     ("传播", "notebooks/01_information_propagation"), ("选型", "notebooks/04_combined_bounds"), ("bisect", "notebooks/05_bisection")],
+    [
+        ("带宽", "notebooks/03_bandwidth"),
+        ("直径", "notebooks/02_topology_diameter"),
+        ("拓扑", "notebooks/02_topology_diameter"),
+        ("传播", "notebooks/01_information_propagation"),
+        ("选型", "notebooks/04_combined_bounds"),
+        ("bisect", "notebooks/05_bisection"),
+    ],
 )
 def test_chinese_search_finds_the_chapter(site, term, page):
     index = _search_index(site)
@@ -201,7 +212,9 @@ def test_sidebar_toggles_open_the_chapter_menu_and_page_toc(browser, server, wid
             primary.click()
             page.wait_for_timeout(400)
             box = page.evaluate(_BOX, "#pst-primary-sidebar-modal")
-            assert box["open"] and box["shown"] and box["w"] > 200 and box["x"] >= 0, f"chapter menu did not open: {box}"
+            assert box["open"] and box["shown"] and box["w"] > 200 and box["x"] >= 0, (
+                f"chapter menu did not open: {box}"
+            )
             assert page.locator("#pst-primary-sidebar-modal a[href*='01_information_propagation']").first.is_visible()
             page.keyboard.press("Escape")
             page.wait_for_timeout(300)
@@ -210,7 +223,9 @@ def test_sidebar_toggles_open_the_chapter_menu_and_page_toc(browser, server, wid
             secondary.click()
             page.wait_for_timeout(400)
             box = page.evaluate(_BOX, "#pst-secondary-sidebar-modal")
-            assert box["open"] and box["shown"] and box["w"] > 200 and box["x"] + box["w"] <= width + 1, f"page TOC did not open: {box}"
+            assert box["open"] and box["shown"] and box["w"] > 200 and box["x"] + box["w"] <= width + 1, (
+                f"page TOC did not open: {box}"
+            )
             assert page.locator("#pst-secondary-sidebar-modal nav a").first.is_visible()
         else:  # desktop: the menu is shown, the button hides it and shows it again; the page TOC is shown
             assert page.evaluate(_BOX, "#pst-primary-sidebar")["shown"]
@@ -228,7 +243,9 @@ def test_sidebar_toggles_open_the_chapter_menu_and_page_toc(browser, server, wid
             box = page.evaluate(_BOX, "#pst-secondary-sidebar")
             assert box["shown"] and box["w"] > 150 and box["x"] + box["w"] <= width + 1, f"page TOC not shown: {box}"
         searches = page.locator(".search-button-field, .search-button__button")
-        assert sum(searches.nth(i).is_visible() for i in range(searches.count())) == 1, "more than one search box in the header"
+        assert sum(searches.nth(i).is_visible() for i in range(searches.count())) == 1, (
+            "more than one search box in the header"
+        )
     finally:
         page.close()
 
@@ -251,7 +268,9 @@ def test_tables_read_on_phone_and_desktop(site_page, name, width):
         assert t["wrapped"] == [], f"{where}: numbers split from their units: {t['wrapped'][:5]}"
         assert t["minW"] >= 24, f"{where}: a column {t['minW']} px wide"
         if width >= 1280:
-            assert not t["scrollable"], f"{where}: wider than the page column at {width} px ({t['tableW']} > {t['contW']})"
+            assert not t["scrollable"], (
+                f"{where}: wider than the page column at {width} px ({t['tableW']} > {t['contW']})"
+            )
         elif t["scrollable"]:
             assert t["hint"], f"{where}: scrolls sideways at {width} px with no visible hint"
         else:
@@ -260,10 +279,15 @@ def test_tables_read_on_phone_and_desktop(site_page, name, width):
 
 def _search(page, server, term):
     page.goto(f"{server}/search.html?q={term}", wait_until="networkidle")
-    page.wait_for_function("document.querySelector('#search-results .search-summary') && "
-                           "document.querySelector('#search-results .search-summary').innerText.length > 0", timeout=20000)
-    page.wait_for_function("Array.from(document.querySelectorAll('#search-results li')).every(li => li.querySelector('.context'))",
-                           timeout=20000)
+    page.wait_for_function(
+        "document.querySelector('#search-results .search-summary') && "
+        "document.querySelector('#search-results .search-summary').innerText.length > 0",
+        timeout=20000,
+    )
+    page.wait_for_function(
+        "Array.from(document.querySelectorAll('#search-results li')).every(li => li.querySelector('.context'))",
+        timeout=20000,
+    )
     return page.evaluate("""() => Array.from(document.querySelectorAll('#search-results ul.search > li')).map(li => ({
         href: li.querySelector('a').getAttribute('href'), title: li.querySelector('a').innerText,
         context: (li.querySelector('.context') || {}).innerText || ''}))""")
@@ -327,8 +351,10 @@ def test_chapter_pages_have_working_launch_buttons(browser, server):
         page.wait_for_timeout(300)
         links = page.evaluate("Array.from(document.querySelectorAll('.dropdown-launch-buttons a')).map(a => a.href)")
         assert any(h.startswith(f"https://mybinder.org/v2/gh/{owner_repo}/") for h in links), links
-        assert any(h.startswith(f"https://colab.research.google.com/github/{owner_repo}/") and h.endswith("03_bandwidth.ipynb")
-                   for h in links), links
+        assert any(
+            h.startswith(f"https://colab.research.google.com/github/{owner_repo}/") and h.endswith("03_bandwidth.ipynb")
+            for h in links
+        ), links
     finally:
         page.close()
 
@@ -356,8 +382,34 @@ def test_bibliography_labels_are_author_year_like_the_citations(site):
 
 _CJK_CHAR = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65“”‘’"
 _STRAY = re.compile(f"([{_CJK_CHAR}])[ \t\n\r]+([{_CJK_CHAR}])")
-_BLOCK_TAGS = {"p", "li", "td", "th", "dt", "dd", "h1", "h2", "h3", "h4", "h5", "h6", "caption", "figcaption",
-               "div", "section", "article", "blockquote", "table", "tr", "ul", "ol", "dl", "br", "summary", "details"}
+_BLOCK_TAGS = {
+    "p",
+    "li",
+    "td",
+    "th",
+    "dt",
+    "dd",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "caption",
+    "figcaption",
+    "div",
+    "section",
+    "article",
+    "blockquote",
+    "table",
+    "tr",
+    "ul",
+    "ol",
+    "dl",
+    "br",
+    "summary",
+    "details",
+}
 _OPAQUE_TAGS = {"pre", "code", "script", "style", "img", "svg", "textarea", "kbd", "samp"}
 
 
@@ -412,7 +464,7 @@ def _stray_cjk_spaces(page: pathlib.Path) -> list[str]:
     found = []
     for block in parser.blocks:
         for m in _STRAY.finditer(block):
-            found.append(block[max(0, m.start() - 8): m.end() + 8].replace("\n", "⏎"))
+            found.append(block[max(0, m.start() - 8) : m.end() + 8].replace("\n", "⏎"))
     return found
 
 
@@ -427,9 +479,12 @@ def test_no_space_between_chinese_characters_on_any_page(request, edition):
 
 def test_stray_space_counter_finds_what_a_reader_saw(tmp_path):
     page = tmp_path / "p.html"
-    page.write_text("<article><p>最后跑调度。\n本书用代码重算。</p><p>用 <code>ring</code>\n算法，N 个节点</p>"
-                    "<p>对 <span class='math'>\\(N\\)</span>\n个 the ring\nalgorithm</p><pre>代码 块</pre></article>"
-                    "<p>文章 之外</p>", encoding="utf-8")
+    page.write_text(
+        "<article><p>最后跑调度。\n本书用代码重算。</p><p>用 <code>ring</code>\n算法，N 个节点</p>"
+        "<p>对 <span class='math'>\\(N\\)</span>\n个 the ring\nalgorithm</p><pre>代码 块</pre></article>"
+        "<p>文章 之外</p>",
+        encoding="utf-8",
+    )
     assert _stray_cjk_spaces(page) == ["最后跑调度。⏎本书用代码重算。"]
 
 
@@ -439,8 +494,12 @@ def test_home_title_once_and_no_empty_or_orphan_index_pages(site):
     import yaml
 
     book = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["title"]
-    titles = {name: html_lib.unescape(re.search(r"<title>(.*?)</title>", (site / f"{name}.html").read_text(encoding="utf-8"),
-                                                re.S).group(1)).strip() for name in ["intro", "notebooks/05_bisection"]}
+    titles = {
+        name: html_lib.unescape(
+            re.search(r"<title>(.*?)</title>", (site / f"{name}.html").read_text(encoding="utf-8"), re.S).group(1)
+        ).strip()
+        for name in ["intro", "notebooks/05_bisection"]
+    }
     assert titles["intro"] == book, titles
     assert titles["notebooks/05_bisection"].endswith(" — " + book) and titles["notebooks/05_bisection"] != book
     # genindex.html was an empty 索引 page, prf-prf.html an English "Proof Index" no page linked to.

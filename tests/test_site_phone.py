@@ -98,7 +98,9 @@ def _check_drawer(page, name: str, button: str, dialog: str, first: str) -> str 
         return None if name == "page TOC" else f"{name}: no visible button"
     toggle.first.tap()  # waits until the button is stable and would receive the tap
     try:
-        page.wait_for_function("s => { const d = document.querySelector(s); return d && d.open; }", arg=dialog, timeout=3000)
+        page.wait_for_function(
+            "s => { const d = document.querySelector(s); return d && d.open; }", arg=dialog, timeout=3000
+        )
     except Exception:
         return f"{name}: a tap did not open it"
     page.wait_for_timeout(50)  # the drawers slide in: let the layout settle
@@ -182,8 +184,10 @@ def test_header_buttons_are_tap_targets_and_leave_no_tooltip(edition):
         toggle = _visible_button(page, ".theme-switch-button")
         toggle.tap()
         page.wait_for_timeout(1000)  # Bootstrap adds a tooltip at once and fades it in; without the fix it stays
-        shown = page.evaluate("Array.from(document.querySelectorAll('.tooltip.show')).filter(t => t.getClientRects().length)"
-                              ".map(t => t.innerText)")
+        shown = page.evaluate(
+            "Array.from(document.querySelectorAll('.tooltip.show')).filter(t => t.getClientRects().length)"
+            ".map(t => t.innerText)"
+        )
         assert shown == [], f"{name}: a tap left tooltips open: {shown}"
     finally:
         context.close()
@@ -214,7 +218,9 @@ def test_every_figure_reads_at_9px_on_a_phone_and_opens_on_a_tap(edition):
                 count += 1
                 text_px = SMALLEST_TEXT_PX * fig["shown"] / (fig["natural"] / 2)
                 if text_px < 9:
-                    problems.append(f"{path} {fig['src']}: text {text_px:.1f} px ({fig['shown']:.0f} of {fig['natural'] / 2:.0f} px)")
+                    problems.append(
+                        f"{path} {fig['src']}: text {text_px:.1f} px ({fig['shown']:.0f} of {fig['natural'] / 2:.0f} px)"
+                    )
                 if not fig["link"] or not fig["href"].endswith(".png"):
                     problems.append(f"{path} {fig['src']}: a tap does not open it")
         assert page.evaluate("document.scrollingElement.scrollWidth") <= 390, "figures widened the page"

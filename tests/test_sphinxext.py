@@ -17,8 +17,14 @@ def _paragraph(*children):
 
 
 def test_punctuation_is_bound_to_the_formula_and_equal_texts_are_not_confused():
-    doc, p = _paragraph(nodes.Text("（"), nodes.math("a", "a"), nodes.Text("）和（"), nodes.math("b", "b"),
-                        nodes.Text("）。"), nodes.Text("）。"))
+    doc, p = _paragraph(
+        nodes.Text("（"),
+        nodes.math("a", "a"),
+        nodes.Text("）和（"),
+        nodes.math("b", "b"),
+        nodes.Text("）。"),
+        nodes.Text("）。"),
+    )
     for math in list(doc.findall(nodes.math)):
         ChineseTypography._bind(math)
     wrappers = [c for c in p.children if isinstance(c, nodes.inline)]
@@ -45,7 +51,7 @@ def test_author_part_of_labels():
     assert _authors(entry("Chan, Ernie", "Heimlich, Marcel", "Purkayastha, Avi")) == "Chan et al."
     assert _authors(entry("Patarasuk, Pitch", "Yuan, Xin")) == "Patarasuk and Yuan"
     assert _authors(entry("{NVIDIA}")) == "NVIDIA"
-    assert _authors(entry("Tr{\\\"a}ff, Jesper")) == "Träff"
+    assert _authors(entry('Tr{\\"a}ff, Jesper')) == "Träff"
 
 
 def test_table_cells_keep_units_and_relations_together():
@@ -75,7 +81,10 @@ def test_soft_break_between_chinese_characters_is_dropped():
     assert _joined(nodes.Text("最后跑调度。\n本书用代码\n重算。")) == ("最后跑调度。本书用代码重算。", 2)
     # Chinese quotes after Chinese text, and a break inside **bold** (separate Text nodes).
     assert _joined(nodes.Text("称为\n“已知”节点")) == ("称为“已知”节点", 1)
-    assert _joined(nodes.Text("先看"), nodes.strong("", "", nodes.Text("倍增\n")), nodes.Text("论证")) == ("先看倍增论证", 1)
+    assert _joined(nodes.Text("先看"), nodes.strong("", "", nodes.Text("倍增\n")), nodes.Text("论证")) == (
+        "先看倍增论证",
+        1,
+    )
     assert _joined(nodes.Text("标题\n换行"), block=nodes.title) == ("标题换行", 1)
     # A space before a link whose text is Chinese, after a closing quote, in a generated title.
     link = nodes.reference("", "", nodes.inline("", "", nodes.Text("参考文献")))
@@ -83,8 +92,13 @@ def test_soft_break_between_chinese_characters_is_dropped():
     assert _joined(nodes.Text("的 “Tree” 其实是一条链")) == ("的“Tree”其实是一条链", 2)  # Chinese quotes are full width
     assert _joined(nodes.Text("解答 练习 8.1"), block=nodes.title) == ("解答练习 8.1", 1)
     # The same "\n" twice in one paragraph, the first kept (after a digit): the second one is the one dropped.
-    text, count = _joined(nodes.Text("的输入。"), nodes.Text("\n"), nodes.Text("1-port 下收到消息，"), nodes.Text("\n"),
-                          nodes.Text("影响集"))
+    text, count = _joined(
+        nodes.Text("的输入。"),
+        nodes.Text("\n"),
+        nodes.Text("1-port 下收到消息，"),
+        nodes.Text("\n"),
+        nodes.Text("影响集"),
+    )
     assert (text, count) == ("的输入。\n1-port 下收到消息，影响集", 1)
 
 

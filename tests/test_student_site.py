@@ -82,23 +82,37 @@ def test_strip_solutions_on_every_chapter():
 def test_strip_solutions_small_case():
     nb = nbformat.v4.new_notebook()
     nb.cells = [
-        nbformat.v4.new_markdown_cell("intro\n```{exercise-start}\n:label: a\n```\nQ\n```{exercise-end}\n```\n\n```{solution-start} a\n:class: dropdown\n```\nhint"),
+        nbformat.v4.new_markdown_cell(
+            "intro\n```{exercise-start}\n:label: a\n```\nQ\n```{exercise-end}\n```\n\n```{solution-start} a\n:class: dropdown\n```\nhint"
+        ),
         nbformat.v4.new_code_cell("answer = 42"),
         nbformat.v4.new_markdown_cell("```{solution-end}\n```\n\nafter"),
     ]
     out = build_student_site.strip_solutions(nb)
-    assert [c.source for c in out.cells] == ["intro\n```{exercise-start}\n:label: a\n```\nQ\n```{exercise-end}\n```\n\n", "after"]
+    assert [c.source for c in out.cells] == [
+        "intro\n```{exercise-start}\n:label: a\n```\nQ\n```{exercise-end}\n```\n\n",
+        "after",
+    ]
 
 
 def test_student_sources_never_point_at_the_repository(tmp_path, monkeypatch):
     """The chapters install the course's package, not the repository that holds the solutions (#29)."""
-    repository = build_student_site.yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"]["url"]
+    repository = build_student_site.yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"][
+        "url"
+    ]
     host = repository.split("://")[-1]
     assert any(host in path.read_text(encoding="utf-8") for path in CHAPTERS)  # the reader's edition names it
     monkeypatch.delenv("CCB_PACKAGE_SOURCE", raising=False)
-    for requirement, expected in (("", "请按课程的说明安装"), ("ccb_helpers @ https://course.example/ccb.whl", "course.example/ccb.whl")):
+    for requirement, expected in (
+        ("", "请按课程的说明安装"),
+        ("ccb_helpers @ https://course.example/ccb.whl", "course.example/ccb.whl"),
+    ):
         src = build_student_site.prepare(tmp_path / (requirement and "given" or "empty"), requirement or None)
-        texts = [p.read_text(encoding="utf-8") for p in src.rglob("*") if p.is_file() and p.suffix in (".ipynb", ".md", ".yml")]
+        texts = [
+            p.read_text(encoding="utf-8")
+            for p in src.rglob("*")
+            if p.is_file() and p.suffix in (".ipynb", ".md", ".yml")
+        ]
         assert not any(host in text for text in texts)
         assert all(expected in p.read_text(encoding="utf-8") for p in (src / "notebooks").glob("*.ipynb"))
 
@@ -111,7 +125,10 @@ def test_student_config_overrides_the_readers_config():
     assert not config["launch_buttons"]["colab_url"] and not config["launch_buttons"]["binderhub_url"]
     # Everything else is the reader's configuration, merged key by key.
     assert config["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"]["Bbis"]
-    assert config["parse"] == build_student_site.yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["parse"]
+    assert (
+        config["parse"]
+        == build_student_site.yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["parse"]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -158,8 +175,12 @@ def test_student_site_contains_no_solution_text(site):
 
 
 def test_student_site_links_lead_to_no_solutions(site):
-    repository = build_student_site.yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"]["url"]
-    forbidden = re.compile("|".join(re.escape(u) for u in (repository.split("://")[-1], "colab.research.google.com", "mybinder.org")))
+    repository = build_student_site.yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"][
+        "url"
+    ]
+    forbidden = re.compile(
+        "|".join(re.escape(u) for u in (repository.split("://")[-1], "colab.research.google.com", "mybinder.org"))
+    )
     for page in site.rglob("*.html"):
         source = page.read_text(encoding="utf-8")
         for target in re.findall(r'(?:href|src|action)="([^"]+)"', source):
@@ -168,7 +189,12 @@ def test_student_site_links_lead_to_no_solutions(site):
                 notebook = (page.parent / target.split("#")[0]).resolve()
                 assert notebook.is_file() and site in notebook.parents, (page.name, target)
                 assert "solution-start" not in notebook.read_text(encoding="utf-8"), (page.name, target)
-        for button in ("dropdown-launch-buttons", "btn-source-repository-button", "btn-issues-button", "btn-edit-button"):
+        for button in (
+            "dropdown-launch-buttons",
+            "btn-source-repository-button",
+            "btn-issues-button",
+            "btn-edit-button",
+        ):
             assert button not in source, (page.name, button)
     downloads = sorted((site / "_sources" / "notebooks").glob("*.ipynb"))
     assert len(downloads) == len(CHAPTERS)

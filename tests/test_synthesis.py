@@ -54,9 +54,9 @@ def test_hypercube_bounds(dim):
 def test_complete_graph_bounds(n):
     k = ccb.fully_connected(n)
     assert ccb.steps_lower_bound(k, "all_gather") == 1
-    assert ccb.rounds_per_chunk_bound(k, "all_gather") == 1          # n-1 blocks over n-1 links
+    assert ccb.rounds_per_chunk_bound(k, "all_gather") == 1  # n-1 blocks over n-1 links
     assert ccb.rounds_per_chunk_bound(k, "broadcast") == F(1, n - 1)
-    assert ccb.rounds_per_chunk_bound(k, "all_to_all") == 1           # |X|(n-|X|) / (|X|(n-|X|))
+    assert ccb.rounds_per_chunk_bound(k, "all_to_all") == 1  # |X|(n-|X|) / (|X|(n-|X|))
 
 
 def test_dgx1_bounds_match_sccl():
@@ -69,8 +69,13 @@ def test_dgx1_bounds_match_sccl():
     assert ccb.rounds_per_chunk_bound(t, "all_to_all") == F(16, 6)
 
 
-@pytest.mark.parametrize("topology", [ccb.ring(6), ccb.ring(7), ccb.hypercube(3), ccb.torus(3, 3), ccb.torus(4, 4), ccb.fully_connected(5)])
-@pytest.mark.parametrize("primitive", ["all_gather", "reduce_scatter", "broadcast", "reduce", "scatter", "gather", "all_to_all", "all_reduce"])
+@pytest.mark.parametrize(
+    "topology", [ccb.ring(6), ccb.ring(7), ccb.hypercube(3), ccb.torus(3, 3), ccb.torus(4, 4), ccb.fully_connected(5)]
+)
+@pytest.mark.parametrize(
+    "primitive",
+    ["all_gather", "reduce_scatter", "broadcast", "reduce", "scatter", "gather", "all_to_all", "all_reduce"],
+)
 def test_bound_reduces_to_the_chapters_per_node_bound(topology, primitive):
     """On vertex-transitive graphs the cut bound is the chapters' node bound (max with the bisection for AllToAll)."""
     n, m, beta = topology.n, 1.0, 1.0
@@ -98,16 +103,19 @@ def run(schedule, topology):
     return result
 
 
-@pytest.mark.parametrize("primitive, instance", [
-    ("all_gather", (2, 3, 2)),
-    ("reduce_scatter", (2, 3, 2)),
-    ("broadcast", (2, 2, 2)),
-    ("reduce", (2, 2, 2)),
-    ("scatter", (2, 4, 2)),
-    ("gather", (2, 4, 2)),
-    ("all_to_all", (2, 4, 1)),
-    ("all_reduce", (4, 6, 2)),
-])
+@pytest.mark.parametrize(
+    "primitive, instance",
+    [
+        ("all_gather", (2, 3, 2)),
+        ("reduce_scatter", (2, 3, 2)),
+        ("broadcast", (2, 2, 2)),
+        ("reduce", (2, 2, 2)),
+        ("scatter", (2, 4, 2)),
+        ("gather", (2, 4, 2)),
+        ("all_to_all", (2, 4, 1)),
+        ("all_reduce", (4, 6, 2)),
+    ],
+)
 def test_every_primitive_runs_in_the_simulator_with_link_capacities(primitive, instance):
     ring = ccb.ring(4)
     schedule = ccb.synthesize(ring, primitive, *instance, time_limit=60, m=4 * 96)
@@ -130,13 +138,15 @@ def test_dgx1_bandwidth_optimal_allgather():
 
 
 def test_switch_synthesis_respects_uplinks():
-    t = ccb.parse_nvidia_smi_topo("\tGPU0\tGPU1\tGPU2\tGPU3\tGPU4\nGPU0\t X \tNV6\tNV6\tNV6\tNV6\nGPU1\tNV6\t X \tNV6\tNV6\tNV6\n"
-                                  "GPU2\tNV6\tNV6\t X \tNV6\tNV6\nGPU3\tNV6\tNV6\tNV6\t X \tNV6\nGPU4\tNV6\tNV6\tNV6\tNV6\t X \n")
+    t = ccb.parse_nvidia_smi_topo(
+        "\tGPU0\tGPU1\tGPU2\tGPU3\tGPU4\nGPU0\t X \tNV6\tNV6\tNV6\tNV6\nGPU1\tNV6\t X \tNV6\tNV6\tNV6\n"
+        "GPU2\tNV6\tNV6\t X \tNV6\tNV6\nGPU3\tNV6\tNV6\tNV6\t X \tNV6\nGPU4\tNV6\tNV6\tNV6\tNV6\t X \n"
+    )
     assert t.switched and t.degree == 6
     # AllGather through one switch: 4 blocks into each GPU over 6 links -> 2/3 rounds per chunk
     assert ccb.rounds_per_chunk_bound(t, "all_gather") == F(2, 3)
     assert ccb.synthesize(t, "all_gather", 1, 2, 3, time_limit=30) is not None
-    assert ccb.synthesize(t, "all_gather", 1, 1, 3, time_limit=30) is None   # 12 blocks > 6 links x 1 round
+    assert ccb.synthesize(t, "all_gather", 1, 1, 3, time_limit=30) is None  # 12 blocks > 6 links x 1 round
     run(ccb.synthesize(t, "all_gather", 1, 2, 3, time_limit=30), t)
 
 
@@ -153,7 +163,7 @@ def test_gap_the_bounds_alone_do_not_see():
     """DGX-1: 2 steps and 7/6 rounds per chunk each hold alone, but not together (SCCL: 2 steps need 4/3)."""
     t = ccb.dgx1()
     assert ccb.synthesize(t, "all_gather", 2, 7, 6, time_limit=60) is None
-    assert ccb.synthesize(t, "all_gather", 2, 8, 6, time_limit=60) is None      # 4/3 in 2 steps: no
+    assert ccb.synthesize(t, "all_gather", 2, 8, 6, time_limit=60) is None  # 4/3 in 2 steps: no
     assert ccb.synthesize(t, "all_gather", 2, 9, 6, time_limit=60) is not None  # 3/2 in 2 steps: yes
 
 
@@ -168,14 +178,20 @@ def test_pareto_frontier_small():
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     which=st.sampled_from(["ring4", "ring5", "k4", "path4"]),
-    primitive=st.sampled_from(["all_gather", "broadcast", "scatter", "gather", "all_to_all", "reduce_scatter", "reduce"]),
+    primitive=st.sampled_from(
+        ["all_gather", "broadcast", "scatter", "gather", "all_to_all", "reduce_scatter", "reduce"]
+    ),
     steps=st.integers(1, 3),
     extra=st.integers(0, 3),
     chunks=st.integers(1, 3),
 )
 def test_nothing_beats_the_bounds(which, primitive, steps, extra, chunks):
-    topology = {"ring4": ccb.ring(4), "ring5": ccb.ring(5), "k4": ccb.fully_connected(4),
-                "path4": ccb.topology_from_graph(nx.path_graph(4))}[which]
+    topology = {
+        "ring4": ccb.ring(4),
+        "ring5": ccb.ring(5),
+        "k4": ccb.fully_connected(4),
+        "path4": ccb.topology_from_graph(nx.path_graph(4)),
+    }[which]
     rounds = steps + extra
     schedule = ccb.synthesize(topology, primitive, steps, rounds, chunks, time_limit=60)
     if schedule is not None:
@@ -203,11 +219,20 @@ def test_bad_input_raises_value_error():
         ccb.synthesize("ring", "all_gather", 2, 2, 1, time_limit=5)
     with pytest.raises(ValueError, match="even"):
         ccb.synthesize(ring, "all_reduce", 3, 4, 1, time_limit=5)
-    disconnected = Topology(family="custom", name="two pairs", n=4, degree=1, diameter=1, bisection_links=0,
-                            _builder=lambda: nx.Graph([(0, 1), (2, 3)]))
-    for call in (lambda: ccb.synthesize(disconnected, "all_gather", 2, 2, 1, time_limit=5),
-                 lambda: ccb.steps_lower_bound(disconnected, "all_gather"),
-                 lambda: ccb.rounds_per_chunk_bound(disconnected, "all_gather")):
+    disconnected = Topology(
+        family="custom",
+        name="two pairs",
+        n=4,
+        degree=1,
+        diameter=1,
+        bisection_links=0,
+        _builder=lambda: nx.Graph([(0, 1), (2, 3)]),
+    )
+    for call in (
+        lambda: ccb.synthesize(disconnected, "all_gather", 2, 2, 1, time_limit=5),
+        lambda: ccb.steps_lower_bound(disconnected, "all_gather"),
+        lambda: ccb.rounds_per_chunk_bound(disconnected, "all_gather"),
+    ):
         with pytest.raises(ValueError, match="disconnected"):
             call()
     with pytest.raises(ValueError, match="several switch levels"):
@@ -315,8 +340,18 @@ def test_model_invalid_is_neither_a_proof_nor_a_time_out():
     from ccb_helpers.synthesis import SolverError, _Encoding, _solve_cpsat
 
     # a coefficient outside CP-SAT's int64/2 domain: the solver answers MODEL_INVALID
-    enc = _Encoding(sends=[], rounds_vars=[0], num_vars=2, lower=[0, 0], upper=[2**62, 2**62],
-                    constraints=[([(0, 2**62), (1, 2**62)], -float("inf"), 5)], chunks=[], net=None, steps=1, rounds=1)
+    enc = _Encoding(
+        sends=[],
+        rounds_vars=[0],
+        num_vars=2,
+        lower=[0, 0],
+        upper=[2**62, 2**62],
+        constraints=[([(0, 2**62), (1, 2**62)], -float("inf"), 5)],
+        chunks=[],
+        net=None,
+        steps=1,
+        rounds=1,
+    )
     with pytest.raises(SolverError, match="MODEL_INVALID"):
         _solve_cpsat(enc, time_limit=5)
     assert not issubclass(SolverError, ccb.SynthesisTimeout) and ccb.SolverError is SolverError
@@ -327,7 +362,7 @@ def test_topology_size_is_refused_before_any_work():
 
     start = time.perf_counter()
     with pytest.raises(ValueError, match="n <= 1024"):
-        ccb.steps_lower_bound(ccb.ring(5000), "all_gather")     # took 99 s before the cap
+        ccb.steps_lower_bound(ccb.ring(5000), "all_gather")  # took 99 s before the cap
     with pytest.raises(ValueError, match="n <= 20"):
         ccb.rounds_per_chunk_bound(ccb.ring(1000), "all_gather")
     assert time.perf_counter() - start < 5
@@ -337,11 +372,11 @@ def test_chunk_counts_are_checked_even_when_bytes_would_pass():
     import dataclasses
 
     ring = ccb.ring(4)
-    good = ccb.synthesize(ring, "all_gather", 2, 3, 2, time_limit=30, m=1)   # 8 pieces, 1 byte: 7 are empty
+    good = ccb.synthesize(ring, "all_gather", 2, 3, 2, time_limit=30, m=1)  # 8 pieces, 1 byte: 7 are empty
     assert good.step_rounds == (1, 2) and ccb.verify_synthesized(good, ring).correct
     # Claim one round for the second step: in step 2 some link carries 2 chunks > 1 link x 1 round.
     tampered = dataclasses.replace(good, step_rounds=(1, 1))
-    assert ccb.run_schedule(tampered, ports=3, topology=ring).correct      # bytes alone: empty pieces pass
+    assert ccb.run_schedule(tampered, ports=3, topology=ring).correct  # bytes alone: empty pieces pass
     with pytest.raises(ccb.ScheduleError, match="step 2: link .* carries 2 chunks but 1 link"):
         ccb.verify_synthesized(tampered, ring)
     with pytest.raises(TypeError):
@@ -421,9 +456,13 @@ def commodities_of(primitive, n, root=0):
     """(source, needers) per block; a reduction has its dual's (links are full duplex)."""
     primitive = {"reduce_scatter": "all_gather", "reduce": "broadcast"}.get(primitive, primitive)
     others = lambda s: [v for v in range(n) if v != s]
-    return {"all_gather": [(s, others(s)) for s in range(n)], "broadcast": [(root, others(root))],
-            "scatter": [(root, [t]) for t in others(root)], "gather": [(s, [root]) for s in others(root)],
-            "all_to_all": [(s, [t]) for s in range(n) for t in others(s)]}[primitive]
+    return {
+        "all_gather": [(s, others(s)) for s in range(n)],
+        "broadcast": [(root, others(root))],
+        "scatter": [(root, [t]) for t in others(root)],
+        "gather": [(s, [root]) for s in others(root)],
+        "all_to_all": [(s, [t]) for s in range(n) for t in others(s)],
+    }[primitive]
 
 
 def test_time_expanded_lp_proves_the_dgx1_two_step_gap_for_every_chunk_count():
@@ -452,9 +491,14 @@ def small_multigraphs(draw):
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(matrix=small_multigraphs(), primitive=st.sampled_from(["all_gather", "broadcast", "scatter", "gather", "all_to_all",
-                                                              "reduce_scatter", "reduce"]),
-       chunks=st.integers(1, 2), root_pick=st.integers(0, 4))
+@given(
+    matrix=small_multigraphs(),
+    primitive=st.sampled_from(
+        ["all_gather", "broadcast", "scatter", "gather", "all_to_all", "reduce_scatter", "reduce"]
+    ),
+    chunks=st.integers(1, 2),
+    root_pick=st.integers(0, 4),
+)
 def test_bounds_hold_on_random_multigraphs(matrix, primitive, chunks, root_pick):
     """Nothing beats the cut bound or the independent LP; just below the larger one is proved infeasible."""
     t = ccb.topology_from_links(matrix)
@@ -469,7 +513,7 @@ def test_bounds_hold_on_random_multigraphs(matrix, primitive, chunks, root_pick)
         lp = time_expanded_lp(matrix, needs, steps)
         rounds = max(steps, math.ceil(max(lp, float(cut)) * chunks - 1e-7))
         below = rounds - 1
-        if below >= steps:                          # just below the relaxation: must be proved infeasible
+        if below >= steps:  # just below the relaxation: must be proved infeasible
             assert ccb.synthesize(t, primitive, steps, below, chunks, time_limit=60, root=root) is None
         schedule = ccb.synthesize(t, primitive, steps, rounds + 2 * chunks * t.n, chunks, time_limit=60, root=root)
         if schedule is not None:

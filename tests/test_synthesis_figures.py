@@ -19,7 +19,9 @@ def test_explorer_default_is_the_dgx1_bandwidth_optimal_schedule():
     assert e.png()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-@pytest.mark.parametrize("name, steps_bound", [("ring 6", 3), ("hypercube 3-d", 3), ("torus 3x3", 2), ("DGX-1 (V100)", 2)])
+@pytest.mark.parametrize(
+    "name, steps_bound", [("ring 6", 3), ("hypercube 3-d", 3), ("torus 3x3", 2), ("DGX-1 (V100)", 2)]
+)
 def test_every_topology_and_the_extremes_of_steps_and_chunks(name, steps_bound):
     e = ccb.SynthesisExplorer()
     e.update(topology=name)
@@ -41,13 +43,16 @@ def test_every_chunk_count_is_stored_and_moving_the_step_keeps_the_instance():
     assert e.controls["chunks"].value == 6 and e.controls["chunks"].max == 6
     # SCCL README's 3-step DGX-1 instances (3, 4, 3), (3, 5, 4), (3, 6, 5), (3, 7, 6) are stored
     # with those fewest R (R = C + 1, down to 7/6), so every C of the slider has a schedule
-    stored = {(e_["steps"], e_["chunks"]): e_["rounds"] for e_ in ccb.stored_schedules()
-              if e_["topology_name"] == "DGX-1 (V100)" and e_["steps"] == 3}
+    stored = {
+        (e_["steps"], e_["chunks"]): e_["rounds"]
+        for e_ in ccb.stored_schedules()
+        if e_["topology_name"] == "DGX-1 (V100)" and e_["steps"] == 3
+    }
     assert [(3, stored[3, c], c) for c in range(3, 7)] == [(3, 4, 3), (3, 5, 4), (3, 6, 5), (3, 7, 6)]
     assert sorted(c for s_, c in stored) == [1, 2, 3, 4, 5, 6]
     e.update(chunks=4)
     assert e.instance == (3, 5, 4) and e.correct
-    e.update(chunks=6, step=2)            # the drawn step changes, the instance does not
+    e.update(chunks=6, step=2)  # the drawn step changes, the instance does not
     assert e.instance == (3, 7, 6) and "第 2/3 步" in e.figure.axes[0].get_title()
 
 
@@ -57,7 +62,7 @@ def test_step_slider_follows_the_steps_and_moves_the_drawing():
     first = e.png()
     e.update(step=1)
     assert e.png() != first
-    e.update(steps=3)                     # the highlighted step is clamped to the new S
+    e.update(steps=3)  # the highlighted step is clamped to the new S
     assert e.controls["step"].value == 1 and e.controls["step"].max == 3
 
 
@@ -76,7 +81,9 @@ def test_attainment_table_proves_the_dgx1_gap():
 
 
 def test_plane_plot_and_step_drawing_validate():
-    ax = ccb.plot_synthesis_plane(2, Fraction(7, 6), frontier=[(2, 3, 2), (3, 7, 6)], infeasible=[(2, 7, 6)], current=(3, 7, 6))
+    ax = ccb.plot_synthesis_plane(
+        2, Fraction(7, 6), frontier=[(2, 3, 2), (3, 7, 6)], infeasible=[(2, 7, 6)], current=(3, 7, 6)
+    )
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert "Pareto 前沿" in labels and "求解器证明不可行" in labels
     s = ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6)
@@ -120,13 +127,16 @@ def test_step_drawing_colours_and_labels_only_links_with_room():
     ax = ccb.draw_synthesized_step(full, dgx1, 1)
     arrows = [a for a in ax.get_children() if isinstance(a, FancyArrowPatch)]
     assert len(arrows) == 32 and {matplotlib.colors.to_hex(a.get_edgecolor()) for a in arrows} == {_FULL_COLOR}
-    assert sorted(t.get_text() for t in ax.texts) == [str(v) for v in range(8)]   # only the GPU numbers
+    assert sorted(t.get_text() for t in ax.texts) == [str(v) for v in range(8)]  # only the GPU numbers
     assert "全部 32 个方向满载：单链路 2、双链路 4 块" in ax.get_title()
     roomy = ccb.stored_schedule(dgx1, "all_gather", 2, 3)
     _, ax = plt.subplots(figsize=(4.6, 4.6))
     ccb.draw_synthesized_step(roomy, dgx1, 1, ax=ax)
-    spare = [a for a in ax.get_children() if isinstance(a, FancyArrowPatch)
-             and matplotlib.colors.to_hex(a.get_edgecolor()) == _SPARE_COLOR]
+    spare = [
+        a
+        for a in ax.get_children()
+        if isinstance(a, FancyArrowPatch) and matplotlib.colors.to_hex(a.get_edgecolor()) == _SPARE_COLOR
+    ]
     labels = [t for t in ax.texts if "/" in t.get_text()]
     assert len(spare) == len(labels) == 24 and "满载 8/32" in ax.get_title()
     renderer = ax.figure.canvas.get_renderer()

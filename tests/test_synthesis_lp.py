@@ -34,7 +34,9 @@ SMALL = {
     "ring 4": ccb.ring(4),
     "ring 5": ccb.ring(5),
     "star of 4 leaves": ccb.topology_from_graph(nx.star_graph(4), name="star of 4 leaves"),
-    "K4 minus an edge": ccb.topology_from_graph(nx.Graph([(0, 1), (0, 2), (0, 3), (1, 2), (1, 3)]), name="K4 minus an edge"),
+    "K4 minus an edge": ccb.topology_from_graph(
+        nx.Graph([(0, 1), (0, 2), (0, 3), (1, 2), (1, 3)]), name="K4 minus an edge"
+    ),
 }
 
 

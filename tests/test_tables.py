@@ -9,7 +9,11 @@ def test_info_propagation_table_reproduces_the_source():
     # tbl-cc-bound-info-prop as printed in the source (all of its cells are right).
     t = ccb.info_propagation_table(ns=(4, 8, 16, 32, 64), k=2)
     assert [row[1:] for row in t.rows] == [
-        ["2", "2", "0%"], ["3", "2", "33%"], ["4", "3", "25%"], ["5", "4", "20%"], ["6", "4", "33%"]
+        ["2", "2", "0%"],
+        ["3", "2", "33%"],
+        ["4", "3", "25%"],
+        ["5", "4", "20%"],
+        ["6", "4", "33%"],
     ]
     md = t._repr_markdown_()
     assert md.startswith("| $N$ |") and md.count("\n|") == 6

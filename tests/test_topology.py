@@ -154,8 +154,11 @@ def test_regression_fat_tree_bisection_closed_form_matches_the_leaf_scan():
                     continue
                 t = ccb.fat_tree(n, oversubscription=h // spines, hosts_per_leaf=h)
                 leaves = n // h
-                scan = min(spines * min(l, leaves - l) + abs(target - h * l)
-                           for l in range(leaves + 1) for target in (n // 2, (n + 1) // 2))
+                scan = min(
+                    spines * min(l, leaves - l) + abs(target - h * l)
+                    for l in range(leaves + 1)
+                    for target in (n // 2, (n + 1) // 2)
+                )
                 assert t.bisection_links == scan, (n, h, spines)
 
 
@@ -215,8 +218,9 @@ def test_measured_bisection_does_not_assume_symmetry():
 
     g = nx.complete_graph([1, 2, 3, 4])
     g.add_edge(0, 1)
-    topo = ccb.Topology(family="custom", name="K4 plus a leaf", n=5, degree=4, diameter=2, bisection_links=3,
-                        _builder=lambda: g.copy())
+    topo = ccb.Topology(
+        family="custom", name="K4 plus a leaf", n=5, degree=4, diameter=2, bisection_links=3, _builder=lambda: g.copy()
+    )
     assert ccb.measured_bisection(topo) == 3
 
 
@@ -246,7 +250,9 @@ def test_measured_bisection_of_a_switched_custom_topology_tries_both_sides():
 
 def _nvswitch_star(n, link="NV12"):
     names = [f"GPU{i}" for i in range(n)]
-    rows = ["\t" + "\t".join(names)] + [names[i] + "\t" + "\t".join(" X " if i == j else link for j in range(n)) for i in range(n)]
+    rows = ["\t" + "\t".join(names)] + [
+        names[i] + "\t" + "\t".join(" X " if i == j else link for j in range(n)) for i in range(n)
+    ]
     return ccb.parse_nvidia_smi_topo("\n".join(rows) + "\n", nvswitch=True)
 
 

@@ -58,8 +58,8 @@ def test_dgx1_graph_and_functions_that_take_a_topology():
     assert ccb.measured_diameter(t) == 2
     assert ccb.measured_bisection(t) == 6
     assert ccb.eccentricity(t, 0) == 2
-    assert ccb.broadcast_steps(t, k=6) == 2                  # all-port: flooding, the eccentricity
-    assert ccb.broadcast_steps(t, k=1) == 3                  # 1-port: ceil(log2 8) = 3, attained
+    assert ccb.broadcast_steps(t, k=6) == 2  # all-port: flooding, the eccentricity
+    assert ccb.broadcast_steps(t, k=1) == 3  # 1-port: ceil(log2 8) = 3, attained
     side = ccb.bisection_partition(t)
     assert len(side) == 4 and ccb.cut_links(t, side) == 6
     # per-node bound with p = min(k, d) = 6 NVLinks: (N-1) M / (N p beta)
@@ -74,7 +74,14 @@ def test_dgx1_graph_and_functions_that_take_a_topology():
     assert "DGX-1" in ax.get_title()
     ax = ccb.draw_topology(t, side=side)
     assert "6 条链路" in ax.get_title()
-    r = ccb.simulate("ring", "all_gather", 8, 64, ports=1, topology=ccb.topology_from_links(np.roll(np.eye(8, dtype=int), 1, 1) + np.roll(np.eye(8, dtype=int), -1, 1)))
+    r = ccb.simulate(
+        "ring",
+        "all_gather",
+        8,
+        64,
+        ports=1,
+        topology=ccb.topology_from_links(np.roll(np.eye(8, dtype=int), 1, 1) + np.roll(np.eye(8, dtype=int), -1, 1)),
+    )
     assert r.correct
 
 
@@ -95,10 +102,17 @@ def test_topology_from_links_by_hand():
     assert t.graph.edges[0, 1]["links"] == 2 and str(t) == "r4"
 
 
-@pytest.mark.parametrize("family", [ccb.ring(7), ccb.torus(3, 4), ccb.hypercube(3), ccb.fully_connected(5), ccb.mesh(2, 3)])
+@pytest.mark.parametrize(
+    "family", [ccb.ring(7), ccb.torus(3, 4), ccb.hypercube(3), ccb.fully_connected(5), ccb.mesh(2, 3)]
+)
 def test_from_graph_reproduces_the_closed_forms(family):
     t = ccb.topology_from_graph(family.graph)
-    assert (t.n, t.degree, t.diameter, t.bisection_links) == (family.n, family.degree, family.diameter, family.bisection_links)
+    assert (t.n, t.degree, t.diameter, t.bisection_links) == (
+        family.n,
+        family.degree,
+        family.diameter,
+        family.bisection_links,
+    )
     u = ccb.topology_from_links(nx.to_numpy_array(family.graph, nodelist=range(family.n), dtype=int))
     assert (u.degree, u.diameter, u.bisection_links) == (family.degree, family.diameter, family.bisection_links)
 
@@ -109,7 +123,9 @@ def test_multigraph_and_links_attribute_agree():
     g.add_edge("a", "b", links=2)
     g.add_edges_from([("b", "c"), ("c", "d"), ("d", "a")])
     a, b = ccb.topology_from_graph(mg), ccb.topology_from_graph(g)
-    assert link_matrix(a).tolist() == link_matrix(b).tolist() == [[0, 2, 0, 1], [2, 0, 1, 0], [0, 1, 0, 1], [1, 0, 1, 0]]
+    assert (
+        link_matrix(a).tolist() == link_matrix(b).tolist() == [[0, 2, 0, 1], [2, 0, 1, 0], [0, 1, 0, 1], [1, 0, 1, 0]]
+    )
     assert a.graph.nodes[0]["label"] == "a"
 
 
@@ -120,7 +136,7 @@ def test_from_graph_with_a_switch():
         g.add_edge(v, "sw", links=2)
     t = ccb.topology_from_graph(g)
     assert t.switched and t.step_diameter == 1 and t.diameter == 2
-    assert t.degree == 2 and t.bisection_links == 6   # three endpoints' 2 links each
+    assert t.degree == 2 and t.bisection_links == 6  # three endpoints' 2 links each
     assert ccb.measured_bisection(t) == 6
 
 
@@ -132,15 +148,18 @@ def test_bisection_of_an_irregular_graph_does_not_assume_symmetry():
     assert t.bisection_links == brute_bisection(nx.to_numpy_array(g, dtype=int)) == 3
 
 
-@pytest.mark.parametrize("matrix, message", [
-    ([[0, 1], [2, 0]], "symmetric"),
-    ([[0, -1], [-1, 0]], ">= 0"),
-    ([[1, 1], [1, 0]], "diagonal"),
-    ([[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0]], "disconnected"),
-    ([[0, 1, 1], [1, 0, 1]], "square"),
-    ([[0, 0.5], [0.5, 0]], "integers"),
-    ([[0]], "2 <= n"),
-])
+@pytest.mark.parametrize(
+    "matrix, message",
+    [
+        ([[0, 1], [2, 0]], "symmetric"),
+        ([[0, -1], [-1, 0]], ">= 0"),
+        ([[1, 1], [1, 0]], "diagonal"),
+        ([[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0]], "disconnected"),
+        ([[0, 1, 1], [1, 0, 1]], "square"),
+        ([[0, 0.5], [0.5, 0]], "integers"),
+        ([[0]], "2 <= n"),
+    ],
+)
 def test_bad_link_matrices(matrix, message):
     with pytest.raises(ValueError, match=message):
         ccb.topology_from_links(matrix)
@@ -222,33 +241,49 @@ def test_parse_header_underlined_with_terminal_escapes():
     assert link_matrix(underlined).tolist() == link_matrix(ccb.parse_nvidia_smi_topo(plain)).tolist()
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda t: t.replace("GPU3    NV2     NV1     NV2      X      SYS     SYS     SYS     NV1     PIX     0-11,24-35",
-                         "GPU3    NV2     NV1"),
-     r"line 5 \('GPU3 .*has 2 cells for 8 GPU columns \(truncated"),
-    (lambda t: t + "GPU2    NV1     NV2      X      NV2     SYS     SYS     NV1     SYS\n", r"line \d+ .*GPU2 appears twice \(first on line 4\)"),
-    (lambda t: t.replace("GPU5    SYS     NV2", "GPU9    SYS     NV2"), r"line 7 .*GPU9 but the header has only GPU0 .. GPU7"),
-    (lambda t: t.replace("GPU1    NV1      X", "GPU1    NV1     NV1"), r"line 3 .*should be 'X' on the diagonal"),
-    (lambda t: t.replace("GPU4    NV2     SYS", "GPU4    NV2     SY5"), r"line 6 .*unknown cell 'SY5'"),
-    (lambda t: "\n".join(t.splitlines()[:4]), r"row GPU3 is missing"),
-    (lambda t: "\tGPU0\tCPU Affinity\nGPU0\t X \t0-11\n", r"at least 2 GPUs"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (
+            lambda t: t.replace(
+                "GPU3    NV2     NV1     NV2      X      SYS     SYS     SYS     NV1     PIX     0-11,24-35",
+                "GPU3    NV2     NV1",
+            ),
+            r"line 5 \('GPU3 .*has 2 cells for 8 GPU columns \(truncated",
+        ),
+        (
+            lambda t: t + "GPU2    NV1     NV2      X      NV2     SYS     SYS     NV1     SYS\n",
+            r"line \d+ .*GPU2 appears twice \(first on line 4\)",
+        ),
+        (
+            lambda t: t.replace("GPU5    SYS     NV2", "GPU9    SYS     NV2"),
+            r"line 7 .*GPU9 but the header has only GPU0 .. GPU7",
+        ),
+        (lambda t: t.replace("GPU1    NV1      X", "GPU1    NV1     NV1"), r"line 3 .*should be 'X' on the diagonal"),
+        (lambda t: t.replace("GPU4    NV2     SYS", "GPU4    NV2     SY5"), r"line 6 .*unknown cell 'SY5'"),
+        (lambda t: "\n".join(t.splitlines()[:4]), r"row GPU3 is missing"),
+        (lambda t: "\tGPU0\tCPU Affinity\nGPU0\t X \t0-11\n", r"at least 2 GPUs"),
+    ],
+)
 def test_parse_errors_name_the_line(edit, message):
     text = (DATA / "dgx1_v100_oneflow.txt").read_text()
     with pytest.raises(ValueError, match=message):
         ccb.parse_nvidia_smi_topo(edit(text))
 
 
-@pytest.mark.parametrize("matrix, message", [
-    ([[0, np.nan], [np.nan, 0]], "integers"),
-    ([[0, np.inf], [np.inf, 0]], "integers"),
-    ([[0, 1e300], [1e300, 0]], "integers"),
-    ([[False, True], [True, False]], "integers"),
-    ([[0, 10**30], [10**30, 0]], "integers"),
-    ([[0, 2**62], [2**62, 0]], "<= 1024"),
-    ([[0, 1025], [1025, 0]], r"matrix\[0\]\[1\] = 1025"),
-    ([["0", "1"], ["1", "0"]], "integers"),
-])
+@pytest.mark.parametrize(
+    "matrix, message",
+    [
+        ([[0, np.nan], [np.nan, 0]], "integers"),
+        ([[0, np.inf], [np.inf, 0]], "integers"),
+        ([[0, 1e300], [1e300, 0]], "integers"),
+        ([[False, True], [True, False]], "integers"),
+        ([[0, 10**30], [10**30, 0]], "integers"),
+        ([[0, 2**62], [2**62, 0]], "<= 1024"),
+        ([[0, 1025], [1025, 0]], r"matrix\[0\]\[1\] = 1025"),
+        ([["0", "1"], ["1", "0"]], "integers"),
+    ],
+)
 def test_malformed_and_huge_link_counts(matrix, message):
     with pytest.raises(ValueError, match=message):
         ccb.topology_from_links(matrix)
@@ -261,7 +296,7 @@ def test_work_caps_refuse_before_building():
     start = time.perf_counter()
     with pytest.raises(ValueError, match=r"BFS steps, cap"):
         ccb.topology_from_links(dense, bisection_links=1)
-    assert time.perf_counter() - start < 5   # refused from the estimate, not after minutes of BFS
+    assert time.perf_counter() - start < 5  # refused from the estimate, not after minutes of BFS
     g = nx.MultiGraph([(0, 1)] * 1025)
     with pytest.raises(ValueError, match="at most 1024 per pair"):
         ccb.topology_from_graph(g)
@@ -311,9 +346,11 @@ def test_pcie_only_box_is_a_switch_tree():
 def test_nvlink_bridge_pairs_join_through_pcie():
     # Constructed from the same print format: four GPUs, NVLink bridges (NV4) on 0-1 and 2-3, PHB otherwise
     # (one host bridge). The bridges alone leave two islands; the PCIe tree joins them.
-    text = ("\tGPU0\tGPU1\tGPU2\tGPU3\tCPU Affinity\n"
-            "GPU0\t X \tNV4\tPHB\tPHB\t0-15\nGPU1\tNV4\t X \tPHB\tPHB\t0-15\n"
-            "GPU2\tPHB\tPHB\t X \tNV4\t0-15\nGPU3\tPHB\tPHB\tNV4\t X \t0-15\n")
+    text = (
+        "\tGPU0\tGPU1\tGPU2\tGPU3\tCPU Affinity\n"
+        "GPU0\t X \tNV4\tPHB\tPHB\t0-15\nGPU1\tNV4\t X \tPHB\tPHB\t0-15\n"
+        "GPU2\tPHB\tPHB\t X \tNV4\t0-15\nGPU3\tPHB\tPHB\tNV4\t X \t0-15\n"
+    )
     t = ccb.parse_nvidia_smi_topo(text, pcie_links=2)  # a PCIe x16 link ~ 2 NVLink bridge links of the unit
     g = t.graph
     assert g[0][1]["links"] == 4 and g[0][("PHB", 0)]["links"] == 2
@@ -361,10 +398,14 @@ def test_rocm_smi_showtopo_is_read_or_refused_by_name():
     assert (mesh.switched, mesh.degree, mesh.diameter) == (False, 3, 1)
     assert ccb.link_matrix(mesh).tolist()[1] == [1, 0, 1, 1]
     # XGMI reached through another GPU (weight 30) is not a link of its own.
-    routed = hive.replace("GPU0   0            15", "GPU0   0            30").replace("GPU1   15           0", "GPU1   30           0")
+    routed = hive.replace("GPU0   0            15", "GPU0   0            30").replace(
+        "GPU1   15           0", "GPU1   30           0"
+    )
     assert ccb.link_matrix(ccb.parse_rocm_smi_topo(routed)).tolist()[0] == [0, 0, 1, 1]
     # Each reader names the other when handed the wrong tool's output.
-    with pytest.raises(ValueError, match=r"rocm-smi output \(AMD GPUs\), not nvidia-smi's: read it with ccb.parse_rocm_smi_topo"):
+    with pytest.raises(
+        ValueError, match=r"rocm-smi output \(AMD GPUs\), not nvidia-smi's: read it with ccb.parse_rocm_smi_topo"
+    ):
         ccb.parse_nvidia_smi_topo(ROCM_PCIE)
     with pytest.raises(ValueError, match="this is nvidia-smi output"):
         ccb.parse_rocm_smi_topo(RTX4090_TOPO)

@@ -11,7 +11,7 @@ from ccb_helpers._validation import check_int, check_real
 junk = st.one_of(
     st.none(),
     st.booleans(),
-    st.integers(-10**6, 10**6),
+    st.integers(-(10**6), 10**6),
     st.floats(allow_nan=True, allow_infinity=True),
     st.text(max_size=5),
     st.sampled_from(ccb.PRIMITIVES + tuple(ccb.ALGORITHMS) + ("allreduce", "")),

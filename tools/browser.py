@@ -14,8 +14,15 @@ import shutil
 import tempfile
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def _cjk_font_dir() -> str | None:
@@ -33,11 +40,12 @@ def chromium_env() -> dict[str, str]:
     if folder is None:
         return env
     conf_dir = pathlib.Path(tempfile.mkdtemp(prefix="ccb-fonts-"))
-    system = "<include ignore_missing=\"yes\">/etc/fonts/fonts.conf</include>"
+    system = '<include ignore_missing="yes">/etc/fonts/fonts.conf</include>'
     (conf_dir / "fonts.conf").write_text(
-        "<?xml version=\"1.0\"?>\n<!DOCTYPE fontconfig SYSTEM \"fonts.dtd\">\n"
+        '<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n'
         f"<fontconfig>{system}<dir>{folder}</dir><cachedir>{conf_dir}/cache</cachedir></fontconfig>\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     env["FONTCONFIG_FILE"] = str(conf_dir / "fonts.conf")
     return env
 

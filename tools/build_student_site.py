@@ -40,8 +40,26 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 START = re.compile(r"```\{solution-start\}")
 END = re.compile(r"```\{solution-end\}\s*\n```\s*\n?")
 # What the student edition does not need from the repository.
-SKIP = ("_build", ".git", ".github", ".ci", "assignments", "benchmarks", "tests", "tools", "screenshots",
-        "*.egg-info", ".venv*", "venv", "env", ".ipynb_checkpoints", "__pycache__", ".pytest_cache", ".ruff_cache", ".hypothesis")
+SKIP = (
+    "_build",
+    ".git",
+    ".github",
+    ".ci",
+    "assignments",
+    "benchmarks",
+    "tests",
+    "tools",
+    "screenshots",
+    "*.egg-info",
+    ".venv*",
+    "venv",
+    "env",
+    ".ipynb_checkpoints",
+    "__pycache__",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".hypothesis",
+)
 
 
 def strip_solutions(nb):
@@ -54,14 +72,14 @@ def strip_solutions(nb):
             if end is None:
                 continue  # a cell of the solution
             inside = False
-            source = source[end.end():]
+            source = source[end.end() :]
         start = START.search(source) if cell.cell_type == "markdown" else None
         while start is not None:
             end = END.search(source, start.end())
             if end is None:
                 source, inside = source[: start.start()], True
                 break
-            source = source[: start.start()] + source[end.end():]
+            source = source[: start.start()] + source[end.end() :]
             start = START.search(source)
         if source.strip() or cell.cell_type == "code":
             cell.source = source
@@ -71,7 +89,10 @@ def strip_solutions(nb):
 
 
 # The chapters' setup cell installs the helpers from the repository (the reader's edition).
-BOOK_LINE = re.compile(r'^(?P<indent>[ \t]*)BOOK = "git\+https://github\.com/[^"]*"[ \t]*\n(?P=indent)%pip install -q "ccb_helpers @ \{BOOK\}"[ \t]*$', re.M)
+BOOK_LINE = re.compile(
+    r'^(?P<indent>[ \t]*)BOOK = "git\+https://github\.com/[^"]*"[ \t]*\n(?P=indent)%pip install -q "ccb_helpers @ \{BOOK\}"[ \t]*$',
+    re.M,
+)
 
 
 def point_install_at(nb, requirement: str):
@@ -143,11 +164,18 @@ def prepare(output: pathlib.Path, package_source: str | None = None) -> pathlib.
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--output", type=pathlib.Path, default=ROOT / "_build" / "student",
-                        help="folder of the student edition (default: _build/student)")
-    parser.add_argument("--package-source", default=None,
-                        help="pip requirement the chapters install ccb_helpers from (default: $CCB_PACKAGE_SOURCE, "
-                             "else student_edition.package_source in _config.student.yml)")
+    parser.add_argument(
+        "--output",
+        type=pathlib.Path,
+        default=ROOT / "_build" / "student",
+        help="folder of the student edition (default: _build/student)",
+    )
+    parser.add_argument(
+        "--package-source",
+        default=None,
+        help="pip requirement the chapters install ccb_helpers from (default: $CCB_PACKAGE_SOURCE, "
+        "else student_edition.package_source in _config.student.yml)",
+    )
     args = parser.parse_args(argv)
     output = args.output.resolve()
     src = prepare(output, args.package_source)

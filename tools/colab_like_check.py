@@ -37,15 +37,21 @@ def main(argv: list[str]) -> int:
         if cell.cell_type == "code" and "BOOK = " in cell.source:
             cell.source, replaced = re.subn(r'BOOK = "[^"]*"', f'BOOK = "{url}"', cell.source)
     assert replaced == 1, "no install cell with BOOK = ... found"
-    nb.cells.append(nbformat.v4.new_code_cell(
-        "import ipywidgets, matplotlib, numpy, networkx\n"
-        "print('versions', ipywidgets.__version__, matplotlib.__version__, numpy.__version__, networkx.__version__)\n"
-        "from ccb_helpers.plotting import cjk_font_name\n"
-        "print('font', cjk_font_name(), matplotlib.rcParams['font.sans-serif'][:2])"))
-    NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=False,
-                   resources={"metadata": {"path": str(work)}}).execute()
+    nb.cells.append(
+        nbformat.v4.new_code_cell(
+            "import ipywidgets, matplotlib, numpy, networkx\n"
+            "print('versions', ipywidgets.__version__, matplotlib.__version__, numpy.__version__, networkx.__version__)\n"
+            "from ccb_helpers.plotting import cjk_font_name\n"
+            "print('font', cjk_font_name(), matplotlib.rcParams['font.sans-serif'][:2])"
+        )
+    )
+    NotebookClient(
+        nb, timeout=600, kernel_name="python3", allow_errors=False, resources={"metadata": {"path": str(work)}}
+    ).execute()
     nbformat.write(nb, target)
-    stderr = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.get("name") == "stderr")
+    stderr = "".join(
+        o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.get("name") == "stderr"
+    )
     images = sum("image/png" in o.get("data", {}) for c in nb.cells if c.cell_type == "code" for o in c.outputs)
     print("".join(o.get("text", "") for o in nb.cells[-1].outputs).strip())
     glyphs = [line for line in stderr.splitlines() if "Glyph" in line or "missing from font" in line]

@@ -26,9 +26,19 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=40.0, help="time limit of one call (default 40 s)")
     parser.add_argument("-k", default="", help="only entries matching this pytest -k expression")
     args = parser.parse_args()
-    env = dict(os.environ, CCB_FUZZ_EXAMPLES=str(args.examples), CCB_FUZZ_SECONDS=str(args.seconds), CCB_FUZZ_RANDOM="1")
-    command = [sys.executable, "-m", "pytest", "-q", "-o", "addopts=-p no:cacheprovider", "--durations=10",
-               str(ROOT / "tests" / "test_fuzz.py")]
+    env = dict(
+        os.environ, CCB_FUZZ_EXAMPLES=str(args.examples), CCB_FUZZ_SECONDS=str(args.seconds), CCB_FUZZ_RANDOM="1"
+    )
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-o",
+        "addopts=-p no:cacheprovider",
+        "--durations=10",
+        str(ROOT / "tests" / "test_fuzz.py"),
+    ]
     if args.k:
         command += ["-k", args.k]
     start = time.monotonic()

@@ -48,16 +48,32 @@ def _free_port() -> int:
 def start_lab(port: int, settings: pathlib.Path) -> subprocess.Popen:
     (settings / "@jupyterlab" / "notebook-extension").mkdir(parents=True, exist_ok=True)
     (settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings").write_text(
-        json.dumps({"windowingMode": "none"}), encoding="utf-8")
+        json.dumps({"windowingMode": "none"}), encoding="utf-8"
+    )
     (settings / "@jupyterlab" / "apputils-extension").mkdir(parents=True, exist_ok=True)
     (settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").write_text(
-        json.dumps({"fetchNews": "false", "checkForUpdates": False}), encoding="utf-8")
+        json.dumps({"fetchNews": "false", "checkForUpdates": False}), encoding="utf-8"
+    )
     env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(settings), JUPYTERLAB_WORKSPACES_DIR=str(settings / "ws"))
     return subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
-         "--IdentityProvider.token=", "--ServerApp.password=", f"--ServerApp.root_dir={ROOT}",
-         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--allow-root"],
-        env=env, stdout=subprocess.DEVNULL, stderr=(settings / "lab.log").open("w"), start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            f"--port={port}",
+            "--ServerApp.ip=127.0.0.1",
+            "--IdentityProvider.token=",
+            "--ServerApp.password=",
+            f"--ServerApp.root_dir={ROOT}",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            "--allow-root",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=(settings / "lab.log").open("w"),
+        start_new_session=True,
+    )
 
 
 def wait_for(url: str, timeout: float = 90) -> None:
@@ -74,14 +90,18 @@ def wait_for(url: str, timeout: float = 90) -> None:
 def check_notebook(browser, base: str, path: pathlib.Path, out: pathlib.Path) -> list[str]:
     problems = []
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("http://127.0.0.1", "data:", "blob:")) else r.abort())
+    page.route(
+        "**/*",
+        lambda r: r.continue_() if r.request.url.startswith(("http://127.0.0.1", "data:", "blob:")) else r.abort(),
+    )
     errors = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     rel = path.relative_to(ROOT).as_posix()
     page.goto(f"{base}/lab/tree/{rel}", wait_until="domcontentloaded")
     # (the first cell, the macro front matter, renders empty: wait for the cells after it)
-    page.wait_for_function("document.querySelectorAll('.jp-Notebook .jp-MarkdownCell.jp-mod-rendered').length > 3",
-                           timeout=90000)
+    page.wait_for_function(
+        "document.querySelectorAll('.jp-Notebook .jp-MarkdownCell.jp-mod-rendered').length > 3", timeout=90000
+    )
     page.wait_for_timeout(6000)  # MyST rendering of every cell
     stem = path.stem
     page.screenshot(path=str(out / f"{stem}_top.png"), timeout=120000)
@@ -117,7 +137,7 @@ def main(argv: list[str]) -> int:
     if "--out" in argv:
         i = argv.index("--out")
         out = pathlib.Path(argv[i + 1])
-        argv = argv[:i] + argv[i + 2:]
+        argv = argv[:i] + argv[i + 2 :]
     out.mkdir(parents=True, exist_ok=True)
     paths = [pathlib.Path(p).resolve() for p in argv] or sorted((ROOT / "notebooks").glob("*.ipynb"))
     port = _free_port()

@@ -37,8 +37,14 @@ import time
 import urllib.request
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 CHECK = r"""
 import gc, hashlib, json, re
@@ -84,9 +90,11 @@ def browser_env(scratch: pathlib.Path) -> dict:
     except ImportError:
         return dict(os.environ)
     conf = scratch / "fonts.conf"
-    conf.write_text(f'<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig>'
-                    f'<include ignore_missing="yes">/etc/fonts/fonts.conf</include>'
-                    f'<dir>{os.path.dirname(font_pkg.__file__)}</dir></fontconfig>')
+    conf.write_text(
+        f'<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig>'
+        f'<include ignore_missing="yes">/etc/fonts/fonts.conf</include>'
+        f"<dir>{os.path.dirname(font_pkg.__file__)}</dir></fontconfig>"
+    )
     return dict(os.environ, FONTCONFIG_FILE=str(conf))
 
 
@@ -120,8 +128,9 @@ def kernel_check(runtime: pathlib.Path, kernel_id: str) -> list[dict]:
     try:
         client.wait_for_ready(timeout=60)
         lines = []
-        client.execute_interactive(CHECK, timeout=300,
-                                   output_hook=lambda msg: lines.append(msg["content"].get("text", "")))
+        client.execute_interactive(
+            CHECK, timeout=300, output_hook=lambda msg: lines.append(msg["content"].get("text", ""))
+        )
     finally:
         client.stop_channels()
     text = "".join(lines)
@@ -193,18 +202,38 @@ def run(notebooks: list[pathlib.Path], out: pathlib.Path, port: int) -> int:
     settings = scratch / "settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True)
     (settings / "notification.jupyterlab-settings").write_text('{"fetchNews": "false", "checkForUpdates": false}')
-    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(runtime), JUPYTERLAB_SETTINGS_DIR=str(scratch / "settings"),
-               JUPYTERLAB_WORKSPACES_DIR=str(scratch / "workspaces"))
+    env = dict(
+        os.environ,
+        JUPYTER_RUNTIME_DIR=str(runtime),
+        JUPYTERLAB_SETTINGS_DIR=str(scratch / "settings"),
+        JUPYTERLAB_WORKSPACES_DIR=str(scratch / "workspaces"),
+    )
     # Serve copies: JupyterLab autosaves what it runs, and the committed outputs must not change.
     shutil.copytree(ROOT / "notebooks", scratch / "notebooks")
     port = free_port(port)
     base = f"http://127.0.0.1:{port}"
     server = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ip=127.0.0.1", "--allow-root",
-         "--IdentityProvider.token=", "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
-         "--LabApp.extension_manager=readonly",
-         f"--ServerApp.root_dir={scratch}", "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
-        cwd=scratch, env=env, stdout=subprocess.DEVNULL, stderr=open(scratch / "server.log", "w"))
+        [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            f"--port={port}",
+            "--ip=127.0.0.1",
+            "--allow-root",
+            "--IdentityProvider.token=",
+            "--ServerApp.password=",
+            "--ServerApp.disable_check_xsrf=True",
+            "--LabApp.extension_manager=readonly",
+            f"--ServerApp.root_dir={scratch}",
+            "--LabApp.news_url=None",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        ],
+        cwd=scratch,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=open(scratch / "server.log", "w"),
+    )
     failures = 0
     try:
         for _ in range(240):
@@ -213,10 +242,14 @@ def run(notebooks: list[pathlib.Path], out: pathlib.Path, port: int) -> int:
                 break
             except OSError:
                 if server.poll() is not None:
-                    raise RuntimeError("JupyterLab did not start:\n" + (scratch / "server.log").read_text()[-3000:]) from None
+                    raise RuntimeError(
+                        "JupyterLab did not start:\n" + (scratch / "server.log").read_text()[-3000:]
+                    ) from None
                 time.sleep(0.5)
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS, env=browser_env(scratch))
+            browser = p.chromium.launch(
+                executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS, env=browser_env(scratch)
+            )
             for notebook in notebooks:
                 rel = f"notebooks/{notebook.name}"
                 page = browser.new_page(viewport={"width": 1280, "height": 1000})
@@ -241,8 +274,10 @@ def run(notebooks: list[pathlib.Path], out: pathlib.Path, port: int) -> int:
                 for found in kernel_check(runtime, kernel_id):  # showing the explorer must not change it
                     if found["redraws"] != 1:
                         failures += 1
-                        print(f"FAIL {name}: {found['explorer']} redrew {found['redraws']} times before any change "
-                              f"(the page sent values back?): {found['values']}")
+                        print(
+                            f"FAIL {name}: {found['explorer']} redrew {found['redraws']} times before any change "
+                            f"(the page sent values back?): {found['values']}"
+                        )
                 image = output.locator("img.widget-image").first
                 image.evaluate(WATCH_IMAGE)
                 offset_before = image.bounding_box()["y"] - output.bounding_box()["y"]
@@ -256,19 +291,31 @@ def run(notebooks: list[pathlib.Path], out: pathlib.Path, port: int) -> int:
                 shown = image.evaluate(BROWSER_SHA1)
                 jump = image.bounding_box()["y"] - output.bounding_box()["y"] - offset_before
                 updates = page.evaluate("window.__imageUpdates")
-                follow = (f"{len(updates)} image updates; last release -> last image "
-                          f"{(max(updates) - RELEASES[-1]) / 1e3:.2f} s" if updates and RELEASES else "no image update")
+                follow = (
+                    f"{len(updates)} image updates; last release -> last image "
+                    f"{(max(updates) - RELEASES[-1]) / 1e3:.2f} s"
+                    if updates and RELEASES
+                    else "no image update"
+                )
                 page_readout = re.sub(r"\s+", "", output.locator(".widget-html-content").first.inner_text())
                 for found in kernel_check(runtime, kernel_id):
                     readout_matches = re.sub(r"\s+", "", found["readout"]) == page_readout
-                    ok = (found["same_as_fresh"] and found["image_is_png"] and found["error"] is None
-                          and found["sha1"] == shown and readout_matches and abs(jump) < 1)
+                    ok = (
+                        found["same_as_fresh"]
+                        and found["image_is_png"]
+                        and found["error"] is None
+                        and found["sha1"] == shown
+                        and readout_matches
+                        and abs(jump) < 1
+                    )
                     failures += not ok
-                    print(f"{'ok  ' if ok else 'FAIL'} {name}: {found['explorer']} {found['values']} "
-                          f"same_as_fresh={found['same_as_fresh']} page_shows_kernel_png={found['sha1'] == shown} "
-                          f"page_readout_matches={readout_matches} figure_moved={jump:.0f}px "
-                          f"error={found['error']} redraws={found['redraws']} "
-                          f"({len(actions)} changes: {'; '.join(actions)}; {follow}; idle after {settle:.1f} s)")
+                    print(
+                        f"{'ok  ' if ok else 'FAIL'} {name}: {found['explorer']} {found['values']} "
+                        f"same_as_fresh={found['same_as_fresh']} page_shows_kernel_png={found['sha1'] == shown} "
+                        f"page_readout_matches={readout_matches} figure_moved={jump:.0f}px "
+                        f"error={found['error']} redraws={found['redraws']} "
+                        f"({len(actions)} changes: {'; '.join(actions)}; {follow}; idle after {settle:.1f} s)"
+                    )
                 page.close()
                 request = urllib.request.Request(f"{base}/api/sessions/{sessions[0]['id']}", method="DELETE")
                 urllib.request.urlopen(request, timeout=30).close()  # stop this chapter's kernel

@@ -22,8 +22,14 @@ import threading
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CHAPTERS = sorted(p.stem for p in (ROOT / "notebooks").glob("0[1-9]_*.ipynb"))
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 SMALLEST_TEXT_PX = 7.5 * 100 / 72  # CSS px of the smallest figure text at scale 1
 PROMISE_PX = 9.0
 
@@ -61,8 +67,10 @@ def main() -> None:
                         text = SMALLEST_TEXT_PX * scale
                         bad = width == 1280 and text < PROMISE_PX
                         problems += bad
-                        print(f"{'SMALL' if bad else 'ok   '} {width:4d}px {chapter} fig {i}: natural {css:.0f} CSS px, "
-                              f"shown {fig['shown']:.0f} px (scale {scale:.2f}, smallest text {text:.1f} px) {fig['attr']}")
+                        print(
+                            f"{'SMALL' if bad else 'ok   '} {width:4d}px {chapter} fig {i}: natural {css:.0f} CSS px, "
+                            f"shown {fig['shown']:.0f} px (scale {scale:.2f}, smallest text {text:.1f} px) {fig['attr']}"
+                        )
                         element = page.locator(f"img[src='{fig['src']}']").first
                         element.scroll_into_view_if_needed()
                         element.screenshot(path=str(args.out / f"{width}-{chapter}-{i}.png"))

@@ -20,13 +20,16 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 from browser import launch  # noqa: E402
 
-PAGES = ["intro", "bibliography"] + sorted(p.relative_to(ROOT / "_build" / "html").with_suffix("").as_posix()
-                                          for p in (ROOT / "_build" / "html" / "notebooks").glob("*.html"))
+PAGES = ["intro", "bibliography"] + sorted(
+    p.relative_to(ROOT / "_build" / "html").with_suffix("").as_posix()
+    for p in (ROOT / "_build" / "html" / "notebooks").glob("*.html")
+)
 
 
 def main(argv: list[str]) -> int:
     out = pathlib.Path(argv[0]) if argv else ROOT / "screenshots" / "site"
     out.mkdir(parents=True, exist_ok=True)
+
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args):
             pass
@@ -45,7 +48,9 @@ def main(argv: list[str]) -> int:
                 page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(base) else r.abort())
                 page.goto(f"{base}/{name}" + ("" if "?" in name else ".html"), wait_until="networkidle")
                 if page.locator("script[src*=mathjax]").count():
-                    page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=30000)
+                    page.wait_for_function(
+                        "window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=30000
+                    )
                     page.evaluate("MathJax.startup.promise")
                 page.wait_for_timeout(1500 if "search" in name else 300)
                 stem = name.split("?")[0].replace(".html", "").replace("/", "_")

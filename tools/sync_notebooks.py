@@ -60,7 +60,7 @@ def _with_install_block(source: str, block: str) -> str:
     first = next(i for i, line in enumerate(lines) if line.strip() == "try:")
     imports = [i for i, line in enumerate(lines) if line.strip() == INSTALL_MARK]
     last = imports[1] if len(imports) > 1 else imports[0]
-    return "\n".join(lines[:first] + block.split("\n") + lines[last + 1:])
+    return "\n".join(lines[:first] + block.split("\n") + lines[last + 1 :])
 
 
 def macro_source(cfg: dict | None = None) -> str:

@@ -46,9 +46,15 @@ def entry(spec, topology, primitive, steps, rounds, chunks, frontier=False):
         return None, seconds
     per_step, rounds_used, _ = found
     return {
-        "topology": spec, "primitive": primitive, "root": 0,
-        "steps": steps, "rounds": rounds, "chunks": chunks, "frontier": frontier,
-        "step_rounds": rounds_used, "solve_seconds": round(seconds, 2),
+        "topology": spec,
+        "primitive": primitive,
+        "root": 0,
+        "steps": steps,
+        "rounds": rounds,
+        "chunks": chunks,
+        "frontier": frontier,
+        "step_rounds": rounds_used,
+        "solve_seconds": round(seconds, 2),
         "sends": [[list(map(int, send)) for send in step] for step in per_step],
     }, seconds
 
@@ -77,10 +83,13 @@ def main():
                 s, r, c = (int(part.split("=")[1]) for part in line.split(":")[0].split())
                 infeasible.append({"topology": spec, "primitive": "all_gather", "steps": s, "rounds": r, "chunks": c})
 
-        frontier = ccb.pareto_frontier(topology, "all_gather", max_steps=6, max_chunks=MAX_CHUNKS, time_limit=TIME_LIMIT,
-                                       log=record)
-        print(f"{topology.name}: frontier {[(p.steps, p.rounds, p.chunks) for p in frontier]} "
-              f"in {time.perf_counter() - start:.1f} s")
+        frontier = ccb.pareto_frontier(
+            topology, "all_gather", max_steps=6, max_chunks=MAX_CHUNKS, time_limit=TIME_LIMIT, log=record
+        )
+        print(
+            f"{topology.name}: frontier {[(p.steps, p.rounds, p.chunks) for p in frontier]} "
+            f"in {time.perf_counter() - start:.1f} s"
+        )
         for p in frontier:
             e, _ = entry(spec, topology, "all_gather", p.steps, p.rounds, p.chunks, frontier=True)
             schedules.append(e)
@@ -93,20 +102,35 @@ def main():
                     e, seconds = entry(spec, topology, "all_gather", steps, rounds, chunks)
                     if e is not None:
                         break
-                    infeasible.append({"topology": spec, "primitive": "all_gather", "steps": steps, "rounds": rounds,
-                                       "chunks": chunks})
+                    infeasible.append(
+                        {
+                            "topology": spec,
+                            "primitive": "all_gather",
+                            "steps": steps,
+                            "rounds": rounds,
+                            "chunks": chunks,
+                        }
+                    )
                     rounds += 1
                 print(f"  S={steps} C={chunks}: fewest rounds R={rounds} ({seconds:.2f} s)")
-                if not any(x["steps"] == steps and x["rounds"] == rounds and x["chunks"] == chunks and x["topology"] == spec
-                           for x in schedules):
+                if not any(
+                    x["steps"] == steps and x["rounds"] == rounds and x["chunks"] == chunks and x["topology"] == spec
+                    for x in schedules
+                ):
                     schedules.append(e)
-    OUT.write_text(json.dumps({
-        "about": "Synthesized schedules (sends per step: [chunk, from, to]); written by tools/synthesize_schedules.py, "
-                 "verified in the simulator whenever loaded (ccb.stored_schedule).",
-        "solver": f"OR-Tools CP-SAT {ortools.__version__}, 1 worker",
-        "schedules": schedules,
-        "proved_infeasible": unique(infeasible),
-    }, separators=(",", ":")) + "\n")
+    OUT.write_text(
+        json.dumps(
+            {
+                "about": "Synthesized schedules (sends per step: [chunk, from, to]); written by tools/synthesize_schedules.py, "
+                "verified in the simulator whenever loaded (ccb.stored_schedule).",
+                "solver": f"OR-Tools CP-SAT {ortools.__version__}, 1 worker",
+                "schedules": schedules,
+                "proved_infeasible": unique(infeasible),
+            },
+            separators=(",", ":"),
+        )
+        + "\n"
+    )
     print(f"wrote {len(schedules)} schedules to {OUT}")
 
 

@@ -13,4 +13,11 @@ from .bisection import BisectionExplorer
 from .propagation import PropagationExplorer
 from .topology import TopologyExplorer
 
-__all__ = ["Explorer", "PropagationExplorer", "TopologyExplorer", "BandwidthExplorer", "AlgorithmExplorer", "BisectionExplorer"]
+__all__ = [
+    "Explorer",
+    "PropagationExplorer",
+    "TopologyExplorer",
+    "BandwidthExplorer",
+    "AlgorithmExplorer",
+    "BisectionExplorer",
+]

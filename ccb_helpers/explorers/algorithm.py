@@ -29,7 +29,9 @@ _EFFICIENCY_TICKS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 _M_STAR_COLOR = "#999999"
 _BAND_ALPHA = 0.9
 _NO_COLOR = "#cccccc"  # an algorithm without a colour of its own in COLORS
-_CANDIDATES = list(dict.fromkeys(applicable_algorithms(_PRIMITIVE, ports=2) + applicable_algorithms(_PRIMITIVE, ports=1)))
+_CANDIDATES = list(
+    dict.fromkeys(applicable_algorithms(_PRIMITIVE, ports=2) + applicable_algorithms(_PRIMITIVE, ports=1))
+)
 
 
 _STEP = 0.001  # log10 step of the alpha and beta sliders: the page snaps a value to it
@@ -74,12 +76,31 @@ class AlgorithmExplorer(Explorer):
         first = PRESETS["a100_nvlink"]
         options = [(p.label, key) for key, p in PRESETS.items()] + [("自定义 α、β（用下面两个滑块）", "custom")]
         return {
-            "preset": widgets.Dropdown(options=options, value="a100_nvlink", description="硬件", style=STYLE,
-                                       layout=widgets.Layout(width="auto")),
-            "alpha_us": widgets.FloatLogSlider(value=_snap(first.alpha * 1e6), base=10, min=-1, max=2, step=_STEP,
-                                               readout_format=".3g", **slider_args("α (µs)")),
-            "beta_gbps": widgets.FloatLogSlider(value=_snap(first.beta / 1e9), base=10, min=0, max=3, step=_STEP,
-                                                readout_format=".3g", **slider_args("β (GB/s)")),
+            "preset": widgets.Dropdown(
+                options=options,
+                value="a100_nvlink",
+                description="硬件",
+                style=STYLE,
+                layout=widgets.Layout(width="auto"),
+            ),
+            "alpha_us": widgets.FloatLogSlider(
+                value=_snap(first.alpha * 1e6),
+                base=10,
+                min=-1,
+                max=2,
+                step=_STEP,
+                readout_format=".3g",
+                **slider_args("α (µs)"),
+            ),
+            "beta_gbps": widgets.FloatLogSlider(
+                value=_snap(first.beta / 1e9),
+                base=10,
+                min=0,
+                max=3,
+                step=_STEP,
+                readout_format=".3g",
+                **slider_args("β (GB/s)"),
+            ),
             "n": widgets.IntSlider(value=16, min=2, max=1024, **slider_args("节点数 N")),
             "k": widgets.IntSlider(value=1, min=1, max=2, **slider_args("端口数 k")),
             "efficiency": widgets.Checkbox(value=False, description="画效率（下界 / 时间）", style=STYLE, indent=False),
@@ -99,14 +120,18 @@ class AlgorithmExplorer(Explorer):
         if values["preset"] != "custom":
             p = PRESETS[values["preset"]]
             if not _on_preset(values["preset"], values["alpha_us"], values["beta_gbps"]):
-                raise ValueError(f"alpha_us / beta_gbps contradict preset {values['preset']!r} (α = {format_time(p.alpha)}, "
-                                 f"β = {format_bandwidth(p.beta)}); pass preset='custom' to set them freely")
+                raise ValueError(
+                    f"alpha_us / beta_gbps contradict preset {values['preset']!r} (α = {format_time(p.alpha)}, "
+                    f"β = {format_bandwidth(p.beta)}); pass preset='custom' to set them freely"
+                )
 
     def setup(self, figure) -> None:
         ax = figure.subplots()
         figure.subplots_adjust(left=0.13, right=0.7, bottom=0.14, top=0.9)
         (self.bound_line,) = ax.plot([], [], color=COLORS["bound"], linewidth=2.5, label="下界 max(Tα, Tβ)")
-        self.lines = {name: ax.plot([], [], color=COLORS.get(name), label=ALGORITHM_LABELS[name])[0] for name in _CANDIDATES}
+        self.lines = {
+            name: ax.plot([], [], color=COLORS.get(name), label=ALGORITHM_LABELS[name])[0] for name in _CANDIDATES
+        }
         self.m_star = ax.axvline(1, color=_M_STAR_COLOR, linestyle="--", linewidth=1, label="$M^*$")
         self.band_patches = PolyCollection([], transform=ax.get_xaxis_transform(), alpha=_BAND_ALPHA, zorder=3)
         ax.add_collection(self.band_patches)
@@ -159,8 +184,10 @@ def _band_series(bands, ylim, log: bool) -> list:
     low, high = ylim
     top = low * (high / low) ** 0.035 if log else low + 0.035 * (high - low)
     edges = [a for a, _, _ in bands] + [_M[-1]]
-    return [series("band", [a, b], [low, low], y2=[top, top], color=COLORS.get(name, _NO_COLOR), alpha=_BAND_ALPHA)
-            for a, b, (*_, name) in zip(edges, edges[1:], bands)]
+    return [
+        series("band", [a, b], [low, low], y2=[top, top], color=COLORS.get(name, _NO_COLOR), alpha=_BAND_ALPHA)
+        for a, b, (*_, name) in zip(edges, edges[1:], bands)
+    ]
 
 
 def algorithm_frame(preset, alpha_us, beta_gbps, n, k, efficiency) -> Frame:
@@ -194,28 +221,61 @@ def algorithm_frame(preset, alpha_us, beta_gbps, n, k, efficiency) -> Frame:
         ylim, yscale, ylabel = (everything.min() / 1.6, everything.max() * 1.6), "log", "时间"
         decades = range(math.ceil(math.log10(ylim[0])), math.floor(math.log10(ylim[1])) + 1)
         yticks = [(float(f"1e{j}"), format_time(float(f"1e{j}"))) for j in decades]
-    lines = [] if efficiency else [series("line", _M.tolist(), bound.tolist(), color=COLORS["bound"], width=2.5, label="下界 max(Tα, Tβ)")]
-    lines += [series("line", _M.tolist(), (bound / times[name] if efficiency else times[name]).tolist(), color=COLORS.get(name, _NO_COLOR),
-                     label=ALGORITHM_LABELS[name]) for name in names]
+    lines = (
+        []
+        if efficiency
+        else [series("line", _M.tolist(), bound.tolist(), color=COLORS["bound"], width=2.5, label="下界 max(Tα, Tβ)")]
+    )
+    lines += [
+        series(
+            "line",
+            _M.tolist(),
+            (bound / times[name] if efficiency else times[name]).tolist(),
+            color=COLORS.get(name, _NO_COLOR),
+            label=ALGORITHM_LABELS[name],
+        )
+        for name in names
+    ]
     lines.append(series("vline", x=[m_star], color=_M_STAR_COLOR, dash=True, width=1, label="M*"))
-    figure = {"panels": [panel(
-        title=f"AllReduce，N = {n}，α = {format_time(alpha)}，β = {format_bandwidth(beta)}，{k}-port",
-        xlabel="消息大小 M", ylabel=ylabel, xscale="log", yscale=yscale, xlim=(_M[0], _M[-1]), ylim=(float(ylim[0]), float(ylim[1])),
-        xticks=[(2.0**e, format_bytes(2.0**e)) for e in _M_TICK_EXPONENTS], yticks=yticks, legend=True,
-        series_list=lines + _band_series(bands, ylim, not efficiency))]}
+    figure = {
+        "panels": [
+            panel(
+                title=f"AllReduce，N = {n}，α = {format_time(alpha)}，β = {format_bandwidth(beta)}，{k}-port",
+                xlabel="消息大小 M",
+                ylabel=ylabel,
+                xscale="log",
+                yscale=yscale,
+                xlim=(_M[0], _M[-1]),
+                ylim=(float(ylim[0]), float(ylim[1])),
+                xticks=[(2.0**e, format_bytes(2.0**e)) for e in _M_TICK_EXPONENTS],
+                yticks=yticks,
+                legend=True,
+                series_list=lines + _band_series(bands, ylim, not efficiency),
+            )
+        ]
+    }
     m_star_text = format_bytes(m_star)
     band_text = "；".join(f"{format_bytes(a)}–{format_bytes(b)}：{ALGORITHM_LABELS[name]}" for a, b, name in bands)
     if preset == "custom":
         source = f"自定义：α = {format_time(alpha)}、β = {format_bandwidth(beta)}，用 α、β 滑块调节"
     else:
-        source = (f"{PRESETS[preset].label}：α = {format_time(alpha)}、β = {format_bandwidth(beta)} 取自预设"
-                  f"（端口数用 k 滑块）")
+        source = (
+            f"{PRESETS[preset].label}：α = {format_time(alpha)}、β = {format_bandwidth(beta)} 取自预设"
+            f"（端口数用 k 滑块）"
+        )
     missing = [ALGORITHM_LABELS[a] for a in applicable_algorithms(_PRIMITIVE, ports=k) if a not in names]
     notes = [source]
     if missing:
         notes.append(f"N = {n} 不是 2 的幂：{'、'.join(missing)} 不参与")
-    notes.append("k = 2 加入双向 ring 与 double binary tree" if k == 1 else "2-port：双向 ring 与 double binary tree 参与比较")
-    readout = (f"<b>N = {n}，{k}-port</b>：下界的交叉点 M* = <b>{m_star_text}</b>。"
-               f"最快的算法（图底色带）：{band_text}。<br><small>{'；'.join(notes)}。</small>")
-    return Frame(readout, figure, {"bound": bound, "times": times, "m_star": m_star, "m_star_text": m_star_text,
-                                   "bands": bands, "names": names})
+    notes.append(
+        "k = 2 加入双向 ring 与 double binary tree" if k == 1 else "2-port：双向 ring 与 double binary tree 参与比较"
+    )
+    readout = (
+        f"<b>N = {n}，{k}-port</b>：下界的交叉点 M* = <b>{m_star_text}</b>。"
+        f"最快的算法（图底色带）：{band_text}。<br><small>{'；'.join(notes)}。</small>"
+    )
+    return Frame(
+        readout,
+        figure,
+        {"bound": bound, "times": times, "m_star": m_star, "m_star_text": m_star_text, "bands": bands, "names": names},
+    )

@@ -26,14 +26,20 @@ _UNITS = (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10), ("B", 1))
 
 def primitive_dropdown(value: str) -> widgets.Dropdown:
     """The primitive control shared by the bandwidth and bisection explorers."""
-    return widgets.Dropdown(options=[(label, key) for key, label in PRIMITIVE_LABELS.items()], value=value,
-                            description="原语", style=STYLE, layout=widgets.Layout(width="auto"))
+    return widgets.Dropdown(
+        options=[(label, key) for key, label in PRIMITIVE_LABELS.items()],
+        value=value,
+        description="原语",
+        style=STYLE,
+        layout=widgets.Layout(width="auto"),
+    )
 
 
 def size_slider(value: float, low: int = 10, high: int = 34) -> widgets.SelectionSlider:
     """Message size M in bytes, powers of two from ``2**low`` to ``2**high``, shown as "1 GiB"."""
-    return widgets.SelectionSlider(options=[(format_bytes(2.0**e), 2.0**e) for e in range(low, high + 1)], value=value,
-                                   **slider_args("M"))
+    return widgets.SelectionSlider(
+        options=[(format_bytes(2.0**e), 2.0**e) for e in range(low, high + 1)], value=value, **slider_args("M")
+    )
 
 
 @lru_cache(maxsize=16)
@@ -65,8 +71,9 @@ class BandwidthExplorer(Explorer):
             "n": widgets.IntSlider(value=8, min=2, max=256, **slider_args("节点数 N")),
             "k": widgets.IntSlider(value=1, min=1, max=8, **slider_args("端口数 k")),
             "m": size_slider(2.0**30),
-            "beta_gbps": widgets.FloatLogSlider(value=100, base=10, min=0, max=3, step=0.01, readout_format=".3g",
-                                                **slider_args("β (GB/s)")),
+            "beta_gbps": widgets.FloatLogSlider(
+                value=100, base=10, min=0, max=3, step=0.01, readout_format=".3g", **slider_args("β (GB/s)")
+            ),
         }
 
     def setup(self, figure) -> None:
@@ -100,7 +107,9 @@ class BandwidthExplorer(Explorer):
         left = self.left
         left.set_xlim(*left_spec["xlim"])
         left.set_ylim(*left_spec["ylim"])  # head room for the legend above the tallest bar
-        left.set_xticks([x for x, _ in left_spec["xticks"]], [label for _, label in left_spec["xticks"]], fontsize=SMALL)
+        left.set_xticks(
+            [x for x, _ in left_spec["xticks"]], [label for _, label in left_spec["xticks"]], fontsize=SMALL
+        )
         left.set_ylabel(left_spec["ylabel"])
         left.set_title(left_spec["title"], fontsize=10.5)
         curve, point, limit = right_spec["series"]
@@ -142,19 +151,33 @@ def bandwidth_frame(primitive, n, k, m, beta_gbps) -> Frame:
     groups = len(sends)
     labels = [_ROLE_NAMES[r] + "\n（单节点必传）" for r in roles] + ["最忙节点\n（守恒 / 计数）"]
     left = panel(
-        title=f"{PRIMITIVE_LABELS[primitive]}，N = {n}，M = {format_bytes(m)}", ylabel=f"字节（{unit}）",
-        xlim=(-0.6, groups - 0.4), ylim=(0, top / scale * 1.35), xticks=list(enumerate(labels)), legend=True,
-        series_list=[_bars([i - 0.2 for i in range(groups)], [v / scale for v in sends], COLORS["latency"], "发送 S"),
-                     _bars([i + 0.2 for i in range(groups)], [v / scale for v in recvs], COLORS["bandwidth"], "接收 R")])
+        title=f"{PRIMITIVE_LABELS[primitive]}，N = {n}，M = {format_bytes(m)}",
+        ylabel=f"字节（{unit}）",
+        xlim=(-0.6, groups - 0.4),
+        ylim=(0, top / scale * 1.35),
+        xticks=list(enumerate(labels)),
+        legend=True,
+        series_list=[
+            _bars([i - 0.2 for i in range(groups)], [v / scale for v in sends], COLORS["latency"], "发送 S"),
+            _bars([i + 0.2 for i in range(groups)], [v / scale for v in recvs], COLORS["bandwidth"], "接收 R"),
+        ],
+    )
     curve, limit = _coefficients(primitive)
     coefficient = float(volume_coefficient(primitive, n))
     right = panel(
-        title=f"系数随 N 增大趋于 {limit:.3g}", xlabel="节点数 N", ylabel="max(S, R) / M", xscale="log",
-        xlim=(_N_CURVE[0] / 1.2, _N_CURVE[-1] * 1.2), ylim=(0, 2.3),  # every coefficient is at most 2: one scale
+        title=f"系数随 N 增大趋于 {limit:.3g}",
+        xlabel="节点数 N",
+        ylabel="max(S, R) / M",
+        xscale="log",
+        xlim=(_N_CURVE[0] / 1.2, _N_CURVE[-1] * 1.2),
+        ylim=(0, 2.3),  # every coefficient is at most 2: one scale
         xticks=[(v, f"{v:g}") for v in _N_TICKS],
-        series_list=[series("line", _N_CURVE.tolist(), curve.tolist(), color=COLORS["bound"]),
-                     series("scatter", [n], [coefficient], color=COLORS["bandwidth"], marker=True),
-                     series("hline", y=[limit], color=_LIMIT_COLOR, dash=True, width=0.8)])
+        series_list=[
+            series("line", _N_CURVE.tolist(), curve.tolist(), color=COLORS["bound"]),
+            series("scatter", [n], [coefficient], color=COLORS["bandwidth"], marker=True),
+            series("hline", y=[limit], color=_LIMIT_COLOR, dash=True, width=0.8),
+        ],
+    )
     readout = (
         f"<b>{PRIMITIVE_LABELS[primitive]}，N = {n}，M = {format_bytes(m)}</b>：最忙节点至少发送 "
         f"{format_bytes(volume.send)}、接收 {format_bytes(volume.recv)}。<br>"

@@ -130,7 +130,9 @@ class Explorer:
         self.redraws = 0  #: redraws done
         self._fast = type(self).setup is not Explorer.setup
         if not self._fast and type(self).draw is Explorer.draw:
-            raise TypeError(f"{type(self).__name__} must define draw(figure, **values) or setup(figure) + refresh(**values)")
+            raise TypeError(
+                f"{type(self).__name__} must define draw(figure, **values) or setup(figure) + refresh(**values)"
+            )
         controls = self._controls()
         if not isinstance(controls, dict) or not all(isinstance(c, widgets.ValueWidget) for c in controls.values()):
             raise TypeError("_controls() must return a dict of ipywidgets value widgets by name")
@@ -148,7 +150,11 @@ class Explorer:
         # ipywidgets set an HTML line 28 px high (--jp-widgets-inline-height): reserve whole lines.
         self.readout = widgets.HTML(layout=widgets.Layout(min_height=f"{28 * self.readout_lines}px", max_width=width))
         self.widget = widgets.VBox(
-            [widgets.HBox(list(self.controls.values()), layout=widgets.Layout(flex_flow="row wrap")), self.readout, self.image]
+            [
+                widgets.HBox(list(self.controls.values()), layout=widgets.Layout(flex_flow="row wrap")),
+                self.readout,
+                self.image,
+            ]
         )
         for control in self.controls.values():
             control.observe(self._on_change, names="value")
@@ -218,7 +224,9 @@ class Explorer:
             self._local.quiet = True
             try:
                 for name, value in checked.items():
-                    self.controls[name].value = value if not hasattr(self.controls[name], "min") else self._clamp(name, value)
+                    self.controls[name].value = (
+                        value if not hasattr(self.controls[name], "min") else self._clamp(name, value)
+                    )
                     self._adjust(name)
                 for name, value in checked.items():
                     self._check_range(name, value)
@@ -273,8 +281,11 @@ class Explorer:
             "text/plain": text,
             "image/png": base64.b64encode(self._png).decode("ascii"),
             # Written out (not widget._repr_mimebundle_) so ipywidgets 7 (Colab) works too.
-            "application/vnd.jupyter.widget-view+json": {"version_major": 2, "version_minor": 0,
-                                                         "model_id": self.widget.model_id},
+            "application/vnd.jupyter.widget-view+json": {
+                "version_major": 2,
+                "version_minor": 0,
+                "model_id": self.widget.model_id,
+            },
         }
         # A dict, not (data, metadata): callers index it. The PNG is 2x; a page column as wide
         # as the figure (the book's) shows it at its CSS size anyway.
@@ -301,7 +312,9 @@ class Explorer:
             return check_int(name, value, minimum=-INT64_MAX, maximum=INT64_MAX)
         if isinstance(control, (widgets.IntSlider, widgets.BoundedIntText, widgets.IntText)):
             return check_int(name, value, minimum=-INT64_MAX, maximum=INT64_MAX, scalar=True)
-        if isinstance(control, (widgets.FloatSlider, widgets.FloatLogSlider, widgets.BoundedFloatText, widgets.FloatText)):
+        if isinstance(
+            control, (widgets.FloatSlider, widgets.FloatLogSlider, widgets.BoundedFloatText, widgets.FloatText)
+        ):
             return check_real(name, value, minimum=-math.inf, scalar=True)
         return value
 
@@ -328,8 +341,10 @@ class Explorer:
 
     # -- state save / restore (a rejected update leaves nothing changed) ------------------
     def _save(self) -> dict:
-        return {name: (c.value, getattr(c, "min", None), getattr(c, "max", None), c.disabled)
-                for name, c in self.controls.items()}
+        return {
+            name: (c.value, getattr(c, "min", None), getattr(c, "max", None), c.disabled)
+            for name, c in self.controls.items()
+        }
 
     def _restore(self, saved: dict) -> None:
         for name, (value, lo, hi, disabled) in saved.items():
@@ -437,8 +452,10 @@ class Explorer:
         self.error = exc
         log.error("%s: error while %s", type(self).__name__, where, exc_info=exc)
         message = html.escape(f"{type(exc).__name__}: {exc}")
-        self.readout.value = (f'<span style="color:#b00020">⚠ 出错（{html.escape(where)}）：{message}。'
-                              f"图停在上一次成功的状态；详情见日志 ccb_helpers.explorers。</span>")
+        self.readout.value = (
+            f'<span style="color:#b00020">⚠ 出错（{html.escape(where)}）：{message}。'
+            f"图停在上一次成功的状态；详情见日志 ccb_helpers.explorers。</span>"
+        )
 
     @staticmethod
     def _close_widgets(roots) -> None:
@@ -474,7 +491,9 @@ def encode_png(rgb: np.ndarray, level: int = 3) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB, no interlace
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows, level)) + chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows, level)) + chunk(b"IEND", b"")
+    )
 
 
 def _steady_lines(readout: str) -> str:

@@ -95,9 +95,14 @@ class BisectionExplorer(Explorer):
             "family": family_dropdown("torus2d"),
             "size": widgets.IntSlider(value=default, min=lo, max=hi, **slider_args("规模")),
             "primitive": primitive_dropdown("all_to_all"),
-            "oversubscription": widgets.Dropdown(options=[("1:1", 1.0), ("2:1", 2.0), ("4:1", 4.0)], value=1.0,
-                                                 description="oversubscription（仅 fat-tree）", style=STYLE,
-                                                 disabled=True, layout=widgets.Layout(width="auto")),
+            "oversubscription": widgets.Dropdown(
+                options=[("1:1", 1.0), ("2:1", 2.0), ("4:1", 4.0)],
+                value=1.0,
+                description="oversubscription（仅 fat-tree）",
+                style=STYLE,
+                disabled=True,
+                layout=widgets.Layout(width="auto"),
+            ),
         }
 
     def _adjust(self, name: str) -> None:
@@ -126,8 +131,12 @@ class BisectionExplorer(Explorer):
 
     def refresh(self, family, size, primitive, oversubscription) -> str:
         state = bisection_state(family, size, primitive, oversubscription)
-        self.topology, self.bisection, self.node, self.tighter = (state["topology"], state["bisection"], state["node"],
-                                                                   state["tighter"])
+        self.topology, self.bisection, self.node, self.tighter = (
+            state["topology"],
+            state["bisection"],
+            state["node"],
+            state["tighter"],
+        )
         self.drawing.update(state["topology"], 0, state["side"])
         ns, bis, node = state["curves"]
         self.bis_line.set_data(ns, bis)
@@ -176,19 +185,30 @@ def _state(family, size, primitive, oversubscription) -> dict:
     note = ""
     if family == "fat_tree":
         if applied != oversubscription:
-            note = (f"<br>{oversubscription:g}:1 在 N = {topo.n} 时造不出来（每个叶交换机的主机数不能被 "
-                    f"{oversubscription:g} 整除成整数条上行链路），图按 1:1 画。")
+            note = (
+                f"<br>{oversubscription:g}:1 在 N = {topo.n} 时造不出来（每个叶交换机的主机数不能被 "
+                f"{oversubscription:g} 整除成整数条上行链路），图按 1:1 画。"
+            )
         label = f"（oversubscription {applied:g}:1）"
     else:
         label = ""
-    readout = (f"<b>{topo.name.split(' (')[0]}{label}</b>：割上 {topo.bisection_links} 条链路；"
-               f"{PRIMITIVE_LABELS[primitive]} 的 bisection 下界 {format_time(bisection)}，"
-               f"节点级下界 {format_time(node)}：<b>{verdict}</b>"
-               f"（M = {format_bytes(M)}，β = {format_bandwidth(BETA)}）。{note}")
+    readout = (
+        f"<b>{topo.name.split(' (')[0]}{label}</b>：割上 {topo.bisection_links} 条链路；"
+        f"{PRIMITIVE_LABELS[primitive]} 的 bisection 下界 {format_time(bisection)}，"
+        f"节点级下界 {format_time(node)}：<b>{verdict}</b>"
+        f"（M = {format_bytes(M)}，β = {format_bandwidth(BETA)}）。{note}"
+    )
     return {
-        "topology": topo, "applied": applied, "side": bisection_partition(topo),
-        "bisection": bisection, "node": node, "tighter": tighter,
-        "curves": (ns, bis, nodes), "points": [[topo.n, bisection], [topo.n, node]],
-        "xlim": (ns.min() / 1.3, ns.max() * 1.3), "ylim": (low / 2, max(bis.max(), nodes.max()) * 3),
-        "title": f"{FAMILIES[family][0]} · {PRIMITIVE_LABELS[primitive]}", "readout": readout,
+        "topology": topo,
+        "applied": applied,
+        "side": bisection_partition(topo),
+        "bisection": bisection,
+        "node": node,
+        "tighter": tighter,
+        "curves": (ns, bis, nodes),
+        "points": [[topo.n, bisection], [topo.n, node]],
+        "xlim": (ns.min() / 1.3, ns.max() * 1.3),
+        "ylim": (low / 2, max(bis.max(), nodes.max()) * 3),
+        "title": f"{FAMILIES[family][0]} · {PRIMITIVE_LABELS[primitive]}",
+        "readout": readout,
     }

@@ -54,9 +54,9 @@ def readout_html(n: int, k: int, all_port: bool) -> str:
     return (
         f"<b>N = {n}，k = {k}{'（all-port）' if all_port else ''}</b>：下界 ⌈log<sub>{k + 1}</sub> N⌉ = "
         f"<b>{steps}</b> 轮（延迟 ≥ {steps}·α）；1-port 需 {one_port} 轮，"
-        f"{'少 ' + str(saved) + ' 轮' if saved else '没有减少'}。"
-        + (f"<br>{'；'.join(notes)}。" if notes else "")
+        f"{'少 ' + str(saved) + ' 轮' if saved else '没有减少'}。" + (f"<br>{'；'.join(notes)}。" if notes else "")
     )
+
 
 __all__ = ["PropagationExplorer", "readout_html"]
 
@@ -105,8 +105,9 @@ class PropagationExplorer(Explorer):
         left.yaxis.set_minor_formatter(NullFormatter())
         left.set_xlabel("轮次 t")
         left.set_ylabel("持有数据的节点数")
-        self.legend = left.legend([self.bars, self.ideal, self.n_line], ["已通知节点数", "(k+1)^t", "N"],
-                                  loc="upper left", fontsize=SMALL)
+        self.legend = left.legend(
+            [self.bars, self.ideal, self.n_line], ["已通知节点数", "(k+1)^t", "N"], loc="upper left", fontsize=SMALL
+        )
         self.left, self.right = left, right
         self.tree = _KnomialTreeArtists(right)
         self.too_big = right.text(0.5, 0.5, "", ha="center", va="center", fontsize=10, transform=right.transAxes)
@@ -144,5 +145,7 @@ class PropagationExplorer(Explorer):
             for label in self.tree.labels:
                 label.set_visible(False)
             self.right.set_title("")
-            self.too_big.set_text(f"N = {n} > {self.TREE_MAX}：树太大，不画\n（把 N 调到 {self.TREE_MAX} 以下\n可看到 {k + 1}-nomial 树）")
+            self.too_big.set_text(
+                f"N = {n} > {self.TREE_MAX}：树太大，不画\n（把 N 调到 {self.TREE_MAX} 以下\n可看到 {k + 1}-nomial 树）"
+            )
         return readout_html(n, k_slider, all_port)

@@ -32,8 +32,13 @@ SIZES = {
 
 def family_dropdown(value: str) -> widgets.Dropdown:
     """The topology-family control shared by the topology and bisection explorers."""
-    return widgets.Dropdown(options=[(f"{label}（{meaning}）", key) for key, (label, meaning) in FAMILIES.items()],
-                            value=value, description="拓扑", style=STYLE, layout=widgets.Layout(width="auto"))
+    return widgets.Dropdown(
+        options=[(f"{label}（{meaning}）", key) for key, (label, meaning) in FAMILIES.items()],
+        value=value,
+        description="拓扑",
+        style=STYLE,
+        layout=widgets.Layout(width="auto"),
+    )
 
 
 @lru_cache(maxsize=256)
@@ -78,9 +83,11 @@ def readout_html(family: str, size: int, k: int) -> str:
     p = max(1, min(k, topo.degree))
     diameter, info = topo.step_diameter, info_steps(topo.n, p)
     binding, broadcast = binding_latency_term(topo, k), _broadcast(family, size, k)
-    verdict = {"diameter": "直径更紧：这个拓扑的延迟受直径限制",
-               "information": "信息传播下界更紧",
-               "tie": "两个下界相等"}[binding]
+    verdict = {
+        "diameter": "直径更紧：这个拓扑的延迟受直径限制",
+        "information": "信息传播下界更紧",
+        "tie": "两个下界相等",
+    }[binding]
     rounds = "—（规模超出穷举范围）" if broadcast is None else f"{broadcast} 轮"
     notes = []
     if k > topo.degree:
@@ -137,8 +144,9 @@ class TopologyExplorer(Explorer):
         left, right = figure.subplots(1, 2, gridspec_kw={"width_ratios": [1.45, 1]})
         figure.subplots_adjust(left=0.01, right=0.98, bottom=0.16, top=0.84, wspace=0.22)
         self.drawing = _TopologyArtists(left)
-        self.bars = right.bar([0, 1, 2], [1, 1, 1],
-                              color=[COLORS["bisection"], COLORS["latency"], COLORS["bound"]], alpha=0.8)
+        self.bars = right.bar(
+            [0, 1, 2], [1, 1, 1], color=[COLORS["bisection"], COLORS["latency"], COLORS["bound"]], alpha=0.8
+        )
         self.values_text = [right.text(i, 0, "", ha="center", va="bottom", fontsize=10) for i in range(3)]
         right.set_ylabel("轮数")
         right.yaxis.set_major_locator(MaxNLocator(integer=True))
@@ -154,8 +162,9 @@ class TopologyExplorer(Explorer):
         self.broadcast = _broadcast(family, size, k)
         self.drawing.update(topo, 0)
         heights = [self.diameter, self.info, self.broadcast or 0]
-        for bar, text, height, value in zip(self.bars, self.values_text, heights,
-                                             [self.diameter, self.info, self.broadcast]):
+        for bar, text, height, value in zip(
+            self.bars, self.values_text, heights, [self.diameter, self.info, self.broadcast]
+        ):
             bar.set_height(height)
             text.set_position((bar.get_x() + bar.get_width() / 2, height))
             text.set_text("未知" if value is None else str(value))

@@ -46,6 +46,7 @@ _library_calls = []
 # Messages
 # ------------------------------------------------------------------------------------------
 
+
 def read_message(fd):
     header = _read_exact(fd, 4)
     if header is None:
@@ -79,6 +80,7 @@ def write_message(fd, message):
 # Sandbox
 # ------------------------------------------------------------------------------------------
 
+
 def _syscall_numbers():
     # Landlock's syscalls have the same numbers on every architecture that has them.
     return 444, 445, 446
@@ -99,19 +101,22 @@ def landlock(read_paths, read_files, list_paths=()):
     abi = libc.syscall(create, None, ctypes.c_size_t(0), ctypes.c_uint32(1))  # LANDLOCK_CREATE_RULESET_VERSION
     if abi < 1:
         return 0
-    fs = (1 << 13) - 1                 # ABI 1: execute, write, read, read_dir, remove, make_*
+    fs = (1 << 13) - 1  # ABI 1: execute, write, read, read_dir, remove, make_*
     if abi >= 2:
-        fs |= 1 << 13                  # refer
+        fs |= 1 << 13  # refer
     if abi >= 3:
-        fs |= 1 << 14                  # truncate
+        fs |= 1 << 14  # truncate
     if abi >= 5:
-        fs |= 1 << 15                  # ioctl_dev
-    net = 0b11 if abi >= 4 else 0      # bind_tcp, connect_tcp
-    scoped = 0b11 if abi >= 6 else 0   # abstract unix sockets, signals
+        fs |= 1 << 15  # ioctl_dev
+    net = 0b11 if abi >= 4 else 0  # bind_tcp, connect_tcp
+    scoped = 0b11 if abi >= 6 else 0  # abstract unix sockets, signals
 
     class RulesetAttr(ctypes.Structure):
-        _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
-                    ("scoped", ctypes.c_uint64)]
+        _fields_ = [
+            ("handled_access_fs", ctypes.c_uint64),
+            ("handled_access_net", ctypes.c_uint64),
+            ("scoped", ctypes.c_uint64),
+        ]
 
     class PathBeneath(ctypes.Structure):
         _pack_ = 1
@@ -123,8 +128,11 @@ def landlock(read_paths, read_files, list_paths=()):
     if ruleset < 0:
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset")
     read_file, read_dir = 1 << 2, 1 << 3
-    rules = ([(path, read_file | read_dir) for path in read_paths] + [(path, read_file) for path in read_files]
-             + [(path, read_dir) for path in list_paths])
+    rules = (
+        [(path, read_file | read_dir) for path in read_paths]
+        + [(path, read_file) for path in read_files]
+        + [(path, read_dir) for path in list_paths]
+    )
     for path, access in rules:
         try:
             fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
@@ -132,7 +140,10 @@ def landlock(read_paths, read_files, list_paths=()):
             continue
         try:
             rule = PathBeneath(access, fd)
-            if libc.syscall(add_rule, ctypes.c_int(ruleset), ctypes.c_int(1), ctypes.byref(rule), ctypes.c_uint32(0)) != 0:
+            if (
+                libc.syscall(add_rule, ctypes.c_int(ruleset), ctypes.c_int(1), ctypes.byref(rule), ctypes.c_uint32(0))
+                != 0
+            ):
                 raise OSError(ctypes.get_errno(), f"landlock_add_rule {path}")
         finally:
             os.close(fd)
@@ -166,17 +177,49 @@ def drop_capabilities():
 def limit_resources(memory, cpu_seconds):
     import resource
 
-    for limit, value in ((resource.RLIMIT_AS, memory), (resource.RLIMIT_CPU, cpu_seconds),
-                         (resource.RLIMIT_FSIZE, 0), (resource.RLIMIT_CORE, 0), (resource.RLIMIT_NOFILE, 64)):
+    for limit, value in (
+        (resource.RLIMIT_AS, memory),
+        (resource.RLIMIT_CPU, cpu_seconds),
+        (resource.RLIMIT_FSIZE, 0),
+        (resource.RLIMIT_CORE, 0),
+        (resource.RLIMIT_NOFILE, 64),
+    ):
         soft, hard = resource.getrlimit(limit)
         value = value if hard == resource.RLIM_INFINITY else min(value, hard)
         resource.setrlimit(limit, (value, value))
 
 
-_REFUSED_EVENTS = ("os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "subprocess.Popen",
-                   "ctypes.", "socket.", "os.kill", "os.killpg", "signal.pthread_kill", "pty.", "mmap.", "sys._current_frames",
-                   "os.putenv", "os.unsetenv", "os.chdir", "os.chmod", "os.chown", "os.link", "os.symlink", "os.rename",
-                   "os.remove", "os.rmdir", "os.mkdir", "shutil.", "sqlite3.", "webbrowser.")
+_REFUSED_EVENTS = (
+    "os.system",
+    "os.exec",
+    "os.posix_spawn",
+    "os.spawn",
+    "os.fork",
+    "os.forkpty",
+    "subprocess.Popen",
+    "ctypes.",
+    "socket.",
+    "os.kill",
+    "os.killpg",
+    "signal.pthread_kill",
+    "pty.",
+    "mmap.",
+    "sys._current_frames",
+    "os.putenv",
+    "os.unsetenv",
+    "os.chdir",
+    "os.chmod",
+    "os.chown",
+    "os.link",
+    "os.symlink",
+    "os.rename",
+    "os.remove",
+    "os.rmdir",
+    "os.mkdir",
+    "shutil.",
+    "sqlite3.",
+    "webbrowser.",
+)
 
 
 _readable = ()
@@ -238,6 +281,7 @@ def standard_library(stdlib):
 # ------------------------------------------------------------------------------------------
 # The library stub
 # ------------------------------------------------------------------------------------------
+
 
 class LibraryUnavailable(Exception):
     """A library function was called: it is not available while grading."""
@@ -364,18 +408,61 @@ class _Shell:
 # Values as plain data
 # ------------------------------------------------------------------------------------------
 
+
 class _Codec:
     def __init__(self, np):
         self.np = np
-        ints = {np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.intc, np.uintc,
-                np.intp, np.uintp, np.longlong, np.ulonglong, np.byte, np.ubyte, np.short, np.ushort, np.long, np.ulong}
+        ints = {
+            np.int8,
+            np.int16,
+            np.int32,
+            np.int64,
+            np.uint8,
+            np.uint16,
+            np.uint32,
+            np.uint64,
+            np.intc,
+            np.uintc,
+            np.intp,
+            np.uintp,
+            np.longlong,
+            np.ulonglong,
+            np.byte,
+            np.ubyte,
+            np.short,
+            np.ushort,
+            np.long,
+            np.ulong,
+        }
         self.ints = frozenset(ints)
         self.floats = frozenset({np.float16, np.float32, np.float64, np.longdouble})
         self.bool_, self.str_, self.ndarray = np.bool_, np.str_, np.ndarray
         self.fraction = fractions.Fraction
-        self.shown = frozenset({"complex", "bytes", "bytearray", "range", "map", "filter", "zip", "generator", "function",
-                                "method", "builtin_function_or_method", "dict_keys", "dict_values", "dict_items",
-                                "Decimal", "type", "module", "list_iterator", "enumerate", "reversed", "ndarray"})
+        self.shown = frozenset(
+            {
+                "complex",
+                "bytes",
+                "bytearray",
+                "range",
+                "map",
+                "filter",
+                "zip",
+                "generator",
+                "function",
+                "method",
+                "builtin_function_or_method",
+                "dict_keys",
+                "dict_values",
+                "dict_items",
+                "Decimal",
+                "type",
+                "module",
+                "list_iterator",
+                "enumerate",
+                "reversed",
+                "ndarray",
+            }
+        )
 
     def encode(self, value):
         self.items = 0
@@ -421,7 +508,9 @@ class _Codec:
             return ["X", [self._encode(getattr(value, f), depth + 1) for f in Transfer.__slots__]]
         if kind is Schedule:
             return ["Y", [self._encode(getattr(value, f), depth + 1) for f in Schedule.__slots__]]
-        name = kind.__name__ if kind.__module__ in ("builtins", "decimal", "numpy") and kind.__name__ in self.shown else ""
+        name = (
+            kind.__name__ if kind.__module__ in ("builtins", "decimal", "numpy") and kind.__name__ in self.shown else ""
+        )
         return ["?", name]
 
     def decode(self, data):
@@ -435,7 +524,9 @@ class _Codec:
             if tag == "D":
                 return {self.decode(k): self.decode(v) for k, v in data[1]}
             if tag == "A":
-                return self.np.array(data[3], dtype={"b": bool, "i": self.np.int64, "u": self.np.uint64, "f": float}[data[1]]).reshape(data[2])
+                return self.np.array(
+                    data[3], dtype={"b": bool, "i": self.np.int64, "u": self.np.uint64, "f": float}[data[1]]
+                ).reshape(data[2])
             items = [self.decode(item) for item in data[1]]
             return {"L": list, "T": tuple, "S": set, "Z": frozenset}[tag](items)
         return data
@@ -444,6 +535,7 @@ class _Codec:
 # ------------------------------------------------------------------------------------------
 # The loop
 # ------------------------------------------------------------------------------------------
+
 
 class _Sink(io.TextIOBase):
     """Captures at most MAX_OUTPUT characters of output."""
@@ -496,7 +588,11 @@ def serve(reply_fd, codec, shell):
             except BaseException as error:  # noqa: BLE001 - the cell may raise anything (SystemExit too)
                 reply["error"] = _error_of(error)
             reply["stdout"] = sink.text()
-            reply["names"] = [name for name in list(namespace) if isinstance(name, str) and name.isidentifier() and not name.startswith("__")]
+            reply["names"] = [
+                name
+                for name in list(namespace)
+                if isinstance(name, str) and name.isidentifier() and not name.startswith("__")
+            ]
         elif op == "call":
             namespace = namespaces.get(request["namespace"], {})
             sink = _Sink(keep=False)
@@ -539,8 +635,10 @@ def main():
     _readable = tuple(read_paths) + tuple(os.path.realpath(p) for p in read_files)
     _listable = (stdlib,)
     problems = []
-    for step in (lambda: limit_resources(config["memory"], config["cpu_seconds"]),
-                 lambda: drop_capabilities() if os.geteuid() == 0 else None):
+    for step in (
+        lambda: limit_resources(config["memory"], config["cpu_seconds"]),
+        lambda: drop_capabilities() if os.geteuid() == 0 else None,
+    ):
         try:
             step()
         except (OSError, ValueError) as error:

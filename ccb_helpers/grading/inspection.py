@@ -30,10 +30,27 @@ __all__ = ["require_own_code", "library_names", "tampering"]
 
 # Builtins that reach objects by name, run strings, or touch files and the interpreter: an
 # answer never needs them.
-_DYNAMIC_BUILTINS = frozenset({
-    "getattr", "setattr", "delattr", "eval", "exec", "compile", "__import__", "globals", "locals",
-    "vars", "open", "input", "breakpoint", "help", "exit", "quit", "memoryview",
-})
+_DYNAMIC_BUILTINS = frozenset(
+    {
+        "getattr",
+        "setattr",
+        "delattr",
+        "eval",
+        "exec",
+        "compile",
+        "__import__",
+        "globals",
+        "locals",
+        "vars",
+        "open",
+        "input",
+        "breakpoint",
+        "help",
+        "exit",
+        "quit",
+        "memoryview",
+    }
+)
 
 
 def _dynamic_message(name: str) -> str:
@@ -43,20 +60,81 @@ def _dynamic_message(name: str) -> str:
 
 
 # Modules that read files, the kernel, the interpreter or the grader: never needed by an answer.
-_BANNED_MODULES = frozenset({
-    "sys", "os", "io", "pathlib", "glob", "shutil", "subprocess", "sqlite3", "inspect", "importlib",
-    "gc", "ctypes", "builtins", "__main__", "traceback", "linecache", "pickle", "marshal", "dis",
-    "types", "code", "codeop", "runpy", "tokenize", "ast", "nbformat", "nbgrader", "nbclient",
-    "IPython", "ipykernel", "jupyter_client", "threading", "multiprocessing", "signal", "socket",
-    "urllib", "requests", "json", "csv", "tempfile", "zipfile", "tarfile", "operator", "weakref",
-    "networkx", "scipy", "sympy",
-})
+_BANNED_MODULES = frozenset(
+    {
+        "sys",
+        "os",
+        "io",
+        "pathlib",
+        "glob",
+        "shutil",
+        "subprocess",
+        "sqlite3",
+        "inspect",
+        "importlib",
+        "gc",
+        "ctypes",
+        "builtins",
+        "__main__",
+        "traceback",
+        "linecache",
+        "pickle",
+        "marshal",
+        "dis",
+        "types",
+        "code",
+        "codeop",
+        "runpy",
+        "tokenize",
+        "ast",
+        "nbformat",
+        "nbgrader",
+        "nbclient",
+        "IPython",
+        "ipykernel",
+        "jupyter_client",
+        "threading",
+        "multiprocessing",
+        "signal",
+        "socket",
+        "urllib",
+        "requests",
+        "json",
+        "csv",
+        "tempfile",
+        "zipfile",
+        "tarfile",
+        "operator",
+        "weakref",
+        "networkx",
+        "scipy",
+        "sympy",
+    }
+)
 # Attribute names that walk frames, code objects or namespaces.
-_INTROSPECTION_ATTRS = frozenset({
-    "f_back", "f_locals", "f_globals", "f_builtins", "f_code", "tb_frame", "tb_next", "gi_frame",
-    "cr_frame", "ag_frame", "co_consts", "co_names", "co_code", "attrgetter", "methodcaller",
-    "user_ns", "user_global_ns", "history_manager", "modules",
-})
+_INTROSPECTION_ATTRS = frozenset(
+    {
+        "f_back",
+        "f_locals",
+        "f_globals",
+        "f_builtins",
+        "f_code",
+        "tb_frame",
+        "tb_next",
+        "gi_frame",
+        "cr_frame",
+        "ag_frame",
+        "co_consts",
+        "co_names",
+        "co_code",
+        "attrgetter",
+        "methodcaller",
+        "user_ns",
+        "user_global_ns",
+        "history_manager",
+        "modules",
+    }
+)
 _ALLOWED_DUNDERS = frozenset({"__init__", "__name__", "__doc__"})
 _ALLOWED_MAGICS = frozenset({"time", "timeit", "matplotlib"})
 
@@ -64,6 +142,7 @@ _ALLOWED_MAGICS = frozenset({"time", "timeit", "matplotlib"})
 # --------------------------------------------------------------------------------------------
 # "Implement it yourself": inspect the answer's code
 # --------------------------------------------------------------------------------------------
+
 
 def library_names() -> frozenset:
     """Names of every function and class defined in the loaded ``ccb_helpers`` modules.
@@ -239,7 +318,12 @@ class _Inspector:
                     self.problem(f"{where} {_dynamic_message(node.id)}")
                 elif node.id == "get_ipython" and id(node) not in allowed_magic_calls:
                     self.problem(f"{where} 使用了 get_ipython：本题不允许")
-                elif node.id in self.forbid and isinstance(node.ctx, ast.Load) and node.id in namespace and _from_library(namespace[node.id]):
+                elif (
+                    node.id in self.forbid
+                    and isinstance(node.ctx, ast.Load)
+                    and node.id in namespace
+                    and _from_library(namespace[node.id])
+                ):
                     self.problem(f"{where} 用到了 {node.id}：本题要自己实现")
             elif isinstance(node, ast.Global):
                 self.problem(f"{where} global {', '.join(node.names)}：答案不能改写全局变量")
@@ -278,7 +362,9 @@ def _code_objects(code: types.CodeType):
             yield from _code_objects(const)
 
 
-def require_own_code(func, *, allow: Iterable[str] = (), forbid: Iterable[str] = (), allow_modules: Iterable[str] = ()) -> None:
+def require_own_code(
+    func, *, allow: Iterable[str] = (), forbid: Iterable[str] = (), allow_modules: Iterable[str] = ()
+) -> None:
     """Raise :class:`GradingError` unless ``func`` is the student's own implementation.
 
     Parameters
@@ -300,7 +386,9 @@ def require_own_code(func, *, allow: Iterable[str] = (), forbid: Iterable[str] =
     problems = _Inspector(allow, forbid, allow_modules).run(func)
     if problems:
         name = getattr(func, "__name__", "答案")
-        raise GradingError(f"{name} 不能算作自己的实现：" + "；".join(problems[:4]) + ("……" if len(problems) > 4 else ""))
+        raise GradingError(
+            f"{name} 不能算作自己的实现：" + "；".join(problems[:4]) + ("……" if len(problems) > 4 else "")
+        )
 
 
 def tampering() -> list[str]:
@@ -341,9 +429,16 @@ def tampering() -> list[str]:
                 targets = node.targets
             elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
                 targets = [node.target]
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr") and node.args:
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("setattr", "delattr")
+                and node.args
+            ):
                 targets = [ast.Attribute(value=node.args[0], attr="?", ctx=ast.Store())]
             for target in targets:
                 if isinstance(target, (ast.Attribute, ast.Subscript)) and sensitive(target):
-                    found.append(f"输入 [{number}] 第 {target.lineno if hasattr(target, 'lineno') else node.lineno} 行修改了库或解释器的对象")
+                    found.append(
+                        f"输入 [{number}] 第 {target.lineno if hasattr(target, 'lineno') else node.lineno} 行修改了库或解释器的对象"
+                    )
     return found

@@ -116,6 +116,7 @@ def _readable_paths() -> dict:
 # Plain data across the pipe
 # ------------------------------------------------------------------------------------------
 
+
 class Opaque:
     """A returned object of a type that does not cross (only a well-known type name does)."""
 
@@ -211,19 +212,32 @@ def _record(tag: str, fields: list):
 # The student process
 # ------------------------------------------------------------------------------------------
 
+
 class StudentProcess:
     """One sandboxed student process (:mod:`ccb_helpers.grading.child`) and its pipes."""
 
     def __init__(self, require_sandbox: bool):
         to_child, self._to_child = os.pipe()
         self._from_child, from_child = os.pipe()
-        env = {"PATH": os.defpath, "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
-               "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
+        env = {
+            "PATH": os.defpath,
+            "LANG": "C.UTF-8",
+            "OPENBLAS_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1",
+            "PYTHONHASHSEED": "0",
+        }
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-I", str(CHILD), str(from_child)],
-                stdin=to_child, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(from_child,),
-                env=env, cwd="/", start_new_session=True, close_fds=True,
+                stdin=to_child,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                pass_fds=(from_child,),
+                env=env,
+                cwd="/",
+                start_new_session=True,
+                close_fds=True,
             )
         finally:
             os.close(to_child)
@@ -236,7 +250,8 @@ class StudentProcess:
             raise SandboxUnavailable(
                 "the student process could not be sandboxed (Landlock needs Linux >= 5.13 with Landlock enabled"
                 + (f": {hello.get('problem')}" if hello.get("problem") else "")
-                + "); set CCB_GRADING_UNSANDBOXED=1 to grade without the sandbox (students' code could then read the course folder)")
+                + "); set CCB_GRADING_UNSANDBOXED=1 to grade without the sandbox (students' code could then read the course folder)"
+            )
 
     def _send(self, message: dict) -> None:
         data = json.dumps(message, ensure_ascii=True, allow_nan=True).encode("utf-8")
@@ -295,6 +310,7 @@ class StudentProcess:
 # A notebook's grading session
 # ------------------------------------------------------------------------------------------
 
+
 class StudentFunction:
     """A name of the student's namespace, called in the student process (a proxy).
 
@@ -329,7 +345,7 @@ class Session:
     def __init__(self, require_sandbox: bool = True):
         self.require_sandbox = require_sandbox
         self.process: StudentProcess | None = None
-        self.executed: list[tuple[str, str]] = []   # (source, filename) of the grading namespace
+        self.executed: list[tuple[str, str]] = []  # (source, filename) of the grading namespace
         self.names: list[str] = []
         self.library_log: list[str] = []
         self.restarts = 0
@@ -344,8 +360,10 @@ class Session:
         self.landlock = process.landlock
         for source, filename in replay:
             try:
-                process.request({"op": "exec", "namespace": namespace, "source": source, "filename": filename},
-                                time.monotonic() + CELL_BUDGET)
+                process.request(
+                    {"op": "exec", "namespace": namespace, "source": source, "filename": filename},
+                    time.monotonic() + CELL_BUDGET,
+                )
             except (Timeout, _Died):
                 process.kill()
                 raise _Died("a cell failed when run again") from None
@@ -374,15 +392,23 @@ class Session:
             try:
                 if self.process is None:
                     self.process = self._start(done, "display")
-                reply = self.process.request({"op": "exec", "namespace": "display", "source": source,
-                                              "filename": filename, "capture": True}, time.monotonic() + CELL_BUDGET)
+                reply = self.process.request(
+                    {"op": "exec", "namespace": "display", "source": source, "filename": filename, "capture": True},
+                    time.monotonic() + CELL_BUDGET,
+                )
             except Timeout:
                 self._drop()
                 results.append(("", ("CellTimeoutError", f"这个单元格运行超过 {CELL_BUDGET:g} s：评分时不计入"), False))
                 continue
             except _Died:
                 self._drop()
-                results.append(("", ("ProcessExit", "评分进程在运行这个单元格时退出了（os._exit、崩溃或内存不足）：评分时不计入"), False))
+                results.append(
+                    (
+                        "",
+                        ("ProcessExit", "评分进程在运行这个单元格时退出了（os._exit、崩溃或内存不足）：评分时不计入"),
+                        False,
+                    )
+                )
                 continue
             error = reply.get("error")
             results.append((str(reply.get("stdout", ""))[:20000], tuple(error) if error else None, True))
@@ -398,8 +424,10 @@ class Session:
         try:
             if self.process is None:
                 self.process = self._start(self.executed, "grade")
-            reply = self.process.request({"op": "exec", "namespace": "grade", "source": source, "filename": filename},
-                                         time.monotonic() + CELL_BUDGET)
+            reply = self.process.request(
+                {"op": "exec", "namespace": "grade", "source": source, "filename": filename},
+                time.monotonic() + CELL_BUDGET,
+            )
         except (Timeout, _Died):
             self._drop()
             return
@@ -421,7 +449,13 @@ class Session:
     def call(self, name: str, args: tuple, kwargs: dict):
         deadline = DEADLINE.get()
         deadline = time.monotonic() + CALL_BUDGET if deadline is None else deadline
-        message = {"op": "call", "namespace": "grade", "name": name, "args": encode(list(args)), "kwargs": encode(dict(kwargs))}
+        message = {
+            "op": "call",
+            "namespace": "grade",
+            "name": name,
+            "args": encode(list(args)),
+            "kwargs": encode(dict(kwargs)),
+        }
         try:
             if self.process is None:
                 self.process = self._start(self.executed, "grade")
@@ -430,12 +464,16 @@ class Session:
             self._drop()
             raise Wrong(f"{name}(…)：评分进程在运行你的函数时退出了（os._exit、崩溃或内存不足）") from None
         except BaseException:
-            self._drop()   # a timeout (or an interrupt) with the call still running
+            self._drop()  # a timeout (or an interrupt) with the call still running
             raise
         self._library(reply)
         if "raised" in reply:
             raised = reply["raised"]
-            ename, message_text = (str(raised[0])[:80], str(raised[1])) if type(raised) is list and len(raised) == 2 else ("Exception", "")
+            ename, message_text = (
+                (str(raised[0])[:80], str(raised[1]))
+                if type(raised) is list and len(raised) == 2
+                else ("Exception", "")
+            )
             raise StudentRaised(ename, message_text)
         try:
             return decode(reply.get("value"))
@@ -446,12 +484,15 @@ class Session:
 
     def proxies(self, names, exclude) -> dict:
         """Proxies for ``names`` of the student's namespace (not builtins, not ``exclude``)."""
-        return {name: StudentFunction(self, name) for name in names if name not in exclude and not hasattr(builtins, name)}
+        return {
+            name: StudentFunction(self, name) for name in names if name not in exclude and not hasattr(builtins, name)
+        }
 
 
 # ------------------------------------------------------------------------------------------
 # Grading a notebook
 # ------------------------------------------------------------------------------------------
+
 
 @dataclass
 class Cell:
@@ -567,7 +608,12 @@ def grade_cells(cells: list[Cell], *, library, require_sandbox: bool = True) -> 
                 if cell.kind in ("setup", "answer") and outcomes[i].ran:
                     session.run_cell(*sources[i])
                 elif cell.kind == "test":
-                    namespace = {"__name__": "__ccb_test__", "__builtins__": builtins, "ccb": library, "grading": grading}
+                    namespace = {
+                        "__name__": "__ccb_test__",
+                        "__builtins__": builtins,
+                        "ccb": library,
+                        "grading": grading,
+                    }
                     namespace.update(session.proxies(free_names(cell.source), exclude=namespace))
                     stdout, score, error = run_test(cell.source, namespace)
                     outcomes[i].stdout, outcomes[i].score, outcomes[i].error = stdout, score, error

@@ -55,7 +55,9 @@ DETAIL: contextvars.ContextVar[bool] = contextvars.ContextVar("DETAIL", default=
 
 # Exception names a report may show: the builtin ones (a class the student defines could carry
 # anything in its name).
-_BUILTIN_ERRORS = frozenset(name for name, obj in vars(builtins).items() if isinstance(obj, type) and issubclass(obj, BaseException))
+_BUILTIN_ERRORS = frozenset(
+    name for name, obj in vars(builtins).items() if isinstance(obj, type) and issubclass(obj, BaseException)
+)
 
 
 class Timeout(BaseException):
@@ -144,7 +146,9 @@ def call_student(func, *args, name: str | None = None, **kwargs):
         except StudentRaised as error:
             shown = f": {error.message[:120]}" if DETAIL.get() and values.SHOW_VALUES.get() else ""
             if error.ename == "NameError":
-                raise Wrong(f"{label} 抛出了 NameError{shown}（评分只运行答题单元格：你自己新加的单元格里的定义不存在）") from None
+                raise Wrong(
+                    f"{label} 抛出了 NameError{shown}（评分只运行答题单元格：你自己新加的单元格里的定义不存在）"
+                ) from None
             raise Wrong(f"{label} 抛出了 {_error_name(error.ename)}{shown}") from None
     sink = io.StringIO()
     try:
@@ -243,7 +247,9 @@ class Part:
                 warnings.simplefilter("ignore")
                 test()
         except Timeout:
-            self.results.append(_Group(label, points, False, f"超过时间预算 {self.budget:g} s（死循环，或算法太慢）", visible))
+            self.results.append(
+                _Group(label, points, False, f"超过时间预算 {self.budget:g} s（死循环，或算法太慢）", visible)
+            )
         except GradingError as error:
             note = str(error)
             if visible and not values.SHOW_VALUES.get():
@@ -256,8 +262,17 @@ class Part:
         finally:
             DETAIL.reset(detail)
 
-    def visible(self, cases: Sequence[tuple], func, *, points: float, coerce: Callable = as_int,
-                rel: float | None = None, name: str | None = None, label: str = "可见测试") -> None:
+    def visible(
+        self,
+        cases: Sequence[tuple],
+        func,
+        *,
+        points: float,
+        coerce: Callable = as_int,
+        rel: float | None = None,
+        name: str | None = None,
+        label: str = "可见测试",
+    ) -> None:
         """The visible checks as one group: ``coerce(func(*args)) == want`` for each ``(args, want)``."""
         name = name or getattr(func, "__name__", "答案")
 
@@ -323,8 +338,11 @@ class Part:
             self.rejected = f"运行时调用了库的实现 {shown}：本题要自己实现（评分时库函数不可用）"
         hidden = [group for group in self.results if not group.visible]
         visible_counts = not hidden or any(group.ok for group in hidden)
-        earned = 0 if self.rejected is not None else sum(
-            group.points for group in self.results if group.ok and (visible_counts or not group.visible))
+        earned = (
+            0
+            if self.rejected is not None
+            else sum(group.points for group in self.results if group.ok and (visible_counts or not group.visible))
+        )
         earned = int(earned) if float(earned).is_integer() else round(earned, 2)
         print(f"{self.name}：{earned} / {_fmt(self.points)} 分")
         if self.rejected is not None:

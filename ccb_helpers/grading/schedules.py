@@ -11,8 +11,9 @@ from __future__ import annotations
 __all__ = ["broadcast_problems", "gossip_problems"]
 
 
-def broadcast_problems(rounds, nodes, root, send_limit, receive_limit=None, links=None, limit: int = 3,
-                       detail: bool = True) -> list[str]:
+def broadcast_problems(
+    rounds, nodes, root, send_limit, receive_limit=None, links=None, limit: int = 3, detail: bool = True
+) -> list[str]:
     """What is wrong with a broadcast written as rounds of ``(src, dst)`` pairs (``[]`` if valid).
 
     Parameters
@@ -74,13 +75,17 @@ def broadcast_problems(rounds, nodes, root, send_limit, receive_limit=None, link
             arrived.add(dst)
         for node, count in sent.items():
             if count > per_node(send_limit, node):
-                add(f"第 {number} 轮：节点 {node} 发了 {count} 条消息，上限 {per_node(send_limit, node)}",
-                    "有节点在一轮中发出的消息超过上限")
+                add(
+                    f"第 {number} 轮：节点 {node} 发了 {count} 条消息，上限 {per_node(send_limit, node)}",
+                    "有节点在一轮中发出的消息超过上限",
+                )
         if receive_limit is not None:
             for node, count in received.items():
                 if count > per_node(receive_limit, node):
-                    add(f"第 {number} 轮：节点 {node} 收了 {count} 条消息，上限 {per_node(receive_limit, node)}",
-                        "有节点在一轮中收到的消息超过上限")
+                    add(
+                        f"第 {number} 轮：节点 {node} 收了 {count} 条消息，上限 {per_node(receive_limit, node)}",
+                        "有节点在一轮中收到的消息超过上限",
+                    )
         informed |= arrived
         if len(problems) >= limit:
             return problems[:limit]
@@ -107,12 +112,18 @@ def gossip_problems(rounds, n: int, detail: bool = True) -> list[str]:
         sent, received = {}, {}
         for src, dst in messages:
             if not (0 <= src < n and 0 <= dst < n) or src == dst:
-                return [f"第 {number} 轮的消息 ({src}, {dst}) 不合法" if detail else "有消息的节点不合法（越界或发给自己）"]
+                return [
+                    f"第 {number} 轮的消息 ({src}, {dst}) 不合法" if detail else "有消息的节点不合法（越界或发给自己）"
+                ]
             sent[src] = sent.get(src, 0) + 1
             received[dst] = received.get(dst, 0) + 1
             known[dst] |= start[src]
         if max(sent.values(), default=0) > 1 or max(received.values(), default=0) > 1:
-            return [f"第 {number} 轮有节点发或收了不止 1 条消息（1-port）" if detail else "有节点在一轮中发或收了不止 1 条消息（1-port）"]
+            return [
+                f"第 {number} 轮有节点发或收了不止 1 条消息（1-port）"
+                if detail
+                else "有节点在一轮中发或收了不止 1 条消息（1-port）"
+            ]
     if not all(k == (1 << n) - 1 for k in known):
         return ["结束时有节点不知道全部输入"]
     return []

@@ -61,21 +61,76 @@ __all__ = [
 MAX_ITEMS = 1_000_000
 
 # numpy's own scalar types, by identity (a class that sets ``__module__ = "numpy"`` is not one).
-_NUMPY_INTS = frozenset({np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
-                         np.intc, np.uintc, np.intp, np.uintp, np.longlong, np.ulonglong, np.byte, np.ubyte,
-                         np.short, np.ushort, np.long, np.ulong})
+_NUMPY_INTS = frozenset(
+    {
+        np.int8,
+        np.int16,
+        np.int32,
+        np.int64,
+        np.uint8,
+        np.uint16,
+        np.uint32,
+        np.uint64,
+        np.intc,
+        np.uintc,
+        np.intp,
+        np.uintp,
+        np.longlong,
+        np.ulonglong,
+        np.byte,
+        np.ubyte,
+        np.short,
+        np.ushort,
+        np.long,
+        np.ulong,
+    }
+)
 _NUMPY_FLOATS = frozenset({np.float16, np.float32, np.float64, np.longdouble})
 _NUMPY_BOOL = np.bool_
 _NUMPY_STR = np.str_
 
 # Type names a message may show (a class the student defines could carry any text in its name).
-_SHOWN_TYPES = frozenset({
-    "int", "float", "str", "bool", "list", "tuple", "set", "frozenset", "dict", "Fraction", "NoneType",
-    "complex", "bytes", "bytearray", "range", "map", "filter", "zip", "generator", "function", "method",
-    "builtin_function_or_method", "dict_keys", "dict_values", "dict_items", "ndarray", "Decimal", "type",
-    "module", "Schedule", "Transfer", "list_iterator", "enumerate", "reversed",
-    *(t.__name__ for t in _NUMPY_INTS | _NUMPY_FLOATS), "bool_", "str_",
-})
+_SHOWN_TYPES = frozenset(
+    {
+        "int",
+        "float",
+        "str",
+        "bool",
+        "list",
+        "tuple",
+        "set",
+        "frozenset",
+        "dict",
+        "Fraction",
+        "NoneType",
+        "complex",
+        "bytes",
+        "bytearray",
+        "range",
+        "map",
+        "filter",
+        "zip",
+        "generator",
+        "function",
+        "method",
+        "builtin_function_or_method",
+        "dict_keys",
+        "dict_values",
+        "dict_items",
+        "ndarray",
+        "Decimal",
+        "type",
+        "module",
+        "Schedule",
+        "Transfer",
+        "list_iterator",
+        "enumerate",
+        "reversed",
+        *(t.__name__ for t in _NUMPY_INTS | _NUMPY_FLOATS),
+        "bool_",
+        "str_",
+    }
+)
 
 #: Whether messages may show returned values (the student's own kernel) or only their types
 #: (isolated grading). Set by :mod:`ccb_helpers.grading.isolation`.
@@ -99,7 +154,13 @@ def type_name(value) -> str:
     if getattr(type(value), "_ccb_opaque", False):  # a value that did not cross from the student process
         return value.name if value.name in _SHOWN_TYPES else "自定义类型的对象"
     name = type(value).__name__
-    if name in _SHOWN_TYPES and type(value).__module__ in ("builtins", "numpy", "fractions", "decimal", "ccb_helpers.schedule"):
+    if name in _SHOWN_TYPES and type(value).__module__ in (
+        "builtins",
+        "numpy",
+        "fractions",
+        "decimal",
+        "ccb_helpers.schedule",
+    ):
         return name
     return "自定义类型的对象"
 
@@ -264,7 +325,10 @@ def as_rounds(value, item: Callable = as_int, what: str = "返回值") -> list[l
     [[(0, 1)], [(0, 2), (1, 3)]]
     """
     return [
-        [as_pair(pair, item, f"{what}[{r}][{j}]") for j, pair in enumerate(items_of(rnd, f"{what}[{r}]", (list, tuple, set, frozenset)))]
+        [
+            as_pair(pair, item, f"{what}[{r}][{j}]")
+            for j, pair in enumerate(items_of(rnd, f"{what}[{r}]", (list, tuple, set, frozenset)))
+        ]
         for r, rnd in enumerate(items_of(value, what, (list, tuple)))
     ]
 
@@ -283,6 +347,7 @@ def as_node(value, what: str = "节点") -> tuple | int:
 # --------------------------------------------------------------------------------------------
 # Visible checks: the expected value may be shown (visible cases are public)
 # --------------------------------------------------------------------------------------------
+
 
 def check_equal(got, want, what: str, coerce: Callable = as_int) -> None:
     """Visible check: ``coerce(got) == want`` or a :class:`GradingError` naming the expected value.

@@ -94,20 +94,37 @@ def _data() -> dict:
                     if ckey not in curves:
                         n, bis, node = s["curves"]
                         ns.setdefault(nkey, [int(v) for v in n])
-                        curves[ckey] = {"bis": _significant(bis), "node": _significant(node),
-                                        "xlim": _significant(s["xlim"]), "ylim": _significant(s["ylim"]),
-                                        "yticks": _ticks(*s["ylim"]), "title": s["title"]}
+                        curves[ckey] = {
+                            "bis": _significant(bis),
+                            "node": _significant(node),
+                            "xlim": _significant(s["xlim"]),
+                            "ylim": _significant(s["ylim"]),
+                            "yticks": _ticks(*s["ylim"]),
+                            "title": s["title"],
+                        }
                     readouts.append(s["readout"])
                     points.append([s["bisection"], s["node"]])
             applied_out[family].append(row)
     return {
-        "primitives": primitives, "factors": {f: list(FACTORS if f == "fat_tree" else (1.0,)) for f in sizes},
-        "low": {f: lo for f, (lo, _, _) in sizes.items()}, "first": first, "applied": applied_out,
-        "readouts": compress_texts(readouts), "points": points, "sizes": {f: list(v) for f, v in sizes.items()}, "graphs": graphs, "ns": ns, "curves": curves,
+        "primitives": primitives,
+        "factors": {f: list(FACTORS if f == "fat_tree" else (1.0,)) for f in sizes},
+        "low": {f: lo for f, (lo, _, _) in sizes.items()},
+        "first": first,
+        "applied": applied_out,
+        "readouts": compress_texts(readouts),
+        "points": points,
+        "sizes": {f: list(v) for f, v in sizes.items()},
+        "graphs": graphs,
+        "ns": ns,
+        "curves": curves,
         "xticks": [[4**e, f"{4**e:g}"] for e in range(1, 7)],
         "colors": {"bisection": COLORS["bisection"], "node": COLORS["latency"]},
-        "labels": {"bisection": "bisection 下界", "node": "节点级下界（p = d）", "x": "节点数 N",
-                   "y": f"时间下界（M = {format_bytes(M)}）"},
+        "labels": {
+            "bisection": "bisection 下界",
+            "node": "节点级下界（p = d）",
+            "x": "节点数 N",
+            "y": f"时间下界（M = {format_bytes(M)}）",
+        },
     }
 
 

@@ -51,11 +51,17 @@ def _communicator(preset: str, n: int) -> dict:
     latency, bandwidth = _tuning("all_reduce", n, nodes, topo)
     alpha, beta, node_beta = _bound_parameters(topo)
     return {
-        "nodes": nodes, "channels": topo.channels, "plateau": 1.9 if topo.gpu == "volta" else 1.4,
+        "nodes": nodes,
+        "channels": topo.channels,
+        "plateau": 1.9 if topo.gpu == "volta" else 1.4,
         # [label, algorithm, protocol, latency µs, bandwidth GB/s] in NCCL's order (the pick's tie rule)
         "pairs": [[_label(key), key[0], key[1], float(latency[key]), float(bandwidth[key])] for key in latency],
-        "t_alpha": info_steps(n, 1) * alpha, "alpha": alpha, "beta": beta, "node_beta": node_beta,
-        "c_n": float(volume_coefficient("all_reduce", n)), "c_k": float(volume_coefficient("all_reduce", nodes)),
+        "t_alpha": info_steps(n, 1) * alpha,
+        "alpha": alpha,
+        "beta": beta,
+        "node_beta": node_beta,
+        "c_n": float(volume_coefficient("all_reduce", n)),
+        "c_k": float(volume_coefficient("all_reduce", nodes)),
     }
 
 
@@ -77,14 +83,23 @@ def _data() -> dict:
             groups[preset][str(n)] = _communicator(preset, n)
     version, sizes, *_ = _explorer_curves("dgx_h100", 8, 1)
     return {
-        "states": states, "readouts": compress_texts(readouts), "communicators": groups, "version": version,
-        "model_version": NCCL_MODEL_VERSION, "sizes": [int(m) for m in sizes],
+        "states": states,
+        "readouts": compress_texts(readouts),
+        "communicators": groups,
+        "version": version,
+        "model_version": NCCL_MODEL_VERSION,
+        "sizes": [int(m) for m in sizes],
         "tree_correction": {p: list(v) for p, v in TREE_CORRECTION.items()},
         "size_labels": {str(e): format_bytes(2**e) for e in LOG2_M},
         "xticks": [[2.0**e, format_bytes(2.0**e)] for e in (4, 10, 20, 30)],
         "colors": dict(NCCL_PICK_COLORS, bound=COLORS["bound"]),
-        "labels": {"x": "消息大小 M", "time": "时间（µs）", "efficiency": "效率 = 下界 / NCCL 估计", "bound": "下界",
-                   "in_network": "下界（网内归约）"},
+        "labels": {
+            "x": "消息大小 M",
+            "time": "时间（µs）",
+            "efficiency": "效率 = 下界 / NCCL 估计",
+            "bound": "下界",
+            "in_network": "下界（网内归约）",
+        },
     }
 
 

@@ -74,8 +74,9 @@ def _label_spots(labels, nodes, per_px) -> list:
         for t in ts:
             spot = (1 - t) ** 2 * a + 2 * t * (1 - t) * control + t**2 * b
             clear = all(abs(spot[0] - p[0]) > half_w + w or abs(spot[1] - p[1]) > 2 * half_h for p, w in placed)
-            clear = clear and all(abs(spot[0] - n[0]) > half_w + node_r or abs(spot[1] - n[1]) > half_h + node_r
-                                  for n in nodes)
+            clear = clear and all(
+                abs(spot[0] - n[0]) > half_w + node_r or abs(spot[1] - n[1]) > half_h + node_r for n in nodes
+            )
             if clear:
                 placed.append((spot, half_w))
                 spots_out.append(_round(spot))
@@ -90,13 +91,22 @@ def _step(state, topology_name) -> dict:
     pos = drawing["pos"]
     xlim, ylim = _extent(pos, drawing["arrows"])
     per_px = (xlim[1] - xlim[0]) / PANEL_PX
-    labels = [(f"{c}/{cap}", pos[u], _arc_control(pos[u], pos[v]), pos[v]) for u, v, c, cap in drawing["arrows"] if c < cap]
+    labels = [
+        (f"{c}/{cap}", pos[u], _arc_control(pos[u], pos[v]), pos[v]) for u, v, c, cap in drawing["arrows"] if c < cap
+    ]
     spots = _label_spots(labels, [pos[v] for v in range(len(pos))], per_px)
     spare = [(u, v, c, cap) for u, v, c, cap in drawing["arrows"] if c < cap]
     unplaced = [f"{u}→{v} {c}/{cap}" for (u, v, c, cap), spot in zip(spare, spots) if spot is None]
     note = drawing["note"] + (f"\n另有余量：{'，'.join(unplaced)}" if unplaced else "")
-    return {"arrows": [list(map(int, a)) for a in drawing["arrows"]], "biggest": int(drawing["biggest"]),
-            "spots": spots, "xlim": _round(xlim), "ylim": _round(ylim), "title": drawing["title"], "note": note}
+    return {
+        "arrows": [list(map(int, a)) for a in drawing["arrows"]],
+        "biggest": int(drawing["biggest"]),
+        "spots": spots,
+        "xlim": _round(xlim),
+        "ylim": _round(ylim),
+        "title": drawing["title"],
+        "note": note,
+    }
 
 
 def _plane(state) -> dict:
@@ -104,12 +114,18 @@ def _plane(state) -> dict:
     steps_bound, ratio_bound = state["steps_bound"], state["ratio_bound"]
     frontier, others, current = state["frontier"], state["others"], state["instance"]
     smax, ymax = _plane_limits(steps_bound, ratio_bound, list(frontier) + list(others) + [current])
-    return {"steps_bound": steps_bound, "ratio_bound": float(ratio_bound), "ratio_text": str(ratio_bound),
-            "frontier": [[s, r / c, f"({s}, {r}, {c})"] for s, r, c in frontier],
-            "others": [[s, r / c] for s, r, c in others], "current": [current[0], current[1] / current[2]],
-            "current_text": f"当前 (S, R, C) = ({current[0]}, {current[1]}, {current[2]})",
-            "xlim": [max(0, steps_bound - 1.5), smax], "ylim": [0, ymax],
-            "xticks": list(range(max(1, steps_bound - 1), int(smax) + 1))}
+    return {
+        "steps_bound": steps_bound,
+        "ratio_bound": float(ratio_bound),
+        "ratio_text": str(ratio_bound),
+        "frontier": [[s, r / c, f"({s}, {r}, {c})"] for s, r, c in frontier],
+        "others": [[s, r / c] for s, r, c in others],
+        "current": [current[0], current[1] / current[2]],
+        "current_text": f"当前 (S, R, C) = ({current[0]}, {current[1]}, {current[2]})",
+        "xlim": [max(0, steps_bound - 1.5), smax],
+        "ylim": [0, ymax],
+        "xticks": list(range(max(1, steps_bound - 1), int(smax) + 1)),
+    }
 
 
 def data() -> dict:
@@ -139,15 +155,38 @@ def _data() -> dict:
                         planes[key] = _plane(s)
                     steps_out[f"{key}|{step}"] = _step(s, name)
         pos = first["drawing"]["pos"]
-        topologies[name] = {"low": low, "pos": _round([pos[v] for v in range(len(pos))]),
-                            "links": [[int(u), int(v), int(k)] for u, v, k in first["drawing"]["links"]]}
+        topologies[name] = {
+            "low": low,
+            "pos": _round([pos[v] for v in range(len(pos))]),
+            "links": [[int(u), int(v), int(k)] for u, v, k in first["drawing"]["links"]],
+        }
     return {
-        "topologies": topologies, "instances": instances, "readouts": compress_texts(readouts), "planes": planes, "steps": steps_out,
-        "style": {"full": _FULL_COLOR, "spare": _SPARE_COLOR, "link": "#dddddd", "bend": ARC_RAD, "node_px": NODE_PX,
-                  "latency": COLORS["latency"], "bandwidth": COLORS["bandwidth"], "bound": COLORS["bound"],
-                  "current": COLORS["ring_b"], "other": "#999999", "label": "#7a3b00"},
-        "labels": {"x": "步数 S（延迟：S·α）", "y": "每块轮数 R/C（带宽：×(M/N)/β）", "others": "其他已解实例（最少 R）",
-                   "frontier": "Pareto 前沿", "s_bound": "S 下界 = ", "r_bound": "R/C 下界 = "},
+        "topologies": topologies,
+        "instances": instances,
+        "readouts": compress_texts(readouts),
+        "planes": planes,
+        "steps": steps_out,
+        "style": {
+            "full": _FULL_COLOR,
+            "spare": _SPARE_COLOR,
+            "link": "#dddddd",
+            "bend": ARC_RAD,
+            "node_px": NODE_PX,
+            "latency": COLORS["latency"],
+            "bandwidth": COLORS["bandwidth"],
+            "bound": COLORS["bound"],
+            "current": COLORS["ring_b"],
+            "other": "#999999",
+            "label": "#7a3b00",
+        },
+        "labels": {
+            "x": "步数 S（延迟：S·α）",
+            "y": "每块轮数 R/C（带宽：×(M/N)/β）",
+            "others": "其他已解实例（最少 R）",
+            "frontier": "Pareto 前沿",
+            "s_bound": "S 下界 = ",
+            "r_bound": "R/C 下界 = ",
+        },
     }
 
 

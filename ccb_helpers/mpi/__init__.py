@@ -173,7 +173,9 @@ def launch(arguments, n=2, timeout=120.0) -> dict:
         completed = run_with_timeout(command, timeout, env)
         shown = " ".join(["mpiexec", "-n", str(n), "...", *arguments])
         if completed.returncode == -signal.SIGKILL and completed.timed_out:
-            raise MPIRunError(f"{shown} did not finish within {timeout:g} s; killed. stderr: {completed.stderr.strip()[-2000:]}")
+            raise MPIRunError(
+                f"{shown} did not finish within {timeout:g} s; killed. stderr: {completed.stderr.strip()[-2000:]}"
+            )
         if completed.returncode != 0:
             raise MPIRunError(f"{shown} exited with code {completed.returncode}: {completed.stderr.strip()[-2000:]}")
         with open(out, encoding="utf-8") as handle:
@@ -189,7 +191,9 @@ class _Completed(NamedTuple):
 
 def run_with_timeout(command: list[str], timeout: float, env=None) -> _Completed:
     """Run ``command`` in its own process group; on timeout kill the whole group (mpiexec and its ranks)."""
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True
+    )
     try:
         stdout, stderr = process.communicate(timeout=timeout)
         return _Completed(process.returncode, stdout, stderr, False)
@@ -204,8 +208,15 @@ def run_with_timeout(command: list[str], timeout: float, env=None) -> _Completed
 
 # The figures and the explorer need matplotlib and ipywidgets: imported on first use, so the
 # ranks started by ``python -m ccb_helpers.mpi`` do not pay for them (PEP 562).
-_LAZY = {"mpi_runs_table": "plots", "plot_mpi_ratios": "plots", "plot_mpi_runs": "plots", "plot_pingpong": "plots",
-         "MPIResultExplorer": "explorer", "plots": None, "explorer": None}
+_LAZY = {
+    "mpi_runs_table": "plots",
+    "plot_mpi_ratios": "plots",
+    "plot_mpi_runs": "plots",
+    "plot_pingpong": "plots",
+    "MPIResultExplorer": "explorer",
+    "plots": None,
+    "explorer": None,
+}
 
 
 def __getattr__(name: str):

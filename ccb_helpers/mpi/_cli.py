@@ -53,8 +53,22 @@ RANK_BASELINE_BYTES = 128 * 2**20
 MEMORY_SHARE = 0.9
 DEFAULT_PINGPONG_SIZES = [0] + [4**k for k in range(13)]  # 0, 1 B, 4 B, ..., 16 MiB
 QUICK_PINGPONG_SIZES = [0, 2**10, 2**14, 2**18, 2**20, 2**22]
-_UNITS = {"": 1, "B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40,
-          "kB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
+_UNITS = {
+    "": 1,
+    "B": 1,
+    "KiB": 2**10,
+    "MiB": 2**20,
+    "GiB": 2**30,
+    "TiB": 2**40,
+    "K": 2**10,
+    "M": 2**20,
+    "G": 2**30,
+    "T": 2**40,
+    "kB": 10**3,
+    "MB": 10**6,
+    "GB": 10**9,
+    "TB": 10**12,
+}
 
 
 class InputError(Exception):
@@ -62,8 +76,12 @@ class InputError(Exception):
 
 
 #: Rank and size variables the launchers set (MPICH's Hydra and PMI, Slurm, Open MPI, PMIx).
-_LAUNCHER_VARIABLES = (("PMI_RANK", "PMI_SIZE"), ("SLURM_PROCID", "SLURM_NTASKS"), ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"),
-                       ("PMIX_RANK", "PMIX_SIZE"))
+_LAUNCHER_VARIABLES = (
+    ("PMI_RANK", "PMI_SIZE"),
+    ("SLURM_PROCID", "SLURM_NTASKS"),
+    ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"),
+    ("PMIX_RANK", "PMIX_SIZE"),
+)
 
 
 def _rank_label() -> str:
@@ -109,8 +127,10 @@ def parse_size(text: str, cap: int = MAX_SIZE) -> int:
         raise InputError(f"size {text!r} is not a whole number of bytes")
     value = int(value)
     if value > cap:
-        raise InputError(f"size {text!r} = {value} bytes is over the cap of {cap} bytes"
-                         + (" (1 GiB; each rank holds several buffers of that size)" if cap == MAX_SIZE else ""))
+        raise InputError(
+            f"size {text!r} = {value} bytes is over the cap of {cap} bytes"
+            + (" (1 GiB; each rank holds several buffers of that size)" if cap == MAX_SIZE else "")
+        )
     return value
 
 
@@ -126,12 +146,19 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def common(p, repeats_default, what="timed runs per case"):
-        p.add_argument("--json", metavar="OUT", help="file rank 0 writes the result to, '-' for standard output instead of the table "
-                       "(default: only the table)")
+        p.add_argument(
+            "--json",
+            metavar="OUT",
+            help="file rank 0 writes the result to, '-' for standard output instead of the table "
+            "(default: only the table)",
+        )
         p.add_argument("--repeats", type=int, default=repeats_default, help=f"{what} (default {repeats_default})")
         p.add_argument("--note", default="", help="free text stored in the JSON (machine, job id, settings)")
-        p.add_argument("--memory-limit", metavar="BYTES",
-                       help=f"most memory the ranks of one host may use (default: {round(MEMORY_SHARE * 100)}%% of its available memory)")
+        p.add_argument(
+            "--memory-limit",
+            metavar="BYTES",
+            help=f"most memory the ranks of one host may use (default: {round(MEMORY_SHARE * 100)}%% of its available memory)",
+        )
 
     p = sub.add_parser("pingpong", help="ping-pong between ranks 0 and 1; fit T = alpha + M / beta")
     common(p, 10, "timed samples per size, each of 1000 round trips up to 16 KiB, 100 up to 1 MiB, 1 above")
@@ -139,13 +166,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     def case_args(p):
         p.add_argument("--primitive", required=True, help="e.g. all_reduce, all_gather, broadcast")
-        p.add_argument("--ports", type=int, help="k of the cost model and of k-nomial trees (default: the algorithm's minimum)")
+        p.add_argument(
+            "--ports", type=int, help="k of the cost model and of k-nomial trees (default: the algorithm's minimum)"
+        )
         p.add_argument("--root", type=int, default=0, help="root of rooted primitives (default 0)")
         p.add_argument("--chunks", type=int, help="pipeline chunks per tree (double_binary_tree; default 4)")
 
     def model_args(p):
-        p.add_argument("--warmup", type=int, default=2, help="untimed runs before the timed ones (default 2; 10x for M <= 8 KiB, as --repeats)")
-        p.add_argument("--alpha", type=float, help="latency alpha in s for the model and the bound (default: measured now)")
+        p.add_argument(
+            "--warmup",
+            type=int,
+            default=2,
+            help="untimed runs before the timed ones (default 2; 10x for M <= 8 KiB, as --repeats)",
+        )
+        p.add_argument(
+            "--alpha", type=float, help="latency alpha in s for the model and the bound (default: measured now)"
+        )
         p.add_argument("--beta", type=float, help="bandwidth beta in bytes/s (default: measured now)")
         p.add_argument("--seed", type=int, default=0, help="seed of the input bytes (default 0)")
         p.add_argument("--no-library", action="store_true", help="skip timing the MPI library's own collective")
@@ -159,7 +195,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("sweep", help="several algorithm:primitive pairs over several sizes in one launch")
     common(p, 10, "timed runs per case, 10x for M <= 8 KiB")
-    p.add_argument("--pairs", required=True, help="comma-separated algorithm:primitive, e.g. ring:all_reduce,bruck:all_gather")
+    p.add_argument(
+        "--pairs", required=True, help="comma-separated algorithm:primitive, e.g. ring:all_reduce,bruck:all_gather"
+    )
     p.add_argument("--sizes", required=True, help="comma-separated sizes")
     p.add_argument("--ports", type=int, help="k (default: each algorithm's minimum)")
     p.add_argument("--root", type=int, default=0)
@@ -168,7 +206,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pingpong-sizes", help="sizes of the ping-pong that measures alpha and beta (when not given)")
     p.add_argument("--pingpong-repeats", type=int, default=5, help="samples per ping-pong size (default 5)")
 
-    p = sub.add_parser("selftest", help="every algorithm x primitive pair that runs on N ranks, several sizes and roots: correctness")
+    p = sub.add_parser(
+        "selftest", help="every algorithm x primitive pair that runs on N ranks, several sizes and roots: correctness"
+    )
     common(p, 1)
     p.add_argument("--sizes", help="comma-separated sizes (default 0, 1, N-1, 4099 and multiples of N for AllToAll)")
     p.add_argument("--ns", help="run on communicators of these sizes (each <= N, ranks 0..n-1; default: N)")
@@ -192,7 +232,9 @@ def _pair(algorithm: str, primitive: str) -> None:
     if algorithm not in ALGORITHMS:
         raise InputError(f"unknown algorithm {algorithm!r}; allowed: {', '.join(ALGORITHMS)}")
     if primitive not in ALGORITHMS[algorithm]:
-        raise InputError(f"algorithm {algorithm!r} does not implement {primitive!r}; it implements: {', '.join(ALGORITHMS[algorithm])}")
+        raise InputError(
+            f"algorithm {algorithm!r} does not implement {primitive!r}; it implements: {', '.join(ALGORITHMS[algorithm])}"
+        )
 
 
 def _case(algorithm, primitive, m, ports, root, chunks) -> dict:
@@ -206,7 +248,9 @@ def _case(algorithm, primitive, m, ports, root, chunks) -> dict:
     if root < 0:
         raise InputError(f"--root must be >= 0, got {root}")
     if root and primitive not in ROOTED_PRIMITIVES:
-        raise InputError(f"--root applies only to rooted primitives ({', '.join(ROOTED_PRIMITIVES)}), not {primitive!r}")
+        raise InputError(
+            f"--root applies only to rooted primitives ({', '.join(ROOTED_PRIMITIVES)}), not {primitive!r}"
+        )
     if algorithm == "double_binary_tree":
         chunks = 4 if chunks is None else _check_count("chunks", chunks, 1, 1024)
     elif chunks is not None:
@@ -220,17 +264,32 @@ def check_case_for(case: dict, n: int, alpha=None, beta=None) -> None:
     if case["root"] >= n:
         raise InputError(f"--root {case['root']} is not a rank of N = {n}")
     if case["primitive"] == "all_to_all" and case["m"] % n:
-        raise InputError(f"{what}: all_to_all needs M divisible by N (M/N bytes to every rank), got M mod N = {case['m'] % n}")
+        raise InputError(
+            f"{what}: all_to_all needs M divisible by N (M/N bytes to every rank), got M mod N = {case['m'] % n}"
+        )
     try:
-        generate(case["algorithm"], case["primitive"], n, case["m"], ports=case["ports"], root=case["root"], chunks=case["chunks"])
+        generate(
+            case["algorithm"],
+            case["primitive"],
+            n,
+            case["m"],
+            ports=case["ports"],
+            root=case["root"],
+            chunks=case["chunks"],
+        )
     except (ValueError, TypeError) as error:
         raise InputError(f"{what}: {error}") from None
     if alpha is not None:
         # Evaluate the model and the bound the run will report, now: what they refuse must stop
         # the launch before any buffer exists, not after the timing (#28).
         try:
-            cost = algorithm_terms(case["algorithm"], case["primitive"], n, case["m"], case["ports"], chunks=case["chunks"])
-            values = (cost.time(alpha, beta), combined_lower_bound(case["primitive"], n, case["m"], alpha, beta, case["ports"]))
+            cost = algorithm_terms(
+                case["algorithm"], case["primitive"], n, case["m"], case["ports"], chunks=case["chunks"]
+            )
+            values = (
+                cost.time(alpha, beta),
+                combined_lower_bound(case["primitive"], n, case["m"], alpha, beta, case["ports"]),
+            )
         except (ValueError, TypeError, OverflowError) as error:
             raise InputError(f"{what}: --alpha {alpha:g} / --beta {beta:g}: {error}") from None
         if not all(math.isfinite(v) for v in values):
@@ -240,8 +299,12 @@ def check_case_for(case: dict, n: int, alpha=None, beta=None) -> None:
 def parse_static(argv) -> dict:
     """Phase 1: parse and check everything that does not depend on N."""
     args = build_parser().parse_args(argv)
-    config = {"command": args.command, "json": args.json, "repeats": _check_count("repeats", args.repeats, 1, MAX_REPEATS),
-              "note": args.note}
+    config = {
+        "command": args.command,
+        "json": args.json,
+        "repeats": _check_count("repeats", args.repeats, 1, MAX_REPEATS),
+        "note": args.note,
+    }
     if len(args.note) > 2000:
         raise InputError(f"--note is {len(args.note)} characters; keep it under 2000")
     if args.json is not None and not args.json.strip():
@@ -275,10 +338,14 @@ def parse_static(argv) -> dict:
         if not (0 <= args.alpha <= MAX_SECONDS):
             raise InputError(f"--alpha must be a number of seconds in [0, {MAX_SECONDS:g}], got {args.alpha}")
         if not (MIN_BANDWIDTH <= args.beta <= MAX_BANDWIDTH):
-            raise InputError(f"--beta must be a bandwidth in [{MIN_BANDWIDTH:g}, {MAX_BANDWIDTH:g}] bytes/s, got {args.beta}")
+            raise InputError(
+                f"--beta must be a bandwidth in [{MIN_BANDWIDTH:g}, {MAX_BANDWIDTH:g}] bytes/s, got {args.beta}"
+            )
     config["alpha"], config["beta"] = args.alpha, args.beta
     if args.command == "run":
-        config["cases"] = [_case(args.algorithm, args.primitive, parse_size(args.size), args.ports, args.root, args.chunks)]
+        config["cases"] = [
+            _case(args.algorithm, args.primitive, parse_size(args.size), args.ports, args.root, args.chunks)
+        ]
         return config
     pairs = [p.strip() for p in args.pairs.split(",") if p.strip()]
     if not pairs:
@@ -321,7 +388,9 @@ def selftest_cases(n: int, sizes=None) -> tuple[list[dict], list[dict]]:
             else:
                 ms = sorted({0, 1, max(n - 1, 0), 4099}) if default else list(sizes)
             roots = sorted({0, n - 1}) if primitive in ROOTED_PRIMITIVES else [0]
-            ports_list = [model.min_ports] + ([2] if algorithm == "binomial_tree" and primitive in ("broadcast", "reduce", "all_reduce") else [])
+            ports_list = [model.min_ports] + (
+                [2] if algorithm == "binomial_tree" and primitive in ("broadcast", "reduce", "all_reduce") else []
+            )
             first = _case(algorithm, primitive, 0, model.min_ports, 0, None)
             try:
                 check_case_for(first, n)
@@ -347,7 +416,9 @@ def case_traffic_bytes(case: dict, n: int, runs: int) -> int:
     """
     from ..algorithms import algorithm_terms
 
-    volume = algorithm_terms(case["algorithm"], case["primitive"], n, case["m"], case["ports"], chunks=case["chunks"]).bandwidth_bytes
+    volume = algorithm_terms(
+        case["algorithm"], case["primitive"], n, case["m"], case["ports"], chunks=case["chunks"]
+    ).bandwidth_bytes
     return runs * max(int(volume), case["m"])
 
 
@@ -379,7 +450,15 @@ def case_rank_bytes(case: dict, n: int, rank: int) -> int:
     """
     from ._plan import scratch_bytes
 
-    schedule = generate(case["algorithm"], case["primitive"], n, case["m"], ports=case["ports"], root=case["root"], chunks=case["chunks"])
+    schedule = generate(
+        case["algorithm"],
+        case["primitive"],
+        n,
+        case["m"],
+        ports=case["ports"],
+        root=case["root"],
+        chunks=case["chunks"],
+    )
     return (2 * len(schedule.buffers) + 3) * case["m"] + scratch_bytes(schedule, rank)
 
 
@@ -412,7 +491,9 @@ def available_memory() -> int | None:
 def _rank_needs(config: dict, n: int, rank: int) -> int:
     """Peak bytes this rank will hold during the launch (the largest case; cases run one after another)."""
     if config["command"] == "pingpong":
-        return RANK_BASELINE_BYTES + (2 * max(config["sizes"], default=0) if rank < 2 else 0)  # send and receive buffers
+        return RANK_BASELINE_BYTES + (
+            2 * max(config["sizes"], default=0) if rank < 2 else 0
+        )  # send and receive buffers
     measures = config["command"] in ("run", "sweep") and config["alpha"] is None  # a ping-pong of ranks 0 and 1 first
     need = 2 * max(config.get("pingpong_sizes", QUICK_PINGPONG_SIZES)) if measures and rank < 2 else 0
     if config["command"] == "selftest":
@@ -434,19 +515,32 @@ def _check_traffic(config: dict, n: int) -> None:
     else:
         from ._runner import collective_counts
 
-        total = sum(case_traffic_bytes(case, n, sum(collective_counts(case["m"], config["repeats"], config["warmup"]))
-                                       * (2 if config["library"] else 1)) for case in config["cases"])
+        total = sum(
+            case_traffic_bytes(
+                case,
+                n,
+                sum(collective_counts(case["m"], config["repeats"], config["warmup"]))
+                * (2 if config["library"] else 1),
+            )
+            for case in config["cases"]
+        )
         if config["alpha"] is None:
-            total += pingpong_traffic_bytes(config.get("pingpong_sizes", QUICK_PINGPONG_SIZES), config.get("pingpong_repeats", 5))
+            total += pingpong_traffic_bytes(
+                config.get("pingpong_sizes", QUICK_PINGPONG_SIZES), config.get("pingpong_repeats", 5)
+            )
     if total > MAX_TRAFFIC_BYTES:
-        raise InputError(f"this launch would send about {total} bytes per rank, more than the cap of {MAX_TRAFFIC_BYTES} "
-                         "(1 TiB); lower --repeats or the sizes, or split it into several launches")
+        raise InputError(
+            f"this launch would send about {total} bytes per rank, more than the cap of {MAX_TRAFFIC_BYTES} "
+            "(1 TiB); lower --repeats or the sizes, or split it into several launches"
+        )
     # Bytes do not bound the time of zero-byte cases: 2000 of them x 100,000 runs passed the 1 TiB
     # cap and would have run for hours (#28). Each collective call costs at least a few microseconds.
     calls = _collective_calls(config)
     if calls > MAX_COLLECTIVE_CALLS:
-        raise InputError(f"this launch would make about {calls} collective calls, more than the cap of {MAX_COLLECTIVE_CALLS}; "
-                         "lower --repeats or the number of sizes, or split it into several launches")
+        raise InputError(
+            f"this launch would make about {calls} collective calls, more than the cap of {MAX_COLLECTIVE_CALLS}; "
+            "lower --repeats or the number of sizes, or split it into several launches"
+        )
 
 
 #: Most collective calls (timed, warm-up and the library's own) of one launch: a bound on its
@@ -459,8 +553,10 @@ def _collective_calls(config: dict) -> int:
         return 0  # their counts are bounded by their sizes and repeats (pingpong) or by N (selftest)
     from ._runner import collective_counts
 
-    return sum(sum(collective_counts(case["m"], config["repeats"], config["warmup"])) * (2 if config["library"] else 1)
-               for case in config["cases"])
+    return sum(
+        sum(collective_counts(case["m"], config["repeats"], config["warmup"])) * (2 if config["library"] else 1)
+        for case in config["cases"]
+    )
 
 
 def _setup_problem(comm, config: dict) -> str | None:
@@ -480,11 +576,17 @@ def _setup_problem(comm, config: dict) -> str | None:
         limit, what = config["memory_limit"], "--memory-limit"
     else:
         available = available_memory()
-        limit, what = (None, "") if available is None else (int(MEMORY_SHARE * available), f"{MEMORY_SHARE:.0%} of its available memory")
+        limit, what = (
+            (None, "")
+            if available is None
+            else (int(MEMORY_SHARE * available), f"{MEMORY_SHARE:.0%} of its available memory")
+        )
     if limit is not None and host_need > limit:
-        problem = (f"the {host_ranks} rank(s) on this host would need about {host_need / 2**20:.0f} MiB (estimate, up to "
-                   f"{need / 2**20:.0f} MiB per rank), more than the cap of {limit / 2**20:.0f} MiB ({what}); use smaller sizes, "
-                   "fewer ranks per host, or --memory-limit")
+        problem = (
+            f"the {host_ranks} rank(s) on this host would need about {host_need / 2**20:.0f} MiB (estimate, up to "
+            f"{need / 2**20:.0f} MiB per rank), more than the cap of {limit / 2**20:.0f} MiB ({what}); use smaller sizes, "
+            "fewer ranks per host, or --memory-limit"
+        )
     if problem is None and comm.rank == 0:
         problem = _json_target_problem(config["json"])
     return next((p for p in comm.allgather(problem) if p), None)
@@ -548,8 +650,10 @@ def main(argv=None) -> int:
     try:
         if n == 1 and not _rank_label():
             ranks = 2 if config["command"] == "pingpong" else 4
-            raise InputError(f"started without mpiexec (one rank); run it as: mpiexec -n {ranks} {sys.executable} -m {PROG} "
-                             + " ".join(shlex.quote(a) for a in argv))
+            raise InputError(
+                f"started without mpiexec (one rank); run it as: mpiexec -n {ranks} {sys.executable} -m {PROG} "
+                + " ".join(shlex.quote(a) for a in argv)
+            )
         if config["command"] == "pingpong" and n < 2:
             raise InputError(f"pingpong needs at least 2 ranks, got N = {n} (run it with mpiexec -n 2)")
         if config["command"] == "selftest":
@@ -609,8 +713,13 @@ def _dispatch(comm, config: dict) -> tuple[dict | None, int]:
     started = time.time()
     env = environment(comm)
     rank0 = comm.rank == 0
-    header = {"command": config["command"], "n": comm.size, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "note": config["note"],
-              "environment": env}
+    header = {
+        "command": config["command"],
+        "n": comm.size,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "note": config["note"],
+        "environment": env,
+    }
     if config["command"] == "pingpong":
         measured = pingpong(comm, config["sizes"], config["repeats"])
         if not rank0:
@@ -630,21 +739,47 @@ def _dispatch(comm, config: dict) -> tuple[dict | None, int]:
                 for index, case in enumerate(cases):
                     r = run_case(sub, case, repeats=1, warmup=0, seed=index, alpha=None, beta=None)
                     if rank0:
-                        outcomes.append({key: r[key] for key in ("n", "algorithm", "primitive", "m", "root", "ports", "correct",
-                                                                 "errors", "library_call", "library_correct", "library_errors")})
+                        outcomes.append(
+                            {
+                                key: r[key]
+                                for key in (
+                                    "n",
+                                    "algorithm",
+                                    "primitive",
+                                    "m",
+                                    "root",
+                                    "ports",
+                                    "correct",
+                                    "errors",
+                                    "library_call",
+                                    "library_correct",
+                                    "library_errors",
+                                )
+                            }
+                        )
                 sub.Free()
             skipped += [{"n": k, **s} for s in skipped_k]
             _idle_until_all_arrive(comm)
-        all_correct = comm.bcast(all(o["correct"] and o["library_correct"] for o in outcomes) if rank0 else None, root=0)
+        all_correct = comm.bcast(
+            all(o["correct"] and o["library_correct"] for o in outcomes) if rank0 else None, root=0
+        )
         if not rank0:
             return None, 0 if all_correct else 1
-        result = {**header, "ns": config["ns"], "cases": outcomes, "skipped": skipped, "all_correct": all_correct,
-                  "elapsed_s": time.time() - started}
+        result = {
+            **header,
+            "ns": config["ns"],
+            "cases": outcomes,
+            "skipped": skipped,
+            "all_correct": all_correct,
+            "elapsed_s": time.time() - started,
+        }
         return result, 0 if all_correct else 1
 
     alpha, beta, source, measured = config["alpha"], config["beta"], "given on the command line", None
     if alpha is None:
-        measured = _measure_alpha_beta(comm, config.get("pingpong_sizes", QUICK_PINGPONG_SIZES), config.get("pingpong_repeats", 5))
+        measured = _measure_alpha_beta(
+            comm, config.get("pingpong_sizes", QUICK_PINGPONG_SIZES), config.get("pingpong_repeats", 5)
+        )
         if comm.size < 2:  # the same decision on every rank (``measured`` is None on ranks > 0)
             source = "not measured (one rank)"
         else:
@@ -665,4 +800,10 @@ def _dispatch(comm, config: dict) -> tuple[dict | None, int]:
         extra["pingpong"] = measured
     if config["command"] == "run":
         return {**header, **runs[0], **extra, "elapsed_s": time.time() - started}, 0 if correct else 1
-    return {**header, **extra, "runs": runs, "all_correct": correct, "elapsed_s": time.time() - started}, 0 if correct else 1
+    return {
+        **header,
+        **extra,
+        "runs": runs,
+        "all_correct": correct,
+        "elapsed_s": time.time() - started,
+    }, 0 if correct else 1

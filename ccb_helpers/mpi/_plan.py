@@ -162,7 +162,10 @@ def compile_rank_plan(schedule: Schedule, rank: int, bufs: list[np.ndarray]) -> 
     for r in (schedule.prologue, *schedule.rounds, schedule.epilogue):
         sizes.append(_round_plan(r, rank, bufs, probe)[1] if len(r) else 0)
     pool = np.empty(max(sizes, default=0), dtype=np.uint8)
-    compiled = [_round_plan(r, rank, bufs, pool)[0] if len(r) else RoundPlan() for r in (schedule.prologue, *schedule.rounds, schedule.epilogue)]
+    compiled = [
+        _round_plan(r, rank, bufs, pool)[0] if len(r) else RoundPlan()
+        for r in (schedule.prologue, *schedule.rounds, schedule.epilogue)
+    ]
     return RankPlan(rank, compiled[0], compiled[1:-1], compiled[-1], int(pool.size))
 
 
@@ -179,8 +182,14 @@ def scratch_bytes(schedule: Schedule, rank: int) -> int:
     """
     empty = [np.empty(0, dtype=np.uint8)] * len(schedule.buffers)
     probe = np.empty(0, dtype=np.uint8)
-    return max((_round_plan(r, rank, empty, probe)[1] for r in (schedule.prologue, *schedule.rounds, schedule.epilogue) if len(r)),
-               default=0)
+    return max(
+        (
+            _round_plan(r, rank, empty, probe)[1]
+            for r in (schedule.prologue, *schedule.rounds, schedule.epilogue)
+            if len(r)
+        ),
+        default=0,
+    )
 
 
 def run_loopback(plans: list[RankPlan]) -> None:
@@ -204,7 +213,9 @@ def run_loopback(plans: list[RankPlan]) -> None:
         for rank, rp in enumerate(rounds):
             for peer, target in rp.recvs:
                 data = outgoing.pop((peer, rank))
-                assert data.size == target.size, f"round {index + 1}: {peer}->{rank} sends {data.size} B, receiver expects {target.size} B"
+                assert data.size == target.size, (
+                    f"round {index + 1}: {peer}->{rank} sends {data.size} B, receiver expects {target.size} B"
+                )
                 np.copyto(target, data)
         assert not outgoing, f"round {index + 1}: messages nobody receives: {sorted(outgoing)}"
         for rp in rounds:

@@ -51,9 +51,14 @@ def expected_regions(primitive: str, n: int, m: int, root: int, rank: int, seed:
     whole = slice(0, m)
     if primitive == "all_to_all":
         # .copy(): a slice of rank i's whole input would keep all M bytes of it alive (N x M per rank).
-        return [("recv", block[i], rank_input(seed, i, "send", m)[block[rank]].copy(), f"block from rank {i}") for i in range(n)]
+        return [
+            ("recv", block[i], rank_input(seed, i, "send", m)[block[rank]].copy(), f"block from rank {i}")
+            for i in range(n)
+        ]
     if primitive in ("reduce", "reduce_scatter", "all_reduce"):
-        region = {"reduce": whole if rank == root else None, "all_reduce": whole, "reduce_scatter": block[rank]}[primitive]
+        region = {"reduce": whole if rank == root else None, "all_reduce": whole, "reduce_scatter": block[rank]}[
+            primitive
+        ]
         if region is None:
             return []
         total = rank_input(seed, 0, "data", m)[region].copy()

@@ -156,12 +156,20 @@ def pingpong(comm, sizes, repeats: int) -> dict | None:
     _idle_until_all_arrive(comm)
     if rank != 0:
         return None
-    return {"sizes": [int(s) for s in sizes], "times_s": means,
-            "statistic": "mean one-way time over all timed round trips (as osu_latency and mpi4py.bench pingpong)",
-            "median_times_s": medians, "min_max_s": spreads, "samples_s": all_samples,
-            "iterations": [pingpong_iterations(s) for s in sizes], "warmup_iterations": [pingpong_warmup(s) for s in sizes],
-            "repeats": repeats, "buffers": "separate send and receive buffers, written before timing",
-            "barrier": "per size", "received_ok": received_ok}
+    return {
+        "sizes": [int(s) for s in sizes],
+        "times_s": means,
+        "statistic": "mean one-way time over all timed round trips (as osu_latency and mpi4py.bench pingpong)",
+        "median_times_s": medians,
+        "min_max_s": spreads,
+        "samples_s": all_samples,
+        "iterations": [pingpong_iterations(s) for s in sizes],
+        "warmup_iterations": [pingpong_warmup(s) for s in sizes],
+        "repeats": repeats,
+        "buffers": "separate send and receive buffers, written before timing",
+        "barrier": "per size",
+        "received_ok": received_ok,
+    }
 
 
 # --------------------------------------------------------------------------- the library's collective
@@ -201,8 +209,20 @@ def library_collective(comm, primitive: str, bufs: dict, m: int, root: int):
             data[mine] = out
 
         if equal:
-            return (lambda: comm.Reduce_scatter_block([data, MPI.UNSIGNED_CHAR], [out, MPI.UNSIGNED_CHAR], op=MPI.SUM)), finish, "Reduce_scatter_block"
-        return (lambda: comm.Reduce_scatter([data, MPI.UNSIGNED_CHAR], [out, MPI.UNSIGNED_CHAR], recvcounts=counts, op=MPI.SUM)), finish, "Reduce_scatter"
+            return (
+                (lambda: comm.Reduce_scatter_block([data, MPI.UNSIGNED_CHAR], [out, MPI.UNSIGNED_CHAR], op=MPI.SUM)),
+                finish,
+                "Reduce_scatter_block",
+            )
+        return (
+            (
+                lambda: comm.Reduce_scatter(
+                    [data, MPI.UNSIGNED_CHAR], [out, MPI.UNSIGNED_CHAR], recvcounts=counts, op=MPI.SUM
+                )
+            ),
+            finish,
+            "Reduce_scatter",
+        )
     if primitive == "all_gather":
         if equal:
             return (lambda: comm.Allgather(MPI.IN_PLACE, [data, B])), None, "Allgather"
@@ -293,8 +313,11 @@ def _timed(comm, run, reset, check, repeats: int, warmup: int):
     slowest = np.zeros(repeats) if comm.rank == 0 else None
     comm.Reduce(local, slowest, op=MPI.MAX, root=0)
     mean = float(local.mean())
-    summary = {"max": comm.reduce(mean, op=MPI.MAX, root=0), "avg": comm.reduce(mean, op=MPI.SUM, root=0),
-               "min": comm.reduce(mean, op=MPI.MIN, root=0)}
+    summary = {
+        "max": comm.reduce(mean, op=MPI.MAX, root=0),
+        "avg": comm.reduce(mean, op=MPI.SUM, root=0),
+        "min": comm.reduce(mean, op=MPI.MIN, root=0),
+    }
     if comm.rank != 0:
         return slowest, None, errors
     summary["avg"] /= comm.size
@@ -358,7 +381,7 @@ def run_case(comm, case: dict, repeats: int, warmup: int, seed: int, alpha, beta
         "times_s": [float(t) for t in times],
         "median_s": float(np.median(times)),
         "statistic": "times_s: per timed run, the slowest rank's time; median_s: their median; "
-                     "rank_mean_*_s: each rank's mean over the timed runs, max / avg / min over the ranks (OSU)",
+        "rank_mean_*_s: each rank's mean over the timed runs, max / avg / min over the ranks (OSU)",
         "rank_mean_max_s": summary["max"],
         "rank_mean_avg_s": summary["avg"],
         "rank_mean_min_s": summary["min"],
@@ -369,16 +392,18 @@ def run_case(comm, case: dict, repeats: int, warmup: int, seed: int, alpha, beta
         result["model_s"] = float(cost.time(alpha, beta))
         result["bound_s"] = float(combined_lower_bound(primitive, n, m, alpha, beta, case["ports"]))
     if library:
-        result.update({
-            "library_call": lib_name,
-            "library_correct": not lib_errors,
-            "library_errors": lib_errors[:10],
-            "library_times_s": [float(t) for t in lib_times],
-            "library_median_s": float(np.median(lib_times)),
-            "library_rank_mean_max_s": lib_summary["max"],
-            "library_rank_mean_avg_s": lib_summary["avg"],
-            "library_rank_mean_min_s": lib_summary["min"],
-        })
+        result.update(
+            {
+                "library_call": lib_name,
+                "library_correct": not lib_errors,
+                "library_errors": lib_errors[:10],
+                "library_times_s": [float(t) for t in lib_times],
+                "library_median_s": float(np.median(lib_times)),
+                "library_rank_mean_max_s": lib_summary["max"],
+                "library_rank_mean_avg_s": lib_summary["avg"],
+                "library_rank_mean_min_s": lib_summary["min"],
+            }
+        )
     return result
 
 

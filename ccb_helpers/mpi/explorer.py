@@ -83,14 +83,35 @@ class MPIResultExplorer(Explorer):
         first = next(iter(self.by_pair))
         sizes = self._size_options(":".join(first))
         return {
-            "pair": widgets.Dropdown(options=[(pair_label(*p), ":".join(p)) for p in self.by_pair], value=":".join(first),
-                                     description="算法", style=STYLE),
-            "m": widgets.SelectionSlider(options=sizes, value=sizes[len(sizes) // 2][1] if len(sizes) > 1 else sizes[0][1],
-                                         **slider_args("消息大小 M")),
-            "alpha_us": widgets.FloatLogSlider(value=self.alpha0 * 1e6, base=10, min=-2, max=4, step=0.001, readout_format=".3g",
-                                               **slider_args("α (µs)")),
-            "beta_gbps": widgets.FloatLogSlider(value=self.beta0 / 1e9, base=10, min=-3, max=3, step=0.001, readout_format=".3g",
-                                                **slider_args("β (GB/s)")),
+            "pair": widgets.Dropdown(
+                options=[(pair_label(*p), ":".join(p)) for p in self.by_pair],
+                value=":".join(first),
+                description="算法",
+                style=STYLE,
+            ),
+            "m": widgets.SelectionSlider(
+                options=sizes,
+                value=sizes[len(sizes) // 2][1] if len(sizes) > 1 else sizes[0][1],
+                **slider_args("消息大小 M"),
+            ),
+            "alpha_us": widgets.FloatLogSlider(
+                value=self.alpha0 * 1e6,
+                base=10,
+                min=-2,
+                max=4,
+                step=0.001,
+                readout_format=".3g",
+                **slider_args("α (µs)"),
+            ),
+            "beta_gbps": widgets.FloatLogSlider(
+                value=self.beta0 / 1e9,
+                base=10,
+                min=-3,
+                max=3,
+                step=0.001,
+                readout_format=".3g",
+                **slider_args("β (GB/s)"),
+            ),
             "ratio": widgets.Checkbox(value=False, description="画 时间 / 下界", style=STYLE),
         }
 
@@ -160,7 +181,9 @@ class MPIResultExplorer(Explorer):
         self._left_title.set_text(left_spec["title"])
         if self._legend is not None:
             self._legend.remove()
-        self._legend = left.legend(handles=shown, loc="best", fontsize=8.5)  # where the data leave room (same data, same spot)
+        self._legend = left.legend(
+            handles=shown, loc="best", fontsize=8.5
+        )  # where the data leave room (same data, same spot)
         # Right: every pair measured at this size, as a multiple of its own bound.
         names = [label for _, label in right_spec["yticks"]]
         y = np.arange(len(names))
@@ -178,7 +201,10 @@ class MPIResultExplorer(Explorer):
 
 def _decade_ticks(low: float, high: float, label) -> list:
     """``(10**j, label(10**j))`` for every power of ten in ``[low, high]`` (``10**j`` parsed, as the page does)."""
-    return [(float(f"1e{j}"), label(float(f"1e{j}"))) for j in range(math.ceil(math.log10(low)), math.floor(math.log10(high)) + 1)]
+    return [
+        (float(f"1e{j}"), label(float(f"1e{j}")))
+        for j in range(math.ceil(math.log10(low)), math.floor(math.log10(high)) + 1)
+    ]
 
 
 def mpi_frame(by_pair: dict, n: int, pair: str, m, alpha_us, beta_gbps, ratio) -> Frame:
@@ -212,20 +238,36 @@ def mpi_frame(by_pair: dict, n: int, pair: str, m, alpha_us, beta_gbps, ratio) -
     ys = ys[np.isfinite(ys) & (ys > 0)]
     ylim = (float(ys.min() / 1.5), float(ys.max() * 1.5))
     xs = sizes.tolist()
-    left_series = [series("band", xs, low.tolist(), y2=high.tolist(), color=color, alpha=0.15),
-                   series("line", xs, (measured / scale).tolist(), color=color, marker=True, label="实测"),
-                   series("line", xs, (model / scale).tolist(), color=color, dash=True, label="模型"),
-                   series("line", xs, (bound / scale).tolist(), color=BOUND_COLOR, dash=True, label="下界")]
+    left_series = [
+        series("band", xs, low.tolist(), y2=high.tolist(), color=color, alpha=0.15),
+        series("line", xs, (measured / scale).tolist(), color=color, marker=True, label="实测"),
+        series("line", xs, (model / scale).tolist(), color=color, dash=True, label="模型"),
+        series("line", xs, (bound / scale).tolist(), color=BOUND_COLOR, dash=True, label="下界"),
+    ]
     if has_library:
-        shown = [v if math.isfinite(v) else None for v in (library / scale).tolist()]  # a run without the library's time
-        left_series.append({**series("line", xs, shown, color=LIBRARY_COLOR, dash=True, marker=True, label="MPI 库"),
-                            "shape": "square"})
+        shown = [
+            v if math.isfinite(v) else None for v in (library / scale).tolist()
+        ]  # a run without the library's time
+        left_series.append(
+            {
+                **series("line", xs, shown, color=LIBRARY_COLOR, dash=True, marker=True, label="MPI 库"),
+                "shape": "square",
+            }
+        )
     left_series.append(series("vline", x=[m], color=BOUND_COLOR, width=0.8))
-    left = panel(title=f"{pair_label(*key)}，N = {n}", xlabel="消息大小 M（字节）", ylabel="时间 / 下界" if ratio else "时间（s）",
-                 xscale="log", yscale="log", xlim=(sizes.min() / 1.5, sizes.max() * 1.5), ylim=ylim,
-                 xticks=[(v, format_bytes(v)) for v in xs[::2]],
-                 yticks=_decade_ticks(*ylim, (lambda v: f"{v:g}") if ratio else format_time), legend=True,
-                 series_list=left_series)
+    left = panel(
+        title=f"{pair_label(*key)}，N = {n}",
+        xlabel="消息大小 M（字节）",
+        ylabel="时间 / 下界" if ratio else "时间（s）",
+        xscale="log",
+        yscale="log",
+        xlim=(sizes.min() / 1.5, sizes.max() * 1.5),
+        ylim=ylim,
+        xticks=[(v, format_bytes(v)) for v in xs[::2]],
+        yticks=_decade_ticks(*ylim, (lambda v: f"{v:g}") if ratio else format_time),
+        legend=True,
+        series_list=left_series,
+    )
     # Right: every pair measured at this size, as a multiple of its own bound.
     names, measured_ratio, library_ratio, colors = [], [], [], []
     for p, pruns in by_pair.items():
@@ -240,20 +282,37 @@ def mpi_frame(by_pair: dict, n: int, pair: str, m, alpha_us, beta_gbps, ratio) -
     xs = np.array([1.0] + measured_ratio + library_ratio, dtype=float)
     xs = xs[np.isfinite(xs) & (xs > 0)]
     xlim = (float(xs.min() / 2), float(xs.max() * 2))
-    bars = [series("band", [xlim[0], r], [i - 0.4, i - 0.4], y2=[i + 0.4, i + 0.4], color=c, alpha=0.8)
-            for i, (r, c) in enumerate(zip(measured_ratio, colors))]
+    bars = [
+        series("band", [xlim[0], r], [i - 0.4, i - 0.4], y2=[i + 0.4, i + 0.4], color=c, alpha=0.8)
+        for i, (r, c) in enumerate(zip(measured_ratio, colors))
+    ]
     marks = [(i, r) for i, r in enumerate(library_ratio) if np.isfinite(r)]
-    right = panel(title=f"M = {format_bytes(m)}：离下界多远", xlabel="时间 / 下界（条：实测；■：库）", xscale="log",
-                  xlim=xlim, ylim=(len(names) - 0.5, -0.5), xticks=_decade_ticks(*xlim, lambda v: f"{v:g}"),
-                  yticks=list(enumerate(names)),
-                  series_list=bars + [{**series("scatter", [r for _, r in marks], [i for i, _ in marks], color=LIBRARY_COLOR,
-                                                marker=True), "shape": "square"},
-                                      series("vline", x=[1.0], color=BOUND_COLOR, width=1)])
+    right = panel(
+        title=f"M = {format_bytes(m)}：离下界多远",
+        xlabel="时间 / 下界（条：实测；■：库）",
+        xscale="log",
+        xlim=xlim,
+        ylim=(len(names) - 0.5, -0.5),
+        xticks=_decade_ticks(*xlim, lambda v: f"{v:g}"),
+        yticks=list(enumerate(names)),
+        series_list=bars
+        + [
+            {
+                **series("scatter", [r for _, r in marks], [i for i, _ in marks], color=LIBRARY_COLOR, marker=True),
+                "shape": "square",
+            },
+            series("vline", x=[1.0], color=BOUND_COLOR, width=1),
+        ],
+    )
     run = next(r for r in runs if r["m"] == m)
     t_model, t_bound = model_and_bound(run, alpha, beta)
     ratio_at_size = run["median_s"] / t_bound
     lib = run.get("library_median_s")
-    lib_text = f"，MPI 库 {run.get('library_call', '')} {format_time(lib)}（{lib / t_bound:.2f} × 下界）" if lib is not None else ""
+    lib_text = (
+        f"，MPI 库 {run.get('library_call', '')} {format_time(lib)}（{lib / t_bound:.2f} × 下界）"
+        if lib is not None
+        else ""
+    )
     # Which term of the bound binds at this size: the other slider moves only the model here.
     alpha_binds = model_and_bound(run, alpha * 1.01, beta)[1] > t_bound
     beta_binds = model_and_bound(run, alpha, beta * 1.01)[1] < t_bound
@@ -263,10 +322,24 @@ def mpi_frame(by_pair: dict, n: int, pair: str, m, alpha_us, beta_gbps, ratio) -
         binds = "此 M 上下界由带宽项（β）决定：α 只改变模型和别的大小处的下界"
     else:
         binds = "此 M 上下界的两项相等"
-    readout = (f"<b>{pair_label(*key)}，M = {format_bytes(m)}</b>：实测 {format_time(run['median_s'])}，"
-               f"模型 {format_time(t_model)}，下界 {format_time(t_bound)}；实测 / 下界 = <b>{ratio_at_size:.2f}</b>，"
-               f"实测 / 模型 = {run['median_s'] / t_model:.2f}{lib_text}。{binds}。")
-    numbers = {"sizes": sizes, "scale": scale, "measured": measured, "model": model, "bound": bound, "library": library,
-               "low": low, "high": high, "has_library": has_library, "measured_ratio": measured_ratio,
-               "library_ratio": library_ratio, "colors": colors, "ratio_at_size": ratio_at_size}
+    readout = (
+        f"<b>{pair_label(*key)}，M = {format_bytes(m)}</b>：实测 {format_time(run['median_s'])}，"
+        f"模型 {format_time(t_model)}，下界 {format_time(t_bound)}；实测 / 下界 = <b>{ratio_at_size:.2f}</b>，"
+        f"实测 / 模型 = {run['median_s'] / t_model:.2f}{lib_text}。{binds}。"
+    )
+    numbers = {
+        "sizes": sizes,
+        "scale": scale,
+        "measured": measured,
+        "model": model,
+        "bound": bound,
+        "library": library,
+        "low": low,
+        "high": high,
+        "has_library": has_library,
+        "measured_ratio": measured_ratio,
+        "library_ratio": library_ratio,
+        "colors": colors,
+        "ratio_at_size": ratio_at_size,
+    }
     return Frame(readout, {"panels": [left, right]}, numbers)

@@ -16,7 +16,15 @@ from ..primitives import PRIMITIVE_LABELS
 from ..tables import Table
 from ..units import format_bytes, format_time
 
-__all__ = ["plot_pingpong", "plot_mpi_runs", "plot_mpi_ratios", "mpi_runs_table", "pair_label", "runs_by_pair", "model_and_bound"]
+__all__ = [
+    "plot_pingpong",
+    "plot_mpi_runs",
+    "plot_mpi_ratios",
+    "mpi_runs_table",
+    "pair_label",
+    "runs_by_pair",
+    "model_and_bound",
+]
 
 LIBRARY_COLOR = "#111111"
 BOUND_COLOR = "#888888"
@@ -92,8 +100,12 @@ def model_and_bound(run: dict, alpha, beta) -> tuple[float, float]:
     """
     alpha = check_real("alpha", alpha)
     beta = check_bandwidth("beta", beta)
-    cost = algorithm_terms(run["algorithm"], run["primitive"], run["n"], run["m"], run.get("ports", 1), chunks=run.get("chunks"))
-    return cost.time(alpha, beta), combined_lower_bound(run["primitive"], run["n"], run["m"], alpha, beta, run.get("ports", 1))
+    cost = algorithm_terms(
+        run["algorithm"], run["primitive"], run["n"], run["m"], run.get("ports", 1), chunks=run.get("chunks")
+    )
+    return cost.time(alpha, beta), combined_lower_bound(
+        run["primitive"], run["n"], run["m"], alpha, beta, run.get("ports", 1)
+    )
 
 
 def _alpha_beta(result, alpha, beta):
@@ -123,8 +135,10 @@ def plot_pingpong(result, axes=None, fit=None):
     result = _loaded(result)
     if result["command"] != "pingpong":
         if not isinstance(result.get("pingpong"), dict):
-            raise ValueError(f"plot_pingpong needs a pingpong result or one that measured alpha and beta; got a {result['command']!r} "
-                             "result without a ping-pong")
+            raise ValueError(
+                f"plot_pingpong needs a pingpong result or one that measured alpha and beta; got a {result['command']!r} "
+                "result without a ping-pong"
+            )
         result = result["pingpong"]
     # Checked before drawing (#28: an int or a 0-d array reached matplotlib or the unpacking).
     axes = _check_axes_list(axes, 2)
@@ -132,7 +146,9 @@ def plot_pingpong(result, axes=None, fit=None):
         from .fit import AlphaBetaFit
 
         if not isinstance(fit, AlphaBetaFit):
-            raise TypeError(f"fit must be an AlphaBetaFit (ccb_helpers.mpi.fit_alpha_beta) or None, got {type(fit).__name__}")
+            raise TypeError(
+                f"fit must be an AlphaBetaFit (ccb_helpers.mpi.fit_alpha_beta) or None, got {type(fit).__name__}"
+            )
         check_real("fit.alpha_s", fit.alpha_s, maximum=1e9, scalar=True)
         check_bandwidth("fit.beta_Bps", fit.beta_Bps, scalar=True)
     use_book_style()
@@ -145,7 +161,15 @@ def plot_pingpong(result, axes=None, fit=None):
     left, right = axes
     if "median_times_s" in result:
         medians = np.array(result["median_times_s"])
-        left.plot(sizes[shown], medians[shown], "o", markerfacecolor="none", color=COLORS["latency"], markersize=5, label="中位数")
+        left.plot(
+            sizes[shown],
+            medians[shown],
+            "o",
+            markerfacecolor="none",
+            color=COLORS["latency"],
+            markersize=5,
+            label="中位数",
+        )
     left.plot(sizes[shown], times[shown], "o", color=COLORS["latency"], markersize=4, label="平均（拟合用，同 OSU）")
     grid = np.geomspace(sizes[shown].min(), sizes[shown].max(), 200)
     left.plot(grid, alpha + grid / beta, color=COLORS["bandwidth"], label="拟合 α + M/β")
@@ -158,8 +182,15 @@ def plot_pingpong(result, axes=None, fit=None):
     ratio = times[shown] / (alpha + sizes[shown] / beta)
     right.plot(sizes[shown], ratio, "o-", color=COLORS["latency"], markersize=4, label="平均 / 拟合")
     if "median_times_s" in result:
-        right.plot(sizes[shown], medians[shown] / (alpha + sizes[shown] / beta), "o:", markerfacecolor="none",
-                   color=COLORS["latency"], markersize=5, label="中位数 / 拟合")
+        right.plot(
+            sizes[shown],
+            medians[shown] / (alpha + sizes[shown] / beta),
+            "o:",
+            markerfacecolor="none",
+            color=COLORS["latency"],
+            markersize=5,
+            label="中位数 / 拟合",
+        )
         right.set_yscale("log")
         right.legend(loc="upper left", fontsize=9)
     right.axhline(1, color=BOUND_COLOR, linewidth=1)
@@ -205,7 +236,7 @@ def plot_mpi_runs(result, pairs=None, alpha=None, beta=None, ncols=2, axes=None)
     spare = None
     if axes is None:
         figure, axes = plt.subplots(rows, ncols, figsize=(BOOK_WIDTH, 3.1 * rows), squeeze=False, sharex=True)
-        for ax in axes.ravel()[len(pairs):]:
+        for ax in axes.ravel()[len(pairs) :]:
             ax.set_visible(False)
         spare = axes.ravel()[len(pairs)] if axes.size > len(pairs) else None
     axes = np.atleast_1d(axes).ravel()
@@ -224,12 +255,22 @@ def plot_mpi_runs(result, pairs=None, alpha=None, beta=None, ncols=2, axes=None)
         library_call = ""
         if all("library_median_s" in r for r in runs):
             library_call = runs[0].get("library_call", "")
-            ax.plot(sizes, [r["library_median_s"] for r in runs], "s:", color=LIBRARY_COLOR, markersize=3, label="MPI 库自带的集合操作")
+            ax.plot(
+                sizes,
+                [r["library_median_s"] for r in runs],
+                "s:",
+                color=LIBRARY_COLOR,
+                markersize=3,
+                label="MPI 库自带的集合操作",
+            )
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-        ax.set_title(f"{pair_label(*pair)}，N = {runs[0]['n']}" + (f"（库：{library_call}）" if library_call else ""), fontsize=10)
+        ax.set_title(
+            f"{pair_label(*pair)}，N = {runs[0]['n']}" + (f"（库：{library_call}）" if library_call else ""),
+            fontsize=10,
+        )
         ax.set_ylabel("时间（s）")
-    for ax in axes[max(0, len(pairs) - ncols):len(pairs)]:
+    for ax in axes[max(0, len(pairs) - ncols) : len(pairs)]:
         ax.set_xlabel("消息大小 M（字节）")
         ax.xaxis.set_tick_params(labelbottom=True)
     # One legend for all panels (same four kinds of line; colours follow the algorithm), in the
@@ -279,8 +320,14 @@ def plot_mpi_ratios(result, pairs=None, alpha=None, beta=None, axes=None):
         color = COLORS.get(pair[0], COLORS["latency"])
         left.plot(sizes, measured / bound, "o-", color=color, markersize=3.5, label=pair_label(*pair))
         if all("library_median_s" in r for r in runs):
-            right.plot(sizes, measured / np.array([r["library_median_s"] for r in runs]), "o-", color=color, markersize=3.5,
-                       label=pair_label(*pair))
+            right.plot(
+                sizes,
+                measured / np.array([r["library_median_s"] for r in runs]),
+                "o-",
+                color=color,
+                markersize=3.5,
+                label=pair_label(*pair),
+            )
     for ax in axes:
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
@@ -334,9 +381,19 @@ def mpi_runs_table(result, m=None, alpha=None, beta=None) -> Table:
             library = run.get("library_median_s")
             ratio = run["median_s"] / bound if bound > 0 else float("inf")
             values.append((pair, run["m"], run["median_s"], model, bound, library, ratio, run["correct"]))
-            row = [pair_label(*pair) + ("" if run["correct"] else "（结果错误）")] + ([] if m is not None else [format_bytes(run["m"])])
-            rows.append(row + [_format_ratio(ratio), format_time(run["median_s"]), format_time(model), format_time(bound),
-                               "—" if library is None else format_time(library)])
+            row = [pair_label(*pair) + ("" if run["correct"] else "（结果错误）")] + (
+                [] if m is not None else [format_bytes(run["m"])]
+            )
+            rows.append(
+                row
+                + [
+                    _format_ratio(ratio),
+                    format_time(run["median_s"]),
+                    format_time(model),
+                    format_time(bound),
+                    "—" if library is None else format_time(library),
+                ]
+            )
     if m is not None and not rows:
         raise ValueError(f"no run has m = {m}")
     where = f"M = {format_bytes(m)}，" if m is not None else ""

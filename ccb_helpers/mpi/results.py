@@ -48,7 +48,9 @@ def load_mpi_result(source) -> dict:
                 raise ValueError(f"source: no such result file (a regular file): {shown}")
             size = path.stat().st_size
             if size > MAX_RESULT_BYTES:
-                raise ValueError(f"source: result file {shown} has {size} bytes, more than the cap of {MAX_RESULT_BYTES}")
+                raise ValueError(
+                    f"source: result file {shown} has {size} bytes, more than the cap of {MAX_RESULT_BYTES}"
+                )
             with path.open("rb") as f:
                 raw = f.read(MAX_RESULT_BYTES + 1)  # capped: the file may have grown since stat
         except OSError as error:
@@ -69,7 +71,9 @@ def load_mpi_result(source) -> dict:
         raise ValueError("source: an MPI result must be a JSON object")
     command = result.get("command")
     if not isinstance(command, str) or command not in _REQUIRED:
-        raise ValueError(f"source: unknown MPI result command {command!r}; expected one of {', '.join(_REQUIRED)}"[:300])
+        raise ValueError(
+            f"source: unknown MPI result command {command!r}; expected one of {', '.join(_REQUIRED)}"[:300]
+        )
     missing = [f for f in _REQUIRED[command] if f not in result]
     if missing:
         raise ValueError(f"source: MPI result of command {command!r} lacks field(s) {', '.join(missing)}")
@@ -106,7 +110,12 @@ def _check_values(result: dict, command: str) -> None:
     def number(where, value, optional=False):
         if optional and value is None:
             return
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or not 0 <= value <= 1e12:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, numbers.Real)
+            or not math.isfinite(value)
+            or not 0 <= value <= 1e12
+        ):
             fail(where, f"must be a finite number >= 0, got {value!r}"[:200])
 
     def numbers_list(where, value, length=None):
@@ -133,8 +142,15 @@ def _check_values(result: dict, command: str) -> None:
         where = f"run {i} field"
         if not isinstance(run["primitive"], str) or run["primitive"] not in PRIMITIVES:
             fail(f"{where} 'primitive'", f"must be one of {', '.join(PRIMITIVES)}, got {run['primitive']!r}"[:300])
-        if not isinstance(run["algorithm"], str) or run["algorithm"] not in ALGORITHMS or run["primitive"] not in ALGORITHMS[run["algorithm"]]:
-            fail(f"{where} 'algorithm'", f"must be an algorithm implementing {run['primitive']}, got {run['algorithm']!r}"[:300])
+        if (
+            not isinstance(run["algorithm"], str)
+            or run["algorithm"] not in ALGORITHMS
+            or run["primitive"] not in ALGORITHMS[run["algorithm"]]
+        ):
+            fail(
+                f"{where} 'algorithm'",
+                f"must be an algorithm implementing {run['primitive']}, got {run['algorithm']!r}"[:300],
+            )
         integer(f"{where} 'n'", run["n"], 2, 2**20)  # a collective on one rank has no bound to compare with
         integer(f"{where} 'm'", run["m"], 0)
         if not isinstance(run["correct"], bool):

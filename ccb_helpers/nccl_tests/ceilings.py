@@ -91,7 +91,11 @@ def busbw_ceiling(primitive, n, m, alpha, beta, ports=1, latency_ports=None):
         raise ValueError(f"m has {np.size(m)} sizes; at most {MAX_SIZES} are evaluated at once")
     alpha = check_real("alpha", alpha, maximum=1e9, scalar=True)
     beta, ports = check_link(beta, ports)
-    latency_ports = ports if latency_ports is None else check_int("latency_ports", latency_ports, minimum=1, maximum=2**62, scalar=True)
+    latency_ports = (
+        ports
+        if latency_ports is None
+        else check_int("latency_ports", latency_ports, minimum=1, maximum=2**62, scalar=True)
+    )
     return _busbw_ceiling(check_choice("primitive", primitive, COLLECTIVES), n, m, alpha, beta, ports, latency_ports)
 
 
@@ -199,8 +203,9 @@ def network_per_node(n_ranks, n_nodes, node_beta=None, rail_beta=None):
     elif node_beta is not None:
         node_beta = check_bandwidth("node_beta", node_beta, scalar=True)
     elif n_nodes > 1:
-        raise ValueError(f"node_beta (bytes/s per node) or rail_beta (bytes/s per GPU's NIC) is required for "
-                         f"n_nodes = {n_nodes} > 1")
+        raise ValueError(
+            f"node_beta (bytes/s per node) or rail_beta (bytes/s per GPU's NIC) is required for n_nodes = {n_nodes} > 1"
+        )
     return node_beta
 
 

@@ -54,9 +54,13 @@ def _decode(data: bytes) -> str:
 
 
 def _kind(mode) -> str | None:
-    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket")):
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
         if test(mode):
             return name
     return None if stat.S_ISREG(mode) else "not a regular file"
@@ -72,8 +76,10 @@ def _read_log(path: str) -> str:
     if kind is not None:
         raise _Refused(f"cannot read {path}: it is {kind}, not a file (save the log to a file first)")
     if info.st_size > MAX_FILE_BYTES:
-        raise _Refused(f"{path} has {info.st_size} bytes; the reader accepts at most {MAX_TEXT_CHARS} characters "
-                       "(split the log into runs)")
+        raise _Refused(
+            f"{path} has {info.st_size} bytes; the reader accepts at most {MAX_TEXT_CHARS} characters "
+            "(split the log into runs)"
+        )
     try:
         with open(path, "rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
@@ -131,13 +137,21 @@ def _bound_options(parser) -> None:
     parser.add_argument("--beta", type=float, help="bandwidth per link per direction, bytes/s")
     parser.add_argument("--ports", type=int, default=1, help="links used in parallel (default 1)")
     network = parser.add_mutually_exclusive_group()
-    network.add_argument("--network", choices=sorted(NETWORK_PRESETS), help="per-node network preset (adds the node cut)")
-    network.add_argument("--node-beta", type=float, help="network bandwidth per node per direction, bytes/s (adds the node cut)")
-    network.add_argument("--rail-beta", type=float, help="bandwidth of each GPU's own NIC per direction, bytes/s (adds the node cut)")
+    network.add_argument(
+        "--network", choices=sorted(NETWORK_PRESETS), help="per-node network preset (adds the node cut)"
+    )
+    network.add_argument(
+        "--node-beta", type=float, help="network bandwidth per node per direction, bytes/s (adds the node cut)"
+    )
+    network.add_argument(
+        "--rail-beta", type=float, help="bandwidth of each GPU's own NIC per direction, bytes/s (adds the node cut)"
+    )
     parser.add_argument("--nodes", type=int, help="nodes for the network cut (default: the hosts the log lists)")
     parser.add_argument("--collective", choices=COLLECTIVES, help="when the log does not name its program")
     parser.add_argument("--ranks", type=int, help="when the log does not determine its rank count")
-    parser.add_argument("--force", action="store_true", help="use --collective / --ranks even where the log contradicts them")
+    parser.add_argument(
+        "--force", action="store_true", help="use --collective / --ranks even where the log contradicts them"
+    )
     parser.add_argument("--format", choices=("table", "csv", "json"), default="table", help="output (default: table)")
 
 
@@ -169,14 +183,27 @@ def _bound(args) -> dict:
             node_beta = check_bandwidth("node_beta", args.node_beta, scalar=True)
         if args.rail_beta is not None:
             rail_beta = check_bandwidth("rail_beta", args.rail_beta, scalar=True)
-        nodes = None if args.nodes is None else check_int("n_nodes", args.nodes, minimum=1, maximum=MAX_RANKS, scalar=True)
+        nodes = (
+            None if args.nodes is None else check_int("n_nodes", args.nodes, minimum=1, maximum=MAX_RANKS, scalar=True)
+        )
         if nodes is not None and node_beta is None and rail_beta is None:
             raise ValueError("n_nodes needs node_beta (--node-beta, --rail-beta or --network)")
-        ranks = None if args.ranks is None else check_int("n_ranks", args.ranks, minimum=2, maximum=MAX_RANKS, scalar=True)
+        ranks = (
+            None if args.ranks is None else check_int("n_ranks", args.ranks, minimum=2, maximum=MAX_RANKS, scalar=True)
+        )
     except (ValueError, TypeError) as error:
         raise _Refused(str(error)) from None
-    return {"alpha": alpha, "beta": beta, "ports": ports, "preset": preset, "label": label, "node_beta": node_beta,
-            "rail_beta": rail_beta, "nodes": nodes, "ranks": ranks}
+    return {
+        "alpha": alpha,
+        "beta": beta,
+        "ports": ports,
+        "preset": preset,
+        "label": label,
+        "node_beta": node_beta,
+        "rail_beta": rail_beta,
+        "nodes": nodes,
+        "ranks": ranks,
+    }
 
 
 def _reports(path, bound, args):
@@ -184,18 +211,32 @@ def _reports(path, bound, args):
     reports = []
     for log in runs:
         if log.collective is None:
-            raise _Refused("the log does not name its program (no '..._perf' command, no 'Collective test starting' "
-                           f"line) and its numbers fit several collectives, for the table at line {log.header_line}: "
-                           "pass --collective, one of " + ", ".join(log.collective_candidates or COLLECTIVES))
+            raise _Refused(
+                "the log does not name its program (no '..._perf' command, no 'Collective test starting' "
+                f"line) and its numbers fit several collectives, for the table at line {log.header_line}: "
+                "pass --collective, one of " + ", ".join(log.collective_candidates or COLLECTIVES)
+            )
         if log.n_ranks is None:
-            raise _Refused(f"the table at line {log.header_line} does not determine its rank count (no complete "
-                           "'# Rank ... device ...' lines, NCCL nranks or command line, and the rows cannot tell): "
-                           "pass --ranks N")
+            raise _Refused(
+                f"the table at line {log.header_line} does not determine its rank count (no complete "
+                "'# Rank ... device ...' lines, NCCL nranks or command line, and the rows cannot tell): "
+                "pass --ranks N"
+            )
         n = log.n_ranks
         latency_ports = bound["preset"].ports_for(n) if bound["preset"] is not None and n >= 2 else bound["ports"]
-        reports.append(run_report(log, bound["alpha"], bound["beta"], ports=bound["ports"], latency_ports=latency_ports,
-                                  n_nodes=bound["nodes"], node_beta=bound["node_beta"], rail_beta=bound["rail_beta"],
-                                  label=bound["label"]))
+        reports.append(
+            run_report(
+                log,
+                bound["alpha"],
+                bound["beta"],
+                ports=bound["ports"],
+                latency_ports=latency_ports,
+                n_nodes=bound["nodes"],
+                node_beta=bound["node_beta"],
+                rail_beta=bound["rail_beta"],
+                label=bound["label"],
+            )
+        )
     return reports
 
 
@@ -237,10 +278,12 @@ class _Exit(Exception):
 
 
 def _report(argv) -> int:
-    parser = _Parser(prog="python -m ccb_helpers.nccl_tests",
-                     description="Hold an nccl-tests log against the collective-communication lower bound "
-                                 "(or: python -m ccb_helpers.nccl_tests compare A.log B.log ...).",
-                     epilog=f"Example: {_USAGE_EXAMPLE}")
+    parser = _Parser(
+        prog="python -m ccb_helpers.nccl_tests",
+        description="Hold an nccl-tests log against the collective-communication lower bound "
+        "(or: python -m ccb_helpers.nccl_tests compare A.log B.log ...).",
+        epilog=f"Example: {_USAGE_EXAMPLE}",
+    )
     parser.add_argument("logfile", help="text printed by all_reduce_perf, all_gather_perf, ... (one run or several)")
     _bound_options(parser)
     parser.add_argument("--plot", metavar="OUT.png", help="also draw busbw and efficiency against size (PNG)")
@@ -286,9 +329,11 @@ def _report(argv) -> int:
 
 
 def _compare(argv) -> int:
-    parser = _Parser(prog="python -m ccb_helpers.nccl_tests compare",
-                     description="Compare two nccl-tests logs size by size, each against the bound.",
-                     epilog="Example: python -m ccb_helpers.nccl_tests compare before.log after.log --preset h100_nvswitch")
+    parser = _Parser(
+        prog="python -m ccb_helpers.nccl_tests compare",
+        description="Compare two nccl-tests logs size by size, each against the bound.",
+        epilog="Example: python -m ccb_helpers.nccl_tests compare before.log after.log --preset h100_nvswitch",
+    )
     parser.add_argument("before", help="the first log (one run)")
     parser.add_argument("after", help="the second log (one run)")
     _bound_options(parser)

@@ -81,8 +81,8 @@ class Evidence:
 
     rows: tuple = ()
     time_unit_s: float = 1e-6
-    rank_indices: tuple = ()          # every '# Rank' index, in order (with repeats)
-    nranks_info: tuple = ()           # distinct 'nranks' values of NCCL INFO comm lines
+    rank_indices: tuple = ()  # every '# Rank' index, in order (with repeats)
+    nranks_info: tuple = ()  # distinct 'nranks' values of NCCL INFO comm lines
     command_ranks: int | None = None  # from the launcher and the program's -g/-t, or nThread/nGpus
     command_line: int = 0
     program: str | None = None
@@ -137,11 +137,15 @@ class Evidence:
         ratio = self.size_ratio()
         if ratio:
             if collective in _SPLIT and ratio == 1:
-                return (f"its rows have size = count × type size (the whole buffer's count), while {collective} "
-                        "prints the count per rank")
+                return (
+                    f"its rows have size = count × type size (the whole buffer's count), while {collective} "
+                    "prints the count per rank"
+                )
             if collective not in _SPLIT and ratio > 1:
-                return (f"its rows have size = {ratio} × count × type size (a count per rank of {ratio} ranks), "
-                        f"while {collective} prints the whole buffer's count")
+                return (
+                    f"its rows have size = {ratio} × count × type size (a count per rank of {ratio} ranks), "
+                    f"while {collective} prints the whole buffer's count"
+                )
             if n is not None and collective in _SPLIT and ratio != n:
                 return f"its rows have size = {ratio} × count × type size, which means N = {ratio}, not {n}"
         roots = self.roots()
@@ -167,8 +171,10 @@ class Evidence:
             if n is not None:
                 c = busbw_factor(collective, n)
                 if not lo * (1 - _SLACK) <= c <= hi * (1 + _SLACK):
-                    return (f"busbw × time / size = {_interval_text(lo, hi)} on its rows, and {collective} on "
-                            f"{n} ranks gives {c:.6g}")
+                    return (
+                        f"busbw × time / size = {_interval_text(lo, hi)} on its rows, and {collective} on "
+                        f"{n} ranks gives {c:.6g}"
+                    )
             elif _n_range(collective, lo, hi) is None:
                 return f"busbw × time / size = {_interval_text(lo, hi)} on its rows, which no rank count gives {collective}"
         return None
@@ -231,8 +237,10 @@ def command_ranks(line: str, program_at: int) -> tuple[int, int, int] | None:
     return (procs, per_process["-t"], per_process["-g"]) if 1 <= n <= MAX_RANKS else None
 
 
-_PROGRAM_TOKEN_RE = re.compile(r"(?:^|[\s/])((?:all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|gather|"
-                               r"scatter|sendrecv|hypercube)_perf(?:_mpi)?)(?=\s|$)")
+_PROGRAM_TOKEN_RE = re.compile(
+    r"(?:^|[\s/])((?:all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|gather|"
+    r"scatter|sendrecv|hypercube)_perf(?:_mpi)?)(?=\s|$)"
+)
 
 
 def find_command(lines, start: int) -> tuple[tuple[int, int, int] | None, int]:
@@ -248,8 +256,9 @@ def find_command(lines, start: int) -> tuple[tuple[int, int, int] | None, int]:
     return found, where
 
 
-def resolve(evidence: Evidence, named: str | None, caller_collective: str | None, caller_n: int | None,
-            force: bool = False):
+def resolve(
+    evidence: Evidence, named: str | None, caller_collective: str | None, caller_n: int | None, force: bool = False
+):
     """``(collective, n_ranks, source, warnings, candidates)`` from the evidence and the caller's values.
 
     ``candidates`` are the collectives the rows fit when they do not decide one (else empty).
@@ -267,8 +276,10 @@ def resolve(evidence: Evidence, named: str | None, caller_collective: str | None
     # -- the collective the text names, against the caller's --------------------------------------------
     collective = named
     if caller_collective is not None and named is not None and caller_collective != named:
-        conflict(f"collective={caller_collective!r} contradicts the log: it names {evidence.program} "
-                 f"(line {evidence.program_line}), which measures {named}")
+        conflict(
+            f"collective={caller_collective!r} contradicts the log: it names {evidence.program} "
+            f"(line {evidence.program_line}), which measures {named}"
+        )
         collective = caller_collective
     elif caller_collective is not None:
         collective = caller_collective
@@ -282,19 +293,26 @@ def resolve(evidence: Evidence, named: str | None, caller_collective: str | None
     if distinct:
         repeated = sorted({i for i in indices if indices.count(i) > 1}) if len(distinct) < len(indices) else []
         if repeated:
-            warnings.append(f"the '# Rank' lines list rank {repeated[0]} more than once: several processes each "
-                            "ran alone (nccl-tests built without MPI=1?) or several runs were pasted together")
+            warnings.append(
+                f"the '# Rank' lines list rank {repeated[0]} more than once: several processes each "
+                "ran alone (nccl-tests built without MPI=1?) or several runs were pasted together"
+            )
         if distinct == list(range(len(distinct))) and not repeated:
             stated, source = len(distinct), "rank lines"
         elif not repeated:
             elided_bound = distinct[-1] + 1
-            shown = (f"only rank {distinct[0]}" if len(distinct) == 1 else
-                     "ranks " + ", ".join(map(str, distinct[:3])) + (", …" if len(distinct) > 3 else ""))
+            shown = (
+                f"only rank {distinct[0]}"
+                if len(distinct) == 1
+                else "ranks " + ", ".join(map(str, distinct[:3])) + (", …" if len(distinct) > 3 else "")
+            )
             elided_note = f"the '# Rank' lines are elided ({shown} of 0..{distinct[-1]} listed)"
     if stated is None and len(evidence.nranks_info) == 1:
         stated, source = evidence.nranks_info[0], "NCCL INFO nranks"
     elif stated is not None and evidence.nranks_info and stated not in evidence.nranks_info:
-        warnings.append(f"NCCL's INFO lines say nranks {', '.join(map(str, evidence.nranks_info))}, the rank lines {stated}")
+        warnings.append(
+            f"NCCL's INFO lines say nranks {', '.join(map(str, evidence.nranks_info))}, the rank lines {stated}"
+        )
     if stated is None and evidence.command_ranks is not None and elided_bound is None:
         stated, source = evidence.command_ranks, "command line"
 
@@ -307,7 +325,9 @@ def resolve(evidence: Evidence, named: str | None, caller_collective: str | None
         if caller_collective is not None and named is None:
             conflict(f"collective={caller_collective!r} contradicts the log: {why}")
         else:
-            warnings.append(f"the rows do not fit {collective}" + (f" on {n_hint} ranks" if n_hint else "") + f": {why}")
+            warnings.append(
+                f"the rows do not fit {collective}" + (f" on {n_hint} ranks" if n_hint else "") + f": {why}"
+            )
     if collective is None:
         if len(fitting) == 1:
             collective = fitting[0]
@@ -329,10 +349,14 @@ def resolve(evidence: Evidence, named: str | None, caller_collective: str | None
         if from_rows is None:
             warnings.append(f"{elided_note}: N = {elided_bound} assumed from the largest rank shown")
         elif from_rows == elided_bound:
-            warnings.append(f"{elided_note}: N = {elided_bound} from the largest rank shown, as the {rows_source} agrees")
+            warnings.append(
+                f"{elided_note}: N = {elided_bound} from the largest rank shown, as the {rows_source} agrees"
+            )
         else:
-            warnings.append(f"{elided_note}, but the rows give N = {from_rows} ({rows_source}): the rank lines come "
-                            f"from another run; N = {from_rows} used")
+            warnings.append(
+                f"{elided_note}, but the rows give N = {from_rows} ({rows_source}): the rank lines come "
+                f"from another run; N = {from_rows} used"
+            )
     if collective is not None or from_rows is not None:
         if n is None and from_rows is not None:
             n, n_source = from_rows, rows_source
@@ -340,9 +364,15 @@ def resolve(evidence: Evidence, named: str | None, caller_collective: str | None
             n, n_source = elided_bound, "rank lines"
         elif n is not None and from_rows is not None and from_rows != n:
             warnings.append(f"the rows give N = {from_rows} ({rows_source}), but N = {n} from the {source}")
-        if collective is not None and n is not None and evidence.contradiction(collective, n) is not None and from_rows is None:
-            warnings.append(f"the rows do not fit {collective} on {n} ranks ({source}): "
-                            f"{evidence.contradiction(collective, n)}")
+        if (
+            collective is not None
+            and n is not None
+            and evidence.contradiction(collective, n) is not None
+            and from_rows is None
+        ):
+            warnings.append(
+                f"the rows do not fit {collective} on {n} ranks ({source}): {evidence.contradiction(collective, n)}"
+            )
     elif n is None and elided_bound is not None:
         n, n_source = elided_bound, "rank lines"
 
@@ -352,7 +382,9 @@ def resolve(evidence: Evidence, named: str | None, caller_collective: str | None
             conflict(f"n_ranks={caller_n} contradicts the log: N = {n} from its {n_source}")
             n, n_source = caller_n, "caller"
         elif n is None or guessed:
-            reasons = [evidence.contradiction(c, caller_n) for c in ([collective] if collective else fitting or candidates)]
+            reasons = [
+                evidence.contradiction(c, caller_n) for c in ([collective] if collective else fitting or candidates)
+            ]
             if reasons and all(reasons):
                 conflict(f"n_ranks={caller_n} contradicts the log: {reasons[0]}")
             elif collective is None:
@@ -362,7 +394,9 @@ def resolve(evidence: Evidence, named: str | None, caller_collective: str | None
             n, n_source = caller_n, "caller"
     interval = evidence.factor_interval()
     if interval is not None and interval[0] > interval[1]:
-        warnings.append("busbw × time / size differs between rows by more than the printed rounding: the table joins "
-                        "rows of different runs or rank counts")
+        warnings.append(
+            "busbw × time / size differs between rows by more than the printed rounding: the table joins "
+            "rows of different runs or rank counts"
+        )
     candidates = tuple(fitting) if collective is None else ()
     return collective, n, n_source, warnings, candidates

@@ -46,8 +46,18 @@ class AlphaBeta:
     points: int
 
     def __post_init__(self):
-        check_fields(self, {"alpha": "number", "beta": "number", "steps": "int", "intercept_s": "number",
-                            "seconds_per_byte": "number", "rms_relative_error": "number", "points": "int"})
+        check_fields(
+            self,
+            {
+                "alpha": "number",
+                "beta": "number",
+                "steps": "int",
+                "intercept_s": "number",
+                "seconds_per_byte": "number",
+                "rms_relative_error": "number",
+                "points": "int",
+            },
+        )
 
 
 def fit_alpha_beta(log, n_ranks=None, collective=None, min_size=1, max_size=None, inplace=False) -> AlphaBeta:
@@ -104,8 +114,10 @@ def fit_alpha_beta(log, n_ranks=None, collective=None, min_size=1, max_size=None
             sizes.append(float(row.size))
             times.append(t)
     if len(set(sizes)) < 2:
-        raise ValueError(f"log: need at least two rows of different sizes in [min_size, max_size] = [{min_size}, {max_size}] "
-                         f"bytes to fit alpha and beta, got {len(sizes)}")
+        raise ValueError(
+            f"log: need at least two rows of different sizes in [min_size, max_size] = [{min_size}, {max_size}] "
+            f"bytes to fit alpha and beta, got {len(sizes)}"
+        )
     return _fit(np.array(sizes), np.array(times), n, primitive)
 
 
@@ -122,8 +134,13 @@ def _fit(sizes, times, n, primitive) -> AlphaBeta:
     fitted = a + b * sizes
     rms = float(np.sqrt(np.mean(((fitted - times) / times) ** 2)))
     return AlphaBeta(
-        alpha=float(a) / steps, beta=coefficient / b if b > 0 else math.inf, steps=steps,
-        intercept_s=float(a), seconds_per_byte=b, rms_relative_error=rms, points=len(sizes),
+        alpha=float(a) / steps,
+        beta=coefficient / b if b > 0 else math.inf,
+        steps=steps,
+        intercept_s=float(a),
+        seconds_per_byte=b,
+        rms_relative_error=rms,
+        points=len(sizes),
     )
 
 

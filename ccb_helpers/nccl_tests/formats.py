@@ -75,27 +75,54 @@ _NCCL_LOG_RE = re.compile(r":\d+:\d+ \[\d+\] NCCL (?:INFO|WARN|TRACE|ABORT|VERSI
 
 # Column names of the header line -> (field, kind). Kinds: int, word, float, check, skip.
 _PREFIX_COLUMNS = {
-    "size": ("size", "int"), "bytes": ("size", "int"),
-    "count": ("count", "int"), "N": ("count", "int"),
+    "size": ("size", "int"),
+    "bytes": ("size", "int"),
+    "count": ("count", "int"),
+    "N": ("count", "int"),
     "type": ("type", "word"),
-    "redop": ("redop", "word"), "op": ("redop", "word"),
+    "redop": ("redop", "word"),
+    "op": ("redop", "word"),
     "root": ("root", "int"),
 }
 _HALF_COLUMNS = {
-    "time": ("time", "float"), "cputime": ("time", "float"),
-    "algbw": ("algbw", "float"), "busbw": ("busbw", "float"),
-    "#wrong": ("wrong", "check"), "error": ("wrong", "check"), "res": ("wrong", "check"),
-    "copybw": (None, "float"), "sidebw": (None, "float"),
-    "i_min": (None, "float"), "i_max": (None, "float"), "i_p99": (None, "float"), "i_cv%": (None, "float"),
+    "time": ("time", "float"),
+    "cputime": ("time", "float"),
+    "algbw": ("algbw", "float"),
+    "busbw": ("busbw", "float"),
+    "#wrong": ("wrong", "check"),
+    "error": ("wrong", "check"),
+    "res": ("wrong", "check"),
+    "copybw": (None, "float"),
+    "sidebw": (None, "float"),
+    "i_min": (None, "float"),
+    "i_max": (None, "float"),
+    "i_p99": (None, "float"),
+    "i_cv%": (None, "float"),
 }
 _INT_RE = re.compile(r"^-?\d+$")
 _FLOAT_RE = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$")
 
 #: Bytes per element of the data types nccl-tests prints (src/common.cu ``test_typenames``).
 TYPE_SIZES = {
-    "int8": 1, "char": 1, "uint8": 1, "int32": 4, "int": 4, "uint32": 4, "int64": 8, "uint64": 8,
-    "half": 2, "float16": 2, "float": 4, "float32": 4, "double": 8, "float64": 8, "bfloat16": 2,
-    "f8e4m3": 1, "f8e5m2": 1, "fp8_e4m3": 1, "fp8_e5m2": 1,
+    "int8": 1,
+    "char": 1,
+    "uint8": 1,
+    "int32": 4,
+    "int": 4,
+    "uint32": 4,
+    "int64": 8,
+    "uint64": 8,
+    "half": 2,
+    "float16": 2,
+    "float": 4,
+    "float32": 4,
+    "double": 8,
+    "float64": 8,
+    "bfloat16": 2,
+    "f8e4m3": 1,
+    "f8e5m2": 1,
+    "fp8_e4m3": 1,
+    "fp8_e5m2": 1,
 }
 #: Largest message a row may report (bytes): 1 PiB, far above any GPU's memory, so a larger
 #: ``size`` is a misread or corrupted line, not a measurement.
@@ -208,7 +235,7 @@ def _strip_prefix(line: str, derived: re.Pattern | None = None) -> tuple[str, bo
         match = derived.match(line)
     if not match:
         return line, False
-    return line[match.end():], True
+    return line[match.end() :], True
 
 
 def _derive_prefix(lines) -> re.Pattern | None:
@@ -250,20 +277,27 @@ def _split_host(before: str) -> tuple[str, str]:
 
 def _number(token: str, kind: str, column: str, lineno: int, line: str):
     if kind in ("int", "float", "check") and len(token) > MAX_TOKEN_CHARS:
-        raise ValueError(f"line {lineno}: column {column!r} has a {len(token)}-character token, not a number a "
-                         f"table prints: {_short_token(token)}")
+        raise ValueError(
+            f"line {lineno}: column {column!r} has a {len(token)}-character token, not a number a "
+            f"table prints: {_short_token(token)}"
+        )
     if kind == "int":
         if not _INT_RE.match(token):
-            raise ValueError(f"line {lineno}: column {column!r} needs an integer, got {_short_token(token)}: {_quote(line)}")
+            raise ValueError(
+                f"line {lineno}: column {column!r} needs an integer, got {_short_token(token)}: {_quote(line)}"
+            )
         value = int(token)
         if column in ("size", "bytes", "count", "N") and not 0 <= value <= MAX_ROW_BYTES:
-            raise ValueError(f"line {lineno}: column {column!r} is {value}; a table row has 0 to {MAX_ROW_BYTES} "
-                             f"(2**50) bytes or elements: {_quote(line)}")
+            raise ValueError(
+                f"line {lineno}: column {column!r} is {value}; a table row has 0 to {MAX_ROW_BYTES} "
+                f"(2**50) bytes or elements: {_quote(line)}"
+            )
         return value
     if kind == "word":
         if _FLOAT_RE.match(token):
-            raise ValueError(f"line {lineno}: column {column!r} needs a name, got the number {_short_token(token)}: "
-                             f"{_quote(line)}")
+            raise ValueError(
+                f"line {lineno}: column {column!r} needs a name, got the number {_short_token(token)}: {_quote(line)}"
+            )
         return token
     if kind == "check" and token.upper() == "N/A":
         return None
@@ -271,8 +305,9 @@ def _number(token: str, kind: str, column: str, lineno: int, line: str):
         raise ValueError(f"line {lineno}: column {column!r} needs a number, got {_short_token(token)}: {_quote(line)}")
     value = float(token)
     if not math.isfinite(value) or (kind == "float" and value < 0):
-        raise ValueError(f"line {lineno}: column {column!r} needs a finite number >= 0, got {_short_token(token)}: "
-                         f"{_quote(line)}")
+        raise ValueError(
+            f"line {lineno}: column {column!r} needs a finite number >= 0, got {_short_token(token)}: {_quote(line)}"
+        )
     return value
 
 

@@ -33,20 +33,28 @@ def flag_explanation(flag: str, run) -> str:
     if flag == "endpoint":
         if run.collective == "all_reduce":
             in_network = _busbw_factor("all_reduce", run.n_ranks) * run.ports * run.beta
-            return ("> p*beta: busbw exceeds the endpoint ceiling p*beta, which no AllReduce that only sends and "
-                    "receives through the endpoints can reach. Either the switch reduces in flight (NVLS, SHARP: "
-                    f"each endpoint then moves only M, so AllReduce's ceiling is 2(N-1)/N*p*beta = {in_network / 1e9:.4g} "
-                    "GB/s) or the traffic has a faster path than beta (e.g. NVLink inside a node when beta is the NIC).")
+            return (
+                "> p*beta: busbw exceeds the endpoint ceiling p*beta, which no AllReduce that only sends and "
+                "receives through the endpoints can reach. Either the switch reduces in flight (NVLS, SHARP: "
+                f"each endpoint then moves only M, so AllReduce's ceiling is 2(N-1)/N*p*beta = {in_network / 1e9:.4g} "
+                "GB/s) or the traffic has a faster path than beta (e.g. NVLink inside a node when beta is the NIC)."
+            )
         if run.collective == "sendrecv":
-            return ("> p*beta: a point-to-point transfer moved M faster than p*beta: beta is below the real link rate "
-                    "(check the preset), or the two ranks share a GPU or a node's memory instead of a link.")
-        return (f"> p*beta: every endpoint of {run.collective} must receive (or send) c(N)*M bytes through its own "
-                "links whatever the network does (in-network reduction or multicast does not lower that), so busbw "
-                "above p*beta means beta is below this system's real rate (e.g. NVLink inside a node when beta is "
-                "the NIC's), or the ranks share GPUs.")
+            return (
+                "> p*beta: a point-to-point transfer moved M faster than p*beta: beta is below the real link rate "
+                "(check the preset), or the two ranks share a GPU or a node's memory instead of a link."
+            )
+        return (
+            f"> p*beta: every endpoint of {run.collective} must receive (or send) c(N)*M bytes through its own "
+            "links whatever the network does (in-network reduction or multicast does not lower that), so busbw "
+            "above p*beta means beta is below this system's real rate (e.g. NVLink inside a node when beta is "
+            "the NIC's), or the ranks share GPUs."
+        )
     if flag == "network":
-        return ("> network: busbw exceeds the cut around a node: the network reduces (SHARP) or the node's network "
-                "bandwidth (--node-beta / --rail-beta / --network) is below the real one.")
+        return (
+            "> network: busbw exceeds the cut around a node: the network reduces (SHARP) or the node's network "
+            "bandwidth (--node-beta / --rail-beta / --network) is below the real one."
+        )
     return "< latency: the time is below the latency bound ceil(log_{k+1} N)*alpha: alpha is set above this system's."
 
 
@@ -63,34 +71,51 @@ def format_text(run) -> str:
     first = log.rows[0]
     hosts = f" on {len(log.hosts)} host{'s' if len(log.hosts) > 1 else ''}" if log.hosts else ""
     source = f" ({log.n_ranks_source})" if log.n_ranks_source not in (None, "rank lines") else ""
-    emit(f"collective {primitive}, {n} ranks{source}{hosts}, {len(log.rows)} rows"
-         f"{', NCCL ' + log.nccl_version if log.nccl_version else ''}"
-         f"{', type ' + first.type if first.type else ''}{', op ' + first.redop if first.redop else ''}")
-    emit(f"bound: {run.label}; alpha = {run.alpha * 1e6:.4g} us, beta = {run.beta / 1e9:.4g} GB/s, ports = {run.ports}"
-         f"{f' (latency bound with {run.latency_ports} ports)' if run.latency_ports != run.ports else ''}")
+    emit(
+        f"collective {primitive}, {n} ranks{source}{hosts}, {len(log.rows)} rows"
+        f"{', NCCL ' + log.nccl_version if log.nccl_version else ''}"
+        f"{', type ' + first.type if first.type else ''}{', op ' + first.redop if first.redop else ''}"
+    )
+    emit(
+        f"bound: {run.label}; alpha = {run.alpha * 1e6:.4g} us, beta = {run.beta / 1e9:.4g} GB/s, ports = {run.ports}"
+        f"{f' (latency bound with {run.latency_ports} ports)' if run.latency_ports != run.ports else ''}"
+    )
     emit(f"endpoint busbw ceiling p*beta = {run.ports * run.beta / 1e9:.4g} GB/s")
     if run.node_ceiling is not None:
-        emit(f"network cut: {run.n_nodes} nodes x {run.node_beta / 1e9:.4g} GB/s -> busbw ceiling "
-             f"{run.node_ceiling / 1e9:.4g} GB/s")
+        emit(
+            f"network cut: {run.n_nodes} nodes x {run.node_beta / 1e9:.4g} GB/s -> busbw ceiling "
+            f"{run.node_ceiling / 1e9:.4g} GB/s"
+        )
     elif log.n_hosts and log.n_hosts > 1:
-        emit(f"note: the ranks run on {log.n_hosts} hosts; pass --node-beta BPS (network bandwidth per node), "
-             "--rail-beta BPS (per GPU's NIC) or --network KEY to add the network cut around each node")
+        emit(
+            f"note: the ranks run on {log.n_hosts} hosts; pass --node-beta BPS (network bandwidth per node), "
+            "--rail-beta BPS (per GPU's NIC) or --network KEY to add the network cut around each node"
+        )
     for warning in log.warnings:
         emit(f"WARNING: {warning}")
     emit("")
     varied = len({(r.type, r.redop, r.root) for r in log.rows if r.size > 0}) > 1
     inplace = any(v["busbw_inplace"] is not None for v in run.table.values)
-    emit(f"{'size':>10}  {'busbw GB/s':>10}  {'ceiling GB/s':>12}  {'efficiency':>10}  regime   "
-         + (f"  {'in-place':>10}  {'efficiency':>10}" if inplace else "") + ("  type/op" if varied else ""))
+    emit(
+        f"{'size':>10}  {'busbw GB/s':>10}  {'ceiling GB/s':>12}  {'efficiency':>10}  regime   "
+        + (f"  {'in-place':>10}  {'efficiency':>10}" if inplace else "")
+        + ("  type/op" if varied else "")
+    )
     notes = []
     for v in run.table.values:
         for flag in (v["flag"], v["flag_inplace"]):
             if flag and flag not in notes:
                 notes.append(flag)
-        extra = f"  {_gbps(v['busbw_inplace']):>10}  {_shown(v['efficiency_inplace'], v['flag_inplace']):>10}" if inplace else ""
+        extra = (
+            f"  {_gbps(v['busbw_inplace']):>10}  {_shown(v['efficiency_inplace'], v['flag_inplace']):>10}"
+            if inplace
+            else ""
+        )
         kind = f"  {v['type']}/{v['redop']}" if varied else ""
-        emit(f"{format_bytes(v['size']):>10}  {v['busbw'] / 1e9:>10.2f}  {v['ceiling'] / 1e9:>12.2f}  "
-             f"{_shown(v['efficiency'], v['flag']):>10}  {v['regime']:<9}{extra}{kind}")
+        emit(
+            f"{format_bytes(v['size']):>10}  {v['busbw'] / 1e9:>10.2f}  {v['ceiling'] / 1e9:>12.2f}  "
+            f"{_shown(v['efficiency'], v['flag']):>10}  {v['regime']:<9}{extra}{kind}"
+        )
     emit("")
     for flag in notes:
         emit(flag_explanation(flag, run))
@@ -98,21 +123,42 @@ def format_text(run) -> str:
     if fit is None:
         emit("fit: needs at least two non-empty rows of different sizes")
     else:
-        emit(f"fit (ring, {fit.steps} steps, least squares on relative error over {fit.points} rows): "
-             f"alpha = {fit.alpha * 1e6:.3g} us, beta = {fit.beta / 1e9:.4g} GB/s "
-             f"(rms relative error {100 * fit.rms_relative_error:.0f} %)")
+        emit(
+            f"fit (ring, {fit.steps} steps, least squares on relative error over {fit.points} rows): "
+            f"alpha = {fit.alpha * 1e6:.3g} us, beta = {fit.beta / 1e9:.4g} GB/s "
+            f"(rms relative error {100 * fit.rms_relative_error:.0f} %)"
+        )
         # A fit that nothing checks, or whose intercept was clipped, must not read like a measurement.
         if fit.points < 3:
             emit(f"  only {fit.points} rows: the line passes through them exactly, so the 0 % error checks nothing")
         if fit.intercept_s == 0:
-            emit("  alpha not resolved: the fitted intercept was negative (the rows are bandwidth-bound); "
-                 "a log with sizes of a few KiB gives alpha")
+            emit(
+                "  alpha not resolved: the fitted intercept was negative (the rows are bandwidth-bound); "
+                "a log with sizes of a few KiB gives alpha"
+            )
     return "\n".join(lines)
 
 
-CSV_COLUMNS = ("run", "line", "collective", "n_ranks", "size", "type", "redop", "root", "time_us", "busbw_GBps",
-               "ceiling_GBps", "efficiency", "flag", "regime", "time_inplace_us", "busbw_inplace_GBps",
-               "efficiency_inplace", "flag_inplace")
+CSV_COLUMNS = (
+    "run",
+    "line",
+    "collective",
+    "n_ranks",
+    "size",
+    "type",
+    "redop",
+    "root",
+    "time_us",
+    "busbw_GBps",
+    "ceiling_GBps",
+    "efficiency",
+    "flag",
+    "regime",
+    "time_inplace_us",
+    "busbw_inplace_GBps",
+    "efficiency_inplace",
+    "flag_inplace",
+)
 
 
 def _csv_value(value):
@@ -136,12 +182,31 @@ def format_csv(runs) -> str:
     writer.writerow(CSV_COLUMNS)
     for index, run in enumerate(runs, start=1):
         for v in run.table.values:
-            writer.writerow([_csv_value(x) for x in (
-                index, v["line"], run.collective, run.n_ranks, v["size"], v["type"], v["redop"], v["root"],
-                v["time"] * 1e6, v["busbw"] / 1e9, v["ceiling"] / 1e9, v["efficiency"], v["flag"], v["regime"],
-                None if v["time_inplace"] is None else v["time_inplace"] * 1e6,
-                None if v["busbw_inplace"] is None else v["busbw_inplace"] / 1e9,
-                v["efficiency_inplace"], v["flag_inplace"])])
+            writer.writerow(
+                [
+                    _csv_value(x)
+                    for x in (
+                        index,
+                        v["line"],
+                        run.collective,
+                        run.n_ranks,
+                        v["size"],
+                        v["type"],
+                        v["redop"],
+                        v["root"],
+                        v["time"] * 1e6,
+                        v["busbw"] / 1e9,
+                        v["ceiling"] / 1e9,
+                        v["efficiency"],
+                        v["flag"],
+                        v["regime"],
+                        None if v["time_inplace"] is None else v["time_inplace"] * 1e6,
+                        None if v["busbw_inplace"] is None else v["busbw_inplace"] / 1e9,
+                        v["efficiency_inplace"],
+                        v["flag_inplace"],
+                    )
+                ]
+            )
     return out.getvalue()
 
 
@@ -156,14 +221,33 @@ def run_data(run) -> dict:
     """One run as plain data (what :func:`format_json` writes)."""
     log, fit = run.log, run.fit
     return {
-        "collective": run.collective, "n_ranks": run.n_ranks, "n_ranks_source": log.n_ranks_source,
-        "program": log.program, "hosts": list(log.hosts), "nccl_version": log.nccl_version,
-        "header_line": log.header_line, "warnings": list(log.warnings),
-        "bound": {"label": run.label, "alpha_s": run.alpha, "beta_Bps": run.beta, "ports": run.ports,
-                  "latency_ports": run.latency_ports, "n_nodes": run.n_nodes, "node_beta_Bps": run.node_beta,
-                  "node_ceiling_Bps": run.node_ceiling},
-        "fit": None if fit is None else {"alpha_s": _plain(fit.alpha), "beta_Bps": _plain(fit.beta), "steps": fit.steps,
-                                         "rms_relative_error": fit.rms_relative_error, "points": fit.points},
+        "collective": run.collective,
+        "n_ranks": run.n_ranks,
+        "n_ranks_source": log.n_ranks_source,
+        "program": log.program,
+        "hosts": list(log.hosts),
+        "nccl_version": log.nccl_version,
+        "header_line": log.header_line,
+        "warnings": list(log.warnings),
+        "bound": {
+            "label": run.label,
+            "alpha_s": run.alpha,
+            "beta_Bps": run.beta,
+            "ports": run.ports,
+            "latency_ports": run.latency_ports,
+            "n_nodes": run.n_nodes,
+            "node_beta_Bps": run.node_beta,
+            "node_ceiling_Bps": run.node_ceiling,
+        },
+        "fit": None
+        if fit is None
+        else {
+            "alpha_s": _plain(fit.alpha),
+            "beta_Bps": _plain(fit.beta),
+            "steps": fit.steps,
+            "rms_relative_error": fit.rms_relative_error,
+            "points": fit.points,
+        },
         "rows": [{key: _plain(value) for key, value in v.items()} for v in run.table.values],
     }
 
@@ -183,34 +267,71 @@ def format_json(runs) -> str:
 def format_compare(rows, before, after, fmt="table") -> str:
     """:func:`~ccb_helpers.nccl_tests.report.compare_runs` rows as a table, CSV or JSON."""
     if fmt == "json":
-        return json.dumps({"before": run_data(before), "after": run_data(after), "compare": rows}, indent=1,
-                          ensure_ascii=False)
+        return json.dumps(
+            {"before": run_data(before), "after": run_data(after), "compare": rows}, indent=1, ensure_ascii=False
+        )
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
-        columns = ("size", "type", "redop", "root", "busbw_before_GBps", "busbw_after_GBps", "change",
-                   "efficiency_before", "flag_before", "efficiency_after", "flag_after")
+        columns = (
+            "size",
+            "type",
+            "redop",
+            "root",
+            "busbw_before_GBps",
+            "busbw_after_GBps",
+            "change",
+            "efficiency_before",
+            "flag_before",
+            "efficiency_after",
+            "flag_after",
+        )
         writer.writerow(columns)
         for r in rows:
-            writer.writerow([_csv_value(x) for x in (r["size"], r["type"], r["redop"], r["root"], r["busbw_before"] / 1e9,
-                                                     r["busbw_after"] / 1e9, r["change"], r["efficiency_before"],
-                                                     r["flag_before"], r["efficiency_after"], r["flag_after"])])
+            writer.writerow(
+                [
+                    _csv_value(x)
+                    for x in (
+                        r["size"],
+                        r["type"],
+                        r["redop"],
+                        r["root"],
+                        r["busbw_before"] / 1e9,
+                        r["busbw_after"] / 1e9,
+                        r["change"],
+                        r["efficiency_before"],
+                        r["flag_before"],
+                        r["efficiency_after"],
+                        r["flag_after"],
+                    )
+                ]
+            )
         return out.getvalue()
-    lines = [f"before: {before.collective}, {before.n_ranks} ranks, {len(before.log.rows)} rows; "
-             f"after: {after.collective}, {after.n_ranks} ranks, {len(after.log.rows)} rows",
-             f"bound: {before.label}; p*beta = {before.ports * before.beta / 1e9:.4g} GB/s"
-             + (f" (after: {after.ports * after.beta / 1e9:.4g} GB/s)" if after.ports * after.beta != before.ports * before.beta else "")]
+    lines = [
+        f"before: {before.collective}, {before.n_ranks} ranks, {len(before.log.rows)} rows; "
+        f"after: {after.collective}, {after.n_ranks} ranks, {len(after.log.rows)} rows",
+        f"bound: {before.label}; p*beta = {before.ports * before.beta / 1e9:.4g} GB/s"
+        + (
+            f" (after: {after.ports * after.beta / 1e9:.4g} GB/s)"
+            if after.ports * after.beta != before.ports * before.beta
+            else ""
+        ),
+    ]
     for name, run in (("before", before), ("after", after)):
         lines += [f"WARNING ({name}): {w}" for w in run.log.warnings]
     lines.append("")
     varied = len({(r["type"], r["redop"], r["root"]) for r in rows}) > 1
-    lines.append(f"{'size':>10}  {'before GB/s':>11}  {'after GB/s':>10}  {'change':>7}  {'eff before':>10}  {'eff after':>10}"
-                 + ("  type/op" if varied else ""))
+    lines.append(
+        f"{'size':>10}  {'before GB/s':>11}  {'after GB/s':>10}  {'change':>7}  {'eff before':>10}  {'eff after':>10}"
+        + ("  type/op" if varied else "")
+    )
     for r in rows:
         kind = f"  {r['type']}/{r['redop']}" if varied else ""
-        lines.append(f"{format_bytes(r['size']):>10}  {r['busbw_before'] / 1e9:>11.2f}  {r['busbw_after'] / 1e9:>10.2f}  "
-                     f"{100 * r['change']:>+6.0f}%  {_shown(r['efficiency_before'], r['flag_before']):>10}  "
-                     f"{_shown(r['efficiency_after'], r['flag_after']):>10}{kind}")
+        lines.append(
+            f"{format_bytes(r['size']):>10}  {r['busbw_before'] / 1e9:>11.2f}  {r['busbw_after'] / 1e9:>10.2f}  "
+            f"{100 * r['change']:>+6.0f}%  {_shown(r['efficiency_before'], r['flag_before']):>10}  "
+            f"{_shown(r['efficiency_after'], r['flag_after']):>10}{kind}"
+        )
     if not rows:
         lines.append("(no size appears in both logs)")
     return "\n".join(lines)

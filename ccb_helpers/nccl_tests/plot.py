@@ -28,13 +28,25 @@ def plot_report(run, path=None):
     top.plot(sizes, busbw, "o-", color=COLORS["ring"], markersize=3, label="实测 busbw")
     inplace = [i for i, v in enumerate(values) if v["busbw_inplace"] is not None]
     if inplace:
-        top.plot(sizes[inplace], [values[i]["busbw_inplace"] / 1e9 for i in inplace], "s", color=COLORS["ring"],
-                 markersize=2.5, alpha=0.5, label="实测 busbw（in-place）")
+        top.plot(
+            sizes[inplace],
+            [values[i]["busbw_inplace"] / 1e9 for i in inplace],
+            "s",
+            color=COLORS["ring"],
+            markersize=2.5,
+            alpha=0.5,
+            label="实测 busbw（in-place）",
+        )
     top.plot(sizes, ceiling, color=COLORS["bound"], label="下界给出的上限")
     top.axhline(run.ports * run.beta / 1e9, color=COLORS["bound"], linestyle=":", linewidth=1, label="p·β")
     if run.node_ceiling is not None:
-        top.axhline(run.node_ceiling / 1e9, color=COLORS["bandwidth"], linestyle="--", linewidth=1,
-                    label=f"节点割（{run.n_nodes} 个节点）")
+        top.axhline(
+            run.node_ceiling / 1e9,
+            color=COLORS["bandwidth"],
+            linestyle="--",
+            linewidth=1,
+            label=f"节点割（{run.n_nodes} 个节点）",
+        )
     top.set_xscale("log", base=2)
     top.set_yscale("log")
     top.set_xlabel("消息大小 M（字节）")
@@ -43,7 +55,9 @@ def plot_report(run, path=None):
     efficiency = [v["efficiency"] for v in values]
     ok = [i for i, e in enumerate(efficiency) if e is not None]
     flagged = [i for i, e in enumerate(efficiency) if e is None]
-    bottom.plot(sizes[ok], [efficiency[i] for i in ok], "o-", color=COLORS["latency"], markersize=3, label="下界时间 / 实测时间")
+    bottom.plot(
+        sizes[ok], [efficiency[i] for i in ok], "o-", color=COLORS["latency"], markersize=3, label="下界时间 / 实测时间"
+    )
     if flagged:
         bottom.plot(sizes[flagged], np.ones(len(flagged)), "x", color=COLORS["bandwidth"], label="超过上限（标记）")
     bottom.set_xscale("log", base=2)
@@ -51,8 +65,11 @@ def plot_report(run, path=None):
     bottom.set_xlabel("消息大小 M（字节）")
     bottom.set_ylabel("效率")
     bottom.legend(fontsize=9, loc="upper left")
-    figure.suptitle(f"{run.collective}，N = {run.n_ranks}：α = {run.alpha * 1e6:.3g} µs，β = {run.beta / 1e9:.3g} GB/s，"
-                    f"p = {run.ports}", fontsize=10)
+    figure.suptitle(
+        f"{run.collective}，N = {run.n_ranks}：α = {run.alpha * 1e6:.3g} µs，β = {run.beta / 1e9:.3g} GB/s，"
+        f"p = {run.ports}",
+        fontsize=10,
+    )
     figure.tight_layout()
     if path is not None:
         figure.savefig(path, dpi=200, format="png")

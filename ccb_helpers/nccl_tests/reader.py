@@ -105,9 +105,11 @@ def _build_row(columns, tokens, first_line, unit, lines, base) -> NcclTestsRow:
     for h, suffix in ((0, ""), (1, "_inplace")):
         half = halves[h]
         if "time" in half and half["time"] == 0 and values.get("size", 0) > 0:
-            raise ValueError(f"line {first_line}: time {printed[h][0]!r} for a {values['size']}-byte message: the "
-                             "table printed a time below its resolution, so no bandwidth follows from it: "
-                             f"{_quote(lines[first_line - 1 - base])}")
+            raise ValueError(
+                f"line {first_line}: time {printed[h][0]!r} for a {values['size']}-byte message: the "
+                "table printed a time below its resolution, so no bandwidth follows from it: "
+                f"{_quote(lines[first_line - 1 - base])}"
+            )
         values["time_s" + suffix] = half["time"] * unit if "time" in half else None
         values["algbw_Bps" + suffix] = half["algbw"] * 1e9 if "algbw" in half else None
         values["busbw_Bps" + suffix] = half["busbw"] * 1e9 if "busbw" in half else None
@@ -205,8 +207,10 @@ def _check_args(text, collective, n_ranks, force):
     if not isinstance(text, str):
         raise TypeError(f"text must be a string (the printed output), got {type(text).__name__}")
     if len(text) > MAX_TEXT_CHARS:
-        raise ValueError(f"text has {len(text)} characters; the reader accepts at most {MAX_TEXT_CHARS} "
-                         "(split the log into runs first)")
+        raise ValueError(
+            f"text has {len(text)} characters; the reader accepts at most {MAX_TEXT_CHARS} "
+            "(split the log into runs first)"
+        )
     if collective is not None:
         collective = check_choice("collective", collective, COLLECTIVES)
     if n_ranks is not None:
@@ -250,7 +254,9 @@ def read_nccl_tests_runs(text, collective=None, n_ranks=None, force=False) -> tu
     logs = []
     for i, start in enumerate(starts):
         end = starts[i + 1] if i + 1 < len(starts) else len(lines)
-        logs.append(_text_errors(functools.partial(_read, lines, start, end, collective, n_ranks, force, default_version)))
+        logs.append(
+            _text_errors(functools.partial(_read, lines, start, end, collective, n_ranks, force, default_version))
+        )
     return tuple(logs)
 
 
@@ -281,7 +287,12 @@ def _run_starts(lines) -> list[int]:
 
 def _bare_row_tokens(stripped: str):
     tokens = stripped.split()
-    if len(tokens) in BARE_LAYOUTS and _INT_RE.match(tokens[0]) and _INT_RE.match(tokens[1]) and not _FLOAT_RE.match(tokens[2]):
+    if (
+        len(tokens) in BARE_LAYOUTS
+        and _INT_RE.match(tokens[0])
+        and _INT_RE.match(tokens[1])
+        and not _FLOAT_RE.match(tokens[2])
+    ):
         return tokens
     return None
 
@@ -383,7 +394,9 @@ def _read(lines, start, end, collective, n_ranks, force, default_version) -> Ncc
                 try:
                     avg = float(m.group(1)) * 1e9
                 except ValueError:
-                    raise ValueError(f"line {lineno}: the average bus bandwidth is not a number: {_quote(raw)}") from None
+                    raise ValueError(
+                        f"line {lineno}: the average bus bandwidth is not a number: {_quote(raw)}"
+                    ) from None
                 table.finished = table.columns is not None
             elif (m := _TESTS_VERSION_RE.match(stripped)) is not None:
                 tests_version, library_code = m.group(1), m.group(2)
@@ -414,9 +427,13 @@ def _read(lines, start, end, collective, n_ranks, force, default_version) -> Ncc
     if not table.rows:
         raise ValueError(f"line {table.header_line}: the result table has a header but no rows (truncated?)")
 
-    evidence = Evidence(rows=tuple(table.rows), time_unit_s=table.unit if table.unit is not None else 1e-6,
-                        rank_indices=tuple(r[0] for r in ranks), nranks_info=tuple(sorted(nranks_info)),
-                        header_columns=table.header_names)
+    evidence = Evidence(
+        rows=tuple(table.rows),
+        time_unit_s=table.unit if table.unit is not None else 1e-6,
+        rank_indices=tuple(r[0] for r in ranks),
+        nranks_info=tuple(sorted(nranks_info)),
+        header_columns=table.header_names,
+    )
     named = None
     if info["starting"] is not None:
         found = _PROGRAM_RE.search(info["starting"][0])
@@ -444,12 +461,27 @@ def _read(lines, start, end, collective, n_ranks, force, default_version) -> Ncc
         nccl_version = rccl_version
     elif library_code and library_code.isdigit():
         code = int(library_code)
-        nccl_version = f"{code // 10000}.{code // 100 % 100}.{code % 100}" if code >= 20900 else f"{code // 1000}.{code // 100 % 10}.{code % 100}"
+        nccl_version = (
+            f"{code // 10000}.{code // 100 % 100}.{code % 100}"
+            if code >= 20900
+            else f"{code // 1000}.{code // 100 % 10}.{code % 100}"
+        )
     return NcclTestsLog(
-        rows=tuple(table.rows), n_ranks=n, collective=collective, hosts=hosts, devices=devices,
-        check_column=table.check, time_unit_s=table.unit if table.unit is not None else 1e-6, nccl_version=nccl_version,
-        tests_version=tests_version, avg_busbw_Bps=avg, out_of_bounds=oob, header_line=table.header_line,
-        program=evidence.program, n_ranks_source=source, warnings=tuple(dict.fromkeys(warnings)),
+        rows=tuple(table.rows),
+        n_ranks=n,
+        collective=collective,
+        hosts=hosts,
+        devices=devices,
+        check_column=table.check,
+        time_unit_s=table.unit if table.unit is not None else 1e-6,
+        nccl_version=nccl_version,
+        tests_version=tests_version,
+        avg_busbw_Bps=avg,
+        out_of_bounds=oob,
+        header_line=table.header_line,
+        program=evidence.program,
+        n_ranks_source=source,
+        warnings=tuple(dict.fromkeys(warnings)),
         collective_candidates=candidates,
     )
 
@@ -519,8 +551,10 @@ def _row_tokens(table: _Table, tokens, lineno, lines, base):
         if table.unit is None:
             table.unit = 1e-3 if table.legacy_names else 1e-6
         if len(table.rows) >= MAX_ROWS:
-            raise ValueError(f"line {table.pending_line}: more than {MAX_ROWS} rows in one table; the reader "
-                             f"accepts at most {MAX_ROWS} (split the log)")
+            raise ValueError(
+                f"line {table.pending_line}: more than {MAX_ROWS} rows in one table; the reader "
+                f"accepts at most {MAX_ROWS} (split the log)"
+            )
         row = _build_row(columns, table.pending, table.pending_line, table.unit, lines, base)
         key = (row.type, row.redop, row.root)
         if row.size and key in table.last_size and row.size <= table.last_size[key] and not table.repeated_at:
@@ -547,16 +581,25 @@ def _read_bare(table: _Table, lines, start, end, derived):
             table.header_names = tuple(c.name for c in table.columns)
             table.unit = 1e-6
             first = lineno
-        if not _INT_RE.match(tokens[0]) or len(tokens) < 3 or not _INT_RE.match(tokens[1]) or _FLOAT_RE.match(tokens[2]):
+        if (
+            not _INT_RE.match(tokens[0])
+            or len(tokens) < 3
+            or not _INT_RE.match(tokens[1])
+            or _FLOAT_RE.match(tokens[2])
+        ):
             continue  # prose, separators, code fences between the pasted rows
         if len(tokens) != table.expected:
-            raise ValueError(f"line {lineno}: row has {len(tokens)} values but the rows before it (line {first}) have "
-                             f"{table.expected}: {_quote(raw)}")
+            raise ValueError(
+                f"line {lineno}: row has {len(tokens)} values but the rows before it (line {first}) have "
+                f"{table.expected}: {_quote(raw)}"
+            )
         table.header_line = table.header_line or lineno
         _row_tokens(table, tokens, lineno, lines, 0)
     if first is None:
-        raise ValueError("no nccl-tests result table found (no header line with 'time', 'algbw' and 'busbw', "
-                         "and no row of a known layout)")
+        raise ValueError(
+            "no nccl-tests result table found (no header line with 'time', 'algbw' and 'busbw', "
+            "and no row of a known layout)"
+        )
 
 
 def _early_warnings(warnings, table, ranks, info, avg, oob):
@@ -568,19 +611,24 @@ def _early_warnings(warnings, table, ranks, info, avg, oob):
     shared = [(key, indices) for key, indices in where.items() if len(set(indices)) > 1]
     if shared:
         (host, gpu), indices = shared[0]
-        warnings.append(f"ranks {sorted(set(indices))[0]} and {sorted(set(indices))[1]} run on the same GPU "
-                        f"({host + ' ' if host else ''}[{gpu}]): they share its links, so busbw does not measure them")
+        warnings.append(
+            f"ranks {sorted(set(indices))[0]} and {sorted(set(indices))[1]} run on the same GPU "
+            f"({host + ' ' if host else ''}[{gpu}]): they share its links, so busbw does not measure them"
+        )
     wrong = [r for r in rows if table.check == "#wrong" and any(w for w in (r.wrong, r.wrong_inplace) if w)]
     if (oob or 0) > 0 or wrong:
         if oob:
             count = f"{oob} out-of-bounds values"
         else:
             count = f"{sum(int(w) for r in wrong for w in (r.wrong, r.wrong_inplace) if w)} wrong values (first at line {wrong[0].line})"
-        warnings.append(f"the log's own correctness check failed ({count}): these timings come from wrong results "
-                        "and do not measure a working collective")
+        warnings.append(
+            f"the log's own correctness check failed ({count}): these timings come from wrong results "
+            "and do not measure a working collective"
+        )
     if info["validation_off"] or (rows and all(r.wrong is None for r in rows)):
-        warnings.append("the data were not checked (-c 0, validation: 0): nothing shows the collective computed "
-                        "the right result")
+        warnings.append(
+            "the data were not checked (-c 0, validation: 0): nothing shows the collective computed the right result"
+        )
     if avg is not None and rows:
         values, rounding = [], []
         for row in rows:
@@ -591,26 +639,40 @@ def _early_warnings(warnings, table, ranks, info, avg, oob):
             mean = sum(values) / len(values)
             tolerance = sum(rounding) / len(rounding) + 5e-6 * max(mean, avg / 1e9) + 1e-9
             if abs(mean - avg / 1e9) > tolerance:
-                warnings.append(f"the footer's average bus bandwidth {avg / 1e9:.6g} GB/s is not the average of the "
-                                f"rows shown ({mean:.6g} GB/s): rows were left out of the paste, or it joins several runs")
+                warnings.append(
+                    f"the footer's average bus bandwidth {avg / 1e9:.6g} GB/s is not the average of the "
+                    f"rows shown ({mean:.6g} GB/s): rows were left out of the paste, or it joins several runs"
+                )
     if info["reduced"] is not None:
         size, line = info["reduced"]
-        warnings.append(f"nccl-tests reduced maxBytes to {size} bytes for lack of GPU memory (line {line}): the largest "
-                        "sizes asked for were not run")
+        warnings.append(
+            f"nccl-tests reduced maxBytes to {size} bytes for lack of GPU memory (line {line}): the largest "
+            "sizes asked for were not run"
+        )
     if table.repeated_at:
-        warnings.append(f"sizes start again at line {table.repeated_at}: the table holds rows of several runs or cycles "
-                        "(interleaved output of two processes, or -N repeats); they are kept in printed order")
-    gaps = [(abs(r.busbw_Bps - r.busbw_Bps_inplace) / max(r.busbw_Bps, r.busbw_Bps_inplace), r) for r in rows
-            if r.size >= 2**20 and r.busbw_Bps_inplace and r.busbw_Bps and r.busbw_Bps >= 1e9]
+        warnings.append(
+            f"sizes start again at line {table.repeated_at}: the table holds rows of several runs or cycles "
+            "(interleaved output of two processes, or -N repeats); they are kept in printed order"
+        )
+    gaps = [
+        (abs(r.busbw_Bps - r.busbw_Bps_inplace) / max(r.busbw_Bps, r.busbw_Bps_inplace), r)
+        for r in rows
+        if r.size >= 2**20 and r.busbw_Bps_inplace and r.busbw_Bps and r.busbw_Bps >= 1e9
+    ]
     if gaps:
         gap, row = max(gaps, key=lambda g: g[0])
         if gap > INPLACE_GAP:
-            warnings.append(f"in-place and out-of-place busbw differ by {100 * gap:.0f} % at {row.size} bytes (line "
-                            f"{row.line}): the two halves did not measure the same thing; compare both")
+            warnings.append(
+                f"in-place and out-of-place busbw differ by {100 * gap:.0f} % at {row.size} bytes (line "
+                f"{row.line}): the two halves did not measure the same thing; compare both"
+            )
     if info["socket"]:
-        warnings.append(f"NCCL used its socket (TCP) transport (line {info['socket']}): network numbers are TCP's, "
-                        "not the RDMA fabric's (no IB device found, NCCL_IB_DISABLE set, or the net plugin missing)")
+        warnings.append(
+            f"NCCL used its socket (TCP) transport (line {info['socket']}): network numbers are TCP's, "
+            "not the RDMA fabric's (no IB device found, NCCL_IB_DISABLE set, or the net plugin missing)"
+        )
     if info["no_nvls"]:
-        warnings.append(f"NCCL INFO says NVLS (NVLink SHARP) is not available (line {info['no_nvls']}): AllReduce "
-                        "cannot use in-switch reduction here")
-
+        warnings.append(
+            f"NCCL INFO says NVLS (NVLink SHARP) is not available (line {info['no_nvls']}): AllReduce "
+            "cannot use in-switch reduction here"
+        )

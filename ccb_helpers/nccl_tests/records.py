@@ -68,10 +68,25 @@ class NcclTestsRow:
     printed: tuple = field(default=(), repr=False, compare=False)
 
     def __post_init__(self):
-        check_fields(self, {"size": "int", "count": "int", "type": "str?", "redop": "str?", "time_s": "real",
-                            "algbw_Bps": "real", "busbw_Bps": "real", "wrong": "number?", "time_s_inplace": "real?",
-                            "algbw_Bps_inplace": "real?", "busbw_Bps_inplace": "real?", "wrong_inplace": "number?",
-                            "line": "int", "printed": "tuple"})
+        check_fields(
+            self,
+            {
+                "size": "int",
+                "count": "int",
+                "type": "str?",
+                "redop": "str?",
+                "time_s": "real",
+                "algbw_Bps": "real",
+                "busbw_Bps": "real",
+                "wrong": "number?",
+                "time_s_inplace": "real?",
+                "algbw_Bps_inplace": "real?",
+                "busbw_Bps_inplace": "real?",
+                "wrong_inplace": "number?",
+                "line": "int",
+                "printed": "tuple",
+            },
+        )
         if self.root is not None:
             object.__setattr__(self, "root", check_int("root", self.root, minimum=-1, scalar=True))
 
@@ -138,10 +153,26 @@ class NcclTestsLog:
     collective_candidates: tuple = ()
 
     def __post_init__(self):
-        check_fields(self, {"rows": "tuple", "n_ranks": "int?", "collective": "str?", "hosts": "tuple", "devices": "tuple",
-                            "check_column": "str?", "time_unit_s": "real", "nccl_version": "str?", "tests_version": "str?",
-                            "avg_busbw_Bps": "number?", "out_of_bounds": "int?", "header_line": "int", "program": "str?",
-                            "n_ranks_source": "str?", "warnings": "tuple"})
+        check_fields(
+            self,
+            {
+                "rows": "tuple",
+                "n_ranks": "int?",
+                "collective": "str?",
+                "hosts": "tuple",
+                "devices": "tuple",
+                "check_column": "str?",
+                "time_unit_s": "real",
+                "nccl_version": "str?",
+                "tests_version": "str?",
+                "avg_busbw_Bps": "number?",
+                "out_of_bounds": "int?",
+                "header_line": "int",
+                "program": "str?",
+                "n_ranks_source": "str?",
+                "warnings": "tuple",
+            },
+        )
         if not all(isinstance(row, NcclTestsRow) for row in self.rows):
             raise TypeError("rows must be a tuple of NcclTestsRow")
 
@@ -192,14 +223,18 @@ def _log_context(log, n_ranks, collective):
     if n is None:
         raise ValueError("the log has no '# Rank' lines: pass n_ranks")
     if n < 2:
-        raise ValueError(f"the table at line {log.header_line} lists {n} rank: one GPU measures no communication "
-                         "(if mpirun started several processes, nccl-tests was built without MPI=1 and each process "
-                         "ran alone; rebuild with 'make MPI=1' or pass n_ranks)")
+        raise ValueError(
+            f"the table at line {log.header_line} lists {n} rank: one GPU measures no communication "
+            "(if mpirun started several processes, nccl-tests was built without MPI=1 and each process "
+            "ran alone; rebuild with 'make MPI=1' or pass n_ranks)"
+        )
     if len(log.rows) > MAX_ROWS:
         raise ValueError(f"the log has {len(log.rows)} rows; at most {MAX_ROWS} are evaluated (split the log)")
     primitive = log.collective if collective is None else check_choice("collective", collective, COLLECTIVES)
     if primitive is None:
-        raise ValueError("the log does not name its collective: pass collective (one of " + ", ".join(COLLECTIVES) + ")")
+        raise ValueError(
+            "the log does not name its collective: pass collective (one of " + ", ".join(COLLECTIVES) + ")"
+        )
     if log.n_ranks_source not in (None, "caller"):
         if n_ranks is not None and n != log.n_ranks:
             raise ValueError(f"n_ranks={n} contradicts the log: N = {log.n_ranks} from its {log.n_ranks_source}")

@@ -53,8 +53,18 @@ def _judge(busbw, time, bound_time, ports_beta, node_ceiling):
     return None, "latency"
 
 
-def nccl_tests_report(log, alpha, beta, ports=1, latency_ports=None, n_ranks=None, collective=None,
-                      n_nodes=None, node_beta=None, rail_beta=None):
+def nccl_tests_report(
+    log,
+    alpha,
+    beta,
+    ports=1,
+    latency_ports=None,
+    n_ranks=None,
+    collective=None,
+    n_nodes=None,
+    node_beta=None,
+    rail_beta=None,
+):
     """Each row of a log against the lower bound: busbw, the bound's ceiling, efficiency, regime.
 
     Efficiency is bound time / measured time = measured busbw / ceiling (:func:`busbw_ceiling`),
@@ -124,7 +134,11 @@ def nccl_tests_report(log, alpha, beta, ports=1, latency_ports=None, n_ranks=Non
     log, n, primitive = _log_context(log, n_ranks, collective)
     alpha = check_real("alpha", alpha, maximum=1e9, scalar=True)
     beta, ports = check_link(beta, ports)
-    latency_ports = ports if latency_ports is None else check_int("latency_ports", latency_ports, minimum=1, maximum=2**62, scalar=True)
+    latency_ports = (
+        ports
+        if latency_ports is None
+        else check_int("latency_ports", latency_ports, minimum=1, maximum=2**62, scalar=True)
+    )
     n_nodes, node_beta = _node_context(log, n, n_nodes, node_beta, rail_beta)
     coefficient = _busbw_factor(primitive, n)
     node_coefficient = node_volume_coefficient(primitive, n, n_nodes) if node_beta is not None else 0.0
@@ -143,24 +157,50 @@ def nccl_tests_report(log, alpha, beta, ports=1, latency_ports=None, n_ranks=Non
         regime = "latency" if t_alpha >= max(t_beta, t_node) else ("network" if t_node > t_beta else "bandwidth")
         busbw = coefficient * row.size / row.time_s
         efficiency, flag = _judge(busbw, row.time_s, bound_time, ports * beta, node_ceiling)
-        value = {"size": row.size, "busbw": busbw, "ceiling": ceiling, "efficiency": efficiency, "flag": flag,
-                 "regime": regime, "bound_time": bound_time, "time": row.time_s,
-                 "busbw_inplace": None, "efficiency_inplace": None, "flag_inplace": None, "time_inplace": None,
-                 "line": row.line, "type": row.type, "redop": row.redop,
-                 "root": row.root if row.root is not None and row.root >= 0 else None}  # nccl-tests' -1: no root
+        value = {
+            "size": row.size,
+            "busbw": busbw,
+            "ceiling": ceiling,
+            "efficiency": efficiency,
+            "flag": flag,
+            "regime": regime,
+            "bound_time": bound_time,
+            "time": row.time_s,
+            "busbw_inplace": None,
+            "efficiency_inplace": None,
+            "flag_inplace": None,
+            "time_inplace": None,
+            "line": row.line,
+            "type": row.type,
+            "redop": row.redop,
+            "root": row.root if row.root is not None and row.root >= 0 else None,
+        }  # nccl-tests' -1: no root
         if row.time_s_inplace:
             busbw_in = coefficient * row.size / row.time_s_inplace
             efficiency_in, flag_in = _judge(busbw_in, row.time_s_inplace, bound_time, ports * beta, node_ceiling)
-            value.update(busbw_inplace=busbw_in, efficiency_inplace=efficiency_in, flag_inplace=flag_in,
-                         time_inplace=row.time_s_inplace)
+            value.update(
+                busbw_inplace=busbw_in,
+                efficiency_inplace=efficiency_in,
+                flag_inplace=flag_in,
+                time_inplace=row.time_s_inplace,
+            )
         values.append(value)
         shown = f"{efficiency:.2f}" if efficiency is not None else _FLAG_LABELS[flag]
-        rows.append([_nbsp(format_bytes(row.size)), shown, _REGIME_LABELS[regime],
-                     _nbsp(format_bandwidth(busbw)), _nbsp(format_bandwidth(ceiling))])
+        rows.append(
+            [
+                _nbsp(format_bytes(row.size)),
+                shown,
+                _REGIME_LABELS[regime],
+                _nbsp(format_bandwidth(busbw)),
+                _nbsp(format_bandwidth(ceiling)),
+            ]
+        )
     headers = ["大小", "效率", "区间", "实测 busbw", "上限 busbw"]
     network = f"，{n_nodes} 个节点各 {node_beta / 1e9:.3g} GB/s" if node_coefficient else ""
-    caption = (f"{primitive}，N = {n}：α = {alpha * 1e6:.3g} µs，β = {beta / 1e9:.3g} GB/s，p = {ports}{network}"
-               f"（效率 = 下界时间 / 实测时间 = 实测 busbw / 上限）")
+    caption = (
+        f"{primitive}，N = {n}：α = {alpha * 1e6:.3g} µs，β = {beta / 1e9:.3g} GB/s，p = {ports}{network}"
+        f"（效率 = 下界时间 / 实测时间 = 实测 busbw / 上限）"
+    )
     return Table(headers, rows, caption, values)
 
 
@@ -216,8 +256,19 @@ class RunReport:
         return node_cut_ceiling(self.collective, self.n_ranks, self.n_nodes, self.node_beta)
 
 
-def run_report(log, alpha, beta, ports=1, latency_ports=None, n_ranks=None, collective=None, n_nodes=None,
-               node_beta=None, rail_beta=None, label="") -> RunReport:
+def run_report(
+    log,
+    alpha,
+    beta,
+    ports=1,
+    latency_ports=None,
+    n_ranks=None,
+    collective=None,
+    n_nodes=None,
+    node_beta=None,
+    rail_beta=None,
+    label="",
+) -> RunReport:
     """:func:`nccl_tests_report` and :func:`fit_alpha_beta` of one run, with the parameters used.
 
     >>> from ccb_helpers.nccl_tests import read_nccl_tests
@@ -227,13 +278,35 @@ def run_report(log, alpha, beta, ports=1, latency_ports=None, n_ranks=None, coll
     """
     from .fit import _fit_or_none
 
-    table = nccl_tests_report(log, alpha, beta, ports=ports, latency_ports=latency_ports, n_ranks=n_ranks,
-                              collective=collective, n_nodes=n_nodes, node_beta=node_beta, rail_beta=rail_beta)
+    table = nccl_tests_report(
+        log,
+        alpha,
+        beta,
+        ports=ports,
+        latency_ports=latency_ports,
+        n_ranks=n_ranks,
+        collective=collective,
+        n_nodes=n_nodes,
+        node_beta=node_beta,
+        rail_beta=rail_beta,
+    )
     _, n, primitive = _log_context(log, n_ranks, collective)
     k, per_node = _node_context(log, n, n_nodes, node_beta, rail_beta)
     latency_ports = ports if latency_ports is None else latency_ports
-    return RunReport(log, n, primitive, float(alpha), float(beta), int(ports), int(latency_ports), label, table,
-                     _fit_or_none(log, n, primitive), k, per_node)
+    return RunReport(
+        log,
+        n,
+        primitive,
+        float(alpha),
+        float(beta),
+        int(ports),
+        int(latency_ports),
+        label,
+        table,
+        _fit_or_none(log, n, primitive),
+        k,
+        per_node,
+    )
 
 
 def compare_runs(before: RunReport, after: RunReport) -> list[dict]:
@@ -261,10 +334,21 @@ def compare_runs(before: RunReport, after: RunReport) -> list[dict]:
         other = later.get(key(value))
         if other is None:
             continue
-        rows.append({"size": value["size"], "type": value["type"], "redop": value["redop"], "root": value["root"],
-                     "busbw_before": value["busbw"], "busbw_after": other["busbw"],
-                     "change": other["busbw"] / value["busbw"] - 1.0,
-                     "efficiency_before": value["efficiency"], "flag_before": value["flag"],
-                     "efficiency_after": other["efficiency"], "flag_after": other["flag"],
-                     "ceiling_before": value["ceiling"], "ceiling_after": other["ceiling"]})
+        rows.append(
+            {
+                "size": value["size"],
+                "type": value["type"],
+                "redop": value["redop"],
+                "root": value["root"],
+                "busbw_before": value["busbw"],
+                "busbw_after": other["busbw"],
+                "change": other["busbw"] / value["busbw"] - 1.0,
+                "efficiency_before": value["efficiency"],
+                "flag_before": value["flag"],
+                "efficiency_after": other["efficiency"],
+                "flag_after": other["flag"],
+                "ceiling_before": value["ceiling"],
+                "ceiling_after": other["ceiling"],
+            }
+        )
     return rows

@@ -38,7 +38,10 @@ def _check_names(name: str, values, choices, max_count: int | None = None) -> tu
 
 def _check_m_range(m_range) -> tuple[float, float]:
     # Only a list, tuple or 1-d array of two: a 0-d array has __len__ but no length, an iterator none.
-    if not (isinstance(m_range, (list, tuple)) or (isinstance(m_range, np.ndarray) and m_range.ndim == 1)) or len(m_range) != 2:
+    if (
+        not (isinstance(m_range, (list, tuple)) or (isinstance(m_range, np.ndarray) and m_range.ndim == 1))
+        or len(m_range) != 2
+    ):
         raise TypeError(f"m_range must be a pair (m_min, m_max) of sizes in bytes, got {type(m_range).__name__}")
     lo = check_real("m_range[0]", m_range[0], minimum=0.0, strict=True, maximum=2.0**96, scalar=True)
     hi = check_real("m_range[1]", m_range[1], minimum=0.0, strict=True, maximum=2.0**96, scalar=True)

@@ -19,8 +19,13 @@ from ._checks import (
 from .style import BOOK_WIDTH, COLORS, use_book_style
 
 
-def plot_regime_map(primitive="all_reduce", preset_keys=("a100_nvlink", "h100_nvswitch", "ib_ndr"), n_max=4096,
-                    m_range=(2.0**6, 2.0**34), axes=None):
+def plot_regime_map(
+    primitive="all_reduce",
+    preset_keys=("a100_nvlink", "h100_nvswitch", "ib_ndr"),
+    n_max=4096,
+    m_range=(2.0**6, 2.0**34),
+    axes=None,
+):
     """Latency- vs bandwidth-bound regions of the lower bound over (N, M), with the M* curve, per preset.
 
     Uses each preset's α, β and ``k = ports_for(N)`` capped at 1 for bandwidth when the preset
@@ -62,7 +67,7 @@ def plot_regime_map(primitive="all_reduce", preset_keys=("a100_nvlink", "h100_nv
         rows = math.ceil(len(preset_keys) / cols)
         fig, grid = plt.subplots(rows, cols, figsize=(BOOK_WIDTH if cols == 2 else 4.2, 3.4 * rows), squeeze=False)
         axes = list(grid.ravel())
-        for spare in axes[len(preset_keys):]:
+        for spare in axes[len(preset_keys) :]:
             spare.axis("off")
         axes = axes[: len(preset_keys)]
     ns = np.unique(np.geomspace(2, n_max, 120).astype(np.int64))
@@ -71,8 +76,15 @@ def plot_regime_map(primitive="all_reduce", preset_keys=("a100_nvlink", "h100_nv
         p = PRESETS[key]
         ports = 1 if p.ports is None else p.ports
         grid = regime(primitive, ns[:, None], ms[None, :], p.alpha, p.beta, ports=ports)
-        ax.pcolormesh(ns, ms, (grid == "bandwidth").T.astype(float), cmap=ListedColormap(["#dbe9f6", "#f8dcdc"]),
-                      shading="auto", vmin=0, vmax=1)
+        ax.pcolormesh(
+            ns,
+            ms,
+            (grid == "bandwidth").T.astype(float),
+            cmap=ListedColormap(["#dbe9f6", "#f8dcdc"]),
+            shading="auto",
+            vmin=0,
+            vmax=1,
+        )
         m_star = np.array([crossover_size(primitive, int(n), p.alpha, p.beta, ports=ports) for n in ns])
         ax.plot(ns, m_star, color=COLORS["bound"], linewidth=2, label="$M^*$")
         ax.set_xscale("log", base=2)
@@ -80,15 +92,19 @@ def plot_regime_map(primitive="all_reduce", preset_keys=("a100_nvlink", "h100_nv
         ax.set_xlabel("节点数 N")
         ax.set_ylabel("消息大小 M")
         ax.yaxis.set_major_formatter(lambda v, _pos: format_bytes(v))
-        ax.set_title(f"{p.label.split(' (')[0]}\nα = {format_time(p.alpha)}，β = {_format_rate(p.beta)}，k = {ports}",
-                     fontsize=9.5)
+        ax.set_title(
+            f"{p.label.split(' (')[0]}\nα = {format_time(p.alpha)}，β = {_format_rate(p.beta)}，k = {ports}",
+            fontsize=9.5,
+        )
         ax.text(0.04, 0.92, "带宽主导", transform=ax.transAxes, fontsize=9.5, color=COLORS["bandwidth"])
         ax.text(0.60, 0.05, "延迟主导", transform=ax.transAxes, fontsize=9.5, color=COLORS["latency"])
         ax.grid(False)
     return axes
 
 
-def plot_best_algorithm_map(primitive="all_reduce", alpha=1.5e-6, beta=50e9, ports=1, n_max=1024, m_range=(2.0**6, 2.0**32), ax=None):
+def plot_best_algorithm_map(
+    primitive="all_reduce", alpha=1.5e-6, beta=50e9, ports=1, n_max=1024, m_range=(2.0**6, 2.0**32), ax=None
+):
     """The fastest modelled algorithm over (N, M), with the lower bound's crossover size M*.
 
     Algorithms that need a power of two compete only at those N (the vertical stripes).
@@ -144,15 +160,18 @@ def plot_best_algorithm_map(primitive="all_reduce", alpha=1.5e-6, beta=50e9, por
     ax.yaxis.set_major_formatter(lambda v, _pos: format_bytes(v))
     ax.set_xlabel("节点数 N")
     ax.set_ylabel("消息大小 M")
-    ax.set_title(f"每个 (N, M) 上最快的算法；α = {format_time(alpha)}，β = {_format_rate(beta)}，{ports}-port", fontsize=10)
+    ax.set_title(
+        f"每个 (N, M) 上最快的算法；α = {format_time(alpha)}，β = {_format_rate(beta)}，{ports}-port", fontsize=10
+    )
     handles = [Patch(color=COLORS.get(a, "#cccccc"), alpha=0.55, label=ALGORITHM_LABELS[a]) for a in present]
     ax.legend(handles=handles + ax.get_legend_handles_labels()[0], loc="upper left")
     ax.grid(False)
     return ax
 
 
-def plot_algorithm_times(primitive="all_reduce", n=16, alpha=1.5e-6, beta=50e9, ports=1, m_range=(2.0**6, 2.0**32),
-                         efficiency=False, ax=None):
+def plot_algorithm_times(
+    primitive="all_reduce", n=16, alpha=1.5e-6, beta=50e9, ports=1, m_range=(2.0**6, 2.0**32), efficiency=False, ax=None
+):
     """Time (or efficiency = bound / time) against M for the lower bound and every applicable algorithm.
 
     Parameters
@@ -197,8 +216,13 @@ def plot_algorithm_times(primitive="all_reduce", n=16, alpha=1.5e-6, beta=50e9, 
     for name in applicable_algorithms(primitive, n=n, ports=ports):
         t = algorithm_cost(name, primitive, n, ms, alpha, beta, ports=ports)
         ax.plot(ms, bound / t if efficiency else t, color=COLORS.get(name), label=ALGORITHM_LABELS[name])
-    ax.axvline(crossover_size(primitive, n, alpha, beta, ports=ports), color="#999999", linestyle="--", linewidth=1,
-               label="$M^*$")
+    ax.axvline(
+        crossover_size(primitive, n, alpha, beta, ports=ports),
+        color="#999999",
+        linestyle="--",
+        linewidth=1,
+        label="$M^*$",
+    )
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_formatter(lambda v, _pos: format_bytes(v))
     if efficiency:

@@ -33,8 +33,13 @@ def plot_volume_coefficients(n_max: int = 1024, ax=None):
     ns = np.unique(np.geomspace(2, n_max, 120).astype(np.int64))
     styles = ["-", "--", ":", "-."]
     for i, primitive in enumerate(PRIMITIVES):
-        ax.plot(ns, volume_coefficient(primitive, ns), linestyle=styles[i % 4], linewidth=1.8,
-                label=PRIMITIVE_LABELS[primitive])
+        ax.plot(
+            ns,
+            volume_coefficient(primitive, ns),
+            linestyle=styles[i % 4],
+            linewidth=1.8,
+            label=PRIMITIVE_LABELS[primitive],
+        )
     ax.set_xscale("log", base=2)
     ax.set_ylim(0, 2.15)
     ax.set_xlabel("节点数 N")

@@ -11,8 +11,14 @@ from ._checks import _check_axes_list, _check_names
 from .style import BOOK_WIDTH, COLORS, FAMILY_COLORS, use_book_style
 
 
-def plot_bisection_ratio(primitives=("all_reduce", "all_to_all"), families=("ring", "torus2d", "torus3d", "hypercube", "fat_tree"),
-                         max_n=2**14, m=2.0**30, beta=50e9, axes=None):
+def plot_bisection_ratio(
+    primitives=("all_reduce", "all_to_all"),
+    families=("ring", "torus2d", "torus3d", "hypercube", "fat_tree"),
+    max_n=2**14,
+    m=2.0**30,
+    beta=50e9,
+    axes=None,
+):
     """Bisection bound / node-level bound against N (node bound with every link, p = degree).
 
     Above 1 the bisection bound is the tighter one. One panel per primitive (two per row), one
@@ -56,10 +62,15 @@ def plot_bisection_ratio(primitives=("all_reduce", "all_to_all"), families=("rin
     if own:
         cols = min(2, len(primitives))
         rows = math.ceil(len(primitives) / cols)
-        fig, grid = plt.subplots(rows, cols, figsize=(BOOK_WIDTH if cols == 2 else 4.2, 3.3 * rows + 0.5), squeeze=False,
-                                 layout="constrained")
+        fig, grid = plt.subplots(
+            rows,
+            cols,
+            figsize=(BOOK_WIDTH if cols == 2 else 4.2, 3.3 * rows + 0.5),
+            squeeze=False,
+            layout="constrained",
+        )
         axes = list(grid.ravel())
-        for spare in axes[len(primitives):]:
+        for spare in axes[len(primitives) :]:
             spare.axis("off")
         axes = axes[: len(primitives)]
     for ax, primitive in zip(axes, primitives):
@@ -70,9 +81,19 @@ def plot_bisection_ratio(primitives=("all_reduce", "all_to_all"), families=("rin
                 topos = list(family_instances(family, max_n))
             topos = [t for t in topos if t.n >= 4]
             ns = [t.n for t in topos]
-            ratio = [bisection_lower_bound(primitive, t, m, beta) / node_lower_bound(primitive, t, m, beta, ports=max(t.degree, 1))
-                     for t in topos]
-            ax.plot(ns, ratio, marker="o" if len(ns) < 30 else None, markersize=3, color=FAMILY_COLORS[family], label=FAMILIES[family][0])
+            ratio = [
+                bisection_lower_bound(primitive, t, m, beta)
+                / node_lower_bound(primitive, t, m, beta, ports=max(t.degree, 1))
+                for t in topos
+            ]
+            ax.plot(
+                ns,
+                ratio,
+                marker="o" if len(ns) < 30 else None,
+                markersize=3,
+                color=FAMILY_COLORS[family],
+                label=FAMILIES[family][0],
+            )
         ax.axhline(1.0, color=COLORS["bound"], linewidth=1.2, linestyle="--")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
@@ -80,7 +101,9 @@ def plot_bisection_ratio(primitives=("all_reduce", "all_to_all"), families=("rin
         ax.set_ylabel("bisection 下界 / 节点级下界")
         ax.set_title(f"{PRIMITIVE_LABELS[primitive]}：虚线之上 bisection 更紧", fontsize=10)
     if own and len(axes) > 1:  # one legend under the panels (the figure lays itself out: no tight_layout)
-        axes[0].figure.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=min(len(families), 5))
+        axes[0].figure.legend(
+            *axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=min(len(families), 5)
+        )
     else:
         axes[0].legend()
     return axes

@@ -9,8 +9,11 @@ from ._checks import _check_ax, _check_names, _new_axes
 from .style import BOOK_WIDTH, COLORS, FAMILY_COLORS, use_book_style
 
 
-def plot_diameters(families=("ring", "torus2d", "torus3d", "mesh2d", "hypercube", "fat_tree", "fully_connected"),
-                   max_n: int = 10**6, ax=None):
+def plot_diameters(
+    families=("ring", "torus2d", "torus3d", "mesh2d", "hypercube", "fat_tree", "fully_connected"),
+    max_n: int = 10**6,
+    ax=None,
+):
     """Latency-relevant diameter (rounds) against N for each family, with the ceil(log2 N) line.
 
     Parameters
@@ -42,8 +45,14 @@ def plot_diameters(families=("ring", "torus2d", "torus3d", "mesh2d", "hypercube"
             topos = list(family_instances(family, max_n))
             ns = np.array([t.n for t in topos])
             ds = np.array([t.step_diameter for t in topos])
-        ax.plot(ns, ds, marker="o" if len(ns) < 40 else None, markersize=3, color=FAMILY_COLORS[family],
-                label=FAMILIES[family][0])
+        ax.plot(
+            ns,
+            ds,
+            marker="o" if len(ns) < 40 else None,
+            markersize=3,
+            color=FAMILY_COLORS[family],
+            label=FAMILIES[family][0],
+        )
     n = np.unique(np.logspace(0.3, np.log10(max_n), 400).astype(np.int64))
     ax.step(n, info_steps(n), where="post", color=COLORS["bound"], linewidth=2, label="⌈log₂ N⌉（信息下界，1-port）")
     ax.set_xscale("log")

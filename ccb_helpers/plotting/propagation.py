@@ -112,8 +112,10 @@ class _KnomialTreeArtists:
         ax.add_collection(self.edges)
         self.nodes = ax.scatter([], [], zorder=2, edgecolors="white", linewidths=0.5)
         above = offset_copy(ax.transData, fig=ax.figure, x=0, y=5, units="points")
-        self.labels = [ax.text(0, 0, "", ha="center", va="bottom", fontsize=SMALL, visible=False, transform=above)
-                       for _ in range(self.LABELS)]
+        self.labels = [
+            ax.text(0, 0, "", ha="center", va="bottom", fontsize=SMALL, visible=False, transform=above)
+            for _ in range(self.LABELS)
+        ]
         ax.set_ylabel("被通知的轮次")
         ax.set_xticks([])
         ax.grid(False)

@@ -61,7 +61,9 @@ def draw_schedule(schedule, ax=None, max_messages: int = 4000, title: str | None
             raise ValueError(f"schedule has more than max_messages={max_messages} messages; draw a smaller n")
         size = np.bincount(inverse, weights=r.length[remote])
         reduce = np.bincount(inverse, weights=r.reduce[remote]) > 0
-        messages += [(index, int(k) // schedule.n, int(k) % schedule.n, s, red) for k, s, red in zip(keys, size, reduce)]
+        messages += [
+            (index, int(k) // schedule.n, int(k) % schedule.n, s, red) for k, s, red in zip(keys, size, reduce)
+        ]
     use_book_style()
     if ax is None:
         ax = _new_axes(max(5.0, 1.0 + 0.6 * len(schedule.rounds)), min(max(3.0, 1.0 + 0.35 * schedule.n), 8))
@@ -69,10 +71,13 @@ def draw_schedule(schedule, ax=None, max_messages: int = 4000, title: str | None
     for index, src, dst, size, red in messages:
         ax.add_patch(
             FancyArrowPatch(
-                (index + 0.08, src), (index + 0.92, dst),
-                arrowstyle="-|>", mutation_scale=9,
+                (index + 0.08, src),
+                (index + 0.92, dst),
+                arrowstyle="-|>",
+                mutation_scale=9,
                 color=COLORS["bandwidth"] if red else COLORS["latency"],
-                linewidth=0.6 + 2.0 * size / biggest, alpha=0.85,
+                linewidth=0.6 + 2.0 * size / biggest,
+                alpha=0.85,
             )
         )
     rounds = len(schedule.rounds)

@@ -33,8 +33,15 @@ COLORS = {
 }
 
 #: Colour per topology family (keys of ccb_helpers.diameter.FAMILIES).
-FAMILY_COLORS = {"ring": COLORS["ring"], "torus2d": "#1f77b4", "torus3d": "#2ca02c", "mesh2d": "#ff7f0e",
-                 "hypercube": "#9467bd", "fat_tree": "#8c564b", "fully_connected": "#7f7f7f"}
+FAMILY_COLORS = {
+    "ring": COLORS["ring"],
+    "torus2d": "#1f77b4",
+    "torus3d": "#2ca02c",
+    "mesh2d": "#ff7f0e",
+    "hypercube": "#9467bd",
+    "fat_tree": "#8c564b",
+    "fully_connected": "#7f7f7f",
+}
 
 _SYSTEM_CJK = ("Noto Sans CJK SC", "Noto Sans CJK TC", "Noto Sans CJK JP", "Source Han Sans SC", "WenQuanYi Zen Hei")
 

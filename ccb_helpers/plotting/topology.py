@@ -30,13 +30,17 @@ def _layout(topology):
     if family in ("torus", "mesh"):
         for v, coord in g.nodes(data="coord"):
             c = list(coord) + [0] * (3 - len(coord))
-            pos[v] = (c[0] + 0.45 * c[2], c[1] + 0.3 * c[2]) if len(coord) == 3 else (c[0], c[1] if len(coord) > 1 else 0)
+            pos[v] = (
+                (c[0] + 0.45 * c[2], c[1] + 0.3 * c[2]) if len(coord) == 3 else (c[0], c[1] if len(coord) > 1 else 0)
+            )
     elif family == "hypercube":
         dim = topology.degree
         angles = [math.pi * b / max(dim, 1) for b in range(dim)]
         for v in g.nodes:
-            pos[v] = (sum(math.cos(a) for b, a in enumerate(angles) if v >> b & 1),
-                      sum(math.sin(a) for b, a in enumerate(angles) if v >> b & 1))
+            pos[v] = (
+                sum(math.cos(a) for b, a in enumerate(angles) if v >> b & 1),
+                sum(math.sin(a) for b, a in enumerate(angles) if v >> b & 1),
+            )
     elif family == "fat_tree":
         hosts = [v for v in g.nodes if not isinstance(v, tuple)]
         leaves = sorted(v for v in g.nodes if isinstance(v, tuple) and v[0] == "leaf")
@@ -135,10 +139,15 @@ def _cached_geometry(key, root: int, side: frozenset | None):
         "hops": np.array([dist[v] for v in ends]),
         "in_side": np.array([v in side for v in ends]) if side is not None else None,
         "switches": np.array([pos[v] for v in switches]).reshape(-1, 2),
-        "straight": straight, "straight_cut": np.array(straight_cut, dtype=bool), "straight_links": straight_links,
-        "arcs": arcs, "arcs_cut": np.array(arcs_cut, dtype=bool), "arcs_links": arcs_links,
+        "straight": straight,
+        "straight_cut": np.array(straight_cut, dtype=bool),
+        "straight_links": straight_links,
+        "arcs": arcs,
+        "arcs_cut": np.array(arcs_cut, dtype=bool),
+        "arcs_links": arcs_links,
         "crossing": sum(g.edges[tuple(e)].get("links", 1) for e in crossing),
-        "lo": points.min(axis=0), "hi": points.max(axis=0),
+        "lo": points.min(axis=0),
+        "hi": points.max(axis=0),
     }
 
 
@@ -159,8 +168,10 @@ class _TopologyArtists:
         self.ends = ax.scatter([], [], zorder=3, edgecolors="white", linewidths=0.6)
         self.root = ax.scatter([], [], facecolors="none", edgecolors=COLORS["bandwidth"], linewidths=1.5, zorder=4)
         # 9.5 pt: at least 9 CSS px even when a two-panel figure is shown at 0.7 of its width (#31)
-        self.labels = [ax.text(0, 0, "", ha="center", va="center", fontsize=9.5, zorder=5, visible=False)
-                       for _ in range(self.LABELS)]
+        self.labels = [
+            ax.text(0, 0, "", ha="center", va="center", fontsize=9.5, zorder=5, visible=False)
+            for _ in range(self.LABELS)
+        ]
         ax.set_aspect("equal", adjustable="box")
         ax.axis("off")
 
@@ -169,8 +180,9 @@ class _TopologyArtists:
         geo = _topology_geometry(topology, root, None if side is None else frozenset(side))
         cut_color, plain = matplotlib.colors.to_rgba(COLORS["bandwidth"]), matplotlib.colors.to_rgba("#bbbbbb")
         for collection, segments, cut, links, scale in (
-                (self.links, geo["straight"], geo["straight_cut"], geo["straight_links"], 1.0),
-                (self.wraps, geo["arcs"], geo["arcs_cut"], geo["arcs_links"], 0.9)):
+            (self.links, geo["straight"], geo["straight_cut"], geo["straight_links"], 1.0),
+            (self.wraps, geo["arcs"], geo["arcs_cut"], geo["arcs_links"], 0.9),
+        ):
             collection.set_segments(segments)
             collection.set_color([cut_color if c else plain for c in cut])
             collection.set_linewidth([(2.0 if c else 0.8) * scale * k for c, k in zip(cut, links)])
@@ -204,8 +216,10 @@ class _TopologyArtists:
         if side is not None:
             title = f"{short}：平衡割切断 {geo['crossing']} 条链路（红色）"
         elif topology.switched:
-            title = (f"{short}：从节点 {root} 出发的跳数\n"
-                     f"（端点间最多 {topology.diameter} 跳，交换机同轮转发：D = {topology.step_diameter} 轮）")
+            title = (
+                f"{short}：从节点 {root} 出发的跳数\n"
+                f"（端点间最多 {topology.diameter} 跳，交换机同轮转发：D = {topology.step_diameter} 轮）"
+            )
         else:
             title = f"{short}：从节点 {root} 出发的 BFS 层（直径 D = {topology.step_diameter}）"
         self.ax.set_title(title, fontsize=9.5)
@@ -236,8 +250,12 @@ def _graph_elements(topology) -> tuple[int, int]:
 
 def _check_drawn_elements(topologies) -> None:
     total = sum(sum(_graph_elements(t)) for t in topologies)
-    check_cap("drawing the topology figure: vertices + edges", total, MAX_DRAWN_ELEMENTS,
-              hint="draw fewer or smaller topologies (e.g. a complete graph on at most 360 nodes)")
+    check_cap(
+        "drawing the topology figure: vertices + edges",
+        total,
+        MAX_DRAWN_ELEMENTS,
+        hint="draw fewer or smaller topologies (e.g. a complete graph on at most 360 nodes)",
+    )
 
 
 def _check_side(side, n: int):
@@ -336,7 +354,9 @@ def draw_topology_grid(topologies, cuts: bool = False, max_nodes: int = 600):
     topologies = list(itertools.islice(iter(topologies), MAX_GRID_PANELS + 1))  # an endless iterator stops here
     if not 1 <= len(topologies) <= MAX_GRID_PANELS:
         more = "more than " if len(topologies) > MAX_GRID_PANELS else ""
-        raise ValueError(f"topologies must hold 1 to {MAX_GRID_PANELS} topologies, got {more}{len(topologies) - bool(more)}")
+        raise ValueError(
+            f"topologies must hold 1 to {MAX_GRID_PANELS} topologies, got {more}{len(topologies) - bool(more)}"
+        )
     cuts = _check_bool("cuts", cuts)
     max_nodes = check_int("max_nodes", max_nodes, minimum=1, maximum=5000)
     for i, t in enumerate(topologies):
@@ -355,7 +375,7 @@ def draw_topology_grid(topologies, cuts: bool = False, max_nodes: int = 600):
     axes = list(grid.ravel())
     for ax, t, side in zip(axes, topologies, sides):
         _TopologyArtists(ax).update(t, 0, side)
-    for ax in axes[len(topologies):]:
+    for ax in axes[len(topologies) :]:
         ax.axis("off")
     fig.tight_layout()
     return axes[: len(topologies)]

@@ -40,12 +40,19 @@ def _simulations(cases) -> list:
     checked, rounds, transfers = [], 0, 0
     for algorithm, primitive, n, m, ports, options in cases:
         try:
-            args = _check_generate(algorithm, primitive, n, m, ports, options.get("root", 0), options.get("chunks"), True)
+            args = _check_generate(
+                algorithm, primitive, n, m, ports, options.get("root", 0), options.get("chunks"), True
+            )
             n, m, ports, root, chunks, r, t = args
-            _check_budget(f"simulating {algorithm} {primitive} on n={n}, m={m}",
-                          _memory_estimate(n, m, len(buffers_for(primitive)) + 1, 0, r) + 256 * t, DEFAULT_MAX_BYTES)
+            _check_budget(
+                f"simulating {algorithm} {primitive} on n={n}, m={m}",
+                _memory_estimate(n, m, len(buffers_for(primitive)) + 1, 0, r) + 256 * t,
+                DEFAULT_MAX_BYTES,
+            )
         except (TypeError, ValueError) as err:
-            raise type(err)(f"the table's run of {algorithm} {primitive} with n={n}, m={m}, ports={ports}: {err}") from None
+            raise type(err)(
+                f"the table's run of {algorithm} {primitive} with n={n}, m={m}, ports={ports}: {err}"
+            ) from None
         rounds, transfers = rounds + r, transfers + t
         checked.append((algorithm, primitive, n, m, ports, root, chunks))
     check_cap("the table's simulations together: rounds", rounds, MAX_ROUNDS)

@@ -13,7 +13,9 @@ from .table import Table
 _VERDICTS = {"exact": "是（恰好）", "constant": "只差常数倍", "grows": "否"}
 
 
-def algorithm_comparison_table(ports: int = 1, ns: Sequence[int] = (8, 12), m: float = 2**20, chunks: int = 64) -> Table:
+def algorithm_comparison_table(
+    ports: int = 1, ns: Sequence[int] = (8, 12), m: float = 2**20, chunks: int = 64
+) -> Table:
     """``tbl-cc-bound-1port-algo-cmp`` / ``tbl-cc-bound-2port-algo-cmp`` from the cost models.
 
     For each algorithm and ``N``: rounds and bandwidth coefficient, their ratios to the two lower
@@ -53,16 +55,31 @@ def algorithm_comparison_table(ports: int = 1, ns: Sequence[int] = (8, 12), m: f
             if algorithm == "double_binary_tree":
                 name += f"（{chunks} 块流水线）" if pipelined else "（未流水线）"
             bound_steps = info_steps(n, ports)
-            rows.append([name, str(n), f"{steps}α（下界 {bound_steps}α）",
-                         _VERDICTS[o["latency"]] + (f"，{o['steps_ratio']:.3g}×" if o["latency"] != "exact" else ""),
-                         f"{coeff:.4g}", _VERDICTS[o["bandwidth"]] + (f"，{o['bandwidth_ratio']:.3g}×" if o["bandwidth"] != "exact" else "")])
+            rows.append(
+                [
+                    name,
+                    str(n),
+                    f"{steps}α（下界 {bound_steps}α）",
+                    _VERDICTS[o["latency"]] + (f"，{o['steps_ratio']:.3g}×" if o["latency"] != "exact" else ""),
+                    f"{coeff:.4g}",
+                    _VERDICTS[o["bandwidth"]] + (f"，{o['bandwidth_ratio']:.3g}×" if o["bandwidth"] != "exact" else ""),
+                ]
+            )
     headers = ["算法", "$N$", "延迟项", "达到延迟下界？", r"带宽系数（$\times M/\beta$）", "达到带宽下界？"]
     return Table(headers, rows, f"{ports}-port AllReduce 算法与下界（倍数 = 算法 / 下界；每行一种配置）", values)
 
 
-def simulated_vs_bound_table(cases=(("ring", 16, 2**20), ("recursive_halving_doubling", 16, 2**20), ("double_binary_tree", 16, 2**20),
-                                    ("ring", 16, 2**12), ("recursive_halving_doubling", 16, 2**12), ("double_binary_tree", 16, 2**12)),
-                             preset_key: str = "a100_nvlink") -> Table:
+def simulated_vs_bound_table(
+    cases=(
+        ("ring", 16, 2**20),
+        ("recursive_halving_doubling", 16, 2**20),
+        ("double_binary_tree", 16, 2**20),
+        ("ring", 16, 2**12),
+        ("recursive_halving_doubling", 16, 2**12),
+        ("double_binary_tree", 16, 2**12),
+    ),
+    preset_key: str = "a100_nvlink",
+) -> Table:
     """Run AllReduce schedules in the simulator and compare their α-β time with both lower bounds.
 
     A case is ``(algorithm, n, m)`` (the algorithm's fewest ports) or ``(algorithm, n, m, ports)``.
@@ -106,14 +123,28 @@ def simulated_vs_bound_table(cases=(("ring", 16, 2**20), ("recursive_halving_dou
         top = _combined_lower_bound("all_reduce", n, m, p.alpha, p.beta, ports, 0, None)
         total = _round_lower_bound("all_reduce", n, m, p.alpha, p.beta, ports, 0, None)
         values.append((algorithm, n, m, ports, t_sim, t_model, top, total, result.correct))
-        rows.append([ALGORITHM_LABELS[algorithm] + (f"（{options['chunks']} 块）" if options else ""), str(n), format_bytes(m),
-                     str(ports), str(result.rounds), format_time(t_sim), f"{top / t_sim:.0%}", f"{total / t_sim:.0%}",
-                     "正确" if result.correct else "错误"])
+        rows.append(
+            [
+                ALGORITHM_LABELS[algorithm] + (f"（{options['chunks']} 块）" if options else ""),
+                str(n),
+                format_bytes(m),
+                str(ports),
+                str(result.rounds),
+                format_time(t_sim),
+                f"{top / t_sim:.0%}",
+                f"{total / t_sim:.0%}",
+                "正确" if result.correct else "错误",
+            ]
+        )
     headers = ["算法", "$N$", "$M$", "端口", "模拟轮数", "模拟时间", "效率（max 下界）", "效率（和式下界）", "结果"]
-    return Table(headers, rows, f"模拟器中运行的 AllReduce（{p.label} 的 α、β）；效率 = 同端口数的下界 / 模拟时间", values)
+    return Table(
+        headers, rows, f"模拟器中运行的 AllReduce（{p.label} 的 α、β）；效率 = 同端口数的下界 / 模拟时间", values
+    )
 
 
-def tree_ring_crossover_table(ns: Sequence[int] = (4, 8, 16, 32, 64, 128, 256, 512), preset_key: str = "a100_nvlink", ports: int = 2) -> Table:
+def tree_ring_crossover_table(
+    ns: Sequence[int] = (4, 8, 16, 32, 64, 128, 256, 512), preset_key: str = "a100_nvlink", ports: int = 2
+) -> Table:
     """Size where NCCL's two AllReduce algorithms (Ring, pipelined double binary tree) cost the same.
 
     Both use 2 ports: the ring runs in both directions (``bidirectional_ring``), as NCCL's rings
@@ -131,14 +162,22 @@ def tree_ring_crossover_table(ns: Sequence[int] = (4, 8, 16, 32, 64, 128, 256, 5
     ports = check_int("ports", ports, minimum=2, maximum=2**62, scalar=True)
     rows, values = [], []
     for n in ns:
-        m = _crossover_between("double_binary_tree", "bidirectional_ring", "all_reduce", n, p.alpha, p.beta, ports, 1.0, 2.0**44)
+        m = _crossover_between(
+            "double_binary_tree", "bidirectional_ring", "all_reduce", n, p.alpha, p.beta, ports, 1.0, 2.0**44
+        )
         values.append((n, m))
         rows.append([str(n), "—" if m is None else format_bytes(m)])
-    return Table(["$N$", "Tree 与 Ring（双向）等时的消息大小"], rows,
-                 f"{p.label}：小于该大小时双二叉树更快，大于时 Ring 更快（{ports} 端口）", values)
+    return Table(
+        ["$N$", "Tree 与 Ring（双向）等时的消息大小"],
+        rows,
+        f"{p.label}：小于该大小时双二叉树更快，大于时 Ring 更快（{ports} 端口）",
+        values,
+    )
 
 
-def efficiency_table(n: int = 64, alpha: float = 2e-6, beta: float = 50e9, ports: int = 1, span: float = 2.0**10) -> Table:
+def efficiency_table(
+    n: int = 64, alpha: float = 2e-6, beta: float = 50e9, ports: int = 1, span: float = 2.0**10
+) -> Table:
     """Efficiency (bound / cost) of every AllReduce algorithm against the max and the sum bound.
 
     At ``M*`` (the crossover of the two terms) and the smallest value over sizes from
@@ -163,14 +202,25 @@ def efficiency_table(n: int = 64, alpha: float = 2e-6, beta: float = 50e9, ports
     span = check_real("span", span, minimum=1.0, maximum=2.0**96, scalar=True)
     m_star = crossover_size("all_reduce", n, alpha, beta, ports=ports)
     if m_star * span > 2.0**96:
-        raise ValueError(f"span (or alpha x beta): the largest size M* x span = {m_star:.3g} x {span:.3g} bytes "
-                         "exceeds 2**96 bytes")
+        raise ValueError(
+            f"span (or alpha x beta): the largest size M* x span = {m_star:.3g} x {span:.3g} bytes exceeds 2**96 bytes"
+        )
     sizes = np.geomspace(m_star / span, m_star * span, 801)
     rows, values = [], []
     for algorithm in applicable_algorithms("all_reduce", n=n, ports=ports):
-        at = [efficiency(algorithm, "all_reduce", n, m_star, alpha, beta, ports, bound=b) for b in ("combined", "round")]
-        low = [float(np.min(efficiency(algorithm, "all_reduce", n, sizes, alpha, beta, ports, bound=b))) for b in ("combined", "round")]
+        at = [
+            efficiency(algorithm, "all_reduce", n, m_star, alpha, beta, ports, bound=b) for b in ("combined", "round")
+        ]
+        low = [
+            float(np.min(efficiency(algorithm, "all_reduce", n, sizes, alpha, beta, ports, bound=b)))
+            for b in ("combined", "round")
+        ]
         values.append((algorithm, at[0], at[1], low[0], low[1]))
         rows.append([ALGORITHM_LABELS[algorithm], f"{at[0]:.2f}", f"{at[1]:.2f}", f"{low[0]:.2f}", f"{low[1]:.2f}"])
     headers = ["算法", "$M^*$ 处：max 下界", "$M^*$ 处：和式下界", "最低：max 下界", "最低：和式下界"]
-    return Table(headers, rows, f"AllReduce 的效率（下界 / 代价），N = {n}、{ports}-port；最低值取 M*/{span:g} 到 {span:g}·M*", values)
+    return Table(
+        headers,
+        rows,
+        f"AllReduce 的效率（下界 / 代价），N = {n}、{ports}-port；最低值取 M*/{span:g} 到 {span:g}·M*",
+        values,
+    )

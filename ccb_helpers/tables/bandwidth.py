@@ -69,11 +69,16 @@ def bandwidth_table(ports: int = 1, n: int = 8, m: float = 2**30, beta: float = 
         consistent = abs(max(src["S"][1](n, m), src["R"][1](n, m)) / beta / ports - src_bound) <= 1e-12 * src_bound
         verdict = _verdict(bound, src_bound)
         values.append((primitive, send, recv, bound, src_bound, verdict, consistent))
-        rows.append([
-            PRIMITIVE_LABELS[primitive], OUR_BW_FORMULAS[primitive]["S"][0], OUR_BW_FORMULAS[primitive]["R"][0],
-            _bound_latex(primitive, ports), src["bound"][0] + ("" if ports == 1 else f" ÷ {ports}"),
-            verdict + ("" if consistent else "；原文 S、R 与其下界矛盾"),
-        ])
+        rows.append(
+            [
+                PRIMITIVE_LABELS[primitive],
+                OUR_BW_FORMULAS[primitive]["S"][0],
+                OUR_BW_FORMULAS[primitive]["R"][0],
+                _bound_latex(primitive, ports),
+                src["bound"][0] + ("" if ports == 1 else f" ÷ {ports}"),
+                verdict + ("" if consistent else "；原文 S、R 与其下界矛盾"),
+            ]
+        )
     headers = ["原语", "瓶颈节点必发 $S$", "瓶颈节点必收 $R$", "带宽下界（本书）", "原讲义的下界", f"核对（N = {n}）"]
     return Table(headers, rows, f"{ports}-port 各原语的带宽下界：推导值与原讲义逐格比较", values)
 
@@ -109,16 +114,36 @@ def bandwidth_table_2port(ns: Sequence[int] = (8, 9), m: float = 2**30, beta: fl
             if primitive in SOURCE_RING_STEPS_2PORT:
                 steps = algorithm_terms("bidirectional_ring", primitive, n, m, ports=2).steps
                 src_steps = SOURCE_RING_STEPS_2PORT[primitive][1](n)
-                step_cells = [str(steps), f"{SOURCE_RING_STEPS_2PORT[primitive][0]} = {src_steps}",
-                              "一致" if steps == src_steps else "原文多算一轮"]
+                step_cells = [
+                    str(steps),
+                    f"{SOURCE_RING_STEPS_2PORT[primitive][0]} = {src_steps}",
+                    "一致" if steps == src_steps else "原文多算一轮",
+                ]
             else:
                 steps = src_steps = None
                 step_cells = ["—", "—", "—"]
             values.append((primitive, n, bound, src_bound, steps, src_steps))
             ratios.add(ratio)
-            rows.append([PRIMITIVE_LABELS[primitive], str(n), _bound_latex(primitive, 2), _verdict(bound, src_bound),
-                         _ratio(ratio)] + step_cells)
-    headers = ["原语", "$N$", "带宽下界 (2-port)", "与原讲义比", "÷ 1-port 下界", "双向 Ring 实际轮数", "原讲义的轮数", "核对"]
+            rows.append(
+                [
+                    PRIMITIVE_LABELS[primitive],
+                    str(n),
+                    _bound_latex(primitive, 2),
+                    _verdict(bound, src_bound),
+                    _ratio(ratio),
+                ]
+                + step_cells
+            )
+    headers = [
+        "原语",
+        "$N$",
+        "带宽下界 (2-port)",
+        "与原讲义比",
+        "÷ 1-port 下界",
+        "双向 Ring 实际轮数",
+        "原讲义的轮数",
+        "核对",
+    ]
     caption = "2-port 带宽下界与双向 Ring 的轮数（奇偶 N 各一行）"
     if len(ratios) == 1:  # the same ratio in every row: say it once, keep the table narrow enough for the page
         headers.pop(4)
@@ -149,13 +174,24 @@ def bandwidth_attainment_table(ns: Sequence[int] = (4, 7, 8, 16), block: int = 1
             busiest = int(max(result.bytes_sent.max(), result.bytes_received.max()))
             forced = max(forced_volume(primitive, n, m))
             values.append((primitive, n, busiest, forced, result.correct))
-            rows.append([f"{ALGORITHM_LABELS[algorithm]} {PRIMITIVE_LABELS[primitive]}", str(n), str(m), str(busiest),
-                         f"{forced:g}", "是" if busiest == forced else "否", "正确" if result.correct else "错误"])
+            rows.append(
+                [
+                    f"{ALGORITHM_LABELS[algorithm]} {PRIMITIVE_LABELS[primitive]}",
+                    str(n),
+                    str(m),
+                    str(busiest),
+                    f"{forced:g}",
+                    "是" if busiest == forced else "否",
+                    "正确" if result.correct else "错误",
+                ]
+            )
     headers = ["算法", "$N$", "$M$ (B)", "模拟：最忙节点收发字节", r"下界 $\max(S, R)$", "恰好达到？", "结果"]
     return Table(headers, rows, "模拟器中最忙节点实际收发的字节数与推导出的必传量", values)
 
 
-def busbw_table(n: int = 8, sizes: Sequence[float] = (2**12, 2**16, 2**20, 2**24, 2**28), preset_key: str = "h100_nvswitch") -> Table:
+def busbw_table(
+    n: int = 8, sizes: Sequence[float] = (2**12, 2**16, 2**20, 2**24, 2**28), preset_key: str = "h100_nvswitch"
+) -> Table:
     """nccl-tests style algbw / busbw of the modelled ring AllReduce, against the endpoint ceiling ``p beta``.
 
     The ring runs over all ``p = min(k, d)`` links of a GPU at once (NCCL stripes its rings over
@@ -170,7 +206,10 @@ def busbw_table(n: int = 8, sizes: Sequence[float] = (2**12, 2**16, 2**20, 2**24
     from ..units import format_bandwidth, format_bytes, format_time
 
     n = check_int("n", n, minimum=2, maximum=2**62, scalar=True)
-    sizes = [check_size(f"sizes[{i}]", m, scalar=True) for i, m in enumerate(check_sequence("sizes", sizes, max_length=MAX_ROWS))]
+    sizes = [
+        check_size(f"sizes[{i}]", m, scalar=True)
+        for i, m in enumerate(check_sequence("sizes", sizes, max_length=MAX_ROWS))
+    ]
     p = _preset(preset_key)
     node_beta = p.beta * p.effective_ports(n)
     rows, values = [], []
@@ -178,9 +217,28 @@ def busbw_table(n: int = 8, sizes: Sequence[float] = (2**12, 2**16, 2**20, 2**24
         t = _cost("ring", "all_reduce", n, m, p.alpha, node_beta, 1)
         algbw, busbw = m / t, _volume_coefficient("all_reduce", n) * m / t
         values.append((m, algbw, busbw, busbw / node_beta))
-        rows.append([format_bytes(m), format_time(t), format_bandwidth(algbw), format_bandwidth(busbw), f"{busbw / node_beta:.1%}"])
-    headers = ["$M$", "时间（α-β 模型）", "algbw = M / t", r"busbw = algbw $\times \frac{2(N-1)}{N}$", r"busbw / $p\beta$"]
-    return Table(headers, rows, f"{p.label}、N = {n} 的 Ring AllReduce（端点归约）：busbw 不超过 pβ = {format_bandwidth(node_beta)}", values)
+        rows.append(
+            [
+                format_bytes(m),
+                format_time(t),
+                format_bandwidth(algbw),
+                format_bandwidth(busbw),
+                f"{busbw / node_beta:.1%}",
+            ]
+        )
+    headers = [
+        "$M$",
+        "时间（α-β 模型）",
+        "algbw = M / t",
+        r"busbw = algbw $\times \frac{2(N-1)}{N}$",
+        r"busbw / $p\beta$",
+    ]
+    return Table(
+        headers,
+        rows,
+        f"{p.label}、N = {n} 的 Ring AllReduce（端点归约）：busbw 不超过 pβ = {format_bandwidth(node_beta)}",
+        values,
+    )
 
 
 def in_network_table(n: int = 8, preset_key: str = "h100_nvswitch") -> Table:
@@ -204,8 +262,24 @@ def in_network_table(n: int = 8, preset_key: str = "h100_nvswitch") -> Table:
     rows, values = [], []
     for primitive in PRIMITIVES:
         endpoint, inside = _volume_coefficient(primitive, n), max(_in_network_volume(primitive, n, 1.0, granular=False))
-        low, high = busbw_limit(primitive, n, p.beta, ports=k), busbw_limit(primitive, n, p.beta, ports=k, in_network=True)
+        low, high = (
+            busbw_limit(primitive, n, p.beta, ports=k),
+            busbw_limit(primitive, n, p.beta, ports=k, in_network=True),
+        )
         values.append((primitive, endpoint, inside, low, high))
-        rows.append([PRIMITIVE_LABELS[primitive], f"{endpoint:.4g}", f"{inside:.4g}", format_bandwidth(low), format_bandwidth(high)])
+        rows.append(
+            [
+                PRIMITIVE_LABELS[primitive],
+                f"{endpoint:.4g}",
+                f"{inside:.4g}",
+                format_bandwidth(low),
+                format_bandwidth(high),
+            ]
+        )
     headers = ["原语", r"端点归约 $\max(S,R)/M$", r"网内归约 $\max(S,R)/M$", "busbw 上限（端点）", "busbw 上限（网内）"]
-    return Table(headers, rows, f"N = {n}、每卡 pβ = {format_bandwidth(k * p.beta)}：交换机能相加、能复制时，只有 AllReduce 的必传量变小", values)
+    return Table(
+        headers,
+        rows,
+        f"N = {n}、每卡 pβ = {format_bandwidth(k * p.beta)}：交换机能相加、能复制时，只有 AllReduce 的必传量变小",
+        values,
+    )

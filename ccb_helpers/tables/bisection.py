@@ -36,10 +36,17 @@ def bisection_width_table(topologies, search_up_to: int = 16) -> Table:
     topologies = _topologies("topologies", topologies)
     search_up_to = check_int("search_up_to", search_up_to, minimum=0, scalar=True)
     plans = [_bisection_plan(t, search_up_to) if t.n <= search_up_to else None for t in topologies]
-    check_cap("bisection_width_table: exhaustive search work", sum(plan[1] for plan in plans if plan), MAX_MEASURE_WORK,
-              hint="lower search_up_to")
-    check_cap("bisection_width_table: max-flow graph elements", sum(_graph_elements(t) for t in topologies if t.switched),
-              MAX_FLOW_ELEMENTS)
+    check_cap(
+        "bisection_width_table: exhaustive search work",
+        sum(plan[1] for plan in plans if plan),
+        MAX_MEASURE_WORK,
+        hint="lower search_up_to",
+    )
+    check_cap(
+        "bisection_width_table: max-flow graph elements",
+        sum(_graph_elements(t) for t in topologies if t.switched),
+        MAX_FLOW_ELEMENTS,
+    )
 
     def measured_bisection(topo):
         return _measured_bisection(topo, plans[topologies.index(topo)][0])
@@ -49,13 +56,26 @@ def bisection_width_table(topologies, search_up_to: int = 16) -> Table:
         exhaustive = measured_bisection(topo) if topo.n <= search_up_to else None
         constructed = cut_links(topo, bisection_partition(topo))
         values.append((topo.name, topo.n, topo.bisection_links, exhaustive, constructed))
-        rows.append([_short_name(topo), str(topo.n), str(topo.bisection_links), "—" if exhaustive is None else str(exhaustive),
-                     str(constructed)])
-    return Table(["拓扑", "$N$", "bisection 链路数（闭式）", "穷举最小平衡割", "书中画出的割"], rows,
-                 "Bisection 宽度：闭式、穷举（N ≤ 16）与构造出的割三者一致", values)
+        rows.append(
+            [
+                _short_name(topo),
+                str(topo.n),
+                str(topo.bisection_links),
+                "—" if exhaustive is None else str(exhaustive),
+                str(constructed),
+            ]
+        )
+    return Table(
+        ["拓扑", "$N$", "bisection 链路数（闭式）", "穷举最小平衡割", "书中画出的割"],
+        rows,
+        "Bisection 宽度：闭式、穷举（N ≤ 16）与构造出的割三者一致",
+        values,
+    )
 
 
-def bisection_comparison_table(topologies, m: float = 2**30, beta: float = 50e9, primitives=("all_reduce", "all_to_all")) -> Table:
+def bisection_comparison_table(
+    topologies, m: float = 2**30, beta: float = 50e9, primitives=("all_reduce", "all_to_all")
+) -> Table:
     """``tbl-cc-bound-bisection-cmp`` extended: bisection vs node-level bound, per topology and primitive.
 
     The node-level bound uses every link of a node (``p = degree``), as the bisection bound uses
@@ -93,15 +113,25 @@ def bisection_comparison_table(topologies, m: float = 2**30, beta: float = 50e9,
         rows.append(cells)
     headers = ["拓扑", "$N$", r"$B_{\text{bisection}}$"]
     for primitive in primitives:
-        headers += ["bisection 下界", "节点级下界", "更紧的是"] if len(primitives) == 1 else \
-            [f"{PRIMITIVE_LABELS[primitive]}：bisection", f"{PRIMITIVE_LABELS[primitive]}：节点级", "更紧的是"]
+        headers += (
+            ["bisection 下界", "节点级下界", "更紧的是"]
+            if len(primitives) == 1
+            else [f"{PRIMITIVE_LABELS[primitive]}：bisection", f"{PRIMITIVE_LABELS[primitive]}：节点级", "更紧的是"]
+        )
     from ..units import format_bytes
 
     which = "、".join(PRIMITIVE_LABELS[p] for p in primitives)
-    return Table(headers, rows, f"{which}：bisection 下界与节点级下界（M = {format_bytes(m)}，每条链路 β = {beta / 1e9:g} GB/s）", values)
+    return Table(
+        headers,
+        rows,
+        f"{which}：bisection 下界与节点级下界（M = {format_bytes(m)}，每条链路 β = {beta / 1e9:g} GB/s）",
+        values,
+    )
 
 
-def source_bisection_table(ns: Sequence[int] = (16, 64, 256, 1024, 4096), m: float = 2**30, beta: float = 50e9) -> Table:
+def source_bisection_table(
+    ns: Sequence[int] = (16, 64, 256, 1024, 4096), m: float = 2**30, beta: float = 50e9
+) -> Table:
     """The source's three rows of ``tbl-cc-bound-bisection-cmp`` checked at several N, for AllReduce.
 
     >>> t = source_bisection_table(ns=(64,))
@@ -126,7 +156,11 @@ def source_bisection_table(ns: Sequence[int] = (16, 64, 256, 1024, 4096), m: flo
         return _node_lower_bound(primitive, topo, m, beta, ports)
 
     rows, values = [], []
-    for key, builder in (("ring", ring), ("fat_tree", fat_tree), ("torus2d", lambda n: torus(int(round(n**0.5)), int(round(n**0.5))))):
+    for key, builder in (
+        ("ring", ring),
+        ("fat_tree", fat_tree),
+        ("torus2d", lambda n: torus(int(round(n**0.5)), int(round(n**0.5)))),
+    ):
         b_text, src_text, src_fn, _node_text, src_verdict = SOURCE_BISECTION[key]
         for n in ns:
             topo = builder(n)
@@ -135,14 +169,32 @@ def source_bisection_table(ns: Sequence[int] = (16, 64, 256, 1024, 4096), m: flo
             tighter = _compare(bis, node)
             ratio = src_fn(n, m, beta) / bis
             values.append((key, n, ratio, bis, node, tighter))
-            rows.append([_short_name(topo), f"{topo.bisection_links} 条（原文 {b_text}）", src_text, f"{ratio:g}",
-                         f"{bis / node:.3g}", _TIGHTER[tighter], src_verdict])
-    headers = ["拓扑", r"$B_{\text{bisection}}$", "原文的 bisection 下界", "原文 / 正确值", "bisection / 节点级（正确值）", "更紧的是", "原文的结论"]
+            rows.append(
+                [
+                    _short_name(topo),
+                    f"{topo.bisection_links} 条（原文 {b_text}）",
+                    src_text,
+                    f"{ratio:g}",
+                    f"{bis / node:.3g}",
+                    _TIGHTER[tighter],
+                    src_verdict,
+                ]
+            )
+    headers = [
+        "拓扑",
+        r"$B_{\text{bisection}}$",
+        "原文的 bisection 下界",
+        "原文 / 正确值",
+        "bisection / 节点级（正确值）",
+        "更紧的是",
+        "原文的结论",
+    ]
     return Table(headers, rows, "原讲义 tbl-cc-bound-bisection-cmp 的三行（AllReduce），逐个 N 核对", values)
 
 
-def oversubscription_table(n: int = 64, hosts_per_leaf: int = 8, m: float = 2**30, beta: float = 50e9,
-                           primitives=("all_reduce", "all_to_all")) -> Table:
+def oversubscription_table(
+    n: int = 64, hosts_per_leaf: int = 8, m: float = 2**30, beta: float = 50e9, primitives=("all_reduce", "all_to_all")
+) -> Table:
     """Bisection vs node bound on a two-level fat-tree for every oversubscription factor it admits.
 
     16 hosts, 4 per leaf, 2:1: 4 cut links carry 8 * 8 * M / 16 = 4M, i.e. M / beta, just above the
@@ -180,10 +232,23 @@ def oversubscription_table(n: int = 64, hosts_per_leaf: int = 8, m: float = 2**3
             node = node_lower_bound(primitive, topo, m, beta)
             tighter = _compare(bis, node)
             values.append((o, primitive, bis, node, tighter))
-            rows.append([_ratio(o), str(topo.bisection_links), PRIMITIVE_LABELS[primitive], format_time(bis), format_time(node),
-                         _TIGHTER[tighter]])
+            rows.append(
+                [
+                    _ratio(o),
+                    str(topo.bisection_links),
+                    PRIMITIVE_LABELS[primitive],
+                    format_time(bis),
+                    format_time(node),
+                    _TIGHTER[tighter],
+                ]
+            )
     headers = ["$o$", "割上的链路", "原语", "bisection 下界", "节点级下界", "更紧的是"]
-    return Table(headers, rows, f"两级 fat-tree（{n} 台主机，每个 leaf {hosts_per_leaf} 台）随 oversubscription $o$ 的变化", values)
+    return Table(
+        headers,
+        rows,
+        f"两级 fat-tree（{n} 台主机，每个 leaf {hosts_per_leaf} 台）随 oversubscription $o$ 的变化",
+        values,
+    )
 
 
 def source_node_bound_table(ns: Sequence[int] = (16, 256), m: float = 2**30, beta: float = 50e9) -> Table:
@@ -209,7 +274,11 @@ def source_node_bound_table(ns: Sequence[int] = (16, 256), m: float = 2**30, bet
     m = check_real("m", m, minimum=1.0, maximum=2.0**96, scalar=True)  # at least a byte: the match is relative
     beta = check_bandwidth("beta", beta, scalar=True)
     rows, values = [], []
-    for key, builder in (("ring", ring), ("fat_tree", fat_tree), ("torus2d", lambda n: torus(math.isqrt(n), math.isqrt(n)))):
+    for key, builder in (
+        ("ring", ring),
+        ("fat_tree", fat_tree),
+        ("torus2d", lambda n: torus(math.isqrt(n), math.isqrt(n))),
+    ):
         for n in ns:
             topo = builder(n)
             source = (n - 1) * m / (n * beta)
@@ -218,6 +287,8 @@ def source_node_bound_table(ns: Sequence[int] = (16, 256), m: float = 2**30, bet
             close = lambda a, b: abs(a - b) <= 1e-12 * b  # noqa: E731
             match = "p = d" if close(source, every) else ("p = 1" if close(source, one) else "都不是")
             values.append((key, n, topo.degree, source, one, every, match))
-            rows.append([_short_name(topo), str(topo.degree), format_time(source), format_time(one), format_time(every), match])
+            rows.append(
+                [_short_name(topo), str(topo.degree), format_time(source), format_time(one), format_time(every), match]
+            )
     headers = ["拓扑", "度 $d$", r"原文 $\frac{(N-1)M}{N\beta}$", "$p = 1$", "$p = d$", "原文等于"]
     return Table(headers, rows, "原讲义节点级下界一列（AllReduce）与 p = 1、p = d 的正确值", values)

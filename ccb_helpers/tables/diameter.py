@@ -28,8 +28,12 @@ def diameter_table(topologies, k: int = 1, measure_up_to: int = 2000) -> Table:
     k = check_int("k", k, minimum=1, scalar=True)
     measure_up_to = check_int("measure_up_to", measure_up_to, minimum=0, scalar=True)
     measured = [t for t in topologies if t.n + (t.n if t.switched else 0) <= measure_up_to]
-    check_cap("diameter_table: BFS work of the measured topologies", sum(t.n * _graph_elements(t) for t in measured),
-              MAX_MEASURE_WORK, hint="lower measure_up_to")
+    check_cap(
+        "diameter_table: BFS work of the measured topologies",
+        sum(t.n * _graph_elements(t) for t in measured),
+        MAX_MEASURE_WORK,
+        hint="lower measure_up_to",
+    )
     labels = {"diameter": "直径", "information": "信息传播", "tie": "两者相等"}
     rows, values = [], []
     for topo in topologies:
@@ -38,10 +42,28 @@ def diameter_table(topologies, k: int = 1, measure_up_to: int = 2000) -> Table:
         measured = measured_diameter(topo) if topo.n + (topo.n if topo.switched else 0) <= measure_up_to else None
         binding = binding_latency_term(topo, k)
         values.append((topo.name, topo.n, topo.degree, topo.diameter, measured, info, binding))
-        rows.append([topo.name.split(" (")[0], str(topo.n), str(topo.degree), str(topo.diameter),
-                     "—" if measured is None else str(measured), str(topo.step_diameter), str(info), labels[binding]])
-    headers = ["拓扑", "$N$", "度 $d$", "直径 $D$（闭式）", "BFS 实测", "延迟用的 $D$（轮）",
-               rf"$\lceil \log_{{p+1}} N \rceil$（$p=\min({k},d)$）", "更紧的是"]
+        rows.append(
+            [
+                topo.name.split(" (")[0],
+                str(topo.n),
+                str(topo.degree),
+                str(topo.diameter),
+                "—" if measured is None else str(measured),
+                str(topo.step_diameter),
+                str(info),
+                labels[binding],
+            ]
+        )
+    headers = [
+        "拓扑",
+        "$N$",
+        "度 $d$",
+        "直径 $D$（闭式）",
+        "BFS 实测",
+        "延迟用的 $D$（轮）",
+        rf"$\lceil \log_{{p+1}} N \rceil$（$p=\min({k},d)$）",
+        "更紧的是",
+    ]
     return Table(headers, rows, "各拓扑的直径：闭式与在图上 BFS 实测一致；交换机网络中一轮即可跨越全网", values)
 
 
@@ -61,16 +83,38 @@ def ring_diameter_table(ns: Sequence[int] = (4, 8, 16, 32), search_up_to: int = 
         topo = ring(n)
         diam, eff = n // 2, -(-(n - 1) // 2)
         one, two = _formula(topo, 1, 0), _formula(topo, 2, 0)
-        checked = n <= search_up_to and one == _search_broadcast_steps(topo, 1, 0) and two == _search_broadcast_steps(topo, 2, 0)
+        checked = (
+            n <= search_up_to
+            and one == _search_broadcast_steps(topo, 1, 0)
+            and two == _search_broadcast_steps(topo, 2, 0)
+        )
         values.append((n, diam, eff, one, two, checked if n <= search_up_to else None))
-        rows.append([str(n), str(diam), str(eff), str(one), str(two), "一致" if checked else ("—" if n > search_up_to else "不一致")])
-    headers = ["$N$", r"Ring 直径 $\lfloor N/2 \rfloor$", r"2-port 有效直径 $\lceil (N-1)/2 \rceil$",
-               "1-port 最少 broadcast 轮数", "2-port 最少 broadcast 轮数", "穷举搜索核对"]
+        rows.append(
+            [
+                str(n),
+                str(diam),
+                str(eff),
+                str(one),
+                str(two),
+                "一致" if checked else ("—" if n > search_up_to else "不一致"),
+            ]
+        )
+    headers = [
+        "$N$",
+        r"Ring 直径 $\lfloor N/2 \rfloor$",
+        r"2-port 有效直径 $\lceil (N-1)/2 \rceil$",
+        "1-port 最少 broadcast 轮数",
+        "2-port 最少 broadcast 轮数",
+        "穷举搜索核对",
+    ]
     return Table(headers, rows, "Ring 的直径与真实的最少 broadcast 轮数（公式与小规模穷举）", values)
 
 
-def first_diameter_bound_table(families=("ring", "torus2d", "torus3d", "mesh2d", "hypercube", "fat_tree", "fully_connected"),
-                               ks: Sequence[int] = (1, 2), max_n: int = 10**4) -> Table:
+def first_diameter_bound_table(
+    families=("ring", "torus2d", "torus3d", "mesh2d", "hypercube", "fat_tree", "fully_connected"),
+    ks: Sequence[int] = (1, 2),
+    max_n: int = 10**4,
+) -> Table:
     """From which N on each family is diameter-bound (``None``: never, up to ``max_n``).
 
     >>> first_diameter_bound_table(families=("ring",), ks=(1,)).values
@@ -81,8 +125,11 @@ def first_diameter_bound_table(families=("ring", "torus2d", "torus3d", "mesh2d",
     families = _choices("families", families, FAMILIES)
     ks = _ints("ks", ks, minimum=1)
     max_n = check_int("max_n", max_n, minimum=2, maximum=2**62, scalar=True)
-    check_cap("first_diameter_bound_table: topologies to build", len(ks) * sum(len(_family_sizes(f, max_n)) for f in families),
-              MAX_INSTANCES)
+    check_cap(
+        "first_diameter_bound_table: topologies to build",
+        len(ks) * sum(len(_family_sizes(f, max_n)) for f in families),
+        MAX_INSTANCES,
+    )
     rows, values = [], []
     for family in families:
         cells = [FAMILIES[family][0]]
@@ -114,8 +161,12 @@ def kport_ring_table(n: int = 16, ks: Sequence[int] = (1, 2, 3, 4, 6)) -> Table:
         values.append((k, formula, true, topo.diameter))
         verdict = "相等" if formula == true else ("公式偏大" if formula > true else "公式偏小（低于真实最少轮数）")
         rows.append([str(k), str(formula), str(true), str(topo.diameter), verdict])
-    return Table(["$k$", r"$\lceil (N-1)/k \rceil$", "Ring 上最少 broadcast 轮数", r"直径 $\lfloor N/2 \rfloor$", "比较"],
-                 rows, f"N = {n} 的 Ring：k ≥ 2 时真实轮数恒为 ⌊N/2⌋，与 k 无关", values)
+    return Table(
+        ["$k$", r"$\lceil (N-1)/k \rceil$", "Ring 上最少 broadcast 轮数", r"直径 $\lfloor N/2 \rfloor$", "比较"],
+        rows,
+        f"N = {n} 的 Ring：k ≥ 2 时真实轮数恒为 ⌊N/2⌋，与 k 无关",
+        values,
+    )
 
 
 #: Most exhaustive gossip searches one :func:`ring_gossip_table` runs.
@@ -140,8 +191,7 @@ def ring_gossip_table(ns: Sequence[int] = range(3, 11), ports: int = 1) -> Table
     ports = check_int("ports", ports, minimum=1, maximum=2**62, scalar=True)
     ns = _ints("ns", ns, minimum=2, maximum=SEARCH_MAX_NODES if ports == 1 else 2**62)
     searches = sum(_closed_form(ring(n), ports) is None for n in ns)
-    check_cap("ring_gossip_table: exhaustive gossip searches", searches, RING_GOSSIP_MAX_SEARCHES,
-              hint="give fewer ns")
+    check_cap("ring_gossip_table: exhaustive gossip searches", searches, RING_GOSSIP_MAX_SEARCHES, hint="give fewer ns")
     rows, values = [], []
     for n in ns:
         topo = ring(n)
@@ -151,6 +201,14 @@ def ring_gossip_table(ns: Sequence[int] = range(3, 11), ports: int = 1) -> Table
         values.append((n, topo.diameter, info, bound, rounds))
         verdict = "达到" if rounds == bound else f"达不到（多 {rounds - bound} 轮）"
         rows.append([str(n), str(topo.diameter), str(info), str(bound), str(rounds), verdict])
-    headers = ["$N$", r"直径 $\lfloor N/2 \rfloor$", rf"$\lceil \log_{{{ports + 1}}} N \rceil$", "两个下界的较大者",
-               "穷举：最少轮数", "下界能否达到"]
-    return Table(headers, rows, f"{ports}-port Ring 上 AllReduce / AllGather 的真实最少轮数（ccb.gossip_rounds 穷举）", values)
+    headers = [
+        "$N$",
+        r"直径 $\lfloor N/2 \rfloor$",
+        rf"$\lceil \log_{{{ports + 1}}} N \rceil$",
+        "两个下界的较大者",
+        "穷举：最少轮数",
+        "下界能否达到",
+    ]
+    return Table(
+        headers, rows, f"{ports}-port Ring 上 AllReduce / AllGather 的真实最少轮数（ccb.gossip_rounds 穷举）", values
+    )

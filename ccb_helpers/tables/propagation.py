@@ -34,7 +34,9 @@ def info_propagation_table(ns: Sequence[int] = (4, 8, 16, 32, 64), k: int = 2) -
     return Table(headers, rows, f"1-port 与 {k}-port 的信息传播步数（由 ccb.info_steps 计算）", values)
 
 
-def preset_steps_table(ns: Sequence[int] = (8, 64, 1024), keys: Sequence[str] = ("sg2260", "a100_nvlink", "ib_ndr")) -> Table:
+def preset_steps_table(
+    ns: Sequence[int] = (8, 64, 1024), keys: Sequence[str] = ("sg2260", "a100_nvlink", "ib_ndr")
+) -> Table:
     """Information-bound steps and latency bound for hardware presets: ``p = min(k, d)``.
 
     ``k`` is what the hardware can keep in flight, ``d`` the links it has into the fabric
@@ -53,13 +55,28 @@ def preset_steps_table(ns: Sequence[int] = (8, 64, 1024), keys: Sequence[str] = 
             k, used = p.ports_for(n), p.effective_ports(n)
             steps = info_steps(n, used)
             values.append((key, n, k, used, steps))
-            rows.append([p.label, str(n), "all-port" if p.ports is None else str(k), "—" if p.links is None else str(p.links),
-                         str(used), str(steps), f"{steps * p.alpha * 1e6:.1f} µs"])
-    return Table(["硬件", "$N$", "$k$", "$d$", r"$p = \min(k, d)$", r"$\lceil \log_{p+1} N \rceil$", r"下界 $\cdot\,\alpha$"], rows,
-                 "典型硬件的端口数给出的信息传播步数：端口再多，也只能用上接入网络的链路数（α 取各预设的近似值）", values)
+            rows.append(
+                [
+                    p.label,
+                    str(n),
+                    "all-port" if p.ports is None else str(k),
+                    "—" if p.links is None else str(p.links),
+                    str(used),
+                    str(steps),
+                    f"{steps * p.alpha * 1e6:.1f} µs",
+                ]
+            )
+    return Table(
+        ["硬件", "$N$", "$k$", "$d$", r"$p = \min(k, d)$", r"$\lceil \log_{p+1} N \rceil$", r"下界 $\cdot\,\alpha$"],
+        rows,
+        "典型硬件的端口数给出的信息传播步数：端口再多，也只能用上接入网络的链路数（α 取各预设的近似值）",
+        values,
+    )
 
 
-def broadcast_attainment_table(ns: Sequence[int] = (5, 8, 16, 27, 100, 1000), ks: Sequence[int] = (1, 2, 6), m: int = 4096) -> Table:
+def broadcast_attainment_table(
+    ns: Sequence[int] = (5, 8, 16, 27, 100, 1000), ks: Sequence[int] = (1, 2, 6), m: int = 4096
+) -> Table:
     """Run k-nomial broadcasts in the simulator: rounds against the information bound.
 
     One row per ``n``; each ``k`` column shows the simulated rounds and the bound.
@@ -76,7 +93,9 @@ def broadcast_attainment_table(ns: Sequence[int] = (5, 8, 16, 27, 100, 1000), ks
     for n in ns:
         cells, ok = [str(n)], True
         for k in ks:
-            result = _simulate("binomial_tree", "broadcast", n, m, k, 0, None, topology=fully_connected(n) if n <= 64 else None)
+            result = _simulate(
+                "binomial_tree", "broadcast", n, m, k, 0, None, topology=fully_connected(n) if n <= 64 else None
+            )
             bound = info_steps(n, k)
             values.append((n, k, result.rounds, bound, result.correct))
             ok = ok and result.correct and result.rounds == bound
@@ -84,8 +103,13 @@ def broadcast_attainment_table(ns: Sequence[int] = (5, 8, 16, 27, 100, 1000), ks
         cells.append("达到下界，结果正确" if ok else "未达到或结果错误")
         rows.append(cells)
     headers = ["$N$"] + [rf"$k = {k}$：模拟 / 下界" for k in ks] + ["结论"]
-    return Table(headers, rows, f"{ALGORITHM_LABELS['binomial_tree']}（k-nomial）broadcast 在模拟器中运行的轮数 / "
-                 r"$\lceil \log_{k+1} N \rceil$", values)
+    return Table(
+        headers,
+        rows,
+        f"{ALGORITHM_LABELS['binomial_tree']}（k-nomial）broadcast 在模拟器中运行的轮数 / "
+        r"$\lceil \log_{k+1} N \rceil$",
+        values,
+    )
 
 
 def exhaustive_broadcast_table(ns: Sequence[int] = range(2, 10), ks: Sequence[int] = (1, 2)) -> Table:

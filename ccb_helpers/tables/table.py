@@ -22,7 +22,9 @@ class Table:
             raise TypeError("rows must be a list of rows (lists of cells)")
         bad = [i for i, r in enumerate(self.rows) if len(r) != len(self.headers)]
         if bad:
-            raise ValueError(f"rows must have one cell per header ({len(self.headers)}); row {bad[0]} has {len(self.rows[bad[0]])}")
+            raise ValueError(
+                f"rows must have one cell per header ({len(self.headers)}); row {bad[0]} has {len(self.rows[bad[0]])}"
+            )
         if not isinstance(self.caption, str):
             raise TypeError(f"caption must be a string, got {type(self.caption).__name__}")
         if not isinstance(self.values, list):

@@ -26,7 +26,7 @@ import nbformat
 # with no error and no output), an AST transformer wrapping every later cell in try/except, a
 # pre_run_cell hook publishing the cell's maximum points as its first execute_result, and one
 # printing the test cell's source into the feedback.
-HOOKS = r'''
+HOOKS = r"""
 import ast as _ast
 _shell = get_ipython()
 def _empty(lines):
@@ -43,11 +43,11 @@ def _publish(info):
     print("LE" + "AK-SOURCE", info.raw_cell)
     _shell.displayhook(points)
 _shell.events.register("pre_run_cell", _publish)
-'''
+"""
 
 # Replacing the grader's code: Part.score through type.__setattr__ with the checks no-op'd via
 # vars(grading).update, the naive attribute assignment, and the comparisons of float parts.
-TAMPER = r'''
+TAMPER = r"""
 import builtins as _builtins, math as _math
 from ccb_helpers import grading as _grading
 type.__setattr__(_grading.Part, "score", lambda self: self.points)
@@ -56,11 +56,11 @@ vars(_grading).update(require_own_code=lambda *a, **k: None, tampering=lambda: [
 _grading.Part.score = lambda self: self.points
 vars(_math)["isclose"] = lambda *a, **k: True
 vars(_builtins)["abs"] = lambda x: 0.0
-'''
+"""
 
 # The library stored by one cell, used by the answer through a dict, a compiled string under a
 # fake file name registered in linecache, __import__ and importlib.
-STASH = r'''
+STASH = r"""
 import ccb_helpers as _ccb, linecache as _linecache, importlib as _importlib
 LIBRARY = {{name: getattr(_ccb, name) for name in {names!r}}}
 _source = "def _via_compile(name, *args, **kwargs):\n    return LIBRARY[name](*args, **kwargs)\n"
@@ -68,11 +68,11 @@ _linecache.cache["/tmp/ipykernel_1/1234.py"] = (len(_source), None, _source.spli
 exec(compile(_source, "/tmp/ipykernel_1/1234.py", "exec"))
 _other = __import__("ccb_helpers").__dict__
 _again = _importlib.import_module("ccb_helpers.propagation")
-'''
+"""
 
 # Reading what grading must not reveal: the teacher's notebook, the released one, the gradebook,
 # another student's submitted and autograded notebooks (paths filled in by the test).
-COURSE = r'''
+COURSE = r"""
 import json as _json, glob as _glob, os as _os
 _PATHS = {paths!r}
 def _solutions():
@@ -98,13 +98,13 @@ def _solutions():
     except Exception:
         pass
     return found
-'''
+"""
 
 # -------------------------------------------------------------------------------------------
 # Answer functions
 # -------------------------------------------------------------------------------------------
 
-LOOKALIKES = r'''
+LOOKALIKES = r"""
 from fractions import Fraction as _Fraction
 class _Same:
     def __eq__(self, other): return True
@@ -136,7 +136,7 @@ def _same_fraction():
     return value
 _LOOKALIKES = [lambda: _Same(), lambda: _SameInt(1), lambda: _SameFloat(1.0), lambda: str_(), _same_fraction,
                lambda: [_SameInt(0), _SameInt(1)], lambda: (_SameFloat(0.0), _SameFloat(1.0))]
-'''
+"""
 
 
 def answer_functions(release) -> list[tuple[str, str, str]]:
@@ -152,8 +152,10 @@ def answer_functions(release) -> list[tuple[str, str, str]]:
 
 def _answers(release, body) -> dict:
     """``{grade_id: answer cell}`` whose function ``name`` runs ``body(index, name)``."""
-    return {grade_id: f"def {name}(*args, **kwargs):\n{body(index, name)}\n"
-            for index, (grade_id, name, _) in enumerate(answer_functions(release))}
+    return {
+        grade_id: f"def {name}(*args, **kwargs):\n{body(index, name)}\n"
+        for index, (grade_id, name, _) in enumerate(answer_functions(release))
+    }
 
 
 def _cell(nb, grade_id):
@@ -169,7 +171,11 @@ def _with(release, answers: dict, prelude: str = "", added: str = "") -> nbforma
     for grade_id, source in answers.items():
         _cell(nb, grade_id).source = source
     if prelude:
-        guarded = "try:\n" + "\n".join("    " + line for line in prelude.strip().splitlines()) + "\nexcept BaseException:\n    pass\n"
+        guarded = (
+            "try:\n"
+            + "\n".join("    " + line for line in prelude.strip().splitlines())
+            + "\nexcept BaseException:\n    pass\n"
+        )
         _cell(nb, first).source = guarded + "\n" + _cell(nb, first).source
     if added:
         position = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code") + 1
@@ -178,8 +184,11 @@ def _with(release, answers: dict, prelude: str = "", added: str = "") -> nbforma
 
 
 def _reference_answers(source) -> dict:
-    return {c.metadata.nbgrader["grade_id"]: c.source for c in source.cells
-            if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")}
+    return {
+        c.metadata.nbgrader["grade_id"]: c.source
+        for c in source.cells
+        if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")
+    }
 
 
 def submissions(ps: str, release, source, library: dict, course_paths: dict) -> dict:
@@ -193,26 +202,45 @@ def submissions(ps: str, release, source, library: dict, course_paths: dict) -> 
     functions = answer_functions(release)
     out = {}
     out["hooks"] = _with(release, blank, prelude=HOOKS, added=HOOKS)
-    out["tamper"] = _with(release, _answers(release, lambda i, name: "    return 0.0 if kwargs.get('as_float') else 0"),
-                          prelude=TAMPER, added=TAMPER)
+    out["tamper"] = _with(
+        release,
+        _answers(release, lambda i, name: "    return 0.0 if kwargs.get('as_float') else 0"),
+        prelude=TAMPER,
+        added=TAMPER,
+    )
     stashed = {grade_id: re.sub(r"\bccb\.(\w+)\(", r'_via_compile("\1", ', text) for grade_id, text in library.items()}
     names = sorted({name for text in library.values() for name in re.findall(r"\bccb\.(\w+)\(", text)})
     stash = STASH.format(names=names)
     out["stash"] = _with(release, stashed, prelude=stash, added=stash)
     course = COURSE.format(paths=course_paths)
-    out["course"] = _with(release, _answers(release, lambda i, name: f"    return _solutions()[{name!r}](*args, **kwargs)"),
-                          prelude=course, added=course)
-    out["lookalikes"] = _with(release, _answers(release, lambda i, name: f"    return _LOOKALIKES[{i} % len(_LOOKALIKES)]()"),
-                              prelude=LOOKALIKES)
+    out["course"] = _with(
+        release,
+        _answers(release, lambda i, name: f"    return _solutions()[{name!r}](*args, **kwargs)"),
+        prelude=course,
+        added=course,
+    )
+    out["lookalikes"] = _with(
+        release,
+        _answers(release, lambda i, name: f"    return _LOOKALIKES[{i} % len(_LOOKALIKES)]()"),
+        prelude=LOOKALIKES,
+    )
     # Hidden inputs must not reach the report: echo them every way a function can.
-    out["probe"] = _with(release, _answers(release, lambda i, name: (
-        "    print('LE' + 'AK-PRINT', args, kwargs)\n"
-        "    SEEN.append(repr(args))\n"
-        "    if len(SEEN) % 3 == 0:\n"
-        "        raise ValueError('LE' + 'AK-RAISE' + repr(args) + repr(SEEN[-5:]))\n"
-        "    if len(SEEN) % 3 == 1:\n"
-        "        return 'LE' + 'AK-RETURN' + repr(args)\n"
-        "    return type('LE' + 'AK_TYPE_' + str(abs(hash(repr(args)))), (), {})()")), prelude="SEEN = []\nprint('PROBE-EXEC')")
+    out["probe"] = _with(
+        release,
+        _answers(
+            release,
+            lambda i, name: (
+                "    print('LE' + 'AK-PRINT', args, kwargs)\n"
+                "    SEEN.append(repr(args))\n"
+                "    if len(SEEN) % 3 == 0:\n"
+                "        raise ValueError('LE' + 'AK-RAISE' + repr(args) + repr(SEEN[-5:]))\n"
+                "    if len(SEEN) % 3 == 1:\n"
+                "        return 'LE' + 'AK-RETURN' + repr(args)\n"
+                "    return type('LE' + 'AK_TYPE_' + str(abs(hash(repr(args)))), (), {})()"
+            ),
+        ),
+        prelude="SEEN = []\nprint('PROBE-EXEC')",
+    )
     # Edited and deleted locked cells, a forged grade cell, blank answers.
     edited = _with(release, blank)
     tests = [c for c in edited.cells if c.metadata.get("nbgrader", {}).get("grade") and c.cell_type == "code"]
@@ -221,8 +249,15 @@ def submissions(ps: str, release, source, library: dict, course_paths: dict) -> 
     tests[1].source = "part = None\n" + tests[1].metadata.nbgrader["grade_id"]
     edited.cells.remove(tests[2])
     forged = nbformat.v4.new_code_cell("5")
-    forged.metadata["nbgrader"] = {"grade": True, "grade_id": "forged-tests", "locked": True, "points": 5, "schema_version": 3,
-                                   "solution": False, "task": False}
+    forged.metadata["nbgrader"] = {
+        "grade": True,
+        "grade_id": "forged-tests",
+        "locked": True,
+        "points": 5,
+        "schema_version": 3,
+        "solution": False,
+        "task": False,
+    }
     edited.cells.append(forged)
     out["edited"] = edited
     # A process that dies: an answer cell that calls os._exit at top level (the part it defines

@@ -4,74 +4,80 @@ hard-codes the visible cases."""
 
 AUTOGRADED_POINTS = 19
 
-PARTS = {'ps4-agbound': 3, 'ps4-agcross': 3, 'ps4-chunks': 4, 'ps4-worst': 4, 'ps4-dissemination': 5}
+PARTS = {"ps4-agbound": 3, "ps4-agcross": 3, "ps4-chunks": 4, "ps4-worst": 4, "ps4-dissemination": 5}
 
-WRITTEN = ('ps4-proof', 8)
+WRITTEN = ("ps4-proof", 8)
 
-WEAK = {'ps4-agbound': 'def allgather_combined_bound(n, m, alpha, beta, k):\n'
-                '    steps, reach = 0, 1\n'
-                '    while reach < n:\n'
-                '        reach *= k + 1\n'
-                '        steps += 1\n'
-                '    return max(steps * alpha, (n - 1) * m / (n * k * beta))   # k where p = min(k, n-1) '
-                'belongs',
- 'ps4-agcross': 'import math\n'
-                '\n'
-                'def allgather_crossover(n, alpha, beta, k):\n'
-                '    p = min(k, n - 1)\n'
-                '    steps = math.ceil(math.log(n, p + 1))          # floating log\n'
-                '    return n * p * beta * steps * alpha / (n - 1)',
- 'ps4-chunks': 'import math\n'
-               '\n'
-               'def chain_best_chunks(n, m, alpha, beta):\n'
-               '    return max(1, round(math.sqrt((n - 2) * m / (alpha * beta))))   # rounds the real '
-               'optimum',
- 'ps4-worst': 'import math\n'
-              '\n'
-              'def worst_efficiency(n, steps, bw_coeff):\n'
-              '    rounds = math.log2(n)                 # forgets the ceiling\n'
-              '    return rounds / (steps + bw_coeff * rounds / (2 * (n - 1) / n))',
- 'ps4-dissemination': 'def dissemination_allgather(n, block):\n'
-                      '    T = ccb.Transfer\n'
-                      '    rounds, held = [], 1                   # recursive doubling: partners i XOR held\n'
-                      '    while held < n:\n'
-                      '        rounds.append([T(i, i ^ held, (i // held) * held * block, held * block) for i '
-                      'in range(n) if i ^ held < n])\n'
-                      '        held *= 2\n'
-                      '    return ccb.Schedule.from_transfers("all_gather", n, n * block, rounds)'}
+WEAK = {
+    "ps4-agbound": "def allgather_combined_bound(n, m, alpha, beta, k):\n"
+    "    steps, reach = 0, 1\n"
+    "    while reach < n:\n"
+    "        reach *= k + 1\n"
+    "        steps += 1\n"
+    "    return max(steps * alpha, (n - 1) * m / (n * k * beta))   # k where p = min(k, n-1) "
+    "belongs",
+    "ps4-agcross": "import math\n"
+    "\n"
+    "def allgather_crossover(n, alpha, beta, k):\n"
+    "    p = min(k, n - 1)\n"
+    "    steps = math.ceil(math.log(n, p + 1))          # floating log\n"
+    "    return n * p * beta * steps * alpha / (n - 1)",
+    "ps4-chunks": "import math\n"
+    "\n"
+    "def chain_best_chunks(n, m, alpha, beta):\n"
+    "    return max(1, round(math.sqrt((n - 2) * m / (alpha * beta))))   # rounds the real "
+    "optimum",
+    "ps4-worst": "import math\n"
+    "\n"
+    "def worst_efficiency(n, steps, bw_coeff):\n"
+    "    rounds = math.log2(n)                 # forgets the ceiling\n"
+    "    return rounds / (steps + bw_coeff * rounds / (2 * (n - 1) / n))",
+    "ps4-dissemination": "def dissemination_allgather(n, block):\n"
+    "    T = ccb.Transfer\n"
+    "    rounds, held = [], 1                   # recursive doubling: partners i XOR held\n"
+    "    while held < n:\n"
+    "        rounds.append([T(i, i ^ held, (i // held) * held * block, held * block) for i "
+    "in range(n) if i ^ held < n])\n"
+    "        held *= 2\n"
+    '    return ccb.Schedule.from_transfers("all_gather", n, n * block, rounds)',
+}
 
-WEAK_POINTS = {'ps4-agbound': 2, 'ps4-agcross': 2, 'ps4-chunks': 2, 'ps4-worst': 3, 'ps4-dissemination': 2}
+WEAK_POINTS = {"ps4-agbound": 2, "ps4-agcross": 2, "ps4-chunks": 2, "ps4-worst": 3, "ps4-dissemination": 2}
 
-WEAK_ANSWER = '效率最低在交叉点，因为那里两项一样大。Ring 的效率很低。AllGather 不需要归约，所以更简单。'
+WEAK_ANSWER = "效率最低在交叉点，因为那里两项一样大。Ring 的效率很低。AllGather 不需要归约，所以更简单。"
 
-LIBRARY = {'ps4-agbound': 'def allgather_combined_bound(n, m, alpha, beta, k):\n'
-                '    return ccb.combined_lower_bound("all_gather", n, m, alpha, beta, ports=k)',
- 'ps4-agcross': 'def allgather_crossover(n, alpha, beta, k):\n'
-                '    return ccb.crossover_size("all_gather", n, alpha, beta, ports=k)',
- 'ps4-chunks': 'def chain_best_chunks(n, m, alpha, beta):\n    return ccb.optimal_chunks(n, m, alpha, beta)',
- 'ps4-worst': 'import numpy as np\n'
-              '\n'
-              'def worst_efficiency(n, steps, bw_coeff):\n'
-              '    m_star = ccb.crossover_size("all_reduce", n, 1.0, 1.0)\n'
-              '    return ccb.combined_lower_bound("all_reduce", n, m_star, 1.0, 1.0) / (steps + bw_coeff * '
-              'm_star)',
- 'ps4-dissemination': 'def dissemination_allgather(n, block):\n'
-                      '    return ccb.generate("bruck", "all_gather", n, n * block)'}
+LIBRARY = {
+    "ps4-agbound": "def allgather_combined_bound(n, m, alpha, beta, k):\n"
+    '    return ccb.combined_lower_bound("all_gather", n, m, alpha, beta, ports=k)',
+    "ps4-agcross": "def allgather_crossover(n, alpha, beta, k):\n"
+    '    return ccb.crossover_size("all_gather", n, alpha, beta, ports=k)',
+    "ps4-chunks": "def chain_best_chunks(n, m, alpha, beta):\n    return ccb.optimal_chunks(n, m, alpha, beta)",
+    "ps4-worst": "import numpy as np\n"
+    "\n"
+    "def worst_efficiency(n, steps, bw_coeff):\n"
+    '    m_star = ccb.crossover_size("all_reduce", n, 1.0, 1.0)\n'
+    '    return ccb.combined_lower_bound("all_reduce", n, m_star, 1.0, 1.0) / (steps + bw_coeff * '
+    "m_star)",
+    "ps4-dissemination": "def dissemination_allgather(n, block):\n"
+    '    return ccb.generate("bruck", "all_gather", n, n * block)',
+}
 
-HARDCODED = {'ps4-agbound': 'def allgather_combined_bound(n, m, alpha, beta, k):\n'
-                '    return {(8, 1): 0.007, (4, 2): 2.0}.get((n, k), 1.0)',
- 'ps4-agcross': 'def allgather_crossover(n, alpha, beta, k):\n'
-                '    return {(8, 1): 24000 / 7, (4, 3): 4.0}.get((n, k), 1.0)',
- 'ps4-chunks': 'def chain_best_chunks(n, m, alpha, beta):\n    return {2: 1, 10: 179}.get(n, 64)',
- 'ps4-worst': 'def worst_efficiency(n, steps, bw_coeff):\n    return {8: 1 / 3, 4: 0.25}.get(n, 0.5)',
- 'ps4-dissemination': 'def dissemination_allgather(n, block):\n'
-                      '    T = ccb.Transfer\n'
-                      '    if n == 4:\n'
-                      '        rounds = [[T(i, i ^ 1, i * block, block) for i in range(4)], [T(i, i ^ 2, (i '
-                      '// 2) * 2 * block, 2 * block) for i in range(4)]]\n'
-                      '    else:\n'
-                      '        rounds = [[T(i, (i - 1) % n, i * block, block) for i in range(n)],\n'
-                      '                  [T(i, (i - 2) % n, i * block, block) for i in range(n)] + [T(i, (i '
-                      '- 2) % n, ((i + 1) % n) * block, block) for i in range(n)],\n'
-                      '                  [T(i, (i - 4) % n, i * block, block) for i in range(n)]]\n'
-                      '    return ccb.Schedule.from_transfers("all_gather", n, n * block, rounds)'}
+HARDCODED = {
+    "ps4-agbound": "def allgather_combined_bound(n, m, alpha, beta, k):\n"
+    "    return {(8, 1): 0.007, (4, 2): 2.0}.get((n, k), 1.0)",
+    "ps4-agcross": "def allgather_crossover(n, alpha, beta, k):\n"
+    "    return {(8, 1): 24000 / 7, (4, 3): 4.0}.get((n, k), 1.0)",
+    "ps4-chunks": "def chain_best_chunks(n, m, alpha, beta):\n    return {2: 1, 10: 179}.get(n, 64)",
+    "ps4-worst": "def worst_efficiency(n, steps, bw_coeff):\n    return {8: 1 / 3, 4: 0.25}.get(n, 0.5)",
+    "ps4-dissemination": "def dissemination_allgather(n, block):\n"
+    "    T = ccb.Transfer\n"
+    "    if n == 4:\n"
+    "        rounds = [[T(i, i ^ 1, i * block, block) for i in range(4)], [T(i, i ^ 2, (i "
+    "// 2) * 2 * block, 2 * block) for i in range(4)]]\n"
+    "    else:\n"
+    "        rounds = [[T(i, (i - 1) % n, i * block, block) for i in range(n)],\n"
+    "                  [T(i, (i - 2) % n, i * block, block) for i in range(n)] + [T(i, (i "
+    "- 2) % n, ((i + 1) % n) * block, block) for i in range(n)],\n"
+    "                  [T(i, (i - 4) % n, i * block, block) for i in range(n)]]\n"
+    '    return ccb.Schedule.from_transfers("all_gather", n, n * block, rounds)',
+}
