@@ -554,3 +554,21 @@ print("cheats work")
 """
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and "cheats work" in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]
+
+
+def test_the_student_process_knows_the_same_numpy_scalar_types_as_the_grader():
+    # child.py is a script that may not import the package, so it lists numpy's scalar types
+    # again; a type in one list and not the other would cross as "another type" or slip through.
+    import importlib.util
+
+    from ccb_helpers.grading import values
+
+    spec = importlib.util.spec_from_file_location("ccb_child", pathlib.Path(values.__file__).with_name("child.py"))
+    child = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(child)
+    codec = child._Codec(np)
+    assert codec.ints == values._NUMPY_INTS and codec.floats == values._NUMPY_FLOATS
+    assert (codec.bool_, codec.str_) == (values._NUMPY_BOOL, values._NUMPY_STR)
+    # Derived independently from numpy's type codes: every integer and float scalar type is known.
+    assert {np.dtype(code).type for code in "bBhHiIlLqQpP"} <= codec.ints
+    assert {np.dtype(code).type for code in "efdg"} == codec.floats

@@ -410,6 +410,9 @@ class _Shell:
 
 
 class _Codec:
+    # The genuine numpy scalar types, by identity: the same sets as grading.values._NUMPY_*, written
+    # again because this script must not import the package (module docstring);
+    # tests/test_grading.py checks that the two agree.
     def __init__(self, np):
         self.np = np
         ints = {
