@@ -579,6 +579,37 @@ def test_course_variant_is_not_answered_by_the_public_key(ps, monkeypatch, tmp_p
                 assert public[part] == points, (salt, part, public[part])
 
 
+def test_readme_lists_every_course_variant_constant():
+    """assignments/README.md's table of the course variant is the notebooks' (not a second list typed by hand)."""
+    _nbgrader()
+    import ast
+
+    in_notebooks = set()
+    for ps in SETS:
+        nb = nbformat.read(ASSIGNMENTS / "source" / ps / f"{ps}.ipynb", as_version=4)
+        kept = getattr(_submissions(ps), "VARIANT_PUBLIC_POINTS", {})
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            for match in plugins.VARIANT_CODE.finditer(cell.source):
+                part = meta["grade_id"].removesuffix("-tests")
+                values = ", ".join(repr(v) for v in ast.literal_eval(match.group("choices")))
+                in_notebooks.add(
+                    (
+                        ps,
+                        f"`{part}` ({meta['points']:g})",
+                        f"`{match.group('head').split('=')[0].strip()}` (`{match.group('name')}`)",
+                        match.group("value").strip(),
+                        values,
+                        str(kept.get(part, 0)),
+                    )
+                )
+    readme = (ASSIGNMENTS / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^ *\| (ps\d) \| ([^|]+) \| ([^|]+) \| [^|]+ \| ([^|]+) \| ([^|]+) \| ([^|]+) \|$", readme, re.M)
+    in_readme = {tuple(cell.strip() for cell in row) for row in rows}
+    assert len(in_notebooks) >= 8 and {row[0] for row in in_notebooks} == set(SETS)
+    assert in_readme == in_notebooks, (in_readme - in_notebooks, in_notebooks - in_readme)
+
+
 def test_a_grade_cell_without_a_numeric_result_scores_zero():
     """nbgrader gives full points to a grade cell that ran without output; the course's config does not."""
     _nbgrader()
