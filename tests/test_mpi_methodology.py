@@ -78,6 +78,26 @@ def test_pingpong_reports_its_method_and_a_sane_fit(tmp_path):
     assert 0 <= p["alpha_s"] < 5e-3 and 1e7 < p["beta_Bps"] < 1e13
 
 
+def test_pingpong_allocates_per_size_and_records_huge_pages(tmp_path):
+    # Each size gets its own numpy.empty(size) buffers (as mpi4py.bench), so its pages are what numpy
+    # gives any array of that size: under THP "madvise" numpy advises huge pages from 4 MiB only
+    # (numpy's alloc.c, 1 << 22). Slices of one 8 MiB buffer — the old ping-pong — put the 3 MiB
+    # message partly on the big buffer's huge pages; an array of its own has none.
+    sizes = [16384, 3 * 2**20, 8 * 2**20]
+    p = _launch(2, tmp_path, "pingpong", "--sizes", ",".join(map(str, sizes)), "--repeats", "1")
+    assert "per size" in p["buffers"] and "numpy.empty(size)" in p["buffers"]
+    huge = p["huge_page_bytes"]
+    assert len(huge) == len(sizes)
+    for size, pair in zip(sizes, huge):
+        assert len(pair) == 2 and all(0 <= b <= size for b in pair), (size, pair)
+    if p["thp_mode"] == "never":
+        assert huge == [[0, 0]] * 3
+    elif p["thp_mode"] == "madvise" and p["numpy_hugepage_advice"]:
+        assert huge[0] == [0, 0] and huge[1] == [0, 0], huge
+        # An 8 MiB mapping holds at least three whole 2 MiB frames; numpy advised them and they were written.
+        assert all(b >= 3 * 2**21 for b in huge[2]), f"no huge pages at 8 MiB (memory fragmented?): {huge}"
+
+
 def test_collective_timing_reports_osu_summary_and_counts(tmp_path):
     s = _launch(
         2,
