@@ -10,8 +10,7 @@ from functools import lru_cache
 import matplotlib
 from matplotlib import font_manager
 
-#: Width of the book's text column in inches (688 CSS px at 100 px per inch).
-BOOK_WIDTH = 6.88
+from .page import BOOK_WIDTH  # re-exported: the figures' modules take it from here
 
 #: Colour per algorithm / bound, shared by every chapter so a reader learns them once.
 COLORS = {
