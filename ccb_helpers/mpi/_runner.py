@@ -112,9 +112,9 @@ def pingpong(comm, sizes, repeats: int) -> dict | None:
     application holds a message of that size, then written. Slices of one buffer of the largest
     size (what this function did before issue #32) would put every size on the pages of a 16 MiB
     allocation, which numpy advises for transparent huge pages (it does so from 4 MiB,
-    ``NUMPY_MADVISE_HUGEPAGE``); where THP is ``madvise`` a 256 KiB … 2 MiB message then moved
-    1.5–3× faster than the same message in its own array (``benchmarks/bench_pingpong_buffers.py``),
-    by an amount that depended on where the allocation happened to fall. Per-size arrays get the
+    ``NUMPY_MADVISE_HUGEPAGE``); where THP is ``madvise`` a 128 KiB … 4 MiB message then moved up
+    to 3× faster than the same message in its own array, by an amount that depended on where the
+    allocation happened to fall (``benchmarks/bench_pingpong_buffers.py``, ``benchmarks/README.md``). Per-size arrays get the
     pages numpy gives any array of that size; rank 0 records them (``huge_page_bytes``: bytes of
     its send and receive buffer on huge pages, per size, with ``thp_mode`` and
     ``numpy_hugepage_advice``).
