@@ -21,8 +21,9 @@
   the source the course configures (``c.CoursePackage.source``), never from the repository that
   holds the solutions; with no source configured, the released cell says to ask the teacher.
 * :class:`CourseVariant` (``generate_assignment``): with ``CCB_GRADING_SALT`` set, the marked
-  model constants of some questions take the course's values (question, visible and hidden
-  tests alike), so the public answer key does not answer the course's variant of those parts.
+  model constants of some questions (at least one part per set; the table in
+  ``assignments/README.md``) take a course value other than the default (question, visible and
+  hidden tests alike), so the public answer key does not answer the course's variant of those parts.
 * :class:`FlaggedCsvExport` (``export``): nbgrader's CSV plus a ``needs_attention`` column naming
   every student whose notebook could not be graded (or was graded with a problem), including
   students with a submission and no gradebook entry — nbgrader writes 0.0 for them silently.
