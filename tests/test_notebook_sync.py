@@ -175,6 +175,7 @@ def test_solutions_split_and_folded():
     assert sources[-1] == "after"
     hidden = [c.metadata.get("jupyter", {}) for c in nb.cells]
     assert hidden == [{}, {}, {"source_hidden": True, "outputs_hidden": True}, {"source_hidden": True}, {}]
+    assert [bool(c.metadata.get("collapsed")) for c in nb.cells] == [False, False, True, False, False]
     assert sources[3] == sync_notebooks.FOLD_NOTE + "\nso 42\n```{solution-end}\n```"
     assert not sync_notebooks.split_solutions(nb) and not sync_notebooks.fold_solutions(nb)  # idempotent
 
@@ -189,6 +190,7 @@ def test_every_solution_cell_is_folded_and_nothing_else(path):
         hidden = cell.metadata.get("jupyter", {})
         assert bool(hidden.get("source_hidden")) == (inside and not starts), cell.source[:60]
         assert bool(hidden.get("outputs_hidden")) == (inside and cell.cell_type == "code")
+        assert bool(cell.metadata.get("collapsed")) == (inside and cell.cell_type == "code")
         folded_as_needed += inside and not starts
         inside = (inside or starts) and not ends
     assert folded_as_needed >= 4  # at least four exercises, each solution with its code
