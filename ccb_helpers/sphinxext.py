@@ -21,6 +21,8 @@ What it does to every HTML page:
 - Bibliography in author-year form, like the citations in the text: the label of an entry is
   "Chan et al., 2007" (not "CHPvdG07"), and works with the same authors and year get "2024a",
   "2024b" in both the text and the list.
+- Serves every notebook figure in a ``<picture>`` with its phone rendering, panels stacked
+  (:mod:`ccb_helpers.phone_pictures`).
 - Makes every explorer live (:mod:`ccb_helpers.live.build`): its data, exported from the Python
   code, inline after the cell, and ``_static/live/ccb-live.js`` + the explorer's script on that page.
 - Has the notebooks executed at build time talk to their kernels over encrypted transport (no
@@ -508,10 +510,12 @@ def _rewrite_hard_coded_labels(app, exception) -> None:
 
 
 def setup(app):
+    from . import phone_pictures  # figures on a phone (issue #31)
     from .live import build as live_build  # the live explorers (issue #25)
 
     _register_bibliography_style()
     live_build.setup(app)
+    phone_pictures.setup(app)
     app.connect("config-inited", encrypt_kernel_transport)
     app.connect("builder-inited", _add_static)
     app.connect("builder-inited", _disambiguate_years, priority=600)  # after sphinxcontrib-bibtex reads the .bib

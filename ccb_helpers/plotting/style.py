@@ -10,8 +10,7 @@ from functools import lru_cache
 import matplotlib
 from matplotlib import font_manager
 
-#: Width of the book's text column in inches (688 CSS px at 100 px per inch).
-BOOK_WIDTH = 6.88
+from .page import BOOK_WIDTH  # re-exported: the figures' modules take it from here
 
 #: Colour per algorithm / bound, shared by every chapter so a reader learns them once.
 COLORS = {
@@ -134,14 +133,26 @@ def use_book_style() -> None:
 
 
 def _figure_png_2x(figure):
-    """IPython PNG formatter: the figure at twice its dpi, with its CSS width as metadata."""
+    """IPython PNG formatter: the figure at twice its dpi, with its CSS width as metadata.
+
+    The PNG records its smallest text size (:func:`.phone.with_text_size`), and the metadata
+    carries the figure's phone rendering (``ccb_phone``: a 2x PNG and its CSS width, panels
+    stacked, :func:`.phone.phone_png`), which the site serves to phones in a ``<picture>``.
+    """
     from IPython.core.pylabtools import print_figure
+
+    from .phone import phone_png, with_text_size
 
     data = print_figure(figure, fmt="png", bbox_inches="tight", dpi=2 * figure.dpi)
     if data is None:  # an empty figure shows nothing
         return None
+    data = with_text_size(data, figure)  # the figure was just drawn: its tick labels have their text
     width = int.from_bytes(data[16:20], "big")  # the PNG header's IHDR width
-    return base64.b64encode(data).decode("ascii"), {"width": width // 2}
+    metadata = {"width": width // 2}
+    phone = phone_png(figure)
+    if phone is not None:
+        metadata["ccb_phone"] = {"image/png": base64.b64encode(phone[0]).decode("ascii"), "width": phone[1]}
+    return base64.b64encode(data).decode("ascii"), metadata
 
 
 def _enable_retina_inline() -> None:
