@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import math
 import zlib
 
 from .._validation import check_real
@@ -192,10 +191,13 @@ def _lay_out(figure, panels, spares, width: float, panel_height: float) -> None:
     renderer = figure.canvas.get_renderer()
     moved = [lg for lg in _legends(figure) if _outside(lg, renderer)]  # measured in the desktop layout
     figure.set_layout_engine("none")
-    figure.set_size_inches(width, panel_height * len(panels))
-    # Spare cells keep a (hidden, flat) row each: every axes of a tight layout needs a cell of one grid.
-    ratios = [1.0] * len(panels) + [1e-3] * len(spares)
-    grid = GridSpec(len(ratios), 1, figure=figure, height_ratios=ratios)
+
+    def grid_of(heights):  # one column; spare cells keep a hidden, flat row each (a tight layout
+        # needs every axes in a cell of one grid)
+        figure.set_size_inches(width, sum(heights))
+        return GridSpec(len(heights) + len(spares), 1, figure=figure, height_ratios=[*heights, *[1e-3] * len(spares)])
+
+    grid = grid_of([panel_height] * len(panels))
     for i, ax in enumerate([*panels, *spares]):
         ax.set_subplotspec(grid[i])
     for ax in spares:
@@ -212,15 +214,43 @@ def _lay_out(figure, panels, spares, width: float, panel_height: float) -> None:
                 box, area = legend.get_window_extent(renderer), legend.axes.get_window_extent(renderer)
                 if box.width * box.height > 0.25 * area.width * area.height:
                     moved.append(legend)
-    for legend in moved:  # beside the plot there is no room: under all the panels, in columns that fit
-        legend.set_visible(False)
-    figure.tight_layout(h_pad=1.2)
-    top = 0.0  # figure coordinates: each moved legend hangs under the one before
+    # Beside the plot there is no room: a moved legend gets a row of its own under its panel (a
+    # legend of the whole figure, under all panels), as tall as it is.
+    rows = []  # (height in inches, the panel or legend of the row)
+    for ax in panels:
+        rows.append((panel_height, ax))
+        rows += [(lg.get_window_extent(renderer).height / figure.dpi, lg) for lg in moved if lg.axes is ax]
+    rows += [(lg.get_window_extent(renderer).height / figure.dpi, lg) for lg in moved if lg.axes not in panels]
     for legend in moved:
-        legend.set_visible(True)
-        legend._loc = 9  # "upper center" (set_loc refuses an axes legend's figure anchor)
-        legend.set_bbox_to_anchor((0.5, top), transform=figure.transFigure)
-        top -= legend.get_window_extent(renderer).height / (figure.get_size_inches()[1] * figure.dpi) + 0.01
+        legend.set_visible(False)  # laid out by hand below, not by tight_layout
+    heights = [h for h, _ in rows]
+    for _ in range(2):  # the gaps tight_layout puts between rows come out of the rows' heights: add them back
+        grid = grid_of(heights)
+        for i, (_, item) in enumerate(rows):
+            if item in panels:
+                item.set_subplotspec(grid[i])
+        for i, ax in enumerate(spares):
+            ax.set_subplotspec(grid[len(rows) + i])
+        figure.tight_layout(h_pad=1.2)
+        tall = figure.get_size_inches()[1]
+        short = [
+            max(0.0, h - grid[i].get_position(figure).height * tall)
+            for i, (h, item) in enumerate(rows)
+            if item in moved
+        ]
+        if sum(short) < 0.02:
+            break
+        heights = [
+            h
+            + (h - grid[i].get_position(figure).height * tall if item in moved else 0.0) * 1.1
+            + 0.02 * (item in moved)
+            for i, (h, item) in enumerate(rows)
+        ]
+    for i, (_, item) in enumerate(rows):
+        if item in moved:
+            item.set_visible(True)
+            item._loc = 9  # "upper center" (set_loc refuses an axes legend's figure anchor)
+            item.set_bbox_to_anchor((0.5, grid[i].get_position(figure).y1), transform=figure.transFigure)
 
 
 @contextlib.contextmanager
@@ -230,8 +260,9 @@ def phone_layout(figure, width=PHONE_WIDTH):
     The same artists and data, nothing recomputed, every text at its own size: the figure's grid
     panels are put one under the other in reading order, each ``width`` wide and as tall as its
     desktop panel scaled to that width (at least :data:`MIN_PANEL_HEIGHT`, or the desktop height
-    if less); a legend of the whole figure goes under the panels, a legend wider than the figure
-    gets fewer columns, empty spare cells of the grid are hidden. On leaving the block the figure
+    if less); a legend beside its panel goes under it (one of the whole figure, under all panels),
+    a legend wider than the figure gets fewer columns, a long title is broken into lines (at
+    punctuation where it can), empty spare cells of the grid are hidden. On leaving the block the figure
     is laid out as before (size, layout engine, margins, grid cells, positions, legends).
 
     Parameters
@@ -391,4 +422,4 @@ def phone_png(figure, width=PHONE_WIDTH, tries: int = 3) -> tuple[bytes, int] | 
         if excess <= SLACK or target - excess < 2.0:
             break
         target = max(2.0, target - excess - 0.02)
-    return data, math.ceil(png_width(data) / 2)
+    return data, png_width(data) // 2
