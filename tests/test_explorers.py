@@ -337,10 +337,12 @@ def test_close_releases_widgets_and_figures():
 
 def test_mimebundle_has_widget_view_and_2x_png():
     e = ccb.PropagationExplorer()
-    data = e._repr_mimebundle_()
+    data, metadata = e._repr_mimebundle_()
     assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == e.widget.model_id
     png = base64.b64decode(data["image/png"])
     assert Image.open(io.BytesIO(png)).size[0] == 2 * round(BOOK_WIDTH * 100)  # 2x the column's 688 CSS px
+    # shown at its CSS width without a kernel too (JupyterLab showed the stored PNG 968 px wide)
+    assert metadata == {"image/png": {"width": 688}}
     e.close()
 
 

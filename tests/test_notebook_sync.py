@@ -27,7 +27,7 @@ HIDDEN = {"remove-cell", "remove_cell", "remove-input", "remove_input"}
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_generated_cells_match_config(path):
     nb = nbformat.read(path, as_version=4)
-    assert not sync_notebooks.sync(nb), (
+    assert not sync_notebooks.sync(nb, path=path), (
         f"{path.name} is out of step with _config.yml: run `python tools/sync_notebooks.py`"
     )
 

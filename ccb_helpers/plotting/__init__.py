@@ -1,7 +1,7 @@
 """One figure style for the whole book, with a CJK font so Chinese labels render.
 
-The font comes from the ``cvttf-notosanscjk-regular`` wheel (Noto Sans CJK, on PyPI) when it is
-installed, else from any system CJK font matplotlib knows (e.g. Debian's fonts-noto-cjk).
+The font is Noto Sans SC from the ``pylopdf-fonts-zh-cn`` wheel (on PyPI, a dependency) when it is
+installed, else ``cvttf-notosanscjk-regular``'s TC face or a system CJK font (e.g. Debian's fonts-noto-cjk).
 
 Readability rules (the page column is 688 CSS px wide at 1280 px; a figure inch is 100 CSS px):
 

@@ -19,7 +19,7 @@ import io
 import zlib
 
 from .._validation import check_real
-from .style import BOOK_WIDTH
+from .page import BOOK_WIDTH
 
 #: Width of the phone rendering in inches (350 CSS px: inside the 358 px column of a 390 px phone,
 #: and shrunk to a 360 px phone's 328 px column its 7.5-pt text is still 9.8 CSS px).
