@@ -11,7 +11,9 @@ stayed open over the section a tapped entry led to. On every page, at both width
   inside the viewport, and its first link (the search field) is visible inside it;
 - header buttons are tap targets of at least 44 x 44 CSS px and a tap leaves no tooltip open.
 
-And on a chapter: a tapped page-TOC entry closes the drawer and shows its section.
+And on a chapter: a tapped page-TOC entry closes the drawer and shows its section. At 390 px,
+every figure of every chapter (static PNG and live explorer SVG) lies inside the screen with no
+box scrolling sideways, and its smallest text, measured, is at least 9 CSS px.
 One browser per edition, one tab per width, reused across pages.
 """
 
