@@ -186,6 +186,7 @@ def _titles(figure) -> list:
 
 def _lay_out(figure, panels, spares, width: float, panel_height: float) -> None:
     from matplotlib.gridspec import GridSpec
+    from matplotlib.text import Text
 
     figure.canvas.draw()  # legends find their place when drawn
     renderer = figure.canvas.get_renderer()
@@ -221,8 +222,12 @@ def _lay_out(figure, panels, spares, width: float, panel_height: float) -> None:
         rows.append((panel_height, ax))
         rows += [(lg.get_window_extent(renderer).height / figure.dpi, lg) for lg in moved if lg.axes is ax]
     rows += [(lg.get_window_extent(renderer).height / figure.dpi, lg) for lg in moved if lg.axes not in panels]
-    for legend in moved:
-        legend.set_visible(False)  # laid out by hand below, not by tight_layout
+    for text in _figure_texts(figure):  # a note of the whole figure (placed in figure coordinates): under it all
+        _wrap(text, renderer, limit)
+        rows.append((text.get_window_extent(renderer).height / figure.dpi + 0.05, text))
+        moved.append(text)
+    for item in moved:
+        item.set_visible(False)  # laid out by hand below, not by tight_layout
     heights = [h for h, _ in rows]
     for _ in range(2):  # the gaps tight_layout puts between rows come out of the rows' heights: add them back
         grid = grid_of(heights)
@@ -247,10 +252,24 @@ def _lay_out(figure, panels, spares, width: float, panel_height: float) -> None:
             for i, (h, item) in enumerate(rows)
         ]
     for i, (_, item) in enumerate(rows):
-        if item in moved:
-            item.set_visible(True)
+        if item not in moved:
+            continue
+        item.set_visible(True)
+        top = grid[i].get_position(figure).y1
+        if isinstance(item, Text):
+            item.set_transform(figure.transFigure)
+            item.set_position((0.5, top))
+            item.set_horizontalalignment("center")
+            item.set_verticalalignment("top")
+        else:
             item._loc = 9  # "upper center" (set_loc refuses an axes legend's figure anchor)
-            item.set_bbox_to_anchor((0.5, grid[i].get_position(figure).y1), transform=figure.transFigure)
+            item.set_bbox_to_anchor((0.5, top), transform=figure.transFigure)
+
+
+def _figure_texts(figure) -> list:
+    """The figure's own visible texts (notes placed in figure coordinates), not its suptitle."""
+    suptitle = getattr(figure, "_suptitle", None)
+    return [t for t in figure.texts if t is not suptitle and t.get_visible() and t.get_text().strip()]
 
 
 @contextlib.contextmanager
@@ -260,7 +279,8 @@ def phone_layout(figure, width=PHONE_WIDTH):
     The same artists and data, nothing recomputed, every text at its own size: the figure's grid
     panels are put one under the other in reading order, each ``width`` wide and as tall as its
     desktop panel scaled to that width (at least :data:`MIN_PANEL_HEIGHT`, or the desktop height
-    if less); a legend beside its panel goes under it (one of the whole figure, under all panels),
+    if less); a legend beside its panel goes under it (one of the whole figure, and a note placed
+    in figure coordinates, under all panels),
     a legend wider than the figure gets fewer columns, a long title is broken into lines (at
     punctuation where it can), empty spare cells of the grid are hidden. On leaving the block the figure
     is laid out as before (size, layout engine, margins, grid cells, positions, legends).
@@ -318,6 +338,10 @@ def phone_layout(figure, width=PHONE_WIDTH):
         ],
         "legends": [(lg, lg._loc, lg._bbox_to_anchor, lg._ncols, lg.get_visible()) for lg in _legends(figure)],
         "titles": [(t, t.get_text()) for t in _titles(figure)],
+        "texts": [
+            (t, t.get_text(), t.get_position(), t.get_transform(), t.get_ha(), t.get_va())
+            for t in _figure_texts(figure)
+        ],
     }
     desk_w, desk_h = saved["size"]
     rows, cols = panels[0].get_subplotspec().get_gridspec().get_geometry()
@@ -343,6 +367,13 @@ def phone_layout(figure, width=PHONE_WIDTH):
             legend.set_visible(visible)
         for title, text in saved["titles"]:
             title.set_text(text)
+        for note, text, position, transform, ha, va in saved["texts"]:
+            note.set_text(text)
+            note.set_transform(transform)
+            note.set_position(position)
+            note.set_horizontalalignment(ha)
+            note.set_verticalalignment(va)
+            note.set_visible(True)
         figure.set_layout_engine(saved["engine"])
 
 
