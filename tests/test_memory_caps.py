@@ -289,3 +289,47 @@ def test_every_vectorised_function_peaks_within_its_estimate_at_the_array_cap():
         result["functions"]
     )
     assert len(result["functions"]) == 28, result["functions"]
+
+
+# --------------------------------------------------------------------------- the synthesis variable cap
+
+
+@pytest.mark.slow  # about 6 s: three CP-SAT models near 50,000 send variables, built and solved
+@pytest.mark.parametrize(
+    "make, primitive, instance, workers",
+    [
+        ("ccb.dgx1()", "all_to_all", (3, 30, 8), 1),  # 49,152 variables, the largest accepted
+        ("ccb.fully_connected(8)", "all_to_all", (2, 20, 6), 1),  # 43,008
+        ("ccb.fully_connected(8)", "all_to_all", (2, 20, 6), 4),
+    ],
+)
+def test_synthesize_peak_within_its_estimate_at_the_variable_cap(make, primitive, instance, workers):
+    # CP-SAT's model lives outside Python's allocator: the resident set is what the estimate
+    # bounds (tracemalloc sees only the encoding).
+    result = _run(f"""
+        from ortools.sat.python import cp_model  # loaded before measuring: once per process
+        from ccb_helpers import synthesis
+
+        topology = {make}
+        topology.graph
+        variables = synthesis._estimate_variables(topology, {primitive!r}, {instance[0]}, {instance[2]}, 0)
+        estimate = synthesis._synthesis_memory(variables, {workers})
+        peak, hwm = measure(lambda: ccb.synthesize(topology, {primitive!r}, *{instance!r}, time_limit=60, workers={workers}))
+        refused = []
+        try:  # a larger instance: over the variable cap
+            ccb.synthesize(topology, {primitive!r}, {instance[0]} + 1, {instance[1]}, {instance[2]}, time_limit=60)
+        except ValueError as err:
+            refused.append(str(err))
+        synthesis.MAX_SYNTHESIS_BYTES = estimate - 1  # and the memory budget, checked before any work
+        try:
+            ccb.synthesize(topology, {primitive!r}, *{instance!r}, time_limit=0.001, workers={workers})
+        except ValueError as err:
+            refused.append(str(err))
+        print(json.dumps(dict(variables=variables, estimate=estimate, peak=peak, hwm=hwm, refused=refused)))
+    """)
+    assert result["variables"] > 40_000
+    assert result["peak"] <= result["estimate"] <= 2 * 2**30, result
+    if result["hwm"] is not None:
+        assert result["hwm"] <= result["estimate"], result
+    assert len(result["refused"]) == 2 and "send variables" in result["refused"][0], result
+    assert "memory" in result["refused"][1] and "workers" in result["refused"][1], result
