@@ -45,7 +45,7 @@ from typing import NamedTuple
 import networkx as nx
 import numpy as np
 
-from ._validation import check_bool, check_choice, check_int, check_real
+from ._validation import check_bool, check_cap, check_choice, check_int, check_real
 from .primitives import PRIMITIVES
 from .schedule import Round, Schedule, block_bounds, buffers_for
 from .topology import Topology
@@ -77,6 +77,16 @@ _DUAL = {"reduce_scatter": "all_gather", "reduce": "broadcast"}
 #: 300,000 took 25 s before the solver started; near 50,000 it takes a few seconds. The stored
 #: schedules need at most 7,776.
 MAX_SEND_VARIABLES = 50_000
+#: Memory budget of one :func:`synthesize` call, bytes. The CP-SAT model and its workers live
+#: outside Python's allocator, so the estimate is of the resident set: per estimated send variable
+#: (the encoding, the model, and a copy per worker) and per worker (its thread and arena).
+#: Measured at the cap (DGX-1 AllToAll, 49,152 variables): 902 bytes a variable with one worker,
+#: 1,624 with 4, 4,023 with 16 (tests/test_memory_caps.py). At the caps (50,000 variables, 64
+#: workers) the estimate is 1.6 GB.
+MAX_SYNTHESIS_BYTES = 2 * 2**30
+_BYTES_PER_VARIABLE = 1024
+_BYTES_PER_VARIABLE_AND_WORKER = 320
+_BYTES_PER_WORKER = 8 * 2**20
 #: Longest time limit one solver call may be given, seconds.
 MAX_TIME_LIMIT = 3600.0
 #: Largest topology the cut bound enumerates (2**n node sets).
@@ -737,17 +747,30 @@ def _reverse_schedule(schedule: Schedule, primitive: str) -> Schedule:
 # --------------------------------------------------------------------------- public API
 
 
-def _check_model_size(topology, primitive, steps, chunks, root) -> None:
+def _synthesis_memory(variables: int, workers: int) -> int:
+    """Estimated peak resident bytes of one solve with ``variables`` send variables and ``workers``."""
+    per_variable = _BYTES_PER_VARIABLE + _BYTES_PER_VARIABLE_AND_WORKER * workers
+    return variables * per_variable + _BYTES_PER_WORKER * workers
+
+
+def _check_model_size(topology, primitive, steps, chunks, root, workers=1) -> None:
     estimate = _estimate_variables(topology, primitive, steps, chunks, root)
     if estimate > MAX_SEND_VARIABLES:
         raise ValueError(
             f"instance too large: about {estimate} send variables (chunks x arcs x steps), cap {MAX_SEND_VARIABLES}; "
             f"use fewer steps or chunks"
         )
+    check_cap(
+        f"synthesize with {estimate} send variables and workers={workers}: memory",
+        _synthesis_memory(estimate, workers),
+        MAX_SYNTHESIS_BYTES,
+        "bytes",
+        hint="use fewer steps, chunks or workers",
+    )
 
 
 def _solve_non_combining(topology, primitive, steps, rounds, chunks, root, m, time_limit, workers, deadline=None):
-    _check_model_size(topology, primitive, steps, chunks, root)
+    _check_model_size(topology, primitive, steps, chunks, root, workers)
     deadline = time.monotonic() + time_limit if deadline is None else deadline
     found = _solve_sends(topology, primitive, steps, rounds, chunks, root, time_limit, workers, deadline)
     if found is None:
@@ -837,7 +860,7 @@ def synthesize(topology, primitive, steps, rounds, chunks, *, time_limit, root=0
     # The size cap first (from the topology's closed form, nothing built), then the clock: the
     # time limit covers the network, the encoding, the model and the solver (#28: 11-42 s and
     # 0.9 GB went into building before a 0.01 s limit started).
-    _check_model_size(topology, base, steps // 2 if primitive == "all_reduce" else steps, chunks, root)
+    _check_model_size(topology, base, steps // 2 if primitive == "all_reduce" else steps, chunks, root, workers)
     from ortools.sat.python import cp_model  # noqa: F401 - loaded once per process (~1.5 s), before the clock
 
     deadline = time.monotonic() + time_limit

@@ -289,3 +289,132 @@ def test_every_vectorised_function_peaks_within_its_estimate_at_the_array_cap():
         result["functions"]
     )
     assert len(result["functions"]) == 28, result["functions"]
+
+
+# --------------------------------------------------------------------------- the synthesis variable cap
+
+
+@pytest.mark.slow  # about 6 s: three CP-SAT models near 50,000 send variables, built and solved
+@pytest.mark.parametrize(
+    "make, primitive, instance, workers",
+    [
+        ("ccb.dgx1()", "all_to_all", (3, 30, 8), 1),  # 49,152 variables, the largest accepted
+        ("ccb.fully_connected(8)", "all_to_all", (2, 20, 6), 1),  # 43,008
+        ("ccb.fully_connected(8)", "all_to_all", (2, 20, 6), 4),
+    ],
+)
+def test_synthesize_peak_within_its_estimate_at_the_variable_cap(make, primitive, instance, workers):
+    # CP-SAT's model lives outside Python's allocator: the resident set is what the estimate
+    # bounds (tracemalloc sees only the encoding).
+    result = _run(f"""
+        from ortools.sat.python import cp_model  # loaded before measuring: once per process
+        from ccb_helpers import synthesis
+
+        topology = {make}
+        topology.graph
+        variables = synthesis._estimate_variables(topology, {primitive!r}, {instance[0]}, {instance[2]}, 0)
+        estimate = synthesis._synthesis_memory(variables, {workers})
+        peak, hwm = measure(lambda: ccb.synthesize(topology, {primitive!r}, *{instance!r}, time_limit=60, workers={workers}))
+        refused = []
+        try:  # a larger instance: over the variable cap
+            ccb.synthesize(topology, {primitive!r}, {instance[0]} + 1, {instance[1]}, {instance[2]}, time_limit=60)
+        except ValueError as err:
+            refused.append(str(err))
+        synthesis.MAX_SYNTHESIS_BYTES = estimate - 1  # and the memory budget, checked before any work
+        try:
+            ccb.synthesize(topology, {primitive!r}, *{instance!r}, time_limit=0.001, workers={workers})
+        except ValueError as err:
+            refused.append(str(err))
+        print(json.dumps(dict(variables=variables, estimate=estimate, peak=peak, hwm=hwm, refused=refused)))
+    """)
+    assert result["variables"] > 40_000
+    assert result["peak"] <= result["estimate"] <= 2 * 2**30, result
+    if result["hwm"] is not None:
+        assert result["hwm"] <= result["estimate"], result
+    assert len(result["refused"]) == 2 and "send variables" in result["refused"][0], result
+    assert "memory" in result["refused"][1] and "workers" in result["refused"][1], result
+
+
+# --------------------------------------------------------------------------- the graph cap
+
+
+@pytest.mark.slow  # about 6 s: seven graph families built twice at a lowered cap, the measurements
+def test_graphs_and_measurements_peak_within_their_estimates_at_the_caps():
+    cap = 2**14  # MAX_GRAPH_ELEMENTS lowered from 2**19 (graph memory is linear in it)
+    result = _run(f"""
+        import ccb_helpers.topology as topology
+        from ccb_helpers.topology import _graph_memory, _measure_memory, MAX_GRAPH_BYTES, MAX_GRAPH_ELEMENTS
+        from ccb_helpers.user_topology import MAX_DIAMETER_WORK, MAX_ENDPOINTS, _from_links_memory
+
+        def resident(call):  # the high-water mark without tracemalloc (its own records double it)
+            with open("/proc/self/clear_refs", "w") as f:
+                f.write("5")
+            before = rss("VmRSS")
+            call()
+            return rss("VmHWM") - before
+
+        def largest(make, lo, hi, cap):  # the largest instance whose graph is within the cap
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                lo, hi = (mid, hi) if sum(make(mid)._graph_size) <= cap else (lo, mid - 1)
+            return lo
+
+        families = dict(
+            ring=(ccb.ring, 3, 2**20), torus=(lambda a: ccb.torus(a, a), 3, 2**10),
+            torus3=(lambda a: ccb.torus(a, a, a), 3, 2**7), mesh=(lambda a: ccb.mesh(a, a), 2, 2**10),
+            hypercube=(ccb.hypercube, 1, 20), fully_connected=(ccb.fully_connected, 2, 2**12),
+            single_switch=(ccb.single_switch, 2, 2**20), fat_tree=(ccb.fat_tree, 4, 2**20),
+        )
+        rows, at_real_cap = [], 0
+        for family, (make, lo, hi) in families.items():
+            # at the real cap: the estimate within the budget (closed forms, nothing built)
+            at_real_cap = max(at_real_cap, _graph_memory(*make(largest(make, lo, hi, MAX_GRAPH_ELEMENTS))._graph_size))
+            topology.MAX_GRAPH_ELEMENTS = {cap}
+            size = largest(make, lo, hi, {cap})
+            peak, _ = measure(lambda: make(size).graph)
+            hwm = resident(lambda: make(size).graph)
+            try:
+                make(size + 1).graph
+                refused = ""
+            except ValueError as err:
+                refused = str(err)
+            topology.MAX_GRAPH_ELEMENTS = MAX_GRAPH_ELEMENTS
+            rows.append((make(size).name, peak, hwm, _graph_memory(*make(size)._graph_size), refused))
+
+        # The measurements (bounded by their work cap long before memory; at the work cap they take
+        # seconds, so smaller instances: the estimate is per vertex and edge all the same).
+        for name, call, t in [
+            ("measured_diameter", ccb.measured_diameter, ccb.ring(512)),
+            ("measured_diameter", ccb.measured_diameter, ccb.fat_tree(256)),
+            ("measured_bisection", ccb.measured_bisection, ccb.torus(4, 4)),
+            ("measured_bisection", ccb.measured_bisection, ccb.fat_tree(16)),
+        ]:
+            estimate = _measure_memory(t)
+            peak, _ = measure(lambda: call(t))
+            rows.append((name + " " + t.name, peak, None, estimate, "memory"))
+
+        # User topologies: the most endpoints (the n x n matrix dominates), and a dense one (the graph
+        # dominates). At the diameter's work cap (2e7 BFS steps) the measurement takes 10 s, so
+        # both stay below it; the estimate is a sum of the same two terms.
+        rng = np.random.default_rng(1)
+        for n, pairs in [(MAX_ENDPOINTS, 2 * MAX_ENDPOINTS), (128, 128 * 127 // 2)]:
+            iu = np.triu_indices(n, 2)  # pairs that are not ring neighbours
+            keep = ~((iu[0] == 0) & (iu[1] == n - 1))
+            rows_, cols = iu[0][keep], iu[1][keep]
+            pick = rng.choice(len(rows_), pairs - n, replace=False)
+            m = np.zeros((n, n), dtype=np.int64)
+            m[rows_[pick], cols[pick]] = rng.integers(1, 4, pairs - n)  # parallel links too
+            m[np.arange(n - 1), np.arange(1, n)] = 1  # and a ring: connected
+            m[0, n - 1] = 1
+            m = m + m.T
+            assert int(np.count_nonzero(np.triu(m))) == pairs and n * (n + pairs) <= MAX_DIAMETER_WORK
+            peak, _ = measure(lambda: ccb.topology_from_links(m, bisection_links=64))
+            rows.append((f"topology_from_links n={{n}} pairs={{pairs}}", peak, None, _from_links_memory(n, pairs), "memory"))
+        print(json.dumps(dict(rows=rows, at_real_cap=at_real_cap, budget=MAX_GRAPH_BYTES)))
+    """)
+    assert result["at_real_cap"] <= result["budget"], result
+    for name, peak, hwm, estimate, refused in result["rows"]:
+        assert peak <= estimate <= result["budget"], (name, peak, estimate)
+        if hwm is not None:
+            assert hwm <= estimate + RSS_SLACK, (name, hwm, estimate)
+        assert "vertices + edges" in refused or refused == "memory", (name, refused)
