@@ -21,8 +21,9 @@
   the source the course configures (``c.CoursePackage.source``), never from the repository that
   holds the solutions; with no source configured, the released cell says to ask the teacher.
 * :class:`CourseVariant` (``generate_assignment``): with ``CCB_GRADING_SALT`` set, the marked
-  model constants of some questions take the course's values (question, visible and hidden
-  tests alike), so the public answer key does not answer the course's variant of those parts.
+  model constants of some questions (at least one part per set; the table in
+  ``assignments/README.md``) take a course value other than the default (question, visible and
+  hidden tests alike), so the public answer key does not answer the course's variant of those parts.
 * :class:`FlaggedCsvExport` (``export``): nbgrader's CSV plus a ``needs_attention`` column naming
   every student whose notebook could not be graded (or was graded with a problem), including
   students with a submission and no gradebook entry — nbgrader writes 0.0 for them silently.
@@ -299,11 +300,12 @@ def variant_values(sources, salt: str) -> dict:
     """``{name: value}`` of the course variant constants in ``sources`` for ``salt`` (defaults if empty).
 
     A constant is a code line ``NAME = default  # course variant <name>: one of (a, b, c)``; with a
-    salt its value is drawn from the choices by the salt, the same in every cell.
+    salt its value is drawn by the salt from the choices other than the default (every salted course
+    gets a variant: the public answer key answers the default only), the same in every cell.
 
     >>> variant_values(["PORTS = 1  # course variant p: one of (1, 2, 4)"], "")
     {'p': '1'}
-    >>> variant_values(["PORTS = 1  # course variant p: one of (1, 2, 4)"], "2027")["p"] in ("1", "2", "4")
+    >>> variant_values(["PORTS = 1  # course variant p: one of (1, 2, 4)"], "2027")["p"] in ("2", "4")
     True
     """
     import ast
@@ -315,10 +317,11 @@ def variant_values(sources, salt: str) -> dict:
             name = match.group("name")
             if name in chosen:
                 continue
-            choices = [repr(v) for v in ast.literal_eval(match.group("choices"))]
-            chosen[name] = (
-                choices[zlib.crc32(f"{name}|{salt}".encode()) % len(choices)] if salt else match.group("value").strip()
-            )
+            default = match.group("value").strip()
+            choices = [repr(v) for v in ast.literal_eval(match.group("choices")) if repr(v) != default]
+            if not choices:
+                raise ValueError(f"course variant {name}: its choices need a value other than the default {default}")
+            chosen[name] = choices[zlib.crc32(f"{name}|{salt}".encode()) % len(choices)] if salt else default
     return chosen
 
 

@@ -20,7 +20,15 @@ On a shared machine the mean of microsecond round trips is dominated by the mome
 for a core; ``--max-load L`` starts each round only once the 1-minute load average is at most L
 (waiting up to ``--wait`` seconds, then running anyway), and every round's load is recorded.
 
-Usage: python benchmarks/bench_pingpong_vs_mpi4py.py [--rounds 5] [--max-load 2.5] [--json OUT]
+``--one-job`` runs the three inside ONE ``mpiexec -n 2`` job instead, alternating per size and
+per round (the order rotates): ``ccb_helpers.mpi``'s ``pingpong`` function, ``mpi4py.bench``'s
+``pingpong`` function, and the same with ``numpy.empty`` returning written arrays (the control),
+each called for one size at a time with its own barrier, warm-up and loop counts. A slow spell
+then lasts across the three programs' measurements of one size instead of falling on one
+program's whole run, so this mode is the one to trust on a loaded machine. The record has the
+same shape (a round is one pass over the sizes).
+
+Usage: python benchmarks/bench_pingpong_vs_mpi4py.py [--rounds 5] [--one-job] [--max-load 2.5] [--json OUT]
 """
 
 from __future__ import annotations
@@ -54,6 +62,69 @@ def book_round() -> dict:
     return ccb.mpi.launch(["pingpong", "--sizes", ",".join(str(s) for s in SIZES)], n=2, timeout=TIMEOUT)
 
 
+PROGRAMS = ["bench", "book", "written"]
+ONE_JOB_COMMANDS = {
+    "book": "ccb_helpers.mpi._runner.pingpong(comm, [size], 10) per size, inside "
+    "mpiexec -n 2 python benchmarks/bench_pingpong_vs_mpi4py.py --one-job",
+    "bench": "mpi4py.bench.pingpong(comm, ['-m', size, '-n', size, '-a', 'numpy']) per size, same job",
+    "written": "the same with numpy.empty returning written arrays (as benchmarks/_mpi4py_bench_written.py), same job",
+}
+
+
+def _written_empty(empty):
+    def written(*args, **kwargs):
+        array = empty(*args, **kwargs)
+        array.fill(1)
+        return array
+
+    return written
+
+
+def one_job_child(rounds: int) -> None:
+    """Inside ``mpiexec -n 2``: per round and size, the three programs in rotating order; JSON on rank 0."""
+    import numpy
+    from mpi4py import MPI
+    from mpi4py import bench as mpi4py_bench
+
+    from ccb_helpers.mpi._runner import pingpong
+
+    comm = MPI.COMM_WORLD
+    times = {which: [[None] * len(SIZES) for _ in range(rounds)] for which in PROGRAMS}
+    empty = numpy.empty
+    for r in range(rounds):
+        for i, size in enumerate(SIZES):
+            shift = (r + i) % 3
+            for which in PROGRAMS[shift:] + PROGRAMS[:shift]:
+                if which == "book":
+                    result = pingpong(comm, [size], 10)  # the CLI's default: 10 samples
+                    value = None if result is None else result["times_s"][0]
+                else:
+                    # mpi4py.bench allocates with numpy.empty at call time: the control swaps in written arrays.
+                    numpy.empty = _written_empty(empty) if which == "written" else empty
+                    try:
+                        args = ["-m", str(size), "-n", str(size), "-a", "numpy"]
+                        ((_, value, _),) = mpi4py_bench.pingpong(comm, args, verbose=False)
+                    finally:
+                        numpy.empty = empty
+                times[which][r][i] = value
+    if comm.rank == 0:
+        json.dump(times, sys.stdout)
+
+
+def one_job_rounds(rounds: int) -> tuple[list, list, list]:
+    command = mpiexec_command(2)[:4] + [os.path.abspath(__file__), "--child", "--rounds", str(rounds)]
+    done = run_with_timeout(command, 3600)
+    if done.returncode != 0:
+        sys.exit(f"the one-job run failed ({done.returncode}): {done.stderr[-3000:]}")
+    times = json.loads(done.stdout)
+    as_rounds = {
+        which: [{"sizes": list(SIZES), "times_s": times[which][r]} for r in range(rounds)] for which in PROGRAMS
+    }
+    for book_round in as_rounds["book"]:
+        book_round.update({"statistic": "mean one-way time over all timed round trips", "repeats": 10})
+    return as_rounds["book"], as_rounds["bench"], as_rounds["written"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds (>= 3; default 5)")
@@ -64,15 +135,27 @@ def main() -> None:
     parser.add_argument(
         "--wait", type=float, default=1200, help="longest wait for --max-load per round, s (default 1200)"
     )
+    parser.add_argument("--one-job", action="store_true", help="alternate per size inside one mpiexec job")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        one_job_child(args.rounds)
+        return
     if not 3 <= args.rounds <= 50:
         parser.error("--rounds must be between 3 and 50")
     load_before = os.getloadavg()
     started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     book, bench, written = [], [], []
-    programs = ["bench", "book", "written"]
+    programs = PROGRAMS
     round_loads = []
-    for r in range(args.rounds):
+    if args.one_job:
+        waited = 0.0
+        while args.max_load is not None and os.getloadavg()[0] > args.max_load and waited < args.wait:
+            time.sleep(10)
+            waited += 10
+        round_loads.append(os.getloadavg()[0])
+        book, bench, written = one_job_rounds(args.rounds)
+    for r in range(0 if args.one_job else args.rounds):
         waited = 0.0
         while args.max_load is not None and os.getloadavg()[0] > args.max_load and waited < args.wait:
             time.sleep(10)
@@ -107,7 +190,8 @@ def main() -> None:
     rows = ccb.mpi.pingpong_agreement(book, bench)
     control = ccb.mpi.pingpong_agreement(book, written)
     print(
-        f"# book ping-pong vs mpi4py.bench pingpong, {args.rounds} rotating rounds, {os.cpu_count()} cores, "
+        f"# book ping-pong vs mpi4py.bench pingpong, {args.rounds} rotating rounds"
+        f"{' in one mpiexec job' if args.one_job else ''}, {os.cpu_count()} cores, "
         f"load average {load_before[0]:.2f} before, {load_after[0]:.2f} after, "
         f"{min(round_loads):.2f}–{max(round_loads):.2f} at the rounds' starts"
     )
@@ -135,11 +219,20 @@ def main() -> None:
             "load_average_after": list(load_after),
             "round_load_averages": round_loads,
             "mpi4py": mpi4py.__version__,
-            "book_command": "mpiexec -n 2 python -m ccb_helpers.mpi pingpong --sizes "
-            + ",".join(str(s) for s in SIZES),
-            "bench_command": f"mpiexec -n 2 python -m mpi4py.bench pingpong -a numpy -m {SIZES[0]} -n {SIZES[-1]}",
-            "order": "rotating: round r starts with mpi4py.bench, the book, the control for r = 0, 1, 2 mod 3",
-            "written_command": "mpiexec -n 2 python benchmarks/_mpi4py_bench_written.py pingpong -a numpy "
+            "book_command": ONE_JOB_COMMANDS["book"]
+            if args.one_job
+            else "mpiexec -n 2 python -m ccb_helpers.mpi pingpong --sizes " + ",".join(str(s) for s in SIZES),
+            "bench_command": ONE_JOB_COMMANDS["bench"]
+            if args.one_job
+            else f"mpiexec -n 2 python -m mpi4py.bench pingpong -a numpy -m {SIZES[0]} -n {SIZES[-1]}",
+            "order": "one mpiexec job; per round and size the three in rotating order (mpi4py.bench, the book, "
+            "the control first for r + i = 0, 1, 2 mod 3; size index i)"
+            if args.one_job
+            else "rotating: round r starts with mpi4py.bench, the book, the control for r = 0, 1, 2 mod 3",
+            "mode": "one-job" if args.one_job else "separate launches",
+            "written_command": ONE_JOB_COMMANDS["written"]
+            if args.one_job
+            else "mpiexec -n 2 python benchmarks/_mpi4py_bench_written.py pingpong -a numpy "
             f"-m {SIZES[0]} -n {SIZES[-1]}",
             "book": book,
             "bench": bench,

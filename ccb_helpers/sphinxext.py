@@ -21,6 +21,8 @@ What it does to every HTML page:
 - Bibliography in author-year form, like the citations in the text: the label of an entry is
   "Chan et al., 2007" (not "CHPvdG07"), and works with the same authors and year get "2024a",
   "2024b" in both the text and the list.
+- Serves every notebook figure in a ``<picture>`` with its phone rendering, panels stacked
+  (:mod:`ccb_helpers.phone_pictures`).
 - Makes every explorer live (:mod:`ccb_helpers.live.build`): its data, exported from the Python
   code, inline after the cell, and ``_static/live/ccb-live.js`` + the explorer's script on that page.
 - Has the notebooks executed at build time talk to their kernels over encrypted transport (no
@@ -392,6 +394,25 @@ def _authors(entry) -> str:
     return f"{last[0]} et al."
 
 
+def disambiguated_years(entries) -> dict[str, str]:
+    """The year each entry is cited with: same authors, same year get 2024a, 2024b (by title).
+
+    ``entries`` maps keys to pybtex entries (their ``year`` field as in the .bib). Used by the
+    site (citations and bibliography) and by ``tools/sync_notebooks.py`` (the citations a
+    reader sees in JupyterLab), so both print the same "Chan et al., 2007".
+    """
+    years = {key: entry.fields.get("ccb_year", entry.fields.get("year", "")) for key, entry in entries.items()}
+    groups: dict[tuple[str, str], list] = {}
+    for key, entry in entries.items():
+        groups.setdefault((_authors(entry), years[key]), []).append(key)
+    for (_author, year), keys in groups.items():
+        if len(keys) > 1 and year:
+            ordered = sorted(keys, key=lambda k: _latex_text(entries[k].fields.get("title", "")).lower())
+            for letter, key in zip("abcdefghijklmnopqrstuvwxyz", ordered):
+                years[key] = year + letter
+    return years
+
+
 def _disambiguate_years(app) -> None:
     """Same authors, same year: 2024a, 2024b (by title), in the citations and the bibliography alike."""
     try:
@@ -399,18 +420,45 @@ def _disambiguate_years(app) -> None:
     except Exception:  # sphinxcontrib-bibtex not loaded
         return
     entries = domain.bibdata.data.entries
-    groups: dict[tuple[str, str], list] = {}
-    for entry in entries.values():
-        year = entry.fields.setdefault("ccb_year", entry.fields.get("year", ""))
-        entry.fields["year"] = year
-        groups.setdefault((_authors(entry), year), []).append(entry)
-    for (_author, year), group in groups.items():
-        if len(group) > 1 and year:
-            for letter, entry in zip(
-                "abcdefghijklmnopqrstuvwxyz",
-                sorted(group, key=lambda e: _latex_text(e.fields.get("title", "")).lower()),
-            ):
-                entry.fields["year"] = year + letter
+    for key, year in disambiguated_years(entries).items():
+        entries[key].fields.setdefault("ccb_year", entries[key].fields.get("year", ""))
+        entries[key].fields["year"] = year
+
+
+#: A Markdown link whose title is a MyST role, ``[(1.1)](01_x.ipynb#eq-a "{eq}`eq:a`")``: what
+#: ``tools/sync_notebooks.py`` writes into the notebooks for a citation or a reference to another
+#: chapter, which JupyterLab (jupyterlab-myst) can show as a working link, while a role there is an
+#: orange "not found" marker (it has no bibliography and sees one notebook at a time).
+ROLE_LINK = re.compile(r"\[(?:\\.|[^\\\[\]\n])*\]\((?P<url>[^\s()]+) \"(?P<role>\{[\w:-]+\}`[^`\"\n]+`)\"\)")
+
+
+def restore_roles(markdown: str) -> str:
+    """``markdown`` with every role-carrying link (:data:`ROLE_LINK`) replaced by its role.
+
+    >>> restore_roles('见 [\\[Chan et al., 2007\\]](#ref-chan2007 "{cite:p}`chan2007`")。')
+    '见 {cite:p}`chan2007`。'
+    """
+    return ROLE_LINK.sub(lambda m: m["role"], markdown)
+
+
+def _restore_roles_in_notebook(app, docname: str, source: list) -> None:
+    """``source-read``: the notebook's role-carrying links back to their roles, so the site renders
+    exactly the ``{cite:p}`` / ``{eq}`` / ``{prf:ref}`` roles the chapters were written with."""
+    path = app.env.doc2path(docname)
+    if not str(path).endswith(".ipynb"):
+        return
+    notebook = json.loads(source[0])
+    changed = False
+    for cell in notebook.get("cells", []):
+        if cell.get("cell_type") != "markdown":
+            continue
+        text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        restored = restore_roles(text)
+        if restored != text:
+            cell["source"] = restored
+            changed = True
+    if changed:
+        source[0] = json.dumps(notebook, ensure_ascii=False, indent=1)
 
 
 def _register_bibliography_style() -> None:
@@ -462,13 +510,16 @@ def _rewrite_hard_coded_labels(app, exception) -> None:
 
 
 def setup(app):
+    from . import phone_pictures  # figures on a phone (issue #31)
     from .live import build as live_build  # the live explorers (issue #25)
 
     _register_bibliography_style()
     live_build.setup(app)
+    phone_pictures.setup(app)
     app.connect("config-inited", encrypt_kernel_transport)
     app.connect("builder-inited", _add_static)
     app.connect("builder-inited", _disambiguate_years, priority=600)  # after sphinxcontrib-bibtex reads the .bib
+    app.connect("source-read", _restore_roles_in_notebook)
     app.connect("html-page-context", _drop_thebe_widget_state_and_duplicates, priority=900)
     app.connect("build-finished", _rewrite_hard_coded_labels)
     app.add_post_transform(CJKSoftBreaks)

@@ -432,7 +432,7 @@ def test_problem_set_structure():
         for cell in auto:
             grade_id = cell.metadata["nbgrader"]["grade_id"]
             assert re.match(
-                rf'(PORTS = [^\n]*# course variant [^\n]*\n)?(from fractions import Fraction\n)?part = grading\.Part\("{grade_id[:-6]}", points={points[grade_id]:g}\b',
+                rf'([A-Z][A-Z0-9_]* = [^\n]*# course variant [^\n]*\n)?(from fractions import Fraction\n)?part = grading\.Part\("{grade_id[:-6]}", points={points[grade_id]:g}\b',
                 cell.source,
             ), grade_id
             assert cell.source.rstrip().endswith("### END HIDDEN TESTS\npart.score()"), grade_id
@@ -474,55 +474,140 @@ plugins = (
 )
 
 
+def _variant_salts(texts) -> list[str]:
+    """Salts that together give every marked constant each of its course values (none the default)."""
+    import ast
+
+    defaults = plugins.variant_values(texts, "")
+    missing = {
+        (match.group("name"), repr(value))
+        for text in texts
+        for match in plugins.VARIANT_CODE.finditer(text)
+        for value in ast.literal_eval(match.group("choices"))
+        if repr(value) != defaults[match.group("name")]
+    }
+    salts = []
+    for i in range(10_000):
+        chosen = plugins.variant_values(texts, f"course-{i}")
+        if missing & set(chosen.items()) and all(v != defaults[k] for k, v in chosen.items()):
+            salts.append(f"course-{i}")
+            missing -= set(chosen.items())
+        if not missing:
+            return salts
+    raise AssertionError(f"no salt gives {missing}")
+
+
 @pytest.mark.parametrize("ps", [ps for ps in SETS if hasattr(_submissions(ps), "VARIANT_ANSWERS")])
-def test_course_variant_is_not_answered_by_the_public_key(ps, monkeypatch):
-    """With CCB_GRADING_SALT the marked constants change in question and tests alike: the public
-    solutions lose the varied parts, answers written for the course's constants get full marks."""
+def test_course_variant_is_not_answered_by_the_public_key(ps, monkeypatch, tmp_path):
+    """With CCB_GRADING_SALT the marked constants change in question and tests alike: for every course
+    value of every constant, the public solutions lose the varied parts (all their points, or all but
+    ``VARIANT_PUBLIC_POINTS``) and answers written for the course's constants get full marks.
+
+    The first salt goes through nbgrader's ``generate_assignment`` (``CourseVariant``): the released
+    question states the course's value, and the gradebook's test cells (what ``autograde`` runs) are
+    the ones scored here."""
     _nbgrader()
+    from nbgrader.api import Gradebook
+
     import ccb_helpers
     from ccb_helpers.grading.isolation import Cell, grade_cells
 
     data = _submissions(ps)
     source = nbformat.read(ASSIGNMENTS / "source" / ps / f"{ps}.ipynb", as_version=4)
     texts = [c.source for c in source.cells]
-    defaults = plugins.variant_values(texts, "")
-    salt = next(
-        f"course-{i}"
-        for i in range(1000)
-        if all(v != defaults[k] for k, v in plugins.variant_values(texts, f"course-{i}").items())
-    )
-    chosen = plugins.variant_values(texts, salt)
-    monkeypatch.setenv("CCB_GRADING_SALT", salt)
-    variant = [plugins.apply_variant(text, chosen) for text in texts]
-    for name, value in chosen.items():  # the question states the course's value
-        assert any(re.search(rf"\b{re.escape(value)}\$?<!-- course variant {name} -->", text) for text in variant), name
+    for number, salt in enumerate(_variant_salts(texts)):
+        chosen = plugins.variant_values(texts, salt)
+        monkeypatch.setenv("CCB_GRADING_SALT", salt)
+        variant = [plugins.apply_variant(text, chosen) for text in texts]
+        for name, value in chosen.items():  # the question states the course's value
+            assert any(re.search(rf"\b{re.escape(value)}\$?<!-- course variant {name} -->", t) for t in variant), name
+        if number == 0:
+            course = tmp_path / "course"
+            shutil.copytree(ASSIGNMENTS / "source" / ps, course / "source" / ps)
+            for name in ("nbgrader_config.py", "ccb_nbgrader.py"):
+                shutil.copy(ASSIGNMENTS / name, course)
+            _InProcess(course)("generate_assignment", ps, force=True)
+            released = nbformat.read(course / "release" / ps / f"{ps}.ipynb", as_version=4)
+            for name, value in chosen.items():
+                assert any(
+                    re.search(rf"\b{re.escape(value)}\$?<!-- course variant {name} -->", c.source)
+                    for c in released.cells
+                ), name
+            with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+                stored = {cell.name: cell.source for cell in gradebook.find_notebook(ps, ps).source_cells}
+            for cell, text in zip(source.cells, variant):
+                if cell.metadata.get("nbgrader", {}).get("grade") and cell.cell_type == "code":
+                    assert stored[cell.metadata.nbgrader["grade_id"]] == text, cell.metadata.nbgrader["grade_id"]
 
-    def scores(answers: dict) -> dict:
-        cells = []
-        for cell, text in zip(source.cells, variant):
-            meta = cell.metadata.get("nbgrader", {})
-            if cell.cell_type != "code":
+        def scores(answers: dict, variant=variant, parts=data.PARTS if number == 0 else data.VARIANT_ANSWERS) -> dict:
+            # Every part at the first salt; at the others only the varied parts (the rest do not change).
+            cells = []
+            for cell, text in zip(source.cells, variant):
+                meta = cell.metadata.get("nbgrader", {})
+                if cell.cell_type != "code":
+                    continue
+                grade_id = meta.get("grade_id", "")
+                if grade_id.removesuffix("-tests") not in parts and not grade_id.endswith("-setup"):
+                    continue
+                if meta.get("grade"):
+                    cells.append(Cell("test", text, meta["grade_id"]))
+                elif meta.get("solution"):
+                    cells.append(Cell("answer", answers.get(meta["grade_id"], cell.source), meta["grade_id"]))
+                else:
+                    cells.append(Cell("setup", text, meta["grade_id"]))
+            outcomes, _ = grade_cells(cells, library=ccb_helpers, require_sandbox=False)
+            return {c.grade_id[:-6]: o.score for c, o in zip(cells, outcomes) if c.kind == "test"}
+
+        public = scores({})
+        answers = {k: v.replace("{{", "\0").replace("}}", "\1") for k, v in data.VARIANT_ANSWERS.items()}
+        for name, value in chosen.items():
+            answers = {k: v.replace("{" + name + "}", value) for k, v in answers.items()}
+        adapted = scores({k: v.replace("\0", "{").replace("\1", "}") for k, v in answers.items()})
+        for part, points in data.PARTS.items():
+            if part not in public:
                 continue
-            if meta.get("grade"):
-                cells.append(Cell("test", text, meta["grade_id"]))
-            elif meta.get("solution"):
-                cells.append(Cell("answer", answers.get(meta["grade_id"], cell.source), meta["grade_id"]))
+            if part in data.VARIANT_ANSWERS:
+                # The public key loses the part (all of it unless VARIANT_PUBLIC_POINTS names the points it keeps).
+                kept = getattr(data, "VARIANT_PUBLIC_POINTS", {}).get(part, 0)
+                assert public[part] == kept < points and adapted[part] == points, (
+                    salt,
+                    part,
+                    public[part],
+                    adapted[part],
+                )
             else:
-                cells.append(Cell("setup", text, meta["grade_id"]))
-        outcomes, _ = grade_cells(cells, library=ccb_helpers, require_sandbox=False)
-        return {c.grade_id[:-6]: o.score for c, o in zip(cells, outcomes) if c.kind == "test"}
+                assert public[part] == points, (salt, part, public[part])
 
-    public = scores({})
-    course = {grade_id: text.replace("{{", "\0").replace("}}", "\1") for grade_id, text in data.VARIANT_ANSWERS.items()}
-    for name, value in chosen.items():
-        course = {k: v.replace("{" + name + "}", value) for k, v in course.items()}
-    course = {k: v.replace("\0", "{").replace("\1", "}") for k, v in course.items()}
-    adapted = scores(course)
-    for part, points in data.PARTS.items():
-        if part in data.VARIANT_ANSWERS:
-            assert public[part] == 0 and adapted[part] == points, (part, public[part], adapted[part])
-        else:
-            assert public[part] == points, (part, public[part])
+
+def test_readme_lists_every_course_variant_constant():
+    """assignments/README.md's table of the course variant is the notebooks' (not a second list typed by hand)."""
+    _nbgrader()
+    import ast
+
+    in_notebooks = set()
+    for ps in SETS:
+        nb = nbformat.read(ASSIGNMENTS / "source" / ps / f"{ps}.ipynb", as_version=4)
+        kept = getattr(_submissions(ps), "VARIANT_PUBLIC_POINTS", {})
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            for match in plugins.VARIANT_CODE.finditer(cell.source):
+                part = meta["grade_id"].removesuffix("-tests")
+                values = ", ".join(repr(v) for v in ast.literal_eval(match.group("choices")))
+                in_notebooks.add(
+                    (
+                        ps,
+                        f"`{part}` ({meta['points']:g})",
+                        f"`{match.group('head').split('=')[0].strip()}` (`{match.group('name')}`)",
+                        match.group("value").strip(),
+                        values,
+                        str(kept.get(part, 0)),
+                    )
+                )
+    readme = (ASSIGNMENTS / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^ *\| (ps\d) \| ([^|]+) \| ([^|]+) \| [^|]+ \| ([^|]+) \| ([^|]+) \| ([^|]+) \|$", readme, re.M)
+    in_readme = {tuple(cell.strip() for cell in row) for row in rows}
+    assert len(in_notebooks) >= 8 and {row[0] for row in in_notebooks} == set(SETS)
+    assert in_readme == in_notebooks, (in_readme - in_notebooks, in_notebooks - in_readme)
 
 
 def test_a_grade_cell_without_a_numeric_result_scores_zero():

@@ -11,8 +11,10 @@ import base64
 import gc
 import io
 import logging
+import math
 import pathlib
 import random
+import re
 import sys
 import threading
 import weakref
@@ -335,10 +337,12 @@ def test_close_releases_widgets_and_figures():
 
 def test_mimebundle_has_widget_view_and_2x_png():
     e = ccb.PropagationExplorer()
-    data = e._repr_mimebundle_()
+    data, metadata = e._repr_mimebundle_()
     assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == e.widget.model_id
     png = base64.b64decode(data["image/png"])
     assert Image.open(io.BytesIO(png)).size[0] == 2 * round(BOOK_WIDTH * 100)  # 2x the column's 688 CSS px
+    # shown at its CSS width without a kernel too (JupyterLab showed the stored PNG 968 px wide)
+    assert metadata == {"image/png": {"width": 688}}
     e.close()
 
 
@@ -662,6 +666,33 @@ def test_algorithm_explorer_title_uses_format_helpers():
     assert "α = 1.58 µs" in title and "1.58489" not in title
     assert e.readout.layout.min_height  # reserved height: the figure does not jump
     e.close()
+
+
+def _lines_needed(html_text: str, width_px: float = BOOK_WIDTH * 100) -> int:
+    """Lines a readout takes in JupyterLab's HTML widget (as wide as the figure), counted pessimistically:
+    a CJK character 1 em, any other 0.6 em, 14 px text and 12 px ``<small>`` (the widget's 13 px and 0.83 em)."""
+    lines = 0
+    for paragraph in html_text.split("<br>"):
+        size = 12 if "<small>" in paragraph else 14
+        text = re.sub(r"<[^>]+>", "", paragraph)
+        ems = sum(1.0 if ord(c) > 0x2E80 else 0.6 for c in text)
+        lines += max(1, math.ceil(ems * size / width_px))
+    return lines
+
+
+def test_algorithm_explorer_reserves_lines_for_its_longest_readout():
+    # The reader saw the figure jump 28 px at N = 95-931: five lines of text, four reserved.
+    from ccb_helpers.explorers.algorithm import algorithm_frame
+
+    assert _lines_needed(algorithm_frame("a100_nvlink", 1.5, 50.0, 95, 1, False).readout) == 5
+    worst = max(
+        _lines_needed(algorithm_frame(preset, 1.5, 50.0, n, k, efficiency).readout)
+        for preset in [*ccb.PRESETS, "custom"]
+        for n in (2, 3, 16, 95, 96, 500, 931, 1000, 1003, 1024)
+        for k in (1, 2)
+        for efficiency in (False, True)
+    )
+    assert worst <= ccb.AlgorithmExplorer.readout_lines, worst
 
 
 def test_algorithm_explorer_choosing_custom_says_what_to_do():

@@ -43,3 +43,20 @@ def test_cjk_font_renders_chinese_without_glyph_warnings(recwarn):
     fig.canvas.draw()
     plt.close(fig)
     assert not [w for w in recwarn if "Glyph" in str(w.message)]
+
+
+def test_figures_use_the_simplified_chinese_face():
+    """The book is Simplified Chinese: its figures use Noto Sans SC, not the TC face of the
+    ``cvttf-notosanscjk-regular`` wheel used before (它的 这/递/骨/直 are drawn the Traditional way)."""
+    from matplotlib import font_manager
+
+    from ccb_helpers.plotting import cjk_font_name, use_book_style
+
+    use_book_style()
+    assert cjk_font_name() == "Noto Sans SC"
+    assert plt.rcParams["font.family"][0] == "Noto Sans SC"
+    path = font_manager.findfont(font_manager.FontProperties(family="Noto Sans SC"), fallback_to_default=False)
+    from fontTools.ttLib import TTFont
+
+    names = TTFont(path, lazy=True)["name"]
+    assert names.getDebugName(1) == "Noto Sans SC" and "SC" in names.getDebugName(6)

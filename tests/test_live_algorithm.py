@@ -110,3 +110,33 @@ def test_live_on_the_site_follows_a_drag_through_20_states(live_site_page):
 
 def test_live_on_a_phone_fits_and_follows_touch(live_site_page):
     check_phone(live_site_page(PAGE, mobile=True), "AlgorithmExplorer", "n", typed, expected_text)
+
+
+# Each panel's plot area (its clip rectangle) and legend box, in the SVG's px (its viewBox is its width).
+_LEGEND_JS = r"""root => Array.from(root.querySelectorAll('svg .ccb-live-panel')).map(g => {
+  const box = el => el && ['x', 'y', 'width', 'height'].map(k => parseFloat(el.getAttribute(k)));
+  return {plot: box(g.querySelector('clipPath rect')), legend: box(g.querySelector('.ccb-live-legend > rect')),
+          svg: root.querySelector('svg').getBoundingClientRect().width};
+})"""
+
+
+def _overlap(a, b) -> float:
+    (ax, ay, aw, ah), (bx, by, bw, bh) = a, b
+    return max(0.0, min(ax + aw, bx + bw) - max(ax, bx)) * max(0.0, min(ay + ah, by + bh) - max(ay, by))
+
+
+def test_on_a_phone_the_legend_leaves_the_plot_free(live_site_page):
+    # On a 390 px phone the legend drawn in the plot's corner covered a third of its lines (issue #31).
+    site = live_site_page(PAGE, mobile=True)
+    handle = site.page.locator('[data-explorer="AlgorithmExplorer"]').element_handle()
+    for efficiency in (False, True):  # the efficiency plot has its own legend (no bound line)
+        box = site.page.locator('[data-explorer="AlgorithmExplorer"] [data-control="efficiency"]')
+        if box.is_checked() != efficiency:
+            box.tap()
+        panels = site.page.evaluate(_LEGEND_JS, handle)
+        assert len(panels) == 1 and panels[0]["legend"] is not None, panels
+        panel = panels[0]
+        assert panel["svg"] <= 390, panel
+        assert _overlap(panel["plot"], panel["legend"]) == 0, panel
+        assert panel["legend"][0] + panel["legend"][2] <= panel["svg"] + 0.5, panel  # and it fits the width
+    assert site.errors == [] and site.external == []

@@ -135,3 +135,157 @@ def test_best_algorithm_peak_within_its_estimate_at_the_cap(primitive, ports, ar
     if result["hwm"] is not None:
         assert result["hwm"] <= result["estimate"] + RSS_SLACK, result
     assert "memory" in result["refused"], result
+
+
+# --------------------------------------------------------------------------- the bound functions' array cap
+
+# The modules whose public functions take arrays; every one of their functions that checks shapes
+# (directly or through the bounds' argument checks) is measured below, for every primitive and
+# every algorithm it accepts.
+_ARRAY_MODULES = ("propagation", "bisection", "in_network", "algorithms", "bandwidth", "bounds")
+
+
+@pytest.mark.slow  # about 8 CPU-seconds: 200 functions x primitives x algorithms under tracemalloc
+def test_every_vectorised_function_peaks_within_its_estimate_at_the_array_cap():
+    budget = 2 * MiB  # ARRAY_MAX_BYTES lowered from 2 GiB: 13,000 to 32,000 elements a call
+    result = _run(f"""
+        import importlib, inspect
+        import ccb_helpers._validation as validation
+
+        validation.ARRAY_MAX_BYTES = {budget}
+        estimates = []
+        check_cap = validation.check_cap
+
+        def recording(what, estimate, cap, unit="", hint=""):
+            if "memory at" in what:
+                estimates.append(estimate)
+            return check_cap(what, estimate, cap, unit, hint)
+
+        validation.check_cap = recording  # check_shapes looks it up at call time
+        rng = np.random.default_rng(7)
+        # Arguments in other dtypes than the formulas use (int32, float32), so that the conversions
+        # of check_int / check_real count; n a power of two where an algorithm needs one.
+        INTS = dict(n=(2, 40), k=(1, 5), ports=(1, 5), degree=(1, 9), diameter=(10, 21), t=(0, 30), chunks=(1, 9))
+        REALS = dict(m=(0, 2**30), alpha=(1e-6, 1e-5), beta=(1e9, 1e11), hop_latency=(1e-8, 1e-7), seconds=(1e-3, 1.0))
+
+        def array(name, size, power_of_two):
+            if name == "n" and power_of_two:
+                return (2 ** rng.integers(1, 6, size)).astype(np.int32)
+            if name == "eccentricity":  # within [ceil(D/2), D] of the diameters above
+                return np.full(size, 10, dtype=np.int32)
+            if name in INTS:
+                return rng.integers(*INTS[name], size).astype(np.int32)
+            return rng.uniform(*REALS[name], size).astype(np.float32)
+
+        ARRAYABLE = set(INTS) | set(REALS) | {{"eccentricity"}}
+        functions = []
+        for module in {_ARRAY_MODULES!r}:
+            mod = importlib.import_module("ccb_helpers." + module)
+            for name, f in inspect.getmembers(mod, inspect.isfunction):
+                source = inspect.getsource(f)
+                if name.startswith("_") or f.__module__ != mod.__name__ or not any(
+                    k in source for k in ("check_shapes(", "_check_bound_args(", "_check_latency_args(")
+                ):
+                    continue
+                if name == "best_algorithm":  # its own, larger estimate: the test above
+                    continue
+                functions.append((name, f))
+
+        cases = []
+        for name, f in functions:
+            params = inspect.signature(f).parameters
+            variants = [{{}}]
+            if "algorithm" in params:
+                variants = [
+                    dict(algorithm=a, primitive=p, ports=model.min_ports)
+                    for a, models in ccb.ALGORITHMS.items() for p, model in models.items()
+                ]
+                if "chunks" in params and name != "algorithm_terms":  # the tree's chunks given, and found
+                    variants += [
+                        dict(v, chunks=None) for v in variants if v["algorithm"] == "double_binary_tree"
+                    ]
+            elif "primitive" in params:
+                variants = [dict(primitive=p) for p in ccb.PRIMITIVES]
+            for fixed in variants:
+                if "topology" in params:
+                    fixed = dict(fixed, topology=ccb.torus(4, 4))
+                if name == "coverage":  # n caps the values of an array t: a scalar
+                    fixed = dict(fixed, n=10**6)
+                names = [p for p in params if p in ARRAYABLE and p not in fixed]
+                if "chunks" in names and fixed.get("algorithm") != "double_binary_tree":
+                    names.remove("chunks")  # only the pipelined tree takes chunks
+                while True:  # leave scalar the arguments that must be scalars
+                    try:
+                        f(**dict(fixed, **{{p: array(p, 4, True) for p in names}}))
+                        break
+                    except TypeError as err:
+                        scalar = str(err).split()[0]
+                        if "must be a scalar" not in str(err) or scalar not in names:
+                            raise
+                        names.remove(scalar)
+                cases.append((name, f, fixed, names))
+
+        from ccb_helpers.double_binary_tree import _dbt_levels
+
+        longest = {budget} // validation.ARRAY_BYTES_PER_ELEMENT + 2  # no function takes fewer bytes
+
+        def call(fixed, arrays, size):
+            return dict(fixed, **{{p: a[:size] for p, a in arrays.items()}})
+
+        report, failures, measured = [], [], 0
+        for name, f, fixed, names in cases:
+            for power_of_two in (False, True):  # any n; powers of two where an algorithm needs them
+                arrays = {{p: array(p, longest, power_of_two) for p in names}}
+                try:
+                    estimates.clear()
+                    f(**call(fixed, arrays, 1000))  # warm up, and learn the bytes per element
+                except ValueError as err:
+                    if "power of two" in str(err) and not power_of_two:
+                        continue
+                    raise
+                # The estimate is per * size + fixed (the 1-port tree's distinct n, all of which
+                # occur in the first 1000 elements): two probes give both.
+                first = max(estimates)
+                estimates.clear()
+                f(**call(fixed, arrays, 2000))
+                per = (max(estimates) - first) // 1000
+                size = min(validation.MAX_ELEMENTS, ({budget} - (first - 1000 * per)) // per)
+                estimates.clear()
+                kw = call(fixed, arrays, size)
+                _dbt_levels.cache_clear()  # the tree's levels are counted afresh, as in a new process
+                peak, _ = measure(lambda: f(**kw))
+                estimate = max(estimates)
+                measured += 1
+                algorithm = str(fixed.get("algorithm", "")) + "/" + str(fixed.get("primitive", ""))
+                row = (name, algorithm, power_of_two, size, peak, estimate)
+                report.append(row)
+                if not peak <= estimate <= {budget}:
+                    failures.append(row)
+                try:
+                    f(**call(fixed, arrays, size + 1))
+                    failures.append(row + ("accepted one element more",))
+                except ValueError as err:
+                    if "memory" not in str(err):
+                        failures.append(row + (str(err),))
+                break
+        # The 1-port tree's levels at its largest n (65536): a term of the estimate of its own.
+        validation.ARRAY_MAX_BYTES = 64 * 2**20
+        n = np.array([65536, 65535] * 500, dtype=np.int32)
+        _dbt_levels.cache_clear()
+        estimates.clear()
+        peak, _ = measure(lambda: ccb.algorithm_cost("double_binary_tree", "all_reduce", n, 2.0**20, 5e-6, 25e9))
+        row = ("algorithm_cost", "double_binary_tree/n=65536", False, n.size, peak, max(estimates))
+        report.append(row)
+        if not peak <= row[5] <= validation.ARRAY_MAX_BYTES:
+            failures.append(row)
+        worst = max(report, key=lambda r: r[4] / r[5])
+        report.sort(key=lambda r: -r[4] / r[5])
+        print(json.dumps(dict(functions=sorted({{n for n, *_ in cases}}), measured=measured, failures=failures, worst=worst, top=[r[:3] + (round(r[4] / r[3]), round(r[5] / r[3])) for r in report[:25]])))
+    """)
+    assert not result["failures"], result["failures"]
+    assert result["measured"] >= 150, result
+    # Every vectorised function of the package is here (a new one joins by itself).
+    assert {"combined_lower_bound", "algorithm_cost", "bandwidth_lower_bound", "coverage", "regime"} <= set(
+        result["functions"]
+    )
+    assert len(result["functions"]) == 28, result["functions"]

@@ -78,6 +78,26 @@ def test_pingpong_reports_its_method_and_a_sane_fit(tmp_path):
     assert 0 <= p["alpha_s"] < 5e-3 and 1e7 < p["beta_Bps"] < 1e13
 
 
+def test_pingpong_allocates_per_size_and_records_huge_pages(tmp_path):
+    # Each size gets its own numpy.empty(size) buffers (as mpi4py.bench), so its pages are what numpy
+    # gives any array of that size: under THP "madvise" numpy advises huge pages from 4 MiB only
+    # (numpy's alloc.c, 1 << 22). Slices of one 8 MiB buffer — the old ping-pong — put the 3 MiB
+    # message partly on the big buffer's huge pages; an array of its own has none.
+    sizes = [16384, 3 * 2**20, 8 * 2**20]
+    p = _launch(2, tmp_path, "pingpong", "--sizes", ",".join(map(str, sizes)), "--repeats", "1")
+    assert "per size" in p["buffers"] and "numpy.empty(size)" in p["buffers"]
+    huge = p["huge_page_bytes"]
+    assert len(huge) == len(sizes)
+    for size, pair in zip(sizes, huge):
+        assert len(pair) == 2 and all(0 <= b <= size for b in pair), (size, pair)
+    if p["thp_mode"] == "never":
+        assert huge == [[0, 0]] * 3
+    elif p["thp_mode"] == "madvise" and p["numpy_hugepage_advice"]:
+        assert huge[0] == [0, 0] and huge[1] == [0, 0], huge
+        # An 8 MiB mapping holds at least three whole 2 MiB frames; numpy advised them and they were written.
+        assert all(b >= 3 * 2**21 for b in huge[2]), f"no huge pages at 8 MiB (memory fragmented?): {huge}"
+
+
 def test_collective_timing_reports_osu_summary_and_counts(tmp_path):
     s = _launch(
         2,
@@ -196,19 +216,42 @@ def test_agreement_table_puts_the_verdict_second_and_adds_the_control():
     record = {
         "book": [{"sizes": [2**20], "times_s": [120e-6]}],
         "bench": [{"sizes": [2**20], "times_s": [100e-6]}],
-        "bench_written": [{"sizes": [2**20], "times_s": [150e-6]}],
         "rounds": 1,
         "cores": 2,
         "load_average_before": [3.04, 2, 1],
     }
     table = ccb.mpi.pingpong_agreement_table(record)
     assert table.headers[1] == "本书 / mpi4py.bench"
-    assert table.rows == [["1 MiB", "1.20", "120 µs", "100 µs", "1.20–1.20", "0.80"]]
+    assert table.rows == [["1 MiB", "1.20", "120 µs", "100 µs", "1.20–1.20"]]
     assert "1 轮" in table.caption and "2 核" in table.caption and "3.0" in table.caption
+    # With the control it is the reference (verdict second); the stock benchmark's ratio moves last.
+    record["bench_written"] = [{"sizes": [2**20], "times_s": [150e-6]}]
+    table = ccb.mpi.pingpong_agreement_table(record)
+    assert table.headers[1] == "本书 / 对照" and table.headers[-1] == "本书 / mpi4py.bench"
+    assert table.rows == [["1 MiB", "0.80", "120 µs", "150 µs", "0.80–0.80", "1.20"]]
     record["round_load_averages"] = [1.25, 2.5]
     assert "各轮开始时 1 分钟平均负载 1.2–2.5" in ccb.mpi.pingpong_agreement_table(record).caption
+    record.update(mode="one-job", round_load_averages=[1.5])
+    caption = ccb.mpi.pingpong_agreement_table(record).caption
+    assert "同一个 mpiexec 作业" in caption and "开始时 1 分钟平均负载 1.5" in caption
+    record["load_average_after"] = [2.25, 1, 1]
+    assert "开始与结束时 1 分钟平均负载 1.5 与 2.2" in ccb.mpi.pingpong_agreement_table(record).caption
     with pytest.raises(ValueError, match="'book' and 'bench'"):
         ccb.mpi.pingpong_agreement_table({"book": []})
+
+
+def test_agreement_summary_counts_sizes_within_the_tolerance():
+    # Ratios 0.85, 1.0, 1.15 are within 15 % (the bounds included); 1.16 is not.
+    rows = [ccb.mpi.AgreementRow(2**k, 1.0, 1.0, r, r, r) for k, r in ((14, 0.85), (15, 1.0), (16, 1.15))]
+    assert ccb.mpi.pingpong_agreement_summary(rows) == (3, 3, 0.85, 1.15, 0.15, True)
+    rows.append(ccb.mpi.AgreementRow(2**17, 1.0, 1.0, 1.16, 1.16, 1.16))
+    summary = ccb.mpi.pingpong_agreement_summary(rows)
+    assert (summary.within, summary.total, summary.high, summary.met) == (3, 4, 1.16, False)
+    assert ccb.mpi.pingpong_agreement_summary(rows, tolerance=0.2).met
+    with pytest.raises(TypeError, match="rows must be a non-empty list"):
+        ccb.mpi.pingpong_agreement_summary([])
+    with pytest.raises(ValueError, match="tolerance must be"):
+        ccb.mpi.pingpong_agreement_summary(rows, tolerance=1.5)
 
 
 # --------------------------------------------------------------------------- the command line's own output

@@ -40,7 +40,7 @@ def test_explorer_follows_every_control():
 
 
 def test_explorer_static_bundle_has_png():
-    bundle = ccb.NcclExplorer()._repr_mimebundle_()
+    bundle, _metadata = ccb.NcclExplorer()._repr_mimebundle_()
     assert "image/png" in bundle and bundle["text/plain"].startswith("<NcclExplorer")
 
 

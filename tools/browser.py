@@ -2,8 +2,8 @@
 
 Launches Debian's ``chromium`` through playwright with the flags the book uses everywhere and,
 so that Chinese text is laid out with real CJK glyph widths on a machine without system CJK
-fonts, with a fontconfig file that adds the Noto Sans CJK font the package depends on
-(``cvttf-notosanscjk-regular``).
+fonts, with a fontconfig file that adds the Noto Sans SC font the package depends on
+(``pylopdf-fonts-zh-cn``).
 """
 
 from __future__ import annotations
@@ -26,10 +26,14 @@ ARGS = [
 
 
 def _cjk_font_dir() -> str | None:
+    """The folder of the package's CJK font: Noto Sans SC (``pylopdf-fonts-zh-cn``), else the TC face."""
     try:
-        import cvttf_NotoSansCJK_Regular as font_pkg  # type: ignore[import-not-found]
+        import pylopdf_fonts_zh_cn as font_pkg  # type: ignore[import-not-found]
     except ImportError:
-        return None
+        try:
+            import cvttf_NotoSansCJK_Regular as font_pkg  # type: ignore[import-not-found]
+        except ImportError:
+            return None
     return os.path.dirname(font_pkg.__file__)
 
 

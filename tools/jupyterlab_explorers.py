@@ -86,7 +86,7 @@ def free_port(preferred: int) -> int:
 def browser_env(scratch: pathlib.Path) -> dict:
     """Let Chromium use the bundled CJK font too (a bare machine may have none for the page's text)."""
     try:
-        import cvttf_NotoSansCJK_Regular as font_pkg  # type: ignore[import-not-found]
+        import pylopdf_fonts_zh_cn as font_pkg  # type: ignore[import-not-found]
     except ImportError:
         return dict(os.environ)
     conf = scratch / "fonts.conf"

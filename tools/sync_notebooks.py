@@ -16,6 +16,24 @@ Two cells are generated, never edited by hand:
    Book drops ``remove-cell`` cells, so the site does not show it (the site gets the macros from
    ``_config.yml`` directly).
 
+And what jupyterlab-myst cannot resolve is rewritten into what it can (the site is unchanged:
+``ccb_helpers.sphinxext`` turns these links back into the roles when it reads a notebook):
+
+3. **Citations** ``{cite:p}`key``` become links to a generated 参考文献 cell at the end of the
+   notebook (tagged ``remove-cell``: the site has its bibliography page), with the site's
+   author-year text, ``[\\[Chan et al., 2007\\]](#ref-chan2007 "{cite:p}`chan2007`")``: the
+   link's title keeps the role. jupyterlab-myst has no bibliography, so a role showed the key as an
+   orange "Citation Not Found".
+4. **References to another chapter** (``{eq}`` and ``{prf:ref}`` whose label is defined in another
+   notebook or in ``intro.md``) become links to that file with the site's number,
+   ``[(1.1)](01_information_propagation.ipynb#eq-cc-bound-info-1port "{eq}`eq:cc-bound-info-1port`")``
+   (jupyterlab-myst resolves labels within one notebook only). The macro cell numbers the
+   chapter's equations, theorems and exercises as the site does (``numbering.enumerator``, "3.1").
+5. **Solutions** (``solution-start`` … ``solution-end``) start and end on cell boundaries, and
+   the cells inside are collapsed in JupyterLab (``jupyter.source_hidden`` /
+   ``outputs_hidden``): the dropdown box shows the solution's first text, the rest of it (code,
+   outputs, text) stays folded until the reader opens it.
+
 With ``--check`` nothing is written; the exit status is 1 if a notebook is out of step
 (``tests/test_notebook_sync.py`` runs the same check).
 """
@@ -24,12 +42,44 @@ from __future__ import annotations
 
 import json
 import pathlib
+import re
 import sys
+from functools import lru_cache
 
 import nbformat
 import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from ccb_helpers.sphinxext import _authors, disambiguated_years, restore_roles  # noqa: E402
+
+REFERENCES_ID = "ccb-references"
+REFERENCES_MARK = "<!-- 本格由 tools/sync_notebooks.py 从 references.bib 生成 -->"
+CITE = re.compile(r"\{(?P<role>cite(?::[a-z]+)?)\}`(?P<keys>[^`]+)`")
+XREF = re.compile(r"\{(?P<role>eq|prf:ref)\}`(?P<label>[^`<>]+)`")
+EQ_LABEL = re.compile(r"\$\$\s*\((?P<label>[^)\s]+)\)")
+PRF = re.compile(r"```\{prf:(?P<kind>[a-z]+)\}[^\n]*\n(?::[^\n]*\n)*?:label: *(?P<label>\S+)")
+SOLUTION_START = re.compile(r"```\{solution-start\}")
+SOLUTION_END = re.compile(r"```\{solution-end\}[ \t]*\n```[ \t]*\n?")
+#: sphinx-proof's names of the kinds in Chinese (the site's "定理 3.1").
+#: First line of a folded Markdown cell of a solution: JupyterLab shows a folded cell's first line,
+#: which would otherwise give the answer away; a MyST comment, so neither the site nor
+#: jupyterlab-myst renders it.
+FOLD_NOTE = "% 解答（续）：点左侧的竖条或 ⋯ 展开"
+PRF_NAMES = {
+    "theorem": "定理",
+    "definition": "定义",
+    "lemma": "引理",
+    "proposition": "命题",
+    "corollary": "推论",
+    "example": "例",
+    "remark": "注",
+    "algorithm": "算法",
+    "conjecture": "猜想",
+    "observation": "观察",
+    "property": "性质",
+}
 MACRO_TAG = "remove-cell"
 MACRO_MARK = "# TeX macros for JupyterLab (jupyterlab-myst)"
 INSTALL_MARK = "import ccb_helpers as ccb"
@@ -63,16 +113,230 @@ def _with_install_block(source: str, block: str) -> str:
     return "\n".join(lines[:first] + block.split("\n") + lines[last + 1 :])
 
 
-def macro_source(cfg: dict | None = None) -> str:
-    """YAML front matter with the book's MathJax macros in MyST's ``math:`` form."""
+def macro_source(cfg: dict | None = None, chapter: int | None = None) -> str:
+    """YAML front matter with the book's MathJax macros in MyST's ``math:`` form.
+
+    With ``chapter``, jupyterlab-myst numbers equations, theorems and exercises "3.1", "3.2" as the
+    site does (``numbering.enumerator``).
+    """
     cfg = cfg or config()
     macros = cfg["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"]
-    lines = ["---", f"{MACRO_MARK}, generated from _config.yml by tools/sync_notebooks.py", "math:"]
+    lines = ["---", f"{MACRO_MARK}, generated from _config.yml by tools/sync_notebooks.py"]
+    if chapter is not None:
+        lines += ["numbering:", f'  enumerator: "{chapter}.%s"']
+    lines.append("math:")
     for name, definition in macros.items():
         body = definition[0] if isinstance(definition, list) else definition
         lines.append(f"  {json.dumps(chr(92) + name)}: {json.dumps(body)}")
     lines.append("---")
     return "\n".join(lines)
+
+
+def chapter_number(path: pathlib.Path) -> int | None:
+    """3 for ``notebooks/03_bandwidth.ipynb`` (the site's chapter number), None for other files."""
+    match = re.match(r"(\d\d)_", path.name)
+    return int(match.group(1)) if match and path.suffix == ".ipynb" else None
+
+
+def _markdown_of(path: pathlib.Path) -> str:
+    if path.suffix == ".ipynb":
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        return "\n\n".join(
+            "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+            for c in cells
+            if c["cell_type"] == "markdown" and MACRO_MARK not in "".join(c["source"])
+        )
+    return path.read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=4)
+def targets(root: pathlib.Path = ROOT) -> dict[str, tuple[pathlib.Path, str]]:
+    """Every labelled equation and proof-box of the book: label -> (file, the site's text).
+
+    The site numbers labelled equations "(3.1)" and each kind of ``prf`` box "定理 3.1" in the
+    order they appear in a chapter (``intro.md``, not a numbered chapter: "定义 1"); every display
+    equation of the book is labelled, so jupyterlab-myst counts them the same way.
+    """
+    found: dict[str, tuple[pathlib.Path, str]] = {}
+    for path in [root / "intro.md", *sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))]:
+        text = _markdown_of(path)
+        number = chapter_number(path)
+        prefix = f"{number}." if number is not None else ""
+        for i, match in enumerate(EQ_LABEL.finditer(text), 1):
+            found[match["label"]] = (path, f"({prefix}{i})")
+        counts: dict[str, int] = {}
+        for match in PRF.finditer(text):
+            kind = match["kind"]
+            counts[kind] = counts.get(kind, 0) + 1
+            found[match["label"]] = (path, f"{PRF_NAMES.get(kind, kind)} {prefix}{counts[kind]}")
+    return found
+
+
+def html_id(label: str) -> str:
+    """The id jupyterlab-myst gives a labelled node (``eq:cc-a`` -> ``eq-cc-a``)."""
+    return re.sub(r"[^a-z0-9-]+", "-", label.lower()).strip("-")
+
+
+@lru_cache(maxsize=2)
+def bibliography(bib: pathlib.Path = ROOT / "references.bib") -> dict[str, tuple[str, str, str]]:
+    """key -> (authors, year as the site prints it, the entry as text) from ``references.bib``."""
+    from pybtex.database import parse_file
+    from pybtex.plugin import find_plugin
+
+    entries = parse_file(str(bib)).entries
+    years = disambiguated_years(entries)
+    style = find_plugin("pybtex.style.formatting", "plain")()
+    out = {}
+    for key, entry in entries.items():
+        text = style.format_entry(key, entry).text.render_as("text")
+        out[key] = (_authors(entry), years[key], text)
+    return out
+
+
+def _escape(text: str) -> str:
+    return re.sub(r"([\[\]\\*_`<])", r"\\\1", text)
+
+
+def cite_link(role: str, keys: str, bib: dict) -> str:
+    """A citation as a link to the chapter's 参考文献 cell, with the site's author-year text."""
+    names = [k.strip() for k in re.split(r"[,;]", keys) if k.strip()]
+    missing = [k for k in names if k not in bib]
+    if missing:
+        raise ValueError(f"citation of {missing} not in references.bib")
+    # The site lists a group's works in its bibliography's order (sphinxcontrib-bibtex sorts them).
+    ordered = sorted(dict.fromkeys(names), key=lambda k: (bib[k][0].lower(), bib[k][1]))
+    if role.startswith("cite:t"):
+        text = ", ".join(f"{bib[k][0]} [{bib[k][1]}]" for k in ordered)
+    else:
+        text = "[" + ", ".join(f"{bib[k][0]}, {bib[k][1]}" for k in ordered) + "]"
+    return f'[{_escape(text)}](#ref-{names[0]} "{{{role}}}`{keys}`")'
+
+
+def portable_markdown(source: str, here: pathlib.Path, index: dict, bib: dict) -> str:
+    """``source`` with citations and references to other files as links JupyterLab can follow."""
+    source = restore_roles(source)
+    source = CITE.sub(lambda m: cite_link(m["role"], m["keys"], bib), source)
+
+    def xref(match):
+        label = match["label"].strip()
+        if label not in index:
+            raise ValueError(f"{here.name}: {{{match['role']}}}`{label}` names no label of the book")
+        path, text = index[label]
+        if path == here:
+            return match.group(0)  # jupyterlab-myst resolves it within the notebook
+        rel = path.name if path.parent == here.parent else f"../{path.name}"
+        return f'[{_escape(text)}]({rel}#{html_id(label)} "{match.group(0)}")'
+
+    return XREF.sub(xref, source)
+
+
+def references_source(keys: list[str], bib: dict) -> str:
+    """The 参考文献 cell: each cited work once, in the site's order, as the target of its links."""
+    lines = [REFERENCES_MARK, "## 参考文献", "", "本章引用的文献（全书的参考文献见网站的“参考文献”一页）。"]
+    for key in sorted(set(keys), key=lambda k: (bib[k][0].lower(), bib[k][1])):
+        authors, year, text = bib[key]
+        # (the .bib's \\url{…} comes out of pybtex's text backend as "\\url https://…": a link here)
+        parts = re.split(r"\\url\{?\s*(https?://[^\s{}]+?)\}?(?=[,;]?(?:\s|$))", text)
+        body = "".join(f"<{part}>" if i % 2 else _escape(part) for i, part in enumerate(parts))
+        lines += ["", f"({'ref-' + key})=", f"**{_escape(authors)}, {year}**：{body}"]
+    return "\n".join(lines)
+
+
+def _new_cell_id(nb, base: str) -> str:
+    taken = {c.get("id") for c in nb.cells}
+    for n in range(1, 1000):
+        candidate = f"{base[:50]}-s{n}"
+        if candidate not in taken:
+            return candidate
+    raise ValueError("no free cell id")
+
+
+def split_solutions(nb) -> bool:
+    """Split Markdown cells so that each solution starts and ends on a cell boundary."""
+    changed = False
+    i = 0
+    while i < len(nb.cells):
+        cell = nb.cells[i]
+        if cell.cell_type == "markdown":
+            cuts = [m.start() for m in SOLUTION_START.finditer(cell.source)]
+            cuts += [m.end() for m in SOLUTION_END.finditer(cell.source)]
+            cut = next((c for c in sorted(cuts) if cell.source[:c].strip() and cell.source[c:].strip()), None)
+            if cut is not None:
+                head, tail = cell.source[:cut].rstrip("\n"), cell.source[cut:].lstrip("\n")
+                cell.source = head
+                new = nbformat.v4.new_markdown_cell(tail, metadata={k: v for k, v in cell.metadata.items()})
+                new["id"] = _new_cell_id(nb, cell.get("id", "cell"))
+                nb.cells.insert(i + 1, new)
+                changed = True
+                continue  # the head may hold another cut
+        i += 1
+    return changed
+
+
+def fold_solutions(nb) -> bool:
+    """Collapse in JupyterLab every cell after a ``solution-start`` cell up to its ``solution-end``."""
+    changed = False
+    inside = False
+    for cell in nb.cells:
+        is_md = cell.cell_type == "markdown"
+        starts = is_md and SOLUTION_START.search(cell.source) is not None
+        ends = is_md and SOLUTION_END.search(cell.source) is not None
+        fold = inside and not starts
+        jupyter = dict(cell.metadata.get("jupyter", {}))
+        want = dict(jupyter)
+        for key in ("source_hidden", "outputs_hidden"):
+            want.pop(key, None)
+        if fold:
+            want["source_hidden"] = True
+            if cell.cell_type == "code":
+                want["outputs_hidden"] = True
+        if is_md:
+            noted = cell.source.startswith(FOLD_NOTE + "\n")
+            if fold and not noted:
+                cell.source = FOLD_NOTE + "\n" + cell.source
+                changed = True
+            elif noted and not fold:
+                cell.source = cell.source[len(FOLD_NOTE) + 1 :]
+                changed = True
+        if want != jupyter:
+            if want:
+                cell.metadata["jupyter"] = want
+            else:
+                cell.metadata.pop("jupyter", None)
+            changed = True
+        # JupyterLab mirrors outputs_hidden in nbformat's "collapsed" and saves it: written here too,
+        # a notebook saved unchanged in JupyterLab stays as it is.
+        collapsed = cell.cell_type == "code" and fold
+        if bool(cell.metadata.get("collapsed")) != collapsed:
+            if collapsed:
+                cell.metadata["collapsed"] = True
+            else:
+                cell.metadata.pop("collapsed", None)
+            changed = True
+        if starts and not ends:
+            inside = True
+        elif ends:
+            inside = False
+    return changed
+
+
+def navigation_line(path: pathlib.Path, cfg: dict) -> str:
+    """ "《书名》第 3 章 · 上一章：… · 下一章：…" (links to the neighbouring notebooks), shown in JupyterLab."""
+    chapters = sorted(path.parent.glob("[0-9][0-9]_*.ipynb"))
+    if path not in chapters:
+        return ""
+    i = chapters.index(path)
+
+    def title(p):
+        match = re.search(r"(?m)^# +(.+)$", _markdown_of(p))
+        return match.group(1).strip() if match else p.stem
+
+    parts = [f"《{cfg['title']}》第 {chapter_number(path)} 章"]
+    if i > 0:
+        parts.append(f"上一章：[{title(chapters[i - 1])}]({chapters[i - 1].name})")
+    if i + 1 < len(chapters):
+        parts.append(f"下一章：[{title(chapters[i + 1])}]({chapters[i + 1].name})")
+    return " · ".join(parts)
 
 
 def _is_install_cell(cell) -> bool:
@@ -83,11 +347,17 @@ def _is_macro_cell(cell) -> bool:
     return cell.cell_type == "markdown" and MACRO_MARK in cell.source
 
 
-def sync(nb, cfg: dict | None = None) -> bool:
-    """Bring ``nb``'s generated cells up to date in place; return whether anything changed."""
+def sync(nb, cfg: dict | None = None, path: pathlib.Path | None = None) -> bool:
+    """Bring ``nb``'s generated cells up to date in place; return whether anything changed.
+
+    With ``path`` (the notebook's file) also the chapter's numbering and navigation line, its
+    citations and references to other chapters, the 参考文献 cell and the folded solutions.
+    """
     cfg = cfg or config()
     changed = False
-    want_macros = macro_source(cfg)
+    want_macros = macro_source(cfg, chapter_number(path) if path else None)
+    if path is not None and (nav := navigation_line(path.resolve(), cfg)):
+        want_macros += "\n" + nav
     if nb.cells and _is_macro_cell(nb.cells[0]):
         cell = nb.cells[0]
         if cell.source != want_macros or MACRO_TAG not in cell.metadata.get("tags", []):
@@ -112,6 +382,36 @@ def sync(nb, cfg: dict | None = None) -> bool:
             break
     else:
         raise ValueError("no install cell (a code cell with `import ccb_helpers as ccb` and `%pip install`)")
+    if path is not None:
+        before = nbformat.writes(nb)
+        _sync_links_and_solutions(nb, path.resolve())
+        changed |= nbformat.writes(nb) != before
+    return changed
+
+
+def _sync_links_and_solutions(nb, path: pathlib.Path) -> bool:
+    changed = False
+    index, bib = targets(path.parents[1]), bibliography(path.parents[1] / "references.bib")
+    cells = [c for c in nb.cells if c.get("id") != REFERENCES_ID and REFERENCES_MARK not in c.source]
+    if len(cells) != len(nb.cells):
+        nb.cells = cells
+        changed = True  # put back below if still wanted
+    cited = []
+    for cell in nb.cells:
+        if cell.cell_type != "markdown" or _is_macro_cell(cell):
+            continue
+        for match in CITE.finditer(restore_roles(cell.source)):
+            cited += [k.strip() for k in re.split(r"[,;]", match["keys"]) if k.strip()]
+        new = portable_markdown(cell.source, path, index, bib)
+        if new != cell.source:
+            cell.source = new
+            changed = True
+    if cited:
+        cell = nbformat.v4.new_markdown_cell(references_source(cited, bib), metadata={"tags": [MACRO_TAG]})
+        cell["id"] = REFERENCES_ID
+        nb.cells.append(cell)
+    changed |= split_solutions(nb)
+    changed |= fold_solutions(nb)
     return changed
 
 
@@ -122,7 +422,9 @@ def main(argv: list[str]) -> int:
     stale = []
     for path in paths:
         nb = nbformat.read(path, as_version=4)
-        if sync(nb, cfg):
+        before = nbformat.writes(nb)
+        sync(nb, cfg, path)
+        if nbformat.writes(nb) != before:
             stale.append(path.name)
             if not check:
                 nbformat.write(nb, path)

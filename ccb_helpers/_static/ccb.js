@@ -178,11 +178,14 @@ const ccbCloseDrawerOnLink = (event) => {
 // 4. Figures: every figure opens whole on a tap (Sphinx links only the figures it scaled; the
 //    explorers' PNGs had no link), is shown at its own CSS width (2x PNGs: half the pixels), and
 //    on a phone keeps that width in a box that scrolls sideways, with a hint: shrunk to 358 px its
-//    text was 5-8 px. Live explorers ([data-explorer]) draw their own SVG and are left alone.
+//    text was 5-8 px. A notebook figure comes in a <picture> with a phone rendering (panels
+//    stacked, 350 px: ccb_helpers.phone_pictures) whose "2x" srcset sizes it without a script.
+//    Live explorers ([data-explorer]) draw their own SVG and are left alone.
 const ccbFigures = () => {
   for (const img of document.querySelectorAll("article .cell_output img, article figure img")) {
     if (img.closest("[data-explorer]")) continue;
     const size = () => {
+      if (img.closest("picture.ccb-picture")) return;  // sized by its srcset, whichever source is shown
       if (!img.style.width && img.naturalWidth > 0) img.style.width = Math.round(img.naturalWidth / 2) + "px";
     };
     if (img.complete) size(); else img.addEventListener("load", size, {once: true});
@@ -191,8 +194,11 @@ const ccbFigures = () => {
       link.href = img.getAttribute("src");
       link.className = "reference internal image-reference ccb-enlarge";
       link.title = "点按查看原图";
-      img.parentNode.insertBefore(link, img);
-      link.appendChild(img);
+      // The link goes around a <picture>, not inside it: an <img> that is not the picture's own
+      // child no longer follows its <source>s (a phone got the desktop figure).
+      const box = img.parentElement.matches("picture") ? img.parentElement : img;
+      box.parentNode.insertBefore(link, box);
+      link.appendChild(box);
     }
   }
   for (const out of document.querySelectorAll("article .cell_output")) {

@@ -276,7 +276,7 @@ class Explorer:
     def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
         text = f"<{type(self).__name__}: {self.values}>"
         if self._closed:
-            return {"text/plain": text + " (closed)"}
+            return {"text/plain": text + " (closed)"}, {}
         data = {
             "text/plain": text,
             "image/png": base64.b64encode(self._png).decode("ascii"),
@@ -287,9 +287,11 @@ class Explorer:
                 "model_id": self.widget.model_id,
             },
         }
-        # A dict, not (data, metadata): callers index it. The PNG is 2x; a page column as wide
-        # as the figure (the book's) shows it at its CSS size anyway.
-        return data
+        # The PNG is 2x: its CSS width goes with it, or a notebook opened without a kernel shows
+        # it as wide as the output area (968 px in a 1280 px JupyterLab) and Run All, which
+        # draws the live widget at its CSS width, appears to shrink it to 688 px.
+        width = struct.unpack(">I", self._png[16:20])[0] // PIXEL_RATIO  # the PNG header's IHDR width
+        return data, {"image/png": {"width": width}}
 
     # -- validation of control values ----------------------------------------------------
     def _coerce(self, name: str, value):

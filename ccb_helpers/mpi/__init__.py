@@ -57,12 +57,20 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .._validation import check_int, check_real
-from .agreement import AgreementRow, pingpong_agreement, pingpong_agreement_table, read_mpi4py_pingpong
+from .agreement import (
+    AgreementRow,
+    AgreementSummary,
+    pingpong_agreement,
+    pingpong_agreement_summary,
+    pingpong_agreement_table,
+    read_mpi4py_pingpong,
+)
 from .fit import MAX_FIT_POINTS, AlphaBetaFit, _fit_alpha_beta, fit_alpha_beta
 from .results import _REQUIRED, MAX_RESULT_BYTES, _check_values, load_mpi_result
 
 __all__ = [
     "AgreementRow",
+    "AgreementSummary",
     "AlphaBetaFit",
     "MPIRunError",
     "fit_alpha_beta",
@@ -71,6 +79,7 @@ __all__ = [
     "mpiexec_command",
     "oversubscription_settings",
     "pingpong_agreement",
+    "pingpong_agreement_summary",
     "pingpong_agreement_table",
     "read_mpi4py_pingpong",
     "MPIResultExplorer",

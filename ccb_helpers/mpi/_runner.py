@@ -23,6 +23,7 @@ from ..algorithms import algorithm_terms
 from ..bounds import combined_lower_bound
 from ..generators import generate
 from ..schedule import block_bounds
+from ._memory import huge_page_bytes, numpy_hugepage_advice_enabled, thp_mode
 from ._plan import compile_rank_plan
 from ._reference import compare, expected_regions, rank_input
 
@@ -107,26 +108,38 @@ def pingpong(comm, sizes, repeats: int) -> dict | None:
     :func:`pingpong_iterations` round trips each, timed with ``MPI_Wtime`` on rank 0. After each
     size both ranks check that their receive buffer holds the other's bytes (``received_ok``).
 
+    The buffers are allocated per size, ``numpy.empty(size)`` as ``mpi4py.bench`` does and as an
+    application holds a message of that size, then written. Slices of one buffer of the largest
+    size (what this function did before issue #32) would put every size on the pages of a 16 MiB
+    allocation, which numpy advises for transparent huge pages (it does so from 4 MiB,
+    ``NUMPY_MADVISE_HUGEPAGE``); where THP is ``madvise`` a 128 KiB … 4 MiB message then moved up
+    to 3× faster than the same message in its own array, by an amount that depended on where the
+    allocation happened to fall (``benchmarks/bench_pingpong_buffers.py``,
+    ``benchmarks/README.md``). Per-size arrays get the pages numpy gives any array of that size;
+    rank 0 records them (``huge_page_bytes``: bytes of its send and receive buffer on huge pages,
+    per size, with ``thp_mode`` and ``numpy_hugepage_advice``). As in ``mpi4py.bench`` a size's
+    buffers are freed before the next size's are allocated (at most two buffers alive).
+
     Returns on rank 0 (``None`` elsewhere): ``times_s``, the mean one-way time over all timed
     round trips of a size — the statistic OSU and ``mpi4py.bench`` report, and what α and β are
     fitted to —, ``samples_s`` (each sample's mean one-way time), ``median_times_s`` and
-    ``min_max_s`` over them, and the counts used.
+    ``min_max_s`` over them, the counts used and the buffers' page state.
     """
     MPI = _mpi()
     rank = comm.rank
     pair = comm.Split(0 if rank < 2 else MPI.UNDEFINED, rank)
-    means, medians, spreads, all_samples, received_ok = [], [], [], [], True
+    means, medians, spreads, all_samples, huge, received_ok = [], [], [], [], [], True
     if pair != MPI.COMM_NULL:
-        largest = max(sizes, default=0)
-        # Separate send and receive buffers, every page written now (first touch outside the timing);
-        # different byte values on the two ranks so the check below sees which message arrived.
-        # (np.zeros would not do: calloc'd pages stay the kernel's zero page until written.)
-        send = np.full(largest, 1 + rank, dtype=np.uint8)
-        recv = np.empty(largest, dtype=np.uint8)
-        recv.fill(0)
         peer = 1 - rank
         for size in sizes:
-            out, into = send[:size], recv[:size]
+            # Separate send and receive buffers of this size, every page written now (first touch
+            # outside the timing); different byte values on the two ranks so the check below sees
+            # which message arrived. (np.zeros would not do: calloc'd pages stay the kernel's zero
+            # page until written, and the zero page is what made mpi4py.bench's stock run fast.)
+            out = np.empty(size, dtype=np.uint8)
+            out.fill(1 + rank)
+            into = np.empty(size, dtype=np.uint8)
+            into.fill(0)
             iters, samples = pingpong_iterations(size), []
 
             def round_trips(count, out=out, into=into):
@@ -151,6 +164,8 @@ def pingpong(comm, sizes, repeats: int) -> dict | None:
                 medians.append(float(np.median(timed)))
                 spreads.append([float(timed.min()), float(timed.max())])
                 all_samples.append([float(t) for t in timed])
+                huge.append([huge_page_bytes(out), huge_page_bytes(into)])  # read after the timing
+            del out, into, round_trips  # freed before the next size's (the closure held them too)
         received_ok = pair.allreduce(received_ok, op=MPI.LAND)
         pair.Free()
     _idle_until_all_arrive(comm)
@@ -166,7 +181,11 @@ def pingpong(comm, sizes, repeats: int) -> dict | None:
         "iterations": [pingpong_iterations(s) for s in sizes],
         "warmup_iterations": [pingpong_warmup(s) for s in sizes],
         "repeats": repeats,
-        "buffers": "separate send and receive buffers, written before timing",
+        "buffers": "separate send and receive buffers per size (numpy.empty(size), as mpi4py.bench), "
+        "written before timing",
+        "huge_page_bytes": huge,
+        "thp_mode": thp_mode(),
+        "numpy_hugepage_advice": numpy_hugepage_advice_enabled(),
         "barrier": "per size",
         "received_ok": received_ok,
     }

@@ -1,7 +1,7 @@
 """One figure style for the whole book, with a CJK font so Chinese labels render.
 
-The font comes from the ``cvttf-notosanscjk-regular`` wheel (Noto Sans CJK, on PyPI) when it is
-installed, else from any system CJK font matplotlib knows (e.g. Debian's fonts-noto-cjk).
+The font is Noto Sans SC from the ``pylopdf-fonts-zh-cn`` wheel (on PyPI, a dependency) when it is
+installed, else ``cvttf-notosanscjk-regular``'s TC face or a system CJK font (e.g. Debian's fonts-noto-cjk).
 
 Readability rules (the page column is 688 CSS px wide at 1280 px; a figure inch is 100 CSS px):
 
@@ -16,7 +16,9 @@ Every public function validates its arguments (``ValueError`` / ``TypeError`` na
 parameter) and refuses work above a documented cap before starting it.
 
 One module per concept (the package re-exports every name, so ``ccb_helpers.plotting.X`` works
-as before): :mod:`.style` (column width, colours, font, :func:`use_book_style`), :mod:`.schedule`,
+as before): :mod:`.style` (column width, colours, font, :func:`use_book_style`), :mod:`.phone` (every
+figure's phone rendering: panels stacked, 350 CSS px, text at full size, served by the site in a
+``<picture>``), :mod:`.schedule`,
 :mod:`.propagation` (chapter 1), :mod:`.topology` (drawings of graphs and cuts), :mod:`.diameter`
 (chapter 2), :mod:`.bandwidth` (chapter 3), :mod:`.algorithms` (chapter 4), :mod:`.bisection`
 (chapter 5); :mod:`._checks` holds the argument checks they share.

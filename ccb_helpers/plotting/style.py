@@ -10,8 +10,7 @@ from functools import lru_cache
 import matplotlib
 from matplotlib import font_manager
 
-#: Width of the book's text column in inches (688 CSS px at 100 px per inch).
-BOOK_WIDTH = 6.88
+from .page import BOOK_WIDTH  # re-exported: the figures' modules take it from here
 
 #: Colour per algorithm / bound, shared by every chapter so a reader learns them once.
 COLORS = {
@@ -43,25 +42,55 @@ FAMILY_COLORS = {
     "fully_connected": "#7f7f7f",
 }
 
-_SYSTEM_CJK = ("Noto Sans CJK SC", "Noto Sans CJK TC", "Noto Sans CJK JP", "Source Han Sans SC", "WenQuanYi Zen Hei")
+#: System fonts tried when no font package is installed: the Simplified Chinese faces first.
+_SYSTEM_CJK = (
+    "Noto Sans CJK SC",
+    "Noto Sans SC",
+    "Source Han Sans SC",
+    "WenQuanYi Zen Hei",
+    "Noto Sans CJK TC",
+    "Noto Sans CJK JP",
+)
 
 #: Smallest font size (points) any figure text uses: 8 pt = 11 CSS px at the natural size.
 SMALL = 8.5
 
 
+def _packaged_cjk_fonts() -> list[str]:
+    """Font files of the installed font packages, the Simplified Chinese face first.
+
+    ``pylopdf-fonts-zh-cn`` (a dependency) ships Noto Sans SC: the book is in Simplified Chinese,
+    and the TC face of ``cvttf-notosanscjk-regular`` (the only Noto Sans CJK wheel on PyPI, used
+    before) draws some characters differently (e.g. 这, 递, 骨). The TC face stays a fallback
+    for an environment that has only that package.
+    """
+    paths = []
+    try:
+        import pylopdf_fonts_zh_cn as sc  # type: ignore[import-not-found]
+
+        paths.append(str(sc.sans_path()))
+    except ImportError:
+        pass
+    try:
+        import cvttf_NotoSansCJK_Regular as tc  # type: ignore[import-not-found]
+
+        folder = os.path.dirname(tc.__file__)
+        paths += sorted(glob.glob(os.path.join(folder, "*.otf")) + glob.glob(os.path.join(folder, "*.ttf")))
+    except ImportError:
+        pass
+    return [p for p in paths if os.path.isfile(p)]
+
+
 @lru_cache(maxsize=1)
 def cjk_font_name() -> str | None:
-    """Register the bundled CJK font with matplotlib and return its family name (or None)."""
-    try:
-        import cvttf_NotoSansCJK_Regular as font_pkg  # type: ignore[import-not-found]
+    """Register the packaged CJK font with matplotlib and return its family name (or None).
 
-        folders = [os.path.dirname(font_pkg.__file__)]
-    except ImportError:
-        folders = []
-    for folder in folders:
-        for path in glob.glob(os.path.join(folder, "*.otf")) + glob.glob(os.path.join(folder, "*.ttf")):
-            font_manager.fontManager.addfont(path)
-            return font_manager.FontProperties(fname=path).get_name()
+    Noto Sans SC when ``pylopdf-fonts-zh-cn`` is installed (a dependency of the package), else
+    another packaged or system CJK font, SC faces first.
+    """
+    for path in _packaged_cjk_fonts():
+        font_manager.fontManager.addfont(path)
+        return font_manager.FontProperties(fname=path).get_name()
     available = {f.name for f in font_manager.fontManager.ttflist}
     for name in _SYSTEM_CJK:
         if name in available:
@@ -104,14 +133,26 @@ def use_book_style() -> None:
 
 
 def _figure_png_2x(figure):
-    """IPython PNG formatter: the figure at twice its dpi, with its CSS width as metadata."""
+    """IPython PNG formatter: the figure at twice its dpi, with its CSS width as metadata.
+
+    The PNG records its smallest text size (:func:`.phone.with_text_size`), and the metadata
+    carries the figure's phone rendering (``ccb_phone``: a 2x PNG and its CSS width, panels
+    stacked, :func:`.phone.phone_png`), which the site serves to phones in a ``<picture>``.
+    """
     from IPython.core.pylabtools import print_figure
+
+    from .phone import phone_png, with_text_size
 
     data = print_figure(figure, fmt="png", bbox_inches="tight", dpi=2 * figure.dpi)
     if data is None:  # an empty figure shows nothing
         return None
+    data = with_text_size(data, figure)  # the figure was just drawn: its tick labels have their text
     width = int.from_bytes(data[16:20], "big")  # the PNG header's IHDR width
-    return base64.b64encode(data).decode("ascii"), {"width": width // 2}
+    metadata = {"width": width // 2}
+    phone = phone_png(figure)
+    if phone is not None:
+        metadata["ccb_phone"] = {"image/png": base64.b64encode(phone[0]).decode("ascii"), "width": phone[1]}
+    return base64.b64encode(data).decode("ascii"), metadata
 
 
 def _enable_retina_inline() -> None:

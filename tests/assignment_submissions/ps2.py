@@ -92,3 +92,13 @@ HARDCODED = {
     "3)), ((2, 2), (2, 3))]]\n"
     "    return []",
 }
+
+# The course variant (CCB_GRADING_SALT at generate_assignment): answers written for the course's
+# constants ({name} is filled with the course's value). The public solutions answer the default only.
+VARIANT_ANSWERS = {
+    "ps2-diameter": (
+        "def grid_diameter(dims, wrap):\n"
+        "    hops = {ps2-wrap-hops}                  # the wrap-around link counts as this many hops\n"
+        "    return sum(min(a - 1, (a - 1 + hops) // 2) if w else a - 1 for a, w in zip(dims, wrap))\n"
+    ),
+}

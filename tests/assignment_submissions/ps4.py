@@ -81,3 +81,23 @@ HARDCODED = {
     "                  [T(i, (i - 4) % n, i * block, block) for i in range(n)]]\n"
     '    return ccb.Schedule.from_transfers("all_gather", n, n * block, rounds)',
 }
+
+# The course variant (CCB_GRADING_SALT at generate_assignment): answers written for the course's
+# constants ({name} is filled with the course's value). The public solutions answer the default only.
+VARIANT_ANSWERS = {
+    "ps4-chunks": (
+        "import math\n"
+        "\n"
+        "def chain_best_chunks(n, m, alpha, beta):\n"
+        "    chains = {ps4-chunk-chains}\n"
+        "    depth = -(-(n - 1) // chains) - 1        # hops to the end of the longest chain, minus one\n"
+        "    def time(c):\n"
+        "        return (depth + c) * (alpha + m / (c * beta))\n"
+        "    best = math.sqrt(depth * m / (alpha * beta))\n"
+        "    candidates = {min(m, max(1, c)) for c in (math.floor(best), math.floor(best) + 1)}\n"
+        "    return min(sorted(candidates), key=time)\n"
+    ),
+}
+
+# The public solution still earns the group of C = 1 or C = M cases, which no number of chains changes.
+VARIANT_PUBLIC_POINTS = {"ps4-chunks": 1}

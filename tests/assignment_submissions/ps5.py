@@ -76,6 +76,19 @@ HARDCODED = {
     "    return set(list(adjacency)[:1])",
 }
 
+# The course variant (CCB_GRADING_SALT at generate_assignment): answers written for the course's
+# constants ({name} is filled with the course's value). The public solutions answer the default only.
+VARIANT_ANSWERS = {
+    "ps5-hier": (
+        "def hierarchical_allreduce_bound(groups, per_group, m, beta_in, beta_out):\n"
+        "    nics = {ps5-nics} * beta_out              # all of a node's NICs\n"
+        "    n = groups * per_group\n"
+        "    node = 2 * (n - 1) * m / (n * (beta_in + nics))\n"
+        "    group = 2 * (groups - 1) * m / (groups * per_group * nics)\n"
+        "    return max(node, group)\n"
+    ),
+}
+
 # Each hidden group named after a mistake contains cases where that mistake gives a wrong answer:
 # (part, group label, an answer with exactly that mistake) (tests/test_assignments.py).
 MUTANTS = [

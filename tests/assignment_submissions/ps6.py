@@ -84,3 +84,18 @@ HARDCODED = {
     "ps6-eager": "def eager_threshold(sizes, times):\n    return 8192",
     "ps6-logp": "def logp_broadcast(n, L, o, g):\n    return [(0, 0, 1), (3, 0, 2), (5, 1, 3)]",
 }
+
+# The course variant (CCB_GRADING_SALT at generate_assignment): answers written for the course's
+# constants ({name} is filled with the course's value). The public solutions answer the default only.
+VARIANT_ANSWERS = {
+    "ps6-shared": (
+        "def round_model_times(rounds, alpha, beta):\n"
+        "    channels = {ps6-channels}\n"
+        "    independent = sum(alpha + max(sizes) / beta for sizes in rounds)\n"
+        "    shared = sum(alpha + max(max(sizes), sum(sizes) / channels) / beta for sizes in rounds)\n"
+        "    return independent, shared\n"
+    ),
+}
+
+# The public solution still earns the group of one-message rounds, which no channel count changes.
+VARIANT_PUBLIC_POINTS = {"ps6-shared": 1}

@@ -117,6 +117,19 @@ HARDCODED = {
     "    return []",
 }
 
+# The course variant (CCB_GRADING_SALT at generate_assignment): answers written for the course's
+# constants ({name} is filled with the course's value). The public solutions answer the default only.
+VARIANT_ANSWERS = {
+    "ps7-fastest": (
+        "def fastest_point(points, n, m, alpha, beta):\n"
+        "    header = {ps7-chunk-header}\n"
+        "    def cost(point):\n"
+        "        steps, rounds, chunks = point\n"
+        "        return steps * alpha + rounds * (m / n / chunks + header) / beta\n"
+        "    return min(range(len(points)), key=lambda i: (cost(points[i]), points[i][0], i))\n"
+    ),
+}
+
 # Each hidden group named after a mistake contains cases where that mistake gives a wrong answer:
 # (part, group label, an answer with exactly that mistake) (tests/test_assignments.py).
 _RULED = """from collections import deque

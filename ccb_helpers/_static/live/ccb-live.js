@@ -321,7 +321,7 @@
       });
       m.left = Math.max(m.left, widest + 10 + (p.ylabel ? 18 : 0));
     }
-    var x0 = box.x + m.left, x1 = box.x + box.w - m.right, y0 = box.y + m.top, y1 = box.y + box.h - m.bottom;
+    var x0 = box.x + m.left, x1 = box.x + box.w - m.right, y0 = box.y + m.top, y1 = box.y + box.h - m.bottom - (box.legendBelow || 0);
     var xlim = p.xlim || dataExtent(p, "x"), ylim = p.ylim || dataExtent(p, "y");
     if (p.aspect === "equal") {
       var ux = (x1 - x0) / (xlim[1] - xlim[0]), uy = (y1 - y0) / (ylim[1] - ylim[0]), u = Math.min(ux, uy);
@@ -446,23 +446,39 @@
       if (t.valign === "bottom") y -= 3; else if (t.valign === "top") y += size; else y += size * 0.35;
       addText(g, x, y, t.text, { "text-anchor": t.anchor || "middle", "font-size": size, fill: t.color || "#222222" });
     });
-    if (p.legend) {
-      var entries = (p.series || []).filter(function (s) { return s.label; });
-      var lg = el("g", { "class": "ccb-live-legend" }, g), ly = y0 + 6, lx = x0 + 6;
-      var bg = el("rect", { x: lx, y: ly, width: 10, height: 10, fill: "#ffffff", "fill-opacity": 0.85, stroke: "#dddddd" }, lg);
-      var widest = 0;
-      entries.forEach(function (s, i) {
-        var cy3 = ly + 10 + i * 15;
-        if (s.kind === "bar" || s.kind === "band") el("rect", { x: lx + 5, y: cy3 - 5, width: 14, height: 9, fill: s.color, "fill-opacity": s.alpha === undefined ? 1 : s.alpha }, lg);
-        else el("line", { x1: lx + 4, x2: lx + 20, y1: cy3, y2: cy3, stroke: s.color, "stroke-width": s.width || 1.5, "stroke-dasharray": s.dash ? "5,3" : null }, lg);
-        if (s.marker && s.shape === "square") el("rect", { x: lx + 9, y: cy3 - 3, width: 6, height: 6, fill: s.color }, lg);
-        else if (s.marker) el("circle", { cx: lx + 12, cy: cy3, r: 3, fill: s.color }, lg);
-        var t = addText(lg, lx + 25, cy3 + 4, s.label, { "font-size": SMALL });
-        widest = Math.max(widest, textWidth(t, s.label));
-      });
-      bg.setAttribute("width", 32 + widest);
-      bg.setAttribute("height", entries.length * 15 + 6);
-    }
+    if (p.legend) drawLegend(g, p, box.legendBelow ? { x: box.x + 6, y: y1 + m.bottom + 2, w: box.w - 12 } : { x: x0 + 6, y: y0 + 6, w: 0 });
+  }
+
+  // A panel's legend: in the top left corner of the plot, or, on a narrow figure (box.legendBelow,
+  // set by render), under the x label in as many columns as the width holds — on a phone a
+  // legend inside the plot covered a third of its data (AlgorithmExplorer).
+  function legendEntries(p) { return (p.series || []).filter(function (s) { return s.label; }); }
+
+  function legendGrid(p, width) {
+    var entries = legendEntries(p), widest = 0;
+    entries.forEach(function (s) { widest = Math.max(widest, textWidth({ attrs: { "font-size": SMALL } }, s.label)); });
+    var column = 32 + widest, cols = width > 0 ? Math.max(1, Math.min(entries.length, Math.floor(width / column))) : 1;
+    return { entries: entries, column: column, cols: cols, rows: Math.ceil(entries.length / cols) };
+  }
+
+  function legendHeight(p, width) {
+    return legendGrid(p, width).rows * 15 + 6;
+  }
+
+  function drawLegend(g, p, at) {
+    var grid = legendGrid(p, at.w), lx = at.x, ly = at.y;
+    var lg = el("g", { "class": "ccb-live-legend" + (at.w > 0 ? " ccb-live-legend-below" : "") }, g);
+    var bg = el("rect", { x: lx, y: ly, width: 10, height: 10, fill: "#ffffff", "fill-opacity": 0.85, stroke: "#dddddd" }, lg);
+    grid.entries.forEach(function (s, i) {
+      var ex = lx + (i % grid.cols) * grid.column, cy3 = ly + 10 + Math.floor(i / grid.cols) * 15;
+      if (s.kind === "bar" || s.kind === "band") el("rect", { x: ex + 5, y: cy3 - 5, width: 14, height: 9, fill: s.color, "fill-opacity": s.alpha === undefined ? 1 : s.alpha }, lg);
+      else el("line", { x1: ex + 4, x2: ex + 20, y1: cy3, y2: cy3, stroke: s.color, "stroke-width": s.width || 1.5, "stroke-dasharray": s.dash ? "5,3" : null }, lg);
+      if (s.marker && s.shape === "square") el("rect", { x: ex + 9, y: cy3 - 3, width: 6, height: 6, fill: s.color }, lg);
+      else if (s.marker) el("circle", { cx: ex + 12, cy: cy3, r: 3, fill: s.color }, lg);
+      addText(lg, ex + 25, cy3 + 4, s.label, { "font-size": SMALL });
+    });
+    bg.setAttribute("width", grid.cols * grid.column);
+    bg.setAttribute("height", grid.rows * 15 + 6);
   }
 
   function drawArrow(parent, e, a, b, sx, sy, attrs) {
@@ -529,9 +545,14 @@
         // live-c: a panel may ask for its stacked height as a share of the width plus its title
         // (a drawing whose labels were placed for a square panel of the page's width).
         if (p.stackedHeight) h = Math.round(width * p.stackedHeight + (p.title ? String(p.title).split("\n").length * 16 + 8 : 0));
-        boxes.push({ x: 0, y: y, w: width, h: h }); y += h + 8;
+        var below = p.legend ? legendHeight(p, width - 12) + 4 : 0;  // the legend goes under the plot
+        boxes.push({ x: 0, y: y, w: width, h: h + below, legendBelow: below }); y += h + below + 8;
       });
       height = y - 8;
+    } else if (width < STACK_BELOW && panels.length === 1 && panels[0].legend) {
+      var under = legendHeight(panels[0], width - 12) + 4;  // one panel on a phone: its legend under it
+      boxes.push({ x: 0, y: 0, w: width, h: rowHeight + under, legendBelow: under });
+      height = rowHeight + under;
     } else {
       var total = panels.reduce(function (a, p) { return a + (p.weight || 1); }, 0) || 1, x = 0;
       panels.forEach(function (p) {
