@@ -20,7 +20,7 @@ One browser per edition, one tab per width, reused across pages.
 from __future__ import annotations
 
 import pytest
-from _site import block_external, serve, settle, site_pages, watch_requests
+from _site import serve, settle, site_pages, watch_requests
 
 VIEWPORTS = {390: {"width": 390, "height": 844}, 768: {"width": 768, "height": 1024}}
 CHAPTER = "notebooks/05_bisection.html"
@@ -280,7 +280,7 @@ def test_every_figure_reads_at_9px_on_a_phone_without_scrolling_and_opens_on_a_t
     name, site, url, browser = edition
     context = browser.new_context(viewport=VIEWPORTS[390], is_mobile=True, has_touch=True, device_scale_factor=2)
     page = context.new_page()
-    block_external(page)  # images load here: the one the <picture> picks is the one measured
+    watch_requests(page)  # recorded, not routed through Python; images load: the one the <picture> picks is measured
     problems, counts = [], {"png": 0, "svg": 0}
     try:
         for path in [p for p in site_pages(site) if p.startswith("notebooks/")]:
@@ -288,7 +288,8 @@ def test_every_figure_reads_at_9px_on_a_phone_without_scrolling_and_opens_on_a_t
             if page.locator("[data-explorer]").count():
                 page.wait_for_function("window.CCBLive && CCBLive.instances.length >= 1", timeout=30_000)
                 page.evaluate("CCBLive.ready")
-            page.wait_for_timeout(100)  # ccb.js sizes figures on load
+            # ccb.js sized the figures in its load handlers (run before goto returned): two frames lay them out.
+            page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))")
             for fig in page.evaluate(_FIGURES_JS):
                 counts[fig["kind"]] += 1
                 where = f"{path} {fig['src'].split('/')[-1][:16]}"
