@@ -642,6 +642,34 @@ def test_a_grade_cell_without_a_numeric_result_scores_zero():
         assert utils.determine_grade(cell)[0] == want, (outputs, cell.outputs)
 
 
+def test_feedback_preprocessors_take_the_html_exporters_config_without_a_warning(caplog):
+    """``generate_feedback`` configures ``NbConvertBase.display_data_priority`` (nbconvert's HTML
+    exporter); the course's preprocessors accept it, so the feedback run prints no warning that is no
+    one's edit (it printed "not recognized by `HideTestCode`" in a teacher's run, #29)."""
+    _nbgrader()
+    import logging
+
+    from nbconvert.exporters import HTMLExporter
+    from nbgrader.preprocessors import NbGraderPreprocessor
+
+    config = HTMLExporter().default_config
+    assert "display_data_priority" in config.NbConvertBase
+    with caplog.at_level(logging.WARNING):
+        NbGraderPreprocessor(config=config)  # nbgrader's own base class does warn
+    assert "not recognized" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        for cls in (
+            plugins.HideTestCode,
+            plugins.IsolatedGrading,
+            plugins.RequireNumericScore,
+            plugins.CoursePackage,
+            plugins.CourseVariant,
+        ):
+            assert cls(config=config).display_data_priority == config.NbConvertBase.display_data_priority
+    assert "not recognized" not in caplog.text, caplog.text
+
+
 MUTANTS = [(ps, *mutant) for ps in SETS for mutant in getattr(_submissions(ps), "MUTANTS", [])]
 
 
