@@ -26,7 +26,8 @@
   hidden tests alike), so the public answer key does not answer the course's variant of those parts.
 * :class:`FlaggedCsvExport` (``export``): nbgrader's CSV plus a ``needs_attention`` column naming
   every student whose notebook could not be graded (or was graded with a problem), including
-  students with a submission and no gradebook entry — nbgrader writes 0.0 for them silently.
+  students with a submission and no gradebook entry — nbgrader writes 0.0 for them silently —
+  and (``no submission``) a student of the gradebook who handed in nothing for that set.
 """
 
 from __future__ import annotations
@@ -398,7 +399,9 @@ class FlaggedCsvExport(CsvExportPlugin):
     def _attention(coursedir, gradebook, assignment: str, student: str) -> str:
         submitted = coursedir.format_path(coursedir.submitted_directory, student, assignment)
         if not os.path.isdir(submitted):
-            return ""
+            # nbgrader lists every student of the gradebook under every set, with 0.0 for one who
+            # handed in nothing: without a word that row reads like a graded blank notebook.
+            return "no submission"
         reasons = []
         try:
             notebooks = gradebook.find_submission(assignment, student).notebooks
