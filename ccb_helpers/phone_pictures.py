@@ -108,6 +108,8 @@ def _add_pictures(app, doctree) -> None:
             desktop_size=[s // 2 for s in _size(desktop)],
             phone_size=[s // 2 for s in _size(data)],
         )
+        for size in ("width", "height", "scale"):  # the <img> gets its size from the PNG (and the HTML
+            image.attributes.pop(size, None)  # builder would wrap a sized image in a link of its own)
         image.replace_self(node)
         node += image
         node += phone_image
@@ -120,7 +122,7 @@ def _visit_picture_html(self, node) -> None:
             return posixpath.join(self.builder.imgpath, self.builder.images[uri])
         return uri
 
-    desktop, phone = node.children
+    desktop, phone = list(node.findall(nodes.image))
     (dw, dh), (pw, ph) = node["desktop_size"], node["phone_size"]
     alt = html.escape(desktop.get("alt", ""), quote=True)
     src, small = html.escape(url(desktop), quote=True), html.escape(url(phone), quote=True)

@@ -11,14 +11,16 @@ stayed open over the section a tapped entry led to. On every page, at both width
   inside the viewport, and its first link (the search field) is visible inside it;
 - header buttons are tap targets of at least 44 x 44 CSS px and a tap leaves no tooltip open.
 
-And on a chapter: a tapped page-TOC entry closes the drawer and shows its section.
+And on a chapter: a tapped page-TOC entry closes the drawer and shows its section. At 390 px,
+every figure of every chapter (static PNG and live explorer SVG) lies inside the screen with no
+box scrolling sideways, and its smallest text, measured, is at least 9 CSS px.
 One browser per edition, one tab per width, reused across pages.
 """
 
 from __future__ import annotations
 
 import pytest
-from _site import block_external, serve, site_pages
+from _site import serve, settle, site_pages, watch_requests
 
 VIEWPORTS = {390: {"width": 390, "height": 844}, 768: {"width": 768, "height": 1024}}
 CHAPTER = "notebooks/05_bisection.html"
@@ -40,16 +42,58 @@ _WIDTH_JS = r"""() => {
   return {vw, sw, widest};
 }"""
 
-_DRAWER_JS = r"""([selector, firstSelector]) => {
-  const d = document.querySelector(selector);
-  if (!d) return null;
+# Where a tap on a header button lands: the centre of the first button Playwright would call visible
+# (a non-empty box, not visibility: hidden), once that point hits the button -- what Playwright's
+# tap() waits for before it taps (a drawer that was just closed slides out over the header for a
+# moment), polled in the page for at most 3 s, in one round trip. onTop false: still covered.
+_BUTTON_JS = r"""async (selector) => {
+  const frame = () => new Promise(resolve => requestAnimationFrame(() => resolve()));
+  const start = performance.now();
+  for (;;) {
+    const b = Array.from(document.querySelectorAll(selector)).find(b => {
+      const r = b.getBoundingClientRect(); return r.width > 0 && r.height > 0 && getComputedStyle(b).visibility !== 'hidden'; });
+    if (!b) return null;
+    const r = b.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
+    const hit = document.elementFromPoint(x, y);
+    const onTop = !!hit && (hit === b || b.contains(hit));
+    if (onTop || performance.now() - start > 3000) return {x, y, onTop};
+    await frame();
+  }
+}"""
+
+# After a tap: wait (at most 3 s) until the dialog is open, then until the transitions and animations
+# running inside it have ended (a drawer that slides in) and one more frame is laid out; measure the
+# dialog and its first link; close it, and wait until what runs in the page has ended (the sidebar
+# slides back out over the header; a tap during that slide can be lost, as Playwright's tap() knew
+# by waiting until the next button was stable and reachable). One round trip; null if it did not open.
+_DRAWER_JS = r"""async ([selector, firstSelector]) => {
+  const frame = () => new Promise(resolve => requestAnimationFrame(() => resolve()));
+  const start = performance.now();
+  let d = document.querySelector(selector);
+  while (!(d && d.open)) {
+    if (performance.now() - start > 3000) return null;
+    await frame();
+    d = document.querySelector(selector);
+  }
+  await frame();  // a transition starts on the frame after the change that triggers it
+  const running = d.getAnimations({subtree: true}).filter(a => a.effect && isFinite(a.effect.getComputedTiming().endTime));
+  await Promise.race([Promise.all(running.map(a => a.finished.catch(() => null))),
+                      new Promise(resolve => setTimeout(resolve, 3000))]);
+  await frame();
   const vw = document.documentElement.clientWidth, vh = window.innerHeight;
   const r = d.getBoundingClientRect();
   const first = Array.from(d.querySelectorAll(firstSelector)).find(a => a.getClientRects().length);
   const f = first ? first.getBoundingClientRect() : null;
   const hit = f ? document.elementFromPoint(f.x + Math.min(8, f.width / 2), f.y + f.height / 2) : null;
-  return {open: d.open, left: r.left, right: r.right, top: r.top, width: r.width, vw, vh,
-          first: f && {left: f.left, right: f.right, top: f.top, bottom: f.bottom, onTop: !!hit && (hit === first || first.contains(hit) || hit.contains(first))}};
+  const box = {open: d.open, left: r.left, right: r.right, top: r.top, width: r.width, vw, vh,
+               first: f && {left: f.left, right: f.right, top: f.top, bottom: f.bottom, onTop: !!hit && (hit === first || first.contains(hit) || hit.contains(first))}};
+  d.close();
+  await frame();
+  const closing = document.getAnimations().filter(a => a.effect && isFinite(a.effect.getComputedTiming().endTime));
+  await Promise.race([Promise.all(closing.map(a => a.finished.catch(() => null))),
+                      new Promise(resolve => setTimeout(resolve, 3000))]);
+  await frame();
+  return box;
 }"""
 
 _HEADER_JS = r"""() => Array.from(document.querySelectorAll('.bd-header button, .bd-header-article button, .bd-header-article a.btn'))
@@ -76,14 +120,13 @@ def _tab(browser, width: int):
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    return context, page, block_external(page, images=False), errors  # figures have their width in the HTML
+    external, _failed = watch_requests(page)  # recorded, not intercepted: nothing a reader gets is blocked
+    return context, page, external, errors
 
 
 def _open(page, url: str) -> None:
-    page.goto(url, wait_until="load")  # the theme wires its drawer buttons on load (images are blocked: quick)
-    if page.locator("script[src*=mathjax]").count():
-        page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=30000)
-        page.evaluate("MathJax.startup.promise")
+    page.goto(url, wait_until="load")  # the theme wires its drawer buttons on load
+    settle(page)  # MathJax typeset (formulas change line widths), fonts in, layout done
 
 
 def _visible_button(page, selector: str):
@@ -91,21 +134,18 @@ def _visible_button(page, selector: str):
     return next((buttons.nth(i) for i in range(buttons.count()) if buttons.nth(i).is_visible()), None)
 
 
-def _check_drawer(page, name: str, button: str, dialog: str, first: str) -> str | None:
-    """Tap ``button``; return what is wrong with the drawer it opens (None: nothing), then close it."""
-    toggle = page.locator(f"{button}:visible")
-    if toggle.count() == 0:
+def _check_drawer(page, name: str, selector: str, dialog: str, first: str) -> str | None:
+    """Tap the button ``selector``; return what is wrong with the drawer it opens (None: nothing),
+    then close it."""
+    button = page.evaluate(_BUTTON_JS, selector)
+    if button is None:
         return None if name == "page TOC" else f"{name}: no visible button"
-    toggle.first.tap()  # waits until the button is stable and would receive the tap
-    try:
-        page.wait_for_function(
-            "s => { const d = document.querySelector(s); return d && d.open; }", arg=dialog, timeout=3000
-        )
-    except Exception:
-        return f"{name}: a tap did not open it"
-    page.wait_for_timeout(50)  # the drawers slide in: let the layout settle
+    if not button["onTop"]:
+        return f"{name}: something covers its button for 3 s, a tap would not reach it"
+    page.touchscreen.tap(button["x"], button["y"])  # a real tap (touch events, then the click)
     box = page.evaluate(_DRAWER_JS, [dialog, first])
-    page.evaluate("s => document.querySelector(s).close()", dialog)
+    if box is None:
+        return f"{name}: a tap did not open it"
     if box["left"] < -1 or box["right"] > box["vw"] + 1 or box["width"] < 100:
         return f"{name}: outside the viewport ({box['left']:.0f}..{box['right']:.0f} of {box['vw']} px)"
     f = box["first"]
@@ -124,6 +164,8 @@ def test_every_page_fits_and_its_drawers_open_inside_the_screen(edition):
     problems = []
     try:
         for path in pages:
+            # Loaded as a phone: the viewport is set on a blank page, not by laying the last page out again.
+            page.goto("about:blank")
             page.set_viewport_size(VIEWPORTS[390])
             _open(page, f"{url}/{path}")
             for width in sorted(VIEWPORTS):
@@ -193,38 +235,81 @@ def test_header_buttons_are_tap_targets_and_leave_no_tooltip(edition):
         context.close()
 
 
-# The smallest text ccb_helpers.plotting draws is 7.5 pt = 10.4 CSS px when a figure is shown at
-# its own width (2x PNG: half its pixels); the book promises >= 9 CSS px, i.e. a scale >= 0.87.
-SMALLEST_TEXT_PX = 7.5 * 100 / 72
+# Every figure at 390 px, measured where it is shown and without scrolling: a static figure's
+# smallest text is recorded in its PNG (ccb_helpers.plotting.phone.with_text_size: points at the
+# PNG's CSS size, half its pixels), so its CSS size is that x 100/72 x shown width / CSS width; an
+# explorer's SVG text is its font size x the SVG's shown width / its viewBox width. Each must be
+# >= 9 CSS px, and each figure must lie inside the screen with no box around it scrolling sideways
+# (figures shrunk to the phone had 5.3-8.8 px text; scrolled inside a box, the panels of a
+# two-panel figure could not be seen together). The desktop figures are >= 600 CSS px wide: a
+# phone must be served the phone rendering (<picture>, ccb_helpers.phone_pictures) to pass.
+_FIGURES_JS = r"""() => {
+  const vw = document.documentElement.clientWidth, out = [];
+  for (const img of document.querySelectorAll('article img')) {
+    if (img.closest('[data-explorer], .btn, .dropdown-menu') || !(img.getBoundingClientRect().width > 0)) continue;
+    const r = img.getBoundingClientRect();
+    let scroller = null;
+    for (let p = img.parentElement; p && p !== document.body; p = p.parentElement) {
+      if (p.scrollWidth > p.clientWidth + 1 && getComputedStyle(p).overflowX !== 'visible') { scroller = p.className; break; }
+    }
+    out.push({kind: 'png', src: new URL(img.currentSrc || img.src).pathname, shown: r.width, left: r.left, right: r.right, vw,
+              scroller, href: (img.closest('a[href]') || {}).href || ''});
+  }
+  for (const svg of document.querySelectorAll('article [data-explorer] svg.ccb-live-svg')) {
+    const r = svg.getBoundingClientRect(), view = svg.viewBox.baseVal.width || r.width;
+    const fonts = Array.from(svg.querySelectorAll('text')).filter(t => t.textContent.trim())
+      .map(t => parseFloat(getComputedStyle(t).fontSize) * r.width / view);
+    out.push({kind: 'svg', src: svg.closest('[data-explorer]').getAttribute('data-explorer'), left: r.left, right: r.right, vw,
+              smallest: fonts.length ? Math.min(...fonts) : null, scroller: null, href: 'live'});
+  }
+  return out;
+}"""
 
-_FIGURES_JS = r"""() => Array.from(document.querySelectorAll('article img'))
-  .filter(img => !img.closest('[data-explorer], .btn, .dropdown-menu') && img.getBoundingClientRect().width > 0)
-  .map(img => ({src: img.getAttribute('src').split('/').pop().slice(0, 16), natural: img.naturalWidth,
-                shown: img.getBoundingClientRect().width, link: !!img.closest('a[href]'),
-                href: (img.closest('a[href]') || {}).href || ''}))"""
+
+def _png_text_px(site, fig) -> tuple[float | None, float]:
+    """(smallest text in CSS px as shown, CSS width of the PNG) for a figure the page shows."""
+    from ccb_helpers.plotting.phone import png_width, text_size_of_png
+
+    data = (site / fig["src"].lstrip("/")).read_bytes()
+    css = png_width(data) / 2  # every book PNG is 2x
+    points = text_size_of_png(data)
+    return (None if points is None else points * 100 / 72 * fig["shown"] / css), css
 
 
-def test_every_figure_reads_at_9px_on_a_phone_and_opens_on_a_tap(edition):
+def test_every_figure_reads_at_9px_on_a_phone_without_scrolling_and_opens_on_a_tap(edition):
     name, site, url, browser = edition
     context = browser.new_context(viewport=VIEWPORTS[390], is_mobile=True, has_touch=True, device_scale_factor=2)
     page = context.new_page()
-    block_external(page)  # images load here: their natural size is what is measured
-    problems, count = [], 0
+    watch_requests(page)  # recorded, not routed through Python; images load: the one the <picture> picks is measured
+    problems, counts = [], {"png": 0, "svg": 0}
     try:
         for path in [p for p in site_pages(site) if p.startswith("notebooks/")]:
             page.goto(f"{url}/{path}", wait_until="load")
-            page.wait_for_timeout(100)  # ccb.js sizes figures on load
+            if page.locator("[data-explorer]").count():
+                page.wait_for_function("window.CCBLive && CCBLive.instances.length >= 1", timeout=30_000)
+                page.evaluate("CCBLive.ready")
+            # ccb.js sized the figures in its load handlers (run before goto returned): two frames lay them out.
+            page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))")
             for fig in page.evaluate(_FIGURES_JS):
-                count += 1
-                text_px = SMALLEST_TEXT_PX * fig["shown"] / (fig["natural"] / 2)
-                if text_px < 9:
+                counts[fig["kind"]] += 1
+                where = f"{path} {fig['src'].split('/')[-1][:16]}"
+                if fig["left"] < -0.5 or fig["right"] > fig["vw"] + 0.5 or fig["scroller"]:
                     problems.append(
-                        f"{path} {fig['src']}: text {text_px:.1f} px ({fig['shown']:.0f} of {fig['natural'] / 2:.0f} px)"
+                        f"{where}: not inside the screen ({fig['left']:.0f}..{fig['right']:.0f}, scrolls in {fig['scroller']})"
                     )
-                if not fig["link"] or not fig["href"].endswith(".png"):
-                    problems.append(f"{path} {fig['src']}: a tap does not open it")
+                if fig["kind"] == "svg":
+                    text_px, detail = fig["smallest"], "SVG"
+                else:
+                    text_px, css = _png_text_px(site, fig)
+                    detail = f"shown {fig['shown']:.0f} of {css:.0f} px"
+                    if not fig["href"].endswith(".png"):
+                        problems.append(f"{where}: a tap does not open it")
+                if text_px is None:
+                    problems.append(f"{where}: no text size recorded in the figure")
+                elif text_px < 9:
+                    problems.append(f"{where}: text {text_px:.1f} px ({detail})")
         assert page.evaluate("document.scrollingElement.scrollWidth") <= 390, "figures widened the page"
     finally:
         context.close()
-    assert count >= 20, f"only {count} figures measured"
+    assert counts["png"] >= 20 and counts["svg"] >= 8, f"only {counts} figures measured"
     assert problems == [], f"{name} edition at 390 px:\n" + "\n".join(problems)

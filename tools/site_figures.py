@@ -1,14 +1,15 @@
-"""Check and screenshot every figure of the built site's chapters at 1280 px and 390 px.
+"""Check and screenshot every figure of the built site's chapters at 1280 px and at 390 px (a phone).
 
-For each chapter page, each figure (``img`` in the page body) is measured: its natural width (in
-CSS px, a 2x PNG counting half), the width the page shows it at, and so the scale its text is
-drawn at. A figure's smallest text is 7.5 pt = 10.4 CSS px at scale 1 (``ccb_helpers.plotting``
-keeps every label at least that big), so at 1280 px a scale below 0.87 would put text under the
-9 CSS px the book promises. Screenshots of every figure go to ``--out``.
+For each chapter page, each figure (``img`` in the page body, whichever source its ``<picture>``
+picked) is measured: the CSS width of the PNG shown (a 2x PNG: half its pixels), the width the
+page shows it at, and the smallest text the PNG records (``ccb_helpers.plotting.phone``), so the
+CSS size of its smallest text. Below 9 CSS px, or reaching past the screen, it is reported. At
+390 px the phone rendering (panels stacked, 350 px) is what a notebook figure shows. Screenshots
+of every figure, and of each live explorer, go to ``--out``.
 
 Usage: python tools/site_figures.py [--site _build/html] [--out /tmp/site_figures] [--port 8103]
-(build the site first: jupyter-book build . -W -n --keep-going). Exits non-zero when a figure
-is not 2x or is shrunk too far at 1280 px.
+(build the site first: jupyter-book build . -W -n --keep-going). Exits non-zero when a figure's
+text is under 9 CSS px or it does not fit the screen.
 """
 
 from __future__ import annotations
@@ -30,13 +31,12 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-SMALLEST_TEXT_PX = 7.5 * 100 / 72  # CSS px of the smallest figure text at scale 1
 PROMISE_PX = 9.0
 
 MEASURE = """() => Array.from(document.querySelectorAll('main img, article img, .bd-article img'))
-    .filter(img => img.naturalWidth > 0 && img.getBoundingClientRect().width > 0)
-    .map(img => ({src: img.getAttribute('src'), natural: img.naturalWidth, shown: img.getBoundingClientRect().width,
-                  attr: img.getAttribute('width') || img.style.width || ''}))"""
+    .filter(img => img.naturalWidth > 0 && img.getBoundingClientRect().width > 0 && !img.closest('[data-explorer]'))
+    .map(img => ({src: new URL(img.currentSrc || img.src).pathname, shown: img.getBoundingClientRect().width,
+                  right: img.getBoundingClientRect().right, vw: document.documentElement.clientWidth}))"""
 
 
 def main() -> None:
@@ -46,6 +46,9 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8103)
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
+
+    sys.path.insert(0, str(ROOT))
+    from ccb_helpers.plotting.phone import png_width, text_size_of_png
 
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(args.site))
     handler.func.log_message = lambda *a, **k: None  # quiet server
@@ -57,28 +60,41 @@ def main() -> None:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
             for width in (1280, 390):
-                page = browser.new_page(viewport={"width": width, "height": 900})
+                phone = width < 600
+                context = browser.new_context(
+                    viewport={"width": width, "height": 900}, is_mobile=phone, has_touch=phone, device_scale_factor=2
+                )
+                page = context.new_page()
                 for chapter in CHAPTERS:
                     page.goto(f"http://127.0.0.1:{args.port}/notebooks/{chapter}.html", wait_until="networkidle")
-                    figures = page.evaluate(MEASURE)
-                    for i, fig in enumerate(figures):
-                        css = fig["natural"] / 2  # every figure is a 2x PNG shown at half its pixels
-                        scale = fig["shown"] / css
-                        text = SMALLEST_TEXT_PX * scale
-                        bad = width == 1280 and text < PROMISE_PX
+                    if page.locator("[data-explorer]").count():  # the live explorers draw (and hide their PNG)
+                        page.wait_for_function("window.CCBLive && CCBLive.instances.length >= 1", timeout=30_000)
+                        page.evaluate("CCBLive.ready")
+                    for i, fig in enumerate(page.evaluate(MEASURE)):
+                        data = (args.site / fig["src"].lstrip("/")).read_bytes()
+                        css = png_width(data) / 2  # every book figure is a 2x PNG
+                        points = text_size_of_png(data)
+                        text = None if points is None else points * 100 / 72 * fig["shown"] / css
+                        bad = text is None or text < PROMISE_PX or fig["right"] > fig["vw"] + 0.5
                         problems += bad
                         print(
-                            f"{'SMALL' if bad else 'ok   '} {width:4d}px {chapter} fig {i}: natural {css:.0f} CSS px, "
-                            f"shown {fig['shown']:.0f} px (scale {scale:.2f}, smallest text {text:.1f} px) {fig['attr']}"
+                            f"{'BAD  ' if bad else 'ok   '} {width:4d}px {chapter} fig {i}: {fig['src'].split('/')[-1][:20]} "
+                            f"{css:.0f} CSS px shown at {fig['shown']:.0f} px, smallest text "
+                            + ("not recorded" if text is None else f"{text:.1f} px")
                         )
-                        element = page.locator(f"img[src='{fig['src']}']").first
+                        element = page.locator(f"img[src$='{fig['src'].split('/')[-1].replace('.phone', '')}']").first
                         element.scroll_into_view_if_needed()
                         element.screenshot(path=str(args.out / f"{width}-{chapter}-{i}.png"))
-                page.close()
+                    for j, live in enumerate(page.locator("[data-explorer]").all()):
+                        live.scroll_into_view_if_needed()
+                        live.screenshot(path=str(args.out / f"{width}-{chapter}-explorer{j}.png"))
+                context.close()
             browser.close()
     finally:
         server.shutdown()
-    print(f"{problems} figure(s) too small at 1280 px; screenshots in {args.out}")
+    print(
+        f"{problems} figure(s) with text under {PROMISE_PX:g} CSS px or wider than the screen; screenshots in {args.out}"
+    )
     sys.exit(1 if problems else 0)
 
 

@@ -194,8 +194,11 @@ const ccbFigures = () => {
       link.href = img.getAttribute("src");
       link.className = "reference internal image-reference ccb-enlarge";
       link.title = "点按查看原图";
-      img.parentNode.insertBefore(link, img);
-      link.appendChild(img);
+      // The link goes around a <picture>, not inside it: an <img> that is not the picture's own
+      // child no longer follows its <source>s (a phone got the desktop figure).
+      const box = img.parentElement.matches("picture") ? img.parentElement : img;
+      box.parentNode.insertBefore(link, box);
+      link.appendChild(box);
     }
   }
   for (const out of document.querySelectorAll("article .cell_output")) {

@@ -16,7 +16,9 @@ Every public function validates its arguments (``ValueError`` / ``TypeError`` na
 parameter) and refuses work above a documented cap before starting it.
 
 One module per concept (the package re-exports every name, so ``ccb_helpers.plotting.X`` works
-as before): :mod:`.style` (column width, colours, font, :func:`use_book_style`), :mod:`.schedule`,
+as before): :mod:`.style` (column width, colours, font, :func:`use_book_style`), :mod:`.phone` (every
+figure's phone rendering: panels stacked, 350 CSS px, text at full size, served by the site in a
+``<picture>``), :mod:`.schedule`,
 :mod:`.propagation` (chapter 1), :mod:`.topology` (drawings of graphs and cuts), :mod:`.diameter`
 (chapter 2), :mod:`.bandwidth` (chapter 3), :mod:`.algorithms` (chapter 4), :mod:`.bisection`
 (chapter 5); :mod:`._checks` holds the argument checks they share.

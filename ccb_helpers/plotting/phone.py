@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import math
 import zlib
 
 from .._validation import check_real
@@ -187,15 +186,19 @@ def _titles(figure) -> list:
 
 def _lay_out(figure, panels, spares, width: float, panel_height: float) -> None:
     from matplotlib.gridspec import GridSpec
+    from matplotlib.text import Text
 
     figure.canvas.draw()  # legends find their place when drawn
     renderer = figure.canvas.get_renderer()
     moved = [lg for lg in _legends(figure) if _outside(lg, renderer)]  # measured in the desktop layout
     figure.set_layout_engine("none")
-    figure.set_size_inches(width, panel_height * len(panels))
-    # Spare cells keep a (hidden, flat) row each: every axes of a tight layout needs a cell of one grid.
-    ratios = [1.0] * len(panels) + [1e-3] * len(spares)
-    grid = GridSpec(len(ratios), 1, figure=figure, height_ratios=ratios)
+
+    def grid_of(heights):  # one column; spare cells keep a hidden, flat row each (a tight layout
+        # needs every axes in a cell of one grid)
+        figure.set_size_inches(width, sum(heights))
+        return GridSpec(len(heights) + len(spares), 1, figure=figure, height_ratios=[*heights, *[1e-3] * len(spares)])
+
+    grid = grid_of([panel_height] * len(panels))
     for i, ax in enumerate([*panels, *spares]):
         ax.set_subplotspec(grid[i])
     for ax in spares:
@@ -212,15 +215,61 @@ def _lay_out(figure, panels, spares, width: float, panel_height: float) -> None:
                 box, area = legend.get_window_extent(renderer), legend.axes.get_window_extent(renderer)
                 if box.width * box.height > 0.25 * area.width * area.height:
                     moved.append(legend)
-    for legend in moved:  # beside the plot there is no room: under all the panels, in columns that fit
-        legend.set_visible(False)
-    figure.tight_layout(h_pad=1.2)
-    top = 0.0  # figure coordinates: each moved legend hangs under the one before
-    for legend in moved:
-        legend.set_visible(True)
-        legend._loc = 9  # "upper center" (set_loc refuses an axes legend's figure anchor)
-        legend.set_bbox_to_anchor((0.5, top), transform=figure.transFigure)
-        top -= legend.get_window_extent(renderer).height / (figure.get_size_inches()[1] * figure.dpi) + 0.01
+    # Beside the plot there is no room: a moved legend gets a row of its own under its panel (a
+    # legend of the whole figure, under all panels), as tall as it is.
+    rows = []  # (height in inches, the panel or legend of the row)
+    for ax in panels:
+        rows.append((panel_height, ax))
+        rows += [(lg.get_window_extent(renderer).height / figure.dpi, lg) for lg in moved if lg.axes is ax]
+    rows += [(lg.get_window_extent(renderer).height / figure.dpi, lg) for lg in moved if lg.axes not in panels]
+    for text in _figure_texts(figure):  # a note of the whole figure (placed in figure coordinates): under it all
+        _wrap(text, renderer, limit)
+        rows.append((text.get_window_extent(renderer).height / figure.dpi + 0.05, text))
+        moved.append(text)
+    for item in moved:
+        item.set_visible(False)  # laid out by hand below, not by tight_layout
+    heights = [h for h, _ in rows]
+    for _ in range(2):  # the gaps tight_layout puts between rows come out of the rows' heights: add them back
+        grid = grid_of(heights)
+        for i, (_, item) in enumerate(rows):
+            if item in panels:
+                item.set_subplotspec(grid[i])
+        for i, ax in enumerate(spares):
+            ax.set_subplotspec(grid[len(rows) + i])
+        figure.tight_layout(h_pad=1.2)
+        tall = figure.get_size_inches()[1]
+        short = [
+            max(0.0, h - grid[i].get_position(figure).height * tall)
+            for i, (h, item) in enumerate(rows)
+            if item in moved
+        ]
+        if sum(short) < 0.02:
+            break
+        heights = [
+            h
+            + (h - grid[i].get_position(figure).height * tall if item in moved else 0.0) * 1.1
+            + 0.02 * (item in moved)
+            for i, (h, item) in enumerate(rows)
+        ]
+    for i, (_, item) in enumerate(rows):
+        if item not in moved:
+            continue
+        item.set_visible(True)
+        top = grid[i].get_position(figure).y1
+        if isinstance(item, Text):
+            item.set_transform(figure.transFigure)
+            item.set_position((0.5, top))
+            item.set_horizontalalignment("center")
+            item.set_verticalalignment("top")
+        else:
+            item._loc = 9  # "upper center" (set_loc refuses an axes legend's figure anchor)
+            item.set_bbox_to_anchor((0.5, top), transform=figure.transFigure)
+
+
+def _figure_texts(figure) -> list:
+    """The figure's own visible texts (notes placed in figure coordinates), not its suptitle."""
+    suptitle = getattr(figure, "_suptitle", None)
+    return [t for t in figure.texts if t is not suptitle and t.get_visible() and t.get_text().strip()]
 
 
 @contextlib.contextmanager
@@ -230,8 +279,10 @@ def phone_layout(figure, width=PHONE_WIDTH):
     The same artists and data, nothing recomputed, every text at its own size: the figure's grid
     panels are put one under the other in reading order, each ``width`` wide and as tall as its
     desktop panel scaled to that width (at least :data:`MIN_PANEL_HEIGHT`, or the desktop height
-    if less); a legend of the whole figure goes under the panels, a legend wider than the figure
-    gets fewer columns, empty spare cells of the grid are hidden. On leaving the block the figure
+    if less); a legend beside its panel goes under it (one of the whole figure, and a note placed
+    in figure coordinates, under all panels),
+    a legend wider than the figure gets fewer columns, a long title is broken into lines (at
+    punctuation where it can), empty spare cells of the grid are hidden. On leaving the block the figure
     is laid out as before (size, layout engine, margins, grid cells, positions, legends).
 
     Parameters
@@ -287,6 +338,10 @@ def phone_layout(figure, width=PHONE_WIDTH):
         ],
         "legends": [(lg, lg._loc, lg._bbox_to_anchor, lg._ncols, lg.get_visible()) for lg in _legends(figure)],
         "titles": [(t, t.get_text()) for t in _titles(figure)],
+        "texts": [
+            (t, t.get_text(), t.get_position(), t.get_transform(), t.get_ha(), t.get_va())
+            for t in _figure_texts(figure)
+        ],
     }
     desk_w, desk_h = saved["size"]
     rows, cols = panels[0].get_subplotspec().get_gridspec().get_geometry()
@@ -312,6 +367,13 @@ def phone_layout(figure, width=PHONE_WIDTH):
             legend.set_visible(visible)
         for title, text in saved["titles"]:
             title.set_text(text)
+        for note, text, position, transform, ha, va in saved["texts"]:
+            note.set_text(text)
+            note.set_transform(transform)
+            note.set_position(position)
+            note.set_horizontalalignment(ha)
+            note.set_verticalalignment(va)
+            note.set_visible(True)
         figure.set_layout_engine(saved["engine"])
 
 
@@ -391,4 +453,4 @@ def phone_png(figure, width=PHONE_WIDTH, tries: int = 3) -> tuple[bytes, int] | 
         if excess <= SLACK or target - excess < 2.0:
             break
         target = max(2.0, target - excess - 0.02)
-    return data, math.ceil(png_width(data) / 2)
+    return data, png_width(data) // 2
