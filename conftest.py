@@ -27,6 +27,7 @@ SLOW_FILES = {
     "test_site_phone.py",
     "test_explorers.py",
     "test_fuzz.py",
+    "test_jupyterlab.py",
 }
 # Fixtures that mean a browser or a built edition.
 SLOW_FIXTURES = {"browser", "live_browser", "reader_site", "student_site", "site_page", "open_site_page"}

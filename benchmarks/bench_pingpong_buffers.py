@@ -12,6 +12,8 @@ Variants (send and receive buffers of each rank):
 
 - ``fresh``       — ``numpy.empty(size)`` per measurement, written once (the reference: the
   written-buffer control of ``bench_pingpong_vs_mpi4py.py``; numpy asks for huge pages at ≥ 4 MiB);
+- ``fresh-pertrip`` — the same buffers, timed as ``mpi4py.bench`` does (each round trip on its own;
+  the others time a sample's round trips together, as the book does);
 - ``fresh-nohp``  — the same with numpy's huge-page advice switched off;
 - ``fresh-zero``  — ``numpy.empty(size)`` never written (stock ``mpi4py.bench``: the send
   buffer is the kernel's shared zero page);
@@ -32,7 +34,7 @@ import sys
 import time
 
 SIZES = [2**k for k in range(14, 25)]
-VARIANTS = ["fresh", "fresh-nohp", "fresh-zero", "sliced", "sliced-nohp", "sliced-huge"]
+VARIANTS = ["fresh", "fresh-pertrip", "fresh-nohp", "fresh-zero", "sliced", "sliced-nohp", "sliced-huge"]
 REFERENCE = "fresh"
 HUGE = 2**21
 SAMPLE_S = 5e-4  # short samples: on a loaded machine many of them run without being preempted
@@ -51,6 +53,7 @@ def child(sizes: list[int], samples: int) -> None:
     from ccb_helpers.mpi._memory import huge_page_bytes, numpy_hugepage_advice
 
     comm = MPI.COMM_WORLD
+    wtime = MPI.Wtime
     rank, peer = comm.rank, 1 - comm.rank
     largest = max(sizes)
     with numpy_hugepage_advice(True):
@@ -66,7 +69,7 @@ def child(sizes: list[int], samples: int) -> None:
     def buffers(variant: str, size: int):
         if variant == "sliced-huge":
             return tuple(b[at : at + size] for b, at in zip(wide, huge_at))
-        if variant.startswith("sliced"):
+        if variant.startswith("sliced"):  # "sliced", "sliced-nohp"
             send, recv = sliced if variant == "sliced" else sliced_nohp
             return send[:size], recv[:size]
         with numpy_hugepage_advice(variant != "fresh-nohp"):
@@ -85,9 +88,17 @@ def child(sizes: list[int], samples: int) -> None:
                 comm.Recv([recv, MPI.BYTE], peer, 0)
                 comm.Send([send, MPI.BYTE], peer, 0)
 
+    def timed_each(send, recv, count):
+        # mpi4py.bench's loop: every round trip timed on its own, half of it summed.
+        total = 0.0
+        for _ in range(count):
+            t0 = wtime()
+            trips(send, recv, 1)
+            total += (wtime() - t0) / 2
+        return total
+
     results = {v: {} for v in VARIANTS}
     huge = {v: {} for v in VARIANTS}
-    wtime = MPI.Wtime
     for index, size in enumerate(sizes):
         # Per size, every variant's buffers are made once (as mpi4py.bench allocates per size),
         # warmed up, then timed in short samples that alternate between the variants.
@@ -101,6 +112,9 @@ def child(sizes: list[int], samples: int) -> None:
             shift = (index + k) % len(VARIANTS)
             for v in VARIANTS[shift:] + VARIANTS[:shift]:
                 comm.Barrier()
+                if v == "fresh-pertrip":
+                    results[v][size].append(timed_each(*bufs[v], count) / count)
+                    continue
                 t0 = wtime()
                 trips(*bufs[v], count)
                 results[v][size].append((wtime() - t0) / (2 * count))

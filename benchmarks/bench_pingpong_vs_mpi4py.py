@@ -63,6 +63,12 @@ def book_round() -> dict:
 
 
 PROGRAMS = ["bench", "book", "written"]
+ONE_JOB_COMMANDS = {
+    "book": "ccb_helpers.mpi._runner.pingpong(comm, [size], 10) per size, inside "
+    "mpiexec -n 2 python benchmarks/bench_pingpong_vs_mpi4py.py --one-job",
+    "bench": "mpi4py.bench.pingpong(comm, ['-m', size, '-n', size, '-a', 'numpy']) per size, same job",
+    "written": "the same with numpy.empty returning written arrays (as benchmarks/_mpi4py_bench_written.py), same job",
+}
 
 
 def _written_empty(empty):
@@ -213,15 +219,20 @@ def main() -> None:
             "load_average_after": list(load_after),
             "round_load_averages": round_loads,
             "mpi4py": mpi4py.__version__,
-            "book_command": "mpiexec -n 2 python -m ccb_helpers.mpi pingpong --sizes "
-            + ",".join(str(s) for s in SIZES),
-            "bench_command": f"mpiexec -n 2 python -m mpi4py.bench pingpong -a numpy -m {SIZES[0]} -n {SIZES[-1]}",
+            "book_command": ONE_JOB_COMMANDS["book"]
+            if args.one_job
+            else "mpiexec -n 2 python -m ccb_helpers.mpi pingpong --sizes " + ",".join(str(s) for s in SIZES),
+            "bench_command": ONE_JOB_COMMANDS["bench"]
+            if args.one_job
+            else f"mpiexec -n 2 python -m mpi4py.bench pingpong -a numpy -m {SIZES[0]} -n {SIZES[-1]}",
             "order": "one mpiexec job; per round and size the three in rotating order (mpi4py.bench, the book, "
             "the control first for r + i = 0, 1, 2 mod 3; size index i)"
             if args.one_job
             else "rotating: round r starts with mpi4py.bench, the book, the control for r = 0, 1, 2 mod 3",
             "mode": "one-job" if args.one_job else "separate launches",
-            "written_command": "mpiexec -n 2 python benchmarks/_mpi4py_bench_written.py pingpong -a numpy "
+            "written_command": ONE_JOB_COMMANDS["written"]
+            if args.one_job
+            else "mpiexec -n 2 python benchmarks/_mpi4py_bench_written.py pingpong -a numpy "
             f"-m {SIZES[0]} -n {SIZES[-1]}",
             "book": book,
             "bench": bench,

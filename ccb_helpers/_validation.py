@@ -33,8 +33,17 @@ MAX_SECONDS = 1e9
 MIN_BANDWIDTH = 1e-9
 MAX_BANDWIDTH = 1e30
 #: Array arguments of one call may broadcast to at most this many elements (each float64
-#: temporary of the formulas is then at most 256 MiB).
+#: temporary of the formulas is then at most 256 MiB); no single array argument may hold more.
 MAX_ELEMENTS = 2**25
+#: Memory budget of one call of a vectorised function, bytes. Each function estimates its peak as
+#: ``bytes_per_element x elements`` of the broadcast shape (its own constant, passed to
+#: :func:`check_shapes`: the peak tracemalloc measures per element, the conversions of arguments
+#: given in other dtypes included, rounded up; tests/test_memory_caps.py checks peak <= estimate)
+#: and refuses a call above the budget before any work. A function above 64 bytes per element so
+#: accepts fewer than :data:`MAX_ELEMENTS` elements (``algorithm_cost``: 160, about ``2**23.7``).
+ARRAY_MAX_BYTES = 2 * 2**30
+#: Bytes per element a function declares unless it needs more: eight float64 arrays.
+ARRAY_BYTES_PER_ELEMENT = 64
 
 
 def is_array(value) -> bool:
@@ -43,13 +52,18 @@ def is_array(value) -> bool:
 
 
 def _as_array(name: str, value) -> np.ndarray:
-    """``np.asarray(value)`` with numpy's own errors (ragged lists, huge ints) turned into ours."""
+    """``np.asarray(value)`` with numpy's own errors (ragged lists, huge ints) turned into ours.
+
+    An array of more than :data:`MAX_ELEMENTS` elements is refused here, before the checks and
+    the dtype conversion copy it (check_shapes comes after them)."""
     try:
         array = np.asarray(value)
     except OverflowError:
         raise ValueError(f"{name} holds an integer outside the int64 range (|x| <= {INT64_MAX})") from None
     except (ValueError, TypeError) as err:
         raise TypeError(f"{name} must be a number or a rectangular array of numbers ({err})") from None
+    if array.size > MAX_ELEMENTS:
+        raise ValueError(f"{name} has {array.size:,} elements; an array argument may hold at most {MAX_ELEMENTS:,}")
     if array.dtype == object:
         # Lists of Python ints beyond 64 bits become object arrays.
         if all(isinstance(x, numbers.Integral) and not isinstance(x, bool) for x in array.ravel()):
@@ -184,9 +198,11 @@ def check_sequence(name: str, value, *, max_length: int, min_length: int = 1) ->
     return list(value.tolist() if isinstance(value, np.ndarray) else value)
 
 
-def check_shapes(**named) -> tuple:
-    """The broadcast shape of the array arguments ``named``; a clear error if they do not broadcast
-    or if the result would exceed :data:`MAX_ELEMENTS` elements (checked before any work)."""
+def check_shapes(*, bytes_per_element: int = ARRAY_BYTES_PER_ELEMENT, fixed_bytes: int = 0, **named) -> tuple:
+    """The broadcast shape of the array arguments ``named``; a clear error if they do not broadcast,
+    if the result would exceed :data:`MAX_ELEMENTS` elements, or if the call's memory estimate,
+    ``bytes_per_element`` times the elements plus ``fixed_bytes``, would exceed
+    :data:`ARRAY_MAX_BYTES` (both checked before any work; the message names the array arguments)."""
     shapes = {name: np.shape(value) for name, value in named.items() if isinstance(value, np.ndarray)}
     if not shapes:
         return ()
@@ -196,9 +212,18 @@ def check_shapes(**named) -> tuple:
         described = ", ".join(f"{name} {shape}" for name, shape in shapes.items())
         raise ValueError(f"array shapes do not broadcast together: {described}") from None
     size = int(np.prod(shape, dtype=object))
+    estimate = size * bytes_per_element + fixed_bytes
     if size > MAX_ELEMENTS:
         described = " x ".join(f"{name} {shape}" for name, shape in shapes.items())
         check_cap(f"broadcasting {described}: elements", size, MAX_ELEMENTS)
+    # Always through check_cap (a test hook records every estimate; cheap next to array work).
+    check_cap(
+        f"broadcasting {' x '.join(shapes)} to {size:,} elements: memory at {bytes_per_element} bytes each",
+        estimate,
+        ARRAY_MAX_BYTES,
+        "bytes",
+        hint="split the grid",
+    )
     return shape
 
 

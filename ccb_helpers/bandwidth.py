@@ -190,7 +190,7 @@ def forced_volume(primitive, n, m):
     primitive = check_primitive(primitive)
     n = check_int("n", n, minimum=1, maximum=INT64_MAX)
     m = check_size("m", m)
-    check_shapes(n=n, m=m)
+    check_shapes(n=n, m=m, bytes_per_element=72)  # measured: 58
     return _forced_volume(primitive, n, m)
 
 
@@ -280,7 +280,7 @@ def bandwidth_lower_bound(primitive, n, m, beta, ports=1, degree=None):
     m = check_size("m", m)
     beta = check_bandwidth("beta", beta)
     ports, degree = _check_ports_degree(ports, degree)
-    check_shapes(n=n, m=m, beta=beta, ports=ports, degree=degree)
+    check_shapes(n=n, m=m, beta=beta, ports=ports, degree=degree, bytes_per_element=104)  # measured: 90
     return _bandwidth_lower_bound(primitive, n, m, beta, ports, degree)
 
 
@@ -437,7 +437,7 @@ def bus_bandwidth(primitive, n, m, seconds):
     n = check_int("n", n, minimum=1, maximum=INT64_MAX)
     m = check_size("m", m)
     seconds = check_real("seconds", seconds, minimum=MIN_SECONDS, maximum=MAX_SECONDS)
-    check_shapes(n=n, m=m, seconds=seconds)
+    check_shapes(n=n, m=m, seconds=seconds, bytes_per_element=80)  # measured: 65
     return _volume_coefficient(primitive, n) * m / seconds
 
 

@@ -72,7 +72,7 @@ def in_network_volume(primitive, n, m):
     primitive = check_primitive(primitive)
     n = check_int("n", n, minimum=1, maximum=INT64_MAX)
     m = check_size("m", m)
-    check_shapes(n=n, m=m)
+    check_shapes(n=n, m=m, bytes_per_element=72)  # measured: 58
     return _in_network_volume(primitive, n, m)
 
 
@@ -109,7 +109,7 @@ def in_network_lower_bound(primitive, n, m, beta, ports=1, degree=None):
     m = check_size("m", m)
     beta = check_bandwidth("beta", beta)
     ports, degree = _check_ports_degree(ports, degree)
-    check_shapes(n=n, m=m, beta=beta, ports=ports, degree=degree)
+    check_shapes(n=n, m=m, beta=beta, ports=ports, degree=degree, bytes_per_element=104)  # measured: 90
     return _in_network_lower_bound(primitive, n, m, beta, ports, degree)
 
 
@@ -159,7 +159,7 @@ def busbw_limit(primitive, n, beta, ports=1, in_network=False, degree=None):
     beta = check_bandwidth("beta", beta)
     in_network = check_bool("in_network", in_network)
     ports, degree = _check_ports_degree(ports, degree)
-    check_shapes(n=n, beta=beta, ports=ports, degree=degree)
+    check_shapes(n=n, beta=beta, ports=ports, degree=degree, bytes_per_element=96)  # measured: 81
     return _busbw_limit(primitive, n, beta, ports, in_network, degree)
 
 

@@ -33,6 +33,8 @@ additions, Reduce = Broadcast backwards); AllReduce is ReduceScatter followed by
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import math
 import time
 from dataclasses import dataclass
@@ -43,7 +45,7 @@ from typing import NamedTuple
 import networkx as nx
 import numpy as np
 
-from ._validation import check_bool, check_choice, check_int, check_real
+from ._validation import check_bool, check_cap, check_choice, check_int, check_real
 from .primitives import PRIMITIVES
 from .schedule import Round, Schedule, block_bounds, buffers_for
 from .topology import Topology
@@ -75,6 +77,16 @@ _DUAL = {"reduce_scatter": "all_gather", "reduce": "broadcast"}
 #: 300,000 took 25 s before the solver started; near 50,000 it takes a few seconds. The stored
 #: schedules need at most 7,776.
 MAX_SEND_VARIABLES = 50_000
+#: Memory budget of one :func:`synthesize` call, bytes. The CP-SAT model and its workers live
+#: outside Python's allocator, so the estimate is of the resident set: per estimated send variable
+#: (the encoding, the model, and a copy per worker) and per worker (its thread and arena).
+#: Measured at the cap (DGX-1 AllToAll, 49,152 variables): 902 bytes a variable with one worker,
+#: 1,624 with 4, 4,023 with 16 (tests/test_memory_caps.py). At the caps (50,000 variables, 64
+#: workers) the estimate is 1.6 GB.
+MAX_SYNTHESIS_BYTES = 2 * 2**30
+_BYTES_PER_VARIABLE = 1024
+_BYTES_PER_VARIABLE_AND_WORKER = 320
+_BYTES_PER_WORKER = 8 * 2**20
 #: Longest time limit one solver call may be given, seconds.
 MAX_TIME_LIMIT = 3600.0
 #: Largest topology the cut bound enumerates (2**n node sets).
@@ -143,22 +155,31 @@ class _Network:
     hops: np.ndarray | None  # (n, n) rounds-distance between endpoints (None when not measured)
 
 
-def _network(topology: Topology, hops: bool = True) -> _Network:
-    """The encoding's view of ``topology``; ``hops=False`` skips the all-pairs distances (cut bound)."""
+def _network(
+    topology: Topology, hops: bool = True, deadline: float = math.inf, time_limit: float = math.inf
+) -> _Network:
+    """The encoding's view of ``topology``; ``hops=False`` skips the all-pairs distances (cut bound).
+
+    With a ``deadline`` the all-pairs distances (one BFS per endpoint: about 1 s for a hypercube
+    of 1024, where a 0.05 s limit overran 20-fold, #28) look at the clock after every source.
+    """
     from .user_topology import _is_single_switch, _link_matrix, endpoint_uplinks
 
     n = topology.n
     if not topology.switched:
         matrix = _link_matrix(topology)
+        _check_deadline(deadline, time_limit, "building the network (links)")
         arcs = tuple((int(u), int(v)) for u, v in zip(*np.nonzero(matrix)))
+        _check_deadline(deadline, time_limit, "building the network (arcs)")
         groups = tuple(((k,), int(matrix[u, v])) for k, (u, v) in enumerate(arcs))
         table = None
         if hops:
             table = np.full((n, n), np.iinfo(np.int64).max // 4, dtype=np.int64)
-            for s, lengths in nx.all_pairs_shortest_path_length(topology.graph):
-                for t, d in lengths.items():
-                    if isinstance(t, int) and t < n:
-                        table[s, t] = d
+            for s in range(n):
+                _check_deadline(deadline, time_limit, "building the network (hop distances)")
+                lengths = nx.single_source_shortest_path_length(topology.graph, s)
+                ends = [t for t in lengths if isinstance(t, int) and not isinstance(t, bool) and t < n]
+                table[s, ends] = [lengths[t] for t in ends]
         return _Network(n, arcs, groups, table)
     if not _is_single_switch(topology):
         raise ValueError(
@@ -177,7 +198,9 @@ def _network(topology: Topology, hops: bool = True) -> _Network:
 # --------------------------------------------------------------------------- validation
 
 
-def _check_topology(topology) -> Topology:
+def _check_topology(topology, connected: bool = True) -> Topology:
+    """A Topology of 2 to :data:`MAX_SYNTHESIS_ENDPOINTS` endpoints; ``connected`` also builds its
+    graph to check it is connected (:func:`synthesize` does that later, under its time limit)."""
     if not isinstance(topology, Topology):
         raise TypeError(f"topology must be a Topology (e.g. ccb.dgx1()), got {type(topology).__name__}")
     if topology.n < 2:
@@ -186,9 +209,14 @@ def _check_topology(topology) -> Topology:
         raise ValueError(
             f"topology has n={topology.n} nodes; synthesis and its bounds accept n <= {MAX_SYNTHESIS_ENDPOINTS}"
         )
+    if connected:
+        _check_connected(topology)
+    return topology
+
+
+def _check_connected(topology: Topology) -> None:
     if not nx.is_connected(topology.graph):
         raise ValueError(f"{topology.name} is disconnected: no collective can complete on it")
-    return topology
 
 
 def _check_instance(steps, rounds, chunks):
@@ -408,6 +436,8 @@ def _prune(
             continue
         to_need = hops[:, need].min(axis=1)  # steps from v to the nearest node needing c
         for a, (u, v) in enumerate(net.arcs):
+            if a % 1024 == 1023:  # one chunk may face 50,000 arcs
+                _check_deadline(deadline, time_limit, "listing the send variables")
             if v == ch.source:
                 continue
             for s in range(int(dist_from[u]), steps):
@@ -420,9 +450,34 @@ def _estimate_variables(topology: Topology, primitive: str, steps: int, chunks: 
     """Upper estimate of send variables, without building the encoding's network (building the
     arcs of ``single_switch(1024)`` alone took 7 s, #28): arcs x steps x chunks that matter."""
     n = topology.n
-    arcs = n * (n - 1) if topology.switched else 2 * topology.graph.number_of_edges()
+    if topology.switched:
+        arcs = n * (n - 1)
+    elif topology._graph_size is not None:  # the closed form: fully_connected(1000) took 1.5 s to build
+        arcs = 2 * topology._graph_size[1]
+    else:
+        arcs = 2 * topology.graph.number_of_edges()
     count = {"all_gather": n, "broadcast": 1, "scatter": n, "gather": n, "all_to_all": n * n}
     return arcs * steps * chunks * count[primitive]
+
+
+@contextlib.contextmanager
+def _no_full_collections():
+    """Hold the cyclic garbage collector off while the model is built and solved.
+
+    Building the encoding allocates hundreds of thousands of tuples and lists, enough to start a
+    full collection, which walks every object of the process: in a large process (a notebook, a
+    test run) one took 0.8-1.1 s between two clock checks and broke the time limit (#28). The
+    build makes no reference cycles worth collecting, and its memory is capped by
+    :data:`MAX_SEND_VARIABLES`. Only a collector that was on is turned back on, so nested or
+    concurrent calls (explorer callbacks on several threads) leave it as they found it.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _check_deadline(deadline: float, time_limit: float, what: str) -> float:
@@ -445,7 +500,7 @@ def _encode(
     deadline: float = math.inf,
     time_limit: float = math.inf,
 ) -> _Encoding:
-    net = _network(topology)
+    net = _network(topology, True, deadline, time_limit)
     _check_deadline(deadline, time_limit, "building the network")
     chunk_list = _chunks(primitive, net.n, chunks, root)
     sends = _prune(net, chunk_list, steps, deadline, time_limit)
@@ -458,11 +513,13 @@ def _encode(
     incoming = {}  # (c, v) -> [(var, step)]
     by_arc_step = {}
     for i, (c, a, s) in enumerate(sends):
+        if i % 1024 == 0:
+            _check_deadline(deadline, time_limit, "indexing the send variables")
         u, v = net.arcs[a]
         incoming.setdefault((c, v), []).append((i, s))
         by_arc_step.setdefault((a, s), []).append(i)
     for i, (c, a, s) in enumerate(sends):
-        if i % 1024 == 0:
+        if i % 256 == 0:
             _check_deadline(deadline, time_limit, "encoding the relay constraints")
         u, _ = net.arcs[a]
         if u == chunk_list[c].source:
@@ -472,6 +529,7 @@ def _encode(
         constraints.append(([(i, 1)] + earlier, -math.inf, 0))
     _check_deadline(deadline, time_limit, "encoding the relay constraints")
     for c, ch in enumerate(chunk_list):
+        _check_deadline(deadline, time_limit, "encoding the delivery constraints")
         for v in range(net.n):
             if v == ch.source:
                 continue
@@ -484,7 +542,9 @@ def _encode(
             elif len(terms) > 1:
                 constraints.append((terms, 0, 1))
     for s in range(steps):
-        for arcs, b in net.groups:
+        for g, (arcs, b) in enumerate(net.groups):
+            if g % 256 == 0:
+                _check_deadline(deadline, time_limit, "encoding the link constraints")
             terms = [(i, 1) for a in arcs for i in by_arc_step.get((a, s), [])]
             if len(terms) > b:  # with fewer sends than links the limit cannot bind
                 constraints.append((terms + [(rounds_vars[s], -b)], -math.inf, 0))
@@ -510,9 +570,13 @@ def _solve_cpsat(enc: _Encoding, time_limit: float, workers: int = 1, seed: int 
     if deadline is None:
         deadline = time.monotonic() + time_limit
     model = cp_model.CpModel()
-    x = [model.NewIntVar(lo, hi, "") for lo, hi in zip(enc.lower, enc.upper)]
+    x = []
+    for i, (lo, hi) in enumerate(zip(enc.lower, enc.upper)):
+        if i % 1024 == 0:
+            _check_deadline(deadline, time_limit, "building the CP-SAT model")
+        x.append(model.NewIntVar(lo, hi, ""))
     for k, (terms, lo, hi) in enumerate(enc.constraints):
-        if k % 1024 == 0:
+        if k % 256 == 0:
             _check_deadline(deadline, time_limit, "building the CP-SAT model")
         # WeightedSum builds one linear expression (a Python sum of products made one per term).
         expr = cp_model.LinearExpr.WeightedSum([x[v] for v, _ in terms], [coef for _, coef in terms]) if terms else 0
@@ -549,16 +613,19 @@ def _solve_cpsat(enc: _Encoding, time_limit: float, workers: int = 1, seed: int 
 def _decode(enc: _Encoding, values) -> tuple[list[list[tuple[int, int, int]]], list[int]]:
     """Per step, the sends ``(chunk, u, v)``; dead relays (received, never needed nor forwarded) pruned."""
     net, chunk_list = enc.net, enc.chunks
-    active = {(c, net.arcs[a][0], net.arcs[a][1], s) for i, (c, a, s) in enumerate(enc.sends) if values[i]}
-    changed = True
-    while changed:
-        changed = False
-        for c, u, v, s in list(active):
-            if v in chunk_list[c].needed_by:
-                continue
-            if not any(c2 == c and u2 == v and s2 > s for c2, u2, _, s2 in active):
-                active.discard((c, u, v, s))
-                changed = True
+    chosen = sorted(
+        ((s, c, net.arcs[a][0], net.arcs[a][1]) for i, (c, a, s) in enumerate(enc.sends) if values[i]), reverse=True
+    )
+    # A relay is dead when its receiver neither needs the chunk nor forwards it in a later step
+    # by a live send. Whether a send lives depends only on later steps, so one pass from the last
+    # step back finds what the fixed point of repeated pruning found (that was quadratic in the
+    # sends, after the solver, outside the time limit).
+    last_forward = {}  # (chunk, node) -> latest step of a live send of chunk from node
+    active = set()
+    for s, c, u, v in chosen:
+        if v in chunk_list[c].needed_by or last_forward.get((c, v), -1) > s:
+            active.add((c, u, v, s))
+            last_forward[(c, u)] = max(last_forward.get((c, u), -1), s)
     per_step = [[] for _ in range(enc.steps)]
     for c, u, v, s in sorted(active):
         per_step[s].append((c, u, v))
@@ -680,17 +747,30 @@ def _reverse_schedule(schedule: Schedule, primitive: str) -> Schedule:
 # --------------------------------------------------------------------------- public API
 
 
-def _check_model_size(topology, primitive, steps, chunks, root) -> None:
+def _synthesis_memory(variables: int, workers: int) -> int:
+    """Estimated peak resident bytes of one solve with ``variables`` send variables and ``workers``."""
+    per_variable = _BYTES_PER_VARIABLE + _BYTES_PER_VARIABLE_AND_WORKER * workers
+    return variables * per_variable + _BYTES_PER_WORKER * workers
+
+
+def _check_model_size(topology, primitive, steps, chunks, root, workers=1) -> None:
     estimate = _estimate_variables(topology, primitive, steps, chunks, root)
     if estimate > MAX_SEND_VARIABLES:
         raise ValueError(
             f"instance too large: about {estimate} send variables (chunks x arcs x steps), cap {MAX_SEND_VARIABLES}; "
             f"use fewer steps or chunks"
         )
+    check_cap(
+        f"synthesize with {estimate} send variables and workers={workers}: memory",
+        _synthesis_memory(estimate, workers),
+        MAX_SYNTHESIS_BYTES,
+        "bytes",
+        hint="use fewer steps, chunks or workers",
+    )
 
 
 def _solve_non_combining(topology, primitive, steps, rounds, chunks, root, m, time_limit, workers, deadline=None):
-    _check_model_size(topology, primitive, steps, chunks, root)
+    _check_model_size(topology, primitive, steps, chunks, root, workers)
     deadline = time.monotonic() + time_limit if deadline is None else deadline
     found = _solve_sends(topology, primitive, steps, rounds, chunks, root, time_limit, workers, deadline)
     if found is None:
@@ -763,7 +843,7 @@ def synthesize(topology, primitive, steps, rounds, chunks, *, time_limit, root=0
     >>> synthesize(ccb.ring(4), "all_gather", 2, 2, 2, time_limit=10) is None   # R/C = 1 < 3/2
     True
     """
-    topology = _check_topology(topology)
+    topology = _check_topology(topology, connected=False)
     primitive = check_choice("primitive", primitive, SYNTHESIS_PRIMITIVES)
     steps, rounds, chunks = _check_instance(steps, rounds, chunks)
     time_limit = _check_time_limit(time_limit)
@@ -780,10 +860,19 @@ def synthesize(topology, primitive, steps, rounds, chunks, *, time_limit, root=0
     # The size cap first (from the topology's closed form, nothing built), then the clock: the
     # time limit covers the network, the encoding, the model and the solver (#28: 11-42 s and
     # 0.9 GB went into building before a 0.01 s limit started).
-    _check_model_size(topology, base, steps // 2 if primitive == "all_reduce" else steps, chunks, root)
+    _check_model_size(topology, base, steps // 2 if primitive == "all_reduce" else steps, chunks, root, workers)
     from ortools.sat.python import cp_model  # noqa: F401 - loaded once per process (~1.5 s), before the clock
 
     deadline = time.monotonic() + time_limit
+    with _no_full_collections():
+        return _synthesize(topology, primitive, steps, rounds, chunks, root, m, time_limit, workers, deadline)
+
+
+def _synthesize(topology, primitive, steps, rounds, chunks, root, m, time_limit, workers, deadline):
+    """:func:`synthesize` on checked arguments, from the start of its clock."""
+    n = topology.n
+    _check_connected(topology)  # builds the graph: at most 25,000 edges under the size cap
+    _check_deadline(deadline, time_limit, "building the graph")
     if primitive == "all_reduce":
         half = _solve_non_combining(
             topology, "all_gather", steps // 2, rounds // 2, chunks, root, m, time_limit, workers, deadline

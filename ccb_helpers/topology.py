@@ -51,6 +51,22 @@ MAX_DIMS = 64
 MAX_GRAPH_ELEMENTS = 2**19
 #: Most work units (one BFS edge visit, one bit operation per node and split) of the measurements.
 MAX_MEASURE_WORK = 2**22
+#: Memory budget of a graph and of the measurements on it, bytes. The estimate (networkx's dicts:
+#: bytes per vertex and per edge, :func:`_graph_memory`) is checked before building, with
+#: :data:`MAX_GRAPH_ELEMENTS`; at that cap it is at most 336 MB. tracemalloc at the cap measured
+#: 584 bytes per vertex + edge for ring(262144), 776 for single_switch(262143), 983 per vertex
+#: (with its 2 edges) for the largest fat tree, 137 per edge for fully_connected(1023)
+#: (tests/test_memory_caps.py checks peak <= estimate).
+MAX_GRAPH_BYTES = 2**30
+_GRAPH_BYTES_PER_VERTEX = 640
+_GRAPH_BYTES_PER_EDGE = 256
+#: Bytes per vertex the measurements add to the graph (one BFS's distances, the search's sets).
+_MEASURE_BYTES_PER_VERTEX = 256
+
+
+def _graph_memory(vertices: int, edges: int) -> int:
+    """Estimated peak bytes of building a networkx graph of ``vertices`` and ``edges``."""
+    return _GRAPH_BYTES_PER_VERTEX * vertices + _GRAPH_BYTES_PER_EDGE * edges
 
 
 @dataclass(frozen=True)
@@ -123,6 +139,7 @@ class Topology:
                 MAX_GRAPH_ELEMENTS,
                 hint="the closed-form attributes (diameter, bisection_links, ...) need no graph",
             )
+            check_cap(f"the graph of {self.name}: memory", _graph_memory(vertices, edges), MAX_GRAPH_BYTES, "bytes")
         g = self._builder()
         for v in g.nodes:
             g.nodes[v].setdefault("kind", "endpoint")
@@ -590,6 +607,17 @@ def _graph_elements(topology: Topology) -> int:
     return g.number_of_nodes() + g.number_of_edges()
 
 
+def _measure_memory(topology: Topology) -> int:
+    """Estimated peak bytes of a measurement (:func:`measured_diameter`, :func:`measured_bisection`):
+    the graph, if not built yet, and the search's per-vertex state."""
+    if topology._graph_size is not None:
+        vertices, edges = topology._graph_size
+    else:
+        g = topology.graph
+        vertices, edges = g.number_of_nodes(), g.number_of_edges()
+    return _graph_memory(vertices, edges) + _MEASURE_BYTES_PER_VERTEX * vertices
+
+
 def measured_diameter(topology: Topology) -> int:
     """Largest endpoint-to-endpoint BFS distance on ``topology.graph`` (the check of ``diameter``).
 
@@ -605,6 +633,7 @@ def measured_diameter(topology: Topology) -> int:
         topology.n * _graph_elements(topology),
         MAX_MEASURE_WORK,
     )
+    check_cap(f"measured_diameter({topology.name}): memory", _measure_memory(topology), MAX_GRAPH_BYTES, "bytes")
     return _measured_diameter(topology)
 
 
@@ -659,6 +688,7 @@ def measured_bisection(topology: Topology, max_endpoints: int = 64) -> int:
     max_endpoints = check_int("max_endpoints", max_endpoints, minimum=1, scalar=True)
     method, work = _bisection_plan(topology, max_endpoints)
     check_cap(f"measured_bisection({topology.name}): search work ({method})", work, MAX_MEASURE_WORK)
+    check_cap(f"measured_bisection({topology.name}): memory", _measure_memory(topology), MAX_GRAPH_BYTES, "bytes")
     return _measured_bisection(topology, method)
 
 

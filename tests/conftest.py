@@ -6,7 +6,7 @@ what is expensive is made once and shared:
 * ``browser`` — one headless Chromium per worker (session scope), for every browser test;
 * ``reader_site`` / ``site_server`` — the reader's edition built by README command 1
   (``_build/html``) and one local HTTP server for it; ``site_page(name, width)`` — a page of it
-  loaded once (every non-local request blocked, console errors recorded) and shared by every
+  loaded once (every non-local request recorded, console errors recorded) and shared by every
   read-only check of that page and width. A test that clicks, scrolls or navigates opens its
   own page with ``open_site_page`` instead;
 * ``student_site`` — the student edition (``tools/build_student_site.py``) built once per source
@@ -125,11 +125,8 @@ def site_page(browser, site_server):
         if key in cache:
             cache.move_to_end(key)
             return cache[key]
+        # Settled: typeset, fonts in, ccb.js's re-measure of the tables after MathJax laid out.
         loaded = LoadedPage(browser, f"{site_server}/{name}.html", width)
-        if loaded.page.locator("script[src*=mathjax]").count():
-            loaded.page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=30000)
-            loaded.page.evaluate("MathJax.startup.promise")
-        loaded.page.wait_for_timeout(300)  # ccb.js re-measures tables after MathJax
         cache[key] = loaded
         while len(cache) > _KEEP_PAGES:
             cache.popitem(last=False)[1].close()

@@ -642,6 +642,54 @@ def test_a_grade_cell_without_a_numeric_result_scores_zero():
         assert utils.determine_grade(cell)[0] == want, (outputs, cell.outputs)
 
 
+def test_feedback_preprocessors_take_the_html_exporters_config_without_a_warning(caplog):
+    """``generate_feedback`` configures ``NbConvertBase.display_data_priority`` (nbconvert's HTML
+    exporter); the course's preprocessors accept it, so the feedback run prints no warning that is no
+    one's edit (it printed "not recognized by `HideTestCode`" in a teacher's run, #29)."""
+    _nbgrader()
+    import logging
+
+    from nbconvert.exporters import HTMLExporter
+    from nbgrader.preprocessors import NbGraderPreprocessor
+
+    config = HTMLExporter().default_config
+    assert "display_data_priority" in config.NbConvertBase
+    with caplog.at_level(logging.WARNING):
+        NbGraderPreprocessor(config=config)  # nbgrader's own base class does warn
+    assert "not recognized" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        for cls in (
+            plugins.HideTestCode,
+            plugins.IsolatedGrading,
+            plugins.RequireNumericScore,
+            plugins.CoursePackage,
+            plugins.CourseVariant,
+        ):
+            assert cls(config=config).display_data_priority == config.NbConvertBase.display_data_priority
+    assert "not recognized" not in caplog.text, caplog.text
+
+
+def test_export_flags_a_student_who_handed_in_nothing(tmp_path):
+    """nbgrader exports every student of the gradebook under every set, 0.0 for one with no submission;
+    ``needs_attention`` says ``no submission`` there, and stays empty for a graded notebook (#29: a
+    teacher's export showed a missing ps6 exactly like a blank one)."""
+    _nbgrader()
+    from nbgrader.api import Gradebook
+    from nbgrader.coursedir import CourseDirectory
+
+    coursedir = CourseDirectory(root=str(tmp_path))
+    with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}") as gradebook:
+        gradebook.add_assignment("ps1")
+        gradebook.add_student("handed-in")
+        gradebook.add_student("absent")
+        gradebook.add_submission("ps1", "handed-in")
+        (tmp_path / "submitted" / "handed-in" / "ps1").mkdir(parents=True)
+        attention = plugins.FlaggedCsvExport._attention
+        assert attention(coursedir, gradebook, "ps1", "absent") == "no submission"
+        assert attention(coursedir, gradebook, "ps1", "handed-in") == ""
+
+
 MUTANTS = [(ps, *mutant) for ps in SETS for mutant in getattr(_submissions(ps), "MUTANTS", [])]
 
 

@@ -135,3 +135,286 @@ def test_best_algorithm_peak_within_its_estimate_at_the_cap(primitive, ports, ar
     if result["hwm"] is not None:
         assert result["hwm"] <= result["estimate"] + RSS_SLACK, result
     assert "memory" in result["refused"], result
+
+
+# --------------------------------------------------------------------------- the bound functions' array cap
+
+# The modules whose public functions take arrays; every one of their functions that checks shapes
+# (directly or through the bounds' argument checks) is measured below, for every primitive and
+# every algorithm it accepts.
+_ARRAY_MODULES = ("propagation", "bisection", "in_network", "algorithms", "bandwidth", "bounds")
+
+
+@pytest.mark.slow  # about 8 CPU-seconds: 200 functions x primitives x algorithms under tracemalloc
+def test_every_vectorised_function_peaks_within_its_estimate_at_the_array_cap():
+    budget = 2 * MiB  # ARRAY_MAX_BYTES lowered from 2 GiB: 13,000 to 32,000 elements a call
+    result = _run(f"""
+        import importlib, inspect
+        import ccb_helpers._validation as validation
+
+        validation.ARRAY_MAX_BYTES = {budget}
+        estimates = []
+        check_cap = validation.check_cap
+
+        def recording(what, estimate, cap, unit="", hint=""):
+            if "memory at" in what:
+                estimates.append(estimate)
+            return check_cap(what, estimate, cap, unit, hint)
+
+        validation.check_cap = recording  # check_shapes looks it up at call time
+        rng = np.random.default_rng(7)
+        # Arguments in other dtypes than the formulas use (int32, float32), so that the conversions
+        # of check_int / check_real count; n a power of two where an algorithm needs one.
+        INTS = dict(n=(2, 40), k=(1, 5), ports=(1, 5), degree=(1, 9), diameter=(10, 21), t=(0, 30), chunks=(1, 9))
+        REALS = dict(m=(0, 2**30), alpha=(1e-6, 1e-5), beta=(1e9, 1e11), hop_latency=(1e-8, 1e-7), seconds=(1e-3, 1.0))
+
+        def array(name, size, power_of_two):
+            if name == "n" and power_of_two:
+                return (2 ** rng.integers(1, 6, size)).astype(np.int32)
+            if name == "eccentricity":  # within [ceil(D/2), D] of the diameters above
+                return np.full(size, 10, dtype=np.int32)
+            if name in INTS:
+                return rng.integers(*INTS[name], size).astype(np.int32)
+            return rng.uniform(*REALS[name], size).astype(np.float32)
+
+        ARRAYABLE = set(INTS) | set(REALS) | {{"eccentricity"}}
+        functions = []
+        for module in {_ARRAY_MODULES!r}:
+            mod = importlib.import_module("ccb_helpers." + module)
+            for name, f in inspect.getmembers(mod, inspect.isfunction):
+                source = inspect.getsource(f)
+                if name.startswith("_") or f.__module__ != mod.__name__ or not any(
+                    k in source for k in ("check_shapes(", "_check_bound_args(", "_check_latency_args(")
+                ):
+                    continue
+                if name == "best_algorithm":  # its own, larger estimate: the test above
+                    continue
+                functions.append((name, f))
+
+        cases = []
+        for name, f in functions:
+            params = inspect.signature(f).parameters
+            variants = [{{}}]
+            if "algorithm" in params:
+                variants = [
+                    dict(algorithm=a, primitive=p, ports=model.min_ports)
+                    for a, models in ccb.ALGORITHMS.items() for p, model in models.items()
+                ]
+                if "chunks" in params and name != "algorithm_terms":  # the tree's chunks given, and found
+                    variants += [
+                        dict(v, chunks=None) for v in variants if v["algorithm"] == "double_binary_tree"
+                    ]
+            elif "primitive" in params:
+                variants = [dict(primitive=p) for p in ccb.PRIMITIVES]
+            for fixed in variants:
+                if "topology" in params:
+                    fixed = dict(fixed, topology=ccb.torus(4, 4))
+                if name == "coverage":  # n caps the values of an array t: a scalar
+                    fixed = dict(fixed, n=10**6)
+                names = [p for p in params if p in ARRAYABLE and p not in fixed]
+                if "chunks" in names and fixed.get("algorithm") != "double_binary_tree":
+                    names.remove("chunks")  # only the pipelined tree takes chunks
+                while True:  # leave scalar the arguments that must be scalars
+                    try:
+                        f(**dict(fixed, **{{p: array(p, 4, True) for p in names}}))
+                        break
+                    except TypeError as err:
+                        scalar = str(err).split()[0]
+                        if "must be a scalar" not in str(err) or scalar not in names:
+                            raise
+                        names.remove(scalar)
+                cases.append((name, f, fixed, names))
+
+        from ccb_helpers.double_binary_tree import _dbt_levels
+
+        longest = {budget} // validation.ARRAY_BYTES_PER_ELEMENT + 2  # no function takes fewer bytes
+
+        def call(fixed, arrays, size):
+            return dict(fixed, **{{p: a[:size] for p, a in arrays.items()}})
+
+        report, failures, measured = [], [], 0
+        for name, f, fixed, names in cases:
+            for power_of_two in (False, True):  # any n; powers of two where an algorithm needs them
+                arrays = {{p: array(p, longest, power_of_two) for p in names}}
+                try:
+                    estimates.clear()
+                    f(**call(fixed, arrays, 1000))  # warm up, and learn the bytes per element
+                except ValueError as err:
+                    if "power of two" in str(err) and not power_of_two:
+                        continue
+                    raise
+                # The estimate is per * size + fixed (the 1-port tree's distinct n, all of which
+                # occur in the first 1000 elements): two probes give both.
+                first = max(estimates)
+                estimates.clear()
+                f(**call(fixed, arrays, 2000))
+                per = (max(estimates) - first) // 1000
+                size = min(validation.MAX_ELEMENTS, ({budget} - (first - 1000 * per)) // per)
+                estimates.clear()
+                kw = call(fixed, arrays, size)
+                _dbt_levels.cache_clear()  # the tree's levels are counted afresh, as in a new process
+                peak, _ = measure(lambda: f(**kw))
+                estimate = max(estimates)
+                measured += 1
+                algorithm = str(fixed.get("algorithm", "")) + "/" + str(fixed.get("primitive", ""))
+                row = (name, algorithm, power_of_two, size, peak, estimate)
+                report.append(row)
+                if not peak <= estimate <= {budget}:
+                    failures.append(row)
+                try:
+                    f(**call(fixed, arrays, size + 1))
+                    failures.append(row + ("accepted one element more",))
+                except ValueError as err:
+                    if "memory" not in str(err):
+                        failures.append(row + (str(err),))
+                break
+        # The 1-port tree's levels at its largest n (65536): a term of the estimate of its own.
+        validation.ARRAY_MAX_BYTES = 64 * 2**20
+        n = np.array([65536, 65535] * 500, dtype=np.int32)
+        _dbt_levels.cache_clear()
+        estimates.clear()
+        peak, _ = measure(lambda: ccb.algorithm_cost("double_binary_tree", "all_reduce", n, 2.0**20, 5e-6, 25e9))
+        row = ("algorithm_cost", "double_binary_tree/n=65536", False, n.size, peak, max(estimates))
+        report.append(row)
+        if not peak <= row[5] <= validation.ARRAY_MAX_BYTES:
+            failures.append(row)
+        worst = max(report, key=lambda r: r[4] / r[5])
+        report.sort(key=lambda r: -r[4] / r[5])
+        print(json.dumps(dict(functions=sorted({{n for n, *_ in cases}}), measured=measured, failures=failures, worst=worst, top=[r[:3] + (round(r[4] / r[3]), round(r[5] / r[3])) for r in report[:25]])))
+    """)
+    assert not result["failures"], result["failures"]
+    assert result["measured"] >= 150, result
+    # Every vectorised function of the package is here (a new one joins by itself).
+    assert {"combined_lower_bound", "algorithm_cost", "bandwidth_lower_bound", "coverage", "regime"} <= set(
+        result["functions"]
+    )
+    assert len(result["functions"]) == 28, result["functions"]
+
+
+# --------------------------------------------------------------------------- the synthesis variable cap
+
+
+@pytest.mark.slow  # about 6 s: three CP-SAT models near 50,000 send variables, built and solved
+@pytest.mark.parametrize(
+    "make, primitive, instance, workers",
+    [
+        ("ccb.dgx1()", "all_to_all", (3, 30, 8), 1),  # 49,152 variables, the largest accepted
+        ("ccb.fully_connected(8)", "all_to_all", (2, 20, 6), 1),  # 43,008
+        ("ccb.fully_connected(8)", "all_to_all", (2, 20, 6), 4),
+    ],
+)
+def test_synthesize_peak_within_its_estimate_at_the_variable_cap(make, primitive, instance, workers):
+    # CP-SAT's model lives outside Python's allocator: the resident set is what the estimate
+    # bounds (tracemalloc sees only the encoding).
+    result = _run(f"""
+        from ortools.sat.python import cp_model  # loaded before measuring: once per process
+        from ccb_helpers import synthesis
+
+        topology = {make}
+        topology.graph
+        variables = synthesis._estimate_variables(topology, {primitive!r}, {instance[0]}, {instance[2]}, 0)
+        estimate = synthesis._synthesis_memory(variables, {workers})
+        peak, hwm = measure(lambda: ccb.synthesize(topology, {primitive!r}, *{instance!r}, time_limit=60, workers={workers}))
+        refused = []
+        try:  # a larger instance: over the variable cap
+            ccb.synthesize(topology, {primitive!r}, {instance[0]} + 1, {instance[1]}, {instance[2]}, time_limit=60)
+        except ValueError as err:
+            refused.append(str(err))
+        synthesis.MAX_SYNTHESIS_BYTES = estimate - 1  # and the memory budget, checked before any work
+        try:
+            ccb.synthesize(topology, {primitive!r}, *{instance!r}, time_limit=0.001, workers={workers})
+        except ValueError as err:
+            refused.append(str(err))
+        print(json.dumps(dict(variables=variables, estimate=estimate, peak=peak, hwm=hwm, refused=refused)))
+    """)
+    assert result["variables"] > 40_000
+    assert result["peak"] <= result["estimate"] <= 2 * 2**30, result
+    if result["hwm"] is not None:
+        assert result["hwm"] <= result["estimate"], result
+    assert len(result["refused"]) == 2 and "send variables" in result["refused"][0], result
+    assert "memory" in result["refused"][1] and "workers" in result["refused"][1], result
+
+
+# --------------------------------------------------------------------------- the graph cap
+
+
+@pytest.mark.slow  # about 6 s: seven graph families built twice at a lowered cap, the measurements
+def test_graphs_and_measurements_peak_within_their_estimates_at_the_caps():
+    cap = 2**14  # MAX_GRAPH_ELEMENTS lowered from 2**19 (graph memory is linear in it)
+    result = _run(f"""
+        import ccb_helpers.topology as topology
+        from ccb_helpers.topology import _graph_memory, _measure_memory, MAX_GRAPH_BYTES, MAX_GRAPH_ELEMENTS
+        from ccb_helpers.user_topology import MAX_DIAMETER_WORK, MAX_ENDPOINTS, _from_links_memory
+
+        def resident(call):  # the high-water mark without tracemalloc (its own records double it)
+            with open("/proc/self/clear_refs", "w") as f:
+                f.write("5")
+            before = rss("VmRSS")
+            call()
+            return rss("VmHWM") - before
+
+        def largest(make, lo, hi, cap):  # the largest instance whose graph is within the cap
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                lo, hi = (mid, hi) if sum(make(mid)._graph_size) <= cap else (lo, mid - 1)
+            return lo
+
+        families = dict(
+            ring=(ccb.ring, 3, 2**20), torus=(lambda a: ccb.torus(a, a), 3, 2**10),
+            torus3=(lambda a: ccb.torus(a, a, a), 3, 2**7), mesh=(lambda a: ccb.mesh(a, a), 2, 2**10),
+            hypercube=(ccb.hypercube, 1, 20), fully_connected=(ccb.fully_connected, 2, 2**12),
+            single_switch=(ccb.single_switch, 2, 2**20), fat_tree=(ccb.fat_tree, 4, 2**20),
+        )
+        rows, at_real_cap = [], 0
+        for family, (make, lo, hi) in families.items():
+            # at the real cap: the estimate within the budget (closed forms, nothing built)
+            at_real_cap = max(at_real_cap, _graph_memory(*make(largest(make, lo, hi, MAX_GRAPH_ELEMENTS))._graph_size))
+            topology.MAX_GRAPH_ELEMENTS = {cap}
+            size = largest(make, lo, hi, {cap})
+            peak, _ = measure(lambda: make(size).graph)
+            hwm = resident(lambda: make(size).graph)
+            try:
+                make(size + 1).graph
+                refused = ""
+            except ValueError as err:
+                refused = str(err)
+            topology.MAX_GRAPH_ELEMENTS = MAX_GRAPH_ELEMENTS
+            rows.append((make(size).name, peak, hwm, _graph_memory(*make(size)._graph_size), refused))
+
+        # The measurements (bounded by their work cap long before memory; at the work cap they take
+        # seconds, so smaller instances: the estimate is per vertex and edge all the same).
+        for name, call, t in [
+            ("measured_diameter", ccb.measured_diameter, ccb.ring(512)),
+            ("measured_diameter", ccb.measured_diameter, ccb.fat_tree(256)),
+            ("measured_bisection", ccb.measured_bisection, ccb.torus(4, 4)),
+            ("measured_bisection", ccb.measured_bisection, ccb.fat_tree(16)),
+        ]:
+            estimate = _measure_memory(t)
+            peak, _ = measure(lambda: call(t))
+            rows.append((name + " " + t.name, peak, None, estimate, "memory"))
+
+        # User topologies: the most endpoints (the n x n matrix dominates), and a dense one (the graph
+        # dominates). At the diameter's work cap (2e7 BFS steps) the measurement takes 10 s, so
+        # both stay below it; the estimate is a sum of the same two terms.
+        rng = np.random.default_rng(1)
+        for n, pairs in [(MAX_ENDPOINTS, 2 * MAX_ENDPOINTS), (128, 128 * 127 // 2)]:
+            iu = np.triu_indices(n, 2)  # pairs that are not ring neighbours
+            keep = ~((iu[0] == 0) & (iu[1] == n - 1))
+            rows_, cols = iu[0][keep], iu[1][keep]
+            pick = rng.choice(len(rows_), pairs - n, replace=False)
+            m = np.zeros((n, n), dtype=np.int64)
+            m[rows_[pick], cols[pick]] = rng.integers(1, 4, pairs - n)  # parallel links too
+            m[np.arange(n - 1), np.arange(1, n)] = 1  # and a ring: connected
+            m[0, n - 1] = 1
+            m = m + m.T
+            assert int(np.count_nonzero(np.triu(m))) == pairs and n * (n + pairs) <= MAX_DIAMETER_WORK
+            peak, _ = measure(lambda: ccb.topology_from_links(m, bisection_links=64))
+            rows.append((f"topology_from_links n={{n}} pairs={{pairs}}", peak, None, _from_links_memory(n, pairs), "memory"))
+        print(json.dumps(dict(rows=rows, at_real_cap=at_real_cap, budget=MAX_GRAPH_BYTES)))
+    """)
+    assert result["at_real_cap"] <= result["budget"], result
+    for name, peak, hwm, estimate, refused in result["rows"]:
+        assert peak <= estimate <= result["budget"], (name, peak, estimate)
+        if hwm is not None:
+            assert hwm <= estimate + RSS_SLACK, (name, hwm, estimate)
+        assert "vertices + edges" in refused or refused == "memory", (name, refused)

@@ -234,6 +234,8 @@ def test_agreement_table_puts_the_verdict_second_and_adds_the_control():
     record.update(mode="one-job", round_load_averages=[1.5])
     caption = ccb.mpi.pingpong_agreement_table(record).caption
     assert "同一个 mpiexec 作业" in caption and "开始时 1 分钟平均负载 1.5" in caption
+    record["load_average_after"] = [2.25, 1, 1]
+    assert "开始与结束时 1 分钟平均负载 1.5 与 2.2" in ccb.mpi.pingpong_agreement_table(record).caption
     with pytest.raises(ValueError, match="'book' and 'bench'"):
         ccb.mpi.pingpong_agreement_table({"book": []})
 

@@ -100,3 +100,97 @@ def test_problem_sets_install_from_the_configured_repository():
     for path in sorted((ROOT / "assignments").glob("source/*/*.ipynb")):
         for found in re.findall(r"git\+(https://[^\"@\s\\]+)", path.read_text(encoding="utf-8")):
             assert found.rstrip("/") == url, f"{path.relative_to(ROOT)} installs from {found}, _config.yml says {url}"
+
+
+# -- what jupyterlab-myst cannot resolve, as links it can follow (issue #31) --------------------
+
+
+def _markdown(path: pathlib.Path) -> str:
+    nb = nbformat.read(path, as_version=4)
+    return "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+
+
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p.name[:2].isdigit()], ids=lambda p: p.name)
+def test_no_role_jupyterlab_cannot_resolve(path):
+    from ccb_helpers.sphinxext import ROLE_LINK
+
+    text = ROLE_LINK.sub("", _markdown(path))  # the roles kept in link titles are for the site
+    assert not sync_notebooks.CITE.search(text), "a {cite} role: run tools/sync_notebooks.py"
+    index = sync_notebooks.targets()
+    for match in sync_notebooks.XREF.finditer(text):
+        assert index[match["label"]][0] == path.resolve(), f"{match.group(0)} names another file"
+
+
+def test_site_numbers_of_labels_in_other_files():
+    # As the built site prints them (03_bandwidth.html, 01_information_propagation.html).
+    index = sync_notebooks.targets()
+    assert index["eq:cc-bound-info-1port"] == (ROOT / "notebooks" / "01_information_propagation.ipynb", "(1.1)")
+    assert index["thm-forced-volumes"] == (ROOT / "notebooks" / "03_bandwidth.ipynb", "定理 3.1")
+    assert index["def-port-models"] == (ROOT / "intro.md", "定义 1")
+    assert index["eq:cc-bound-bw-general"][1] == "(3.1)"
+
+
+def test_citation_link_has_the_sites_text_and_gives_the_role_back():
+    from ccb_helpers.sphinxext import restore_roles
+
+    bib = sync_notebooks.bibliography()
+    link = sync_notebooks.cite_link("cite:p", "culler1993logp,alexandrov1995loggp", bib)
+    # the site (04_combined_bounds.html): "[Alexandrov et al., 1995, Culler et al., 1993]"
+    assert link.startswith(r"[\[Alexandrov et al., 1995, Culler et al., 1993\]](#ref-culler1993logp ")
+    assert restore_roles(f"见 {link}。") == "见 {cite:p}`culler1993logp,alexandrov1995loggp`。"
+    link = sync_notebooks.cite_link("cite:t", "sanders2009twotree", bib)
+    assert link.startswith(r"[Sanders et al. \[2009\]](#ref-sanders2009twotree ")  # "Sanders et al. [2009]"
+    with pytest.raises(ValueError, match="nosuchkey"):
+        sync_notebooks.cite_link("cite:p", "nosuchkey", bib)
+
+
+def test_restoring_the_roles_gives_the_chapter_as_written():
+    """The site reads the notebook with every link turned back into its role: a round trip."""
+    from ccb_helpers.sphinxext import restore_roles
+
+    path = ROOT / "notebooks" / "04_combined_bounds.ipynb"
+    text = restore_roles(_markdown(path))
+    assert "{cite:p}`culler1993logp,alexandrov1995loggp`" in text
+    assert "{prf:ref}`thm-forced-volumes`" in text
+    index, bib = sync_notebooks.targets(), sync_notebooks.bibliography()
+    again = sync_notebooks.portable_markdown(text, path.resolve(), index, bib)
+    assert restore_roles(again) == text
+
+
+def test_solutions_split_and_folded():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell(
+            "intro\n```{exercise-start}\n:label: a\n```\nQ\n```{exercise-end}\n```\n\n"
+            "```{solution-start} a\n:class: dropdown\n```\nfirst"
+        ),
+        nbformat.v4.new_code_cell("answer = 42"),
+        nbformat.v4.new_markdown_cell("so 42\n```{solution-end}\n```\n\nafter"),
+    ]
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"c{i}"
+    assert sync_notebooks.split_solutions(nb) and sync_notebooks.fold_solutions(nb)
+    sources = [c.source for c in nb.cells]
+    assert sources[0].endswith("```{exercise-end}\n```") and sources[1].startswith("```{solution-start}")
+    assert sources[-1] == "after"
+    hidden = [c.metadata.get("jupyter", {}) for c in nb.cells]
+    assert hidden == [{}, {}, {"source_hidden": True, "outputs_hidden": True}, {"source_hidden": True}, {}]
+    assert [bool(c.metadata.get("collapsed")) for c in nb.cells] == [False, False, True, False, False]
+    assert sources[3] == sync_notebooks.FOLD_NOTE + "\nso 42\n```{solution-end}\n```"
+    assert not sync_notebooks.split_solutions(nb) and not sync_notebooks.fold_solutions(nb)  # idempotent
+
+
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p.name[:2].isdigit()], ids=lambda p: p.name)
+def test_every_solution_cell_is_folded_and_nothing_else(path):
+    nb = nbformat.read(path, as_version=4)
+    inside, folded_as_needed = False, 0
+    for cell in nb.cells:
+        starts = cell.cell_type == "markdown" and "{solution-start}" in cell.source
+        ends = cell.cell_type == "markdown" and "{solution-end}" in cell.source
+        hidden = cell.metadata.get("jupyter", {})
+        assert bool(hidden.get("source_hidden")) == (inside and not starts), cell.source[:60]
+        assert bool(hidden.get("outputs_hidden")) == (inside and cell.cell_type == "code")
+        assert bool(cell.metadata.get("collapsed")) == (inside and cell.cell_type == "code")
+        folded_as_needed += inside and not starts
+        inside = (inside or starts) and not ends
+    assert folded_as_needed >= 4  # at least four exercises, each solution with its code

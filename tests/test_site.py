@@ -35,7 +35,7 @@ def server(site_server):
 
 
 def _load(browser, url: str, width: int = 1280):
-    """Open a fresh ``url`` with every non-local request blocked; return (page, external, failed, errors).
+    """Open a fresh ``url`` (settled, requests recorded); return (page, external, failed, errors).
     For tests that click or navigate; read-only checks use the shared ``site_page``."""
     loaded = LoadedPage(browser, url, width)
     return loaded.page, loaded.external, loaded.failed, loaded.errors
@@ -278,7 +278,7 @@ def test_tables_read_on_phone_and_desktop(site_page, name, width):
 
 
 def _search(page, server, term):
-    page.goto(f"{server}/search.html?q={term}", wait_until="networkidle")
+    page.goto(f"{server}/search.html?q={term}", wait_until="load")  # then wait for the results
     page.wait_for_function(
         "document.querySelector('#search-results .search-summary') && "
         "document.querySelector('#search-results .search-summary').innerText.length > 0",
@@ -335,7 +335,7 @@ _UI_ENGLISH = r"""() => {
 
 @pytest.mark.parametrize("name", per_page(["intro", "bibliography", "notebooks/05_bisection", "search"]))
 def test_interface_is_in_chinese(site_page, name):
-    assert site_page(name).page.evaluate(_UI_ENGLISH) == []  # site_page waited 300 ms after MathJax
+    assert site_page(name).page.evaluate(_UI_ENGLISH) == []  # site_page settled the page after MathJax
 
 
 def test_chapter_pages_have_working_launch_buttons(browser, server):

@@ -20,7 +20,7 @@ One browser per edition, one tab per width, reused across pages.
 from __future__ import annotations
 
 import pytest
-from _site import block_external, serve, site_pages
+from _site import serve, settle, site_pages, watch_requests
 
 VIEWPORTS = {390: {"width": 390, "height": 844}, 768: {"width": 768, "height": 1024}}
 CHAPTER = "notebooks/05_bisection.html"
@@ -42,16 +42,58 @@ _WIDTH_JS = r"""() => {
   return {vw, sw, widest};
 }"""
 
-_DRAWER_JS = r"""([selector, firstSelector]) => {
-  const d = document.querySelector(selector);
-  if (!d) return null;
+# Where a tap on a header button lands: the centre of the first button Playwright would call visible
+# (a non-empty box, not visibility: hidden), once that point hits the button -- what Playwright's
+# tap() waits for before it taps (a drawer that was just closed slides out over the header for a
+# moment), polled in the page for at most 3 s, in one round trip. onTop false: still covered.
+_BUTTON_JS = r"""async (selector) => {
+  const frame = () => new Promise(resolve => requestAnimationFrame(() => resolve()));
+  const start = performance.now();
+  for (;;) {
+    const b = Array.from(document.querySelectorAll(selector)).find(b => {
+      const r = b.getBoundingClientRect(); return r.width > 0 && r.height > 0 && getComputedStyle(b).visibility !== 'hidden'; });
+    if (!b) return null;
+    const r = b.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
+    const hit = document.elementFromPoint(x, y);
+    const onTop = !!hit && (hit === b || b.contains(hit));
+    if (onTop || performance.now() - start > 3000) return {x, y, onTop};
+    await frame();
+  }
+}"""
+
+# After a tap: wait (at most 3 s) until the dialog is open, then until the transitions and animations
+# running inside it have ended (a drawer that slides in) and one more frame is laid out; measure the
+# dialog and its first link; close it, and wait until what runs in the page has ended (the sidebar
+# slides back out over the header; a tap during that slide can be lost, as Playwright's tap() knew
+# by waiting until the next button was stable and reachable). One round trip; null if it did not open.
+_DRAWER_JS = r"""async ([selector, firstSelector]) => {
+  const frame = () => new Promise(resolve => requestAnimationFrame(() => resolve()));
+  const start = performance.now();
+  let d = document.querySelector(selector);
+  while (!(d && d.open)) {
+    if (performance.now() - start > 3000) return null;
+    await frame();
+    d = document.querySelector(selector);
+  }
+  await frame();  // a transition starts on the frame after the change that triggers it
+  const running = d.getAnimations({subtree: true}).filter(a => a.effect && isFinite(a.effect.getComputedTiming().endTime));
+  await Promise.race([Promise.all(running.map(a => a.finished.catch(() => null))),
+                      new Promise(resolve => setTimeout(resolve, 3000))]);
+  await frame();
   const vw = document.documentElement.clientWidth, vh = window.innerHeight;
   const r = d.getBoundingClientRect();
   const first = Array.from(d.querySelectorAll(firstSelector)).find(a => a.getClientRects().length);
   const f = first ? first.getBoundingClientRect() : null;
   const hit = f ? document.elementFromPoint(f.x + Math.min(8, f.width / 2), f.y + f.height / 2) : null;
-  return {open: d.open, left: r.left, right: r.right, top: r.top, width: r.width, vw, vh,
-          first: f && {left: f.left, right: f.right, top: f.top, bottom: f.bottom, onTop: !!hit && (hit === first || first.contains(hit) || hit.contains(first))}};
+  const box = {open: d.open, left: r.left, right: r.right, top: r.top, width: r.width, vw, vh,
+               first: f && {left: f.left, right: f.right, top: f.top, bottom: f.bottom, onTop: !!hit && (hit === first || first.contains(hit) || hit.contains(first))}};
+  d.close();
+  await frame();
+  const closing = document.getAnimations().filter(a => a.effect && isFinite(a.effect.getComputedTiming().endTime));
+  await Promise.race([Promise.all(closing.map(a => a.finished.catch(() => null))),
+                      new Promise(resolve => setTimeout(resolve, 3000))]);
+  await frame();
+  return box;
 }"""
 
 _HEADER_JS = r"""() => Array.from(document.querySelectorAll('.bd-header button, .bd-header-article button, .bd-header-article a.btn'))
@@ -78,14 +120,13 @@ def _tab(browser, width: int):
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    return context, page, block_external(page, images=False), errors  # figures have their width in the HTML
+    external, _failed = watch_requests(page)  # recorded, not intercepted: nothing a reader gets is blocked
+    return context, page, external, errors
 
 
 def _open(page, url: str) -> None:
-    page.goto(url, wait_until="load")  # the theme wires its drawer buttons on load (images are blocked: quick)
-    if page.locator("script[src*=mathjax]").count():
-        page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=30000)
-        page.evaluate("MathJax.startup.promise")
+    page.goto(url, wait_until="load")  # the theme wires its drawer buttons on load
+    settle(page)  # MathJax typeset (formulas change line widths), fonts in, layout done
 
 
 def _visible_button(page, selector: str):
@@ -93,21 +134,18 @@ def _visible_button(page, selector: str):
     return next((buttons.nth(i) for i in range(buttons.count()) if buttons.nth(i).is_visible()), None)
 
 
-def _check_drawer(page, name: str, button: str, dialog: str, first: str) -> str | None:
-    """Tap ``button``; return what is wrong with the drawer it opens (None: nothing), then close it."""
-    toggle = page.locator(f"{button}:visible")
-    if toggle.count() == 0:
+def _check_drawer(page, name: str, selector: str, dialog: str, first: str) -> str | None:
+    """Tap the button ``selector``; return what is wrong with the drawer it opens (None: nothing),
+    then close it."""
+    button = page.evaluate(_BUTTON_JS, selector)
+    if button is None:
         return None if name == "page TOC" else f"{name}: no visible button"
-    toggle.first.tap()  # waits until the button is stable and would receive the tap
-    try:
-        page.wait_for_function(
-            "s => { const d = document.querySelector(s); return d && d.open; }", arg=dialog, timeout=3000
-        )
-    except Exception:
-        return f"{name}: a tap did not open it"
-    page.wait_for_timeout(50)  # the drawers slide in: let the layout settle
+    if not button["onTop"]:
+        return f"{name}: something covers its button for 3 s, a tap would not reach it"
+    page.touchscreen.tap(button["x"], button["y"])  # a real tap (touch events, then the click)
     box = page.evaluate(_DRAWER_JS, [dialog, first])
-    page.evaluate("s => document.querySelector(s).close()", dialog)
+    if box is None:
+        return f"{name}: a tap did not open it"
     if box["left"] < -1 or box["right"] > box["vw"] + 1 or box["width"] < 100:
         return f"{name}: outside the viewport ({box['left']:.0f}..{box['right']:.0f} of {box['vw']} px)"
     f = box["first"]
@@ -126,6 +164,8 @@ def test_every_page_fits_and_its_drawers_open_inside_the_screen(edition):
     problems = []
     try:
         for path in pages:
+            # Loaded as a phone: the viewport is set on a blank page, not by laying the last page out again.
+            page.goto("about:blank")
             page.set_viewport_size(VIEWPORTS[390])
             _open(page, f"{url}/{path}")
             for width in sorted(VIEWPORTS):
@@ -240,7 +280,7 @@ def test_every_figure_reads_at_9px_on_a_phone_without_scrolling_and_opens_on_a_t
     name, site, url, browser = edition
     context = browser.new_context(viewport=VIEWPORTS[390], is_mobile=True, has_touch=True, device_scale_factor=2)
     page = context.new_page()
-    block_external(page)  # images load here: the one the <picture> picks is the one measured
+    watch_requests(page)  # recorded, not routed through Python; images load: the one the <picture> picks is measured
     problems, counts = [], {"png": 0, "svg": 0}
     try:
         for path in [p for p in site_pages(site) if p.startswith("notebooks/")]:
@@ -248,7 +288,8 @@ def test_every_figure_reads_at_9px_on_a_phone_without_scrolling_and_opens_on_a_t
             if page.locator("[data-explorer]").count():
                 page.wait_for_function("window.CCBLive && CCBLive.instances.length >= 1", timeout=30_000)
                 page.evaluate("CCBLive.ready")
-            page.wait_for_timeout(100)  # ccb.js sizes figures on load
+            # ccb.js sized the figures in its load handlers (run before goto returned): two frames lay them out.
+            page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))")
             for fig in page.evaluate(_FIGURES_JS):
                 counts[fig["kind"]] += 1
                 where = f"{path} {fig['src'].split('/')[-1][:16]}"

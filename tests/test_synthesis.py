@@ -559,3 +559,59 @@ def test_a_synthesized_schedule_runs_as_it_is():
         ccb.Schedule("all_gather", 4, 4, [], topology=ring)
     with pytest.raises(TypeError, match="topology must be a Topology"):
         ccb.Schedule("all_gather", 5, 5, [], topology="ring")
+
+
+# --------------------------------------------------------------------------- the time limit covers the whole call
+
+
+def _regular_user_topology(n):
+    return ccb.topology_from_graph(nx.random_regular_graph(3, n, seed=1), bisection_links=3 * n // 4)
+
+
+@pytest.mark.parametrize(
+    "make, primitive, instance",
+    [
+        # Before the fix (#28), at time_limit=0.05 on an idle machine: the all-pairs hop distances
+        # of 1024 endpoints ran between two clock checks (0.5-1 s), and fully_connected(1000) built
+        # its 500,000-edge graph (1.5 s) before the size cap refused it.
+        (lambda: ccb.hypercube(10), "broadcast", (1, 1, 1)),
+        (lambda: ccb.ring(1024), "reduce", (2, 2, 1)),
+        (lambda: _regular_user_topology(1024), "broadcast", (2, 2, 1)),
+        (lambda: ccb.fully_connected(1000), "broadcast", (1, 1, 1)),
+        (lambda: ccb.ring(12), "all_reduce", (24, 24, 2)),
+        (lambda: ccb.torus(6, 6), "all_gather", (4, 8, 2)),
+        (ccb.dgx1, "all_to_all", (3, 6, 2)),
+    ],
+)
+def test_synthesize_wall_time_stays_within_its_time_limit(make, primitive, instance):
+    import time
+
+    from ortools.sat.python import cp_model  # noqa: F401 - its one-time import (~1.5 s) is not the call's
+
+    topology = make()  # fresh: the graph is built inside the measured call
+    time_limit = 0.05
+    start = time.perf_counter()
+    try:
+        ccb.synthesize(topology, primitive, *instance, time_limit=time_limit)
+    except ValueError:  # a SynthesisTimeout, or the size cap: either is an answer in time
+        pass
+    wall = time.perf_counter() - start
+    # Generous, so that a loaded machine cannot make it flake; the old worst cases took 0.9-1.5 s.
+    assert wall <= 1.5 * time_limit + 0.5, f"{wall:.2f} s for time_limit={time_limit} s"
+
+
+def test_decode_prunes_dead_relays_in_one_pass():
+    # A relay whose receiver neither needs the chunk nor forwards it later is dropped, and so is a
+    # relay that fed only such a dead relay; relays feeding a delivery stay. Path 0-1-2-3, chunk
+    # from 0 needed by 3 only: 0->1 (step 0), 1->2 (step 1), 2->3 (step 2) deliver; 1->0 at step 1
+    # and 2->1 at step 2 are dead, and a detour 0->1 at step 1 feeds nothing after step 1.
+    from ccb_helpers.synthesis import _Chunk, _decode, _Encoding, _Network
+
+    arcs = ((0, 1), (1, 2), (2, 3), (1, 0), (2, 1))
+    net = _Network(4, arcs, tuple(((k,), 1) for k in range(len(arcs))), None)
+    chunk = _Chunk(0, frozenset({3}), (0, 3, 0))
+    sends = [(0, 0, 0), (0, 1, 1), (0, 2, 2), (0, 3, 1), (0, 4, 2), (0, 0, 1)]
+    enc = _Encoding(sends, [6, 7, 8], 9, [], [], [], [chunk], net, 3, 3)
+    per_step, rounds = _decode(enc, [1, 1, 1, 1, 1, 1, 1, 1, 1])
+    assert per_step == [[(0, 0, 1)], [(0, 1, 2)], [(0, 2, 3)]]
+    assert rounds == [1, 1, 1]

@@ -45,7 +45,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_lab(port: int, settings: pathlib.Path) -> subprocess.Popen:
+def start_lab(port: int, settings: pathlib.Path, token: str = "") -> subprocess.Popen:
+    """``jupyter lab`` on 127.0.0.1:``port`` serving the repository, settings in ``settings``
+    (notebook windowing off: every cell rendered), with ``token`` (none by default)."""
     (settings / "@jupyterlab" / "notebook-extension").mkdir(parents=True, exist_ok=True)
     (settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings").write_text(
         json.dumps({"windowingMode": "none"}), encoding="utf-8"
@@ -63,7 +65,7 @@ def start_lab(port: int, settings: pathlib.Path) -> subprocess.Popen:
             "--no-browser",
             f"--port={port}",
             "--ServerApp.ip=127.0.0.1",
-            "--IdentityProvider.token=",
+            f"--IdentityProvider.token={token}",
             "--ServerApp.password=",
             f"--ServerApp.root_dir={ROOT}",
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",

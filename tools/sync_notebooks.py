@@ -304,6 +304,15 @@ def fold_solutions(nb) -> bool:
             else:
                 cell.metadata.pop("jupyter", None)
             changed = True
+        # JupyterLab mirrors outputs_hidden in nbformat's "collapsed" and saves it: written here too,
+        # a notebook saved unchanged in JupyterLab stays as it is.
+        collapsed = cell.cell_type == "code" and fold
+        if bool(cell.metadata.get("collapsed")) != collapsed:
+            if collapsed:
+                cell.metadata["collapsed"] = True
+            else:
+                cell.metadata.pop("collapsed", None)
+            changed = True
         if starts and not ends:
             inside = True
         elif ends:

@@ -147,7 +147,7 @@ def call_student(func, *args, name: str | None = None, **kwargs):
             shown = f": {error.message[:120]}" if DETAIL.get() and values.SHOW_VALUES.get() else ""
             if error.ename == "NameError":
                 raise Wrong(
-                    f"{label} 抛出了 NameError{shown}（评分只运行答题单元格：你自己新加的单元格里的定义不存在）"
+                    f"{label} 抛出了 NameError{shown}（评分只运行答题单元格：写在你自己新加的单元格里的定义，评分时不存在）"
                 ) from None
             raise Wrong(f"{label} 抛出了 {_error_name(error.ename)}{shown}") from None
     sink = io.StringIO()

@@ -112,12 +112,13 @@ def pingpong(comm, sizes, repeats: int) -> dict | None:
     application holds a message of that size, then written. Slices of one buffer of the largest
     size (what this function did before issue #32) would put every size on the pages of a 16 MiB
     allocation, which numpy advises for transparent huge pages (it does so from 4 MiB,
-    ``NUMPY_MADVISE_HUGEPAGE``); where THP is ``madvise`` a 256 KiB … 2 MiB message then moved
-    1.5–3× faster than the same message in its own array (``benchmarks/bench_pingpong_buffers.py``),
-    by an amount that depended on where the allocation happened to fall. Per-size arrays get the
-    pages numpy gives any array of that size; rank 0 records them (``huge_page_bytes``: bytes of
-    its send and receive buffer on huge pages, per size, with ``thp_mode`` and
-    ``numpy_hugepage_advice``).
+    ``NUMPY_MADVISE_HUGEPAGE``); where THP is ``madvise`` a 128 KiB … 4 MiB message then moved up
+    to 3× faster than the same message in its own array, by an amount that depended on where the
+    allocation happened to fall (``benchmarks/bench_pingpong_buffers.py``,
+    ``benchmarks/README.md``). Per-size arrays get the pages numpy gives any array of that size;
+    rank 0 records them (``huge_page_bytes``: bytes of its send and receive buffer on huge pages,
+    per size, with ``thp_mode`` and ``numpy_hugepage_advice``). As in ``mpi4py.bench`` a size's
+    buffers are freed before the next size's are allocated (at most two buffers alive).
 
     Returns on rank 0 (``None`` elsewhere): ``times_s``, the mean one-way time over all timed
     round trips of a size — the statistic OSU and ``mpi4py.bench`` report, and what α and β are
@@ -164,7 +165,7 @@ def pingpong(comm, sizes, repeats: int) -> dict | None:
                 spreads.append([float(timed.min()), float(timed.max())])
                 all_samples.append([float(t) for t in timed])
                 huge.append([huge_page_bytes(out), huge_page_bytes(into)])  # read after the timing
-            del out, into
+            del out, into, round_trips  # freed before the next size's (the closure held them too)
         received_ok = pair.allreduce(received_ok, op=MPI.LAND)
         pair.Free()
     _idle_until_all_arrive(comm)

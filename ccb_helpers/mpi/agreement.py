@@ -297,10 +297,12 @@ def pingpong_agreement_table(record: dict) -> Table:
         caption += f"，{record['rounds']} 轮{'在同一个 mpiexec 作业里按大小' if one_job else ''}轮流运行"
     if "cores" in record and record.get("round_load_averages"):
         loads = record["round_load_averages"]
-        which = "开始时" if len(loads) == 1 else "各轮开始时"
-        low, high = min(loads), max(loads)
-        span = f"{low:.1f}" if f"{low:.1f}" == f"{high:.1f}" else f"{low:.1f}–{high:.1f}"
-        caption += f"，{record['cores']} 核，{which} 1 分钟平均负载 {span}"
+        if len(loads) == 1 and record.get("load_average_after"):  # one job: its start and its end
+            caption += f"，{record['cores']} 核，开始与结束时 1 分钟平均负载 {loads[0]:.1f} 与 {record['load_average_after'][0]:.1f}"
+        else:
+            low, high = min(loads), max(loads)
+            span = f"{low:.1f}" if f"{low:.1f}" == f"{high:.1f}" else f"{low:.1f}–{high:.1f}"
+            caption += f"，{record['cores']} 核，{'开始时' if len(loads) == 1 else '各轮开始时'} 1 分钟平均负载 {span}"
     elif "cores" in record and "load_average_before" in record:
         caption += f"，{record['cores']} 核，开始时 1 分钟平均负载 {record['load_average_before'][0]:.1f}"
     return Table(headers, rows, caption, values)
