@@ -615,3 +615,20 @@ def test_decode_prunes_dead_relays_in_one_pass():
     per_step, rounds = _decode(enc, [1, 1, 1, 1, 1, 1, 1, 1, 1])
     assert per_step == [[(0, 0, 1)], [(0, 1, 2)], [(0, 2, 3)]]
     assert rounds == [1, 1, 1]
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_synthesize_leaves_the_garbage_collector_as_it_found_it(enabled):
+    # The collector is held off during the call (a full collection in a large process broke the
+    # time limit); whatever it was before, it is after.
+    import gc
+
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        assert ccb.synthesize(ccb.ring(4), "all_gather", 2, 2, 1, time_limit=10) is not None
+        with pytest.raises(ccb.SynthesisTimeout):
+            ccb.synthesize(ccb.hypercube(10), "broadcast", 1, 1, 1, time_limit=0.001)
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
