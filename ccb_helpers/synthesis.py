@@ -62,6 +62,7 @@ __all__ = [
     "verify_synthesized",
     "synthesized_time",
     "MAX_SEND_VARIABLES",
+    "MAX_SYNTHESIS_BYTES",
     "MAX_TIME_LIMIT",
     "MAX_SYNTHESIS_ENDPOINTS",
     "stored_schedules",
@@ -810,14 +811,17 @@ def synthesize(topology, primitive, steps, rounds, chunks, *, time_limit, root=0
         AllReduce splits them evenly between ReduceScatter and AllGather (``S`` and ``R`` even).
     time_limit : float
         Seconds the whole call may spend, ``0 < time_limit <= 3600`` (required: nothing runs
-        away): building the network and the model counts, the solver gets what is left.
+        away): building the graph, the network and the model counts, the solver gets what is
+        left; the call ends within about 0.1 s of the limit (measured by a test on 1024-endpoint
+        topologies). Not counted: loading OR-Tools, once per process (about 1.5 s).
+    workers : int, default 1
+        CP-SAT search workers, 1 to 64. Each holds its own copy of the model: the memory estimate
+        (per send variable and per worker) must stay within :data:`MAX_SYNTHESIS_BYTES`.
     root : int, default 0
         Root of a rooted primitive.
     m : int, optional
         Buffer size of the returned schedule in bytes (default: one byte per chunk piece,
         ``n * chunks``, or ``chunks`` for Broadcast / Reduce).
-    workers : int, default 1
-        CP-SAT search workers.
 
     Returns
     -------

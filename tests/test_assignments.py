@@ -670,6 +670,43 @@ def test_feedback_preprocessors_take_the_html_exporters_config_without_a_warning
     assert "not recognized" not in caplog.text, caplog.text
 
 
+@pytest.mark.parametrize("ps", SETS)
+def test_released_test_cells_report_the_visible_group_in_the_students_kernel(ps, monkeypatch):
+    """A student runs the released notebook (hidden tests removed) in IPython with correct answers:
+    every test cell reports its visible group and returns its point. The released cell raised
+    ``RuntimeError: … the groups are worth 1 points, the part 3`` on every part (#29, a teacher's run)."""
+    _nbgrader()
+    import contextlib
+    import io
+
+    from IPython.core.interactiveshell import InteractiveShell
+
+    monkeypatch.delenv("CCB_GRADING_SALT", raising=False)  # the default variant, which source/ answers
+    source = nbformat.read(ASSIGNMENTS / "source" / ps / f"{ps}.ipynb", as_version=4)
+    shell = InteractiveShell.instance()
+    shell.reset(new_session=False)
+    reports = {}
+    for cell in source.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type != "code":
+            continue
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            result = shell.run_cell(plugins.released_source(cell.source), store_history=False)
+        assert result.error_before_exec is None and result.error_in_exec is None, (
+            ps,
+            meta.get("grade_id"),
+            result.error_before_exec or result.error_in_exec,
+        )
+        if meta.get("grade"):
+            assert "HIDDEN TESTS" not in plugins.released_source(cell.source)
+            reports[meta["grade_id"]] = (result.result, out.getvalue())
+    assert len(reports) == 5, ps
+    for grade_id, (points, report) in reports.items():
+        assert points == 1, (grade_id, points, report)  # the intro: the visible tests are one group of 1 point
+        assert "可见测试 1 / 1 分" in report and "隐藏测试" in report and "✗" not in report, (grade_id, report)
+
+
 def test_export_flags_a_student_who_handed_in_nothing(tmp_path):
     """nbgrader exports every student of the gradebook under every set, 0.0 for one with no submission;
     ``needs_attention`` says ``no submission`` there, and stays empty for a graded notebook (#29: a
