@@ -26,7 +26,8 @@
   hidden tests alike), so the public answer key does not answer the course's variant of those parts.
 * :class:`FlaggedCsvExport` (``export``): nbgrader's CSV plus a ``needs_attention`` column naming
   every student whose notebook could not be graded (or was graded with a problem), including
-  students with a submission and no gradebook entry — nbgrader writes 0.0 for them silently.
+  students with a submission and no gradebook entry — nbgrader writes 0.0 for them silently —
+  and (``no submission``) a student of the gradebook who handed in nothing for that set.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from nbgrader import utils
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins.export import CsvExportPlugin
 from nbgrader.preprocessors import NbGraderPreprocessor, OverwriteCells
-from traitlets import Unicode
+from traitlets import List, Unicode
 
 BEGIN_HIDDEN, END_HIDDEN = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
 BEGIN_SCHEME, END_SCHEME = "BEGIN MARK SCHEME", "END MARK SCHEME"
@@ -69,6 +70,18 @@ def released_source(source: str) -> str:
         elif inside is None:
             lines.append(line)
     return "\n".join(lines)
+
+
+class CoursePreprocessor(NbGraderPreprocessor):
+    """Base of the course's preprocessors: configurable ``display_data_priority``, as nbgrader's ``GetGrades``.
+
+    nbgrader's base class redeclares the trait without ``config=True``; the HTML exporter of
+    ``generate_feedback`` configures ``NbConvertBase.display_data_priority``, so every feedback
+    run warned "Config option `display_data_priority` not recognized by `HideTestCode`", a warning
+    that is no edit of anyone's.
+    """
+
+    display_data_priority = List(NbGraderPreprocessor.display_data_priority.default_value).tag(config=True)
 
 
 class RestoreReleasedCells(OverwriteCells):
@@ -127,7 +140,7 @@ def _error(name: str, message: str) -> NotebookNode:
     return NotebookNode(output_type="error", ename=name, evalue=message, traceback=[f"{name}: {message}"])
 
 
-class IsolatedGrading(NbGraderPreprocessor):
+class IsolatedGrading(CoursePreprocessor):
     """Grade the notebook without running it in a kernel (see the module docstring)."""
 
     def preprocess(self, nb, resources):
@@ -227,7 +240,7 @@ class IsolatedGrading(NbGraderPreprocessor):
             nb.cells.insert(position, cell)
 
 
-class RequireNumericScore(NbGraderPreprocessor):
+class RequireNumericScore(CoursePreprocessor):
     """An autograded cell scores only through a numeric result: no result (or no number) is 0."""
 
     def preprocess_cell(self, cell, resources, cell_index):
@@ -246,7 +259,7 @@ class RequireNumericScore(NbGraderPreprocessor):
         return cell, resources
 
 
-class HideTestCode(NbGraderPreprocessor):
+class HideTestCode(CoursePreprocessor):
     """Feedback without test code: released sources, tracebacks of test cells cut to one line."""
 
     def preprocess_cell(self, cell, resources, cell_index):
@@ -262,7 +275,7 @@ class HideTestCode(NbGraderPreprocessor):
 INSTALL_LINE = re.compile(r'^(?P<indent>\s*)%pip install -q "(?P<spec>[^"]*)"\s*#\s*ccb-package-source\s*$', re.M)
 
 
-class CoursePackage(NbGraderPreprocessor):
+class CoursePackage(CoursePreprocessor):
     """``generate_assignment``: the setup cell installs ``ccb_helpers`` from the course's source.
 
     ``c.CoursePackage.source`` is a pip requirement (e.g. ``"ccb_helpers @ https://…/ccb_helpers-0.1.0-py3-none-any.whl"``
@@ -333,7 +346,7 @@ def apply_variant(source: str, chosen: dict) -> str:
     return VARIANT_TEXT.sub(lambda m: chosen.get(m.group("name"), m.group("value")) + m.group("tail"), source)
 
 
-class CourseVariant(NbGraderPreprocessor):
+class CourseVariant(CoursePreprocessor):
     """``generate_assignment``: the course's variant of the questions (``CCB_GRADING_SALT``).
 
     Marked constants of the model (e.g. the ports per node of ps3's AllGatherv and MoE parts) are
@@ -386,7 +399,9 @@ class FlaggedCsvExport(CsvExportPlugin):
     def _attention(coursedir, gradebook, assignment: str, student: str) -> str:
         submitted = coursedir.format_path(coursedir.submitted_directory, student, assignment)
         if not os.path.isdir(submitted):
-            return ""
+            # nbgrader lists every student of the gradebook under every set, with 0.0 for one who
+            # handed in nothing: without a word that row reads like a graded blank notebook.
+            return "no submission"
         reasons = []
         try:
             notebooks = gradebook.find_submission(assignment, student).notebooks

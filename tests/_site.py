@@ -129,6 +129,23 @@ def settle(page) -> None:
     page.evaluate(SETTLE_JS)
 
 
+# Resolves when what a click started has run its course: one frame for transitions to start, then
+# every finite transition/animation in the page has finished (at most 3 s), then one more frame.
+TRANSITIONS_JS = r"""async () => {
+  const frame = () => new Promise(resolve => requestAnimationFrame(() => resolve()));
+  await frame();
+  const running = document.getAnimations().filter(a => a.effect && isFinite(a.effect.getComputedTiming().endTime));
+  await Promise.race([Promise.all(running.map(a => a.finished.catch(() => null))),
+                      new Promise(resolve => setTimeout(resolve, 3000))]);
+  await frame();
+}"""
+
+
+def after_transitions(page) -> None:
+    """Wait until the transitions a click started have ended (:data:`TRANSITIONS_JS`), instead of a fixed time."""
+    page.evaluate(TRANSITIONS_JS)
+
+
 def site_pages(site: pathlib.Path) -> list[str]:
     """Every HTML page of a built site, as paths relative to it (``intro.html``, ``notebooks/…``)."""
     return sorted(

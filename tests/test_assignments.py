@@ -116,9 +116,16 @@ class _InProcess:
     nbgrader for every command. ``ps1`` runs the README's command lines verbatim instead (``_run``)."""
 
     def __init__(self, course: pathlib.Path):
+        import functools
+
+        import nbgrader.api
         from nbgrader.apps import NbGraderAPI
         from traitlets.config.loader import PyFileConfigLoader
 
+        # A new gradebook asks the `alembic heads` command for the schema's version (a Python start,
+        # 1.5-3 CPU-s, once per set): a constant of the installed nbgrader, asked once per process here.
+        if not hasattr(nbgrader.api.get_alembic_version, "cache_info"):
+            nbgrader.api.get_alembic_version = functools.cache(nbgrader.api.get_alembic_version)
         self.course = course
         self.api = NbGraderAPI(config=PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config())
 
@@ -640,6 +647,91 @@ def test_a_grade_cell_without_a_numeric_result_scores_zero():
     for outputs, want in cases:
         cell, _ = plugins.RequireNumericScore().preprocess_cell(grade_cell(outputs), {}, 0)
         assert utils.determine_grade(cell)[0] == want, (outputs, cell.outputs)
+
+
+def test_feedback_preprocessors_take_the_html_exporters_config_without_a_warning(caplog):
+    """``generate_feedback`` configures ``NbConvertBase.display_data_priority`` (nbconvert's HTML
+    exporter); the course's preprocessors accept it, so the feedback run prints no warning that is no
+    one's edit (it printed "not recognized by `HideTestCode`" in a teacher's run, #29)."""
+    _nbgrader()
+    import logging
+
+    from nbconvert.exporters import HTMLExporter
+    from nbgrader.preprocessors import NbGraderPreprocessor
+
+    config = HTMLExporter().default_config
+    assert "display_data_priority" in config.NbConvertBase
+    with caplog.at_level(logging.WARNING):
+        NbGraderPreprocessor(config=config)  # nbgrader's own base class does warn
+    assert "not recognized" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        for cls in (
+            plugins.HideTestCode,
+            plugins.IsolatedGrading,
+            plugins.RequireNumericScore,
+            plugins.CoursePackage,
+            plugins.CourseVariant,
+        ):
+            assert cls(config=config).display_data_priority == config.NbConvertBase.display_data_priority
+    assert "not recognized" not in caplog.text, caplog.text
+
+
+@pytest.mark.parametrize("ps", SETS)
+def test_released_test_cells_report_the_visible_group_in_the_students_kernel(ps, monkeypatch):
+    """A student runs the released notebook (hidden tests removed) in IPython with correct answers:
+    every test cell reports its visible group and returns its point. The released cell raised
+    ``RuntimeError: … the groups are worth 1 points, the part 3`` on every part (#29, a teacher's run)."""
+    _nbgrader()
+    import contextlib
+    import io
+
+    from IPython.core.interactiveshell import InteractiveShell
+
+    monkeypatch.delenv("CCB_GRADING_SALT", raising=False)  # the default variant, which source/ answers
+    source = nbformat.read(ASSIGNMENTS / "source" / ps / f"{ps}.ipynb", as_version=4)
+    shell = InteractiveShell.instance()
+    shell.reset(new_session=False)
+    reports = {}
+    for cell in source.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type != "code":
+            continue
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            result = shell.run_cell(plugins.released_source(cell.source), store_history=False)
+        assert result.error_before_exec is None and result.error_in_exec is None, (
+            ps,
+            meta.get("grade_id"),
+            result.error_before_exec or result.error_in_exec,
+        )
+        if meta.get("grade"):
+            assert "HIDDEN TESTS" not in plugins.released_source(cell.source)
+            reports[meta["grade_id"]] = (result.result, out.getvalue())
+    assert len(reports) == 5, ps
+    for grade_id, (points, report) in reports.items():
+        assert points == 1, (grade_id, points, report)  # the intro: the visible tests are one group of 1 point
+        assert "可见测试 1 / 1 分" in report and "隐藏测试" in report and "✗" not in report, (grade_id, report)
+
+
+def test_export_flags_a_student_who_handed_in_nothing(tmp_path):
+    """nbgrader exports every student of the gradebook under every set, 0.0 for one with no submission;
+    ``needs_attention`` says ``no submission`` there, and stays empty for a graded notebook (#29: a
+    teacher's export showed a missing ps6 exactly like a blank one)."""
+    _nbgrader()
+    from nbgrader.api import Gradebook
+    from nbgrader.coursedir import CourseDirectory
+
+    coursedir = CourseDirectory(root=str(tmp_path))
+    with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}") as gradebook:
+        gradebook.add_assignment("ps1")
+        gradebook.add_student("handed-in")
+        gradebook.add_student("absent")
+        gradebook.add_submission("ps1", "handed-in")
+        (tmp_path / "submitted" / "handed-in" / "ps1").mkdir(parents=True)
+        attention = plugins.FlaggedCsvExport._attention
+        assert attention(coursedir, gradebook, "ps1", "absent") == "no submission"
+        assert attention(coursedir, gradebook, "ps1", "handed-in") == ""
 
 
 MUTANTS = [(ps, *mutant) for ps in SETS for mutant in getattr(_submissions(ps), "MUTANTS", [])]

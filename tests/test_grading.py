@@ -346,6 +346,24 @@ def _call(session, name, *args):
         return ("raised", error.ename)
 
 
+def test_a_name_error_states_the_added_cell_rule_without_claiming_the_student_added_one():
+    """A NameError in a hidden group names the rule (added cells are not run), not a cell the student may
+    never have added: a student whose answer cell defined nothing was told "你自己新加的单元格里的定义不存在" (#29)."""
+
+    class Proxy:
+        _ccb_student_proxy = True
+        __name__ = "replica_rounds"
+
+        def __call__(self, *args, **kwargs):
+            raise StudentRaised("NameError", "name 'replica_rounds' is not defined")
+
+    with pytest.raises(grading.Wrong) as info:
+        grading.call_student(Proxy(), 8, 1, 1)
+    message = str(info.value)
+    assert "NameError" in message and "评分只运行答题单元格" in message
+    assert "写在你自己新加的单元格里的定义，评分时不存在" in message, message
+
+
 @needs_landlock
 def test_the_student_process_cannot_read_the_course_or_reach_out(tmp_path):
     """A student cell tries every way out: the course folder, the gradebook, another student, the network."""

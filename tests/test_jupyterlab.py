@@ -35,9 +35,9 @@ sys.path.insert(0, str(ROOT / "tools"))
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("jupyterlab")]
 
 ALL_CHAPTERS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-# About 10 CPU-seconds a chapter (JupyterLab, its kernel, Chromium; 25-50 s wall on a loaded 2-core
-# machine): three chapters that between them have every kind of link (citations, equations and a
-# theorem of another chapter). CCB_JUPYTERLAB_ALL=1 checks all eight.
+# Three chapters that between them have every kind of link (citations, equations and a theorem of
+# another chapter): 27 CPU-seconds with JupyterLab, its kernels and Chromium (measured 2026-12-04,
+# 185 s wall on the shared 2-core machine at load 10). CCB_JUPYTERLAB_ALL=1 checks all eight.
 CHAPTERS = (
     ALL_CHAPTERS
     if os.environ.get("CCB_JUPYTERLAB_ALL")
@@ -61,6 +61,7 @@ def lab():
     token = secrets.token_hex(16)
     port = jupyterlab_check._free_port()
     settings = pathlib.Path(tempfile.mkdtemp(prefix="ccb-lab-test-"))
+    before = {p: p.read_bytes() for p in ALL_CHAPTERS}
     process = jupyterlab_check.start_lab(port, settings, token=token)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -77,6 +78,8 @@ def lab():
     finally:
         os.killpg(process.pid, 15)
         process.wait(timeout=30)
+    changed = [p.name for p, data in before.items() if p.read_bytes() != data]
+    assert not changed, f"JupyterLab wrote {changed} (autosave is off in tools/jupyterlab_check.start_lab)"
 
 
 def _open(browser, lab, rel: str):

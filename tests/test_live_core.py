@@ -325,3 +325,34 @@ def test_live_functions_refuse_bad_arguments():
         pack("x")
     with pytest.raises(ValueError, match="MAX_STATES"):
         tabulate([("a", list(range(1000))), ("b", list(range(1000)))], lambda s: None)
+
+
+def test_explorer_png_keeps_no_fixed_width_on_the_site():
+    """The explorer's PNG carries its CSS width (688 px) for JupyterLab without a kernel; on the
+    site that width would fix the <img> and make Sphinx wrap it in a link: it is dropped."""
+    import types
+
+    from docutils import nodes
+
+    from ccb_helpers.live import build
+
+    source = nodes.container(nb_element="cell_code_source")
+    source += nodes.literal_block("", "ccb.NoLiveVersionExplorer(n=8)")
+    output = nodes.container(nb_element="cell_code_output")
+    output += nodes.image(uri="x.png", width="688px")
+    cell = nodes.container(nb_element="cell_code")
+    cell += source
+    cell += output
+    other = nodes.container(nb_element="cell_code")
+    other += nodes.container(nb_element="cell_code_source")
+    other[0] += nodes.literal_block("", "plot()")
+    other += nodes.container(nb_element="cell_code_output")
+    other[1] += nodes.image(uri="y.png", width="599px")
+    doctree = nodes.document(None, None)
+    doctree += cell
+    doctree += other
+    env = types.SimpleNamespace(docname="notebooks/x", ccb_live_pages=set())
+    app = types.SimpleNamespace(env=env, srcdir=".")
+    build._make_live(app, doctree)
+    assert "width" not in output[0].attributes  # the explorer's
+    assert other[1][0]["width"] == "599px"  # a figure's stays (its <picture>)

@@ -13,7 +13,7 @@ import pathlib
 import re
 
 import pytest
-from _site import LoadedPage
+from _site import LoadedPage, after_transitions
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 # Every chapter notebook (chapters 6-8 join as their owners add them); 01-05 follow the source chapter.
@@ -210,18 +210,18 @@ def test_sidebar_toggles_open_the_chapter_menu_and_page_toc(browser, server, wid
         assert primary is not None, "no visible chapter-menu button"
         if width < 960:  # drawers: the menu and the page TOC open as dialogs over the page
             primary.click()
-            page.wait_for_timeout(400)
+            after_transitions(page)
             box = page.evaluate(_BOX, "#pst-primary-sidebar-modal")
             assert box["open"] and box["shown"] and box["w"] > 200 and box["x"] >= 0, (
                 f"chapter menu did not open: {box}"
             )
             assert page.locator("#pst-primary-sidebar-modal a[href*='01_information_propagation']").first.is_visible()
             page.keyboard.press("Escape")
-            page.wait_for_timeout(300)
+            after_transitions(page)
             secondary = _visible_toggle(page, "secondary")
             assert secondary is not None, "no visible page-TOC button"
             secondary.click()
-            page.wait_for_timeout(400)
+            after_transitions(page)
             box = page.evaluate(_BOX, "#pst-secondary-sidebar-modal")
             assert box["open"] and box["shown"] and box["w"] > 200 and box["x"] + box["w"] <= width + 1, (
                 f"page TOC did not open: {box}"
@@ -230,16 +230,16 @@ def test_sidebar_toggles_open_the_chapter_menu_and_page_toc(browser, server, wid
         else:  # desktop: the menu is shown, the button hides it and shows it again; the page TOC is shown
             assert page.evaluate(_BOX, "#pst-primary-sidebar")["shown"]
             primary.click()
-            page.wait_for_timeout(400)
+            after_transitions(page)
             assert not page.evaluate(_BOX, "#pst-primary-sidebar")["shown"], "the menu button did nothing"
             _visible_toggle(page, "primary").click()
-            page.wait_for_timeout(400)
+            after_transitions(page)
             box = page.evaluate(_BOX, "#pst-primary-sidebar")
             assert box["shown"] and box["x"] >= 0 and box["w"] > 200, f"chapter menu did not come back: {box}"
             secondary = _visible_toggle(page, "secondary")
             if secondary is not None:
                 secondary.click()
-                page.wait_for_timeout(400)
+                after_transitions(page)
             box = page.evaluate(_BOX, "#pst-secondary-sidebar")
             assert box["shown"] and box["w"] > 150 and box["x"] + box["w"] <= width + 1, f"page TOC not shown: {box}"
         searches = page.locator(".search-button-field, .search-button__button")
@@ -348,7 +348,7 @@ def test_chapter_pages_have_working_launch_buttons(browser, server):
         launch = page.locator(".dropdown-launch-buttons button").first
         assert launch.is_visible() and page.locator(".dropdown-launch-buttons .fa-rocket").count() == 1
         launch.click()
-        page.wait_for_timeout(300)
+        after_transitions(page)
         links = page.evaluate("Array.from(document.querySelectorAll('.dropdown-launch-buttons a')).map(a => a.href)")
         assert any(h.startswith(f"https://mybinder.org/v2/gh/{owner_repo}/") for h in links), links
         assert any(

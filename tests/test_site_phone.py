@@ -20,7 +20,7 @@ One browser per edition, one tab per width, reused across pages.
 from __future__ import annotations
 
 import pytest
-from _site import block_external, serve, settle, site_pages, watch_requests
+from _site import serve, settle, site_pages, watch_requests
 
 VIEWPORTS = {390: {"width": 390, "height": 844}, 768: {"width": 768, "height": 1024}}
 CHAPTER = "notebooks/05_bisection.html"
@@ -43,29 +43,31 @@ _WIDTH_JS = r"""() => {
 }"""
 
 # Where a tap on a header button lands: the centre of the first button Playwright would call visible
-# (a non-empty box, not visibility: hidden), and whether that point hits the button (nothing on top
-# of it) -- what Playwright's tap() checks before it taps, in one round trip.
-_BUTTON_JS = r"""(selector) => {
-  const b = Array.from(document.querySelectorAll(selector)).find(b => {
-    const r = b.getBoundingClientRect(); return r.width > 0 && r.height > 0 && getComputedStyle(b).visibility !== 'hidden'; });
-  if (!b) return null;
-  const r = b.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
-  const hit = document.elementFromPoint(x, y);
-  return {x, y, onTop: !!hit && (hit === b || b.contains(hit))};
+# (a non-empty box, not visibility: hidden), once that point hits the button -- what Playwright's
+# tap() waits for before it taps (a drawer that was just closed slides out over the header for a
+# moment), polled in the page for at most 3 s, in one round trip. onTop false: still covered.
+_BUTTON_JS = r"""async (selector) => {
+  const frame = () => new Promise(resolve => requestAnimationFrame(() => resolve()));
+  const start = performance.now();
+  for (;;) {
+    const b = Array.from(document.querySelectorAll(selector)).find(b => {
+      const r = b.getBoundingClientRect(); return r.width > 0 && r.height > 0 && getComputedStyle(b).visibility !== 'hidden'; });
+    if (!b) return null;
+    const r = b.getBoundingClientRect(), x = r.left + r.width / 2, y = r.top + r.height / 2;
+    const hit = document.elementFromPoint(x, y);
+    const onTop = !!hit && (hit === b || b.contains(hit));
+    if (onTop || performance.now() - start > 3000) return {x, y, onTop};
+    await frame();
+  }
 }"""
 
 # After a tap: wait (at most 3 s) until the dialog is open, then until the transitions and animations
-# running in the page have ended (the drawers slide in) and one more frame is laid out; measure the
-# dialog and its first link; close it and wait the same way (the sidebar slides back out over the
-# header: the next button is tappable only then). One round trip; null if it did not open.
+# running inside it have ended (a drawer that slides in) and one more frame is laid out; measure the
+# dialog and its first link; close it, and wait until what runs in the page has ended (the sidebar
+# slides back out over the header; a tap during that slide can be lost, as Playwright's tap() knew
+# by waiting until the next button was stable and reachable). One round trip; null if it did not open.
 _DRAWER_JS = r"""async ([selector, firstSelector]) => {
   const frame = () => new Promise(resolve => requestAnimationFrame(() => resolve()));
-  const settled = async () => {
-    const running = document.getAnimations().filter(a => a.effect && isFinite(a.effect.getComputedTiming().endTime));
-    await Promise.race([Promise.all(running.map(a => a.finished.catch(() => null))),
-                        new Promise(resolve => setTimeout(resolve, 3000))]);
-    await frame();
-  };
   const start = performance.now();
   let d = document.querySelector(selector);
   while (!(d && d.open)) {
@@ -73,8 +75,11 @@ _DRAWER_JS = r"""async ([selector, firstSelector]) => {
     await frame();
     d = document.querySelector(selector);
   }
-  await frame();  // transitions start on the frame after the change
-  await settled();
+  await frame();  // a transition starts on the frame after the change that triggers it
+  const running = d.getAnimations({subtree: true}).filter(a => a.effect && isFinite(a.effect.getComputedTiming().endTime));
+  await Promise.race([Promise.all(running.map(a => a.finished.catch(() => null))),
+                      new Promise(resolve => setTimeout(resolve, 3000))]);
+  await frame();
   const vw = document.documentElement.clientWidth, vh = window.innerHeight;
   const r = d.getBoundingClientRect();
   const first = Array.from(d.querySelectorAll(firstSelector)).find(a => a.getClientRects().length);
@@ -84,7 +89,10 @@ _DRAWER_JS = r"""async ([selector, firstSelector]) => {
                first: f && {left: f.left, right: f.right, top: f.top, bottom: f.bottom, onTop: !!hit && (hit === first || first.contains(hit) || hit.contains(first))}};
   d.close();
   await frame();
-  await settled();
+  const closing = document.getAnimations().filter(a => a.effect && isFinite(a.effect.getComputedTiming().endTime));
+  await Promise.race([Promise.all(closing.map(a => a.finished.catch(() => null))),
+                      new Promise(resolve => setTimeout(resolve, 3000))]);
+  await frame();
   return box;
 }"""
 
@@ -133,7 +141,7 @@ def _check_drawer(page, name: str, selector: str, dialog: str, first: str) -> st
     if button is None:
         return None if name == "page TOC" else f"{name}: no visible button"
     if not button["onTop"]:
-        return f"{name}: something covers its button, a tap would not reach it"
+        return f"{name}: something covers its button for 3 s, a tap would not reach it"
     page.touchscreen.tap(button["x"], button["y"])  # a real tap (touch events, then the click)
     box = page.evaluate(_DRAWER_JS, [dialog, first])
     if box is None:
@@ -258,6 +266,13 @@ _FIGURES_JS = r"""() => {
 }"""
 
 
+# ccb.js's "图较宽：左右滑动" hint above an output that does not scroll (it stayed above every live
+# explorer on a phone: measured while the explorer's no-JS PNG, hidden later, was still wide).
+_STALE_HINTS_JS = r"""() => Array.from(document.querySelectorAll('.ccb-figure-hint'))
+  .filter(h => !h.hidden && h.nextElementSibling && h.nextElementSibling.scrollWidth <= h.nextElementSibling.clientWidth + 1)
+  .length"""
+
+
 def _png_text_px(site, fig) -> tuple[float | None, float]:
     """(smallest text in CSS px as shown, CSS width of the PNG) for a figure the page shows."""
     from ccb_helpers.plotting.phone import png_width, text_size_of_png
@@ -272,7 +287,7 @@ def test_every_figure_reads_at_9px_on_a_phone_without_scrolling_and_opens_on_a_t
     name, site, url, browser = edition
     context = browser.new_context(viewport=VIEWPORTS[390], is_mobile=True, has_touch=True, device_scale_factor=2)
     page = context.new_page()
-    block_external(page)  # images load here: the one the <picture> picks is the one measured
+    watch_requests(page)  # recorded, not routed through Python; images load: the one the <picture> picks is measured
     problems, counts = [], {"png": 0, "svg": 0}
     try:
         for path in [p for p in site_pages(site) if p.startswith("notebooks/")]:
@@ -280,7 +295,11 @@ def test_every_figure_reads_at_9px_on_a_phone_without_scrolling_and_opens_on_a_t
             if page.locator("[data-explorer]").count():
                 page.wait_for_function("window.CCBLive && CCBLive.instances.length >= 1", timeout=30_000)
                 page.evaluate("CCBLive.ready")
-            page.wait_for_timeout(100)  # ccb.js sizes figures on load
+            # ccb.js sized the figures in its load handlers (run before goto returned): two frames lay them out.
+            page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))")
+            stale = page.evaluate(_STALE_HINTS_JS)
+            if stale:
+                problems.append(f"{path}: {stale} 'scroll sideways' hint(s) over output that does not scroll")
             for fig in page.evaluate(_FIGURES_JS):
                 counts[fig["kind"]] += 1
                 where = f"{path} {fig['src'].split('/')[-1][:16]}"

@@ -181,8 +181,10 @@ def test_student_site_links_lead_to_no_solutions(site):
     forbidden = re.compile(
         "|".join(re.escape(u) for u in (repository.split("://")[-1], "colab.research.google.com", "mybinder.org"))
     )
+    owner = repository.split("://")[-1].split("/")[1]  # the organisation: its name leads to the repository
     for page in site.rglob("*.html"):
         source = page.read_text(encoding="utf-8")
+        assert owner not in source, (page.name, owner)  # the footer's author named it (#29)
         for target in re.findall(r'(?:href|src|action)="([^"]+)"', source):
             assert not forbidden.search(target), (page.name, target)
             if target.split("#")[0].endswith(".ipynb"):

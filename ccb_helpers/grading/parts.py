@@ -147,7 +147,7 @@ def call_student(func, *args, name: str | None = None, **kwargs):
             shown = f": {error.message[:120]}" if DETAIL.get() and values.SHOW_VALUES.get() else ""
             if error.ename == "NameError":
                 raise Wrong(
-                    f"{label} 抛出了 NameError{shown}（评分只运行答题单元格：你自己新加的单元格里的定义不存在）"
+                    f"{label} 抛出了 NameError{shown}（评分只运行答题单元格：写在你自己新加的单元格里的定义，评分时不存在）"
                 ) from None
             raise Wrong(f"{label} 抛出了 {_error_name(error.ename)}{shown}") from None
     sink = io.StringIO()
@@ -330,13 +330,16 @@ class Part:
     def score(self) -> float:
         """Print the report and return the points earned (the cell's partial credit)."""
         total = sum(group.points for group in self.results)
-        if not math.isclose(total, self.points):
+        hidden = [group for group in self.results if not group.visible]
+        # The released cell (the student's own kernel) has the visible group only: its groups are
+        # worth less than the part, and the report says the hidden tests come when graded. With
+        # hidden groups the points must add up (a test cell's mistake, not the student's).
+        if total > self.points + 1e-9 or (hidden and not math.isclose(total, self.points)):
             raise RuntimeError(f"{self.name}: the groups are worth {total} points, the part {self.points}")
         calls = self._library_calls()
         if calls and self.rejected is None:
             shown = "、".join(f"ccb.{c}" for c in calls[:3]) + ("……" if len(calls) > 3 else "")
             self.rejected = f"运行时调用了库的实现 {shown}：本题要自己实现（评分时库函数不可用）"
-        hidden = [group for group in self.results if not group.visible]
         visible_counts = not hidden or any(group.ok for group in hidden)
         earned = (
             0
@@ -344,7 +347,12 @@ class Part:
             else sum(group.points for group in self.results if group.ok and (visible_counts or not group.visible))
         )
         earned = int(earned) if float(earned).is_integer() else round(earned, 2)
-        print(f"{self.name}：{earned} / {_fmt(self.points)} 分")
+        if hidden:
+            print(f"{self.name}：{earned} / {_fmt(self.points)} 分")
+        else:
+            print(
+                f"{self.name}：可见测试 {earned} / {_fmt(total)} 分（本题共 {_fmt(self.points)} 分，其余在评分时的隐藏测试里）"
+            )
         if self.rejected is not None:
             print(f"  ✗ 0 分：{self.rejected}")
             return earned
@@ -355,8 +363,6 @@ class Part:
                 print(f"  ✓ {group.label}（{_fmt(group.points)} 分）")
             else:
                 print(f"  ✗ {group.label}（0 / {_fmt(group.points)} 分）：{group.note}")
-        if not hidden:
-            print("  （评分时还有隐藏测试）")
         return earned
 
 

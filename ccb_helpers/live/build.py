@@ -191,7 +191,15 @@ def _make_live(app, doctree) -> None:
             continue
         source = _cell_source(container)
         call = explorer_call(source) if source else None
-        if call is None or module_name(call[0]) not in live:
+        if call is None:
+            continue
+        # The explorer's PNG carries its CSS width for JupyterLab without a kernel; on the site
+        # that width would fix the <img> at 688 px and make the HTML builder wrap it in a link:
+        # the page shows it as before, at the column's width.
+        for image in container.findall(nodes.image):
+            for size in ("width", "height", "scale"):
+                image.attributes.pop(size, None)
+        if module_name(call[0]) not in live:
             continue
         name, args, kwargs = call
         _remember(app.env, app.env.docname)
