@@ -16,6 +16,12 @@ message sizes       ``0 <= M <= 2**96`` bytes
 latencies, times    ``0 <= alpha <= 1e9`` s
 bandwidths          ``1e-9 <= beta <= 1e30`` bytes/s
 ==================  ==========================================
+
+Memory: every function that can take much estimates its peak before any work and refuses above
+its budget (tests/test_memory_caps.py measures peak <= estimate <= budget at each cap): array
+arguments (:data:`MAX_ELEMENTS`, :data:`ARRAY_MAX_BYTES`), ``simulate`` and ``best_algorithm``
+(2 GiB each), graphs and their measurements (``topology.MAX_GRAPH_BYTES``) and ``synthesize``
+(``synthesis.MAX_SYNTHESIS_BYTES``).
 """
 
 from __future__ import annotations

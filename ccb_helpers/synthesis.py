@@ -469,8 +469,12 @@ def _no_full_collections():
     full collection, which walks every object of the process: in a large process (a notebook, a
     test run) one took 0.8-1.1 s between two clock checks and broke the time limit (#28). The
     build makes no reference cycles worth collecting, and its memory is capped by
-    :data:`MAX_SEND_VARIABLES`. Only a collector that was on is turned back on, so nested or
-    concurrent calls (explorer callbacks on several threads) leave it as they found it.
+    :data:`MAX_SEND_VARIABLES`. It stays off through the solve too (turned back on there, the
+    first allocation after the build could start that full collection; the solver itself makes
+    no Python objects): reference counting still frees everything else, and cycles other threads
+    make meanwhile are collected when the call ends, at most ``time_limit`` later. Only a
+    collector that was on is turned back on, so nested or concurrent calls (explorer callbacks on
+    several threads) leave it as they found it.
     """
     enabled = gc.isenabled()
     gc.disable()

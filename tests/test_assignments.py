@@ -116,9 +116,16 @@ class _InProcess:
     nbgrader for every command. ``ps1`` runs the README's command lines verbatim instead (``_run``)."""
 
     def __init__(self, course: pathlib.Path):
+        import functools
+
+        import nbgrader.api
         from nbgrader.apps import NbGraderAPI
         from traitlets.config.loader import PyFileConfigLoader
 
+        # A new gradebook asks the `alembic heads` command for the schema's version (a Python start,
+        # 1.5-3 CPU-s, once per set): a constant of the installed nbgrader, asked once per process here.
+        if not hasattr(nbgrader.api.get_alembic_version, "cache_info"):
+            nbgrader.api.get_alembic_version = functools.cache(nbgrader.api.get_alembic_version)
         self.course = course
         self.api = NbGraderAPI(config=PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config())
 

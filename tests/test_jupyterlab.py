@@ -61,6 +61,7 @@ def lab():
     token = secrets.token_hex(16)
     port = jupyterlab_check._free_port()
     settings = pathlib.Path(tempfile.mkdtemp(prefix="ccb-lab-test-"))
+    before = {p: p.read_bytes() for p in ALL_CHAPTERS}
     process = jupyterlab_check.start_lab(port, settings, token=token)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -77,6 +78,8 @@ def lab():
     finally:
         os.killpg(process.pid, 15)
         process.wait(timeout=30)
+    changed = [p.name for p, data in before.items() if p.read_bytes() != data]
+    assert not changed, f"JupyterLab wrote {changed} (autosave is off in tools/jupyterlab_check.start_lab)"
 
 
 def _open(browser, lab, rel: str):

@@ -344,7 +344,7 @@ def test_graphs_and_measurements_peak_within_their_estimates_at_the_caps():
     result = _run(f"""
         import ccb_helpers.topology as topology
         from ccb_helpers.topology import _graph_memory, _measure_memory, MAX_GRAPH_BYTES, MAX_GRAPH_ELEMENTS
-        from ccb_helpers.user_topology import MAX_DIAMETER_WORK, MAX_ENDPOINTS, _from_links_memory
+        from ccb_helpers.user_topology import MAX_DIAMETER_WORK, MAX_ENDPOINTS, _from_links_memory, _link_matrix_memory
 
         def resident(call):  # the high-water mark without tracemalloc (its own records double it)
             with open("/proc/self/clear_refs", "w") as f:
@@ -410,6 +410,10 @@ def test_graphs_and_measurements_peak_within_their_estimates_at_the_caps():
             assert int(np.count_nonzero(np.triu(m))) == pairs and n * (n + pairs) <= MAX_DIAMETER_WORK
             peak, _ = measure(lambda: ccb.topology_from_links(m, bisection_links=64))
             rows.append((f"topology_from_links n={{n}} pairs={{pairs}}", peak, None, _from_links_memory(n, pairs), "memory"))
+            t = ccb.topology_from_links(m, bisection_links=64)
+            t.graph
+            peak, _ = measure(lambda: ccb.link_matrix(t))
+            rows.append((f"link_matrix n={{n}}", peak, None, _link_matrix_memory(n), "memory"))
         print(json.dumps(dict(rows=rows, at_real_cap=at_real_cap, budget=MAX_GRAPH_BYTES)))
     """)
     assert result["at_real_cap"] <= result["budget"], result

@@ -266,6 +266,13 @@ _FIGURES_JS = r"""() => {
 }"""
 
 
+# ccb.js's "图较宽：左右滑动" hint above an output that does not scroll (it stayed above every live
+# explorer on a phone: measured while the explorer's no-JS PNG, hidden later, was still wide).
+_STALE_HINTS_JS = r"""() => Array.from(document.querySelectorAll('.ccb-figure-hint'))
+  .filter(h => !h.hidden && h.nextElementSibling && h.nextElementSibling.scrollWidth <= h.nextElementSibling.clientWidth + 1)
+  .length"""
+
+
 def _png_text_px(site, fig) -> tuple[float | None, float]:
     """(smallest text in CSS px as shown, CSS width of the PNG) for a figure the page shows."""
     from ccb_helpers.plotting.phone import png_width, text_size_of_png
@@ -290,6 +297,9 @@ def test_every_figure_reads_at_9px_on_a_phone_without_scrolling_and_opens_on_a_t
                 page.evaluate("CCBLive.ready")
             # ccb.js sized the figures in its load handlers (run before goto returned): two frames lay them out.
             page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))")
+            stale = page.evaluate(_STALE_HINTS_JS)
+            if stale:
+                problems.append(f"{path}: {stale} 'scroll sideways' hint(s) over output that does not scroll")
             for fig in page.evaluate(_FIGURES_JS):
                 counts[fig["kind"]] += 1
                 where = f"{path} {fig['src'].split('/')[-1][:16]}"

@@ -52,6 +52,12 @@ def start_lab(port: int, settings: pathlib.Path, token: str = "") -> subprocess.
     (settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings").write_text(
         json.dumps({"windowingMode": "none"}), encoding="utf-8"
     )
+    # No autosave: opening a chapter starts its kernel, which makes JupyterLab rewrite the kernel's
+    # display name, and an autosave would then write the repository's notebook.
+    (settings / "@jupyterlab" / "docmanager-extension").mkdir(parents=True, exist_ok=True)
+    (settings / "@jupyterlab" / "docmanager-extension" / "plugin.jupyterlab-settings").write_text(
+        json.dumps({"autosave": False}), encoding="utf-8"
+    )
     (settings / "@jupyterlab" / "apputils-extension").mkdir(parents=True, exist_ok=True)
     (settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False}), encoding="utf-8"

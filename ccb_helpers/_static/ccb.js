@@ -202,7 +202,9 @@ const ccbFigures = () => {
     }
   }
   for (const out of document.querySelectorAll("article .cell_output")) {
-    if (!out.querySelector("img") || out.closest("[data-explorer]")) continue;
+    // An output holding a live explorer draws its own SVG to the width; its no-JS PNG (hidden once
+    // the explorer is drawn) made the hint appear, and stay, above the explorer on a phone.
+    if (!out.querySelector("img") || out.closest("[data-explorer]") || out.querySelector("[data-explorer]")) continue;
     let hint = out.previousElementSibling;
     if (!hint || !hint.classList.contains("ccb-figure-hint")) {
       hint = document.createElement("div");
