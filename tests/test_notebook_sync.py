@@ -194,3 +194,43 @@ def test_every_solution_cell_is_folded_and_nothing_else(path):
         folded_as_needed += inside and not starts
         inside = (inside or starts) and not ends
     assert folded_as_needed >= 4  # at least four exercises, each solution with its code
+
+
+# -- math that KaTeX (jupyterlab-myst, strict mode) renders without an error (issue #31) ------------
+
+_CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
+_MATH = re.compile(r"\$\$.*?\$\$|(?<![\\$])\$[^$\n]+\$", re.S)
+_TEXT_ARG = re.compile(r"\\(?:text|textrm|textup|textnormal)\{([^{}]*)\}")
+
+
+def katex_strict_errors(markdown: str) -> list[str]:
+    """Math spans of ``markdown`` with a character KaTeX 0.15 (jupyterlab-myst) reports as unrecognized.
+
+    Its strict mode accepts non-ASCII text only in the scripts it has fonts for (Latin Extended,
+    Cyrillic, CJK …): the micro sign (U+00B5) anywhere in math, and a Greek letter inside
+    ``\\text{…}``, print "Unrecognized Unicode character" to the console (MathJax renders both).
+    The book keeps units outside math (``$o = 2$ µs``), upright in both.
+    """
+    found = []
+    for span in _MATH.findall(_CODE.sub("", markdown)):
+        texts = "".join(_TEXT_ARG.findall(span))
+        if "\u00b5" in span or re.search("[\u0370-\u03ff]", texts):
+            found.append(span)
+    return found
+
+
+def test_katex_check_finds_the_micro_sign_and_greek_text():
+    assert katex_strict_errors(r"若 $o = 2\,\text{µs}$、$L = 1$ µs") == [r"$o = 2\,\text{µs}$"]
+    # (checked with katex 0.15.6, jupyterlab-myst's: \mathrm{μ} and a bare μ are math symbols, no error)
+    assert katex_strict_errors(r"$2\,\text{μs}$ and $$x = \mathrm{μ}$$") == [r"$2\,\text{μs}$"]
+    assert katex_strict_errors(r"$\alpha = 1$ µs, $\mu + \text{秒}$, `$x µ$`, α = 2 µs") == []
+
+
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p.name[:2].isdigit()], ids=lambda p: p.name)
+def test_math_renders_in_katex_without_errors(path):
+    nb = nbformat.read(path, as_version=4)
+    texts = [c.source for c in nb.cells if c.cell_type == "markdown"]
+    for cell in nb.cells:  # Markdown outputs (the tables) go through jupyterlab-myst too
+        for output in cell.get("outputs", []):
+            texts.append(output.get("data", {}).get("text/markdown", ""))
+    assert [s for t in texts for s in katex_strict_errors(t)] == []
