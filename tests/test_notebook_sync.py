@@ -234,3 +234,61 @@ def test_math_renders_in_katex_without_errors(path):
         for output in cell.get("outputs", []):
             texts.append(output.get("data", {}).get("text/markdown", ""))
     assert [s for t in texts for s in katex_strict_errors(t)] == []
+
+
+# -- no line break inside Chinese text: JupyterLab shows it as a space (issue #31) -----------------
+
+
+def test_cjk_soft_breaks_joined_only_in_prose():
+    join = sync_notebooks.join_cjk_soft_breaks
+    # joined: between CJK characters or punctuation, through emphasis and a link's text
+    assert join("先画对比表，\n并回答。") == "先画对比表，并回答。"
+    assert join("见**第 3 章**\n的表") == "见**第 3 章**的表"
+    assert join("见[带宽下界](03_bandwidth.ipynb)\n一节") == "见[带宽下界](03_bandwidth.ipynb)一节"
+    assert join("它说“免费”\n（两轮）") == "它说“免费”（两轮）"  # a shared quote next to CJK
+    assert join("- 第一项，\n  续行。") == "- 第一项，续行。"  # a list item's continuation
+    assert join("```{admonition} 勘误\n:class: warning\n\n原文，\n更正。\n```") == (
+        "```{admonition} 勘误\n:class: warning\n\n原文，更正。\n```"
+    )
+    # kept: Latin words, math and code at the break, and every block construct
+    kept = [
+        "the ring\nalgorithm",
+        "用 `ring`\n算法",
+        "共 $M$\n字节",
+        "中文\n$$\nx\n$$ (eq:a)\n中文",
+        "```\n代码，\n注释\n```",
+        "```{code-block}\n代码，\n注释\n```",
+        "````{prf:proof}\n```python\n代码，\n注释\n```\n````",
+        "```{exercise-start}\n:label: 标签\n:class: 类\n```",
+        "# 标题\n正文",
+        "正文\n# 标题",
+        "| 表 | 格 |\n| 一 | 二 |",
+        "说明：\n- 第一项",
+        "说明：\n1. 第一项",
+        "> 引文\n> 续",
+        "% 解答（续）：点左侧的竖条或 ⋯ 展开\n正文",
+        "(标签)=\n正文",
+        "硬换行  \n正文",
+        "式 $a +\n中$ 内",
+        "代码 `a\n中` 内",
+        "段一\n\n段二",
+    ]
+    for text in kept:
+        assert join(text) == text, text
+        assert sync_notebooks.cjk_soft_breaks(text) == []
+    assert sync_notebooks.cjk_soft_breaks("甲\n乙\nab\ncd\n丙。\n丁") == [0, 4]
+    text = "中\n文，\n`x`\n中，\n文"
+    assert join(join(text)) == join(text) == "中文，\n`x`\n中，文"  # idempotent
+
+
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p.name[:2].isdigit()], ids=lambda p: p.name)
+def test_no_line_break_inside_chinese_text(path):
+    nb = nbformat.read(path, as_version=4)
+    found = [
+        f"{line[-12:]}⏎{cell.source.split(chr(10))[i + 1][:12]}"
+        for cell in nb.cells
+        if cell.cell_type == "markdown"
+        for i in sync_notebooks.cjk_soft_breaks(cell.source)
+        for line in [cell.source.split("\n")[i]]
+    ]
+    assert found == [], f"{len(found)} line breaks between Chinese characters: run tools/sync_notebooks.py"
