@@ -422,3 +422,81 @@ def test_graphs_and_measurements_peak_within_their_estimates_at_the_caps():
         if hwm is not None:
             assert hwm <= estimate + RSS_SLACK, (name, hwm, estimate)
         assert "vertices + edges" in refused or refused == "memory", (name, refused)
+
+
+# --------------------------------------------------------------------------- the two-step LP's cap
+
+
+@pytest.mark.slow  # about 5 CPU-seconds each: an LP near MAX_LP_VARIABLES solved twice, once under tracemalloc
+@pytest.mark.parametrize(
+    "make, primitive",
+    [
+        ("ccb.fully_connected(9)", "all_gather"),  # 188,928 estimated variables, the largest accepted
+        ("star_of_stars(8, 55)", "broadcast"),  # 147,712; the most nonzeros per estimated variable
+    ],
+)
+def test_two_step_lp_peak_within_its_estimate_near_the_variable_cap(make, primitive):
+    # GLOP's model lives outside Python's allocator: the resident set is what the estimate bounds,
+    # measured first in a fresh process (no freed arenas to reuse) and without tracemalloc (its own
+    # records would double the Python part); tracemalloc's peak separately.
+    result = _run(f"""
+        from ortools.linear_solver import pywraplp  # loaded before measuring: once per process
+        from ccb_helpers import synthesis_lp as lp
+        from ccb_helpers.user_topology import _link_matrix
+
+        def resident(call):
+            with open("/proc/self/clear_refs", "w") as f:
+                f.write("5")
+            before = rss("VmRSS")
+            call()
+            return rss("VmHWM") - before
+
+        def star_of_stars(d, others):  # root -> d hubs -> every other node: many holders per target
+            n = 1 + d + others
+            m = np.zeros((n, n), dtype=np.int64)
+            m[0, 1 : d + 1] = 1
+            m[1 : d + 1, d + 1 :] = 1
+            return ccb.topology_from_links(m + m.T, bisection_links=1)
+
+        topology, primitive = {make}, {primitive!r}
+        topology.graph
+        links = _link_matrix(topology).tolist()
+        sources = list(range(topology.n)) if primitive == "all_gather" else [0]
+        counted = lp._lp_size(links, sources)
+        estimate = lp._lp_memory(counted[0], counted[2])
+        hwm = resident(lambda: lp.two_step_rounds_per_chunk(topology, primitive))
+        peak, _ = measure(lambda: lp.two_step_rounds_per_chunk(topology, primitive))
+        built_rows, built_columns = lp._build(links, sources)
+        built = (len(built_rows), len(built_columns), sum(len(c) for _, c in built_columns))
+        del built_rows, built_columns
+        budget = lp.MAX_LP_BYTES
+        lp.MAX_LP_BYTES = estimate - 1  # the memory budget, checked before anything is built
+        try:
+            lp.two_step_rounds_per_chunk(topology, primitive)
+            refused = ""
+        except ValueError as err:
+            refused = str(err)
+        lp.MAX_LP_BYTES = budget
+        try:  # one node more: over the variable cap
+            lp.two_step_rounds_per_chunk(ccb.fully_connected(10))
+            over = ""
+        except ValueError as err:
+            over = str(err)
+        print(json.dumps(dict(
+            variables=lp._estimate_variables(links, sources), counted=counted, built=built, estimate=estimate,
+            hwm=hwm, peak=peak, refused=refused, over=over, cap=lp.MAX_LP_VARIABLES, budget=budget,
+        )))
+    """)
+    cap, budget = result["cap"], result["budget"]
+    assert 0.7 * cap <= result["variables"] <= cap, result  # near the cap
+    assert result["counted"] == result["built"], result  # the size is counted exactly before building
+    assert result["peak"] <= result["estimate"] <= budget, result
+    assert result["hwm"] <= result["estimate"], result
+    assert "memory" in result["refused"] and "topology=" in result["refused"], result
+    assert "variables" in result["over"], result
+    # The estimate at the variable cap, whatever the topology (n <= 64: at most 64 * 63 arcs): at
+    # most three nonzeros and one row per estimated variable, besides the arcs' rows and the two
+    # rho columns. 1024 and 512 bytes (the module's constants) and its 8 MiB are written out here.
+    arcs = 64 * 63
+    worst = 1024 * (3 * cap + 4 * arcs) + 512 * (cap + 2 * arcs + 64) + 8 * 2**20
+    assert worst <= budget
