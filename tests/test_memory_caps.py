@@ -500,3 +500,140 @@ def test_two_step_lp_peak_within_its_estimate_near_the_variable_cap(make, primit
     arcs = 64 * 63
     worst = 1024 * (3 * cap + 4 * arcs) + 512 * (cap + 2 * arcs + 64) + 8 * 2**20
     assert worst <= budget
+
+
+# --------------------------------------------------------------------------- user graphs and smi text
+
+
+@pytest.mark.slow  # about 6 CPU-seconds: five graphs and four smi texts near their caps, twice each
+def test_topology_from_graph_and_smi_parsers_peak_within_their_estimates():
+    result = _run("""
+        import math
+        import networkx as nx
+        import ccb_helpers.user_topology as ut
+
+        def resident(call):
+            with open("/proc/self/clear_refs", "w") as f:
+                f.write("5")
+            before = rss("VmRSS")
+            try:
+                call()
+            except ValueError:
+                pass
+            return rss("VmHWM") - before
+
+        def both(call):
+            hwm = resident(call)
+            def traced():
+                try:
+                    call()
+                except ValueError:
+                    pass
+            peak, _ = measure(traced)
+            return peak, hwm
+
+        rows = []
+        rng = np.random.default_rng(3)
+        # topology_from_graph: many endpoints, sparse (half the endpoint cap: the diameter's BFS at
+        # the cap takes seconds; memory is per vertex and pair all the same, and topology_from_links
+        # is measured at the cap above); a dense MultiGraph of 20 endpoints whose bisection is
+        # measured (C(19, 9) splits); a switched graph of 12 endpoints (max-flow over every split);
+        # 256 endpoints under 64 switches.
+        n = ut.MAX_ENDPOINTS // 2
+        sparse = nx.cycle_graph(n)
+        while sparse.number_of_edges() < 2 * n:
+            u, v = map(int, rng.integers(0, n, 2))
+            if u != v:
+                sparse.add_edge(u, v)
+        dense = nx.MultiGraph()
+        for u in range(20):
+            for v in range(u + 1, 20):
+                dense.add_edges_from([(u, v)] * int(rng.integers(1, 4)))
+        switched = nx.Graph()
+        for s in range(4):
+            switched.add_node(("s", s), kind="switch")
+            switched.add_edges_from(((v, ("s", s)) for v in range(12)), links=2)
+        fabric = nx.Graph()
+        for s in range(64):
+            fabric.add_node(("s", s), kind="switch")
+            fabric.add_edges_from((v, ("s", s)) for v in range(s * 4, s * 4 + 4))
+            fabric.add_edge(("s", s), ("s", (s + 1) % 64))
+        for label, graph, bisection in [
+            ("sparse 512", sparse, 64), ("dense multigraph 20", dense, None), ("switched 12", switched, None),
+            ("fabric 256", fabric, 4),
+        ]:
+            vertices = graph.number_of_nodes()
+            pairs = nx.Graph(graph).number_of_edges()
+            ends = sum(1 for _, k in graph.nodes(data="kind") if k != "switch")
+            estimate = ut._from_graph_memory(vertices, pairs)
+            if bisection is None:
+                estimate += ut._bisection_memory(ends, ends < vertices, vertices, pairs)
+            peak, hwm = both(lambda: ccb.topology_from_graph(graph, bisection_links=bisection))
+            budget = ut.MAX_GRAPH_BYTES
+            ut.MAX_GRAPH_BYTES = estimate - 1
+            try:
+                ccb.topology_from_graph(graph, bisection_links=bisection)
+                refused = ""
+            except ValueError as err:
+                refused = str(err)
+            ut.MAX_GRAPH_BYTES = budget
+            rows.append(("topology_from_graph " + label, peak, hwm, estimate, refused))
+        cap = ut.MAX_GRAPH_INPUT_EDGES
+        ut.MAX_GRAPH_INPUT_EDGES = dense.number_of_edges() - 1
+        try:
+            ccb.topology_from_graph(dense)
+            over = ""
+        except ValueError as err:
+            over = str(err)
+        ut.MAX_GRAPH_INPUT_EDGES = cap
+
+        # The smi parsers at their text cap (10**6 characters): the most cells per character (every
+        # pair at PIX: the levels and their graphs), NVLinks between every pair read as direct links,
+        # rocm-smi's three matrices, and a megabyte of lines with no header.
+        def nvidia(n, cell):
+            head = "      " + " ".join(f"GPU{j}" for j in range(n))
+            return "\\n".join([head] + [f"GPU{i} " + " ".join("X" if i == j else cell for j in range(n)) for i in range(n)])
+
+        def rocm(n, blocks):
+            head = "       " + " ".join(f"GPU{j}" for j in range(n))
+            out = []
+            for title, cell in blocks:
+                out += [f"=== {title} between two GPUs ===", head]
+                out += [f"GPU{i} " + " ".join("0" if i == j else cell for j in range(n)) for i in range(n)]
+            return "\\n".join(out)
+
+        texts = [
+            ("nvidia PIX 440", ccb.parse_nvidia_smi_topo, nvidia(440, "PIX"), 440, {}),
+            ("nvidia NV1 200 direct", ccb.parse_nvidia_smi_topo, nvidia(200, "NV1"), 200, dict(nvswitch=False, name="x")),
+            ("rocm PCIE 240", ccb.parse_rocm_smi_topo, rocm(240, [("Weight", "40"), ("Hops", "2"), ("Link Type", "PCIE")]), None, {}),
+            ("no header", ccb.parse_nvidia_smi_topo, "a b\\n" * 249_999, None, {}),
+        ]
+        for label, parse, text, n, kw in texts:
+            assert len(text) <= 10**6
+            if label == "no header":  # refused before the GPUs are known: the text's part alone
+                estimate = ut._PARSE_BYTES_PER_CHAR * len(text)
+            else:
+                gpus = n if n is not None else min(ut.MAX_ENDPOINTS, math.isqrt(len(text) // 2) + 1)
+                estimate = ut._parse_memory(len(text), gpus)
+            peak, hwm = both(lambda: parse(text, **kw))
+            refused = "memory"
+            if label != "no header":
+                budget = ut.MAX_GRAPH_BYTES
+                ut.MAX_GRAPH_BYTES = estimate - 1
+                try:
+                    parse(text, **kw)
+                    refused = ""
+                except ValueError as err:
+                    refused = str(err)
+                ut.MAX_GRAPH_BYTES = budget
+            rows.append((label, peak, hwm, estimate, refused))
+        # At the caps themselves (10**6 characters, 1024 GPUs): the estimate within the budget.
+        at_cap = ut._parse_memory(10**6, ut.MAX_ENDPOINTS)
+        print(json.dumps(dict(rows=rows, over=over, at_cap=at_cap, budget=ut.MAX_GRAPH_BYTES)))
+    """)
+    assert result["at_cap"] <= result["budget"], result
+    assert "edges" in result["over"] and "at most" in result["over"], result["over"]
+    for name, peak, hwm, estimate, refused in result["rows"]:
+        assert peak <= estimate <= result["budget"], (name, peak, estimate)
+        assert hwm <= estimate + RSS_SLACK, (name, hwm, estimate)
+        assert "memory" in refused, (name, refused)
