@@ -637,3 +637,58 @@ def test_topology_from_graph_and_smi_parsers_peak_within_their_estimates():
         assert peak <= estimate <= result["budget"], (name, peak, estimate)
         assert hwm <= estimate + RSS_SLACK, (name, hwm, estimate)
         assert "memory" in refused, (name, refused)
+
+
+# --------------------------------------------------------------------------- routing matrices
+
+
+def test_routing_matrices_peak_within_their_estimates_at_the_caps():
+    # ROUTING_MAX_BYTES and ARRAY_MAX_BYTES lowered to 16 MiB (both linear in the entries).
+    budget = 16 * MiB
+    result = _run(f"""
+        import math
+        import ccb_helpers._validation as validation
+        import ccb_helpers.bandwidth as bandwidth
+
+        bandwidth.ROUTING_MAX_BYTES = validation.ARRAY_MAX_BYTES = {budget}
+        rows = []
+        n = math.isqrt({budget} // 8)
+        while bandwidth._routing_memory(n) > {budget}:
+            n -= 1  # the largest accepted matrix
+        for name, make in [("uniform_routing", lambda n: ccb.uniform_routing(n, 1e6)),
+                           ("hot_expert_routing", lambda n: ccb.hot_expert_routing(n, 1e6, hot=1))]:
+            peak, hwm = measure(lambda: make(n))
+            try:
+                make(n + 1)
+                refused = ""
+            except ValueError as err:
+                refused = str(err)
+            rows.append((name, n, peak, hwm, bandwidth._routing_memory(n), refused))
+        # The functions that take a matrix: the largest accepted, as an int32 array, a float64 array
+        # and a list (converted first).
+        per = bandwidth._ROUTING_BYTES_PER_ENTRY
+        side = math.isqrt(({budget} - 4096) // per)
+        rng = np.random.default_rng(5)
+        for kind in ("int32", "float64", "list"):
+            k = 256 if kind == "list" else side  # a list of lists costs far more than the array: a smaller one
+            matrix = rng.integers(0, 1000, (k, k)).astype(np.int32 if kind == "int32" else np.float64)
+            if kind == "list":
+                matrix = matrix.tolist()
+            for name, call in [("routing_volumes", lambda: ccb.routing_volumes(matrix)),
+                               ("routing_lower_bound", lambda: ccb.routing_lower_bound(matrix, 1e9))]:
+                peak, hwm = measure(call)
+                rows.append((name + " " + kind, k, peak, hwm, per * k * k + 4096, "memory"))
+        big = np.zeros((side + 64, side + 64))
+        try:
+            ccb.routing_volumes(big)
+            over = ""
+        except ValueError as err:
+            over = str(err)
+        print(json.dumps(dict(rows=rows, over=over)))
+    """)
+    for name, n, peak, hwm, estimate, refused in result["rows"]:
+        assert peak <= estimate <= budget, (name, n, peak, estimate)
+        if hwm is not None:
+            assert hwm <= estimate + RSS_SLACK, (name, hwm, estimate)
+        assert "bytes" in refused or refused == "memory", (name, refused)
+    assert "matrix" in result["over"] and "memory" in result["over"], result["over"]
