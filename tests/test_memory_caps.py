@@ -692,3 +692,31 @@ def test_routing_matrices_peak_within_their_estimates_at_the_caps():
             assert hwm <= estimate + RSS_SLACK, (name, hwm, estimate)
         assert "bytes" in refused or refused == "memory", (name, refused)
     assert "matrix" in result["over"] and "memory" in result["over"], result["over"]
+
+
+# --------------------------------------------------------------------------- best_algorithm_bands
+
+
+@pytest.mark.parametrize("primitive", ["all_reduce", "broadcast"])
+def test_best_algorithm_bands_peak_within_its_estimate_at_the_points_cap(primitive):
+    result = _run(f"""
+        import ccb_helpers.algorithms as algorithms
+        from ccb_helpers.selection import MAX_BAND_POINTS, _band_memory
+
+        points = MAX_BAND_POINTS
+        call = lambda: ccb.best_algorithm_bands({primitive!r}, 64, 5e-6, 25e9, m_min=1, m_max=2**40, points=points)
+        peak, hwm = measure(call)
+        estimate = _band_memory({primitive!r}, 64, points, 1)
+        budget = algorithms.BEST_ALGORITHM_MAX_BYTES
+        algorithms.BEST_ALGORITHM_MAX_BYTES = estimate - 1
+        try:
+            call()
+            refused = ""
+        except ValueError as err:
+            refused = str(err)
+        print(json.dumps(dict(peak=peak, hwm=hwm, estimate=estimate, budget=budget, refused=refused)))
+    """)
+    assert result["peak"] <= result["estimate"] <= result["budget"], result
+    if result["hwm"] is not None:
+        assert result["hwm"] <= result["estimate"] + RSS_SLACK, result
+    assert "memory" in result["refused"] and "points" in result["refused"], result
