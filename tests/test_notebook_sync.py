@@ -194,3 +194,101 @@ def test_every_solution_cell_is_folded_and_nothing_else(path):
         folded_as_needed += inside and not starts
         inside = (inside or starts) and not ends
     assert folded_as_needed >= 4  # at least four exercises, each solution with its code
+
+
+# -- math that KaTeX (jupyterlab-myst, strict mode) renders without an error (issue #31) ------------
+
+_CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
+_MATH = re.compile(r"\$\$.*?\$\$|(?<![\\$])\$[^$\n]+\$", re.S)
+_TEXT_ARG = re.compile(r"\\(?:text|textrm|textup|textnormal)\{([^{}]*)\}")
+
+
+def katex_strict_errors(markdown: str) -> list[str]:
+    """Math spans of ``markdown`` with a character KaTeX 0.15 (jupyterlab-myst) reports as unrecognized.
+
+    Its strict mode accepts non-ASCII text only in the scripts it has fonts for (Latin Extended,
+    Cyrillic, CJK …): the micro sign (U+00B5) anywhere in math, and a Greek letter inside
+    ``\\text{…}``, print "Unrecognized Unicode character" to the console (MathJax renders both).
+    The book keeps units outside math (``$o = 2$ µs``), upright in both.
+    """
+    found = []
+    for span in _MATH.findall(_CODE.sub("", markdown)):
+        texts = "".join(_TEXT_ARG.findall(span))
+        if "\u00b5" in span or re.search("[\u0370-\u03ff]", texts):
+            found.append(span)
+    return found
+
+
+def test_katex_check_finds_the_micro_sign_and_greek_text():
+    assert katex_strict_errors(r"若 $o = 2\,\text{µs}$、$L = 1$ µs") == [r"$o = 2\,\text{µs}$"]
+    # (checked with katex 0.15.6, jupyterlab-myst's: \mathrm{μ} and a bare μ are math symbols, no error)
+    assert katex_strict_errors(r"$2\,\text{μs}$ and $$x = \mathrm{μ}$$") == [r"$2\,\text{μs}$"]
+    assert katex_strict_errors(r"$\alpha = 1$ µs, $\mu + \text{秒}$, `$x µ$`, α = 2 µs") == []
+
+
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p.name[:2].isdigit()], ids=lambda p: p.name)
+def test_math_renders_in_katex_without_errors(path):
+    nb = nbformat.read(path, as_version=4)
+    texts = [c.source for c in nb.cells if c.cell_type == "markdown"]
+    for cell in nb.cells:  # Markdown outputs (the tables) go through jupyterlab-myst too
+        for output in cell.get("outputs", []):
+            texts.append(output.get("data", {}).get("text/markdown", ""))
+    assert [s for t in texts for s in katex_strict_errors(t)] == []
+
+
+# -- no line break inside Chinese text: JupyterLab shows it as a space (issue #31) -----------------
+
+
+def test_cjk_soft_breaks_joined_only_in_prose():
+    join = sync_notebooks.join_cjk_soft_breaks
+    # joined: between CJK characters or punctuation, through emphasis and a link's text
+    assert join("先画对比表，\n并回答。") == "先画对比表，并回答。"
+    assert join("见**第 3 章**\n的表") == "见**第 3 章**的表"
+    assert join("见[带宽下界](03_bandwidth.ipynb)\n一节") == "见[带宽下界](03_bandwidth.ipynb)一节"
+    assert join("它说“免费”\n（两轮）") == "它说“免费”（两轮）"  # a shared quote next to CJK
+    assert join("- 第一项，\n  续行。") == "- 第一项，续行。"  # a list item's continuation
+    assert join("```{admonition} 勘误\n:class: warning\n\n原文，\n更正。\n```") == (
+        "```{admonition} 勘误\n:class: warning\n\n原文，更正。\n```"
+    )
+    # kept: Latin words, math and code at the break, and every block construct
+    kept = [
+        "the ring\nalgorithm",
+        "用 `ring`\n算法",
+        "共 $M$\n字节",
+        "中文\n$$\nx\n$$ (eq:a)\n中文",
+        "```\n代码，\n注释\n```",
+        "```{code-block}\n代码，\n注释\n```",
+        "````{prf:proof}\n```python\n代码，\n注释\n```\n````",
+        "```{exercise-start}\n:label: 标签\n:class: 类\n```",
+        "# 标题\n正文",
+        "正文\n# 标题",
+        "| 表 | 格 |\n| 一 | 二 |",
+        "说明：\n- 第一项",
+        "说明：\n1. 第一项",
+        "> 引文\n> 续",
+        "% 解答（续）：点左侧的竖条或 ⋯ 展开\n正文",
+        "(标签)=\n正文",
+        "硬换行  \n正文",
+        "式 $a +\n中$ 内",
+        "代码 `a\n中` 内",
+        "段一\n\n段二",
+    ]
+    for text in kept:
+        assert join(text) == text, text
+        assert sync_notebooks.cjk_soft_breaks(text) == []
+    assert sync_notebooks.cjk_soft_breaks("甲\n乙\nab\ncd\n丙。\n丁") == [0, 4]
+    text = "中\n文，\n`x`\n中，\n文"
+    assert join(join(text)) == join(text) == "中文，\n`x`\n中，文"  # idempotent
+
+
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p.name[:2].isdigit()], ids=lambda p: p.name)
+def test_no_line_break_inside_chinese_text(path):
+    nb = nbformat.read(path, as_version=4)
+    found = [
+        f"{line[-12:]}⏎{cell.source.split(chr(10))[i + 1][:12]}"
+        for cell in nb.cells
+        if cell.cell_type == "markdown"
+        for i in sync_notebooks.cjk_soft_breaks(cell.source)
+        for line in [cell.source.split("\n")[i]]
+    ]
+    assert found == [], f"{len(found)} line breaks between Chinese characters: run tools/sync_notebooks.py"

@@ -34,6 +34,11 @@ And what jupyterlab-myst cannot resolve is rewritten into what it can (the site 
    ``outputs_hidden``): the dropdown box shows the solution's first text, the rest of it (code,
    outputs, text) stays folded until the reader opens it.
 
+6. **Line breaks inside Chinese text** are joined: a Markdown line break is a space in HTML,
+   right between English words and wrong between Chinese ones ("对比表， 并回答"). The site drops
+   them (``ccb_helpers.sphinxext.join_cjk_soft_breaks``); JupyterLab cannot, so the notebooks
+   have none (:func:`join_cjk_soft_breaks`).
+
 With ``--check`` nothing is written; the exit status is 1 if a notebook is out of step
 (``tests/test_notebook_sync.py`` runs the same check).
 """
@@ -52,7 +57,7 @@ import yaml
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ccb_helpers.sphinxext import _authors, disambiguated_years, restore_roles  # noqa: E402
+from ccb_helpers.sphinxext import _authors, _joins, disambiguated_years, restore_roles  # noqa: E402
 
 REFERENCES_ID = "ccb-references"
 REFERENCES_MARK = "<!-- 本格由 tools/sync_notebooks.py 从 references.bib 生成 -->"
@@ -242,6 +247,117 @@ def references_source(keys: list[str], bib: dict) -> str:
     return "\n".join(lines)
 
 
+_FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})\s*(?P<info>.*)$")
+_DIRECTIVE = re.compile(r"\{(?P<name>[^}\s]+)\}")
+#: Directives whose body is not Markdown prose (code, math, tables as data, reST).
+_NOT_PROSE = {"code", "code-block", "code-cell", "sourcecode", "math", "raw", "literalinclude", "csv-table",
+              "mermaid", "graphviz", "bibliography", "glossary", "include", "toctree", "tableofcontents",
+              "eval-rst"}  # fmt: skip
+#: A line that starts a block of its own (heading, list item, table row, quote, directive option,
+#: comment, display math, label target, HTML, rule, fence): no line break before it is joined.
+_BLOCK_LINE = re.compile(
+    r"^\s*(?:#{1,6}(?:\s|$)|[-*+](?:\s|$)|\d+[.)](?:\s|$)|\||>|:|%|\$\$|\([^)]*\)=\s*$|<|`{3,}|~{3,}"
+    r"|-{3,}\s*$|\+{3}|={3,}\s*$)"
+)
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
+_EMPHASIS = "*_~"
+
+
+def _last_visible(line: str) -> str:
+    """The character a reader sees last on ``line`` (through emphasis marks and a link's target)."""
+    text = line.rstrip().rstrip(_EMPHASIS)
+    link = re.search(r"\[((?:[^\[\]\\]|\\.)*)\]\([^()]*\)$", text)
+    if link:
+        text = link[1].rstrip(_EMPHASIS)
+    return text[-1:] if text else ""
+
+
+def _first_visible(line: str) -> str:
+    """The character a reader sees first on ``line`` (through emphasis marks and a link's ``[``)."""
+    text = line.lstrip().lstrip(_EMPHASIS)
+    if text.startswith("[") and not text.startswith("[\\"):
+        text = text[1:].lstrip(_EMPHASIS)
+    return text[:1]
+
+
+def _open_inline(paragraph: str) -> bool:
+    """Whether ``paragraph`` (up to a line's end) ends inside a code span or inline math."""
+    text = _CODE_SPAN.sub("", paragraph)
+    if "`" in text:
+        return True
+    dollars = len(re.findall(r"(?<!\\)\$", text))
+    return dollars % 2 == 1
+
+
+def cjk_soft_breaks(markdown: str) -> list[int]:
+    """Indices of the lines of ``markdown`` whose line break is between two Chinese characters.
+
+    A break is joined (:func:`join_cjk_soft_breaks`) where the site drops it
+    (``ccb_helpers.sphinxext._joins``: CJK on both sides, or CJK and a quote or dash they share
+    with English), only inside a paragraph of prose: never in a code fence or a code span, in
+    math (``$…$``, ``$$…$$``), on a directive's fence or option lines, or before or after a
+    heading, a table row, a quote, a comment, a label, and never before a list item.
+    """
+    lines = markdown.split("\n")
+    fences: list[tuple[str, bool]] = []  # (closing fence, whether its body is prose)
+    prose = [False] * len(lines)
+    in_math, in_options = False, False
+    for i, line in enumerate(lines):
+        fence = _FENCE.match(line)
+        if in_math:  # until the closing "$$" (or "$$ (label)")
+            in_math = "$$" not in line
+            continue
+        if fences and fence and fence["fence"].startswith(fences[-1][0]) and not fence["info"].strip():
+            fences.pop()
+            continue
+        if fences and not fences[-1][1]:
+            continue  # inside code
+        if fence:
+            directive = _DIRECTIVE.match(fence["info"].strip())
+            body_is_prose = bool(directive) and directive["name"] not in _NOT_PROSE
+            fences.append((fence["fence"], body_is_prose))
+            in_options = body_is_prose
+            continue
+        stripped = line.strip()
+        if in_options:  # a directive's options: ":key: value" lines, or a "---" YAML block
+            if stripped == "---":
+                in_options = "yaml" if in_options is True else False
+                continue
+            if in_options == "yaml" or stripped.startswith(":"):
+                continue
+            in_options = False
+        if stripped.startswith("$$") and stripped.count("$$") == 1:
+            in_math = True
+            continue
+        # a list item's first line is prose (the break after it may join), no other block line is
+        list_item = re.match(r"^\s*(?:[-*+]|\d+[.)])\s+\S", line)
+        prose[i] = bool(stripped) and (bool(list_item) or not _BLOCK_LINE.match(line))
+    found = []
+    for i in range(len(lines) - 1):
+        a, b = lines[i], lines[i + 1]
+        if not (prose[i] and prose[i + 1]) or _BLOCK_LINE.match(b) or a.endswith(("  ", "\\")):
+            continue
+        start = max((j for j in range(i + 1) if j == 0 or not prose[j - 1]), default=0)
+        if _open_inline("\n".join(lines[start : i + 1])):
+            continue
+        before, after = _last_visible(a), _first_visible(b)
+        if before and after and _joins(before, after):
+            found.append(i)
+    return found
+
+
+def join_cjk_soft_breaks(markdown: str) -> str:
+    """``markdown`` with every line break between two Chinese characters (:func:`cjk_soft_breaks`) removed.
+
+    >>> join_cjk_soft_breaks("先画对比表，\n并回答。\nThen\nEnglish。")
+    '先画对比表，并回答。\nThen\nEnglish。'
+    """
+    lines = markdown.split("\n")
+    for i in reversed(cjk_soft_breaks(markdown)):
+        lines[i : i + 2] = [lines[i].rstrip() + lines[i + 1].lstrip()]
+    return "\n".join(lines)
+
+
 def _new_cell_id(nb, base: str) -> str:
     taken = {c.get("id") for c in nb.cells}
     for n in range(1, 1000):
@@ -402,7 +518,7 @@ def _sync_links_and_solutions(nb, path: pathlib.Path) -> bool:
             continue
         for match in CITE.finditer(restore_roles(cell.source)):
             cited += [k.strip() for k in re.split(r"[,;]", match["keys"]) if k.strip()]
-        new = portable_markdown(cell.source, path, index, bib)
+        new = join_cjk_soft_breaks(portable_markdown(cell.source, path, index, bib))
         if new != cell.source:
             cell.source = new
             changed = True
