@@ -720,3 +720,56 @@ def test_best_algorithm_bands_peak_within_its_estimate_at_the_points_cap(primiti
     if result["hwm"] is not None:
         assert result["hwm"] <= result["estimate"] + RSS_SLACK, result
     assert "memory" in result["refused"] and "points" in result["refused"], result
+
+
+# --------------------------------------------------------------------------- the nccl-tests reader
+
+
+@pytest.mark.slow  # about 6 CPU-seconds: four texts of 200 kB read twice (the reader is linear in the text)
+def test_nccl_tests_reader_peak_within_its_estimate():
+    # At MAX_TEXT_CHARS (20 MB) one read takes a minute under tracemalloc: 200 kB texts of each
+    # shape (memory is per character), and the estimate at the cap checked against the budget.
+    result = _run("""
+        from importlib.resources import files
+        import ccb_helpers.nccl_tests.reader as reader
+
+        text = (files("ccb_helpers") / "data" / "nccl_tests" / "a3mega_h100_2node_all_reduce.txt").read_text()
+        rows = [line for line in text.splitlines() if line.split() and line.split()[0].isdigit()]
+        head = text[: text.index(rows[0])]
+        size = 200_000
+        cases = dict(
+            log=(text + "\\n") * (size // (len(text) + 1)),
+            rows=head + "\\n".join(rows * ((size - len(head)) // (len(rows[0]) + 1) // len(rows))),
+            empty_lines="\\n" * size,
+            short_lines="a\\n" * (size // 2),
+        )
+        out = []
+        for name, t in cases.items():
+            estimate = reader._READ_BYTES_PER_CHAR * len(t) + reader._READ_FIXED_BYTES
+
+            def call():
+                try:
+                    ccb.read_nccl_tests_runs(t)
+                except ValueError:
+                    pass
+
+            peak, hwm = measure(call)
+            budget = reader.READ_MAX_BYTES
+            reader.READ_MAX_BYTES = estimate - 1
+            try:
+                ccb.read_nccl_tests_runs(t)
+                refused = ""
+            except ValueError as err:
+                refused = str(err)
+            reader.READ_MAX_BYTES = budget
+            out.append((name, len(t), peak, hwm, estimate, refused))
+        at_cap = reader._READ_BYTES_PER_CHAR * reader.MAX_TEXT_CHARS + reader._READ_FIXED_BYTES
+        print(json.dumps(dict(rows=out, at_cap=at_cap, budget=reader.READ_MAX_BYTES)))
+    """)
+    assert result["at_cap"] <= result["budget"], result
+    for name, chars, peak, hwm, estimate, refused in result["rows"]:
+        assert chars >= 150_000, (name, chars)
+        assert peak <= estimate <= result["budget"], (name, peak, estimate)
+        if hwm is not None:
+            assert hwm <= estimate + RSS_SLACK, (name, hwm, estimate)
+        assert refused.startswith("text:") and "memory" in refused, (name, refused)
