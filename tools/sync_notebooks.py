@@ -532,6 +532,13 @@ def _sync_links_and_solutions(nb, path: pathlib.Path) -> bool:
 
 
 def main(argv: list[str]) -> int:
+    if any(arg in ("-h", "--help") for arg in argv):
+        print(__doc__)
+        return 0
+    unknown = [arg for arg in argv if arg.startswith("-") and arg != "--check"]
+    if unknown:
+        print(f"sync_notebooks: unknown option {unknown[0]} (the only option is --check)", file=sys.stderr)
+        return 2
     check = "--check" in argv
     paths = [pathlib.Path(p) for p in argv if p != "--check"] or sorted((ROOT / "notebooks").glob("*.ipynb"))
     cfg = config()
