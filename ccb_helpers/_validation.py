@@ -16,6 +16,15 @@ message sizes       ``0 <= M <= 2**96`` bytes
 latencies, times    ``0 <= alpha <= 1e9`` s
 bandwidths          ``1e-9 <= beta <= 1e30`` bytes/s
 ==================  ==========================================
+
+Memory: every function that can take much estimates its peak before any work and refuses above
+its budget (tests/test_memory_caps.py measures peak <= estimate <= budget at each cap): array
+arguments (:data:`MAX_ELEMENTS`, :data:`ARRAY_MAX_BYTES`), ``simulate``, ``best_algorithm`` and
+``best_algorithm_bands`` (2 GiB each), the nccl-tests reader (``nccl_tests.reader.READ_MAX_BYTES``),
+graphs and their measurements (``topology.MAX_GRAPH_BYTES``; user graphs and the ``nvidia-smi`` /
+``rocm-smi`` parsers too), routing matrices (``bandwidth.ROUTING_MAX_BYTES``;
+a matrix argument: :data:`ARRAY_MAX_BYTES`), ``synthesize`` (``synthesis.MAX_SYNTHESIS_BYTES``)
+and the two-step LP (``synthesis_lp.MAX_LP_BYTES``).
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import _validation  # its ARRAY_MAX_BYTES read at call time (the tests lower it)
 from ._validation import (
     INT64_MAX,
     MAX_BYTES,
@@ -55,6 +56,8 @@ __all__ = [
 
 #: Largest routing matrix :func:`uniform_routing` / :func:`hot_expert_routing` build: N * N doubles.
 ROUTING_MAX_BYTES = 2**30
+# Peak bytes per entry of the routing functions that take a matrix (see _check_routing).
+_ROUTING_BYTES_PER_ENTRY = 32
 #: Shortest duration accepted by algbw / busbw (so that M / t stays a finite float).
 MIN_SECONDS = 1e-15
 
@@ -308,10 +311,17 @@ def uniform_routing(n, m):
     return _uniform_routing(n, m)
 
 
+def _routing_memory(n: int) -> int:
+    """Peak bytes of making an n x n routing matrix: the doubles, and for the hot expert's column
+    a copy, an index and a mask (a few arrays of n); the arrays' headers (measured 232 bytes over
+    ``8 n**2`` for :func:`uniform_routing`; tests/test_memory_caps.py)."""
+    return 8 * n * n + 64 * n + 4096
+
+
 def _check_routing_size(n: int) -> None:
     check_cap(
         f"an n x n routing matrix for n={n}: bytes",
-        8 * n * n,
+        _routing_memory(n),
         ROUTING_MAX_BYTES,
         "bytes",
         hint="use forced_volume / bandwidth_lower_bound for large uniform AllToAll",
@@ -326,6 +336,14 @@ def _check_routing(matrix) -> np.ndarray:
     if not isinstance(matrix, (np.ndarray, list, tuple)):
         raise TypeError(f"matrix must be an N x N array of bytes, got {type(matrix).__name__}")
     array = _as_array("matrix", matrix)
+    # The float copy, the diagonal as a matrix and the off-diagonal part (24 bytes per entry,
+    # measured), the converted list if one was given, headers; checked before any copy.
+    check_cap(
+        f"matrix of {array.size:,} entries: memory",
+        _ROUTING_BYTES_PER_ENTRY * array.size + 4096,
+        _validation.ARRAY_MAX_BYTES,
+        "bytes",
+    )
     if array.dtype == bool or not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
         raise TypeError(f"matrix must hold real numbers (bytes), got dtype {array.dtype}")
     if array.ndim != 2 or array.shape[0] != array.shape[1] or array.shape[0] < 1:

@@ -9,8 +9,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import INT64_MAX, MAX_BYTES, check_bandwidth, check_bool, check_int, check_real, check_seconds
-from .algorithms import MAX_CHUNKS, MAX_NODES, _best_algorithm, _check_applicable, _cost, _model, _terms
+from . import algorithms
+from ._validation import (
+    INT64_MAX,
+    MAX_BYTES,
+    check_bandwidth,
+    check_bool,
+    check_cap,
+    check_int,
+    check_real,
+    check_seconds,
+)
+from .algorithms import MAX_CHUNKS, MAX_NODES, _best_algorithm, _best_memory, _check_applicable, _cost, _model, _terms
 from .primitives import check_primitive
 
 __all__ = ["crossover_between", "best_algorithm_bands", "optimality"]
@@ -118,15 +128,25 @@ def best_algorithm_bands(primitive, n, alpha, beta, ports=1, m_min=1.0, m_max=2.
     ports = check_int("ports", ports, minimum=1, maximum=INT64_MAX, scalar=True)
     m_min, m_max = _check_range(m_min, m_max)
     points = check_int("points", points, minimum=1, maximum=MAX_BAND_POINTS, scalar=True)
+    check_cap(
+        f"best_algorithm_bands with points={points}: memory",
+        _band_memory(primitive, n, points, ports),
+        algorithms.BEST_ALGORITHM_MAX_BYTES,  # read at call time: the memory test lowers it
+        "bytes",
+        hint="use fewer points",
+    )
     ms = np.geomspace(m_min, m_max, points)
     names, _ = _best_algorithm(primitive, n, ms, alpha, beta, ports)
-    bands = []
-    start = 0
-    for i in range(1, len(ms) + 1):
-        if i == len(ms) or names[i] != names[start]:
-            bands.append((float(ms[start]), float(ms[i - 1]), str(names[start])))
-            start = i
-    return bands
+    # Where the winner changes, found by numpy (a Python loop over 2**20 points took 7 s).
+    starts = [0, *(np.flatnonzero(names[1:] != names[:-1]) + 1).tolist()]
+    ends = [*(i - 1 for i in starts[1:]), len(ms) - 1]
+    return [(float(ms[a]), float(ms[b]), str(names[a])) for a, b in zip(starts, ends)]
+
+
+def _band_memory(primitive, n, points, ports) -> int:
+    """Peak bytes of :func:`best_algorithm_bands`: :func:`_best_algorithm` on ``points`` sizes, the
+    sizes, and the comparison of neighbouring names (a bool and an index per point)."""
+    return _best_memory(primitive, n, (points,), ports) + 24 * points
 
 
 def optimality(algorithm, primitive, n, m=2.0**20, ports=1, large_n=2**12, huge_n=2**40, pipelined=True, chunks=64):

@@ -433,9 +433,9 @@ ROLE_LINK = re.compile(r"\[(?:\\.|[^\\\[\]\n])*\]\((?P<url>[^\s()]+) \"(?P<role>
 
 
 def restore_roles(markdown: str) -> str:
-    """``markdown`` with every role-carrying link (:data:`ROLE_LINK`) replaced by its role.
+    r"""``markdown`` with every role-carrying link (:data:`ROLE_LINK`) replaced by its role.
 
-    >>> restore_roles('见 [\\[Chan et al., 2007\\]](#ref-chan2007 "{cite:p}`chan2007`")。')
+    >>> restore_roles(r'见 [\[Chan et al., 2007\]](#ref-chan2007 "{cite:p}`chan2007`")。')
     '见 {cite:p}`chan2007`。'
     """
     return ROLE_LINK.sub(lambda m: m["role"], markdown)

@@ -27,12 +27,27 @@ from __future__ import annotations
 from fractions import Fraction
 from itertools import combinations
 
-from ._validation import check_choice, check_int
+from ._validation import check_cap, check_choice, check_int
 
-__all__ = ["two_step_rounds_per_chunk", "MAX_LP_VARIABLES"]
+__all__ = ["two_step_rounds_per_chunk", "MAX_LP_VARIABLES", "MAX_LP_BYTES"]
 
 #: Largest LP built (variables, estimated from the node degrees before building it).
 MAX_LP_VARIABLES = 200_000
+#: Memory budget of one call, bytes (issue #28). The peak is estimated from the LP's exact size
+#: (:func:`_lp_size`, counted before anything is built) by :func:`_lp_memory`; at
+#: :data:`MAX_LP_VARIABLES` the estimate is at most about 0.7 GiB (a type of the degree estimate
+#: has at most three nonzeros per estimated variable, a row at most one), so the budget binds only
+#: when lowered. tests/test_memory_caps.py measures peak <= estimate near the variable cap.
+MAX_LP_BYTES = 2 * 2**30
+# Resident bytes per nonzero and per row: the Python model (a dict entry and a Fraction per
+# nonzero, a tuple per row and column) plus GLOP's copy (MPVariable/MPConstraint objects, their
+# coefficient maps, the solver's sparse matrix). Measured at 660-700 resident bytes per nonzero
+# (tracemalloc: 280) on fully_connected(9) AllGather and a 64-node broadcast near the cap;
+# rounded up by half so that another shape of LP stays below.
+_BYTES_PER_NONZERO = 1024
+_BYTES_PER_ROW = 512
+# OR-Tools' solver object and GLOP's fixed buffers (its import is not counted: once per process).
+_LP_FIXED_BYTES = 8 * 2**20
 _PRIMITIVES = ("all_gather", "broadcast")
 
 
@@ -43,6 +58,38 @@ def _estimate_variables(links, sources) -> int:
         degree = sum(1 for a in range(n) if links[v][a])
         total += 2**degree * (1 + n * (degree + 1))
     return total
+
+
+def _types(links, sources):
+    """Every admissible type: ``(source, reached, targets, options)`` as :func:`_build` uses them."""
+    n = len(links)
+    for v in sources:
+        neighbours = [a for a in range(n) if links[v][a]]
+        for size in range(len(neighbours) + 1):
+            for reached in combinations(neighbours, size):
+                holders = {v, *reached}
+                targets = [w for w in range(n) if w not in holders]
+                options = [[u for u in holders if links[u][w]] for w in targets]
+                if any(not o for o in options):
+                    continue  # some node has no adjacent holder after step 1: impossible type
+                yield v, reached, targets, options
+
+
+def _lp_size(links, sources) -> tuple[int, int, int]:
+    """(rows, columns, nonzeros) of the LP :func:`_build` would build, counted without building it."""
+    arcs = sum(1 for row in links for b in row if b)
+    rows, columns, nonzeros = 2 * arcs + len(sources), 2, 2 * arcs
+    for _, reached, targets, options in _types(links, sources):
+        routes = sum(len(o) for o in options)
+        rows += len(targets)
+        columns += 1 + routes
+        nonzeros += 1 + len(reached) + len(targets) + 2 * routes
+    return rows, columns, nonzeros
+
+
+def _lp_memory(rows: int, nonzeros: int) -> int:
+    """Estimated peak resident bytes of building and solving an LP of this size."""
+    return _BYTES_PER_NONZERO * nonzeros + _BYTES_PER_ROW * rows + _LP_FIXED_BYTES
 
 
 def _build(links, sources):
@@ -154,7 +201,8 @@ def two_step_rounds_per_chunk(topology, primitive="all_gather", root=0) -> Fract
     ------
     ValueError
         A switched topology, a node more than two hops from a source (no two-step schedule),
-        or an LP above :data:`MAX_LP_VARIABLES` variables (estimated before it is built).
+        or an LP above :data:`MAX_LP_VARIABLES` variables (estimated before it is built), or
+        whose estimated memory exceeds :data:`MAX_LP_BYTES` (counted before it is built).
 
     Examples
     --------
@@ -199,6 +247,14 @@ def two_step_rounds_per_chunk(topology, primitive="all_gather", root=0) -> Fract
             f"the two-step LP of {topology.name} would have about {estimate} variables; "
             f"at most {MAX_LP_VARIABLES} are built"
         )
+    size_rows, _, nonzeros = _lp_size(links, sources)  # bounded by the variable cap just checked
+    check_cap(
+        f"two_step_rounds_per_chunk: the LP of topology={topology.name} ({size_rows} rows, {nonzeros} nonzeros): memory",
+        _lp_memory(size_rows, nonzeros),
+        MAX_LP_BYTES,
+        "bytes",
+        hint="a topology with fewer nodes or lower degrees",
+    )
     rows, columns = _build(links, sources)
     value, duals = _solve_glop(rows, columns)
     exact = _exact_dual(rows, columns, duals)

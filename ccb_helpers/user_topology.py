@@ -58,6 +58,9 @@ MAX_LINKS_PER_PAIR = 1024
 #: Above this estimate the constructors refuse before building anything (a dense 1024-endpoint
 #: matrix would take minutes; a ring of 1024 or a dense matrix of 300 take seconds).
 MAX_DIAMETER_WORK = 20_000_000
+#: Most edges (parallel ones counted) :func:`topology_from_graph` reads from its argument: one
+#: Python step each (about 2 s at the cap), checked before the first.
+MAX_GRAPH_INPUT_EDGES = 2**21
 #: No GPU has more NVLinks than this (H100 and B200 have 18): a complete, uniform ``NV#`` matrix
 #: whose per-GPU total would exceed it can only be an NVSwitch fabric.
 MAX_NVLINKS_PER_GPU = 18
@@ -101,8 +104,13 @@ def link_matrix(topology: Topology) -> np.ndarray:
     """
     if not isinstance(topology, Topology):
         raise TypeError(f"topology must be a Topology, got {type(topology).__name__}")
-    check_cap(f"link_matrix({topology.name}): an n x n int64 matrix, bytes", 8 * topology.n**2, 2**30, "bytes")
+    check_cap(f"link_matrix({topology.name}): memory", _link_matrix_memory(topology.n), 2**30, "bytes")
     return _link_matrix(topology)
+
+
+def _link_matrix_memory(n: int) -> int:
+    """The n x n int64 matrix and the walk over the edges (8 n**2 alone was 56 KB short at n = 1024)."""
+    return 8 * n * n + _MEASURE_BYTES_PER_VERTEX * n
 
 
 def _link_matrix(topology: Topology) -> np.ndarray:
@@ -357,7 +365,49 @@ def _from_links_memory(n: int, pairs: int) -> int:
     """Estimated peak bytes of :func:`topology_from_links`: the matrix's int64 copies (``np.triu``)
     and masks, the graph and its frozen copy, the diameter's BFS (measured at the caps, n = 1024
     with 18,471 pairs: 11 MB of an estimate of 36 MB)."""
-    return 24 * n * n + 2 * _graph_memory(n, pairs) + _MEASURE_BYTES_PER_VERTEX * n
+    bisection = _bisection_memory(n, False, n, pairs) if n <= MAX_BISECTION_ENDPOINTS else 0
+    return 24 * n * n + 2 * _graph_memory(n, pairs) + _MEASURE_BYTES_PER_VERTEX * n + bisection
+
+
+def _from_graph_memory(vertices: int, pairs: int) -> int:
+    """Estimated peak bytes of :func:`topology_from_graph` beyond the caller's graph: the renumbered
+    graph and its frozen copy, the index of vertices, the diameter's BFS (bisection: see
+    :func:`_bisection_memory`)."""
+    return 2 * _graph_memory(vertices, pairs) + 2 * _MEASURE_BYTES_PER_VERTEX * vertices
+
+
+def _bisection_memory(n: int, switched: bool, vertices: int, pairs: int) -> int:
+    """Peak bytes of the bisection measured in :func:`_build` (``bisection_links`` not given).
+
+    Direct: one int64 mask and one cut per split and the temporaries of one edge's update (six
+    arrays of the splits). Switched (``n <= 12``): networkx's max-flow, whose residual networks
+    tracemalloc measured at 47-80 KB per adjacent pair (12 endpoints under 2 to 32 switches),
+    plus 2 MiB of its modules and caches on first use.
+    """
+    if switched:
+        return 96 * 1024 * (pairs + n) + 2 * 2**20
+    splits = math.comb(n - 1, n // 2 - 1) if n % 2 == 0 else math.comb(n, n // 2)
+    return 48 * splits
+
+
+#: Bytes per character of text the smi parsers hold while reading (its lines, their tokens, the
+#: cells kept per GPU row, the PCIe levels of the pairs): tracemalloc measured up to 70 with
+#: every pair at ``PIX`` (n = 440, the level graphs included); rounded up.
+_PARSE_BYTES_PER_CHAR = 96
+
+
+def _parse_memory(chars: int, n: int) -> int:
+    """Estimated peak bytes of reading ``chars`` characters of smi output naming ``n`` GPUs into a
+    topology: the text's part (:data:`_PARSE_BYTES_PER_CHAR`), the graph of NVLink pairs and one
+    PCIe level graph (every pair at most), and the topology built from the links (the pairs
+    within :data:`MAX_DIAMETER_WORK`) or the PCIe tree (at most ``2 n`` vertices and edges
+    besides the pairs)."""
+    pairs = n * (n - 1) // 2
+    built = min(pairs, MAX_DIAMETER_WORK // max(n, 1))
+    tree = _from_graph_memory(3 * n, built + 3 * n) + _bisection_memory(
+        min(n, MAX_SWITCHED_BISECTION_ENDPOINTS), True, 3 * n, 3 * n
+    )
+    return _PARSE_BYTES_PER_CHAR * chars + 2 * _graph_memory(n, pairs) + max(_from_links_memory(n, built), tree)
 
 
 def _links_graph(array: np.ndarray) -> nx.Graph:
@@ -402,6 +452,10 @@ def topology_from_graph(graph, name=None, bisection_links=None) -> Topology:
         raise ValueError(
             f"graph has {graph.number_of_nodes()} vertices; at most {MAX_ENDPOINTS} endpoints are supported"
         )
+    if graph.number_of_edges() > MAX_GRAPH_INPUT_EDGES:
+        raise ValueError(
+            f"graph has {graph.number_of_edges():,} edges (parallel ones counted); at most {MAX_GRAPH_INPUT_EDGES:,} are read"
+        )
     loops = list(nx.selfloop_edges(graph))
     if loops:
         raise ValueError(f"graph has a self-loop at {loops[0][0]!r}; a link joins two different vertices")
@@ -414,6 +468,19 @@ def topology_from_graph(graph, name=None, bisection_links=None) -> Topology:
     n = len(ends)
     if n < 2 or n > MAX_ENDPOINTS:
         raise ValueError(f"graph must have 2 <= n <= {MAX_ENDPOINTS} endpoints (non-switch vertices), got {n}")
+    # The work and memory before anything is built: distinct adjacent pairs, parallel edges merged.
+    vertices = graph.number_of_nodes()
+    pairs = sum(len(graph.adj[v]) for v in graph) // 2
+    _check_work(n, pairs)
+    estimate = _from_graph_memory(vertices, pairs)
+    if bisection_links is None:
+        estimate += _bisection_memory(n, bool(switches), vertices, pairs) if n <= MAX_BISECTION_ENDPOINTS else 0
+    check_cap(
+        f"topology_from_graph(graph with {vertices} vertices, {pairs} pairs): memory",
+        estimate,
+        MAX_GRAPH_BYTES,
+        "bytes",
+    )
     index = {v: i for i, v in enumerate(ends)}
     index.update({v: ("switch", k) for k, v in enumerate(switches)})
     g = nx.Graph()
@@ -432,7 +499,6 @@ def topology_from_graph(graph, name=None, bisection_links=None) -> Topology:
                 f"edge {u!r}-{v!r}: {previous + int(b)} parallel links, at most {MAX_LINKS_PER_PAIR} per pair"
             )
         g.add_edge(a, c, links=previous + int(b))
-    _check_work(n, g.number_of_edges())
     return _build(g, n, _check_name(name, f"custom {n}"), bisection_links)
 
 
@@ -581,6 +647,7 @@ def _parse_nvidia_smi_topo(text, name, nvswitch, pcie_links=1, level_links=None)
         raise ValueError(f"GPU columns must be GPU0 .. GPU{n - 1} in order, got {gpus}")
     if n > MAX_ENDPOINTS:
         raise ValueError(f"{n} GPUs; at most {MAX_ENDPOINTS} are supported")
+    check_cap(f"text: {len(text)} characters, {n} GPUs: memory", _parse_memory(len(text), n), MAX_GRAPH_BYTES, "bytes")
     rows = {}  # GPU index -> (line number, the line, its GPU cells)
     for number, line in enumerate(lines[header_at + 1 :], start=header_at + 2):
         tokens = line.split()
@@ -639,6 +706,7 @@ def _parse_nvidia_smi_topo(text, name, nvswitch, pcie_links=1, level_links=None)
     if nx.is_connected(nvlinked):
         return topology_from_links(matrix, name=name)
     # NVLinks do not join every GPU (a PCIe-only box, NVLink bridges on pairs): the PCIe tree does.
+    _check_work(n, nvlinked.number_of_edges() + 2 * n)  # the NVLink pairs and the PCIe tree's edges
     g = _pcie_tree(n, levels, pcie_links, level_links)
     for i, j in nvlinked.edges:
         g.add_edge(i, j, links=int(matrix[i, j]))
@@ -769,6 +837,9 @@ def parse_rocm_smi_topo(text, name=None, pcie_links=1, level_links=None) -> Topo
     if len(text) > 1_000_000:
         raise ValueError(f"text is {len(text)} characters; a `rocm-smi --showtopo` output is a few kB (cap 1 000 000)")
     lines = [_ANSI.sub("", line).replace("\t", " ") for line in text.splitlines()]
+    # n is known only after reading: a matrix of n x n cells of at least two characters bounds it.
+    gpus = min(MAX_ENDPOINTS, math.isqrt(len(text) // 2) + 1)
+    check_cap(f"text: {len(text)} characters: memory", _parse_memory(len(text), gpus), MAX_GRAPH_BYTES, "bytes")
     blocks = _rocm_blocks(lines)
     if "Link Type" not in blocks:
         if any(line.split()[:2] == ["GPU0", "X"] or "NV#" in line for line in lines if line.split()):
@@ -812,6 +883,7 @@ def parse_rocm_smi_topo(text, name=None, pcie_links=1, level_links=None) -> Topo
     linked.add_edges_from((i, j) for i in range(n) for j in range(i + 1, n) if matrix[i, j])
     if nx.is_connected(linked):
         return topology_from_links(matrix, name=name)
+    _check_work(n, linked.number_of_edges() + 2 * n)  # the xGMI pairs and the PCIe tree's edges
     g = _pcie_tree(n, levels, pcie_links, level_links)
     for i, j in linked.edges:
         g.add_edge(i, j, links=1)

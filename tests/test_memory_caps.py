@@ -344,7 +344,7 @@ def test_graphs_and_measurements_peak_within_their_estimates_at_the_caps():
     result = _run(f"""
         import ccb_helpers.topology as topology
         from ccb_helpers.topology import _graph_memory, _measure_memory, MAX_GRAPH_BYTES, MAX_GRAPH_ELEMENTS
-        from ccb_helpers.user_topology import MAX_DIAMETER_WORK, MAX_ENDPOINTS, _from_links_memory
+        from ccb_helpers.user_topology import MAX_DIAMETER_WORK, MAX_ENDPOINTS, _from_links_memory, _link_matrix_memory
 
         def resident(call):  # the high-water mark without tracemalloc (its own records double it)
             with open("/proc/self/clear_refs", "w") as f:
@@ -410,6 +410,10 @@ def test_graphs_and_measurements_peak_within_their_estimates_at_the_caps():
             assert int(np.count_nonzero(np.triu(m))) == pairs and n * (n + pairs) <= MAX_DIAMETER_WORK
             peak, _ = measure(lambda: ccb.topology_from_links(m, bisection_links=64))
             rows.append((f"topology_from_links n={{n}} pairs={{pairs}}", peak, None, _from_links_memory(n, pairs), "memory"))
+            t = ccb.topology_from_links(m, bisection_links=64)
+            t.graph
+            peak, _ = measure(lambda: ccb.link_matrix(t))
+            rows.append((f"link_matrix n={{n}}", peak, None, _link_matrix_memory(n), "memory"))
         print(json.dumps(dict(rows=rows, at_real_cap=at_real_cap, budget=MAX_GRAPH_BYTES)))
     """)
     assert result["at_real_cap"] <= result["budget"], result
@@ -418,3 +422,354 @@ def test_graphs_and_measurements_peak_within_their_estimates_at_the_caps():
         if hwm is not None:
             assert hwm <= estimate + RSS_SLACK, (name, hwm, estimate)
         assert "vertices + edges" in refused or refused == "memory", (name, refused)
+
+
+# --------------------------------------------------------------------------- the two-step LP's cap
+
+
+@pytest.mark.slow  # about 5 CPU-seconds each: an LP near MAX_LP_VARIABLES solved twice, once under tracemalloc
+@pytest.mark.parametrize(
+    "make, primitive",
+    [
+        ("ccb.fully_connected(9)", "all_gather"),  # 188,928 estimated variables, the largest accepted
+        ("star_of_stars(8, 55)", "broadcast"),  # 147,712; the most nonzeros per estimated variable
+    ],
+)
+def test_two_step_lp_peak_within_its_estimate_near_the_variable_cap(make, primitive):
+    # GLOP's model lives outside Python's allocator: the resident set is what the estimate bounds,
+    # measured first in a fresh process (no freed arenas to reuse) and without tracemalloc (its own
+    # records would double the Python part); tracemalloc's peak separately.
+    result = _run(f"""
+        from ortools.linear_solver import pywraplp  # loaded before measuring: once per process
+        from ccb_helpers import synthesis_lp as lp
+        from ccb_helpers.user_topology import _link_matrix
+
+        def resident(call):
+            with open("/proc/self/clear_refs", "w") as f:
+                f.write("5")
+            before = rss("VmRSS")
+            call()
+            return rss("VmHWM") - before
+
+        def star_of_stars(d, others):  # root -> d hubs -> every other node: many holders per target
+            n = 1 + d + others
+            m = np.zeros((n, n), dtype=np.int64)
+            m[0, 1 : d + 1] = 1
+            m[1 : d + 1, d + 1 :] = 1
+            return ccb.topology_from_links(m + m.T, bisection_links=1)
+
+        topology, primitive = {make}, {primitive!r}
+        topology.graph
+        links = _link_matrix(topology).tolist()
+        sources = list(range(topology.n)) if primitive == "all_gather" else [0]
+        counted = lp._lp_size(links, sources)
+        estimate = lp._lp_memory(counted[0], counted[2])
+        hwm = resident(lambda: lp.two_step_rounds_per_chunk(topology, primitive))
+        peak, _ = measure(lambda: lp.two_step_rounds_per_chunk(topology, primitive))
+        built_rows, built_columns = lp._build(links, sources)
+        built = (len(built_rows), len(built_columns), sum(len(c) for _, c in built_columns))
+        del built_rows, built_columns
+        budget = lp.MAX_LP_BYTES
+        lp.MAX_LP_BYTES = estimate - 1  # the memory budget, checked before anything is built
+        try:
+            lp.two_step_rounds_per_chunk(topology, primitive)
+            refused = ""
+        except ValueError as err:
+            refused = str(err)
+        lp.MAX_LP_BYTES = budget
+        try:  # one node more: over the variable cap
+            lp.two_step_rounds_per_chunk(ccb.fully_connected(10))
+            over = ""
+        except ValueError as err:
+            over = str(err)
+        print(json.dumps(dict(
+            variables=lp._estimate_variables(links, sources), counted=counted, built=built, estimate=estimate,
+            hwm=hwm, peak=peak, refused=refused, over=over, cap=lp.MAX_LP_VARIABLES, budget=budget,
+        )))
+    """)
+    cap, budget = result["cap"], result["budget"]
+    assert 0.7 * cap <= result["variables"] <= cap, result  # near the cap
+    assert result["counted"] == result["built"], result  # the size is counted exactly before building
+    assert result["peak"] <= result["estimate"] <= budget, result
+    assert result["hwm"] <= result["estimate"], result
+    assert "memory" in result["refused"] and "topology=" in result["refused"], result
+    assert "variables" in result["over"], result
+    # The estimate at the variable cap, whatever the topology (n <= 64: at most 64 * 63 arcs): at
+    # most three nonzeros and one row per estimated variable, besides the arcs' rows and the two
+    # rho columns. 1024 and 512 bytes (the module's constants) and its 8 MiB are written out here.
+    arcs = 64 * 63
+    worst = 1024 * (3 * cap + 4 * arcs) + 512 * (cap + 2 * arcs + 64) + 8 * 2**20
+    assert worst <= budget
+
+
+# --------------------------------------------------------------------------- user graphs and smi text
+
+
+@pytest.mark.slow  # about 6 CPU-seconds: five graphs and four smi texts near their caps, twice each
+def test_topology_from_graph_and_smi_parsers_peak_within_their_estimates():
+    result = _run("""
+        import math
+        import networkx as nx
+        import ccb_helpers.user_topology as ut
+
+        def resident(call):
+            with open("/proc/self/clear_refs", "w") as f:
+                f.write("5")
+            before = rss("VmRSS")
+            try:
+                call()
+            except ValueError:
+                pass
+            return rss("VmHWM") - before
+
+        def both(call):
+            hwm = resident(call)
+            def traced():
+                try:
+                    call()
+                except ValueError:
+                    pass
+            peak, _ = measure(traced)
+            return peak, hwm
+
+        rows = []
+        rng = np.random.default_rng(3)
+        # topology_from_graph: many endpoints, sparse (half the endpoint cap: the diameter's BFS at
+        # the cap takes seconds; memory is per vertex and pair all the same, and topology_from_links
+        # is measured at the cap above); a dense MultiGraph of 20 endpoints whose bisection is
+        # measured (C(19, 9) splits); a switched graph of 12 endpoints (max-flow over every split);
+        # 256 endpoints under 64 switches.
+        n = ut.MAX_ENDPOINTS // 2
+        sparse = nx.cycle_graph(n)
+        while sparse.number_of_edges() < 2 * n:
+            u, v = map(int, rng.integers(0, n, 2))
+            if u != v:
+                sparse.add_edge(u, v)
+        dense = nx.MultiGraph()
+        for u in range(20):
+            for v in range(u + 1, 20):
+                dense.add_edges_from([(u, v)] * int(rng.integers(1, 4)))
+        switched = nx.Graph()
+        for s in range(4):
+            switched.add_node(("s", s), kind="switch")
+            switched.add_edges_from(((v, ("s", s)) for v in range(12)), links=2)
+        fabric = nx.Graph()
+        for s in range(64):
+            fabric.add_node(("s", s), kind="switch")
+            fabric.add_edges_from((v, ("s", s)) for v in range(s * 4, s * 4 + 4))
+            fabric.add_edge(("s", s), ("s", (s + 1) % 64))
+        for label, graph, bisection in [
+            ("sparse 512", sparse, 64), ("dense multigraph 20", dense, None), ("switched 12", switched, None),
+            ("fabric 256", fabric, 4),
+        ]:
+            vertices = graph.number_of_nodes()
+            pairs = nx.Graph(graph).number_of_edges()
+            ends = sum(1 for _, k in graph.nodes(data="kind") if k != "switch")
+            estimate = ut._from_graph_memory(vertices, pairs)
+            if bisection is None:
+                estimate += ut._bisection_memory(ends, ends < vertices, vertices, pairs)
+            peak, hwm = both(lambda: ccb.topology_from_graph(graph, bisection_links=bisection))
+            budget = ut.MAX_GRAPH_BYTES
+            ut.MAX_GRAPH_BYTES = estimate - 1
+            try:
+                ccb.topology_from_graph(graph, bisection_links=bisection)
+                refused = ""
+            except ValueError as err:
+                refused = str(err)
+            ut.MAX_GRAPH_BYTES = budget
+            rows.append(("topology_from_graph " + label, peak, hwm, estimate, refused))
+        cap = ut.MAX_GRAPH_INPUT_EDGES
+        ut.MAX_GRAPH_INPUT_EDGES = dense.number_of_edges() - 1
+        try:
+            ccb.topology_from_graph(dense)
+            over = ""
+        except ValueError as err:
+            over = str(err)
+        ut.MAX_GRAPH_INPUT_EDGES = cap
+
+        # The smi parsers at their text cap (10**6 characters): the most cells per character (every
+        # pair at PIX: the levels and their graphs), NVLinks between every pair read as direct links,
+        # rocm-smi's three matrices, and a megabyte of lines with no header.
+        def nvidia(n, cell):
+            head = "      " + " ".join(f"GPU{j}" for j in range(n))
+            return "\\n".join([head] + [f"GPU{i} " + " ".join("X" if i == j else cell for j in range(n)) for i in range(n)])
+
+        def rocm(n, blocks):
+            head = "       " + " ".join(f"GPU{j}" for j in range(n))
+            out = []
+            for title, cell in blocks:
+                out += [f"=== {title} between two GPUs ===", head]
+                out += [f"GPU{i} " + " ".join("0" if i == j else cell for j in range(n)) for i in range(n)]
+            return "\\n".join(out)
+
+        texts = [
+            ("nvidia PIX 440", ccb.parse_nvidia_smi_topo, nvidia(440, "PIX"), 440, {}),
+            ("nvidia NV1 200 direct", ccb.parse_nvidia_smi_topo, nvidia(200, "NV1"), 200, dict(nvswitch=False, name="x")),
+            ("rocm PCIE 240", ccb.parse_rocm_smi_topo, rocm(240, [("Weight", "40"), ("Hops", "2"), ("Link Type", "PCIE")]), None, {}),
+            ("no header", ccb.parse_nvidia_smi_topo, "a b\\n" * 249_999, None, {}),
+        ]
+        for label, parse, text, n, kw in texts:
+            assert len(text) <= 10**6
+            if label == "no header":  # refused before the GPUs are known: the text's part alone
+                estimate = ut._PARSE_BYTES_PER_CHAR * len(text)
+            else:
+                gpus = n if n is not None else min(ut.MAX_ENDPOINTS, math.isqrt(len(text) // 2) + 1)
+                estimate = ut._parse_memory(len(text), gpus)
+            peak, hwm = both(lambda: parse(text, **kw))
+            refused = "memory"
+            if label != "no header":
+                budget = ut.MAX_GRAPH_BYTES
+                ut.MAX_GRAPH_BYTES = estimate - 1
+                try:
+                    parse(text, **kw)
+                    refused = ""
+                except ValueError as err:
+                    refused = str(err)
+                ut.MAX_GRAPH_BYTES = budget
+            rows.append((label, peak, hwm, estimate, refused))
+        # At the caps themselves (10**6 characters, 1024 GPUs): the estimate within the budget.
+        at_cap = ut._parse_memory(10**6, ut.MAX_ENDPOINTS)
+        print(json.dumps(dict(rows=rows, over=over, at_cap=at_cap, budget=ut.MAX_GRAPH_BYTES)))
+    """)
+    assert result["at_cap"] <= result["budget"], result
+    assert "edges" in result["over"] and "at most" in result["over"], result["over"]
+    for name, peak, hwm, estimate, refused in result["rows"]:
+        assert peak <= estimate <= result["budget"], (name, peak, estimate)
+        assert hwm <= estimate + RSS_SLACK, (name, hwm, estimate)
+        assert "memory" in refused, (name, refused)
+
+
+# --------------------------------------------------------------------------- routing matrices
+
+
+def test_routing_matrices_peak_within_their_estimates_at_the_caps():
+    # ROUTING_MAX_BYTES and ARRAY_MAX_BYTES lowered to 16 MiB (both linear in the entries).
+    budget = 16 * MiB
+    result = _run(f"""
+        import math
+        import ccb_helpers._validation as validation
+        import ccb_helpers.bandwidth as bandwidth
+
+        bandwidth.ROUTING_MAX_BYTES = validation.ARRAY_MAX_BYTES = {budget}
+        rows = []
+        n = math.isqrt({budget} // 8)
+        while bandwidth._routing_memory(n) > {budget}:
+            n -= 1  # the largest accepted matrix
+        for name, make in [("uniform_routing", lambda n: ccb.uniform_routing(n, 1e6)),
+                           ("hot_expert_routing", lambda n: ccb.hot_expert_routing(n, 1e6, hot=1))]:
+            peak, hwm = measure(lambda: make(n))
+            try:
+                make(n + 1)
+                refused = ""
+            except ValueError as err:
+                refused = str(err)
+            rows.append((name, n, peak, hwm, bandwidth._routing_memory(n), refused))
+        # The functions that take a matrix: the largest accepted, as an int32 array, a float64 array
+        # and a list (converted first).
+        per = bandwidth._ROUTING_BYTES_PER_ENTRY
+        side = math.isqrt(({budget} - 4096) // per)
+        rng = np.random.default_rng(5)
+        for kind in ("int32", "float64", "list"):
+            k = 256 if kind == "list" else side  # a list of lists costs far more than the array: a smaller one
+            matrix = rng.integers(0, 1000, (k, k)).astype(np.int32 if kind == "int32" else np.float64)
+            if kind == "list":
+                matrix = matrix.tolist()
+            for name, call in [("routing_volumes", lambda: ccb.routing_volumes(matrix)),
+                               ("routing_lower_bound", lambda: ccb.routing_lower_bound(matrix, 1e9))]:
+                peak, hwm = measure(call)
+                rows.append((name + " " + kind, k, peak, hwm, per * k * k + 4096, "memory"))
+        big = np.zeros((side + 64, side + 64))
+        try:
+            ccb.routing_volumes(big)
+            over = ""
+        except ValueError as err:
+            over = str(err)
+        print(json.dumps(dict(rows=rows, over=over)))
+    """)
+    for name, n, peak, hwm, estimate, refused in result["rows"]:
+        assert peak <= estimate <= budget, (name, n, peak, estimate)
+        if hwm is not None:
+            assert hwm <= estimate + RSS_SLACK, (name, hwm, estimate)
+        assert "bytes" in refused or refused == "memory", (name, refused)
+    assert "matrix" in result["over"] and "memory" in result["over"], result["over"]
+
+
+# --------------------------------------------------------------------------- best_algorithm_bands
+
+
+@pytest.mark.parametrize("primitive", ["all_reduce", "broadcast"])
+def test_best_algorithm_bands_peak_within_its_estimate_at_the_points_cap(primitive):
+    result = _run(f"""
+        import ccb_helpers.algorithms as algorithms
+        from ccb_helpers.selection import MAX_BAND_POINTS, _band_memory
+
+        points = MAX_BAND_POINTS
+        call = lambda: ccb.best_algorithm_bands({primitive!r}, 64, 5e-6, 25e9, m_min=1, m_max=2**40, points=points)
+        peak, hwm = measure(call)
+        estimate = _band_memory({primitive!r}, 64, points, 1)
+        budget = algorithms.BEST_ALGORITHM_MAX_BYTES
+        algorithms.BEST_ALGORITHM_MAX_BYTES = estimate - 1
+        try:
+            call()
+            refused = ""
+        except ValueError as err:
+            refused = str(err)
+        print(json.dumps(dict(peak=peak, hwm=hwm, estimate=estimate, budget=budget, refused=refused)))
+    """)
+    assert result["peak"] <= result["estimate"] <= result["budget"], result
+    if result["hwm"] is not None:
+        assert result["hwm"] <= result["estimate"] + RSS_SLACK, result
+    assert "memory" in result["refused"] and "points" in result["refused"], result
+
+
+# --------------------------------------------------------------------------- the nccl-tests reader
+
+
+@pytest.mark.slow  # about 6 CPU-seconds: four texts of 200 kB read twice (the reader is linear in the text)
+def test_nccl_tests_reader_peak_within_its_estimate():
+    # At MAX_TEXT_CHARS (20 MB) one read takes a minute under tracemalloc: 200 kB texts of each
+    # shape (memory is per character), and the estimate at the cap checked against the budget.
+    result = _run("""
+        from importlib.resources import files
+        import ccb_helpers.nccl_tests.reader as reader
+
+        text = (files("ccb_helpers") / "data" / "nccl_tests" / "a3mega_h100_2node_all_reduce.txt").read_text()
+        rows = [line for line in text.splitlines() if line.split() and line.split()[0].isdigit()]
+        head = text[: text.index(rows[0])]
+        size = 200_000
+        cases = dict(
+            log=(text + "\\n") * (size // (len(text) + 1)),
+            rows=head + "\\n".join(rows * ((size - len(head)) // (len(rows[0]) + 1) // len(rows))),
+            empty_lines="\\n" * size,
+            short_lines="a\\n" * (size // 2),
+        )
+        out = []
+        for name, t in cases.items():
+            estimate = reader._READ_BYTES_PER_CHAR * len(t) + reader._READ_FIXED_BYTES
+
+            def call():
+                try:
+                    ccb.read_nccl_tests_runs(t)
+                except ValueError:
+                    pass
+
+            peak, hwm = measure(call)
+            budget = reader.READ_MAX_BYTES
+            reader.READ_MAX_BYTES = estimate - 1
+            try:
+                ccb.read_nccl_tests_runs(t)
+                refused = ""
+            except ValueError as err:
+                refused = str(err)
+            reader.READ_MAX_BYTES = budget
+            out.append((name, len(t), peak, hwm, estimate, refused))
+        at_cap = reader._READ_BYTES_PER_CHAR * reader.MAX_TEXT_CHARS + reader._READ_FIXED_BYTES
+        print(json.dumps(dict(rows=out, at_cap=at_cap, budget=reader.READ_MAX_BYTES)))
+    """)
+    assert result["at_cap"] <= result["budget"], result
+    for name, chars, peak, hwm, estimate, refused in result["rows"]:
+        assert chars >= 150_000, (name, chars)
+        assert peak <= estimate <= result["budget"], (name, peak, estimate)
+        if hwm is not None:
+            assert hwm <= estimate + RSS_SLACK, (name, hwm, estimate)
+        assert refused.startswith("text:") and "memory" in refused, (name, refused)

@@ -34,7 +34,7 @@ from __future__ import annotations
 import functools
 import re
 
-from .._validation import check_bool, check_choice, check_int
+from .._validation import check_bool, check_cap, check_choice, check_int
 from .evidence import MAX_RANKS, Evidence, find_command, resolve
 from .formats import (
     _DEVICE_RE,
@@ -72,6 +72,14 @@ from .records import _EXAMPLE, COLLECTIVES, MAX_ROWS, NcclTestsLog, NcclTestsRow
 #: Largest text the reader accepts (characters, about 10 s of reading here): a run with
 #: ``NCCL_DEBUG=INFO`` on a few hundred ranks stays well below; split bigger files by run.
 MAX_TEXT_CHARS = 20_000_000
+#: Memory budget of one read, bytes. The estimate, :data:`_READ_BYTES_PER_CHAR` per character
+#: (the lines, their tokens, the rows and runs), is checked before reading; at
+#: :data:`MAX_TEXT_CHARS` it is 640 MB, so the budget binds only when lowered.
+READ_MAX_BYTES = 2**30
+# tracemalloc measured 16.5 bytes per character for a text of empty lines, 11 for a run of
+# 1.4 MB of rows, 8 for single-character lines and for published logs (tests/test_memory_caps.py).
+_READ_BYTES_PER_CHAR = 32
+_READ_FIXED_BYTES = 4 * 2**20
 #: In-place and out-of-place busbw further apart than this (relative, rows of 1 MiB and more)
 #: get a warning: one of the two halves did not measure what the other did.
 INPLACE_GAP = 0.25
@@ -211,6 +219,13 @@ def _check_args(text, collective, n_ranks, force):
             f"text has {len(text)} characters; the reader accepts at most {MAX_TEXT_CHARS} "
             "(split the log into runs first)"
         )
+    check_cap(
+        f"text: {len(text):,} characters: memory",
+        _READ_BYTES_PER_CHAR * len(text) + _READ_FIXED_BYTES,
+        READ_MAX_BYTES,
+        "bytes",
+        hint="split the log into runs first",
+    )
     if collective is not None:
         collective = check_choice("collective", collective, COLLECTIVES)
     if n_ranks is not None:
