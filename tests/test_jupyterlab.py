@@ -49,6 +49,10 @@ CHAPTERS = (
         if p.name[:2] in ({c.strip().zfill(2) for c in _CHOSEN.split(",")} if _CHOSEN else {"03", "04", "08"})
     ]
 )
+# Chinese characters and punctuation, as tests/test_site.py counts stray spaces between them.
+CJK_CHARS = (
+    "\\u3000-\\u303f\\u3400-\\u4dbf\\u4e00-\\u9fff\\uff01-\\uff0f\\uff1a-\\uff20\\uff3b-\\uff40\\uff5b-\\uff65“”‘’"
+)
 LOCAL = ("http://127.0.0.1", "data:", "blob:", "ws://127.0.0.1")
 # JupyterLab 4.5's own messages that are not the chapters' (the reader pin keeps 4.5, see README).
 IGNORED_CONSOLE = ("Unsatisfied version", "No satisfying version", "Failed to load resource")
@@ -98,9 +102,27 @@ def _open(browser, lab, rel: str):
         "console",
         lambda m: errors.append(m.text) if m.type == "error" and not m.text.startswith(IGNORED_CONSOLE) else None,
     )
-    page.goto(f"{base}/lab/tree/{rel}?token={token}", wait_until="domcontentloaded", timeout=60000)
+    # A workspace of its own: /lab/tree/ opens the file in the default workspace, which JupyterLab
+    # saves and restores, so each chapter reopened every chapter checked before it (and started its
+    # kernel): the eighth waited for eight notebooks to render.
+    workspace = f"ccb-{pathlib.PurePosixPath(rel).stem}-{secrets.token_hex(4)}"
+    page.goto(
+        f"{base}/lab/workspaces/{workspace}/tree/{rel}?token={token}", wait_until="domcontentloaded", timeout=60000
+    )
     _wait_rendered(page, pathlib.Path(rel).name)
     return page, errors
+
+
+def _shut_down_kernels(lab) -> None:
+    """End every session (and its kernel) the chapter started: a kernel per opened notebook would
+    otherwise keep running until the module ends, eight or more of them on a 2-core machine."""
+    base, token = lab
+    headers = {"Authorization": f"token {token}"}
+    with urllib.request.urlopen(urllib.request.Request(f"{base}/api/sessions", headers=headers), timeout=10) as r:
+        sessions = json.load(r)
+    for session in sessions:
+        request = urllib.request.Request(f"{base}/api/sessions/{session['id']}", headers=headers, method="DELETE")
+        urllib.request.urlopen(request, timeout=30).close()
 
 
 def _wait_rendered(page, name: str) -> None:
@@ -169,6 +191,30 @@ def test_chapter_reads_in_jupyterlab(browser, lab, path):
         for raw in ("{cite", "{eq}`", "{prf:ref}`", "{doc}`"):
             assert raw not in panel.inner_text(), raw
 
+        # No space between two Chinese characters (a Markdown line break showed as one: "对比表， 并回答"),
+        # counted as tests/test_site.py counts them on the site; code and math are not prose.
+        stray = page.evaluate(
+            """cjk => {
+                const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+                const pair = new RegExp(`([${cjk}])[ \\t\\n\\r]+([${cjk}])`, 'g');
+                const blocks = panel.querySelectorAll(
+                    '.jp-MarkdownCell :is(p, li, td, th, h1, h2, h3, h4, dt, dd)');
+                const found = new Set();
+                for (const block of blocks) {
+                    let text = '';
+                    const walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
+                    for (let n = walker.nextNode(); n; n = walker.nextNode())
+                        text += n.parentElement.closest('code, pre, .katex, .math, mjx-container') ? '\\u0000' : n.data;
+                    for (const m of text.matchAll(pair))
+                        found.add(text.slice(Math.max(0, m.index - 8), m.index + m[0].length + 8));
+                }
+                return {blocks: blocks.length, found: [...found]};
+            }""",
+            CJK_CHARS,
+        )
+        assert stray["blocks"] > 20, stray  # the chapter's paragraphs were read
+        assert stray["found"] == [], stray["found"]
+
         # A citation: to its entry in the chapter's 参考文献 cell (whose text is the reference).
         if "{cite" in markdown:
             cite = panel.locator('.jp-MarkdownCell a[href^="#ref-"]').first
@@ -214,3 +260,4 @@ def test_chapter_reads_in_jupyterlab(browser, lab, path):
         assert not errors, errors
     finally:
         page.close()
+        _shut_down_kernels(lab)

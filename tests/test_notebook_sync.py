@@ -277,6 +277,14 @@ def test_cjk_soft_breaks_joined_only_in_prose():
         assert join(text) == text, text
         assert sync_notebooks.cjk_soft_breaks(text) == []
     assert sync_notebooks.cjk_soft_breaks("甲\n乙\nab\ncd\n丙。\n丁") == [0, 4]
+    # a blank typed between Chinese characters goes too (the site drops it), not at math, code or
+    # an emphasis mark around punctuation (CommonMark would no longer close "**…。**" before "它")
+    assert join("把 [综合下界](04_combined_bounds.ipynb) 里的 “Tree” 其实") == (
+        "把[综合下界](04_combined_bounds.ipynb)里的“Tree”其实"
+    )
+    for text in ("共 $M$ 字节", "用 `ring` 算法", "**发送。** 它用", "它 **“引号”**", "the ring 算法"):
+        assert join(text) == text and sync_notebooks.cjk_blanks(text) == [], text
+    assert join("**发送**。 它用") == "**发送**。它用"
     text = "中\n文，\n`x`\n中，\n文"
     assert join(join(text)) == join(text) == "中文，\n`x`\n中，文"  # idempotent
 
@@ -292,3 +300,9 @@ def test_no_line_break_inside_chinese_text(path):
         for line in [cell.source.split("\n")[i]]
     ]
     assert found == [], f"{len(found)} line breaks between Chinese characters: run tools/sync_notebooks.py"
+    blanks = [
+        (i, cell.source[:40])
+        for i, cell in enumerate(nb.cells)
+        if cell.cell_type == "markdown" and sync_notebooks.cjk_blanks(cell.source)
+    ]
+    assert blanks == [], f"blanks between Chinese characters (cell, start): {blanks}"

@@ -49,6 +49,7 @@ import json
 import pathlib
 import re
 import sys
+import unicodedata
 from functools import lru_cache
 
 import nbformat
@@ -280,6 +281,34 @@ def _first_visible(line: str) -> str:
     return text[:1]
 
 
+def _blank_joins(before_text: str, after_text: str) -> bool:
+    """Whether the blank between ``before_text`` and ``after_text`` is dropped (the site's rule).
+
+    Not next to an emphasis mark around punctuation: CommonMark would no longer close ``**…。**``
+    before a letter, nor open ``**“…``  after one, once the blank is gone.
+    """
+    before, after = _last_visible(before_text), _first_visible(after_text)
+    if not (before and after and _joins(before, after)):
+        return False
+    if before_text.rstrip()[-1:] in _EMPHASIS and unicodedata.category(before).startswith("P"):
+        return False
+    return not (after_text.lstrip()[:1] in _EMPHASIS and unicodedata.category(after).startswith("P"))
+
+
+_MASKED = re.compile(r"(`+)(?:(?!\1).)+?\1|(?<!\\)\$[^$]+(?<!\\)\$|\]\([^()]*\)")
+
+
+def _inline_blanks(line: str) -> list[tuple[int, int]]:
+    """The runs of blanks inside ``line`` (a prose line) between two Chinese characters."""
+    masked = _MASKED.sub(lambda m: "\0" * len(m.group(0)), line)
+    runs = []
+    for match in re.finditer(r"[ \t]+", masked):
+        head, tail = line[: match.start()], line[match.end() :]
+        if head.strip() and tail.strip() and _blank_joins(head, tail):
+            runs.append((match.start(), match.end()))
+    return runs
+
+
 def _open_inline(paragraph: str) -> bool:
     """Whether ``paragraph`` (up to a line's end) ends inside a code span or inline math."""
     text = _CODE_SPAN.sub("", paragraph)
@@ -289,16 +318,8 @@ def _open_inline(paragraph: str) -> bool:
     return dollars % 2 == 1
 
 
-def cjk_soft_breaks(markdown: str) -> list[int]:
-    """Indices of the lines of ``markdown`` whose line break is between two Chinese characters.
-
-    A break is joined (:func:`join_cjk_soft_breaks`) where the site drops it
-    (``ccb_helpers.sphinxext._joins``: CJK on both sides, or CJK and a quote or dash they share
-    with English), only inside a paragraph of prose: never in a code fence or a code span, in
-    math (``$…$``, ``$$…$$``), on a directive's fence or option lines, or before or after a
-    heading, a table row, a quote, a comment, a label, and never before a list item.
-    """
-    lines = markdown.split("\n")
+def _prose_lines(lines: list[str]) -> list[bool]:
+    """For each line, whether it is a line of a prose paragraph (see :func:`cjk_soft_breaks`)."""
     fences: list[tuple[str, bool]] = []  # (closing fence, whether its body is prose)
     prose = [False] * len(lines)
     in_math, in_options = False, False
@@ -332,6 +353,20 @@ def cjk_soft_breaks(markdown: str) -> list[int]:
         # a list item's first line is prose (the break after it may join), no other block line is
         list_item = re.match(r"^\s*(?:[-*+]|\d+[.)])\s+\S", line)
         prose[i] = bool(stripped) and (bool(list_item) or not _BLOCK_LINE.match(line))
+    return prose
+
+
+def cjk_soft_breaks(markdown: str) -> list[int]:
+    """Indices of the lines of ``markdown`` whose line break is between two Chinese characters.
+
+    A break is joined (:func:`join_cjk_soft_breaks`) where the site drops it
+    (``ccb_helpers.sphinxext._joins``: CJK on both sides, or CJK and a quote or dash they share
+    with English), only inside a paragraph of prose: never in a code fence or a code span, in
+    math (``$…$``, ``$$…$$``), on a directive's fence or option lines, or before or after a
+    heading, a table row, a quote, a comment, a label, and never before a list item.
+    """
+    lines = markdown.split("\n")
+    prose = _prose_lines(lines)
     found = []
     for i in range(len(lines) - 1):
         a, b = lines[i], lines[i + 1]
@@ -340,19 +375,35 @@ def cjk_soft_breaks(markdown: str) -> list[int]:
         start = max((j for j in range(i + 1) if j == 0 or not prose[j - 1]), default=0)
         if _open_inline("\n".join(lines[start : i + 1])):
             continue
-        before, after = _last_visible(a), _first_visible(b)
-        if before and after and _joins(before, after):
+        if _blank_joins(a, b):
             found.append(i)
     return found
 
 
+def cjk_blanks(markdown: str) -> list[tuple[int, int, int]]:
+    """(line, start, end) of every blank inside a prose line between two Chinese characters
+    ("**发送。** 它用"): the site drops them too (a blank typed, not a line break)."""
+    lines = markdown.split("\n")
+    prose = _prose_lines(lines)
+    found = []
+    for i, line in enumerate(lines):
+        start = max((j for j in range(i + 1) if j == 0 or not prose[j - 1]), default=0)
+        if prose[i] and not (i > start and _open_inline("\n".join(lines[start:i]))):
+            found += [(i, a, b) for a, b in _inline_blanks(line)]
+    return found
+
+
 def join_cjk_soft_breaks(markdown: str) -> str:
-    """``markdown`` with every line break between two Chinese characters (:func:`cjk_soft_breaks`) removed.
+    """``markdown`` without a line break (:func:`cjk_soft_breaks`) or a blank (:func:`cjk_blanks`)
+    between two Chinese characters.
 
     >>> join_cjk_soft_breaks("先画对比表，\n并回答。\nThen\nEnglish。")
     '先画对比表，并回答。\nThen\nEnglish。'
     """
     lines = markdown.split("\n")
+    for i, start, end in reversed(cjk_blanks(markdown)):
+        lines[i] = lines[i][:start] + lines[i][end:]
+    markdown = "\n".join(lines)
     for i in reversed(cjk_soft_breaks(markdown)):
         lines[i : i + 2] = [lines[i].rstrip() + lines[i + 1].lstrip()]
     return "\n".join(lines)
