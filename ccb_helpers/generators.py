@@ -25,6 +25,13 @@ MAX_TRANSFERS = 2**21
 MAX_ROUNDS = 2**13
 #: Most nodes of :func:`knomial_tree` and :func:`nccl_double_binary_tree` (Python lists / loops).
 MAX_TREE_NODES = 2**20
+#: Peak bytes per node of those two: tracemalloc measured 106-128 for the k-nomial tree's tuples
+#: and 57 for the double binary tree's arrays (2**18 nodes); 256 MiB at the cap.
+_TREE_BYTES_PER_NODE = 256
+
+
+def _tree_memory(n: int) -> int:
+    return _TREE_BYTES_PER_NODE * n + 2**16
 #: Peak bytes per transfer while a schedule is generated (its rounds' columns and the lists they
 #: are built from): tracemalloc measured 53-185 per transfer (ring, pairwise, Bruck, binomial,
 #: double binary tree), the small schedules' fixed costs included. At the cap: 512 MiB.
@@ -127,6 +134,7 @@ def knomial_tree(n: int, k: int = 1) -> list[list[tuple[int, int]]]:
     """
     n = check_int("n", n, minimum=1, maximum=MAX_TREE_NODES, scalar=True)
     k = check_int("k", k, minimum=1, scalar=True)
+    check_memory(f"n: the {k}-nomial tree of {n:,} nodes", _tree_memory(n))
     return _knomial_tree(n, min(k, max(n - 1, 1)))
 
 
@@ -191,6 +199,7 @@ def nccl_double_binary_tree(n: int):
     [[-1, 2, 0, 2], [1, 3, 1, -1]]
     """
     n = check_int("n", n, minimum=1, maximum=MAX_TREE_NODES, scalar=True)
+    check_memory(f"n: the double binary tree of {n:,} nodes", _tree_memory(n))
     return _nccl_double_binary_tree(n)
 
 

@@ -877,11 +877,11 @@ def test_count_caps_peak_within_their_estimates():
         case("draw_topology fully_connected(64)", draw, drawing._draw_memory(drawn),
              drawing._draw_memory(drawing.MAX_DRAWN_ELEMENTS), "topology")
 
-        points = fit.MAX_FIT_POINTS  # at the cap: lists converted, the least-squares matrix
+        points = fit.MAX_FIT_POINTS // 5  # lists converted, the least-squares matrix: per point
         sizes = np.linspace(1, 1e9, points).tolist()
         times = [1e-6 + s / 1e10 for s in sizes]
-        case("fit_alpha_beta 10**6 points (lists)", lambda: ccb.mpi.fit_alpha_beta(sizes, times),
-             fit._fit_memory(points), fit._fit_memory(points), "sizes")
+        case("fit_alpha_beta 200,000 points (lists)", lambda: ccb.mpi.fit_alpha_beta(sizes, times),
+             fit._fit_memory(points), fit._fit_memory(fit.MAX_FIT_POINTS), "sizes")
 
         import tempfile
 
@@ -896,6 +896,22 @@ def test_count_caps_peak_within_their_estimates():
         items = list(range(1000, 1000 + values.MAX_ITEMS // 5))  # coercing each item is Python work
         case("grading as_list, 200,000 items", lambda: values.as_list(items),
              values._items_memory(len(items)), values._items_memory(values.MAX_ITEMS), "value")
+        import ccb_helpers.diameter as diameter
+        import ccb_helpers.nccl_tests.ceilings as ceilings
+
+        for name, call, n in [
+            ("knomial_tree 2**16", lambda: generators.knomial_tree(2**16), 2**16),
+            ("nccl_double_binary_tree 2**16", lambda: generators.nccl_double_binary_tree(2**16), 2**16),
+        ]:
+            case(name, call, generators._tree_memory(n), generators._tree_memory(generators.MAX_TREE_NODES), "n")
+        per = diameter._BYTES_PER_RING_SIZE
+        case("diameter_binding_sizes 2**15", lambda: ccb.diameter_binding_sizes(2**15), per * 2**15 + 2**16,
+             per * diameter.MAX_RING_SIZES + 2**16, "n_max")
+        sizes = list(range(1, 10**5 + 1))  # a list: converted, then four float64 arrays
+        per = ceilings._BYTES_PER_SIZE
+        case("busbw_ceiling 10**5 sizes", lambda: ccb.nccl_tests.busbw_ceiling("all_to_all", 8, sizes, 1e-6, 1e11),
+             per * 10**5 + 2**16, per * ceilings.MAX_SIZES + 2**16, "m")
+
         from ccb_helpers.grading import isolation
         reply = validation.json_memory(isolation.MAX_MESSAGE)
         print(json.dumps(dict(rows=rows, budget=budget, reply=reply, times=times_taken)))  # times: CPU-s a case
