@@ -32,6 +32,8 @@ _TREE_BYTES_PER_NODE = 256
 
 def _tree_memory(n: int) -> int:
     return _TREE_BYTES_PER_NODE * n + 2**16
+
+
 #: Peak bytes per transfer while a schedule is generated (its rounds' columns and the lists they
 #: are built from): tracemalloc measured 53-185 per transfer (ring, pairwise, Bruck, binomial,
 #: double binary tree), the small schedules' fixed costs included. At the cap: 512 MiB.
