@@ -7,7 +7,9 @@ through ``/proc/self/clear_refs``) the memory the kernel really gave. The budget
 (the defaults are 2 GiB; the peak is linear in the size, so a smaller cap tests the same ratio
 without taking 2 GiB of a shared machine). Before #28, ``simulate('ring', 'all_reduce', 2, m)``
 peaked at 2.4x its estimate (an index array of 16 bytes per byte) and ``best_algorithm`` at its
-2**25-element cap at 5.8 GB.
+2**25-element cap at 5.8 GB. The count caps (searches, blocks, drawings, live tables, fits, JSON
+files, grading lists …) share one interpreter (:func:`test_count_caps_peak_within_their_estimates`):
+their calls share nothing, so one start-up serves them all.
 """
 
 from __future__ import annotations
