@@ -838,7 +838,7 @@ def _check_formgrader(run, problems) -> None:
                 call("/api/status")
                 break
             except OSError:
-                time.sleep(0.5)
+                time.sleep(0.05)
         else:
             problems.append("jupyter server did not start: " + server.stderr.read()[-2000:])
             return
