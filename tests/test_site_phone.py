@@ -20,7 +20,7 @@ One browser per edition, one tab per width, reused across pages.
 from __future__ import annotations
 
 import pytest
-from _site import serve, settle, site_pages, watch_requests
+from _site import LIVE_READY_JS, serve, settle, site_pages, watch_requests
 
 VIEWPORTS = {390: {"width": 390, "height": 844}, 768: {"width": 768, "height": 1024}}
 CHAPTER = "notebooks/05_bisection.html"
@@ -294,7 +294,7 @@ def test_every_figure_reads_at_9px_on_a_phone_without_scrolling_and_opens_on_a_t
             page.goto(f"{url}/{path}", wait_until="load")
             if page.locator("[data-explorer]").count():
                 page.wait_for_function("window.CCBLive && CCBLive.instances.length >= 1", timeout=30_000)
-                page.evaluate("CCBLive.ready")
+                page.evaluate(LIVE_READY_JS)  # mounted (CCBLive.ready itself resolves to the instances: huge)
             # ccb.js sized the figures in its load handlers (run before goto returned): two frames lay them out.
             page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))")
             stale = page.evaluate(_STALE_HINTS_JS)
