@@ -112,6 +112,27 @@ def _run(args, cwd, ok=True):
     return output
 
 
+class _SchemaCheckedOnce:
+    """``jsonschema`` as nbgrader's metadata validator uses it, ``validate`` checking each schema
+    once (jsonschema's ``validate``: check the schema, build a validator, raise the best error)."""
+
+    def __init__(self, module):
+        self._module, self._validators = module, {}
+
+    def __getattr__(self, name):
+        return getattr(self._module, name)
+
+    def validate(self, instance, schema):
+        known = self._validators.get(id(schema))
+        if known is None or known[0] is not schema:
+            cls = self._module.validators.validator_for(schema)
+            cls.check_schema(schema)
+            known = self._validators[id(schema)] = (schema, cls(schema))
+        error = self._module.exceptions.best_match(known[1].iter_errors(instance))
+        if error is not None:
+            raise error
+
+
 class _InProcess:
     """nbgrader's commands run in this process through its Python API (``nbgrader.apps.NbGraderAPI``):
     the same apps with the course's ``nbgrader_config.py``, without starting a Python and importing
@@ -121,6 +142,7 @@ class _InProcess:
         import functools
 
         import nbgrader.api
+        import nbgrader.nbgraderformat.common
         from nbgrader.apps import NbGraderAPI
         from traitlets.config.loader import PyFileConfigLoader
 
@@ -128,6 +150,12 @@ class _InProcess:
         # 1.5-3 CPU-s, once per set): a constant of the installed nbgrader, asked once per process here.
         if not hasattr(nbgrader.api.get_alembic_version, "cache_info"):
             nbgrader.api.get_alembic_version = functools.cache(nbgrader.api.get_alembic_version)
+        # nbgrader validates each cell's metadata with ``jsonschema.validate``, which first checks
+        # the (constant) schema against its metaschema: ~500 times per set, 9/10 of that CPU time.
+        # The same check and validation here, the schema checked once (_SchemaCheckedOnce).
+        common = nbgrader.nbgraderformat.common
+        if not isinstance(common.jsonschema, _SchemaCheckedOnce):
+            common.jsonschema = _SchemaCheckedOnce(common.jsonschema)
         self.course = course
         self.api = NbGraderAPI(config=PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config())
 
@@ -206,8 +234,12 @@ def _class(ps: str, source, release, course: pathlib.Path) -> dict:
     return students
 
 
-def _grade(ps: str, workdir: pathlib.Path) -> dict:
-    """The README's teacher workflow on one set with its class; everything the checks need."""
+def _grade(ps: str, workdir: pathlib.Path, finalizer=None) -> dict:
+    """The README's teacher workflow on one set with its class; everything the checks need.
+
+    On ps1 the Formgrader's Jupyter server is started as soon as the gradebook has the grades, so
+    that its start-up (~4 s) overlaps the feedback and export commands; ``finalizer`` (pytest's
+    ``request.addfinalizer``) stops it whatever happens."""
     nbgrader = _nbgrader()
     course = workdir / "course"
     shutil.copytree(ASSIGNMENTS / "source" / ps, course / "source" / ps)
@@ -251,8 +283,12 @@ def _grade(ps: str, workdir: pathlib.Path) -> dict:
     if cli:
         log["autograde"] = _run(nbgrader + ["autograde", ps, "--create", "--force"], course, ok=False)
         log["autograde_seconds"] = time.perf_counter() - start
+        formgrader = _start_formgrader(course)
+        if finalizer is not None:
+            finalizer(lambda: _stop(formgrader[0]))
         log["feedback"] = _run(nbgrader + ["generate_feedback", ps, "--force"], course, ok=False)
     else:
+        formgrader = None
         log["autograde"] = api("autograde", ps, student_id="*", create=True, force=True)
         log["autograde_seconds"] = time.perf_counter() - start
         log["feedback"] = api("generate_feedback", ps, force=True)
@@ -295,6 +331,7 @@ def _grade(ps: str, workdir: pathlib.Path) -> dict:
         release=release,
         data=_submissions(ps),
         exported=exported,
+        formgrader=formgrader,
     )
 
 
@@ -352,8 +389,8 @@ def scratch(tmp_path):
 
 
 @pytest.mark.parametrize("ps", SETS)
-def test_problem_set_grades_a_class_with_cheaters(ps, scratch):
-    run = _grade(ps, scratch)
+def test_problem_set_grades_a_class_with_cheaters(ps, scratch, request):
+    run = _grade(ps, scratch, request.addfinalizer)
     data, parts, course = run["data"], run["parts"], run["course"]
     autograded_parts = list(data.PARTS)
     problems = []
@@ -795,30 +832,48 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
+def _start_formgrader(course: pathlib.Path):
+    """The Jupyter server of ``course`` (the Formgrader is its nbgrader extension): ``(server, port, token)``."""
+    token, port = "ccb-test-token", _free_port()
+    # Its log goes to a file beside the course: an unread pipe could fill while other commands run.
+    with open(course.parent / "jupyter-server.log", "w", encoding="utf-8") as log:
+        server = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "jupyter",
+                "server",
+                "--no-browser",
+                f"--port={port}",
+                "--ip=127.0.0.1",
+                f"--IdentityProvider.token={token}",
+                "--ServerApp.open_browser=False",
+                "--ServerApp.allow_root=True",
+            ],
+            cwd=course,
+            env=_env(),
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+        )
+    return server, port, token
+
+
+def _stop(server) -> None:
+    if server.poll() is None:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
 def _check_formgrader(run, problems) -> None:
-    """Manual grading as the README describes it: the Formgrader inside the Jupyter server."""
+    """Manual grading as the README describes it: the Formgrader inside the Jupyter server
+    (started by ``_grade`` once the grades were in the gradebook)."""
     ps = SETS[0]
     course, data = run["course"], run["data"]
-    token, port = "ccb-test-token", _free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "jupyter",
-            "server",
-            "--no-browser",
-            f"--port={port}",
-            "--ip=127.0.0.1",
-            f"--IdentityProvider.token={token}",
-            "--ServerApp.open_browser=False",
-            "--ServerApp.allow_root=True",
-        ],
-        cwd=course,
-        env=_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    server, port, token = run["formgrader"]
     base = f"http://127.0.0.1:{port}"
     headers = {"Authorization": f"token {token}"}
 
@@ -833,15 +888,17 @@ def _check_formgrader(run, problems) -> None:
             return response.read().decode("utf-8")
 
     try:
-        for _ in range(120):
+        deadline = time.monotonic() + 60
+        while True:
             try:
                 call("/api/status")
                 break
             except OSError:
-                time.sleep(0.5)
-        else:
-            problems.append("jupyter server did not start: " + server.stderr.read()[-2000:])
-            return
+                if server.poll() is not None or time.monotonic() > deadline:
+                    log = (course.parent / "jupyter-server.log").read_text(encoding="utf-8")
+                    problems.append("jupyter server did not start: " + log[-2000:])
+                    return
+                time.sleep(0.05)
         submissions = json.loads(call(f"/formgrader/api/submitted_notebooks/{ps}/{ps}"))
         weak = next(s for s in submissions if s["student"] == "weak")
         page = _letters(_visible_text(call(f"/formgrader/submissions/{weak['id']}/")))
@@ -852,8 +909,7 @@ def _check_formgrader(run, problems) -> None:
         written = next(g for g in grades if g["name"] == data.WRITTEN[0])
         call(f"/formgrader/api/grade/{written['id']}", "PUT", {"manual_score": 2})
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        _stop(server)
     _run(_nbgrader() + ["export", "--to", str(course / "grades_after_manual.csv")], course)
     with open(course / "grades_after_manual.csv", newline="", encoding="utf-8") as handle:
         after = {row["student_id"]: float(row["raw_score"]) for row in csv.DictReader(handle)}

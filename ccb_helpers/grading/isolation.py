@@ -200,7 +200,13 @@ def decode(data, depth: int = 0):
     if tag in ("X", "Y"):
         return _record(tag, [decode(item, depth + 1) for item in data[1]])
     kinds = {"L": list, "T": tuple, "S": set, "Z": frozenset}
-    return kinds[tag](decode(item, depth + 1) for item in data[1])
+    if depth + 1 > 70:
+        return kinds[tag](decode(item, depth + 1) for item in data[1])
+    # A plain item decodes to itself: no call for each of a schedule's million integers.
+    return kinds[tag]([item if type(item) in _PLAIN else decode(item, depth + 1) for item in data[1]])
+
+
+_PLAIN = frozenset({bool, int, float, str, type(None)})
 
 
 def _record(tag: str, fields: list):
