@@ -782,7 +782,7 @@ def test_nccl_tests_reader_peak_within_its_estimate():
 # --------------------------------------------------------------------------- the count caps
 
 
-@pytest.mark.slow  # about 4 CPU-seconds: sixteen calls, each run twice (once under tracemalloc)
+@pytest.mark.slow  # about 4 CPU-seconds: fifteen calls, each run twice (once under tracemalloc)
 def test_count_caps_peak_within_their_estimates():
     # One interpreter for every count cap (they share nothing): each call is measured in turn
     # (tracemalloc reset, VmHWM reset), at its cap where that is cheap, else below it where the
