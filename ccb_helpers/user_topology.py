@@ -51,9 +51,10 @@ MAX_BISECTION_ENDPOINTS = 20
 MAX_SWITCHED_BISECTION_ENDPOINTS = 12
 #: Measuring a switched graph's bisection runs one max-flow per balanced split of the endpoints:
 #: about ``splits * (vertices + adjacent pairs)`` units (462 splits at 11 or 12 endpoints). A unit
-#: took 7-19 us here (a ring of switches the slowest, a clique of switches the fastest), so the
-#: cap is 1-2.5 s; checked before anything is built (12 endpoints under a ring of 1268 switches
-#: took 23 s before the cap). 12 endpoints each linked to 20 switches are within it.
+#: took 7-20 us here (a ring or chain of switches the slowest, a clique of switches the fastest:
+#: ``benchmarks/bench_robust_caps.py bisection``), so the cap is 0.9-2.6 CPU-s; checked before
+#: anything is built (12 endpoints under a ring of 1268 switches took 23 s before the cap).
+#: 12 endpoints each linked to 20 switches are within it.
 MAX_SWITCHED_BISECTION_WORK = 2**17
 #: Largest topology accepted (endpoints), so a typo cannot start a huge computation.
 MAX_ENDPOINTS = 1024

@@ -34,8 +34,8 @@ import struct
 import sys
 import types
 
-MAX_MESSAGE = 64 * 2**20
-MAX_ITEMS = 2_000_000
+MAX_MESSAGE = 32 * 2**20  # as isolation.MAX_MESSAGE: what the grader reads
+MAX_ITEMS = 1_000_000  # as values.MAX_ITEMS: a longer list is not graded anyway
 MAX_DEPTH = 64
 MAX_OUTPUT = 20_000
 

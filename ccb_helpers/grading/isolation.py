@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import _validation
 from . import values
 from .parts import DEADLINE, StudentRaised, Timeout
 from .values import Wrong
@@ -73,7 +74,11 @@ CELL_BUDGET = float(os.environ.get("CCB_GRADING_CELL_SECONDS", "30"))
 CALL_BUDGET = 60.0
 #: Student process restarts per notebook (runaways and crashes); beyond it, calls fail at once.
 MAX_RESTARTS = 30
-MAX_MESSAGE = 64 * 2**20
+#: Largest reply read from the student process (bytes). Parsed JSON can take 45 bytes a character
+#: (lists nested in lists: ``_validation.JSON_BYTES_PER_CHAR``), so a hostile 64 MiB reply was
+#: 3 GB in the grader; 32 MiB keeps the estimate within ``_validation.COUNT_CAP_MAX_BYTES``
+#: (2 GiB). A list the grader accepts (``values.MAX_ITEMS``, one million floats) is about 25 MB.
+MAX_MESSAGE = 32 * 2**20
 #: Memory (address space) and CPU seconds of the student process.
 MEMORY = 3 * 2**30
 CPU_SECONDS = 900
@@ -409,8 +414,8 @@ class StudentProcess:
 
     def _receive(self, deadline: float) -> dict:
         (size,) = struct.unpack(">I", self._read(4, deadline))
-        if size > MAX_MESSAGE:
-            raise _Died("reply too large")
+        if size > MAX_MESSAGE or _validation.json_memory(size) > _validation.COUNT_CAP_MAX_BYTES:
+            raise _Died("reply too large")  # before reading it: the estimate of its parse
         try:
             reply = json.loads(self._read(size, deadline).decode("utf-8"))
         except (ValueError, UnicodeDecodeError, RecursionError):
