@@ -8,8 +8,20 @@ xdist worker (they share one kernel). The fixtures the tests share are in tests/
 from __future__ import annotations
 
 import pathlib
+import sys
 
 import pytest
+
+# ---------------------------------------------------------------------------------------------
+# Compiled bytecode is cached even under PYTHONDONTWRITEBYTECODE (issue #30)
+#
+# With that variable set (some shells and container images set it), no process of the run wrote a
+# .pyc: every pytest process recompiled ccb_helpers and re-did pytest's assertion rewriting of
+# every test module at collection (7.6 CPU-s per process instead of 3.5), and every MPI rank,
+# notebook kernel and graded submission recompiled the package before its first line of work.
+# The test run writes the caches where Python puts them by default (`__pycache__/`, ignored by
+# git); the processes it starts keep the variable and read them.
+sys.dont_write_bytecode = False
 
 # ---------------------------------------------------------------------------------------------
 # Markers and grouping for pytest-xdist
@@ -83,3 +95,15 @@ def _suffix_group(item) -> None:
     except ImportError:  # pytest before 9.2: xdist's ``_nodeid`` suffix works
         return
     item._id = NodeId.parse(f"{nodeid}@{'_'.join(groups)}")
+
+
+def pytest_runtest_teardown(item, nextitem):
+    # A doctest that draws leaves its figures open in pyplot's registry (the reader's notebook
+    # shows them; the doctest has no `plt.close`): close them, or a worker holds every doctest's
+    # figures to the end and matplotlib warns about more than 20 open figures.
+    if type(item).__name__ == "DoctestItem":
+        import sys
+
+        pyplot = sys.modules.get("matplotlib.pyplot")
+        if pyplot is not None:
+            pyplot.close("all")

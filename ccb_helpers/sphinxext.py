@@ -33,6 +33,7 @@ What it does to every HTML page:
 
 from __future__ import annotations
 
+import functools
 import gettext
 import json
 import pathlib
@@ -375,10 +376,19 @@ class ChineseTypography(SphinxPostTransform):
             parent.insert(start + offset, node)
 
 
+@functools.lru_cache(maxsize=1)
+def _text_backend():
+    """pybtex's plain-text backend, looked up once: ``render_as("text")`` looks the plugin up
+    among every installed distribution's entry points on each call (11 ms; 66 calls a bibliography)."""
+    from pybtex.plugin import find_plugin
+
+    return find_plugin("pybtex.backends", "text")()
+
+
 def _latex_text(value: str) -> str:
     from pybtex.richtext import Text
 
-    return Text.from_latex(value).render_as("text")
+    return Text.from_latex(value).render(_text_backend())
 
 
 def _authors(entry) -> str:

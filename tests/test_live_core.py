@@ -218,6 +218,24 @@ def test_js_formatters_equal_python_on_random_numbers(live_harness):
 
 
 @pytest.mark.browser
+def test_results_sent_as_json_equal_playwrights_own_transfer(live_harness):
+    """live_compare.evaluate_all returns the page's results as JSON text: the same values, the
+    ones JSON cannot hold included (NaN, ±Infinity, -0, undefined), nested as in a figure."""
+    import json
+
+    from live_compare import TO_JSON_JS, from_page_json
+
+    make = """() => { const xs = [0, -0, 1.5e-300, 2 ** 53 + 2, -7.25, NaN, Infinity, -Infinity, undefined, null, 'a', true];
+      return {xs, nested: [{x: -0, y: [NaN, {z: undefined, w: 'NaN'}]}], '$n': {k: Infinity}, empty: []}; }"""
+    direct = live_harness.evaluate(make)
+    via_json = from_page_json(live_harness.evaluate(f"() => ({TO_JSON_JS})(({make})())"))
+    # json.dumps spells NaN and ±Infinity and keeps -0.0's sign: equal text means equal values.
+    assert json.dumps(via_json, sort_keys=True) == json.dumps(direct, sort_keys=True)
+    assert math.copysign(1, via_json["xs"][1]) == -1 and math.isnan(via_json["nested"][0]["y"][0])
+    assert via_json["xs"][8] is None and via_json["nested"][0]["y"][1] == {"z": None, "w": "NaN"}
+
+
+@pytest.mark.browser
 def test_render_stacks_panels_on_a_phone_and_keeps_text_readable(live_harness):
     figure = {
         "panels": [

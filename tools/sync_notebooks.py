@@ -58,7 +58,7 @@ import yaml
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ccb_helpers.sphinxext import _authors, _joins, disambiguated_years, restore_roles  # noqa: E402
+from ccb_helpers.sphinxext import _authors, _joins, _text_backend, disambiguated_years, restore_roles  # noqa: E402
 
 REFERENCES_ID = "ccb-references"
 REFERENCES_MARK = "<!-- 本格由 tools/sync_notebooks.py 从 references.bib 生成 -->"
@@ -183,9 +183,13 @@ def html_id(label: str) -> str:
     return re.sub(r"[^a-z0-9-]+", "-", label.lower()).strip("-")
 
 
-@lru_cache(maxsize=2)
 def bibliography(bib: pathlib.Path = ROOT / "references.bib") -> dict[str, tuple[str, str, str]]:
     """key -> (authors, year as the site prints it, the entry as text) from ``references.bib``."""
+    return _bibliography(pathlib.Path(bib).resolve())  # one cache entry per file, however it is named
+
+
+@lru_cache(maxsize=2)
+def _bibliography(bib: pathlib.Path) -> dict[str, tuple[str, str, str]]:
     from pybtex.database import parse_file
     from pybtex.plugin import find_plugin
 
@@ -194,7 +198,7 @@ def bibliography(bib: pathlib.Path = ROOT / "references.bib") -> dict[str, tuple
     style = find_plugin("pybtex.style.formatting", "plain")()
     out = {}
     for key, entry in entries.items():
-        text = style.format_entry(key, entry).text.render_as("text")
+        text = style.format_entry(key, entry).text.render(_text_backend())
         out[key] = (_authors(entry), years[key], text)
     return out
 
