@@ -515,10 +515,8 @@ SNIPPET_MATH = [
 ]
 
 
-def test_search_snippet_math_reads_right(browser, server):
-    page, *_ = _load(browser, f"{server}/search.html")
-    try:
-        got = [page.evaluate("tex => ccbTexToText(tex)", tex) for tex, _ in SNIPPET_MATH]
-        assert got == [text for _, text in SNIPPET_MATH]
-    finally:
-        page.close()
+@pytest.mark.xdist_group("site-search")  # ccbTexToText is a pure function: the shared search page will do
+def test_search_snippet_math_reads_right(site_page):
+    page = site_page("search").page
+    got = [page.evaluate("tex => ccbTexToText(tex)", tex) for tex, _ in SNIPPET_MATH]
+    assert got == [text for _, text in SNIPPET_MATH]
