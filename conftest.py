@@ -95,3 +95,15 @@ def _suffix_group(item) -> None:
     except ImportError:  # pytest before 9.2: xdist's ``_nodeid`` suffix works
         return
     item._id = NodeId.parse(f"{nodeid}@{'_'.join(groups)}")
+
+
+def pytest_runtest_teardown(item, nextitem):
+    # A doctest that draws leaves its figures open in pyplot's registry (the reader's notebook
+    # shows them; the doctest has no `plt.close`): close them, or a worker holds every doctest's
+    # figures to the end and matplotlib warns about more than 20 open figures.
+    if type(item).__name__ == "DoctestItem":
+        import sys
+
+        pyplot = sys.modules.get("matplotlib.pyplot")
+        if pyplot is not None:
+            pyplot.close("all")

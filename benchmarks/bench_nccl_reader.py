@@ -6,6 +6,12 @@ times ``R`` (what a linear reader costs). The ratio must stay flat as ``R`` grow
 re-scans the text before each run grows linearly in ``R`` instead (quadratic in the text).
 
 Usage: ``python benchmarks/bench_nccl_reader.py [R ...]`` (default 500 1000 2000 4000 8000).
+
+``--shapes [CHARS]`` (default the 20 MB cap, :data:`~ccb_helpers.nccl_tests.reader.MAX_TEXT_CHARS`)
+reads texts of one size but different shapes — published-log text (the baseline, measured in the
+same run), a run's rows, 20 million empty lines, one-character lines, a header followed by
+one-character, ``#`` or launcher-label lines — and prints each as a ratio to the log text. Before
+#28's per-line cut the short lines were 3.6-4.7x the log (24-31 s against 6.6 s, idle).
 """
 
 from __future__ import annotations
@@ -33,5 +39,45 @@ def main(counts) -> None:
         )
 
 
+def shapes(size: int) -> None:
+    import time
+    from importlib.resources import files
+
+    log = (files("ccb_helpers") / "data" / "nccl_tests" / "a3mega_h100_2node_all_reduce.txt").read_text()
+    rows = [line for line in log.splitlines() if line.split() and line.split()[0].isdigit()]
+    head = log[: log.index(rows[0])]
+
+    def fill(unit: str, chars: int = size) -> str:
+        return unit * (chars // len(unit))
+
+    texts = {
+        "published log text": fill(log + "\n"),
+        "rows of one run (refused at MAX_ROWS)": head
+        + "\n".join(rows * ((size - len(head)) // (len(rows[0]) + 1) // len(rows))),
+        "empty lines": fill("\n"),
+        "one-character lines": fill("a\n"),
+        "header + one-character lines": head + fill("a\n", size - len(head)),
+        "header + '#' lines": head + fill("#\n", size - len(head)),
+        "header + '0: ' label lines": head + fill("0: \n", size - len(head)),
+        "nine-character lines": fill("abcdefghi\n"),
+    }
+    baseline = None
+    for name, text in texts.items():
+        start = time.process_time()
+        try:
+            ccb.read_nccl_tests_runs(text)
+        except ValueError:
+            pass  # the shapes without a table are refused after reading
+        seconds = time.process_time() - start
+        baseline = baseline or seconds
+        print(f"{name:40s} {len(text) / 1e6:6.2f} MB {seconds:7.2f} CPU-s = {seconds / baseline:5.2f}x the log text")
+        del text
+
+
 if __name__ == "__main__":
-    main([int(a) for a in sys.argv[1:]] or [500, 1000, 2000, 4000, 8000])
+    if sys.argv[1:2] == ["--shapes"]:
+        from ccb_helpers.nccl_tests.reader import MAX_TEXT_CHARS
+
+        shapes(int(sys.argv[2]) if len(sys.argv) > 2 else MAX_TEXT_CHARS)
+    else:
+        main([int(a) for a in sys.argv[1:]] or [500, 1000, 2000, 4000, 8000])

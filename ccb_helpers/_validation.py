@@ -24,7 +24,44 @@ arguments (:data:`MAX_ELEMENTS`, :data:`ARRAY_MAX_BYTES`), ``simulate``, ``best_
 graphs and their measurements (``topology.MAX_GRAPH_BYTES``; user graphs and the ``nvidia-smi`` /
 ``rocm-smi`` parsers too), routing matrices (``bandwidth.ROUTING_MAX_BYTES``;
 a matrix argument: :data:`ARRAY_MAX_BYTES`), ``synthesize`` (``synthesis.MAX_SYNTHESIS_BYTES``)
-and the two-step LP (``synthesis_lp.MAX_LP_BYTES``).
+and the two-step LP (``synthesis_lp.MAX_LP_BYTES``). The calls bounded by a count cap estimate
+their peak from the count and check it against :data:`COUNT_CAP_MAX_BYTES` (2 GiB) with
+:func:`check_memory`: ``cut_links``' max-flow (``bisection.MAX_FLOW_ELEMENTS``), the broadcast and
+gossip searches (``broadcast.SEARCH_MAX_STEPS``, ``gossip.SEARCH_MAX_STATES``),
+``synthesis_bounds_table`` (``synthesis_figures.MAX_TABLE_CUT_SETS``: enumerated in blocks),
+``block_bounds`` (``schedule.MAX_PARTS``), ``generate`` (``generators.MAX_TRANSFERS`` /
+``MAX_ROUNDS``), ``knomial_tree`` and ``nccl_double_binary_tree`` (``generators.MAX_TREE_NODES``),
+``diameter_binding_sizes`` (``diameter.MAX_RING_SIZES``), the live tables
+(``live.compress.MAX_STATES``), topology drawings (``plotting.MAX_DRAWN_ELEMENTS``),
+``fit_alpha_beta`` (``mpi.fit.MAX_FIT_POINTS``), ``load_mpi_result`` and the grader's replies
+(``mpi.results.MAX_RESULT_BYTES``, ``grading.isolation.MAX_MESSAGE``: :data:`JSON_BYTES_PER_CHAR`),
+``busbw_ceiling`` (``nccl_tests.ceilings.MAX_SIZES``) and the grading helpers' lists
+(``grading.values.MAX_ITEMS``). Each is measured in tests/test_memory_caps.py.
+
+Caps left without an estimate of their own, on purpose:
+
+* **ranges, not amounts of work** — :data:`MAX_BYTES`, :data:`MAX_SECONDS`, :data:`MAX_BANDWIDTH`,
+  ``algorithms.MAX_NODES`` / ``MAX_CHUNKS``, ``topology.MAX_ENDPOINTS`` / ``MAX_FAT_TREE_HOSTS`` /
+  ``MAX_DIMS``, ``schedule.MAX_BUFFER_BYTES``, ``user_topology.MAX_LINKS_PER_PAIR`` /
+  ``MAX_NVLINKS_PER_GPU``, ``nccl_model.MAX_RANKS`` / ``MAX_BYTES``, ``nccl_tests``' ``MAX_RANKS``,
+  ``MAX_ROW_BYTES``, ``MAX_TOKEN_CHARS``, ``MAX_PORT_BANDWIDTH``, the MPI CLI's ``MAX_SIZE``,
+  ``MAX_REPEATS``, ``MAX_TRAFFIC_BYTES``, ``MAX_LOCAL_RANKS``, ``MAX_TIMEOUT_S``,
+  ``synthesis.MAX_TIME_LIMIT``: they keep numbers finite and exact;
+* **bounded by another cap that has its estimate** — ``nccl_tests.records.MAX_ROWS`` and
+  ``nccl_tests.cli.MAX_FILE_BYTES`` (the reader's text estimate), ``simulator.MAX_RUN_TRANSFERS``
+  / ``MAX_RUN_ROUNDS`` (``run_schedule``'s own estimate and ``max_bytes``), the endpoint and
+  work caps of ``topology`` / ``user_topology`` (``MAX_GRAPH_BYTES``), ``broadcast.SEARCH_MAX_ENDPOINTS``,
+  ``gossip.SEARCH_MAX_NODES`` / ``SEARCH_MAX_STEPS`` (the state budget), ``synthesis``'
+  endpoint caps (its variable and LP caps), ``nccl_search.MAX_GPUS``, the MPI CLI's
+  ``MAX_CASES`` / ``MAX_COLLECTIVE_CALLS`` (``--memory-limit`` per rank);
+* **small by construction** (tens of MB at most, at the cap) — ``tables.MAX_ROWS`` (64 rows),
+  ``diameter.MAX_INSTANCES`` (a generator of unbuilt topologies), ``plotting.MAX_GRID_PANELS`` and
+  ``phone.MAX_PANELS``, ``live.controls.MAX_OPTIONS`` / ``MAX_POSITIONS``,
+  ``live.figure.MAX_GRAPH_NODES``, ``mpi.agreement.MAX_TEXT_CHARS`` / ``MAX_ROUNDS``,
+  ``grading.isolation.MAX_RESTARTS``;
+* **in the student's process** — ``grading.child``'s ``MAX_MESSAGE``, ``MAX_ITEMS``,
+  ``MAX_DEPTH``, ``MAX_OUTPUT``: that process runs under the sandbox's own memory limit
+  (``grading.isolation.MEMORY``), and what it sends back is checked by the grader.
 """
 
 from __future__ import annotations
@@ -53,6 +90,11 @@ MAX_ELEMENTS = 2**25
 ARRAY_MAX_BYTES = 2 * 2**30
 #: Bytes per element a function declares unless it needs more: eight float64 arrays.
 ARRAY_BYTES_PER_ELEMENT = 64
+#: Memory budget of the calls bounded by a count cap (a search's steps or states, blocks, drawn
+#: elements, states of a live table, fit points, bytes of JSON): each estimates its peak from its
+#: count before the work and refuses above this (:func:`check_memory`, read at call time so a
+#: test can lower it).
+COUNT_CAP_MAX_BYTES = 2 * 2**30
 
 
 def is_array(value) -> bool:
@@ -243,6 +285,23 @@ def check_cap(what: str, estimate: float, cap: float, unit: str = "", hint: str 
         raise ValueError(
             f"{what}: estimate {_num(estimate)}{unit} exceeds the cap {_num(cap)}{unit}" + (f"; {hint}" if hint else "")
         )
+
+
+#: Peak bytes per character of parsing JSON with :func:`json.loads` (the bytes, the decoded text
+#: and the objects): tracemalloc measured up to 44.3 for lists nested 50 deep (``[[[...]]]``),
+#: 33 for ``[{}]``, 25 for ``[0]`` and ``{}``, 17 for numbers.
+JSON_BYTES_PER_CHAR = 56
+
+
+def json_memory(chars: int) -> int:
+    """Estimated peak bytes of reading and parsing ``chars`` characters of JSON."""
+    return JSON_BYTES_PER_CHAR * chars + 2**20
+
+
+def check_memory(what: str, estimate: int, hint: str = "") -> None:
+    """Refuse a call whose estimated peak exceeds :data:`COUNT_CAP_MAX_BYTES`; ``what`` starts with
+    the parameter whose size it is (``"topology: ..."``)."""
+    check_cap(f"{what}: memory", estimate, COUNT_CAP_MAX_BYTES, "bytes", hint)
 
 
 def _num(x) -> str:

@@ -14,7 +14,7 @@ import math
 import networkx as nx
 
 from ._intmath import ceil_log_int
-from ._validation import check_choice, check_int
+from ._validation import check_choice, check_int, check_memory
 from .topology import Topology, check_topology
 
 __all__ = ["broadcast_steps", "search_broadcast_steps", "eccentricity"]
@@ -24,6 +24,11 @@ SEARCH_MAX_ENDPOINTS = 20
 #: Most steps of the exhaustive search (one step assigns one newly informed node to a sender
 #: while candidate informed sets are built; about 2 microseconds each here, so <= ~10 s).
 SEARCH_MAX_STEPS = 2**22
+#: Peak bytes per search step allowed for (the successor lists of the states on the recursion's
+#: path, the matchings' dicts): tracemalloc measured 98 kB at 2**16 steps and 91 kB at 2**14 (20
+#: nodes, k = 3: the peak hardly grows with the steps), so 16 bytes a step is far above it.
+_SEARCH_BYTES_PER_STEP = 16
+_SEARCH_FIXED_BYTES = 2**20
 
 
 def eccentricity(topology: Topology, root: int = 0) -> int:
@@ -201,7 +206,13 @@ def search_broadcast_steps(topology: Topology, k=1, root=0) -> int:
     k = check_int("k", k, minimum=1, scalar=True)
     root = check_int("root", root, minimum=0, maximum=topology.n - 1, scalar=True)
     _check_search(topology, k)
+    check_memory(f"topology: broadcast search on {topology.name}", _search_memory())
     return _search_broadcast_steps(topology, k, root)
+
+
+def _search_memory() -> int:
+    """Estimated peak bytes of one search, from its step budget (read at call time)."""
+    return _SEARCH_BYTES_PER_STEP * SEARCH_MAX_STEPS + _SEARCH_FIXED_BYTES
 
 
 def _search_broadcast_steps(topology: Topology, k: int, root: int) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._intmath import ceil_log2, floor_log2
-from ._validation import check_bool, check_cap, check_int
+from ._validation import check_bool, check_cap, check_int, check_memory
 from .algorithms import MAX_CHUNKS, _check_applicable, _model, _terms
 from .double_binary_tree import _dbt_trees, _edge_colours, _heights_depths, _nccl_double_binary_tree
 from .schedule import MAX_BUFFER_BYTES, Round, Schedule, _block_bounds, buffers_for
@@ -25,6 +25,26 @@ MAX_TRANSFERS = 2**21
 MAX_ROUNDS = 2**13
 #: Most nodes of :func:`knomial_tree` and :func:`nccl_double_binary_tree` (Python lists / loops).
 MAX_TREE_NODES = 2**20
+#: Peak bytes per node of those two: tracemalloc measured 106-128 for the k-nomial tree's tuples
+#: and 57 for the double binary tree's arrays (2**18 nodes); 256 MiB at the cap.
+_TREE_BYTES_PER_NODE = 256
+
+
+def _tree_memory(n: int) -> int:
+    return _TREE_BYTES_PER_NODE * n + 2**16
+
+
+#: Peak bytes per transfer while a schedule is generated (its rounds' columns and the lists they
+#: are built from): tracemalloc measured 53-185 per transfer (ring, pairwise, Bruck, binomial,
+#: double binary tree), the small schedules' fixed costs included. At the cap: 512 MiB.
+BYTES_PER_GENERATED_TRANSFER = 256
+#: And per round (its arrays' headers), plus 1 MiB.
+_BYTES_PER_GENERATED_ROUND = 1024
+
+
+def _generate_memory(rounds: int, transfers: int) -> int:
+    """Estimated peak bytes of generating a schedule of ``rounds`` and ``transfers``."""
+    return BYTES_PER_GENERATED_TRANSFER * transfers + _BYTES_PER_GENERATED_ROUND * rounds + 2**20
 
 
 # --------------------------------------------------------------------------- helpers
@@ -116,6 +136,7 @@ def knomial_tree(n: int, k: int = 1) -> list[list[tuple[int, int]]]:
     """
     n = check_int("n", n, minimum=1, maximum=MAX_TREE_NODES, scalar=True)
     k = check_int("k", k, minimum=1, scalar=True)
+    check_memory(f"n: the {k}-nomial tree of {n:,} nodes", _tree_memory(n))
     return _knomial_tree(n, min(k, max(n - 1, 1)))
 
 
@@ -180,6 +201,7 @@ def nccl_double_binary_tree(n: int):
     [[-1, 2, 0, 2], [1, 3, 1, -1]]
     """
     n = check_int("n", n, minimum=1, maximum=MAX_TREE_NODES, scalar=True)
+    check_memory(f"n: the double binary tree of {n:,} nodes", _tree_memory(n))
     return _nccl_double_binary_tree(n)
 
 
@@ -464,7 +486,9 @@ def generate(algorithm, primitive, n, m, ports=1, root=0, chunks=None, pipelined
     -----
     Caps, checked from closed forms before any round is built: at most ``MAX_ROUNDS = 2**13``
     rounds and ``MAX_TRANSFERS = 2**21`` transfers (e.g. a ring AllReduce up to 1024 nodes, a
-    double binary tree with ``4 chunks (n - 1) <= 2**21``); each costs the simulator time.
+    double binary tree with ``4 chunks (n - 1) <= 2**21``); each costs the simulator time. The
+    memory, ``BYTES_PER_GENERATED_TRANSFER = 256`` bytes a transfer (512 MiB at the cap), is
+    checked against ``_validation.COUNT_CAP_MAX_BYTES`` before the first round.
 
     Examples
     --------
@@ -474,7 +498,10 @@ def generate(algorithm, primitive, n, m, ports=1, root=0, chunks=None, pipelined
     round 1: 1.data[0:2] <- 0.data[0:2]; 2.data[2:4] <- 1.data[2:4]; 0.data[4:6] <- 2.data[4:6]
     round 2: 1.data[4:6] <- 0.data[4:6]; 2.data[0:2] <- 1.data[0:2]; 0.data[2:4] <- 2.data[2:4]
     """
-    n, m, ports, root, chunks, _, _ = _check_generate(algorithm, primitive, n, m, ports, root, chunks, pipelined)
+    n, m, ports, root, chunks, rounds, transfers = _check_generate(
+        algorithm, primitive, n, m, ports, root, chunks, pipelined
+    )
+    check_memory(f"n: the schedule of {algorithm} {primitive} on n={n}", _generate_memory(rounds, transfers))
     return _generate(algorithm, primitive, n, m, ports, root, chunks)
 
 

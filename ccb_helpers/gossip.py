@@ -29,7 +29,7 @@ import networkx as nx
 import numpy as np
 
 from ._intmath import ceil_log_int
-from ._validation import check_cap, check_choice, check_int
+from ._validation import check_cap, check_choice, check_int, check_memory
 from .topology import Topology, check_topology
 
 __all__ = ["gossip_rounds"]
@@ -49,6 +49,18 @@ _MAX_AUTOMORPHISMS = 4096
 _DOMINANCE_MAX = 2048
 #: int64 elements per block of the canonical-form computation (32 MiB).
 _CANONICAL_BLOCK = 2**22
+#: Peak bytes per generated state allowed for (the state tuples, the sets and dicts that hold
+#: them, their canonical forms): tracemalloc measured 113-299 bytes per state of the cap, fixed
+#: costs included (3 x 4 torus, 4 x 4 mesh, 4-cube, complete graph of 8, at 3,000 and 30,000).
+_BYTES_PER_STATE = 512
+
+
+def _search_memory() -> int:
+    """Estimated peak bytes of one search, from its state budget (read at call time): the states,
+    three blocks of the canonical form's images and the automorphisms' bit tables (16 MiB at 4096
+    automorphisms of 16 nodes), and 4 MiB of the rest."""
+    tables = 8 * 256 * 2 * _MAX_AUTOMORPHISMS
+    return _BYTES_PER_STATE * SEARCH_MAX_STATES + 3 * 8 * _CANONICAL_BLOCK + tables + 4 * 2**20
 
 
 class _Budget:
@@ -145,6 +157,7 @@ def gossip_rounds(topology, ports=1, method="auto") -> int:
         )
     if not nx.is_connected(topology.graph):
         raise ValueError(f"topology: {topology.name} is not connected: some inputs can never reach some nodes")
+    check_memory(f"topology: gossip search on {topology.name} with ports={ports}", _search_memory())
     budget = _Budget(f"gossip search on {topology.name} with ports={ports}")
     first = _first_round(topology.graph, topology.n, ports, budget)  # the estimate, before the search
     return _search_gossip_rounds(topology.graph, topology.n, ports, budget, first)

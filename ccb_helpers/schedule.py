@@ -21,7 +21,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ._validation import _as_array, check_cap, check_choice, check_int
+from ._validation import _as_array, check_cap, check_choice, check_int, check_memory
 from .primitives import check_primitive
 from .topology import Topology
 
@@ -53,14 +53,26 @@ def block_bounds(m: int, n: int, parts: int | None = None) -> np.ndarray:
     n = check_int("n", n, minimum=1, scalar=True)
     parts = n if parts is None else check_int("parts", parts, minimum=1, scalar=True)
     check_cap("block_bounds: blocks", parts, MAX_PARTS)
+    check_memory(f"parts: block_bounds of {parts:,} blocks", _block_bounds_memory(parts))
     return _block_bounds(m, parts)
 
 
+def _block_bounds_memory(parts: int) -> int:
+    """Two int64 arrays of ``parts + 1`` (the result and one temporary; tracemalloc measured
+    16 bytes a block, 1 GiB at :data:`MAX_PARTS`), and 4 KiB."""
+    return 16 * (parts + 1) + 4096
+
+
 def _block_bounds(m: int, parts: int) -> np.ndarray:
-    # i*m // parts = i*q + (i*r) // parts with m = q*parts + r: no product exceeds int64.
+    # i*m // parts = i*q + (i*r) // parts with m = q*parts + r: no product exceeds int64
+    # (i*r < parts**2 <= 2**52). In place: two arrays of parts + 1 at the peak, not four.
     q, r = divmod(m, parts)
     i = np.arange(parts + 1, dtype=np.int64)
-    return i * q + (i * r) // parts
+    out = i * q
+    i *= r
+    i //= parts
+    out += i
+    return out
 
 
 @dataclass(frozen=True)

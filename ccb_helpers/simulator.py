@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import check_bandwidth, check_cap, check_int, check_seconds
+from .generators import BYTES_PER_GENERATED_TRANSFER
 from .schedule import Schedule, _block_bounds, _check_schedule
 from .topology import Topology, check_topology
 
@@ -33,7 +34,6 @@ __all__ = ["ScheduleError", "SimulationResult", "run_schedule", "simulate"]
 DEFAULT_MAX_BYTES = 2 * 2**30
 #: Bytes per transfer of a schedule held in memory (8 int64 / bool columns) and while generating it.
 BYTES_PER_TRANSFER = 64
-BYTES_PER_GENERATED_TRANSFER = 256
 #: Most transfers / rounds :func:`run_schedule` executes (about 1 microsecond and 0.3 ms each here).
 MAX_RUN_TRANSFERS = 2**21
 MAX_RUN_ROUNDS = 2**13

@@ -49,6 +49,13 @@ __all__ = [
 MAX_BISECTION_ENDPOINTS = 20
 #: Switched graphs need one max-flow per split; measured up to this many endpoints.
 MAX_SWITCHED_BISECTION_ENDPOINTS = 12
+#: Measuring a switched graph's bisection runs one max-flow per balanced split of the endpoints:
+#: about ``splits * (vertices + adjacent pairs)`` units (462 splits at 11 or 12 endpoints). A unit
+#: took 7-20 us here (a ring or chain of switches the slowest, a clique of switches the fastest:
+#: ``benchmarks/bench_robust_caps.py bisection``), so the cap is 0.9-2.6 CPU-s; checked before
+#: anything is built (12 endpoints under a ring of 1268 switches took 23 s before the cap).
+#: 12 endpoints each linked to 20 switches are within it.
+MAX_SWITCHED_BISECTION_WORK = 2**17
 #: Largest topology accepted (endpoints), so a typo cannot start a huge computation.
 MAX_ENDPOINTS = 1024
 #: Most parallel links accepted between two endpoints (a typo such as 10**9 would otherwise overflow
@@ -200,6 +207,52 @@ def _bisection_side(topology: Topology) -> set:
     return set(combos[int(np.argmin(cut))])
 
 
+def _switched_splits(n: int) -> int:
+    """Balanced splits :func:`_switched_bisection` tries: endpoint 0 fixed, on either side for odd ``n``."""
+    half = n // 2
+    return sum(math.comb(n - 1, size - 1) for size in {half, n - half} - {0})
+
+
+def _check_bisection(n: int, switched: bool, star: bool, vertices: int, pairs: int, source: str) -> None:
+    """Refuse, before any work, a bisection that :func:`_build` could not measure in time.
+
+    ``vertices`` and ``pairs`` (distinct adjacent pairs) may be upper bounds. A single-switch star
+    is counted in closed form; other switched graphs need ``n <= 12`` and a max-flow work within
+    :data:`MAX_SWITCHED_BISECTION_WORK`; direct ones ``n <= 20`` (the splits' masks).
+    """
+    hint = "pass bisection_links=... explicitly"
+    if source == "text":  # the parsers take no bisection_links
+        hint = "build the topology with ccb.topology_from_graph(graph, bisection_links=...)"
+    if not switched:
+        if n > MAX_BISECTION_ENDPOINTS:
+            raise ValueError(
+                f"{source}: bisection is measured exhaustively for n <= {MAX_BISECTION_ENDPOINTS} endpoints "
+                f"(C(n, n/2) splits); got n={n}: pass bisection_links=... explicitly"
+            )
+        return
+    if star:
+        return
+    if n > MAX_SWITCHED_BISECTION_ENDPOINTS:
+        raise ValueError(
+            f"{source}: bisection of a switched graph is measured by max-flow over every split, n <= "
+            f"{MAX_SWITCHED_BISECTION_ENDPOINTS} endpoints unless one switch joins them all; got n={n}: {hint}"
+        )
+    splits = _switched_splits(n)
+    work = splits * (vertices + pairs)
+    if work > MAX_SWITCHED_BISECTION_WORK:
+        raise ValueError(
+            f"{source}: measuring the bisection of a switched graph takes one max-flow per split: {splits} splits x "
+            f"{vertices + pairs} vertices + adjacent pairs = {work:,} units, at most {MAX_SWITCHED_BISECTION_WORK:,}: "
+            f"{hint}, or use fewer switches or links"
+        )
+
+
+def _is_star(g: nx.Graph, n: int) -> bool:
+    """One switch vertex, and every endpoint (0 .. n-1) linked to switches only (so to that one)."""
+    switches = [v for v, kind in g.nodes(data="kind") if kind == "switch"]
+    return len(switches) == 1 and all(g.nodes[u].get("kind") == "switch" for v in range(n) for u in g.neighbors(v))
+
+
 def _check_work(n: int, pairs: int) -> None:
     """Refuse a topology whose diameter measurement (one BFS per endpoint) would run away."""
     work = n * (n + pairs)
@@ -223,37 +276,26 @@ def _build(g: nx.Graph, n: int, name: str, bisection_links, source: str = "graph
             f"{source}: the graph is disconnected (components of endpoints: {parts[:4]}); every endpoint must reach every other"
         )
     switched = any(kind == "switch" for _, kind in g.nodes(data="kind"))
+    star = switched and _is_star(g, n)
+    if bisection_links is None:
+        # Before the diameter's BFS: a bisection that cannot be measured is refused first.
+        _check_bisection(n, switched, star, g.number_of_nodes(), g.number_of_edges(), source)
+    else:
+        bisection_links = check_int("bisection_links", bisection_links, minimum=0, scalar=True)
     degree = max(sum(_multiplicity(d) for _, _, d in g.edges(v, data=True)) for v in range(n))
     ends = set(range(n))
     diameter = 0
-    for source in range(n):
-        lengths = nx.single_source_shortest_path_length(g, source)
+    for start in range(n):
+        lengths = nx.single_source_shortest_path_length(g, start)
         diameter = max(diameter, max(d for v, d in lengths.items() if v in ends))
     if bisection_links is None:
-        if switched:
-            star = (
-                all(g.nodes[u].get("kind") == "switch" for v in range(n) for u in g.neighbors(v))
-                and sum(1 for _, k in g.nodes(data="kind") if k == "switch") == 1
-            )
-            if star:
-                ups = sorted(sum(_multiplicity(d) for _, _, d in g.edges(v, data=True)) for v in range(n))
-                bisection_links = sum(ups[: n // 2])  # the switch sits with the heavier side
-            elif n <= MAX_SWITCHED_BISECTION_ENDPOINTS:
-                bisection_links = _switched_bisection(g, n)
-            else:
-                raise ValueError(
-                    f"bisection of a switched graph is measured by max-flow over every split, n <= "
-                    f"{MAX_SWITCHED_BISECTION_ENDPOINTS}; got n={n}: pass bisection_links=... explicitly"
-                )
-        elif n <= MAX_BISECTION_ENDPOINTS:
-            bisection_links = _weighted_bisection(n, [(u, v, _multiplicity(d)) for u, v, d in g.edges(data=True)])
+        if star:
+            ups = sorted(sum(_multiplicity(d) for _, _, d in g.edges(v, data=True)) for v in range(n))
+            bisection_links = sum(ups[: n // 2])  # the switch sits with the heavier side
+        elif switched:
+            bisection_links = _switched_bisection(g, n)
         else:
-            raise ValueError(
-                f"bisection is measured exhaustively for n <= {MAX_BISECTION_ENDPOINTS} endpoints "
-                f"(C(n, n/2) splits); got n={n}: pass bisection_links=... explicitly"
-            )
-    else:
-        bisection_links = check_int("bisection_links", bisection_links, minimum=0, scalar=True)
+            bisection_links = _weighted_bisection(n, [(u, v, _multiplicity(d)) for u, v, d in g.edges(data=True)])
     frozen = g.copy()
     return Topology(
         family="custom",
@@ -357,6 +399,8 @@ def topology_from_links(matrix, name=None, bisection_links=None) -> Topology:
     name = _check_name(name, f"custom {n}")
     pairs = int(np.count_nonzero(np.triu(array)))
     _check_work(n, pairs)
+    if bisection_links is None:
+        _check_bisection(n, False, False, n, pairs, "matrix")
     check_cap(f"topology_from_links({name}): memory", _from_links_memory(n, pairs), MAX_GRAPH_BYTES, "bytes")
     return _build(_links_graph(array), n, name, bisection_links, "matrix")
 
@@ -380,9 +424,9 @@ def _bisection_memory(n: int, switched: bool, vertices: int, pairs: int) -> int:
     """Peak bytes of the bisection measured in :func:`_build` (``bisection_links`` not given).
 
     Direct: one int64 mask and one cut per split and the temporaries of one edge's update (six
-    arrays of the splits). Switched (``n <= 12``): networkx's max-flow, whose residual networks
-    tracemalloc measured at 47-80 KB per adjacent pair (12 endpoints under 2 to 32 switches),
-    plus 2 MiB of its modules and caches on first use.
+    arrays of the splits). Switched (``n <= 12``, within :data:`MAX_SWITCHED_BISECTION_WORK`):
+    networkx's max-flow, whose residual networks tracemalloc measured at 47-80 KB per adjacent
+    pair (12 endpoints under 2 to 32 switches), plus 2 MiB of its modules and caches on first use.
     """
     if switched:
         return 96 * 1024 * (pairs + n) + 2 * 2**20
@@ -434,7 +478,10 @@ def topology_from_graph(graph, name=None, bisection_links=None) -> Topology:
     name : str, optional
         Display name (default ``"custom n"``).
     bisection_links : int, optional
-        Skip the bisection search (required above 20 endpoints, 12 with switches).
+        Skip the bisection search (required above 20 endpoints, above 12 with switches other than
+        a single-switch star, and above :data:`MAX_SWITCHED_BISECTION_WORK` max-flow units:
+        ``splits * (vertices + adjacent pairs)``, 462 splits at 12 endpoints; checked before
+        anything is built).
 
     Examples
     --------
@@ -460,7 +507,8 @@ def topology_from_graph(graph, name=None, bisection_links=None) -> Topology:
     if loops:
         raise ValueError(f"graph has a self-loop at {loops[0][0]!r}; a link joins two different vertices")
     switches = [v for v, kind in graph.nodes(data="kind") if kind == "switch"]
-    ends = [v for v in graph.nodes if v not in set(switches)]
+    switch_set = set(switches)
+    ends = [v for v in graph.nodes if v not in switch_set]
     try:
         ends = sorted(ends)
     except TypeError:
@@ -472,6 +520,9 @@ def topology_from_graph(graph, name=None, bisection_links=None) -> Topology:
     vertices = graph.number_of_nodes()
     pairs = sum(len(graph.adj[v]) for v in graph) // 2
     _check_work(n, pairs)
+    if bisection_links is None:  # the bisection's search, before anything is built
+        star = len(switches) == 1 and all(u in switch_set for v in ends for u in graph.adj[v])
+        _check_bisection(n, bool(switches), star, vertices, pairs, "graph")
     estimate = _from_graph_memory(vertices, pairs)
     if bisection_links is None:
         estimate += _bisection_memory(n, bool(switches), vertices, pairs) if n <= MAX_BISECTION_ENDPOINTS else 0
@@ -527,6 +578,7 @@ def dgx1() -> Topology:
 
 
 _GPU = re.compile(r"^GPU(\d+)$")
+_NV = re.compile(r"NV(\d{1,4})")
 #: Terminal control sequences: recent drivers underline the header (``ESC[4m GPU0 ... ESC[0m``).
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _PCIE_LEVELS = {"SYS", "NODE", "PHB", "PXB", "PIX", "SOC", "PSB"}
@@ -672,13 +724,12 @@ def _parse_nvidia_smi_topo(text, name, nvswitch, pcie_links=1, level_links=None)
                 if cell != "X":
                     raise ValueError(f"{where}: column GPU{j} should be 'X' on the diagonal, got {cell!r}")
                 continue
-            match = re.fullmatch(r"NV(\d{1,4})", cell)
-            if match:
+            if cell in _PCIE_LEVELS:  # the common cell first: a set lookup, no regex
+                levels[(i, j)] = _LEVEL_ALIASES.get(cell, cell)
+            elif match := _NV.fullmatch(cell):
                 matrix[i, j] = int(match.group(1))
                 if matrix[i, j] > MAX_LINKS_PER_PAIR:
                     raise ValueError(f"{where}: column GPU{j}: {cell} exceeds {MAX_LINKS_PER_PAIR} links per pair")
-            elif cell in _PCIE_LEVELS:
-                levels[(i, j)] = _LEVEL_ALIASES.get(cell, cell)
             else:
                 raise ValueError(f"{where}: column GPU{j}: unknown cell {cell!r} (expected NV#, X or a PCIe level)")
     if not np.array_equal(matrix, matrix.T):
@@ -707,6 +758,7 @@ def _parse_nvidia_smi_topo(text, name, nvswitch, pcie_links=1, level_links=None)
         return topology_from_links(matrix, name=name)
     # NVLinks do not join every GPU (a PCIe-only box, NVLink bridges on pairs): the PCIe tree does.
     _check_work(n, nvlinked.number_of_edges() + 2 * n)  # the NVLink pairs and the PCIe tree's edges
+    _check_pcie_bisection(n, levels, nvlinked.number_of_edges())
     g = _pcie_tree(n, levels, pcie_links, level_links)
     for i, j in nvlinked.edges:
         g.add_edge(i, j, links=int(matrix[i, j]))
@@ -725,6 +777,46 @@ def _check_level_links(level_links) -> dict:
             raise ValueError(f"level_links: unknown level {level!r}; allowed: {', '.join(PCIE_LEVEL_LINKS)}")
         merged[level] = check_int(f"level_links[{level!r}]", links, minimum=1, maximum=1024, scalar=True)
     return merged
+
+
+def _pcie_is_star(n: int, levels: dict) -> bool:
+    """Whether :func:`_pcie_tree` makes one switch for all ``n`` GPUs, read from the levels alone.
+
+    The tree's first switch is made at the nearest level any pair has; it holds every GPU (and no
+    other switch follows) exactly when the pairs at that level join all of them. Every pair at
+    ``SYS``: the ``SYS`` vertex alone.
+    """
+    if not levels:
+        return False
+    nearest = min(_LEVEL_ORDER.index(level) for level in levels.values())
+    if nearest == len(_LEVEL_ORDER) - 1:
+        return True
+    parent = list(range(n))  # union-find over the pairs at the nearest level (no graph built)
+
+    def root(v):
+        while parent[v] != v:
+            parent[v] = parent[parent[v]]
+            v = parent[v]
+        return v
+
+    groups = n
+    name = _LEVEL_ORDER[nearest]
+    for (i, j), level in levels.items():
+        if level == name and (a := root(i)) != (b := root(j)):
+            parent[a] = b
+            groups -= 1
+    return groups == 1
+
+
+def _check_pcie_bisection(n: int, levels: dict, direct_pairs: int) -> None:
+    """Refuse a PCIe tree whose bisection cannot be measured before building it or its diameter.
+
+    The tree has at most ``2 n - 1`` vertices (each switch joins two tops or more) and as many
+    edges, besides the ``direct_pairs`` (NVLink / xGMI) links; at ``n <= 12`` that is always within
+    :data:`MAX_SWITCHED_BISECTION_WORK`, so what is refused is more than 12 GPUs not on one switch.
+    """
+    star = direct_pairs == 0 and _pcie_is_star(n, levels)
+    _check_bisection(n, True, star, 2 * n, 2 * n + direct_pairs, "text")
 
 
 def _pcie_tree(n: int, levels: dict, pcie_links: int, level_links: dict) -> nx.Graph:
@@ -884,6 +976,7 @@ def parse_rocm_smi_topo(text, name=None, pcie_links=1, level_links=None) -> Topo
     if nx.is_connected(linked):
         return topology_from_links(matrix, name=name)
     _check_work(n, linked.number_of_edges() + 2 * n)  # the xGMI pairs and the PCIe tree's edges
+    _check_pcie_bisection(n, levels, linked.number_of_edges())
     g = _pcie_tree(n, levels, pcie_links, level_links)
     for i, j in linked.edges:
         g.add_edge(i, j, links=1)

@@ -129,6 +129,13 @@ def settle(page) -> None:
     page.evaluate(SETTLE_JS)
 
 
+# Resolves when every live explorer of the page is mounted, to nothing. ``CCBLive.ready`` itself
+# resolves to the explorer instances (their data and DOM): evaluated as is, Playwright serialised
+# all of it to Python -- 15-19 s and 8.5 CPU-s (Python + Chromium) for chapter 1's page, 1.2 CPU-s
+# for chapter 8's, on every load (measured 2026-12-05), and the value was thrown away.
+LIVE_READY_JS = "async () => { await CCBLive.ready; }"
+
+
 # Resolves when what a click started has run its course: one frame for transitions to start, then
 # every finite transition/animation in the page has finished (at most 3 s), then one more frame.
 TRANSITIONS_JS = r"""async () => {

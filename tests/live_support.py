@@ -23,6 +23,7 @@ import sys
 import threading
 
 import pytest
+from _site import LIVE_READY_JS
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
@@ -138,7 +139,7 @@ class SitePage:
         self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
         self.page.goto(url, wait_until="load")
         self.page.wait_for_function("window.CCBLive && CCBLive.instances.length >= 1", timeout=30_000)
-        self.page.evaluate("CCBLive.ready")
+        self.page.evaluate(LIVE_READY_JS)  # mounted; not CCBLive.ready itself (its value is huge)
 
 
 @pytest.fixture(scope="session")

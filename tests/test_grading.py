@@ -339,6 +339,69 @@ from ccb_helpers.grading.parts import StudentRaised  # noqa: E402
 needs_landlock = pytest.mark.skipif(isolation.sandbox_abi() < 1, reason="the kernel has no Landlock")
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _reaped_fork_server():
+    """The student processes' CPU time lands in this module's: its fork server ends with it."""
+    yield
+    isolation.shutdown()
+
+
+_PROBE = """
+import os, sys
+def probe(mark):
+    seen = getattr(sys, "ccb_mark", None)
+    sys.ccb_mark = mark
+    fds = []
+    for fd in range(256):
+        try:
+            os.fstat(fd)
+        except OSError:
+            continue
+        fds.append(fd)
+    return [seen, len(fds), os.getpid(), os.getpgid(0) == os.getpid(), sorted(sys.modules)]
+"""
+
+
+def test_a_forked_student_process_is_a_fresh_one_and_is_reaped(monkeypatch):
+    """The fork server's students: nothing of another student's, the same open files, modules and
+    process group as a student process started afresh (``python -I child.py``), and gone (reaped,
+    not a zombie) when the grader kills it; a fork server that died is replaced."""
+
+    def probe(session, mark):
+        session.run_cell(_PROBE, "<probe>")
+        return session.call("probe", (mark,), {})
+
+    sessions = [isolation.Session(require_sandbox=False) for _ in range(3)]
+    try:
+        forked = [probe(session, mark) for session, mark in zip(sessions, "abc")]
+        assert [f[0] for f in forked] == [None, None, None]  # no student sees another's state
+        with monkeypatch.context() as patch:
+            patch.setattr(isolation, "_fork_student", lambda *fds: None)  # started afresh
+            fresh_session = isolation.Session(require_sandbox=False)
+            try:
+                fresh = probe(fresh_session, "d")
+            finally:
+                fresh_session.close()
+        assert fresh[0] is None and fresh[3] is True
+        for row in forked:
+            assert row[1] == fresh[1] and row[3] is True, (row, fresh)  # open files, own process group
+            assert row[4] == fresh[4] and "numpy" in row[4], set(row[4]) ^ set(fresh[4])  # the same modules
+        pids = [row[2] for row in forked]
+        assert isolation._SERVER is not None and isolation._SERVER.process.pid not in pids
+    finally:
+        for session in sessions:
+            session.close()
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):  # a zombie would still answer signal 0
+            os.kill(pid, 0)
+    isolation._SERVER.process.kill()  # a fork server that dies is replaced
+    again = isolation.Session(require_sandbox=False)
+    try:
+        assert probe(again, "e")[0] is None
+    finally:
+        again.close()
+
+
 def _call(session, name, *args):
     try:
         return ("value", session.call(name, args, {}))
@@ -526,8 +589,9 @@ def same_fraction():
 
 
 def test_a_dead_or_runaway_process_is_graded_as_far_as_it_goes(monkeypatch):
-    monkeypatch.setattr(isolation, "CELL_BUDGET", 2.0)
-    test = 'part = grading.Part("demo-{0}", points=1, budget=2)\npart.compare("all", {0}, [(1,)], lambda n: n, points=1, expect="n")\npart.score()'
+    # The two runaways each spin a core until they are cut: 1 s each (a restart takes milliseconds).
+    monkeypatch.setattr(isolation, "CELL_BUDGET", 1.0)
+    test = 'part = grading.Part("demo-{0}", points=1, budget=1)\npart.compare("all", {0}, [(1,)], lambda n: n, points=1, expect="n")\npart.score()'
     cells = [
         isolation.Cell("answer", "def one(n):\n    return n\n"),
         isolation.Cell("test", test.format("one")),

@@ -408,9 +408,10 @@ def test_graphs_and_measurements_peak_within_their_estimates_at_the_caps():
             m[0, n - 1] = 1
             m = m + m.T
             assert int(np.count_nonzero(np.triu(m))) == pairs and n * (n + pairs) <= MAX_DIAMETER_WORK
-            peak, _ = measure(lambda: ccb.topology_from_links(m, bisection_links=64))
+            built = []  # the measured call's topology is the one link_matrix reads (one diameter BFS, not two)
+            peak, _ = measure(lambda: built.append(ccb.topology_from_links(m, bisection_links=64)))
             rows.append((f"topology_from_links n={{n}} pairs={{pairs}}", peak, None, _from_links_memory(n, pairs), "memory"))
-            t = ccb.topology_from_links(m, bisection_links=64)
+            t = built.pop()
             t.graph
             peak, _ = measure(lambda: ccb.link_matrix(t))
             rows.append((f"link_matrix n={{n}}", peak, None, _link_matrix_memory(n), "memory"))
@@ -505,7 +506,7 @@ def test_two_step_lp_peak_within_its_estimate_near_the_variable_cap(make, primit
 # --------------------------------------------------------------------------- user graphs and smi text
 
 
-@pytest.mark.slow  # about 6 CPU-seconds: five graphs and four smi texts near their caps, twice each
+@pytest.mark.slow  # about 4 CPU-seconds: four graphs near their caps and four smi texts, twice each
 def test_topology_from_graph_and_smi_parsers_peak_within_their_estimates():
     result = _run("""
         import math
@@ -587,9 +588,10 @@ def test_topology_from_graph_and_smi_parsers_peak_within_their_estimates():
             over = str(err)
         ut.MAX_GRAPH_INPUT_EDGES = cap
 
-        # The smi parsers at their text cap (10**6 characters): the most cells per character (every
-        # pair at PIX: the levels and their graphs), NVLinks between every pair read as direct links,
-        # rocm-smi's three matrices, and a megabyte of lines with no header.
+        # The smi parsers on a quarter of their text cap (memory is per character and per pair, and
+        # the estimate at the cap is checked below; the full 10**6 characters took 4x the time):
+        # the most cells per character (every pair at PIX: the levels and their graphs), NVLinks
+        # between every pair read as direct links, rocm-smi's three matrices, lines with no header.
         def nvidia(n, cell):
             head = "      " + " ".join(f"GPU{j}" for j in range(n))
             return "\\n".join([head] + [f"GPU{i} " + " ".join("X" if i == j else cell for j in range(n)) for i in range(n)])
@@ -603,10 +605,10 @@ def test_topology_from_graph_and_smi_parsers_peak_within_their_estimates():
             return "\\n".join(out)
 
         texts = [
-            ("nvidia PIX 440", ccb.parse_nvidia_smi_topo, nvidia(440, "PIX"), 440, {}),
-            ("nvidia NV1 200 direct", ccb.parse_nvidia_smi_topo, nvidia(200, "NV1"), 200, dict(nvswitch=False, name="x")),
-            ("rocm PCIE 240", ccb.parse_rocm_smi_topo, rocm(240, [("Weight", "40"), ("Hops", "2"), ("Link Type", "PCIE")]), None, {}),
-            ("no header", ccb.parse_nvidia_smi_topo, "a b\\n" * 249_999, None, {}),
+            ("nvidia PIX 220", ccb.parse_nvidia_smi_topo, nvidia(220, "PIX"), 220, {}),
+            ("nvidia NV1 120 direct", ccb.parse_nvidia_smi_topo, nvidia(120, "NV1"), 120, dict(nvswitch=False, name="x")),
+            ("rocm PCIE 120", ccb.parse_rocm_smi_topo, rocm(120, [("Weight", "40"), ("Hops", "2"), ("Link Type", "PCIE")]), None, {}),
+            ("no header", ccb.parse_nvidia_smi_topo, "a b\\n" * 62_499, None, {}),
         ]
         for label, parse, text, n, kw in texts:
             assert len(text) <= 10**6
@@ -773,3 +775,153 @@ def test_nccl_tests_reader_peak_within_its_estimate():
         if hwm is not None:
             assert hwm <= estimate + RSS_SLACK, (name, hwm, estimate)
         assert refused.startswith("text:") and "memory" in refused, (name, refused)
+
+
+# --------------------------------------------------------------------------- the count caps
+
+
+def test_count_caps_peak_within_their_estimates():
+    # One interpreter for every count cap (they share nothing): each call is measured in turn
+    # (tracemalloc reset, VmHWM reset), at its cap where that is cheap, else below it where the
+    # estimate is per unit of the count (the search budgets lowered); the estimate at the real
+    # cap is checked against the budget, and a budget one byte below the estimate refuses the
+    # call before any work, naming the parameter.
+    result = _run("""
+        import ccb_helpers._validation as validation
+        import ccb_helpers.broadcast as broadcast
+        import ccb_helpers.gossip as gossip
+        import ccb_helpers.synthesis_figures  # its imports (matplotlib, widgets) are not the table's
+        from ccb_helpers import bisection, generators, schedule
+        from ccb_helpers.grading import values
+        from ccb_helpers.live import compress
+        from ccb_helpers.mpi import fit, results
+        from ccb_helpers.plotting import topology as drawing
+        from ccb_helpers.generators import _check_generate
+        import matplotlib.pyplot as plt
+
+        import time
+
+        budget = validation.COUNT_CAP_MAX_BYTES
+        rows, times_taken = [], []
+
+        def case(name, call, estimate, at_cap, param, fails=False):
+            def quiet():
+                try:
+                    call()
+                except ValueError as err:  # a search that runs out of its (lowered) budget
+                    if "the cap" not in str(err) and not fails:
+                        raise
+            started = time.process_time()
+            with open("/proc/self/clear_refs", "w") as f:  # the resident set without tracemalloc,
+                f.write("5")  # whose own records take as much as a million small objects
+            before = rss("VmRSS")
+            quiet()
+            hwm = rss("VmHWM") - before
+            peak, _ = measure(quiet)
+            times_taken.append((name, round(time.process_time() - started, 2)))
+            validation.COUNT_CAP_MAX_BYTES = estimate - 1
+            try:
+                call()
+                refused = ""
+            except ValueError as err:
+                refused = str(err)
+            validation.COUNT_CAP_MAX_BYTES = budget
+            rows.append((name, peak, hwm, estimate, at_cap, param, refused))
+
+        tree = ccb.fat_tree(1024)
+        tree.graph  # the graph has its own cap and estimate; this is the max-flow's
+        elements = 1024 + 32 + 32 + 2048  # hosts, leaves, spines; host and leaf-spine edges
+        assert bisection._graph_elements(tree) == elements
+        case("cut_links fat_tree(1024)", lambda: ccb.cut_links(tree, set(range(512))),
+             bisection._FLOW_BYTES_PER_ELEMENT * elements + bisection._FLOW_FIXED_BYTES,
+             bisection._FLOW_BYTES_PER_ELEMENT * bisection.MAX_FLOW_ELEMENTS + bisection._FLOW_FIXED_BYTES, "topology")
+
+        cap = broadcast.SEARCH_MAX_STEPS
+        at_cap = broadcast._search_memory()
+        broadcast.SEARCH_MAX_STEPS = 2**14  # runs out on a complete graph of 20 with k = 3
+        case("broadcast search, 2**14 steps", lambda: ccb.search_broadcast_steps(ccb.fully_connected(20), 3),
+             broadcast._search_memory(), at_cap, "topology")
+        broadcast.SEARCH_MAX_STEPS = cap
+
+        cap = gossip.SEARCH_MAX_STATES
+        at_cap = gossip._search_memory()
+        gossip.SEARCH_MAX_STATES = 3000
+        case("gossip search, 3000 states", lambda: ccb.gossip_rounds(ccb.torus(3, 3), method="search"),
+             gossip._search_memory(), at_cap, "topology")
+        gossip.SEARCH_MAX_STATES = cap
+
+        sf = ccb_helpers.synthesis_figures
+        case("synthesis_bounds_table", lambda: ccb.synthesis_bounds_table([ccb.ring(16)], ["all_to_all"]),
+             sf._TABLE_FIXED_BYTES + sf._TABLE_BYTES_PER_ROW,
+             sf._TABLE_FIXED_BYTES + sf._TABLE_BYTES_PER_ROW * 16 * 8, "topologies")  # 16 topologies x 8 primitives
+
+        parts = 2**20
+        case("block_bounds 2**20 parts", lambda: schedule.block_bounds(2**62 - 1, 4, parts),
+             schedule._block_bounds_memory(parts), schedule._block_bounds_memory(schedule.MAX_PARTS), "parts")
+
+        *_, rounds, transfers = _check_generate("ring", "all_reduce", 256, 2**16, 1, 0, None, True)
+        case("generate ring all_reduce 256", lambda: ccb.generate("ring", "all_reduce", 256, 2**16),
+             generators._generate_memory(rounds, transfers),
+             generators._generate_memory(generators.MAX_ROUNDS, generators.MAX_TRANSFERS), "n")
+
+        states = 5_000
+        axes = [("x", list(range(states // 10))), ("y", list(range(10)))]
+        case("tabulate 5,000 states", lambda: compress.tabulate(axes, lambda s: (f"x = {s['x'] % 7}", {"y": [s['y']]})),
+             compress._tabulate_memory(states), compress._tabulate_memory(compress.MAX_STATES), "axes")
+
+        complete = ccb.fully_connected(64)
+        complete.graph
+        drawn = 64 + 64 * 63 // 2
+
+        def draw():
+            ccb.draw_topology(complete)
+            plt.close("all")
+        case("draw_topology fully_connected(64)", draw, drawing._draw_memory(drawn),
+             drawing._draw_memory(drawing.MAX_DRAWN_ELEMENTS), "topology")
+
+        points = fit.MAX_FIT_POINTS // 5  # lists converted, the least-squares matrix: per point
+        sizes = np.linspace(1, 1e9, points).tolist()
+        times = [1e-6 + s / 1e10 for s in sizes]
+        case("fit_alpha_beta 200,000 points (lists)", lambda: ccb.mpi.fit_alpha_beta(sizes, times),
+             fit._fit_memory(points), fit._fit_memory(fit.MAX_FIT_POINTS), "sizes")
+
+        import tempfile
+
+        path = os.path.join(tempfile.mkdtemp(), "nested.json")
+        with open(path, "w") as f:  # the most objects per character found: lists 50 deep
+            f.write('{"command": "run", "x": [' + ("[" * 50 + "]" * 50 + ",") * 5_000 + "0]}")
+        size = os.path.getsize(path)
+        case("load_mpi_result, 0.5 MB of nested lists", lambda: ccb.mpi.load_mpi_result(path),
+             validation.json_memory(size), validation.json_memory(results.MAX_RESULT_BYTES), "source",
+             fails=True)  # parsed, then refused: the fields of a run are missing
+
+        items = list(range(1000, 1000 + values.MAX_ITEMS // 5))  # coercing each item is Python work
+        case("grading as_list, 200,000 items", lambda: values.as_list(items),
+             values._items_memory(len(items)), values._items_memory(values.MAX_ITEMS), "value")
+        import ccb_helpers.diameter as diameter
+        import ccb_helpers.nccl_tests.ceilings as ceilings
+
+        for name, call, n in [
+            ("knomial_tree 2**16", lambda: generators.knomial_tree(2**16), 2**16),
+            ("nccl_double_binary_tree 2**16", lambda: generators.nccl_double_binary_tree(2**16), 2**16),
+        ]:
+            case(name, call, generators._tree_memory(n), generators._tree_memory(generators.MAX_TREE_NODES), "n")
+        per = diameter._BYTES_PER_RING_SIZE
+        case("diameter_binding_sizes 2**15", lambda: ccb.diameter_binding_sizes(2**15), per * 2**15 + 2**16,
+             per * diameter.MAX_RING_SIZES + 2**16, "n_max")
+        sizes = list(range(1, 10**5 + 1))  # a list: converted, then four float64 arrays
+        per = ceilings._BYTES_PER_SIZE
+        case("busbw_ceiling 10**5 sizes", lambda: ccb.nccl_tests.busbw_ceiling("all_to_all", 8, sizes, 1e-6, 1e11),
+             per * 10**5 + 2**16, per * ceilings.MAX_SIZES + 2**16, "m")
+
+        from ccb_helpers.grading import isolation
+        reply = validation.json_memory(isolation.MAX_MESSAGE)
+        print(json.dumps(dict(rows=rows, budget=budget, reply=reply, times=times_taken)))  # times: CPU-s a case
+    """)
+    budget = result["budget"]
+    assert result["reply"] <= budget, result  # the grader's largest reply, parsed
+    for name, peak, hwm, estimate, at_cap, param, refused in result["rows"]:
+        assert peak <= estimate <= at_cap <= budget, (name, peak, estimate, at_cap)
+        if hwm is not None:
+            assert hwm <= estimate + RSS_SLACK, (name, hwm, estimate)
+        assert refused.startswith(param + ":") and "memory" in refused, (name, refused)

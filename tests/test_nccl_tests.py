@@ -1502,3 +1502,37 @@ def test_plot_draws_the_node_cut_and_explanations_fit_the_collective():
     assert "point-to-point" in flag_explanation(
         "endpoint", ccb.nccl_tests.run_report(_read_more("issue214_a40_2node_sendrecv_excerpt.txt"), 1e-6, 25e9)
     )
+
+
+def test_short_and_blank_lines_read_as_before_the_per_line_cut():
+    # #28: blank lines are dropped at C level and short lines skipped where they cannot be a
+    # header, metadata or row. What a short line still does: continue a row (one value per line
+    # after an NCCL INFO cut), start one, end a row with a "#" comment (an error), set the unit.
+    from ccb_helpers.nccl_tests.records import _EXAMPLE
+
+    whole = ccb.read_nccl_tests(_EXAMPLE)
+    lines = _EXAMPLE.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.split()[:1] == ["1048576"])
+    tokens = lines[at].split()
+    split = (
+        lines[:at]
+        + ["", "  ", "a", "\t"]  # blank and junk lines between rows change nothing
+        + [" ".join(tokens[:5]) + " node0:1:1 [0] NCCL INFO Launch mode Parallel"]
+        + tokens[5:]  # the rest of the row one value per (short) line
+        + lines[at + 1 :]
+        + ["\r", "x"] * 50
+    )
+    log = ccb.read_nccl_tests("\n".join(split))
+    assert log.rows[0].line == whole.rows[0].line  # before the inserted lines
+    assert [(r.size, r.time_s, r.busbw_Bps, r.wrong) for r in log.rows] == [
+        (r.size, r.time_s, r.busbw_Bps, r.wrong) for r in whole.rows
+    ]
+    assert log.rows[1].line == at + 5  # 1-based, after the four inserted lines
+    cut = split[: at + 6] + ["#"] + split[at + 6 :]
+    with pytest.raises(ValueError, match=rf"^line {at + 5}: the row starting there is cut short \(a comment line"):
+        ccb.read_nccl_tests("\n".join(cut))
+    # A units line of a few characters still sets the unit (ms: the 2017 format's time column).
+    header = "#  size count type redop time algbw busbw res time algbw busbw res"
+    rows = "1024 256 float sum 1.0 0.0 0.0 0e+00 1.0 0.0 0.0 0e+00"
+    assert ccb.read_nccl_tests(f"{header}\n#(ms)\n{rows}").rows[0].time_s == pytest.approx(1e-3)
+    assert ccb.read_nccl_tests(f"{header}\n#(us)\n{rows}").rows[0].time_s == pytest.approx(1e-6)

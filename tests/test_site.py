@@ -277,8 +277,8 @@ def test_tables_read_on_phone_and_desktop(site_page, name, width):
             assert t["lastRight"] <= t["vw"], f"{where}: last (verdict) column off-screen"
 
 
-def _search(page, server, term):
-    page.goto(f"{server}/search.html?q={term}", wait_until="load")  # then wait for the results
+def _search(page):
+    """The results of the search page ``page`` was opened on (``search.html?q=…``), once listed."""
     page.wait_for_function(
         "document.querySelector('#search-results .search-summary') && "
         "document.querySelector('#search-results .search-summary').innerText.length > 0",
@@ -295,9 +295,10 @@ def _search(page, server, term):
 
 @pytest.mark.parametrize("term", ["带宽", "ceil", "bisection", "下界"])
 def test_search_snippets_are_prose_and_pages_listed_once(browser, server, term):
-    page, *_ = _load(browser, f"{server}/intro.html")
+    # Opened on the search page itself (it was the home page, typeset, then a second navigation).
+    page, *_ = _load(browser, f"{server}/search.html?q={term}")
     try:
-        results = _search(page, server, term)
+        results = _search(page)
         assert results, f"no results for {term}"
         pages = [r["href"].split("?")[0].split("#")[0] for r in results]
         assert len(pages) == len(set(pages)), f"a page listed twice: {pages}"

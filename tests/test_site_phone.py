@@ -14,13 +14,14 @@ stayed open over the section a tapped entry led to. On every page, at both width
 And on a chapter: a tapped page-TOC entry closes the drawer and shows its section. At 390 px,
 every figure of every chapter (static PNG and live explorer SVG) lies inside the screen with no
 box scrolling sideways, and its smallest text, measured, is at least 9 CSS px.
-One browser per edition, one tab per width, reused across pages.
+One browser per worker; per edition one pass over every page (:func:`phone_pass`): each page loaded
+once as a phone, its figures, width and drawers checked on that load, then at 768 px by resizing it.
 """
 
 from __future__ import annotations
 
 import pytest
-from _site import serve, settle, site_pages, watch_requests
+from _site import LIVE_READY_JS, serve, settle, site_pages, watch_requests
 
 VIEWPORTS = {390: {"width": 390, "height": 844}, 768: {"width": 768, "height": 1024}}
 CHAPTER = "notebooks/05_bisection.html"
@@ -108,7 +109,15 @@ DRAWERS = [  # (name, button, dialog, its first link)
 ]
 
 
-@pytest.fixture(scope="module", params=["reader", "student"])
+# One xdist group per edition: the tests of an edition share its server and its phone pass
+# (:func:`phone_pass`), so one worker runs them all and the pass is made once.
+EDITIONS = [
+    pytest.param(name, marks=pytest.mark.xdist_group(f"phone-{name}"), id=name) for name in ("reader", "student")
+]
+per_edition = pytest.mark.parametrize("edition", EDITIONS, indirect=True)
+
+
+@pytest.fixture(scope="module")
 def edition(request, browser):  # conftest.py: the worker's one Chromium, and each edition built once
     site = request.getfixturevalue(f"{request.param}_site")
     with serve(site) as url:
@@ -156,38 +165,69 @@ def _check_drawer(page, name: str, selector: str, dialog: str, first: str) -> st
     return None
 
 
-def test_every_page_fits_and_its_drawers_open_inside_the_screen(edition):
+@pytest.fixture(scope="module")
+def phone_pass(edition):
+    """Every page of the edition loaded once as a phone, every read-only check of it made on that
+    load; returns what each check found, for the tests below to assert (each names its check).
+
+    A chapter page was loaded twice per edition, once for the fit and drawers and once for its
+    figures, each load a full layout, MathJax typesetting and the explorers' start-up. Per page:
+    loaded at 390 px, settled; the figures measured (:func:`_figure_problems`, notebooks only),
+    then the page width and the three drawers; the viewport turned into a tablet (768 px), the
+    page width and the drawers again. The figures come first, on the page as loaded."""
     name, site, url, browser = edition
     pages = site_pages(site)
-    assert len(pages) >= 10 and "intro.html" in pages and CHAPTER in pages, pages
-    context, page, external, errors = _tab(browser, 390)  # a phone, then turned into a tablet: one load a page
-    problems = []
+    context, page, external, errors = _tab(browser, 390)
+    fits, figures, counts, widths = [], [], {"png": 0, "svg": 0}, {}
     try:
         for path in pages:
             # Loaded as a phone: the viewport is set on a blank page, not by laying the last page out again.
             page.goto("about:blank")
             page.set_viewport_size(VIEWPORTS[390])
             _open(page, f"{url}/{path}")
+            if path.startswith("notebooks/"):
+                figures += _figure_problems(page, site, path, counts)
+                widths[path] = page.evaluate("document.scrollingElement.scrollWidth")
             for width in sorted(VIEWPORTS):
                 if width != 390:
                     page.set_viewport_size(VIEWPORTS[width])
                     page.wait_for_function("w => document.documentElement.clientWidth === w", arg=width, timeout=3000)
                 size = page.evaluate(_WIDTH_JS)
                 if size["sw"] > size["vw"]:
-                    problems.append(f"{path} at {width} px: {size['sw']} px wide ({size['widest']})")
+                    fits.append(f"{path} at {width} px: {size['sw']} px wide ({size['widest']})")
                     continue  # the drawers of a too-wide page are laid out in it: one finding is enough
                 if path == "search.html":
                     continue  # the search page is its own search field
                 for drawer in DRAWERS:
                     problem = _check_drawer(page, *drawer)
                     if problem:
-                        problems.append(f"{path} at {width} px: {problem}")
+                        fits.append(f"{path} at {width} px: {problem}")
     finally:
         context.close()
-    assert problems == [], f"{name} edition:\n" + "\n".join(problems)
-    assert external == [] and errors == [], (external[:3], errors[:3])
+    return {
+        "edition": name,
+        "pages": pages,
+        "fits": fits,
+        "external": external,
+        "errors": errors,
+        "figures": figures,
+        "counts": counts,
+        "widths": widths,
+    }
 
 
+@per_edition
+def test_every_page_fits_and_its_drawers_open_inside_the_screen(phone_pass):
+    name, pages = phone_pass["edition"], phone_pass["pages"]
+    assert len(pages) >= 10 and "intro.html" in pages and CHAPTER in pages, pages
+    assert phone_pass["fits"] == [], f"{name} edition:\n" + "\n".join(phone_pass["fits"])
+    assert phone_pass["external"] == [] and phone_pass["errors"] == [], (
+        phone_pass["external"][:3],
+        phone_pass["errors"][:3],
+    )
+
+
+@per_edition
 def test_a_tapped_toc_entry_closes_the_drawer_and_shows_its_section(edition):
     name, site, url, browser = edition
     context, page, _external, _errors = _tab(browser, 390)
@@ -214,6 +254,7 @@ def test_a_tapped_toc_entry_closes_the_drawer_and_shows_its_section(edition):
         context.close()
 
 
+@per_edition
 def test_header_buttons_are_tap_targets_and_leave_no_tooltip(edition):
     name, site, url, browser = edition
     context, page, _external, _errors = _tab(browser, 390)
@@ -283,43 +324,42 @@ def _png_text_px(site, fig) -> tuple[float | None, float]:
     return (None if points is None else points * 100 / 72 * fig["shown"] / css), css
 
 
-def test_every_figure_reads_at_9px_on_a_phone_without_scrolling_and_opens_on_a_tap(edition):
-    name, site, url, browser = edition
-    context = browser.new_context(viewport=VIEWPORTS[390], is_mobile=True, has_touch=True, device_scale_factor=2)
-    page = context.new_page()
-    watch_requests(page)  # recorded, not routed through Python; images load: the one the <picture> picks is measured
-    problems, counts = [], {"png": 0, "svg": 0}
-    try:
-        for path in [p for p in site_pages(site) if p.startswith("notebooks/")]:
-            page.goto(f"{url}/{path}", wait_until="load")
-            if page.locator("[data-explorer]").count():
-                page.wait_for_function("window.CCBLive && CCBLive.instances.length >= 1", timeout=30_000)
-                page.evaluate("CCBLive.ready")
-            # ccb.js sized the figures in its load handlers (run before goto returned): two frames lay them out.
-            page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))")
-            stale = page.evaluate(_STALE_HINTS_JS)
-            if stale:
-                problems.append(f"{path}: {stale} 'scroll sideways' hint(s) over output that does not scroll")
-            for fig in page.evaluate(_FIGURES_JS):
-                counts[fig["kind"]] += 1
-                where = f"{path} {fig['src'].split('/')[-1][:16]}"
-                if fig["left"] < -0.5 or fig["right"] > fig["vw"] + 0.5 or fig["scroller"]:
-                    problems.append(
-                        f"{where}: not inside the screen ({fig['left']:.0f}..{fig['right']:.0f}, scrolls in {fig['scroller']})"
-                    )
-                if fig["kind"] == "svg":
-                    text_px, detail = fig["smallest"], "SVG"
-                else:
-                    text_px, css = _png_text_px(site, fig)
-                    detail = f"shown {fig['shown']:.0f} of {css:.0f} px"
-                    if not fig["href"].endswith(".png"):
-                        problems.append(f"{where}: a tap does not open it")
-                if text_px is None:
-                    problems.append(f"{where}: no text size recorded in the figure")
-                elif text_px < 9:
-                    problems.append(f"{where}: text {text_px:.1f} px ({detail})")
-        assert page.evaluate("document.scrollingElement.scrollWidth") <= 390, "figures widened the page"
-    finally:
-        context.close()
+def _figure_problems(page, site, path: str, counts: dict) -> list[str]:
+    """What is wrong with the figures of the loaded chapter ``path`` at 390 px; counts them by kind."""
+    problems = []
+    if page.locator("[data-explorer]").count():
+        page.wait_for_function("window.CCBLive && CCBLive.instances.length >= 1", timeout=30_000)
+        page.evaluate(LIVE_READY_JS)  # mounted (CCBLive.ready itself resolves to the instances: huge)
+    # ccb.js sized the figures in its load handlers (run before goto returned): two frames lay them out.
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))")
+    stale = page.evaluate(_STALE_HINTS_JS)
+    if stale:
+        problems.append(f"{path}: {stale} 'scroll sideways' hint(s) over output that does not scroll")
+    for fig in page.evaluate(_FIGURES_JS):
+        counts[fig["kind"]] += 1
+        where = f"{path} {fig['src'].split('/')[-1][:16]}"
+        if fig["left"] < -0.5 or fig["right"] > fig["vw"] + 0.5 or fig["scroller"]:
+            problems.append(
+                f"{where}: not inside the screen ({fig['left']:.0f}..{fig['right']:.0f}, scrolls in {fig['scroller']})"
+            )
+        if fig["kind"] == "svg":
+            text_px, detail = fig["smallest"], "SVG"
+        else:
+            text_px, css = _png_text_px(site, fig)
+            detail = f"shown {fig['shown']:.0f} of {css:.0f} px"
+            if not fig["href"].endswith(".png"):
+                problems.append(f"{where}: a tap does not open it")
+        if text_px is None:
+            problems.append(f"{where}: no text size recorded in the figure")
+        elif text_px < 9:
+            problems.append(f"{where}: text {text_px:.1f} px ({detail})")
+    return problems
+
+
+@per_edition
+def test_every_figure_reads_at_9px_on_a_phone_without_scrolling_and_opens_on_a_tap(phone_pass):
+    name, counts, problems = phone_pass["edition"], phone_pass["counts"], phone_pass["figures"]
+    wide = {path: width for path, width in phone_pass["widths"].items() if width > 390}
+    assert wide == {}, f"figures widened the page: {wide}"
     assert counts["png"] >= 20 and counts["svg"] >= 8, f"only {counts} figures measured"
     assert problems == [], f"{name} edition at 390 px:\n" + "\n".join(problems)

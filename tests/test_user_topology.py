@@ -1,6 +1,7 @@
 """Topologies with parallel links: constructors, the DGX-1, the nvidia-smi parser, and every function taking a Topology."""
 
 import itertools
+import math
 from pathlib import Path
 
 import matplotlib
@@ -426,3 +427,105 @@ def test_synthesized_schedule_run_without_ports_says_which_call():
     with pytest.raises(ccb.ScheduleError, match=r"ports=1.*run it with ccb.verify_synthesized\(schedule, topology\)"):
         ccb.run_schedule(bare)
     assert ccb.verify_synthesized(bare, t).correct
+
+
+# --------------------------------------------------------------------------- #28: the bisection's work, refused first
+
+
+def _no_work(monkeypatch):
+    """Make building the graph, its diameter's BFS and the max-flow search fail the test if reached."""
+    import ccb_helpers.user_topology as ut
+
+    def reached(*args, **kwargs):
+        raise AssertionError("the work started before the refusal")
+
+    for name in ("_build", "_pcie_tree", "_switched_bisection"):
+        monkeypatch.setattr(ut, name, reached)
+
+
+def test_switched_bisection_work_is_refused_before_anything_is_built(monkeypatch):
+    import ccb_helpers.user_topology as ut
+
+    # Before #28: 12 endpoints under a ring of 1268 switches (the most vertices accepted) ran
+    # 462 max-flows over 1280 vertices + 1280 pairs, 23 s, with no cap.
+    g = nx.cycle_graph([("s", s) for s in range(ut.MAX_ENDPOINTS + 256 - 12)])
+    nx.set_node_attributes(g, "switch", "kind")
+    for v in range(12):
+        g.add_edge(v, ("s", 100 * v))
+    _no_work(monkeypatch)
+    with pytest.raises(
+        ValueError, match=r"^graph: .* 462 splits x 2560 vertices .* at most 131,072: pass bisection_links"
+    ):
+        ccb.topology_from_graph(g)
+    # The cap is on splits x (vertices + adjacent pairs): 12 endpoints each linked to 20 switches
+    # (12 + 20 vertices, 240 pairs: 462 x 272 = 125,664 units) pass; one switch more does not.
+    assert math.comb(11, 5) == 462 and ut._switched_splits(12) == 462 and ut._switched_splits(11) == 210 + 252
+    ut._check_bisection(12, True, False, 32, 240, "graph")
+    with pytest.raises(ValueError, match=r"462 splits x 285 vertices \+ adjacent pairs = 131,670 units"):
+        ut._check_bisection(12, True, False, 33, 252, "graph")
+    ut._check_bisection(13, True, True, 14, 13, "graph")  # a single-switch star is counted in closed form
+
+
+def test_switched_bisection_near_the_work_cap_is_measured():
+    # Four switches each linked to 12 endpoints by 2 links (462 x 64 units): every switch cuts
+    # 2 links to each of the 6 endpoints on the other side, wherever it sits: 4 x 6 x 2 = 48.
+    g = nx.Graph()
+    for s in range(4):
+        g.add_node(("s", s), kind="switch")
+        g.add_edges_from(((v, ("s", s)) for v in range(12)), links=2)
+    assert ccb.topology_from_graph(g).bisection_links == 48
+
+
+def _smi_pairs_text(n):
+    """nvidia-smi text of ``n`` GPUs: PIX within pairs (2i, 2i+1), NODE otherwise."""
+    head = "      " + " ".join(f"GPU{j}" for j in range(n))
+    rows = [
+        f"GPU{i} " + " ".join("X" if i == j else "PIX" if i // 2 == j // 2 else "NODE" for j in range(n))
+        for i in range(n)
+    ]
+    return "\n".join([head, *rows])
+
+
+def test_smi_parsers_refuse_a_large_pcie_tree_before_building_it(monkeypatch):
+    # Before #28 the refusal came after the PCIe tree and its diameter's BFS (1.1 s at the text cap).
+    text = _smi_pairs_text(440)  # the most GPUs of this shape within the 10**6-character cap
+    assert 950_000 < len(text) <= 10**6
+    # Hand-derived below the limit: 12 GPUs, 6 PIX switches under one NODE vertex (1-link uplinks);
+    # a 6 | 6 split with three pairs a side cuts 3 uplinks, splitting a pair costs more.
+    small = ccb.parse_nvidia_smi_topo(_smi_pairs_text(12))
+    assert (small.switched, small.n, small.diameter, small.bisection_links) == (True, 12, 4, 3)
+    n = 240  # three characters a cell more than nvidia-smi's: fewer GPUs within the cap
+    rocm_rows = "\n".join(f"GPU{i} " + " ".join("0" if i == j else "PCIE" for j in range(n)) for i in range(n))
+    hops_rows = "\n".join(
+        f"GPU{i} " + " ".join("0" if i == j else "2" if i // 2 == j // 2 else "3" for j in range(n)) for i in range(n)
+    )
+    head = "       " + " ".join(f"GPU{j}" for j in range(n))
+    rocm = (
+        f"=== Hops between two GPUs ===\n{head}\n{hops_rows}\n=== Link Type between two GPUs ===\n{head}\n{rocm_rows}"
+    )
+    assert len(rocm) <= 10**6
+    _no_work(monkeypatch)
+    with pytest.raises(ValueError, match=r"^text: .* n <= 12 endpoints unless one switch joins them all; got n=440"):
+        ccb.parse_nvidia_smi_topo(text)
+    with pytest.raises(ValueError, match=r"^text: .* got n=240: build the topology with ccb.topology_from_graph"):
+        ccb.parse_rocm_smi_topo(rocm)
+
+
+def test_pcie_star_is_read_from_the_levels_as_the_tree_would_build_it():
+    import random
+
+    import ccb_helpers.user_topology as ut
+
+    rng = random.Random(5)
+    stars = 0
+    for _ in range(300):
+        n = rng.randint(2, 7)
+        choices = rng.sample(ut._LEVEL_ORDER, rng.randint(1, 3))
+        levels = {}
+        for i, j in itertools.combinations(range(n), 2):
+            levels[(i, j)] = levels[(j, i)] = rng.choice(choices)
+        tree = ut._pcie_tree(n, levels, 1, dict(ut.PCIE_LEVEL_LINKS))
+        star = sum(1 for _, kind in tree.nodes(data="kind") if kind == "switch") == 1
+        stars += star
+        assert ut._pcie_is_star(n, levels) == star, levels
+    assert 30 < stars < 270  # both kinds were tried

@@ -34,8 +34,8 @@ import struct
 import sys
 import types
 
-MAX_MESSAGE = 64 * 2**20
-MAX_ITEMS = 2_000_000
+MAX_MESSAGE = 32 * 2**20  # as isolation.MAX_MESSAGE: what the grader reads
+MAX_ITEMS = 1_000_000  # as values.MAX_ITEMS: a longer list is not graded anyway
 MAX_DEPTH = 64
 MAX_OUTPUT = 20_000
 
@@ -617,9 +617,9 @@ def serve(reply_fd, codec, shell):
         write_message(reply_fd, reply)
 
 
-def main():
+def main(reply_fd=None):
     global _readable, _listable
-    reply_fd = int(sys.argv[1])
+    reply_fd = int(sys.argv[1]) if reply_fd is None else reply_fd
     config = read_message(0)
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 1)
@@ -659,5 +659,98 @@ def main():
     serve(reply_fd, codec, shell)
 
 
+# ------------------------------------------------------------------------------------------
+# The fork server
+# ------------------------------------------------------------------------------------------
+
+
+def _student(fds, control):
+    """In a fresh fork of the fork server: become a student process, exactly as ``main`` starts one."""
+    to_child, reply_fd = fds
+    control.close()
+    os.setsid()  # its own session and process group, as ``start_new_session`` gives (killpg)
+    os.dup2(to_child, 0)
+    os.close(to_child)
+    # Nothing of the server's stays open but the two pipes (``close_fds`` of a fresh start).
+    os.closerange(3, reply_fd)
+    os.closerange(reply_fd + 1, 1 << 16)
+    main(reply_fd)
+
+
+def fork_server(control_fd):
+    """Start student processes by fork: the start-up every one of them shares is done once here.
+
+    Started by the grader as ``python -I child.py --fork-server FD`` with the student processes'
+    environment, working folder and ``/dev/null`` outputs; it imports numpy (most of a student
+    process's start: 0.1 CPU-s each, a class has ~20 of them per set) and then only forks. It runs
+    no student code itself, so every fork is what a fresh ``python -I child.py`` is at the same
+    point: ``main`` then limits, confines and serves it as usual. Requests on the UNIX socket
+    ``FD`` (one byte, then):
+
+    * ``f`` with two file descriptors (the student's request pipe, its reply pipe) as
+      ``SCM_RIGHTS``: fork a student process; the reply is its pid (4 bytes, -1 if fork failed);
+    * ``k`` and a pid (4 bytes) of one of its students: kill its process group and reap it (the
+      grader's ``kill`` + ``wait`` of a child it started itself); the reply is 4 bytes.
+
+    At the end of the socket every student left is killed and reaped, so their CPU time is
+    counted in the server's, and the server's in the grader's when it reaps the server.
+    """
+    import numpy  # noqa: F401 - the shared start-up (main imports it again: already loaded)
+
+    before = set(sys.modules)
+    import socket
+
+    own = tuple(set(sys.modules) - before)  # the server's modules: a student process has none of them
+    control = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET, fileno=control_fd)
+    students = set()
+
+    def reap(pid):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, 9)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+        students.discard(pid)
+
+    try:
+        while True:
+            message, fds, _, _ = socket.recv_fds(control, 5, 2)
+            if not message:
+                break
+            if message[:1] == b"f" and len(fds) == 2:
+                try:
+                    pid = os.fork()
+                except OSError:
+                    pid = -1
+                if pid == 0:
+                    try:
+                        for name in own:
+                            sys.modules.pop(name, None)
+                        _student(fds, control)
+                    finally:
+                        os._exit(0)
+                for fd in fds:
+                    os.close(fd)
+                if pid > 0:
+                    students.add(pid)
+                control.sendall(struct.pack(">i", pid))
+            elif message[:1] == b"k" and len(message) == 5 and not fds:
+                (pid,) = struct.unpack(">i", message[1:])
+                if pid in students:
+                    reap(pid)
+                control.sendall(struct.pack(">i", 0))
+            else:
+                for fd in fds:
+                    os.close(fd)
+                break
+    except OSError:
+        pass
+    finally:
+        for pid in list(students):
+            reap(pid)
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--fork-server"]:
+        fork_server(int(sys.argv[2]))
+    else:
+        main()

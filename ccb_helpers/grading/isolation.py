@@ -2,7 +2,9 @@
 
 Design (issue #29). Grading a notebook involves two processes:
 
-* the **student process** (:mod:`ccb_helpers.grading.child`, started fresh for each notebook):
+* the **student process** (:mod:`ccb_helpers.grading.child`, a fresh one for each notebook,
+  forked by a fork server that did the start-up they all share — Python, numpy — and never runs
+  student code; started afresh where there is no fork server):
   runs the notebook's *answer cells* — the cells nbgrader knows as solution cells, sources taken
   from the notebook file — and the locked setup cell, and nothing else: a cell a student added
   is never run. It is sandboxed (Landlock: it can read the standard library, numpy and the
@@ -37,23 +39,28 @@ reach the feedback.
 from __future__ import annotations
 
 import ast
+import atexit
 import builtins
 import contextlib
 import fractions
+import functools
 import io
 import json
 import os
 import pathlib
 import select
+import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
 import types
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import _validation
 from . import values
 from .parts import DEADLINE, StudentRaised, Timeout
 from .values import Wrong
@@ -67,7 +74,11 @@ CELL_BUDGET = float(os.environ.get("CCB_GRADING_CELL_SECONDS", "30"))
 CALL_BUDGET = 60.0
 #: Student process restarts per notebook (runaways and crashes); beyond it, calls fail at once.
 MAX_RESTARTS = 30
-MAX_MESSAGE = 64 * 2**20
+#: Largest reply read from the student process (bytes). Parsed JSON can take 45 bytes a character
+#: (lists nested in lists: ``_validation.JSON_BYTES_PER_CHAR``), so a hostile 64 MiB reply was
+#: 3 GB in the grader; 32 MiB keeps the estimate within ``_validation.COUNT_CAP_MAX_BYTES``
+#: (2 GiB). A list the grader accepts (``values.MAX_ITEMS``, one million floats) is about 25 MB.
+MAX_MESSAGE = 32 * 2**20
 #: Memory (address space) and CPU seconds of the student process.
 MEMORY = 3 * 2**30
 CPU_SECONDS = 900
@@ -189,7 +200,13 @@ def decode(data, depth: int = 0):
     if tag in ("X", "Y"):
         return _record(tag, [decode(item, depth + 1) for item in data[1]])
     kinds = {"L": list, "T": tuple, "S": set, "Z": frozenset}
-    return kinds[tag](decode(item, depth + 1) for item in data[1])
+    if depth + 1 > 70:
+        return kinds[tag](decode(item, depth + 1) for item in data[1])
+    # A plain item decodes to itself: no call for each of a schedule's million integers.
+    return kinds[tag]([item if type(item) in _PLAIN else decode(item, depth + 1) for item in data[1]])
+
+
+_PLAIN = frozenset({bool, int, float, str, type(None)})
 
 
 def _record(tag: str, fields: list):
@@ -213,32 +230,148 @@ def _record(tag: str, fields: list):
 # ------------------------------------------------------------------------------------------
 
 
-class StudentProcess:
-    """One sandboxed student process (:mod:`ccb_helpers.grading.child`) and its pipes."""
+#: The student process's environment (nothing of the grader's).
+_CHILD_ENV = {
+    "PATH": os.defpath,
+    "LANG": "C.UTF-8",
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "PYTHONHASHSEED": "0",
+}
 
-    def __init__(self, require_sandbox: bool):
-        to_child, self._to_child = os.pipe()
-        self._from_child, from_child = os.pipe()
-        env = {
-            "PATH": os.defpath,
-            "LANG": "C.UTF-8",
-            "OPENBLAS_NUM_THREADS": "1",
-            "OMP_NUM_THREADS": "1",
-            "MKL_NUM_THREADS": "1",
-            "PYTHONHASHSEED": "0",
-        }
+
+class _ForkServer:
+    """``child.py --fork-server``: forks student processes that share one start-up (numpy's import).
+
+    A class's notebooks start ~20 student processes per set, each a Python start and a numpy
+    import (0.1 CPU-s); forked from a server that did both once, a student process starts in a
+    millisecond and is, at the point where ``child.main`` takes over, what a fresh start is (the
+    server never runs student code; see ``child.fork_server``). The server belongs to the process
+    that started it (not to a fork of that process) and ends with :func:`shutdown` or at exit.
+    """
+
+    def __init__(self):
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             self.process = subprocess.Popen(
-                [sys.executable, "-I", str(CHILD), str(from_child)],
-                stdin=to_child,
+                [sys.executable, "-I", str(CHILD), "--fork-server", str(theirs.fileno())],
+                stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
-                pass_fds=(from_child,),
-                env=env,
+                pass_fds=(theirs.fileno(),),
+                env=_CHILD_ENV,
                 cwd="/",
                 start_new_session=True,
                 close_fds=True,
             )
+        finally:
+            theirs.close()
+        ours.settimeout(60)
+        self.control = ours
+        self.owner = os.getpid()
+
+    def _ask(self, message: bytes, fds=()) -> int:
+        socket.send_fds(self.control, [message], list(fds))
+        reply = self.control.recv(8)
+        if len(reply) != 4:
+            raise OSError("the fork server ended")
+        return struct.unpack(">i", reply)[0]
+
+    def fork(self, to_child: int, from_child: int) -> int:
+        pid = self._ask(b"f", (to_child, from_child))
+        if pid <= 0:
+            raise OSError("the fork server could not fork")
+        return pid
+
+    def kill(self, pid: int) -> None:
+        self._ask(b"k" + struct.pack(">i", pid))
+
+    def close(self) -> None:
+        self.control.close()  # the server kills and reaps what is left, then ends
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+_SERVER: _ForkServer | None = None
+_SERVER_LOCK = threading.Lock()  # one request at a time on the socket (graders may use threads)
+
+
+def shutdown() -> None:
+    """End this process's fork server (it starts again when needed); its students' CPU time is then
+    counted in this process's children. Registered at exit; tests call it to count per test."""
+    global _SERVER
+    with _SERVER_LOCK:
+        server, _SERVER = _SERVER, None
+        if server is not None and server.owner == os.getpid():
+            server.close()
+
+
+def _fork_student(to_child: int, from_child: int) -> int | None:
+    """A student process forked by this process's fork server: its pid, or None (start it afresh)."""
+    global _SERVER
+    with _SERVER_LOCK:
+        for _ in range(2):  # a server that ended (killed, or inherited by a fork) is replaced once
+            if _SERVER is None or _SERVER.owner != os.getpid() or _SERVER.process.poll() is not None:
+                if _SERVER is not None and _SERVER.owner == os.getpid():
+                    with contextlib.suppress(OSError):
+                        _SERVER.close()
+                try:
+                    _SERVER = _ForkServer()
+                except OSError:
+                    _SERVER = None
+                    return None
+            try:
+                return _SERVER.fork(to_child, from_child)
+            except OSError:
+                with contextlib.suppress(OSError):
+                    _SERVER.close()
+                _SERVER = None
+    return None
+
+
+def _kill_forked(pid: int) -> bool:
+    """Kill and reap a forked student process; False if its server is gone."""
+    with _SERVER_LOCK:
+        if _SERVER is None or _SERVER.owner != os.getpid():
+            return False
+        try:
+            _SERVER.kill(pid)
+        except OSError:
+            return False
+        return True
+
+
+atexit.register(shutdown)
+
+
+class StudentProcess:
+    """One sandboxed student process (:mod:`ccb_helpers.grading.child`) and its pipes.
+
+    Forked by the fork server (:class:`_ForkServer`), or started afresh when there is none."""
+
+    def __init__(self, require_sandbox: bool):
+        to_child, self._to_child = os.pipe()
+        self._from_child, from_child = os.pipe()
+        self.process: subprocess.Popen | None = None
+        try:
+            self.pid = _fork_student(to_child, from_child)
+            if self.pid is None:
+                self.process = subprocess.Popen(
+                    [sys.executable, "-I", str(CHILD), str(from_child)],
+                    stdin=to_child,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    pass_fds=(from_child,),
+                    env=_CHILD_ENV,
+                    cwd="/",
+                    start_new_session=True,
+                    close_fds=True,
+                )
+                self.pid = self.process.pid
         finally:
             os.close(to_child)
             os.close(from_child)
@@ -281,8 +414,8 @@ class StudentProcess:
 
     def _receive(self, deadline: float) -> dict:
         (size,) = struct.unpack(">I", self._read(4, deadline))
-        if size > MAX_MESSAGE:
-            raise _Died("reply too large")
+        if size > MAX_MESSAGE or _validation.json_memory(size) > _validation.COUNT_CAP_MAX_BYTES:
+            raise _Died("reply too large")  # before reading it: the estimate of its parse
         try:
             reply = json.loads(self._read(size, deadline).decode("utf-8"))
         except (ValueError, UnicodeDecodeError, RecursionError):
@@ -296,11 +429,13 @@ class StudentProcess:
         return self._receive(deadline)
 
     def kill(self) -> None:
-        try:
-            os.killpg(self.process.pid, 9)
-        except (ProcessLookupError, PermissionError):
-            pass
-        self.process.wait()
+        if self.process is not None or not _kill_forked(self.pid):
+            try:
+                os.killpg(self.pid, 9)
+            except (ProcessLookupError, PermissionError):
+                pass
+            if self.process is not None:
+                self.process.wait()
         for fd in (self._to_child, self._from_child):
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -523,8 +658,22 @@ class Report:
     problems: list[str] = field(default_factory=list)
 
 
+# The three functions below are pure functions of a cell's text, and a class's notebooks share
+# most of their texts (every test cell, the setup cell, the answers of everyone who got it
+# right): each text is transformed, parsed and compiled once per grading process, not once per
+# student (IPython's tokenizer was a tenth of the grader's CPU time in a class's autograde).
 def _python(source: str) -> str:
     """A cell's source as Python (IPython's transformations: ``%magic``, ``!shell``)."""
+    # A huge answer (a lookup table) is not kept: the cache stays under 1024 x 64 KiB.
+    return _python_cached(source) if len(source) <= 65536 else _transformed(source)
+
+
+@functools.lru_cache(maxsize=1024)
+def _python_cached(source: str) -> str:
+    return _transformed(source)
+
+
+def _transformed(source: str) -> str:
     try:
         from IPython.core.inputtransformer2 import TransformerManager
     except ImportError:  # pragma: no cover - nbgrader brings IPython
@@ -541,10 +690,15 @@ def free_names(source: str) -> list[str]:
     >>> free_names("part = grading.Part('x', 1, answer=f)\\ndef g(n):\\n    return n + k\\n")
     ['f', 'grading', 'k']
     """
+    return list(_free_names(source))
+
+
+@functools.lru_cache(maxsize=1024)
+def _free_names(source: str) -> tuple[str, ...]:
     try:
         tree = ast.parse(_python(source))
     except SyntaxError:
-        return []
+        return ()
     loaded, bound = set(), set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
@@ -557,18 +711,28 @@ def free_names(source: str) -> list[str]:
             bound.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ExceptHandler) and node.name:
             bound.add(node.name)
-    return sorted(loaded - bound)
+    return tuple(sorted(loaded - bound))
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled_test(source: str) -> tuple:
+    """A test cell's code: its body, and its last expression apart (the cell's value), or None.
+
+    Code objects are immutable: every student's fresh namespace runs the same ones."""
+    tree = ast.parse(_python(source))
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    body = compile(tree, "<test cell>", "exec")
+    return body, compile(ast.Expression(last.value), "<test cell>", "eval") if last else None
 
 
 def run_test(source: str, namespace: dict) -> tuple[str, float | None, tuple | None]:
     """Run a test cell's source like a notebook cell: ``(output, value of the last expression, error)``."""
     output = io.StringIO()
     try:
-        tree = ast.parse(_python(source))
-        last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+        body, last = _compiled_test(source)
         with contextlib.redirect_stdout(output):
-            exec(compile(tree, "<test cell>", "exec"), namespace)
-            value = eval(compile(ast.Expression(last.value), "<test cell>", "eval"), namespace) if last else None
+            exec(body, namespace)
+            value = eval(last, namespace) if last is not None else None
     except values.GradingError as error:
         return output.getvalue(), None, (type(error).__name__, str(error))
     except Timeout:

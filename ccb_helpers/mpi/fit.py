@@ -8,10 +8,18 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validation import check_real
+from .._validation import check_memory, check_real
 
 #: Most points :func:`fit_alpha_beta` accepts (a ping-pong sweep has a few dozen).
 MAX_FIT_POINTS = 10**6
+#: Peak bytes per point of :func:`fit_alpha_beta` (the arrays converted from lists, the
+#: least-squares matrix and its workspace): tracemalloc measured 32-48 (arrays or lists of
+#: 10**5 and 10**6 points).
+_FIT_BYTES_PER_POINT = 64
+
+
+def _fit_memory(points: int) -> int:
+    return _FIT_BYTES_PER_POINT * points + 2**20
 
 
 class AlphaBetaFit(NamedTuple):
@@ -62,6 +70,7 @@ def fit_alpha_beta(sizes, times) -> AlphaBetaFit:
         raise ValueError(f"sizes and times must be 1-d and of the same length, got shapes {x.shape} and {t.shape}")
     if x.size > MAX_FIT_POINTS:
         raise ValueError(f"{x.size} points exceed the cap of {MAX_FIT_POINTS}")
+    check_memory(f"sizes: a fit of {x.size:,} points", _fit_memory(x.size))
     if np.unique(x).size < 2:
         raise ValueError("sizes must contain at least two distinct values to separate alpha from beta")
     return _fit_alpha_beta(x, t)

@@ -6,8 +6,12 @@ import json
 import os
 from pathlib import Path
 
-#: Largest result file :func:`load_mpi_result` reads (bytes).
-MAX_RESULT_BYTES = 64 * 2**20
+from .._validation import check_memory, json_memory
+
+#: Largest result file :func:`load_mpi_result` reads (bytes; a sweep's JSON is a few kB). Parsed
+#: JSON can take 45 bytes per character (lists nested in lists), so 64 MiB was 3 GB: 32 MiB keeps
+#: the estimate (``_validation.JSON_BYTES_PER_CHAR``) within the 2 GiB budget.
+MAX_RESULT_BYTES = 32 * 2**20
 
 
 _REQUIRED = {
@@ -27,7 +31,7 @@ def load_mpi_result(source) -> dict:
     Parameters
     ----------
     source : str, Path or dict
-        A JSON file (at most 64 MiB) or an already loaded object.
+        A JSON file (at most 32 MiB) or an already loaded object.
 
     Examples
     --------
@@ -51,12 +55,15 @@ def load_mpi_result(source) -> dict:
                 raise ValueError(
                     f"source: result file {shown} has {size} bytes, more than the cap of {MAX_RESULT_BYTES}"
                 )
+            check_memory(f"source: result file {shown} of {size:,} bytes", json_memory(size))
             with path.open("rb") as f:
-                raw = f.read(MAX_RESULT_BYTES + 1)  # capped: the file may have grown since stat
+                # The size stat gave, and one byte more to see growth: read(cap) would allocate the
+                # whole cap first (tracemalloc saw 11 MB more than the file of 0.5 MB).
+                raw = f.read(size + 1)
         except OSError as error:
             raise ValueError(f"source: cannot read the result file {shown}: {error.strerror or error}") from None
-        if len(raw) > MAX_RESULT_BYTES:
-            raise ValueError(f"source: result file {shown} has more than the cap of {MAX_RESULT_BYTES} bytes")
+        if len(raw) > size:
+            raise ValueError(f"source: result file {shown} grew while it was read (more than its {size} bytes)")
         try:
             result = json.loads(raw.decode("utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError) as error:

@@ -247,6 +247,8 @@ def find_command(lines, start: int) -> tuple[tuple[int, int, int] | None, int]:
     """:func:`command_ranks` of the last command line (one that runs an ``…_perf`` program) and its line number."""
     found, where = None, 0
     for offset, line in enumerate(lines):
+        if "_perf" not in line:  # a C-level scan before the regular expression
+            continue
         match = _PROGRAM_TOKEN_RE.search(line)
         if match is None or "Collective test" in line:
             continue

@@ -324,6 +324,10 @@ def _expected_tokens(columns: list[_Column]) -> int:
 
 def _normalize(raw: str, derived) -> tuple[str, str]:
     """A line without launcher prefixes, labels and NCCL log segments; and a host glued to a row."""
+    if derived is None and ":" not in raw and "[" not in raw:
+        # Every launcher prefix, label and NCCL log segment holds a ':' or a '[': two C-level
+        # scans instead of two regular expressions (most lines of a log, and of a text of junk).
+        return raw.strip(), ""
     line, labelled = _strip_prefix(raw, derived)
     line, had_log = _cut_nccl_log(line)
     glued_host = ""

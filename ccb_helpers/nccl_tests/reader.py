@@ -32,6 +32,7 @@ however many runs the text holds (``benchmarks/bench_nccl_reader.py``).
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 
 from .._validation import check_bool, check_cap, check_choice, check_int
@@ -70,9 +71,12 @@ from .formats import (
 from .records import _EXAMPLE, COLLECTIVES, MAX_ROWS, NcclTestsLog, NcclTestsRow  # noqa: F401  (_EXAMPLE: doctests)
 
 #: Largest text the reader accepts (characters): a run with ``NCCL_DEBUG=INFO`` on a few hundred
-#: ranks stays well below; split bigger files by run. Reading time at the cap, measured on the
-#: 2-core build machine idle: 6.6 s for 20 MB of published-log text, 24-31 s for 20 million empty
-#: or one-character lines (the per-line cost dominates; issue #28).
+#: ranks stays well below; split bigger files by run. Reading time at the cap: 6.6 s idle for 20 MB
+#: of published-log text on the 2-core build machine; every other shape tried reads in at most
+#: about that time (``benchmarks/bench_nccl_reader.py --shapes``, CPU time in one run under load:
+#: log text 9.7 s; 20 million empty lines 3.6 s, one-character lines 2.9 s, a header then
+#: one-character or ``#`` lines 5.3 / 4.7 s, a header then launcher labels ``0: `` 10.1-10.8 s =
+#: 1.11-1.13x the log). Before #28's per-line cut the short lines took 2.4-3.4x the log (23-33 s).
 MAX_TEXT_CHARS = 20_000_000
 #: Memory budget of one read, bytes. The estimate, :data:`_READ_BYTES_PER_CHAR` per character
 #: (the lines, their tokens, the rows and runs), is checked before reading; at
@@ -82,6 +86,30 @@ READ_MAX_BYTES = 2**30
 # 1.4 MB of rows, 8 for single-character lines and for published logs (tests/test_memory_caps.py).
 _READ_BYTES_PER_CHAR = 32
 _READ_FIXED_BYTES = 4 * 2**20
+# Per-line work is kept for lines that can matter (issue #28: 20 million empty or one-character
+# lines took 24-31 s, four times a 20 MB log): blank lines are dropped at C level
+# (:func:`_nonblank`) and a line shorter than these cannot be what the passes look for.
+#: Shorter than "NCCL INFO", a program name ("reduce_perf"), a header ("size algbw busbw") and
+#: every metadata line but a "#" comment or a units line: nothing outside a table.
+_SHORT_LINE = 9
+#: Shorter than the fewest tokens of a bare row (11, one character and a blank each).
+_SHORT_BARE_ROW = 2 * min(BARE_LAYOUTS) - 1
+#: Shorter than three tokens: not even a bare row with the wrong number of values.
+_SHORT_THREE_TOKENS = 5
+#: First characters of a row (its size); a short line inside a table that does not continue a
+#: row, start one or begin with "#" or "(" (a comment, a units line) is nothing the reader keeps.
+_ROW_START = frozenset("-0123456789")
+
+
+def _nonblank(lines, start: int, end: int, first_number: int):
+    """``(line number, line)`` of ``lines[start:end]`` that hold more than blanks, chosen at C level
+    (no copy of the list: a text of 20 million empty lines is 160 MB of pointers already)."""
+    return itertools.compress(
+        enumerate(itertools.islice(lines, start, end), start=first_number),
+        map(str.strip, itertools.islice(lines, start, end)),
+    )
+
+
 #: In-place and out-of-place busbw further apart than this (relative, rows of 1 MiB and more)
 #: get a warning: one of the two halves did not measure what the other did.
 INPLACE_GAP = 0.25
@@ -284,8 +312,14 @@ def _run_starts(lines) -> list[int]:
     in_table = False
     seen_header = False
     last_table_line = 0
-    for index, raw in enumerate(lines):
+    for index, raw in _nonblank(lines, 0, len(lines), 0):
         if "busbw" not in raw and not in_table:
+            continue
+        if len(raw) < _SHORT_LINE:  # shorter than a header or a footer: a row, or nothing
+            if in_table:
+                stripped = _normalize(raw, derived)[0]
+                if stripped[:1] in _ROW_START and _INT_RE.match(stripped.split()[0]):
+                    last_table_line = index
             continue
         stripped, _ = _normalize(raw, derived)
         if _header_tokens(stripped) is not None:
@@ -318,7 +352,10 @@ def _bare_run_starts(lines) -> list[int]:
     """Runs of headerless rows: a new one where sizes start again after a line that is not a row."""
     starts, last = [0], {}
     gap = False
-    for index, raw in enumerate(lines):
+    for index, raw in _nonblank(lines, 0, len(lines), 0):
+        if len(raw) < _SHORT_BARE_ROW:  # not a row; a gap unless only a launcher's label
+            gap = gap or bool(_normalize(raw, None)[0])
+            continue
         stripped, _ = _normalize(raw, None)
         tokens = _bare_row_tokens(stripped) if stripped and not stripped.startswith("#") else None
         if tokens is None:
@@ -370,7 +407,19 @@ def _read(lines, start, end, collective, n_ranks, force, default_version) -> Ncc
             f"{_quote(lines[table.pending_line - 1])}"
         )
 
-    for lineno, raw in enumerate(segment, start=start + 1):
+    for lineno, raw in _nonblank(segment, 0, len(segment), start + 1):
+        if len(raw) < _SHORT_LINE:
+            if table.columns is None or table.finished:
+                continue  # outside a table a short line is nothing the reader looks for
+            if not table.pending:
+                stripped = _normalize(raw, derived)[0]
+                if stripped[:1] in ("#", "("):
+                    # a comment; or the units line, which matters until the unit is known
+                    if table.unit is None and any(u in stripped for u in ("(us)", "(ms)", "(B)", "(bytes)")):
+                        _metadata(stripped, lineno, raw, table, ranks, info)
+                    continue
+                if not stripped or stripped[0] not in _ROW_START:
+                    continue  # not a row's start, and too short for anything else
         if "NCCL INFO" in raw:
             if (m := _NRANKS_RE.search(raw)) is not None:
                 nranks_info.add(int(m.group(1)))
@@ -584,8 +633,9 @@ def _row_tokens(table: _Table, tokens, lineno, lines, base):
 def _read_bare(table: _Table, lines, start, end, derived):
     """Rows pasted without their header: the layout from the first row's token count."""
     first = None
-    for lineno in range(start + 1, end + 1):
-        raw = lines[lineno - 1]
+    for lineno, raw in _nonblank(lines, start, end, start + 1):
+        if len(raw) < (_SHORT_BARE_ROW if first is None else _SHORT_THREE_TOKENS):
+            continue  # too short for a first row, or for any row after it
         stripped, _ = _normalize(raw, derived)
         if not stripped or stripped.startswith("#"):
             continue
