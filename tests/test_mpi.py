@@ -269,15 +269,21 @@ def test_pairwise_all_to_all_refuses_unequal_blocks():
 
 
 def test_import_is_lazy_about_figures():
-    """Every MPI rank imports ccb_helpers: matplotlib and ipywidgets load only when a figure is asked for."""
+    """Every MPI rank imports ccb_helpers: matplotlib and ipywidgets load only when a figure is asked
+    for, and networkx (topologies) not at all on a rank."""
     code = (
-        "import sys, ccb_helpers as ccb\n"
+        "import sys\n"
+        "import ccb_helpers.mpi._cli, ccb_helpers.mpi._runner, ccb_helpers.mpi.report\n"  # what a rank runs
+        "heavy = [m for m in ('matplotlib', 'ipywidgets', 'networkx') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+        "import ccb_helpers as ccb\n"
         "heavy = [m for m in ('matplotlib', 'ipywidgets') if m in sys.modules]\n"
         "assert not heavy, heavy\n"
         "from ccb_helpers import MPIResultExplorer, plot_info_steps\n"
         "assert ccb.plot_pingpong is ccb.mpi.plot_pingpong is ccb.mpi.plots.plot_pingpong\n"
         "assert 'matplotlib' in sys.modules and ccb.nccl_figures.__name__ == 'ccb_helpers.nccl_figures'\n"
         "missing = [n for n in ccb.__all__ if not hasattr(ccb, n)]\n"
+        "missing += [f'mpi.{n}' for n in ccb.mpi.__all__ if not hasattr(ccb.mpi, n)]\n"
         "assert not missing, missing\n"
         "assert 'plot_mpi_runs' in dir(ccb) and 'plot_pingpong' in dir(ccb.mpi)\n"
     )
