@@ -468,9 +468,16 @@ def test_run_measures_alpha_beta_when_not_given(tmp_path):
 
 def test_pingpong_and_sweep(tmp_path):
     code, err, p = _mpi(2, "pingpong", "--sizes", "0,1KiB,64KiB,1MiB", "--repeats", "3", json_path=tmp_path / "pp.json")
-    assert code == 0, err
     assert p["sizes"] == [0, 1024, 65536, 2**20] and len(p["times_s"]) == 4 and all(t > 0 for t in p["times_s"])
-    assert p["alpha_s"] >= 0 and p["beta_Bps"] > 0 and p["residual"] >= 0
+    if code == 1 and "no alpha-beta fit" in err:
+        # Load can leave the four times flat (seen at load average 7): the command says so, exits 1,
+        # and writes the result with the fit's refusal, as test_mpi_methodology's launches accept.
+        with pytest.raises(ValueError) as refusal:
+            ccb.mpi.fit_alpha_beta(p["sizes"], p["times_s"])
+        assert p["alpha_s"] is None and p["beta_Bps"] is None and p["fit_error"] == str(refusal.value)
+    else:
+        assert code == 0, err
+        assert p["alpha_s"] >= 0 and p["beta_Bps"] > 0 and p["residual"] >= 0
     code, err, s = _mpi(
         2,
         "sweep",
