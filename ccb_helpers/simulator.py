@@ -119,8 +119,14 @@ class SimulationResult:
 # --------------------------------------------------------------------------- checking
 
 
-def _check_round(r, index: int, schedule: Schedule, ports: int, topology: Topology | None, sizes, links=None):
-    """Raise ScheduleError if the round breaks a rule; return the number of distinct messages."""
+def _check_round(
+    r, index: int, schedule: Schedule, ports: int, topology: Topology | None, sizes, links=None, uplinks=None
+):
+    """Raise ScheduleError if the round breaks a rule; return the number of distinct messages.
+
+    ``uplinks`` (a single switch, no ``step_rounds``): each endpoint's links to the switch, which
+    cap its messages in a round like ``ports`` (one message per link, as on a direct network).
+    """
     n = schedule.n
     label = "prologue" if index == -1 else ("epilogue" if index == -2 else f"round {index + 1}")
     if len(r) == 0:
@@ -157,13 +163,19 @@ def _check_round(r, index: int, schedule: Schedule, ports: int, topology: Topolo
     pairs = np.stack([keys // n, keys % n], axis=1)
     for side, col in (("sends to", 0), ("receives from", 1)):
         counts = np.bincount(pairs[:, col], minlength=n)
-        over = np.nonzero(counts > ports)[0]
+        # Through a switch an endpoint's links cap its messages too: a node with one link sending
+        # two messages in a round put simulate below the degree-1 bound (issue #28).
+        limit = ports if uplinks is None else np.minimum(ports, uplinks)
+        over = np.nonzero(counts > limit)[0]
         if over.size:
             node = over[0]
             peers = pairs[pairs[:, col] == node][:, 1 - col].tolist()
             first = np.nonzero(remote & ((r.src if col == 0 else r.dst) == node))[0][0]
+            cap = f"ports={ports}"
+            if uplinks is not None and uplinks[node] < ports:
+                cap = f"it has {int(uplinks[node])} link(s) to the switch of {topology.name}"
             raise ScheduleError(
-                f"{label}: node {node} {side} {len(peers)} nodes {peers} but ports={ports} "
+                f"{label}: node {node} {side} {len(peers)} nodes {peers} but {cap} "
                 f"(first offending transfer {first}: {r.src[first]}->{r.dst[first]})"
             )
     if links is not None:
@@ -534,6 +546,8 @@ def _run_schedule(schedule: Schedule, ports: int, topology: Topology | None, see
     load = np.zeros(len(schedule.rounds)) if groups is not None else None
     rng = np.random.Generator(np.random.SFC64(seed))
     links = _link_keys(topology)
+    # (a synthesized schedule's steps may send several chunks over one uplink: capacity rules it)
+    uplinks = groups[1] if groups is not None and groups[0] == "switch" and not capacity else None
     bufs = _initial_state(schedule, rng)
     expected = _expected(schedule, bufs)
     sizes = [b.shape[1] for b in bufs]
@@ -544,7 +558,7 @@ def _run_schedule(schedule: Schedule, ports: int, topology: Topology | None, see
     _check_round(schedule.prologue, -1, schedule, ports, topology, sizes)
     _apply(schedule.prologue, bufs)
     for i, r in enumerate(schedule.rounds):
-        messages = _check_round(r, i, schedule, ports, topology, sizes, links)
+        messages = _check_round(r, i, schedule, ports, topology, sizes, links, uplinks)
         _apply(r, bufs)
         remote = r.src != r.dst
         if np.any(remote):

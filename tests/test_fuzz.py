@@ -2200,3 +2200,46 @@ def test_public_function_obeys_the_rule(name):
     if final != "DONE ok":
         how = f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit code {os.WEXITSTATUS(status)}"
         pytest.fail(f"{name}: the worker died ({how}; a crash or the memory limit); last call: {last_call}")
+
+
+def test_no_bound_above_a_verified_schedule_on_topologies():
+    """Issue #28 (outside fuzzer, round 4): rooted Scatter / Gather with every root and tiny or
+    uneven M on small networks (direct, switched, user graphs): the simulated schedule on that
+    topology never beats node_lower_bound, bisection_lower_bound or the combined bound with the
+    topology's degree and the root's eccentricity. Before: a 1-byte scatter on ring(2) whose root
+    keeps the only byte ran in 0 bytes against node/bisection bounds of 0.5 B (continuous M/N),
+    and a single switch with one link per node let the root send two messages in one round,
+    one round under the degree-1 bound. About 0.3 CPU-s."""
+    import networkx as nx
+
+    nets = [ccb.ring(2), ccb.ring(3), ccb.single_switch(3), ccb.single_switch(5, links=2), ccb.fully_connected(5)]
+    nets.append(ccb.topology_from_graph(nx.star_graph(3), name="star"))
+    for topo in nets:
+        n = topo.n
+        for primitive, m, root in itertools.product(("scatter", "gather", "broadcast"), (1, n - 1, n + 1), range(n)):
+            for ports in range(1, topo.degree + 2):
+                try:
+                    run = ccb.simulate("binomial_tree", primitive, n, m, ports=ports, topology=topo, root=root)
+                except ccb.ScheduleError:
+                    continue  # the tree needs links this network lacks
+                assert run.correct
+                ecc = ccb.eccentricity(topo, root)
+                for alpha, beta in ((1.0, 1.0), (1e-12, 1.0), (1.0, 1e12)):
+                    took = run.time(alpha, beta) * (1 + 1e-12)
+                    opts = dict(ports=ports, diameter=topo.step_diameter, degree=topo.degree, eccentricity=ecc)
+                    assert took >= ccb.combined_lower_bound(primitive, n, m, alpha, beta, **opts), (
+                        topo.name,
+                        primitive,
+                        m,
+                        root,
+                        ports,
+                    )
+                    assert took >= ccb.node_lower_bound(primitive, topo, m, beta, ports=ports), (
+                        topo.name,
+                        primitive,
+                        m,
+                        root,
+                    )
+                    assert took >= ccb.bisection_lower_bound(primitive, topo, m, beta), (topo.name, primitive, m, root)
+    with pytest.raises(ccb.ScheduleError, match="1 link"):
+        ccb.simulate("binomial_tree", "broadcast", 3, 1, ports=2, topology=ccb.single_switch(3))
