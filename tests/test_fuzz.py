@@ -2209,15 +2209,15 @@ def test_no_bound_above_a_verified_schedule_on_topologies():
     topology's degree and the root's eccentricity. Before: a 1-byte scatter on ring(2) whose root
     keeps the only byte ran in 0 bytes against node/bisection bounds of 0.5 B (continuous M/N),
     and a single switch with one link per node let the root send two messages in one round,
-    one round under the degree-1 bound. About 0.3 CPU-s."""
+    one round under the degree-1 bound. About 0.5 CPU-s."""
     import networkx as nx
 
-    nets = [ccb.ring(2), ccb.ring(3), ccb.single_switch(3), ccb.single_switch(5, links=2), ccb.fully_connected(5)]
+    nets = [ccb.ring(2), ccb.ring(3), ccb.single_switch(3), ccb.single_switch(5, links=2)]
     nets.append(ccb.topology_from_graph(nx.star_graph(3), name="star"))
     for topo in nets:
         n = topo.n
         for primitive, m, root in itertools.product(("scatter", "gather", "broadcast"), (1, n - 1, n + 1), range(n)):
-            for ports in range(1, topo.degree + 2):
+            for ports in (1, 2):
                 try:
                     run = ccb.simulate("binomial_tree", primitive, n, m, ports=ports, topology=topo, root=root)
                 except ccb.ScheduleError:
