@@ -2243,3 +2243,30 @@ def test_no_bound_above_a_verified_schedule_on_topologies():
                     assert took >= ccb.bisection_lower_bound(primitive, topo, m, beta), (topo.name, primitive, m, root)
     with pytest.raises(ccb.ScheduleError, match="1 link"):
         ccb.simulate("binomial_tree", "broadcast", 3, 1, ports=2, topology=ccb.single_switch(3))
+
+
+def test_outside_fuzzer_round_four_cases():
+    """Issue #28, the outside fuzzer's fourth pass (new instances of the issue's classes): each of
+    these escaped as a foreign exception, a message without the parameter, or a wrong answer."""
+    # a Fraction beyond float64 in a record's "number" field escaped as OverflowError
+    with pytest.raises(ValueError, match="intercept_s"):
+        ccb.AlphaBeta(1e-6, 1e9, 1, Fraction(-(10**400), 7), 1e-9, 0.0, 3)
+    # 0-d / 2-d arrays where an iterable is expected: "iteration over a 0-d array", "unhashable"
+    for side in (np.array(3.0), np.array([[1]])):
+        with pytest.raises(TypeError, match="side"):
+            ccb.draw_topology(ccb.ring(6), side=side)
+    with pytest.raises(TypeError, match="gpu_counts"):
+        ccb.nccl_nvls_table(gpu_counts=np.array(4.0))
+    # an iterator as a label reached matplotlib's len()
+    log = ccb.read_nccl_tests(ccb.published_log_text(sorted(ccb.PUBLISHED_LOGS)[0]))
+    with pytest.raises(TypeError, match="label"):
+        ccb.plot_busbw_against_bound(log, 1e-6, 1e9, label=(c for c in "ab"))
+    # nvswitch: 1 and np.True_ passed `in ("auto", True, False)`, then acted as False (`is True`);
+    # a str equal to everything passed as "auto"
+    text = "\tGPU0\tGPU1\tGPU2\nGPU0\t X \tNV2\tNV2\nGPU1\tNV2\t X \tNV2\nGPU2\tNV2\tNV2\t X \n"
+    assert ccb.parse_nvidia_smi_topo(text, nvswitch=np.True_).switched
+    for bad in (1, 1.0, _EvilStr("all_reduce")):
+        with pytest.raises(ValueError, match="nvswitch"):
+            ccb.parse_nvidia_smi_topo(text, nvswitch=bad)
+    with pytest.raises(ValueError, match="primitive"):
+        ccb.pareto_frontier(ccb.ring(4), "all_reduce", 3, time_limit=5)
