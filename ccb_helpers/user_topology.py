@@ -363,7 +363,7 @@ def topology_from_links(matrix, name=None, bisection_links=None) -> Topology:
     """
     try:
         array = np.asarray(matrix)
-    except (TypeError, ValueError) as error:  # ragged input
+    except (TypeError, ValueError, OverflowError) as error:  # ragged input; an int beyond int64 (#28)
         raise ValueError(f"matrix must be a square array of integers: {error}") from None
     if array.ndim != 2 or array.shape[0] != array.shape[1]:
         raise ValueError(f"matrix must be square (n x n), got shape {array.shape}")

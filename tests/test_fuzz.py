@@ -1928,12 +1928,13 @@ FUZZ = {
     ),
     "plot_mpi_runs": entry(
         ccb.plot_mpi_runs,
-        optional=("pairs", "alpha", "beta", "ncols"),
+        optional=("pairs", "alpha", "beta", "ncols", "axes"),
         result=MPI_RESULT,
         pairs=st.one_of(st.none(), JUNK),
         alpha=st.one_of(st.none(), SCALAR_ALPHA),
         beta=st.one_of(st.none(), SCALAR_BETA),
         ncols=INT(1, 3),
+        axes=st.one_of(st.none(), JUNK),  # #28: never checked, a str met fill_between
         examples=0.3,
     ),
     "plot_mpi_ratios": entry(
@@ -2270,3 +2271,22 @@ def test_outside_fuzzer_round_four_cases():
             ccb.parse_nvidia_smi_topo(text, nvswitch=bad)
     with pytest.raises(ValueError, match="primitive"):
         ccb.pareto_frontier(ccb.ring(4), "all_reduce", 3, time_limit=5)
+    # a Fraction skipped ratio_bound's range check and overflowed a float later
+    with pytest.raises(ValueError, match="ratio_bound"):
+        ccb.plot_synthesis_plane(2, Fraction(10**400, 3))
+    # an int whose __index__ is beyond int64 escaped numpy as OverflowError
+    with pytest.raises(ValueError, match="matrix"):
+        ccb.topology_from_links(_HugeIndexInt(4))
+    # plot_mpi_runs never checked axes: a str or a number reached matplotlib's fill_between
+    for axes in ("ab", 3.0, [None]):
+        with pytest.raises((TypeError, ValueError), match="axes"):
+            ccb.plot_mpi_runs(_mpi_example(), axes=axes)
+
+
+class _HugeIndexInt(int):
+    """Holds a small value but converts (int(), __index__) to 10**30: checks must use one value."""
+
+    def __index__(self):
+        return 10**30
+
+    __int__ = __index__
