@@ -192,7 +192,7 @@ def check_real(
         value = float(value)
     except OverflowError:
         raise ValueError(
-            f"{name} must be finite (a float64), got an integer of {int(value).bit_length()} bits"
+            f"{name} must be finite (a float64), got a number of {abs(int(value)).bit_length()} bits"
         ) from None
     if not np.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value}")
@@ -349,7 +349,10 @@ def check_fields(record, spec: dict) -> None:
         elif kind == "number":
             if isinstance(value, bool) or not isinstance(value, numbers.Real):
                 raise TypeError(f"{name} must be a real number, got {type(value).__name__} {_short(value)}")
-            value = float(value)
+            try:
+                value = float(value)
+            except OverflowError:  # a Fraction or int beyond float64 (#28: it escaped as OverflowError)
+                raise ValueError(f"{name} must fit a float64 (|x| < 1.8e308), got {_short(value)}") from None
         elif kind == "bool":
             value = check_bool(name, value)
         elif kind == "tuple":

@@ -29,6 +29,8 @@ inputs, so at least ``M`` bytes cross from ``B`` to ``A`` (and ``M`` the other w
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._validation import (
@@ -79,7 +81,9 @@ def bisection_bytes(primitive, n, m, root_side="larger"):
     root_side : {"larger", "smaller"}, default "larger"
         Scatter / Gather only: the side of the cut the root is on. The half without the root
         sends or receives one block per node: ``floor(N/2) M / N`` with the root on the larger
-        side (true for any cut), ``ceil(N/2) M / N`` on the smaller one (odd ``N``).
+        side (true for any cut), ``ceil(N/2) M / N`` on the smaller one (odd ``N``). When ``N``
+        does not divide ``M`` the blocks are whole bytes (``M mod N`` of them one byte larger)
+        and the half may hold the smallest: for ``h`` nodes, ``h floor(M/N) + max(0, h - N + (M mod N))``.
 
     Examples
     --------
@@ -104,7 +108,13 @@ def _bisection_bytes(primitive, n, m, root_side="larger"):
     if primitive in ("broadcast", "reduce", "all_reduce"):
         value = np.where(n > 1, m, 0.0) * np.ones_like(np.asarray(m, dtype=float))
     elif primitive in ("scatter", "gather"):
-        value = (small if root_side == "larger" else np.where(n > 1, large, 0)) * m / n
+        side = small if root_side == "larger" else np.where(n > 1, large, 0)
+        # Whole-byte blocks (block_bounds): N - (M mod N) blocks of floor(M/N) bytes, the rest one
+        # byte more; the side may hold the smallest ones. side * M / N put the bound above a
+        # verified 1-byte scatter (issue #28).
+        with np.errstate(invalid="ignore", divide="ignore"):
+            whole = side * np.floor(m / n) + np.maximum(side - n + np.mod(m, n), 0)
+            value = np.where(np.mod(m, n) == 0, side * m / n, whole)
     elif primitive in ("reduce_scatter", "all_gather"):
         value = np.where(n > 1, large * m / n, 0.0)
     else:  # all_to_all
@@ -189,7 +199,8 @@ def _total_volume(primitive: str, n: int, m: float) -> float:
     if primitive == "all_reduce":
         return 2 * (n - 1) * m
     if primitive in ("scatter", "gather"):
-        return (n - 1) * m / n
+        # the root may own the largest whole-byte block, ceil(M/N) (issue #28)
+        return (n - 1) * m / n if m % n == 0 else max(m - math.ceil(m / n), 0.0)
     return (n - 1) * m
 
 
@@ -199,6 +210,8 @@ def _role_volumes(primitive: str, n: int, m: float) -> tuple[float, float]:
     if primitive in ("broadcast", "reduce"):
         return m, m
     if primitive in ("scatter", "gather"):
+        if m % n:  # whole-byte blocks: the root may own ceil(M/N), another node floor(M/N) (#28)
+            return max(m - math.ceil(m / n), 0.0), float(math.floor(m / n))
         return rest, m / n
     if primitive == "all_reduce":
         return m, m

@@ -333,6 +333,9 @@ def plot_busbw_against_bound(log, alpha, beta, ports=1, label=None, ax=None, n_r
     from .nccl_tests.report import nccl_tests_report
     from .plotting import COLORS, use_book_style
 
+    if label is not None and not isinstance(label, str):  # matplotlib took len() of a generator (#28)
+        raise TypeError(f"label must be a string or None, got {type(label).__name__}")
+    label = None if label is None else str.__str__(label)
     report = nccl_tests_report(log, alpha, beta, ports=ports, n_ranks=n_ranks, collective=collective)
     _, n, primitive = _log_context(log, n_ranks, collective)
     _check_ax(ax)

@@ -847,6 +847,8 @@ def nccl_nvls_table(gpu_counts=range(3, 9), topology="dgx_h100"):
         )
     if isinstance(gpu_counts, (str, bytes)) or not hasattr(gpu_counts, "__iter__"):
         raise TypeError(f"gpu_counts must be an iterable of GPU counts, got {type(gpu_counts).__name__}")
+    if getattr(gpu_counts, "ndim", 1) != 1:  # a 0-d numpy array has __iter__ but cannot be iterated (#28)
+        raise TypeError(f"gpu_counts must be one-dimensional, got shape {getattr(gpu_counts, 'shape', '?')}")
     counts = []
     for i, n in enumerate(gpu_counts):
         if i == 30:

@@ -1040,7 +1040,9 @@ def pareto_frontier(topology, primitive, max_steps, *, max_chunks=6, time_limit=
     topology = _check_topology(topology)
     primitive = check_choice("primitive", primitive, SYNTHESIS_PRIMITIVES)
     if primitive == "all_reduce":
-        raise ValueError("pareto_frontier: all_reduce is ReduceScatter + AllGather; take all_gather's frontier")
+        raise ValueError(
+            "pareto_frontier: primitive='all_reduce' is ReduceScatter + AllGather; take all_gather's frontier"
+        )
     max_steps = check_int("max_steps", max_steps, minimum=1, maximum=16, scalar=True)
     max_chunks = check_int("max_chunks", max_chunks, minimum=1, maximum=16, scalar=True)
     time_limit = _check_time_limit(time_limit)

@@ -377,6 +377,13 @@ def plot_synthesis_plane(
         ratio_bound = Fraction(
             check_real("ratio_bound", ratio_bound, minimum=0.0, maximum=1e6, scalar=True)
         ).limit_denominator(10_000)
+    else:
+        # A Fraction skipped the range check and overflowed a float later (#28); a plain one, rebuilt
+        # from plain ints (a subclass may compare or convert as it likes).
+        ratio_bound = Fraction(int(ratio_bound.numerator), int(ratio_bound.denominator))
+        if not 0 <= ratio_bound <= 10**6:
+            side = "above 1e6" if ratio_bound > 0 else "below 0"
+            raise ValueError(f"ratio_bound must lie in [0, 1e6], got a Fraction {side}")
 
     def instances(name, group):
         if not isinstance(group, (list, tuple)):

@@ -363,7 +363,7 @@ def topology_from_links(matrix, name=None, bisection_links=None) -> Topology:
     """
     try:
         array = np.asarray(matrix)
-    except (TypeError, ValueError) as error:  # ragged input
+    except (TypeError, ValueError, OverflowError) as error:  # ragged input; an int beyond int64 (#28)
         raise ValueError(f"matrix must be a square array of integers: {error}") from None
     if array.ndim != 2 or array.shape[0] != array.shape[1]:
         raise ValueError(f"matrix must be square (n x n), got shape {array.shape}")
@@ -670,8 +670,14 @@ def parse_nvidia_smi_topo(text, name=None, nvswitch="auto", pcie_links=1, level_
 def _parse_nvidia_smi_topo(text, name, nvswitch, pcie_links=1, level_links=None) -> Topology:
     if not isinstance(text, str):
         raise TypeError(f"text must be the output of `nvidia-smi topo -m` as a string, got {type(text).__name__}")
-    if nvswitch not in ("auto", True, False):
-        raise ValueError(f"nvswitch must be 'auto', True or False, got {nvswitch!r}")
+    # ``in`` compares with ==: 1, 1.0 and np.True_ passed and then acted as False (``is True``
+    # below), a str equal to everything as "auto" (#28). Only the three values themselves.
+    if isinstance(nvswitch, (bool, np.bool_)):
+        nvswitch = bool(nvswitch)
+    elif isinstance(nvswitch, str) and str.__str__(nvswitch) == "auto":  # the plain str's data
+        nvswitch = "auto"
+    else:
+        raise ValueError(f"nvswitch must be 'auto', True or False, got {nvswitch!r}"[:200])
     pcie_links = check_int("pcie_links", pcie_links, minimum=1, maximum=64, scalar=True)
     level_links = _check_level_links(level_links)
     if len(text) > 1_000_000:

@@ -1928,12 +1928,13 @@ FUZZ = {
     ),
     "plot_mpi_runs": entry(
         ccb.plot_mpi_runs,
-        optional=("pairs", "alpha", "beta", "ncols"),
+        optional=("pairs", "alpha", "beta", "ncols", "axes"),
         result=MPI_RESULT,
         pairs=st.one_of(st.none(), JUNK),
         alpha=st.one_of(st.none(), SCALAR_ALPHA),
         beta=st.one_of(st.none(), SCALAR_BETA),
         ncols=INT(1, 3),
+        axes=st.one_of(st.none(), JUNK),  # #28: never checked, a str met fill_between
         examples=0.3,
     ),
     "plot_mpi_ratios": entry(
@@ -2200,3 +2201,92 @@ def test_public_function_obeys_the_rule(name):
     if final != "DONE ok":
         how = f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit code {os.WEXITSTATUS(status)}"
         pytest.fail(f"{name}: the worker died ({how}; a crash or the memory limit); last call: {last_call}")
+
+
+def test_no_bound_above_a_verified_schedule_on_topologies():
+    """Issue #28 (outside fuzzer, round 4): rooted Scatter / Gather with every root and tiny or
+    uneven M on small networks (direct, switched, user graphs): the simulated schedule on that
+    topology never beats node_lower_bound, bisection_lower_bound or the combined bound with the
+    topology's degree and the root's eccentricity. Before: a 1-byte scatter on ring(2) whose root
+    keeps the only byte ran in 0 bytes against node/bisection bounds of 0.5 B (continuous M/N),
+    and a single switch with one link per node let the root send two messages in one round,
+    one round under the degree-1 bound. About 0.5 CPU-s."""
+    import networkx as nx
+
+    nets = [ccb.ring(2), ccb.ring(3), ccb.single_switch(3), ccb.single_switch(5, links=2)]
+    nets.append(ccb.topology_from_graph(nx.star_graph(3), name="star"))
+    for topo in nets:
+        n = topo.n
+        for primitive, m, root in itertools.product(("scatter", "gather", "broadcast"), (1, n - 1, n + 1), range(n)):
+            for ports in (1, 2):
+                try:
+                    run = ccb.simulate("binomial_tree", primitive, n, m, ports=ports, topology=topo, root=root)
+                except ccb.ScheduleError:
+                    continue  # the tree needs links this network lacks
+                assert run.correct
+                ecc = ccb.eccentricity(topo, root)
+                for alpha, beta in ((1.0, 1.0), (1e-12, 1.0), (1.0, 1e12)):
+                    took = run.time(alpha, beta) * (1 + 1e-12)
+                    opts = dict(ports=ports, diameter=topo.step_diameter, degree=topo.degree, eccentricity=ecc)
+                    assert took >= ccb.combined_lower_bound(primitive, n, m, alpha, beta, **opts), (
+                        topo.name,
+                        primitive,
+                        m,
+                        root,
+                        ports,
+                    )
+                    assert took >= ccb.node_lower_bound(primitive, topo, m, beta, ports=ports), (
+                        topo.name,
+                        primitive,
+                        m,
+                        root,
+                    )
+                    assert took >= ccb.bisection_lower_bound(primitive, topo, m, beta), (topo.name, primitive, m, root)
+    with pytest.raises(ccb.ScheduleError, match="1 link"):
+        ccb.simulate("binomial_tree", "broadcast", 3, 1, ports=2, topology=ccb.single_switch(3))
+
+
+def test_outside_fuzzer_round_four_cases():
+    """Issue #28, the outside fuzzer's fourth pass (new instances of the issue's classes): each of
+    these escaped as a foreign exception, a message without the parameter, or a wrong answer."""
+    # a Fraction beyond float64 in a record's "number" field escaped as OverflowError
+    with pytest.raises(ValueError, match="intercept_s"):
+        ccb.AlphaBeta(1e-6, 1e9, 1, Fraction(-(10**400), 7), 1e-9, 0.0, 3)
+    # 0-d / 2-d arrays where an iterable is expected: "iteration over a 0-d array", "unhashable"
+    for side in (np.array(3.0), np.array([[1]])):
+        with pytest.raises(TypeError, match="side"):
+            ccb.draw_topology(ccb.ring(6), side=side)
+    with pytest.raises(TypeError, match="gpu_counts"):
+        ccb.nccl_nvls_table(gpu_counts=np.array(4.0))
+    # an iterator as a label reached matplotlib's len()
+    log = ccb.read_nccl_tests(ccb.published_log_text(sorted(ccb.PUBLISHED_LOGS)[0]))
+    with pytest.raises(TypeError, match="label"):
+        ccb.plot_busbw_against_bound(log, 1e-6, 1e9, label=(c for c in "ab"))
+    # nvswitch: 1 and np.True_ passed `in ("auto", True, False)`, then acted as False (`is True`);
+    # a str equal to everything passed as "auto"
+    text = "\tGPU0\tGPU1\tGPU2\nGPU0\t X \tNV2\tNV2\nGPU1\tNV2\t X \tNV2\nGPU2\tNV2\tNV2\t X \n"
+    assert ccb.parse_nvidia_smi_topo(text, nvswitch=np.True_).switched
+    for bad in (1, 1.0, _EvilStr("all_reduce")):
+        with pytest.raises(ValueError, match="nvswitch"):
+            ccb.parse_nvidia_smi_topo(text, nvswitch=bad)
+    with pytest.raises(ValueError, match="primitive"):
+        ccb.pareto_frontier(ccb.ring(4), "all_reduce", 3, time_limit=5)
+    # a Fraction skipped ratio_bound's range check and overflowed a float later
+    with pytest.raises(ValueError, match="ratio_bound"):
+        ccb.plot_synthesis_plane(2, Fraction(10**400, 3))
+    # an int whose __index__ is beyond int64 escaped numpy as OverflowError
+    with pytest.raises(ValueError, match="matrix"):
+        ccb.topology_from_links(_HugeIndexInt(4))
+    # plot_mpi_runs never checked axes: a str or a number reached matplotlib's fill_between
+    for axes in ("ab", 3.0, [None]):
+        with pytest.raises((TypeError, ValueError), match="axes"):
+            ccb.plot_mpi_runs(_mpi_example(), axes=axes)
+
+
+class _HugeIndexInt(int):
+    """Holds a small value but converts (int(), __index__) to 10**30: checks must use one value."""
+
+    def __index__(self):
+        return 10**30
+
+    __int__ = __index__

@@ -399,3 +399,20 @@ def test_all_to_all_with_m_not_divisible_by_n_is_a_clear_error(algorithm):
     stale = dataclasses.replace(ccb.generate(algorithm, "all_to_all", 4, 12), m=10)
     with pytest.raises(ValueError, match="m divisible by n.*m=10, n=4"):
         ccb.run_schedule(stale)
+
+
+def test_switch_step_time_counts_the_uplink():
+    """Issue #28 (outside fuzzer): a synthesized-style step on a single switch sends three 1-byte
+    blocks into the root's one downlink; run.time counted the largest message (1 byte), a third
+    of synthesized_time and below the gather's bandwidth bound of 3 B over one link."""
+    import dataclasses
+
+    T = ccb.Transfer
+    gather = ccb.Schedule.from_transfers("gather", 4, 4, [[T(1, 0, 1, 1), T(2, 0, 2, 1), T(3, 0, 3, 1)]])
+    step = dataclasses.replace(gather, step_rounds=(3,), chunk_bytes=1)
+    run = ccb.run_schedule(step, ports=3, topology=ccb.single_switch(4))
+    assert run.correct and run.bandwidth_bytes == 3  # 3 bytes through one link, one after another
+    assert run.time(1.0, 1.0) == 4.0 == ccb.synthesized_time(step, 1.0, 1.0)
+    assert run.time(1e-12, 1.0) >= ccb.bandwidth_lower_bound("gather", 4, 4, 1.0, degree=1)
+    with pytest.raises(ccb.ScheduleError, match="1 link"):  # without steps: one message per link
+        ccb.run_schedule(gather, ports=3, topology=ccb.single_switch(4))

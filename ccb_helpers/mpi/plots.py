@@ -231,6 +231,8 @@ def plot_mpi_runs(result, pairs=None, alpha=None, beta=None, ncols=2, axes=None)
     missing = [p for p in pairs if p not in by_pair]
     if missing:
         raise ValueError(f"pairs {missing} are not in the result; it has {list(by_pair)}")
+    # Given axes were never checked: a str or a number met matplotlib's fill_between (#28).
+    axes = _check_axes_list(axes, len(pairs))
     use_book_style()
     rows = -(-len(pairs) // ncols)
     spare = None
@@ -239,7 +241,7 @@ def plot_mpi_runs(result, pairs=None, alpha=None, beta=None, ncols=2, axes=None)
         for ax in axes.ravel()[len(pairs) :]:
             ax.set_visible(False)
         spare = axes.ravel()[len(pairs)] if axes.size > len(pairs) else None
-    axes = np.atleast_1d(axes).ravel()
+    axes = np.ravel(np.asarray(axes, dtype=object))
     for ax, pair in zip(axes, pairs):
         runs = by_pair[pair]
         sizes = np.array([r["m"] for r in runs], dtype=float)

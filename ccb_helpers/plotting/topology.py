@@ -273,6 +273,11 @@ def _check_side(side, n: int):
         return None
     if isinstance(side, (str, bytes)) or not hasattr(side, "__iter__"):
         raise TypeError(f"side must be a set of endpoint numbers (e.g. ccb.bisection_partition(t)), got {side!r}")
+    if isinstance(side, np.ndarray):
+        # a 0-d array has __iter__ but cannot be iterated, a 2-d one yields unhashable rows (#28)
+        if side.ndim != 1:
+            raise TypeError(f"side must be a set or a 1-d array of endpoint numbers, got shape {side.shape}")
+        side = side[: n + 1].tolist()
     items = list(itertools.islice(iter(side), n + 1))  # a set of endpoints has at most n of them
     if len(items) > n:
         raise ValueError(f"side must hold at most n={n} endpoint numbers (one side of a cut)")
