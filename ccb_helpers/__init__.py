@@ -12,10 +12,11 @@ bandwidth of one link in one direction. ``M`` follows the book's buffer conventi
 4
 """
 
-# Figures, explorers and their modules pull in matplotlib and ipywidgets (about 1 s of CPU):
-# their names are loaded on first use (module __getattr__, PEP 562), so `python -m
-# ccb_helpers.mpi` on every MPI rank, and any script that only computes, starts fast.
-# `ccb.plot_x`, `from ccb_helpers import plot_x` and `dir(ccb)` work as before.
+# Every name is loaded on first use (module __getattr__, PEP 562): figures, explorers and their
+# modules pull in matplotlib and ipywidgets (about 1 s of CPU), topologies networkx (0.1 s), and
+# `python -m ccb_helpers.mpi` on every MPI rank imports only the modules a rank runs (the package
+# is imported first). `ccb.x`, `from ccb_helpers import x`, `ccb.submodule` and `dir(ccb)` work as
+# when everything was imported here; a registration below is a name's submodule.
 _LAZY: dict[str, str] = {}
 
 
@@ -26,7 +27,9 @@ def _lazy_from(module: str, names: str) -> None:
             _LAZY[name.strip()] = module
 
 
-from .algorithms import (
+_lazy_from(
+    ".algorithms",
+    """
     ALGORITHM_LABELS,
     ALGORITHMS,
     Cost,
@@ -37,8 +40,11 @@ from .algorithms import (
     efficiency,
     optimal_chunks,
     tree_height,
+""",
 )
-from .bandwidth import (
+_lazy_from(
+    ".bandwidth",
+    """
     algorithm_bandwidth,
     bus_bandwidth,
     hot_expert_routing,
@@ -52,16 +58,22 @@ from .bandwidth import (
     routing_volumes,
     uniform_routing,
     volume_coefficient,
+""",
 )
-from .bisection import (
+_lazy_from(
+    ".bisection",
+    """
     bisection_bytes,
     bisection_lower_bound,
     bisection_partition,
     cut_links,
     node_lower_bound,
     tighter_bound,
+""",
 )
-from .bounds import (
+_lazy_from(
+    ".bounds",
+    """
     combined_lower_bound,
     crossover_size,
     cut_through_latency_bound,
@@ -69,11 +81,12 @@ from .bounds import (
     latency_steps_lower_bound,
     regime,
     round_lower_bound,
+""",
 )
-from .broadcast import broadcast_steps, eccentricity, search_broadcast_steps
-from .gossip import gossip_rounds
-from .in_network import busbw_limit, in_network_lower_bound, in_network_volume, nvls_all_reduce_volume
-from .hardware import NETWORK_PRESETS, PRESETS, HardwarePreset, preset
+_lazy_from(".broadcast", "broadcast_steps, eccentricity, search_broadcast_steps")
+_lazy_from(".gossip", "gossip_rounds")
+_lazy_from(".in_network", "busbw_limit, in_network_lower_bound, in_network_volume, nvls_all_reduce_volume")
+_lazy_from(".hardware", "NETWORK_PRESETS, PRESETS, HardwarePreset, preset")
 
 _lazy_from(
     ".plotting",
@@ -92,9 +105,11 @@ _lazy_from(
     use_book_style,
 """,
 )
-from .primitives import PRIMITIVE_LABELS, PRIMITIVES, ROOTED_PRIMITIVES
-from .propagation import coverage, flat_send_time, info_latency_bound, info_steps
-from .tables import (
+_lazy_from(".primitives", "PRIMITIVE_LABELS, PRIMITIVES, ROOTED_PRIMITIVES")
+_lazy_from(".propagation", "coverage, flat_send_time, info_latency_bound, info_steps")
+_lazy_from(
+    ".tables",
+    """
     Table,
     algorithm_comparison_table,
     bandwidth_attainment_table,
@@ -119,8 +134,11 @@ from .tables import (
     source_bisection_table,
     source_node_bound_table,
     tree_ring_crossover_table,
+""",
 )
-from .topology import (
+_lazy_from(
+    ".topology",
+    """
     TOPOLOGY_FAMILIES,
     Topology,
     fat_tree,
@@ -132,33 +150,42 @@ from .topology import (
     ring,
     single_switch,
     torus,
+""",
 )
-from .diameter import (
+_lazy_from(
+    ".diameter",
+    """
     FAMILIES,
     binding_latency_term,
     diameter_binding_sizes,
     family_instance,
     family_instances,
     first_diameter_bound,
+""",
 )
 
 _lazy_from(
     ".explorers",
     "AlgorithmExplorer, BandwidthExplorer, BisectionExplorer, Explorer, PropagationExplorer, TopologyExplorer",
 )
-from .generators import generate, knomial_tree, nccl_double_binary_tree
-from .schedule import Round, Schedule, Transfer, block_bounds
-from .selection import best_algorithm_bands, crossover_between, optimality
-from .simulator import ScheduleError, SimulationResult, run_schedule, simulate
-from .user_topology import (
+_lazy_from(".generators", "generate, knomial_tree, nccl_double_binary_tree")
+_lazy_from(".schedule", "Round, Schedule, Transfer, block_bounds")
+_lazy_from(".selection", "best_algorithm_bands, crossover_between, optimality")
+_lazy_from(".simulator", "ScheduleError, SimulationResult, run_schedule, simulate")
+_lazy_from(
+    ".user_topology",
+    """
     dgx1,
     link_matrix,
     parse_nvidia_smi_topo,
     parse_rocm_smi_topo,
     topology_from_graph,
     topology_from_links,
+""",
 )
-from .synthesis import (
+_lazy_from(
+    ".synthesis",
+    """
     FrontierPoint,
     SolverError,
     SynthesisTimeout,
@@ -171,16 +198,19 @@ from .synthesis import (
     synthesize,
     synthesized_time,
     verify_synthesized,
+""",
 )
-from .synthesis_lp import two_step_rounds_per_chunk
+_lazy_from(".synthesis_lp", "two_step_rounds_per_chunk")
 
 _lazy_from(
     ".synthesis_figures",
     "SynthesisExplorer, attainment_table, draw_synthesized_step, plot_schedule_steps, plot_synthesis_plane, "
     "synthesis_bounds_table",
 )
-from .units import GiB, KiB, MiB, format_bandwidth, format_bytes, format_time
-from .nccl_tests import (
+_lazy_from(".units", "GiB, KiB, MiB, format_bandwidth, format_bytes, format_time")
+_lazy_from(
+    ".nccl_tests",
+    """
     AlphaBeta,
     NcclTestsLog,
     NcclTestsRow,
@@ -190,8 +220,11 @@ from .nccl_tests import (
     read_nccl_tests,
     read_nccl_tests_runs,
     two_level_busbw_ceiling,
+""",
 )
-from .nccl_model import (
+_lazy_from(
+    ".nccl_model",
+    """
     NCCL_ALGORITHMS,
     NCCL_COLLECTIVES,
     NCCL_MODEL_VERSION,
@@ -202,29 +235,32 @@ from .nccl_model import (
     nccl_predict,
     nccl_tuning_table,
     nccl_nvls_table,
+""",
 )
-from .nccl_bound import NcclVsBound, nccl_bound_parameters, nccl_vs_bound, nccl_vs_bound_table
-from .nccl_search import NvlsGraph, nvls_graph
-from .nccl_published import (
+_lazy_from(".nccl_bound", "NcclVsBound, nccl_bound_parameters, nccl_vs_bound, nccl_vs_bound_table")
+_lazy_from(".nccl_search", "NvlsGraph, nvls_graph")
+_lazy_from(
+    ".nccl_published",
+    """
     PUBLISHED_LOGS,
     PublishedLog,
     in_switch_busbw_ceiling,
     published_log_text,
     published_summary_table,
     read_published_log,
+""",
 )
 
 _lazy_from(
     ".nccl_figures", "NCCL_PICK_COLORS, NcclExplorer, plot_busbw_against_bound, plot_nccl_pick_map, plot_nccl_times"
 )
-from . import mpi  # real MPI runs (mpi4py is imported only when a command runs under mpiexec)
-from .mpi import load_mpi_result
-
-_lazy_from(".mpi", "MPIResultExplorer, mpi_runs_table, plot_mpi_ratios, plot_mpi_runs, plot_pingpong")
+_lazy_from(".mpi", "load_mpi_result, MPIResultExplorer, mpi_runs_table, plot_mpi_ratios, plot_mpi_runs, plot_pingpong")
 
 __version__ = "0.1.0"
 
-_LAZY_MODULES = {module.lstrip(".") for module in _LAZY.values()}  # ccb.plotting etc. also load on first use
+# ccb.plotting etc. also load on first use; double_binary_tree was a public attribute (imported
+# by the generators) when the names were imported here.
+_LAZY_MODULES = {module.lstrip(".") for module in _LAZY.values()} | {"double_binary_tree"}
 __all__ = sorted({name for name in dir() if not name.startswith("_")} | set(_LAZY) | _LAZY_MODULES)
 
 

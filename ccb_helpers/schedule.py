@@ -17,13 +17,15 @@ transfers stay fast; ``Schedule.from_transfers`` builds one from hand-written tr
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
 
 from ._validation import _as_array, check_cap, check_choice, check_int, check_memory
 from .primitives import check_primitive
-from .topology import Topology
+
+if TYPE_CHECKING:  # networkx comes with Topology: an MPI rank runs schedules without one
+    from .topology import Topology
 
 __all__ = ["Transfer", "Round", "Schedule", "block_bounds", "buffers_for", "OPS"]
 
@@ -401,6 +403,8 @@ def _check_schedule(schedule: Schedule) -> None:
             "work_size", schedule.work_size, minimum=0, maximum=MAX_BUFFER_BYTES, scalar=True
         )
     if schedule.topology is not None:
+        from .topology import Topology  # here, not at the top: see the TYPE_CHECKING import
+
         if not isinstance(schedule.topology, Topology):
             raise TypeError(f"topology must be a Topology or None, got {type(schedule.topology).__name__}")
         if schedule.topology.n != schedule.n:

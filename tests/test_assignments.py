@@ -542,9 +542,21 @@ def test_problem_set_structure():
         assert REPOSITORY not in nbformat.writes(nb), ps
 
 
-plugins = (
-    _load("ccb_nbgrader_plugins", ASSIGNMENTS / "ccb_nbgrader.py") if importlib.util.find_spec("nbgrader") else None
-)
+class _Plugins:
+    """assignments/ccb_nbgrader.py, loaded on first use: it imports nbgrader (0.8 CPU-s), which
+    every pytest process would otherwise pay while collecting, whatever tests it then runs."""
+
+    def __getattr__(self, name):
+        if name.startswith("_"):  # what pytest's collection probes (``_mock_name`` ...), never a plugin
+            raise AttributeError(name)
+        module = _load("ccb_nbgrader_plugins", ASSIGNMENTS / "ccb_nbgrader.py")
+        for key, value in vars(module).items():
+            if not key.startswith("__"):
+                setattr(self, key, value)
+        return getattr(module, name)
+
+
+plugins = _Plugins() if importlib.util.find_spec("nbgrader") else None
 
 
 def _variant_salts(texts) -> list[str]:

@@ -269,15 +269,21 @@ def test_pairwise_all_to_all_refuses_unequal_blocks():
 
 
 def test_import_is_lazy_about_figures():
-    """Every MPI rank imports ccb_helpers: matplotlib and ipywidgets load only when a figure is asked for."""
+    """Every MPI rank imports ccb_helpers: matplotlib and ipywidgets load only when a figure is asked
+    for, and networkx (topologies) not at all on a rank."""
     code = (
-        "import sys, ccb_helpers as ccb\n"
+        "import sys\n"
+        "import ccb_helpers.mpi._cli, ccb_helpers.mpi._runner, ccb_helpers.mpi.report\n"  # what a rank runs
+        "heavy = [m for m in ('matplotlib', 'ipywidgets', 'networkx') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+        "import ccb_helpers as ccb\n"
         "heavy = [m for m in ('matplotlib', 'ipywidgets') if m in sys.modules]\n"
         "assert not heavy, heavy\n"
         "from ccb_helpers import MPIResultExplorer, plot_info_steps\n"
         "assert ccb.plot_pingpong is ccb.mpi.plot_pingpong is ccb.mpi.plots.plot_pingpong\n"
         "assert 'matplotlib' in sys.modules and ccb.nccl_figures.__name__ == 'ccb_helpers.nccl_figures'\n"
         "missing = [n for n in ccb.__all__ if not hasattr(ccb, n)]\n"
+        "missing += [f'mpi.{n}' for n in ccb.mpi.__all__ if not hasattr(ccb.mpi, n)]\n"
         "assert not missing, missing\n"
         "assert 'plot_mpi_runs' in dir(ccb) and 'plot_pingpong' in dir(ccb.mpi)\n"
     )
@@ -462,9 +468,16 @@ def test_run_measures_alpha_beta_when_not_given(tmp_path):
 
 def test_pingpong_and_sweep(tmp_path):
     code, err, p = _mpi(2, "pingpong", "--sizes", "0,1KiB,64KiB,1MiB", "--repeats", "3", json_path=tmp_path / "pp.json")
-    assert code == 0, err
     assert p["sizes"] == [0, 1024, 65536, 2**20] and len(p["times_s"]) == 4 and all(t > 0 for t in p["times_s"])
-    assert p["alpha_s"] >= 0 and p["beta_Bps"] > 0 and p["residual"] >= 0
+    if code == 1 and "no alpha-beta fit" in err:
+        # Load can leave the four times flat (seen at load average 7): the command says so, exits 1,
+        # and writes the result with the fit's refusal, as test_mpi_methodology's launches accept.
+        with pytest.raises(ValueError) as refusal:
+            ccb.mpi.fit_alpha_beta(p["sizes"], p["times_s"])
+        assert p["alpha_s"] is None and p["beta_Bps"] is None and p["fit_error"] == str(refusal.value)
+    else:
+        assert code == 0, err
+        assert p["alpha_s"] >= 0 and p["beta_Bps"] > 0 and p["residual"] >= 0
     code, err, s = _mpi(
         2,
         "sweep",

@@ -45,9 +45,10 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_lab(port: int, settings: pathlib.Path, token: str = "") -> subprocess.Popen:
+def start_lab(port: int, settings: pathlib.Path, token: str = "", expose_app: bool = False) -> subprocess.Popen:
     """``jupyter lab`` on 127.0.0.1:``port`` serving the repository, settings in ``settings``
-    (notebook windowing off: every cell rendered), with ``token`` (none by default)."""
+    (notebook windowing off: every cell rendered), with ``token`` (none by default); with
+    ``expose_app`` the page's app is ``window.jupyterapp`` (to open documents by its commands)."""
     (settings / "@jupyterlab" / "notebook-extension").mkdir(parents=True, exist_ok=True)
     (settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings").write_text(
         json.dumps({"windowingMode": "none"}), encoding="utf-8"
@@ -76,6 +77,7 @@ def start_lab(port: int, settings: pathlib.Path, token: str = "") -> subprocess.
             f"--ServerApp.root_dir={ROOT}",
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
             "--allow-root",
+            *(["--LabApp.expose_app_in_browser=True"] if expose_app else []),
         ],
         env=env,
         stdout=subprocess.DEVNULL,

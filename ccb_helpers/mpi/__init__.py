@@ -57,14 +57,6 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .._validation import check_int, check_real
-from .agreement import (
-    AgreementRow,
-    AgreementSummary,
-    pingpong_agreement,
-    pingpong_agreement_summary,
-    pingpong_agreement_table,
-    read_mpi4py_pingpong,
-)
 from .fit import MAX_FIT_POINTS, AlphaBetaFit, _fit_alpha_beta, fit_alpha_beta
 from .results import _REQUIRED, MAX_RESULT_BYTES, _check_values, load_mpi_result
 
@@ -215,9 +207,17 @@ def run_with_timeout(command: list[str], timeout: float, env=None) -> _Completed
         return _Completed(-signal.SIGKILL, stdout, stderr, True)
 
 
-# The figures and the explorer need matplotlib and ipywidgets: imported on first use, so the
-# ranks started by ``python -m ccb_helpers.mpi`` do not pay for them (PEP 562).
+# The figures and the explorer need matplotlib and ipywidgets, the agreement table the package's
+# tables (and networkx): imported on first use, so the ranks started by ``python -m
+# ccb_helpers.mpi`` do not pay for them (PEP 562).
 _LAZY = {
+    "AgreementRow": "agreement",
+    "AgreementSummary": "agreement",
+    "pingpong_agreement": "agreement",
+    "pingpong_agreement_summary": "agreement",
+    "pingpong_agreement_table": "agreement",
+    "read_mpi4py_pingpong": "agreement",
+    "agreement": None,
     "mpi_runs_table": "plots",
     "plot_mpi_ratios": "plots",
     "plot_mpi_runs": "plots",
