@@ -181,7 +181,7 @@ def _check_round(
             first = np.nonzero(remote & ((r.src if col == 0 else r.dst) == node))[0][0]
             cap = f"ports={ports}"
             if uplinks is not None and uplinks[node] < ports:
-                cap = f"it has {int(uplinks[node])} link(s) to the switch of {topology.name}"
+                cap = f"it has {int(uplinks[node])} link(s) into the switches of {topology.name}"
             raise ScheduleError(
                 f"{label}: node {node} {side} {len(peers)} nodes {peers} but {cap} "
                 f"(first offending transfer {first}: {r.src[first]}->{r.dst[first]})"
@@ -211,6 +211,16 @@ def _capacity_groups(topology: Topology | None, n: int):
     if _is_single_switch(topology):
         return ("switch", endpoint_uplinks(topology))
     return ("unsupported",)
+
+
+def _endpoint_links(topology: Topology) -> np.ndarray:
+    """Links at each endpoint of a switched network, parallel links counted (``(n,)`` ints)."""
+    from .user_topology import _multiplicity
+
+    g = topology.graph
+    return np.array(
+        [sum(_multiplicity(d) for *_, d in g.edges(v, data=True)) for v in range(topology.n)], dtype=np.int64
+    )
 
 
 def _round_load(groups, pair_keys: np.ndarray, pair_bytes: np.ndarray, n: int):
@@ -554,8 +564,12 @@ def _run_schedule(schedule: Schedule, ports: int, topology: Topology | None, see
     load = np.zeros(len(schedule.rounds)) if groups is not None else None
     rng = np.random.Generator(np.random.SFC64(seed))
     links = _link_keys(topology)
-    # (a synthesized schedule's steps may send several chunks over one uplink: capacity rules it)
-    uplinks = groups[1] if groups is not None and groups[0] == "switch" and not capacity else None
+    # Through switches an endpoint's own links cap its messages per round, on a single switch and
+    # on a fat tree alike (a fat-tree host with one link sent two messages a round, #28). (A
+    # synthesized schedule's steps may send several chunks over one uplink: capacity rules it.)
+    uplinks = None
+    if topology is not None and topology.switched and not capacity:
+        uplinks = groups[1] if groups is not None and groups[0] == "switch" else _endpoint_links(topology)
     bufs = _initial_state(schedule, rng)
     expected = _expected(schedule, bufs)
     sizes = [b.shape[1] for b in bufs]

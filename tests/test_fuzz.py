@@ -37,6 +37,7 @@ import re
 import resource
 import select
 import signal
+import stat
 import time
 from dataclasses import dataclass
 from decimal import Decimal
@@ -2209,11 +2210,11 @@ def test_no_bound_above_a_verified_schedule_on_topologies():
     topology never beats node_lower_bound, bisection_lower_bound or the combined bound with the
     topology's degree and the root's eccentricity. Before: a 1-byte scatter on ring(2) whose root
     keeps the only byte ran in 0 bytes against node/bisection bounds of 0.5 B (continuous M/N),
-    and a single switch with one link per node let the root send two messages in one round,
-    one round under the degree-1 bound. About 0.5 CPU-s."""
+    and a single switch (or a fat tree) with one link per node let the root send two messages
+    in one round, one round under the degree-1 bound. About 0.6 CPU-s."""
     import networkx as nx
 
-    nets = [ccb.ring(2), ccb.ring(3), ccb.single_switch(3), ccb.single_switch(5, links=2)]
+    nets = [ccb.ring(2), ccb.ring(3), ccb.single_switch(3), ccb.single_switch(5, links=2), ccb.fat_tree(5)]
     nets.append(ccb.topology_from_graph(nx.star_graph(3), name="star"))
     for topo in nets:
         n = topo.n
@@ -2290,3 +2291,47 @@ class _HugeIndexInt(int):
         return 10**30
 
     __int__ = __index__
+
+
+def test_readers_never_block_on_what_they_open(tmp_path, monkeypatch):
+    """Issue #28 (outside fuzzer): /proc/kmsg is a "regular" file (size 0) whose read blocks, and a
+    path checked by stat can be swapped for a FIFO before it is opened: the nccl-tests CLI and
+    load_mpi_result hung on both. They now open without blocking and check what they opened."""
+    import threading
+
+    from ccb_helpers.mpi import results
+    from ccb_helpers.nccl_tests import cli
+
+    fifo = tmp_path / "swapped"
+    os.mkfifo(fifo)
+    real_stat = os.stat
+
+    def regular(path, *args, **kwargs):  # the check sees a regular file; the open meets a FIFO
+        info = real_stat(path, *args, **kwargs)
+        return os.stat_result((stat.S_IFREG | 0o644, *tuple(info)[1:])) if str(path) == str(fifo) else info
+
+    calls = [(cli._read_log, (str(fifo),), cli._Refused)]
+    calls.append((results.load_mpi_result, (str(fifo),), ValueError))
+    if os.access("/proc/kmsg", os.R_OK):
+        calls += [
+            (cli._read_log, ("/proc/kmsg",), cli._Refused),
+            (results.load_mpi_result, ("/proc/kmsg",), ValueError),
+        ]
+    monkeypatch.setattr(os, "stat", regular)
+    monkeypatch.setattr(Path, "is_file", lambda self: True)
+    monkeypatch.setattr(Path, "stat", lambda self, **kw: regular(self))
+    for function, args, error in calls:
+        outcome = []
+
+        def call(function=function, args=args, error=error, outcome=outcome):
+            try:
+                function(*args)
+            except error as caught:
+                outcome.append(caught)
+
+        worker = threading.Thread(target=call, daemon=True)
+        worker.start()
+        worker.join(10)
+        if worker.is_alive():  # release a reader blocked on the FIFO before failing
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        assert not worker.is_alive() and outcome, f"{function.__name__}{args} blocked"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 
 from .._validation import check_memory, json_memory
@@ -56,10 +57,17 @@ def load_mpi_result(source) -> dict:
                     f"source: result file {shown} has {size} bytes, more than the cap of {MAX_RESULT_BYTES}"
                 )
             check_memory(f"source: result file {shown} of {size:,} bytes", json_memory(size))
-            with path.open("rb") as f:
+            # O_NONBLOCK: a "regular" file whose read blocks (/proc/kmsg hung here, #28) or a path
+            # swapped for a FIFO after the check fails instead of waiting; fstat checks what opened.
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+            with open(fd, "rb", closefd=True) as f:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    raise ValueError(f"source: no such result file (a regular file): {shown}")
                 # The size stat gave, and one byte more to see growth: read(cap) would allocate the
                 # whole cap first (tracemalloc saw 11 MB more than the file of 0.5 MB).
                 raw = f.read(size + 1)
+            if raw is None:  # nothing to read yet and the file would block
+                raise ValueError(f"source: cannot read the result file {shown}: reading it would block")
         except OSError as error:
             raise ValueError(f"source: cannot read the result file {shown}: {error.strerror or error}") from None
         if len(raw) > size:

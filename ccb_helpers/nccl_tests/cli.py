@@ -81,8 +81,17 @@ def _read_log(path: str) -> str:
             "(split the log into runs)"
         )
     try:
-        with open(path, "rb") as handle:
+        # O_NONBLOCK: a regular file that blocks on read (/proc/kmsg hung the CLI, #28) or a path
+        # swapped for a FIFO after the stat fails now instead of waiting forever; what was opened
+        # is checked again (fstat) before reading.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+        with open(fd, "rb", closefd=True) as handle:
+            kind = _kind(os.fstat(fd).st_mode)
+            if kind is not None:
+                raise _Refused(f"cannot read {path}: it is {kind}, not a file (save the log to a file first)")
             data = handle.read(MAX_FILE_BYTES + 1)
+            if data is None:  # nothing available and the file would block
+                raise _Refused(f"cannot read {path}: reading it would block (not a plain file)")
     except OSError as error:
         raise _Refused(f"cannot read {path}: {error.strerror or error}") from None
     if len(data) > MAX_FILE_BYTES:
