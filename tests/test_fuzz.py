@@ -2317,6 +2317,12 @@ def test_readers_never_block_on_what_they_open(tmp_path, monkeypatch):
             (cli._read_log, ("/proc/kmsg",), cli._Refused),
             (results.load_mpi_result, ("/proc/kmsg",), ValueError),
         ]
+    # /proc/kmsg with messages queued (a fresh boot) does not block: it yields text and never ends,
+    # as every /proc file that reports 0 bytes; /proc/self/status stands in for it deterministically.
+    calls += [
+        (cli._read_log, ("/proc/self/status",), cli._Refused),
+        (results.load_mpi_result, ("/proc/self/status",), ValueError),
+    ]
     monkeypatch.setattr(os, "stat", regular)
     monkeypatch.setattr(Path, "is_file", lambda self: True)
     monkeypatch.setattr(Path, "stat", lambda self, **kw: regular(self))
@@ -2334,4 +2340,4 @@ def test_readers_never_block_on_what_they_open(tmp_path, monkeypatch):
         worker.join(10)
         if worker.is_alive():  # release a reader blocked on the FIFO before failing
             os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-        assert not worker.is_alive() and outcome, f"{function.__name__}{args} blocked"
+        assert not worker.is_alive() and outcome, f"{function.__name__}{args} blocked or was not refused"

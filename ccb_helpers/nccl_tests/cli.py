@@ -86,7 +86,8 @@ def _read_log(path: str) -> str:
         # is checked again (fstat) before reading.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
         with open(fd, "rb", closefd=True) as handle:
-            kind = _kind(os.fstat(fd).st_mode)
+            opened = os.fstat(fd)
+            kind = _kind(opened.st_mode)
             if kind is not None:
                 raise _Refused(f"cannot read {path}: it is {kind}, not a file (save the log to a file first)")
             data = handle.read(MAX_FILE_BYTES + 1)
@@ -94,6 +95,10 @@ def _read_log(path: str) -> str:
                 raise _Refused(f"cannot read {path}: reading it would block (not a plain file)")
     except OSError as error:
         raise _Refused(f"cannot read {path}: {error.strerror or error}") from None
+    if len(data) > opened.st_size and opened.st_size == 0:
+        # /proc/kmsg with messages queued (a freshly booted machine): "regular", 0 bytes, yet it
+        # yields text and never ends. A saved log has the size it reads as.
+        raise _Refused(f"cannot read {path}: it reports 0 bytes yet yields data (a kernel or device file, not a log)")
     if len(data) > MAX_FILE_BYTES:
         raise _Refused(f"{path} grew past {MAX_FILE_BYTES} bytes while being read")
     try:
