@@ -520,3 +520,36 @@ def test_search_snippet_math_reads_right(site_page):
     page = site_page("search").page
     got = [page.evaluate("tex => ccbTexToText(tex)", tex) for tex, _ in SNIPPET_MATH]
     assert got == [text for _, text in SNIPPET_MATH]
+
+
+# Each numbered display formula: the part of the formula a reader sees (clipped to its scrolling
+# box) and its number's box. The number must not cover the formula; a formula that fits the column
+# must be seen whole; one wider than the column must scroll.
+EQUATIONS_JS = r"""() => [...document.querySelectorAll('article div.math')].map(box => {
+  const number = box.querySelector(':scope > .eqno');
+  const container = box.querySelector(':scope > mjx-container');
+  const formula = container && container.querySelector(':scope > mjx-math');
+  if (!number || !formula) return null;
+  const n = number.getBoundingClientRect(), f = formula.getBoundingClientRect(), c = container.getBoundingClientRect();
+  const seen = {left: Math.max(f.left, c.left), right: Math.min(f.right, c.right),
+                top: Math.max(f.top, c.top), bottom: Math.min(f.bottom, c.bottom)};
+  const covered = Math.min(seen.right, n.right) - Math.max(seen.left, n.left) > 1
+               && Math.min(seen.bottom, n.bottom) - Math.max(seen.top, n.top) > 1;
+  const fits = f.width <= box.clientWidth + 1;
+  const clipped = fits && seen.right - seen.left < f.width - 1;
+  const stuck = !fits && !['auto', 'scroll'].includes(getComputedStyle(container).overflowX);
+  return {label: number.textContent.replace('#', '').trim(), covered, clipped, stuck,
+          formula: Math.round(f.width), shown: Math.round(seen.right - seen.left), column: box.clientWidth};
+}).filter(e => e && (e.covered || e.clipped || e.stuck))"""
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("name", per_page(CHAPTERS))
+def test_numbered_formulas_are_seen_whole_beside_or_above_their_number(site_page, name, width):
+    """On a phone the theme floats the equation number at the right and squeezes the formula into
+    what is left: chapter 8's (8.1) read "c(N) = max" and stopped at "(8.1)", with nothing saying
+    it scrolls. A formula that fits the column is seen whole (its number goes below it when both do
+    not fit on one line); one wider than the column scrolls sideways; the number never covers it."""
+    page = site_page(name, width).page  # typeset: site_page waits for MathJax and the fonts
+    bad = page.evaluate(EQUATIONS_JS)
+    assert bad == [], f"{name} at {width} px: {bad}"

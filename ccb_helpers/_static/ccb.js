@@ -217,6 +217,21 @@ const ccbFigures = () => {
   }
 };
 
+// 4. Numbered display formulas wider than the column (phones): the theme floats the number at the
+//    right, over the formula's end (chapter 8's busbw read "c(N) = max" under "(8.1)" at 390 px).
+//    Such a formula gets ccb-eq-wide: its number goes below it at the right, as amsmath sets a tag
+//    that does not fit, and the formula scrolls sideways (ccb.css).
+const ccbEquations = () => {
+  for (const box of document.querySelectorAll("article div.math")) {
+    const number = box.querySelector(":scope > .eqno");
+    const formula = box.querySelector(":scope > mjx-container > mjx-math");
+    if (!number || !formula) continue;
+    box.classList.remove("ccb-eq-wide");  // measured as the theme lays it out: beside its number
+    const container = formula.parentElement;
+    box.classList.toggle("ccb-eq-wide", container.scrollWidth > container.clientWidth + 1);
+  }
+};
+
 // searchtools.js comes after this script on search.html: patch when the document is parsed, before
 // Search.init (registered later, so it runs after this listener).
 document.addEventListener("click", ccbCloseDrawerOnLink);
@@ -224,11 +239,14 @@ document.addEventListener("DOMContentLoaded", () => {
   ccbPatchSearch();
   ccbTables();
   ccbFigures();
-  if (window.MathJax && MathJax.startup && MathJax.startup.promise) MathJax.startup.promise.then(ccbTables);
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    MathJax.startup.promise.then(() => { ccbTables(); ccbEquations(); });
+  }
+  if (document.fonts) document.fonts.ready.then(ccbEquations);  // the number's width is the text font's
   if (window.ResizeObserver) {
     const observer = new ResizeObserver(() => ccbTables());
     document.querySelectorAll("article .pst-scrollable-table-container table").forEach((t) => observer.observe(t));
   }
 });
 window.addEventListener("load", () => { ccbTables(); ccbFigures(); });
-window.addEventListener("resize", () => { ccbTables(); ccbFigures(); });
+window.addEventListener("resize", () => { ccbTables(); ccbFigures(); ccbEquations(); });
