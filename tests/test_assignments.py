@@ -133,6 +133,29 @@ class _SchemaCheckedOnce:
             raise error
 
 
+def _alembic_head() -> str:
+    """``nbgrader.api.get_alembic_version`` without a process: the first head of nbgrader's migrations."""
+    import nbgrader.api
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    with nbgrader.api._temp_alembic_ini("sqlite:////tmp/gradebook.db") as alembic_ini:
+        return ScriptDirectory.from_config(Config(alembic_ini)).get_heads()[0]
+
+
+class _EnginePerDatabase:
+    """``sqlalchemy.create_engine`` as ``nbgrader.api`` calls it, one engine per (URL, options)."""
+
+    def __init__(self, create_engine):
+        self._create_engine, self._engines = create_engine, {}
+
+    def __call__(self, url, **options):
+        key = (str(url), tuple(sorted(options.items())))
+        if key not in self._engines:
+            self._engines[key] = self._create_engine(url, **options)
+        return self._engines[key]
+
+
 class _InProcess:
     """nbgrader's commands run in this process through its Python API (``nbgrader.apps.NbGraderAPI``):
     the same apps with the course's ``nbgrader_config.py``, without starting a Python and importing
@@ -146,10 +169,17 @@ class _InProcess:
         from nbgrader.apps import NbGraderAPI
         from traitlets.config.loader import PyFileConfigLoader
 
-        # A new gradebook asks the `alembic heads` command for the schema's version (a Python start,
-        # 1.5-3 CPU-s, once per set): a constant of the installed nbgrader, asked once per process here.
+        # A new gradebook asks the `alembic heads` command for the schema's version (a Python start
+        # and an alembic import, 1.5-3 CPU-s): a constant of the installed nbgrader, asked here once
+        # per process, of alembic's Python API (what the command prints: 0.1 CPU-s).
         if not hasattr(nbgrader.api.get_alembic_version, "cache_info"):
-            nbgrader.api.get_alembic_version = functools.cache(nbgrader.api.get_alembic_version)
+            nbgrader.api.get_alembic_version = functools.cache(_alembic_head)
+        # Every nbgrader preprocessor opens its own Gradebook, ~150 per set, and each makes a new
+        # SQLAlchemy engine: a new dialect set-up and an empty statement cache, so every query is
+        # compiled again. One engine per database here (Gradebook.close still returns its
+        # connections: the engine's ``dispose`` replaces the pool, the statement cache stays).
+        if not isinstance(nbgrader.api.create_engine, _EnginePerDatabase):
+            nbgrader.api.create_engine = _EnginePerDatabase(nbgrader.api.create_engine)
         # nbgrader validates each cell's metadata with ``jsonschema.validate``, which first checks
         # the (constant) schema against its metaschema: ~500 times per set, 9/10 of that CPU time.
         # The same check and validation here, the schema checked once (_SchemaCheckedOnce).
