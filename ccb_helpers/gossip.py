@@ -234,9 +234,11 @@ def _round_successors(state: tuple[int, ...], senders_of: list[list[int]], ports
             results.append(tuple(row))
             return
         free = [u for u in senders_of[v] if out_deg[u] < ports]
+        due = deadline[v]
+        step = budget.step
         for size in range(min(ports, len(free)), -1, -1):
             for group in itertools.combinations(free, size):
-                budget.step()
+                step()
                 merged = state[v]
                 for u in group:
                     out_deg[u] += 1
@@ -245,7 +247,12 @@ def _round_successors(state: tuple[int, ...], senders_of: list[list[int]], ports
                 skipped = [u for u in free if u not in group] if size < ports else ()
                 for u in skipped:
                     must_fill[u] += 1
-                if all(not must_fill[u] or out_deg[u] >= ports for u in deadline[v]):
+                # A sender skipped earlier must be saturated by its last receiver (a loop, not
+                # all() over a generator: this runs once per step, up to 2,000,000 times).
+                for u in due:
+                    if must_fill[u] and out_deg[u] < ports:
+                        break
+                else:
                     receiver(v + 1)
                 for u in skipped:
                     must_fill[u] -= 1

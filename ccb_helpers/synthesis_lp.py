@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from itertools import combinations
+from math import lcm
 
 from ._validation import check_cap, check_choice, check_int
 
@@ -165,11 +166,26 @@ def _exact_dual(rows, columns, duals):
     """The dual values as fractions, checked dual-feasible in exact arithmetic; their objective."""
     from .synthesis import SolverError
 
+    # The check runs in integers, each side scaled by the lcm of its denominators: the same exact
+    # comparison without a Fraction per term (seconds for an LP of 10^5 columns, 3x under tracemalloc).
+    coefficient_scale = lcm(
+        *(cost.denominator for cost, _ in columns), *(c.denominator for _, column in columns for c in column.values())
+    )
+    scaled_columns = [
+        (
+            cost.numerator * (coefficient_scale // cost.denominator),
+            [(row, c.numerator * (coefficient_scale // c.denominator)) for row, c in column.items()],
+        )
+        for cost, column in columns
+    ]
     for limit in (12, 60, 840, 2520, 10**4, 10**6):
         values = [Fraction(d).limit_denominator(limit) for d in duals]
         values = [max(v, Fraction(0)) if sense == ">=" else v for v, (sense, _) in zip(values, rows)]
+        value_scale = lcm(*(v.denominator for v in values))
+        scaled_values = [v.numerator * (value_scale // v.denominator) for v in values]
         if all(
-            sum(coefficient * values[row] for row, coefficient in column.items()) <= cost for cost, column in columns
+            sum(coefficient * scaled_values[row] for row, coefficient in column) <= cost * value_scale
+            for cost, column in scaled_columns
         ):
             return sum(Fraction(rhs) * v for v, (_, rhs) in zip(values, rows))
     raise SolverError("the LP's dual values could not be made an exact certificate")

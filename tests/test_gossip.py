@@ -53,12 +53,16 @@ def brute_gossip(graph: nx.Graph, ports: int = 1, telephone: bool = False) -> in
                 for u, v in msgs:
                     new[v] |= s[u]
                 after.add(tuple(new))
-        # A state that knows at least as much everywhere finishes at least as early.
-        ordered = sorted(after, key=lambda s: -sum(bin(k).count("1") for k in s))
-        level = []
+        # A state that knows at least as much everywhere finishes at least as early. Each state is
+        # also packed into one integer, n bits per node, so "t knows everything s knows" is one
+        # test: no bit of s missing from t (a generator over the nodes per pair cost 1.4 CPU-s here).
+        packed = {s: sum(k << (n * v) for v, k in enumerate(s)) for s in after}
+        ordered = sorted(after, key=lambda s: -bin(packed[s]).count("1"))
+        level, kept = [], []
         for s in ordered:
-            if not any(all(a & ~b == 0 for a, b in zip(s, t)) for t in level):
+            if not any(packed[s] & ~t == 0 for t in kept):
                 level.append(s)
+                kept.append(packed[s])
         depth += 1
     return depth
 

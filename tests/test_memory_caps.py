@@ -10,11 +10,17 @@ peaked at 2.4x its estimate (an index array of 16 bytes per byte) and ``best_alg
 2**25-element cap at 5.8 GB. The count caps (searches, blocks, drawings, live tables, fits, JSON
 files, grading lists …) share one interpreter (:func:`test_count_caps_peak_within_their_estimates`):
 their calls share nothing, so one start-up serves them all.
+
+"A fresh Python process" is a child forked from a server that has run the prelude below and
+nothing else (:class:`_ForkServer`): the same heap, modules and allocator state as a new
+interpreter after the prelude, without paying numpy's and the package's imports (0.3 CPU-s) again
+for every case.
 """
 
 from __future__ import annotations
 
 import json
+import select
 import subprocess
 import sys
 import textwrap
@@ -53,11 +59,87 @@ _PRELUDE = textwrap.dedent("""
 """)
 
 
+# The server reads one JSON-encoded body a line; for each it forks a child that runs the body in
+# a copy of the prelude's globals with its output (print, and anything C code writes to fd 1 or 2)
+# in a file, and answers one JSON line: the exit status and that output. The body may exit.
+_SERVE = textwrap.dedent("""
+    import sys, tempfile, traceback
+
+    _protocol_in, _protocol_out = sys.stdin, sys.stdout
+    _prelude_globals = dict(globals())
+    for _line in _protocol_in:
+        _body = json.loads(_line)
+        with tempfile.TemporaryFile("w+", encoding="utf-8") as _output:
+            _pid = os.fork()
+            if _pid == 0:
+                _status = 1
+                try:
+                    os.dup2(_output.fileno(), 1)
+                    os.dup2(_output.fileno(), 2)
+                    sys.stdout = sys.stderr = open(1, "w", encoding="utf-8", closefd=False)
+                    exec(compile(_body, "<case>", "exec"), dict(_prelude_globals))
+                    _status = 0
+                except SystemExit as _exit:
+                    _status = _exit.code if isinstance(_exit.code, int) else 1
+                except BaseException:
+                    traceback.print_exc()
+                finally:
+                    sys.stdout.flush()
+                    os._exit(_status)
+            _, _wait_status = os.waitpid(_pid, 0)
+            _output.seek(0)
+            _protocol_out.write(json.dumps(dict(returncode=os.waitstatus_to_exitcode(_wait_status), output=_output.read())) + "\\n")
+            _protocol_out.flush()
+""")
+
+
+class _ForkServer:
+    """One interpreter that has run the prelude; each case runs in a child forked from it."""
+
+    def __init__(self):
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", _PRELUDE + _SERVE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+
+    def run(self, body: str, timeout: float) -> tuple[int, str]:
+        self.process.stdin.write(json.dumps(body) + "\n")
+        self.process.stdin.flush()
+        ready, _, _ = select.select([self.process.stdout], [], [], timeout)
+        if not ready:  # a hung case: the server (and its child) go, the next case starts a new one
+            self.close()
+            raise AssertionError(f"a memory case ran over {timeout} s")
+        reply = json.loads(self.process.stdout.readline())
+        return reply["returncode"], reply["output"]
+
+    def close(self):
+        self.process.stdin.close()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+_SERVER: list[_ForkServer] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _fork_server():
+    yield
+    while _SERVER:
+        _SERVER.pop().close()
+
+
 def _run(body: str) -> dict:
-    code = _PRELUDE + textwrap.dedent(body)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr[-3000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    if not _SERVER or _SERVER[0].process.poll() is not None:
+        _SERVER[:] = [_ForkServer()]
+    try:
+        returncode, output = _SERVER[0].run(textwrap.dedent(body), timeout=120)
+    except AssertionError:
+        _SERVER.clear()
+        raise
+    assert returncode == 0, output[-3000:]
+    return json.loads(output.strip().splitlines()[-1])
 
 
 # Slack of the resident set over the estimate: the allocator's arenas and page granularity.
