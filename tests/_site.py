@@ -112,14 +112,17 @@ class PagePool:
             )
         page.ccb_listeners = []
         page.ccb_origins.clear()
+        page.ccb_lent = True
         return page
 
     def give_back(self, page) -> None:
         """Reset ``page`` (:class:`PagePool`) and keep it for the next loan; close it if it cannot be reset."""
-        for event, handler in getattr(page, "ccb_listeners", ()):
-            with contextlib.suppress(Exception):
-                page.remove_listener(event, handler)
+        if not getattr(page, "ccb_lent", False):  # given back twice: lending it twice would share it
+            return
+        page.ccb_lent = False
         try:
+            for event, handler in page.ccb_listeners:
+                page.remove_listener(event, handler)
             origins = page.ccb_origins - {None}
             if page.is_closed() or len(origins) > 1:
                 raise RuntimeError("not reusable")

@@ -80,6 +80,15 @@ def test_a_page_given_back_dirty_is_lent_again_clean(page_pool, server):
     page_pool.give_back(wandered)
     assert wandered.is_closed()
 
+    # A page given back twice is still lent once.
+    twice = page_pool.borrow({"width": 1280, "height": 900})
+    page_pool.give_back(twice)
+    page_pool.give_back(twice)
+    first, second = page_pool.borrow({"width": 1280, "height": 900}), page_pool.borrow({"width": 1280, "height": 900})
+    page_pool.give_back(first)
+    page_pool.give_back(second)
+    assert first is not second
+
 
 def per_page(names):
     """Parameters for a test run on each of ``names``: one xdist group per page, so one worker
