@@ -14,6 +14,7 @@ import pathlib
 import shutil
 import sys
 import threading
+import urllib.parse
 
 import pytest
 
@@ -66,6 +67,104 @@ def chromium():
             browser.close()
 
 
+def listen(page, event: str, handler) -> None:
+    """``page.on(event, handler)``, recorded so that :meth:`PagePool.give_back` removes it: a page
+    lent again must not report into the last test's lists."""
+    page.on(event, handler)
+    if hasattr(page, "ccb_listeners"):
+        page.ccb_listeners.append((event, handler))
+
+
+class PagePool:
+    """Pages of one Chromium lent to the tests and taken back clean, by their context's options.
+
+    A page in a new context has a new renderer process with cold caches: loading a book page in it
+    cost 1.9 CPU-s (the home page) to 2.75 (chapter 4), navigating a page that had shown the site
+    before 0.39 and 0.87 (2026-12-05, issue #30); ~45 pages a run were opened fresh. So a page
+    given back is reset and kept, and the next test that wants a page with the same options (mobile,
+    touch, device scale; the viewport size is set on each loan) gets it. What a test can change
+    and a reader's fresh tab would not have is undone on return (:meth:`give_back`): its listeners
+    and routes, the storage and cookies of the site it showed, emulated media, the document (back
+    on ``about:blank``). A page that showed more than one origin, or that failed to reset, is
+    closed instead. The HTTP and compiled-script caches stay warm, as they are for a reader who
+    goes from one page of the book to the next."""
+
+    def __init__(self, browser):
+        self.browser = browser
+        self.idle: dict[tuple, list] = {}
+
+    def borrow(self, viewport: dict, **options):
+        """A page on ``about:blank`` with ``viewport`` and the context ``options``
+        (``is_mobile``, ``has_touch``, ``device_scale_factor``); give it back with :meth:`give_back`."""
+        key = tuple(sorted(options.items()))
+        pages = self.idle.get(key)
+        if pages:
+            page = pages.pop()
+            page.set_viewport_size(viewport)
+        else:
+            page = self.browser.new_context(viewport=viewport, **options).new_page()
+            page.ccb_key = key
+            page.ccb_origins = set()
+            # The pool's own listener (never removed): which sites the page showed while lent.
+            page.on(
+                "framenavigated",
+                lambda frame, page=page: frame == page.main_frame and page.ccb_origins.add(_origin(frame.url)),
+            )
+        page.ccb_listeners = []
+        page.ccb_origins.clear()
+        page.ccb_lent = True
+        return page
+
+    def give_back(self, page) -> None:
+        """Reset ``page`` (:class:`PagePool`) and keep it for the next loan; close it if it cannot be reset."""
+        if not getattr(page, "ccb_lent", False):  # given back twice: lending it twice would share it
+            return
+        page.ccb_lent = False
+        try:
+            for event, handler in page.ccb_listeners:
+                page.remove_listener(event, handler)
+            origins = page.ccb_origins - {None}
+            if page.is_closed() or len(origins) > 1:
+                raise RuntimeError("not reusable")
+            page.unroute_all(behavior="ignoreErrors")
+            if _origin(page.url) is not None:
+                # The tab's sessionStorage can only be cleared from the site, and the theme writes
+                # it while the page is left (its sidebar's scroll, on beforeunload): cleared last.
+                page.evaluate(_FORGET_ON_LEAVING_JS)
+            page.goto("about:blank")
+            cdp = page.context.new_cdp_session(page)
+            try:
+                for origin in origins:  # localStorage, IndexedDB, caches, cookies
+                    cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+            finally:
+                cdp.detach()
+            page.context.clear_cookies()
+            page.emulate_media(media="null", color_scheme="null", reduced_motion="null", forced_colors="null")
+        except Exception:
+            with contextlib.suppress(Exception):
+                page.context.close()
+            return
+        self.idle.setdefault(page.ccb_key, []).append(page)
+
+    def close(self) -> None:
+        for pages in self.idle.values():
+            for page in pages:
+                with contextlib.suppress(Exception):
+                    page.context.close()
+        self.idle.clear()
+
+
+_FORGET_ON_LEAVING_JS = (
+    """() => addEventListener('pagehide', () => { sessionStorage.clear(); localStorage.clear(); })"""
+)
+
+
+def _origin(url: str) -> str | None:
+    """``http://127.0.0.1:8000`` of an http(s) URL; None for ``about:blank``, ``data:`` and the like."""
+    parts = urllib.parse.urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") else None
+
+
 def block_external(page, images: bool = True) -> list[str]:
     """Abort every request that leaves 127.0.0.1 (and, with ``images=False``, every image: layout
     tests do not need their pixels, and decoding them is most of a chapter's load time); return the
@@ -98,9 +197,9 @@ def watch_requests(page) -> tuple[list[str], list[str]]:
     assert there is none (the test machine is offline, so it also fails)."""
     external: list[str] = []
     failed: list[str] = []
-    page.on("request", lambda r: external.append(r.url) if not r.url.startswith(LOCAL) else None)
-    page.on("requestfailed", lambda r: failed.append(r.url))
-    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    listen(page, "request", lambda r: external.append(r.url) if not r.url.startswith(LOCAL) else None)
+    listen(page, "requestfailed", lambda r: failed.append(r.url))
+    listen(page, "response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
     return external, failed
 
 
@@ -164,16 +263,17 @@ def site_pages(site: pathlib.Path) -> list[str]:
 
 
 class LoadedPage:
-    """A page opened with its requests watched (:func:`watch_requests`): ``page`` and what happened
-    while loading (``external``, ``failed``, ``errors``). Settled (:func:`settle`) when it returns."""
+    """A page borrowed from ``pool`` (:class:`PagePool`) and loaded with its requests watched
+    (:func:`watch_requests`): ``page`` and what happened while loading (``external``, ``failed``,
+    ``errors``). Settled (:func:`settle`) when it returns; :meth:`close` gives the page back."""
 
-    def __init__(self, browser, url: str, width: int = 1280, height: int = 900):
-        self.url, self.width = url, width
-        self.page = browser.new_page(viewport={"width": width, "height": height})
+    def __init__(self, pool: PagePool, url: str, width: int = 1280, height: int = 900):
+        self.url, self.width, self.pool = url, width, pool
+        self.page = pool.borrow({"width": width, "height": height})
         self.external, self.failed = watch_requests(self.page)
         self.errors = []
-        self.page.on("console", self._console)
-        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        listen(self.page, "console", self._console)
+        listen(self.page, "pageerror", lambda exc: self.errors.append(str(exc)))
         self.page.goto(url, wait_until="load")
         settle(self.page)
 
@@ -184,5 +284,4 @@ class LoadedPage:
             self.errors.append(msg.text)
 
     def close(self) -> None:
-        with contextlib.suppress(Exception):
-            self.page.close()
+        self.pool.give_back(self.page)

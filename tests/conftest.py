@@ -3,7 +3,9 @@
 One ``pytest`` runs on two workers (pytest-xdist, ``-n auto --dist loadgroup`` in pyproject.toml);
 what is expensive is made once and shared:
 
-* ``browser`` — one headless Chromium per worker (session scope), for every browser test;
+* ``browser`` — one headless Chromium per worker (session scope), for every browser test, and
+  ``page_pool`` — its pages, lent to the tests and taken back clean (``tests/_site.py: PagePool``):
+  a page navigated anew costs far less than a new one;
 * ``reader_site`` / ``site_server`` — the reader's edition built by README command 1
   (``_build/html``) and one local HTTP server for it; ``site_page(name, width)`` — a page of it
   loaded once (every non-local request recorded, console errors recorded) and shared by every
@@ -34,7 +36,7 @@ import shutil
 
 import matplotlib
 import pytest
-from _site import LoadedPage, chromium, require, serve
+from _site import LoadedPage, PagePool, chromium, require, serve
 from hypothesis import HealthCheck, settings
 
 matplotlib.use("Agg")
@@ -73,6 +75,14 @@ def browser():
 
 
 @pytest.fixture(scope="session")
+def page_pool(browser):
+    """The worker's Chromium pages, lent and taken back clean (:class:`_site.PagePool`)."""
+    pool = PagePool(browser)
+    yield pool
+    pool.close()
+
+
+@pytest.fixture(scope="session")
 def live_browser(browser):
     """The live explorers' tests (tests/live_support.py) share the same Chromium."""
     return browser
@@ -93,13 +103,13 @@ def site_server(reader_site):
 
 
 @pytest.fixture
-def open_site_page(browser, site_server):
+def open_site_page(page_pool, site_server):
     """``open_site_page(name, width=1280)``: a fresh page of the reader's edition for a test that
     changes it (clicks, navigates); closed after the test."""
     opened = []
 
     def open_page(name: str, width: int = 1280) -> LoadedPage:
-        loaded = LoadedPage(browser, f"{site_server}/{name}.html", width)
+        loaded = LoadedPage(page_pool, f"{site_server}/{name}.html", width)
         opened.append(loaded)
         return loaded
 
@@ -114,7 +124,7 @@ _KEEP_PAGES = 4
 
 
 @pytest.fixture(scope="session")
-def site_page(browser, site_server):
+def site_page(page_pool, site_server):
     """``site_page(name, width=1280)``: the page ``name`` of the reader's edition, loaded once per
     width and shared by the read-only checks (do not click or navigate it: use ``open_site_page``).
     Returns a :class:`LoadedPage`; MathJax has finished typesetting when it returns."""
@@ -125,11 +135,11 @@ def site_page(browser, site_server):
         if key in cache:
             cache.move_to_end(key)
             return cache[key]
-        # Settled: typeset, fonts in, ccb.js's re-measure of the tables after MathJax laid out.
-        loaded = LoadedPage(browser, f"{site_server}/{name}.html", width)
-        cache[key] = loaded
-        while len(cache) > _KEEP_PAGES:
+        while len(cache) >= _KEEP_PAGES:  # first, so that the page given back is the one lent next
             cache.popitem(last=False)[1].close()
+        # Settled: typeset, fonts in, ccb.js's re-measure of the tables after MathJax laid out.
+        loaded = LoadedPage(page_pool, f"{site_server}/{name}.html", width)
+        cache[key] = loaded
         return loaded
 
     yield get

@@ -23,7 +23,7 @@ import sys
 import threading
 
 import pytest
-from _site import LIVE_READY_JS
+from _site import LIVE_READY_JS, listen
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
@@ -115,14 +115,14 @@ class SitePage:
             return
         self.errors.append(f"{msg.text} ({where})")
 
-    def __init__(self, browser, url: str, mobile: bool):
-        options = (
-            {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
-            if mobile
-            else {"viewport": {"width": 1280, "height": 900}}
-        )
-        self.context = browser.new_context(**options)
-        self.page = self.context.new_page()
+    def __init__(self, pool, url: str, mobile: bool):
+        if mobile:
+            self.page = pool.borrow(
+                {"width": 390, "height": 844}, is_mobile=True, has_touch=True, device_scale_factor=2
+            )
+        else:
+            self.page = pool.borrow({"width": 1280, "height": 900})
+        self.pool = pool
         self.external, self.failed, self.errors = [], [], []
 
         # Requests are watched, not intercepted: routing every request through Python made opening
@@ -132,30 +132,37 @@ class SitePage:
             if not request.url.startswith(("http://127.0.0.1", "data:", "blob:", "about:")):
                 self.external.append(request.url)
 
-        self.page.on("request", watch)
-        self.page.on("requestfailed", lambda req: self.failed.append(req.url))
-        self.page.on("response", lambda r: self.failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
-        self.page.on("console", self._console)
-        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        listen(self.page, "request", watch)
+        listen(self.page, "requestfailed", lambda req: self.failed.append(req.url))
+        listen(self.page, "response", lambda r: self.failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+        listen(self.page, "console", self._console)
+        listen(self.page, "pageerror", lambda exc: self.errors.append(str(exc)))
         self.page.goto(url, wait_until="load")
         self.page.wait_for_function("window.CCBLive && CCBLive.instances.length >= 1", timeout=30_000)
         self.page.evaluate(LIVE_READY_JS)  # mounted; not CCBLive.ready itself (its value is huge)
 
 
 @pytest.fixture(scope="session")
-def live_site_page(live_browser, live_site_server):
-    """``open(name, mobile=False) -> SitePage``: one page per (site page, viewport), shared by the session."""
-    pages: dict[tuple[str, bool], SitePage] = {}
+def live_site_page(page_pool, live_site_server):
+    """``open(name, mobile=False) -> SitePage``: the site page ``name`` on a desktop or a phone,
+    shared by the tests that ask for it in a row (a test file's). One per viewport is kept: the
+    next name's page is loaded in the page given back (tests/_site.py: PagePool), which costs
+    far less than a new one, and 16 pages held to the end of the session cost memory."""
+    pages: dict[bool, SitePage] = {}
 
     def open_page(name: str, mobile: bool = False) -> SitePage:
-        key = (name, mobile)
-        if key not in pages:
-            pages[key] = SitePage(live_browser, f"{live_site_server}/{name}.html", mobile)
-        return pages[key]
+        kept = pages.get(mobile)
+        if kept is not None and kept.name == name:
+            return kept
+        if kept is not None:
+            kept.pool.give_back(kept.page)
+        pages[mobile] = SitePage(page_pool, f"{live_site_server}/{name}.html", mobile)
+        pages[mobile].name = name
+        return pages[mobile]
 
     yield open_page
     for site_page in pages.values():
-        site_page.context.close()
+        site_page.pool.give_back(site_page.page)
 
 
 #: Reads the controls of a live explorer by the DOM contract: data-value if present, else value.

@@ -34,11 +34,60 @@ def server(site_server):
     return site_server
 
 
-def _load(browser, url: str, width: int = 1280):
-    """Open a fresh ``url`` (settled, requests recorded); return (page, external, failed, errors).
+def _load(page_pool, url: str, width: int = 1280) -> LoadedPage:
+    """Load ``url`` in a page of its own (settled, requests recorded; ``close()`` gives it back).
     For tests that click or navigate; read-only checks use the shared ``site_page``."""
-    loaded = LoadedPage(browser, url, width)
-    return loaded.page, loaded.external, loaded.failed, loaded.errors
+    return LoadedPage(page_pool, url, width)
+
+
+def test_a_page_given_back_dirty_is_lent_again_clean(page_pool, server):
+    """The pages tests borrow are reused (tests/_site.py: PagePool): one given back after a test
+    changed what it can is lent again as a fresh page would be -- or not lent again at all."""
+    from _site import listen
+
+    page = page_pool.borrow({"width": 500, "height": 600})
+    heard = []
+    listen(page, "console", lambda msg: heard.append(msg.text))
+    page.goto(f"{server}/intro.html")
+    page.evaluate("""() => { localStorage.setItem('ccb-dirty', '1'); sessionStorage.setItem('ccb-dirty', '1');
+                             document.cookie = 'ccb-dirty=1'; console.log('dirty'); }""")
+    page.emulate_media(color_scheme="dark", reduced_motion="reduce")
+    page.route("**/*.css", lambda route: route.abort())
+    assert "dirty" in heard
+    page_pool.give_back(page)
+
+    again = page_pool.borrow({"width": 1280, "height": 900})
+    try:
+        assert again is page and again.url == "about:blank"
+        assert again.viewport_size == {"width": 1280, "height": 900}
+        failed = []
+        listen(again, "requestfailed", lambda request: failed.append(request.url))
+        again.goto(f"{server}/intro.html", wait_until="load")
+        state = again.evaluate("""() => ({local: localStorage.getItem('ccb-dirty'), session: sessionStorage.getItem('ccb-dirty'),
+            cookie: document.cookie, dark: matchMedia('(prefers-color-scheme: dark)').matches,
+            reduced: matchMedia('(prefers-reduced-motion: reduce)').matches, styled: document.styleSheets.length > 0})""")
+        assert state == {"local": None, "session": None, "cookie": "", "dark": False, "reduced": False, "styled": True}
+        assert failed == []
+        again.evaluate("() => console.log('clean')")
+        assert "clean" not in heard, "a listener of the last loan still hears the page"
+    finally:
+        page_pool.give_back(again)
+
+    # A page that showed two sites is not lent again (its second site's storage is not tracked).
+    wandered = page_pool.borrow({"width": 1280, "height": 900})
+    wandered.goto(f"{server}/intro.html")
+    wandered.goto(server.replace("127.0.0.1", "localhost") + "/intro.html")
+    page_pool.give_back(wandered)
+    assert wandered.is_closed()
+
+    # A page given back twice is still lent once.
+    twice = page_pool.borrow({"width": 1280, "height": 900})
+    page_pool.give_back(twice)
+    page_pool.give_back(twice)
+    first, second = page_pool.borrow({"width": 1280, "height": 900}), page_pool.borrow({"width": 1280, "height": 900})
+    page_pool.give_back(first)
+    page_pool.give_back(second)
+    assert first is not second
 
 
 def per_page(names):
@@ -203,8 +252,9 @@ def _visible_toggle(page, which: str):
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_sidebar_toggles_open_the_chapter_menu_and_page_toc(browser, server, width):
-    page, *_ = _load(browser, f"{server}/notebooks/05_bisection.html", width)
+def test_sidebar_toggles_open_the_chapter_menu_and_page_toc(page_pool, server, width):
+    loaded = _load(page_pool, f"{server}/notebooks/05_bisection.html", width)
+    page = loaded.page
     try:
         primary = _visible_toggle(page, "primary")
         assert primary is not None, "no visible chapter-menu button"
@@ -247,7 +297,7 @@ def test_sidebar_toggles_open_the_chapter_menu_and_page_toc(browser, server, wid
             "more than one search box in the header"
         )
     finally:
-        page.close()
+        loaded.close()
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -294,9 +344,10 @@ def _search(page):
 
 
 @pytest.mark.parametrize("term", ["带宽", "ceil", "bisection", "下界"])
-def test_search_snippets_are_prose_and_pages_listed_once(browser, server, term):
+def test_search_snippets_are_prose_and_pages_listed_once(page_pool, server, term):
     # Opened on the search page itself (it was the home page, typeset, then a second navigation).
-    page, *_ = _load(browser, f"{server}/search.html?q={term}")
+    loaded = _load(page_pool, f"{server}/search.html?q={term}")
+    page = loaded.page
     try:
         results = _search(page)
         assert results, f"no results for {term}"
@@ -309,7 +360,7 @@ def test_search_snippets_are_prose_and_pages_listed_once(browser, server, term):
             for label in ("显示代码", "隐藏代码", ".pdf", ".ipynb", "目录", "Proof."):
                 assert label not in text, f"UI text {label!r} in the snippet of {r['href']}: {text[:120]}"
     finally:
-        page.close()
+        loaded.close()
 
 
 _UI_ENGLISH = r"""() => {
@@ -339,12 +390,13 @@ def test_interface_is_in_chinese(site_page, name):
     assert site_page(name).page.evaluate(_UI_ENGLISH) == []  # site_page settled the page after MathJax
 
 
-def test_chapter_pages_have_working_launch_buttons(browser, server):
+def test_chapter_pages_have_working_launch_buttons(page_pool, server):
     import yaml
 
     repository = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"]["url"]
     owner_repo = repository.split("github.com/")[1].strip("/")
-    page, *_ = _load(browser, f"{server}/notebooks/03_bandwidth.html")
+    loaded = _load(page_pool, f"{server}/notebooks/03_bandwidth.html")
+    page = loaded.page
     try:
         launch = page.locator(".dropdown-launch-buttons button").first
         assert launch.is_visible() and page.locator(".dropdown-launch-buttons .fa-rocket").count() == 1
@@ -357,7 +409,7 @@ def test_chapter_pages_have_working_launch_buttons(browser, server):
             for h in links
         ), links
     finally:
-        page.close()
+        loaded.close()
 
 
 def test_chapter_pages_carry_no_widget_state(site):

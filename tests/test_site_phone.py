@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 
 import pytest
-from _site import LIVE_READY_JS, serve, settle, site_pages, watch_requests
+from _site import LIVE_READY_JS, listen, serve, settle, site_pages, watch_requests
 
 VIEWPORTS = {390: {"width": 390, "height": 844}, 768: {"width": 768, "height": 1024}}
 CHAPTER = "notebooks/05_bisection.html"
@@ -120,19 +120,24 @@ per_edition = pytest.mark.parametrize("edition", EDITIONS, indirect=True)
 
 
 @pytest.fixture(scope="module")
-def edition(request, browser):  # conftest.py: the worker's one Chromium, and each edition built once
+def edition(request, page_pool):  # conftest.py: the worker's Chromium pages, and each edition built once
     site = request.getfixturevalue(f"{request.param}_site")
     with serve(site) as url:
-        yield request.param, site, url, browser
+        yield request.param, site, url, page_pool
 
 
-def _tab(browser, width: int):
-    context = browser.new_context(viewport=VIEWPORTS[width], is_mobile=True, has_touch=True, device_scale_factor=2)
-    page = context.new_page()
+# A phone: what the tests open their pages with (the live explorers' phone pages too, so one page serves both).
+PHONE = {"is_mobile": True, "has_touch": True, "device_scale_factor": 2}
+
+
+def _tab(pool, width: int):
+    """A phone page borrowed from the worker's pool (give it back with ``pool.give_back``):
+    ``(page, external, errors)``."""
+    page = pool.borrow(VIEWPORTS[width], **PHONE)
     errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    listen(page, "pageerror", lambda exc: errors.append(str(exc)))
     external, _failed = watch_requests(page)  # recorded, not intercepted: nothing a reader gets is blocked
-    return context, page, external, errors
+    return page, external, errors
 
 
 def _open(page, url: str) -> None:
@@ -177,9 +182,9 @@ def phone_pass(edition):
     loaded at 390 px, settled; the figures measured (:func:`_figure_problems`, notebooks only),
     then the page width and the three drawers; the viewport turned into a tablet (768 px), the
     page width and the drawers again. The figures come first, on the page as loaded."""
-    name, site, url, browser = edition
+    name, site, url, pool = edition
     pages = site_pages(site)
-    context, page, external, errors = _tab(browser, 390)
+    page, external, errors = _tab(pool, 390)
     fits, figures, counts, widths = [], [], {"png": 0, "svg": 0}, {}
     try:
         for path in pages:
@@ -205,7 +210,7 @@ def phone_pass(edition):
                     if problem:
                         fits.append(f"{path} at {width} px: {problem}")
     finally:
-        context.close()
+        pool.give_back(page)
     return {
         "edition": name,
         "pages": pages,
@@ -231,8 +236,8 @@ def test_every_page_fits_and_its_drawers_open_inside_the_screen(phone_pass):
 
 @per_edition
 def test_a_tapped_toc_entry_closes_the_drawer_and_shows_its_section(edition):
-    name, site, url, browser = edition
-    context, page, _external, _errors = _tab(browser, 390)
+    name, site, url, pool = edition
+    page, _external, _errors = _tab(pool, 390)
     try:
         _open(page, f"{url}/{CHAPTER}")
         _visible_button(page, "button.secondary-toggle").tap()
@@ -253,13 +258,13 @@ def test_a_tapped_toc_entry_closes_the_drawer_and_shows_its_section(edition):
             top = page.evaluate("id => document.getElementById(id).getBoundingClientRect().top", target)
             pytest.fail(f"{name}: section #{target} not shown after the tap (its top at {top:.0f} px)")
     finally:
-        context.close()
+        pool.give_back(page)
 
 
 @per_edition
 def test_header_buttons_are_tap_targets_and_leave_no_tooltip(edition):
-    name, site, url, browser = edition
-    context, page, _external, _errors = _tab(browser, 390)
+    name, site, url, pool = edition
+    page, _external, _errors = _tab(pool, 390)
     try:
         _open(page, f"{url}/{CHAPTER}")
         buttons = page.evaluate(_HEADER_JS)
@@ -278,7 +283,7 @@ def test_header_buttons_are_tap_targets_and_leave_no_tooltip(edition):
         )
         assert shown == [], f"{name}: a tap left tooltips open: {shown}"
     finally:
-        context.close()
+        pool.give_back(page)
 
 
 # Every figure at 390 px, measured where it is shown and without scrolling: a static figure's
