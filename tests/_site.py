@@ -84,7 +84,7 @@ class PagePool:
     given back is reset and kept, and the next test that wants a page with the same options (mobile,
     touch, device scale; the viewport size is set on each loan) gets it. What a test can change
     and a reader's fresh tab would not have is undone on return (:meth:`give_back`): its listeners
-    and routes, the storage and cookies of the site it showed, emulated media, the document (back
+    and routes, the animation speed it borrowed the page with, the storage and cookies of the site it showed, emulated media, the document (back
     on ``about:blank``). A page that showed more than one origin, or that failed to reset, is
     closed instead. The HTTP and compiled-script caches stay warm, as they are for a reader who
     goes from one page of the book to the next."""
@@ -93,9 +93,12 @@ class PagePool:
         self.browser = browser
         self.idle: dict[tuple, list] = {}
 
-    def borrow(self, viewport: dict, **options):
+    def borrow(self, viewport: dict, *, animation_rate: float = 1, **options):
         """A page on ``about:blank`` with ``viewport`` and the context ``options``
-        (``is_mobile``, ``has_touch``, ``device_scale_factor``); give it back with :meth:`give_back`."""
+        (``is_mobile``, ``has_touch``, ``device_scale_factor``); give it back with :meth:`give_back`.
+
+        ``animation_rate``: the page's animations and CSS transitions play that many times faster
+        for this loan (Chromium's Animation domain: the same transitions, to the same end)."""
         key = tuple(sorted(options.items()))
         pages = self.idle.get(key)
         if pages:
@@ -112,6 +115,12 @@ class PagePool:
             )
         page.ccb_listeners = []
         page.ccb_origins.clear()
+        page.ccb_animations = None
+        if animation_rate != 1:
+            # Kept attached for the loan: detaching the session puts the rate back to 1 (measured).
+            page.ccb_animations = page.context.new_cdp_session(page)
+            page.ccb_animations.send("Animation.enable")
+            page.ccb_animations.send("Animation.setPlaybackRate", {"playbackRate": animation_rate})
         page.ccb_lent = True
         return page
 
@@ -123,6 +132,9 @@ class PagePool:
         try:
             for event, handler in page.ccb_listeners:
                 page.remove_listener(event, handler)
+            if page.ccb_animations is not None:
+                page.ccb_animations.detach()  # the animations at their own speed again
+                page.ccb_animations = None
             origins = page.ccb_origins - {None}
             if page.is_closed() or len(origins) > 1:
                 raise RuntimeError("not reusable")

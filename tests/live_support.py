@@ -122,7 +122,7 @@ class SitePage:
             )
         else:
             self.page = pool.borrow({"width": 1280, "height": 900})
-        self.pool = pool
+        self.pool, self.url = pool, url
         self.external, self.failed, self.errors = [], [], []
 
         # Requests are watched, not intercepted: routing every request through Python made opening
@@ -151,13 +151,13 @@ def live_site_page(page_pool, live_site_server):
     pages: dict[bool, SitePage] = {}
 
     def open_page(name: str, mobile: bool = False) -> SitePage:
+        url = f"{live_site_server}/{name}.html"
         kept = pages.get(mobile)
-        if kept is not None and kept.name == name:
+        if kept is not None and kept.url == url:
             return kept
         if kept is not None:
             kept.pool.give_back(kept.page)
-        pages[mobile] = SitePage(page_pool, f"{live_site_server}/{name}.html", mobile)
-        pages[mobile].name = name
+        pages[mobile] = SitePage(page_pool, url, mobile)
         return pages[mobile]
 
     yield open_page

@@ -40,12 +40,18 @@ def _load(page_pool, url: str, width: int = 1280) -> LoadedPage:
     return LoadedPage(page_pool, url, width)
 
 
+# How long a 400 ms animation takes on the page, in ms (wall clock: a busy machine only adds).
+_ANIMATION_MS_JS = """async () => { const box = document.createElement('div'); document.body.append(box);
+  const start = performance.now(); await box.animate([{opacity: 0}, {opacity: 1}], 400).finished;
+  box.remove(); return performance.now() - start; }"""
+
+
 def test_a_page_given_back_dirty_is_lent_again_clean(page_pool, server):
     """The pages tests borrow are reused (tests/_site.py: PagePool): one given back after a test
     changed what it can is lent again as a fresh page would be -- or not lent again at all."""
     from _site import listen
 
-    page = page_pool.borrow({"width": 500, "height": 600})
+    page = page_pool.borrow({"width": 500, "height": 600}, animation_rate=10)
     heard = []
     listen(page, "console", lambda msg: heard.append(msg.text))
     page.goto(f"{server}/intro.html")
@@ -54,6 +60,7 @@ def test_a_page_given_back_dirty_is_lent_again_clean(page_pool, server):
     page.emulate_media(color_scheme="dark", reduced_motion="reduce")
     page.route("**/*.css", lambda route: route.abort())
     assert "dirty" in heard
+    assert page.evaluate(_ANIMATION_MS_JS) < 200, "a 400 ms animation at 10x speed"
     page_pool.give_back(page)
 
     again = page_pool.borrow({"width": 1280, "height": 900})
@@ -70,6 +77,7 @@ def test_a_page_given_back_dirty_is_lent_again_clean(page_pool, server):
         assert failed == []
         again.evaluate("() => console.log('clean')")
         assert "clean" not in heard, "a listener of the last loan still hears the page"
+        assert again.evaluate(_ANIMATION_MS_JS) >= 390, "the last loan's animation speed stayed"
     finally:
         page_pool.give_back(again)
 

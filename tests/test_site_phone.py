@@ -136,31 +136,16 @@ PHONE = {"is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 # most of it waiting idle for frames (2026-12-05, A/B with the same tree CPU): what is checked is
 # where the drawer ends and that a tap opens and closes it, not how long it slides.
 _ANIMATION_PLAYBACK_RATE = 10
-_fast: dict = {}  # page -> its CDP session, for the playback rate to be put back on return
 
 
 def _tab(pool, width: int):
-    """A phone page borrowed from the worker's pool (give it back with :func:`_give_back`):
-    ``(page, external, errors)``."""
-    page = pool.borrow(VIEWPORTS[width], **PHONE)
+    """A phone page borrowed from the worker's pool, its transitions played faster (give it back
+    with ``pool.give_back``): ``(page, external, errors)``."""
+    page = pool.borrow(VIEWPORTS[width], animation_rate=_ANIMATION_PLAYBACK_RATE, **PHONE)
     errors: list[str] = []
     listen(page, "pageerror", lambda exc: errors.append(str(exc)))
     external, _failed = watch_requests(page)  # recorded, not intercepted: nothing a reader gets is blocked
-    session = page.context.new_cdp_session(page)
-    session.send("Animation.enable")
-    session.send("Animation.setPlaybackRate", {"playbackRate": _ANIMATION_PLAYBACK_RATE})
-    _fast[page] = session
     return page, external, errors
-
-
-def _give_back(pool, page) -> None:
-    """Return ``page`` to the pool with its animations at their own speed again."""
-    session = _fast.pop(page, None)
-    if session is not None:
-        with contextlib.suppress(Exception):  # a page that crashed is closed by the pool anyway
-            session.send("Animation.setPlaybackRate", {"playbackRate": 1})
-            session.detach()
-    pool.give_back(page)
 
 
 def _open(page, url: str) -> None:
@@ -233,7 +218,7 @@ def phone_pass(edition):
                     if problem:
                         fits.append(f"{path} at {width} px: {problem}")
     finally:
-        _give_back(pool, page)
+        pool.give_back(page)
     return {
         "edition": name,
         "pages": pages,
@@ -281,7 +266,7 @@ def test_a_tapped_toc_entry_closes_the_drawer_and_shows_its_section(edition):
             top = page.evaluate("id => document.getElementById(id).getBoundingClientRect().top", target)
             pytest.fail(f"{name}: section #{target} not shown after the tap (its top at {top:.0f} px)")
     finally:
-        _give_back(pool, page)
+        pool.give_back(page)
 
 
 @per_edition
@@ -306,7 +291,7 @@ def test_header_buttons_are_tap_targets_and_leave_no_tooltip(edition):
         )
         assert shown == [], f"{name}: a tap left tooltips open: {shown}"
     finally:
-        _give_back(pool, page)
+        pool.give_back(page)
 
 
 # Every figure at 390 px, measured where it is shown and without scrolling: a static figure's

@@ -95,7 +95,7 @@ def _read_log(path: str) -> str:
                 raise _Refused(f"cannot read {path}: reading it would block (not a plain file)")
     except OSError as error:
         raise _Refused(f"cannot read {path}: {error.strerror or error}") from None
-    if len(data) > opened.st_size and opened.st_size == 0:
+    if opened.st_size == 0 and data:
         # /proc/kmsg with messages queued (a freshly booted machine): "regular", 0 bytes, yet it
         # yields text and never ends. A saved log has the size it reads as.
         raise _Refused(f"cannot read {path}: it reports 0 bytes yet yields data (a kernel or device file, not a log)")
