@@ -281,12 +281,12 @@ def test_stored_dgx1_frontier_is_sccls_and_its_first_point_is_optimal_for_two_st
 
 
 def test_stored_schedule_refuses_a_tampered_certificate(monkeypatch):
-    from ccb_helpers import synthesis
+    from ccb_helpers.synthesis import store
 
-    entries = synthesis._load_store()
+    entries = store._load_store()
     entry = next(e for e in entries if e["topology"] == {"family": "dgx1"} and e["steps"] == 3 and e["chunks"] == 6)
     broken = dict(entry, sends=[entry["sends"][0], entry["sends"][1], entry["sends"][2][:-1]])
-    monkeypatch.setattr(synthesis, "_load_store", lambda: [broken])
+    monkeypatch.setattr(store, "_load_store", lambda: [broken])
     with pytest.raises(ValueError, match="wrong"):
         ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6)
     with pytest.raises(ValueError, match="no stored schedule"):
