@@ -172,13 +172,12 @@ _lazy_from(".generators", "generate, knomial_tree, nccl_double_binary_tree")
 _lazy_from(".schedule", "Round, Schedule, Transfer, block_bounds")
 _lazy_from(".selection", "best_algorithm_bands, crossover_between, optimality")
 _lazy_from(".simulator", "ScheduleError, SimulationResult, run_schedule, simulate")
+_lazy_from(".smi", "parse_nvidia_smi_topo, parse_rocm_smi_topo")
 _lazy_from(
     ".user_topology",
     """
     dgx1,
     link_matrix,
-    parse_nvidia_smi_topo,
-    parse_rocm_smi_topo,
     topology_from_graph,
     topology_from_links,
 """,

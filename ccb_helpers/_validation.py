@@ -42,7 +42,7 @@ Caps left without an estimate of their own, on purpose:
 
 * **ranges, not amounts of work** — :data:`MAX_BYTES`, :data:`MAX_SECONDS`, :data:`MAX_BANDWIDTH`,
   ``algorithms.MAX_NODES`` / ``MAX_CHUNKS``, ``topology.MAX_ENDPOINTS`` / ``MAX_FAT_TREE_HOSTS`` /
-  ``MAX_DIMS``, ``schedule.MAX_BUFFER_BYTES``, ``user_topology.MAX_LINKS_PER_PAIR`` /
+  ``MAX_DIMS``, ``schedule.MAX_BUFFER_BYTES``, ``user_topology.MAX_LINKS_PER_PAIR``, ``smi``'s
   ``MAX_NVLINKS_PER_GPU``, ``nccl_model.MAX_RANKS`` / ``MAX_BYTES``, ``nccl_tests``' ``MAX_RANKS``,
   ``MAX_ROW_BYTES``, ``MAX_TOKEN_CHARS``, ``MAX_PORT_BANDWIDTH``, the MPI CLI's ``MAX_SIZE``,
   ``MAX_REPEATS``, ``MAX_TRAFFIC_BYTES``, ``MAX_LOCAL_RANKS``, ``MAX_TIMEOUT_S``,

@@ -434,13 +434,19 @@ def test_synthesized_schedule_run_without_ports_says_which_call():
 
 def _no_work(monkeypatch):
     """Make building the graph, its diameter's BFS and the max-flow search fail the test if reached."""
+    import ccb_helpers.smi.nvidia
+    import ccb_helpers.smi.pcie
+    import ccb_helpers.smi.rocm
     import ccb_helpers.user_topology as ut
 
     def reached(*args, **kwargs):
         raise AssertionError("the work started before the refusal")
 
-    for name in ("_build", "_pcie_tree", "_switched_bisection"):
-        monkeypatch.setattr(ut, name, reached)
+    # Every module that holds the name (the smi parsers import the constructors' helpers).
+    for module in (ut, ccb_helpers.smi.nvidia, ccb_helpers.smi.rocm, ccb_helpers.smi.pcie):
+        for name in ("_build", "_pcie_tree", "_switched_bisection"):
+            if hasattr(module, name):
+                monkeypatch.setattr(module, name, reached)
 
 
 def test_switched_bisection_work_is_refused_before_anything_is_built(monkeypatch):
@@ -514,7 +520,7 @@ def test_smi_parsers_refuse_a_large_pcie_tree_before_building_it(monkeypatch):
 def test_pcie_star_is_read_from_the_levels_as_the_tree_would_build_it():
     import random
 
-    import ccb_helpers.user_topology as ut
+    import ccb_helpers.smi.pcie as ut
 
     rng = random.Random(5)
     stars = 0
