@@ -27,6 +27,10 @@ def steps_lower_bound(topology, primitive, root=0) -> int:
     switch with ``b < N - 1`` links per endpoint it is the larger (#37: one step on
     ``single_switch(3)`` put an AllGather below the round bound of 2 α).
 
+    Which model: the steps/rounds/chunks model of :func:`synthesize`, whose steps are the rounds
+    of the book (so :func:`ccb_helpers.latency_steps_lower_bound` with all-port ``p = d`` holds
+    for them too, and this bound for every schedule of the round model).
+
     Parameters
     ----------
     topology : Topology
