@@ -527,3 +527,20 @@ def test_synthesized_time_and_the_simulator_agree_on_parallel_links(steps, chunk
     assert run.time(1.0, 1.0) == ccb.synthesized_time(s, 1.0, 1.0) == steps + rounds
     # and the measured busiest link fills the declared rounds exactly (no padding)
     assert run.link_load.tolist() == [float(r) for r in s.step_rounds]
+
+
+@pytest.mark.parametrize("oversubscription, spines", [(1, 4), (2, 2), (4, 1)])
+def test_all_reduce_on_an_oversubscribed_fat_tree_pays_only_for_its_link_conflicts(oversubscription, spines):
+    # Chapter 5's table (16 hosts, 4 per leaf, M = 16 KiB, alpha = 0, beta = 1), by hand.
+    n, m, per_leaf = 16, 16384, 4
+    tree = ccb.fat_tree(n, oversubscription=oversubscription)
+    # Ring: in every round one host per leaf sends out of it, one message per uplink: 2 (N-1) M / N.
+    ring = ccb.simulate("ring", "all_reduce", n, m, topology=tree)
+    assert ring.time(0.0, 1.0) == 2 * (n - 1) * m / n == ccb.node_lower_bound("all_reduce", tree, m, 1.0)
+    # Recursive halving: partners N/2, N/4, N/8, N/16 away exchange M/2, M/4, M/8, M/16; the
+    # first two cross leaves (all 4 hosts of a leaf share its `spines` uplinks), the last two stay
+    # inside; the AllGather mirrors the ReduceScatter.
+    halving = [(m / 2, True), (m / 4, True), (m / 8, False), (m / 16, False)]
+    expected = 2 * sum(max(size, per_leaf * size / spines) if across else size for size, across in halving)
+    rhd = ccb.simulate("recursive_halving_doubling", "all_reduce", n, m, topology=tree)
+    assert rhd.time(0.0, 1.0) == expected == {1: 30720, 2: 55296, 4: 104448}[oversubscription]

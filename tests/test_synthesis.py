@@ -744,3 +744,11 @@ def test_frontier_point_refuses_what_it_cannot_hold(field, value, error):
         ccb.FrontierPoint(**fields)
     with pytest.raises(error, match=field):
         ccb.FrontierPoint._make(fields.values())
+
+
+def test_all_reduce_capacity_term_of_the_dumbbell():
+    # Chapter 7: 2 (N-1) N blocks over the links into the nodes: six nodes of degree 3, two of 4.
+    from ccb_helpers.synthesis import _capacity_bound, _network
+
+    assert _capacity_bound(_network(dumbbell(), hops=False)) == F(2 * 7 * 8, 6 * 3 + 2 * 4) == F(56, 13)
+    assert _capacity_bound(_network(ccb.dgx1(), hops=False)) == F(2 * 7, 6)  # regular: 2 (N-1) / d
