@@ -44,7 +44,12 @@ _ROUTING_BLOCK = 2**20
 
 
 def endpoint_links(topology: Topology) -> np.ndarray:
-    """Links at each endpoint, parallel links counted (``(n,)`` ints): its ports into a switched network."""
+    """Links at each endpoint, parallel links counted (``(n,)`` ints): its ports into a switched network.
+
+    >>> import ccb_helpers as ccb
+    >>> endpoint_links(ccb.single_switch(3, links=2)).tolist()
+    [2, 2, 2]
+    """
     g = topology.graph
     return np.array(
         [sum(count for *_, count in g.edges(v, data="links", default=1)) for v in range(topology.n)], dtype=np.int64
@@ -229,7 +234,21 @@ def link_model(topology: Topology | None, n: int, every_pair: bool = False):
     """The link model of ``topology`` for a run of ``n`` nodes (see the module docstring).
 
     ``None`` without a topology, unless ``every_pair``: then every ordered pair has one link of
-    its own (a synthesized schedule run without its topology).
+    its own (a synthesized schedule run without its topology). The model's ``loads(keys,
+    pair_bytes)`` takes one round's messages (``keys = src * n + dst``, sorted, and their bytes)
+    and returns ``(volume, links)`` per link group; ``unroutable(keys)`` the index of the first
+    message with no link or switch path (``-1``: none); ``label(keys, g)`` names group ``g``.
+
+    Examples
+    --------
+    A 2:1 fat tree of 8 hosts (4 leaves of 2, one spine): hosts 0 and 1 (leaf 0) both send 100
+    bytes to leaf 1; the leaf's one uplink carries both messages.
+
+    >>> import numpy as np, ccb_helpers as ccb
+    >>> model = link_model(ccb.fat_tree(8, oversubscription=2), 8)
+    >>> volume, links = model.loads(np.array([0 * 8 + 2, 1 * 8 + 3]), np.array([100.0, 100.0]))
+    >>> model.kind, float((volume / links).max())
+    ('fat_tree', 200.0)
     """
     from .user_topology import _link_matrix, endpoint_uplinks
 
