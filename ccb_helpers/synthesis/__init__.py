@@ -40,7 +40,7 @@ re-exported here, so ``from ccb_helpers.synthesis import X`` works as before.
 
 from __future__ import annotations
 
-from .bounds import _CUT_BLOCK, _cut_bound, _node_bound, rounds_per_chunk_bound, steps_lower_bound
+from .bounds import _CUT_BLOCK, _capacity_bound, _cut_bound, rounds_per_chunk_bound, steps_lower_bound
 from .decode import _decode, _layout, _reverse_schedule, _to_schedule
 from .encoding import (
     _check_model_size,

@@ -7,16 +7,29 @@ from fractions import Fraction
 
 import numpy as np
 
+from .._intmath import ceil_log_int
 from .._validation import check_choice, check_int
 from .model import _DUAL, MAX_BOUND_ENDPOINTS, SYNTHESIS_PRIMITIVES, _check_topology, _Network, _network
 
 
 def steps_lower_bound(topology, primitive, root=0) -> int:
-    """Fewest steps any schedule needs: the farthest pair (source, node that needs its data).
+    """Fewest steps any schedule needs: the farthest pair (source, node that needs its data), and
+    the doubling bound.
 
-    ``eq:cc-synth-steps``: :math:`S \\ge \\max_{c} \\max_{v \\in \\mathrm{post}(c)} \\mathrm{dist}(\\mathrm{src}(c), v)`.
-    A chunk moves one hop per step; through a switch one step reaches any endpoint. For the
-    all-to-all primitives this is the diameter; for the rooted ones the root's eccentricity.
+    ``eq:cc-synth-steps``: :math:`S \\ge \\max_{c} \\max_{v \\in \\mathrm{post}(c)} \\mathrm{dist}(\\mathrm{src}(c), v)`
+    and :math:`S \\ge \\lceil \\log_{\\Delta + 1} N \\rceil`. A chunk moves one hop per step;
+    through a switch one step reaches any endpoint. For the all-to-all primitives the first is the
+    diameter, for the rooted ones the root's eccentricity. A step is one round of the book: a
+    node sends to (and receives from) at most ``Δ`` peers in it, its distinct neighbours on a
+    direct network, its links into a switch (``min(b, N - 1)``), so the nodes a chunk has reached
+    (or, for the reductions' duals, whose data a node has heard of) grow at most ``(Δ + 1)``-fold a
+    step: chapter 1's bound. On a direct network it never exceeds the distance (Moore's bound); on a
+    switch with ``b < N - 1`` links per endpoint it is the larger (#37: one step on
+    ``single_switch(3)`` put an AllGather below the round bound of 2 α).
+
+    Which model: the steps/rounds/chunks model of :func:`synthesize`, whose steps are the rounds
+    of the book (so :func:`ccb_helpers.latency_steps_lower_bound` with all-port ``p = d`` holds
+    for them too, and this bound for every schedule of the round model).
 
     Parameters
     ----------
@@ -33,14 +46,17 @@ def steps_lower_bound(topology, primitive, root=0) -> int:
     (4, 2)
     >>> steps_lower_bound(ccb.mesh(3, 3), "broadcast", root=4)   # the centre: 2 hops to a corner
     2
+    >>> steps_lower_bound(ccb.single_switch(8), "all_gather")   # one link each: log2 8 steps
+    3
     """
     topology = _check_topology(topology)
     primitive = check_choice("primitive", primitive, SYNTHESIS_PRIMITIVES)
     root = check_int("root", root, minimum=0, maximum=topology.n - 1, scalar=True)
-    hops = _network(topology).hops
+    net = _network(topology)
+    doubling = ceil_log_int(net.n, net.fan + 1)
     if primitive in ("all_gather", "reduce_scatter", "all_reduce", "all_to_all"):
-        return int(hops.max())
-    return int(hops[root].max())
+        return max(int(net.hops.max()), doubling)
+    return max(int(net.hops[root].max()), doubling)
 
 
 def _cut_bound(net: _Network, primitive: str, root: int) -> Fraction:
@@ -116,15 +132,24 @@ def _cut_bound(net: _Network, primitive: str, root: int) -> Fraction:
 _CUT_BLOCK = 1 << 15
 
 
-def _node_bound(net: _Network) -> Fraction:
-    """AllReduce's per-node bound (chapter 3): 2 (N-1) blocks in and out of every node."""
+def _capacity_bound(net: _Network) -> Fraction:
+    """AllReduce's total-capacity bound (chapter 5): ``2 (N-1) N`` blocks over ``sum_v d_v`` links.
+
+    Every element of the vector needs at least ``2 (N-1)`` transmissions of a value for it,
+    however the values are combined: replacing each value sent by everything its sender knows
+    turns the schedule into a gossip in the one-way (mail) model, which needs ``2N - 2``
+    messages. The ``N`` blocks then need ``2 (N-1) N`` chunk transmissions per chunk of a block,
+    and a round carries at most one chunk per link into a node: ``sum_v d_v``. On a regular graph
+    this is chapter 3's ``2 (N-1) / d``; per node it is not a bound (a node need only receive the
+    ``N`` blocks of the result: the cut bound with ``X`` that node), which put it above a
+    verified schedule on a path of 3 nodes (#37).
+    """
     n = net.n
-    into = np.zeros(n, dtype=np.int64)
+    into = 0
     for arcs, b in net.groups:
-        targets = {net.arcs[k][1] for k in arcs}
-        if len(targets) == 1:
-            into[targets.pop()] += b
-    return max(Fraction(2 * (n - 1), int(c)) for c in into if c > 0)
+        if len({net.arcs[k][1] for k in arcs}) == 1:  # the links into one node
+            into += b
+    return Fraction(2 * (n - 1) * n, into)
 
 
 def rounds_per_chunk_bound(topology, primitive, root=0) -> Fraction:
@@ -143,11 +168,18 @@ def rounds_per_chunk_bound(topology, primitive, root=0) -> Fraction:
     allowed), solved independently with GLOP; in general the LP can only be larger. With ``X`` a single node it is the
     chapters' per-node bound (AllGather ``(N-1)/d``, Broadcast ``1/d``, AllToAll ``(N-1)/d``).
     ReduceScatter / Reduce / Gather are the reverse of AllGather / Broadcast / Scatter (links are
-    full duplex, the bound is the same). AllReduce: the larger of chapter 3's node bound
-    ``2 (N-1) / d_min`` (every node receives ``2 (N-1)`` blocks) and the cut bound with
-    ``need(X) = N`` for every proper ``X`` (``X`` needs the outside's sum of all ``N`` blocks: one
-    chunk per piece must enter it, however the outside combines). The latter wins on graphs with a
-    thin cut: two 4-cliques joined by one link need ``8`` rounds per chunk, not ``2 * 7 / 3``.
+    full duplex, the bound is the same). AllReduce: the larger of chapter 5's total-capacity
+    bound ``2 (N-1) N / sum_v d_v`` (all nodes together receive ``2 (N-1) N`` blocks; on a regular
+    graph chapter 3's ``2 (N-1) / d``) and the cut bound with ``need(X) = N`` for every proper
+    ``X`` (``X`` needs the outside's sum of all ``N`` blocks: one chunk per piece must enter it,
+    however the outside combines; ``X`` one node: it receives the whole result). The cut wins on
+    graphs with a thin cut: two 4-cliques joined by one link need ``8`` rounds per chunk, not
+    ``2 * 7 * 8 / 26``. ``2 (N-1) / d_min`` is not a bound: on a path of 3 nodes (degrees 1, 2, 1)
+    a verified schedule needs ``7/2 < 4`` (#37); the bound there is ``3``.
+
+    Holds in the steps/rounds/chunks model (a link of multiplicity ``b`` carries ``b`` chunks a
+    round); the book's round model charges a round its busiest link, which is the same thing on
+    the links of the topology.
 
     Returns
     -------
@@ -161,6 +193,8 @@ def rounds_per_chunk_bound(topology, primitive, root=0) -> Fraction:
     Fraction(7, 6)
     >>> rounds_per_chunk_bound(ccb.ring(8), "all_to_all")    # the bisection: 16 blocks over 2 links
     Fraction(8, 1)
+    >>> rounds_per_chunk_bound(ccb.mesh(3), "all_reduce")    # 2 * 2 * 3 blocks over 4 links; an end: 3 / 1
+    Fraction(3, 1)
     """
     topology = _check_topology(topology)
     primitive = check_choice("primitive", primitive, SYNTHESIS_PRIMITIVES)
@@ -169,5 +203,5 @@ def rounds_per_chunk_bound(topology, primitive, root=0) -> Fraction:
         raise ValueError(f"the cut bound enumerates all 2**n node sets; n <= {MAX_BOUND_ENDPOINTS}, got n={topology.n}")
     net = _network(topology, hops=False)
     if primitive == "all_reduce":
-        return max(_node_bound(net), _cut_bound(net, "all_reduce", root))
+        return max(_capacity_bound(net), _cut_bound(net, "all_reduce", root))
     return _cut_bound(net, _DUAL.get(primitive, primitive), root)

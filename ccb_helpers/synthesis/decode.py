@@ -27,8 +27,29 @@ def _decode(enc: _Encoding, values) -> tuple[list[list[tuple[int, int, int]]], l
     per_step = [[] for _ in range(enc.steps)]
     for c, u, v, s in sorted(active):
         per_step[s].append((c, u, v))
-    rounds_used = [int(values[r]) for r in enc.rounds_vars]
-    return per_step, rounds_used
+    return per_step, _rounds_needed(net, per_step)
+
+
+def _rounds_needed(net, per_step) -> list[int]:
+    """Rounds each step needs: the most ``ceil(chunks / links)`` over its link groups, at least 1.
+
+    The solver's ``r_s`` only has to be large enough; a step of more rounds than its busiest link
+    needs would be charged time it does not use (``synthesized_time`` and the simulator charge
+    ``r_s`` rounds a step), so the decoded schedule keeps the least.
+    """
+    index = {arc: k for k, arc in enumerate(net.arcs)}
+    out = []
+    for sends in per_step:
+        count = {}
+        for _, u, v in sends:
+            k = index[(u, v)]
+            count[k] = count.get(k, 0) + 1
+        need = 1
+        for arcs, b in net.groups:
+            total = sum(count.get(a, 0) for a in arcs)
+            need = max(need, -(-total // b))
+        out.append(need)
+    return out
 
 
 def _layout(primitive: str, n: int, m: int, chunks: int):

@@ -164,7 +164,34 @@ def _encode(
                 constraints.append((terms + [(rounds_vars[s], -b)], -math.inf, 0))
     constraints.append(([(r, 1) for r in rounds_vars], steps, rounds))
     _check_deadline(deadline, time_limit, "encoding the link constraints")
-    return _Encoding(sends, rounds_vars, nv + steps, lower, upper, constraints, chunk_list, net, steps, rounds)
+    num_vars = _encode_peers(net, steps, by_arc_step, nv + steps, lower, upper, constraints, deadline, time_limit)
+    return _Encoding(sends, rounds_vars, num_vars, lower, upper, constraints, chunk_list, net, steps, rounds)
+
+
+def _encode_peers(net, steps, by_arc_step, num_vars, lower, upper, constraints, deadline, time_limit) -> int:
+    """Through a switch, at most ``limit`` peers per node and step: a 0-1 indicator per (arc, step)
+    that some chunk crosses it, and a limit on their sum per group (:attr:`_Network.peers`).
+
+    Returns the number of variables with the indicators appended (after the rounds variables, so
+    the decoding's indices do not move)."""
+    indicator = {}
+    for s in range(steps):
+        for g, (arcs, limit) in enumerate(net.peers):
+            if g % 64 == 0:
+                _check_deadline(deadline, time_limit, "encoding the peer limits")
+            used = [a for a in arcs if by_arc_step.get((a, s))]
+            if len(used) <= limit:  # cannot bind
+                continue
+            for a in used:
+                if (a, s) not in indicator:
+                    y = indicator[(a, s)] = num_vars
+                    num_vars += 1
+                    lower.append(0)
+                    upper.append(1)
+                    for i in by_arc_step[(a, s)]:
+                        constraints.append(([(i, 1), (y, -1)], -math.inf, 0))
+            constraints.append(([(indicator[(a, s)], 1) for a in used], -math.inf, limit))
+    return num_vars
 
 
 def _solve_cpsat(enc: _Encoding, time_limit: float, workers: int = 1, seed: int = 0, deadline: float | None = None):

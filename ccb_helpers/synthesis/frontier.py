@@ -10,17 +10,55 @@ from typing import NamedTuple
 from .._validation import check_choice, check_int
 from ..schedule import Schedule
 from .bounds import rounds_per_chunk_bound, steps_lower_bound
-from .model import SYNTHESIS_PRIMITIVES, _check_time_limit, _check_topology
+from .model import SYNTHESIS_PRIMITIVES, _check_instance, _check_time_limit, _check_topology
 from .solve import synthesize
 
 
-class FrontierPoint(NamedTuple):
-    """One Pareto-optimal instance: ``steps`` (latency), ``rounds / chunks`` (bandwidth) and its schedule."""
-
+class _FrontierFields(NamedTuple):
     steps: int
     rounds: int
     chunks: int
     schedule: Schedule
+
+
+class FrontierPoint(_FrontierFields):
+    """One Pareto-optimal instance: ``steps`` (latency), ``rounds / chunks`` (bandwidth) and its schedule.
+
+    A tuple ``(steps, rounds, chunks, schedule)``, checked when made (also by ``_make`` and
+    ``_replace``): integers in the ranges of :func:`synthesize` (``1 <= steps <= 64``,
+    ``steps <= rounds <= 4096``, ``1 <= chunks <= 64``; NaN, infinities, floats and arrays are
+    refused naming the field), and a synthesized :class:`~ccb_helpers.schedule.Schedule` of
+    ``steps`` steps using at most ``rounds`` rounds.
+
+    >>> import ccb_helpers as ccb
+    >>> p = ccb.stored_frontier(ccb.dgx1(), "all_gather")[0]
+    >>> p.steps, p.rounds_per_chunk
+    (2, Fraction(3, 2))
+    >>> p._replace(rounds=float("nan"))
+    Traceback (most recent call last):
+    ...
+    TypeError: rounds must be an integer, got float nan
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, steps, rounds, chunks, schedule):
+        steps, rounds, chunks = _check_instance(steps, rounds, chunks)
+        if not isinstance(schedule, Schedule):
+            raise TypeError(f"schedule must be a Schedule (a synthesized one), got {type(schedule).__name__}")
+        if schedule.step_rounds is None or len(schedule.rounds) != steps or sum(schedule.step_rounds) > rounds:
+            raise ValueError(
+                f"schedule must be a synthesized schedule of steps={steps} steps and at most rounds={rounds} rounds, "
+                f"got {len(schedule.rounds)} steps with step_rounds={schedule.step_rounds}"
+            )
+        return super().__new__(cls, steps, rounds, chunks, schedule)
+
+    @classmethod
+    def _make(cls, iterable):
+        return cls(*iterable)
+
+    def _replace(self, **changes):
+        return type(self)(**{**self._asdict(), **changes})
 
     @property
     def rounds_per_chunk(self) -> Fraction:

@@ -88,12 +88,19 @@ def _chunks(primitive: str, n: int, chunks: int, root: int) -> list[_Chunk]:
 
 @dataclass(frozen=True)
 class _Network:
-    """What the encoding needs: directed arcs between endpoints and capacity groups over them."""
+    """What the encoding needs: directed arcs between endpoints and capacity groups over them.
+
+    ``peers``: groups of arcs of which at most ``limit`` may carry anything in one step (through a
+    switch an endpoint with ``b`` links sends to, and receives from, at most ``b`` peers a step: a
+    step is one round of the book, #37). ``fan``: the most peers one node reaches in a step.
+    """
 
     n: int
     arcs: tuple  # ((u, v), ...)
     groups: tuple  # ((arc indices), multiplicity)
     hops: np.ndarray | None  # (n, n) rounds-distance between endpoints (None when not measured)
+    peers: tuple = ()  # ((arc indices), limit)
+    fan: int = 1
 
 
 def _network(
@@ -121,7 +128,8 @@ def _network(
                 lengths = nx.single_source_shortest_path_length(topology.graph, s)
                 ends = [t for t in lengths if isinstance(t, int) and not isinstance(t, bool) and t < n]
                 table[s, ends] = [lengths[t] for t in ends]
-        return _Network(n, arcs, groups, table)
+        fan = int(np.count_nonzero(matrix, axis=1).max(initial=1))  # distinct neighbours
+        return _Network(n, arcs, groups, table, (), fan)
     if not _is_single_switch(topology):
         raise ValueError(
             f"synthesis works on direct networks and single switches; {topology.name} has several switch levels"
@@ -133,7 +141,11 @@ def _network(
         (tuple(index[(u, v)] for u in range(n) if u != v), int(ups[v])) for v in range(n)
     )
     table = np.ones((n, n), dtype=np.int64) - np.eye(n, dtype=np.int64)  # one step through the switch
-    return _Network(n, arcs, groups, table)
+    # One message per link and step, as on a direct network where a link joins one pair: with
+    # b < n - 1 links an endpoint reaches at most b peers in a step (the groups above count chunks).
+    peers = tuple((arcs_of, limit) for arcs_of, limit in groups if limit < n - 1)
+    fan = int(min(ups.max(), n - 1))
+    return _Network(n, arcs, groups, table, peers, fan)
 
 
 # --------------------------------------------------------------------------- validation
