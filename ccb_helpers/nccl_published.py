@@ -55,8 +55,8 @@ class PublishedLog:
         Ranks, for a log that does not list them (the 2019-2021 format printed no rank lines);
         passed to the reader, which raises if the log's own numbers contradict it.
     in_switch_reduction : bool
-        The NVSwitch can reduce (H100 and later: NVLink SHARP). NCCL 2.18 and later then run
-        NVLS (one node) or NVLS-Tree (several nodes) for large AllReduces by default, which no
+        The NVSwitch can reduce (H100 and later: NVLink SHARP). NCCL runs NVLS there on one node
+        (since 2.17) and NVLS-Tree on several nodes (since 2.18) for large AllReduces by default, which no
         endpoint ceiling covers: the row is held against :func:`in_switch_busbw_ceiling`.
     nic_shares_link : bool
         The node's network is reached over the same link ``gpu_beta`` describes (PCIe-only GPUs),
