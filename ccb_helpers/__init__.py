@@ -241,6 +241,7 @@ _lazy_from(
 )
 _lazy_from(".nccl_bound", "NcclVsBound, nccl_bound_parameters, nccl_vs_bound, nccl_vs_bound_table")
 _lazy_from(".nccl_search", "NvlsGraph, nvls_graph")
+_lazy_from(".logp", "LOGP_TREES, LogPBroadcast, logp_broadcast, logp_tree_broadcast")
 _lazy_from(
     ".nccl_published",
     """
