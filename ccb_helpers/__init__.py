@@ -258,6 +258,7 @@ _lazy_from(
     ".nccl_figures", "NCCL_PICK_COLORS, NcclExplorer, plot_busbw_against_bound, plot_nccl_pick_map, plot_nccl_times"
 )
 _lazy_from(".mpi", "load_mpi_result, MPIResultExplorer, mpi_runs_table, plot_mpi_ratios, plot_mpi_runs, plot_pingpong")
+_lazy_from(".mpi", "MPI_EXAMPLES, mpi_example")
 
 __version__ = "0.1.0"
 

@@ -757,7 +757,7 @@ STORED = fresh(lambda: ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6, verif
 TIME_LIMIT = REAL(0.05, 1.5)
 
 
-MPI_EXAMPLE = str(Path(__file__).resolve().parent.parent / "notebooks" / "data" / "mpi_sweep_example.json")
+MPI_EXAMPLE = str(Path(__file__).resolve().parent.parent / "ccb_helpers" / "data" / "mpi" / "mpi_sweep_example.json")
 
 
 @st.composite
@@ -1647,6 +1647,11 @@ FUZZ = {
         node_beta=st.one_of(st.none(), SCALAR_BETA),
         ports=PORTS,
         nic_shares_link=st.one_of(st.booleans(), JUNK),
+    ),
+    "mpi_example": entry(
+        ccb.mpi_example,
+        name=st.one_of(st.sampled_from(sorted(ccb.MPI_EXAMPLES)), JUNK),
+        check=lambda r, kw: None if isinstance(r, dict) and r else f"not a record: {type(r).__name__}",
     ),
     "logp_broadcast": entry(
         ccb.logp_broadcast,
