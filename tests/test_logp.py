@@ -148,3 +148,15 @@ def test_facade_exports():
     assert ccb.logp_broadcast is logp_broadcast and ccb.LOGP_TREES == ("binomial", "knomial", "optimal")
     # The brute force sees every ordered tree: Catalan(n - 1) of them.
     assert [len(_ordered_trees(n)) for n in range(1, 9)] == [1, 1, 2, 5, 14, 42, 132, 429]
+
+
+def test_chapter_one_binomial_tree_in_logp_is_its_rounds():
+    # Chapter 1 compares the flat send with the binomial tree's ceil(log2 N) alpha, alpha = L + 2o.
+    # In LogP that is exact when max(g, o) <= 2o + L: every path of the tree through j-th children
+    # costs sum (j_i max(g, o) + 2o + L) with sum (j_i + 1) <= ceil(log2 N), at most log2 N x alpha,
+    # and the path of first children reaches it. ib_ndr: o = g = 0.5 us, L = alpha - 2o = 2 us.
+    ib = ccb.preset("ib_ndr")
+    wire = ib.alpha - 2 * ib.overhead
+    for n in (8, 64, 1024):
+        tree = logp_broadcast(n, wire, ib.overhead, ib.gap)
+        assert tree.time == pytest.approx(ccb.info_steps(n) * ib.alpha, rel=1e-12)
