@@ -491,24 +491,30 @@ def test_cli_main_in_process(capsys):
     # In-process, so coverage sees it: NCCL 1's README, 4 ranks, one size; several types and ops.
     assert main([str(DATA / "nccl1_titanx_all_reduce.txt"), "--alpha", "5e-6", "--beta", "12e9", "--ports", "1"]) == 0
     out = capsys.readouterr().out
-    assert "type/op" in out and "char/sum" in out and "fit: needs at least two" in out
+    assert "type/op" in out and "char/sum" in out
+    assert "fit: not possible: log: need at least two rows of different sizes" in out and "got 20 rows of 1 size" in out
 
 
 def test_cli_says_what_a_fit_cannot_tell_and_which_collectives_fit(capsys):
-    # nccl-tests#78's AllToAll: 2 sizes, both bandwidth-bound, no program name, no rank lines.
+    # nccl-tests#78's AllToAll: 2 sizes, both bandwidth-bound, no program name, no rank lines. Its
+    # 2019-2021 header has a redop column and the rows leave it blank: nccl-tests printed that for
+    # AllToAll only (AllReduce and ReduceScatter print their operator), so no --collective is needed.
     log = str(DATA / "issue78_v100_8node_alltoall.txt")
-    assert main([log, "--alpha", "1e-6", "--beta", "150e9"]) == 2
-    err = capsys.readouterr().err
-    # busbw/algbw = 0.51/0.52 is the (N-1)/N family; nccl-tests gives it to these five collectives.
-    offered = err.rsplit("one of ", 1)[1].strip().split(", ")
-    assert sorted(offered) == sorted(["scatter", "gather", "reduce_scatter", "all_gather", "all_to_all"])
-    assert main([log, "--alpha", "1e-6", "--beta", "150e9", "--collective", "all_to_all"]) == 0
+    assert main([log, "--alpha", "1e-6", "--beta", "150e9"]) == 0
     out = capsys.readouterr().out
-    assert "only 2 rows" in out and "alpha not resolved" in out
-    # A log with a latency regime gets neither note.
+    assert out.splitlines()[1].startswith("collective all_to_all, 64 ranks (count vs size)")
+    fit = next(line for line in out.splitlines() if line.startswith("fit"))
+    assert "beta = 0.5072 GB/s" in fit and "alpha" not in fit
+    assert "not determined: alpha: 2 sizes, and the line passes through them exactly" in out
+    # redop 'none' and root -1 with size = 8 x count x 4: AllGather or AllToAll, which rows cannot tell.
+    rows = str(CORPUS / "deepep303_h20_8gpu_alltoall_rows_excerpt.txt")
+    assert main([rows, "--alpha", "1e-6", "--beta", "150e9"]) == 2
+    offered = capsys.readouterr().err.rsplit("one of ", 1)[1].strip().split(", ")
+    assert sorted(offered) == ["all_gather", "all_to_all"]
+    # A log with a latency regime determines both.
     assert main([str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--alpha", "1e-6", "--beta", "450e9"]) == 0
     out = capsys.readouterr().out
-    assert "fit (ring" in out and "only 2 rows" not in out and "alpha not resolved" not in out
+    assert "fit (ring" in out and "alpha = " in out and "beta = " in out and "not determined" not in out
 
 
 @pytest.mark.parametrize(
@@ -861,7 +867,7 @@ REAL_MORE = {
         None,
         64,
         "count vs size",
-        None,
+        "all_to_all",
         2,
         (268435456, 1048576, "float", None, None),
         ("1041974", "0.52", "0.51"),
@@ -1241,7 +1247,7 @@ def _warned(text, fragment, **kwargs):
 
 def test_warning_two_ranks_on_one_gpu():
     same = _SYNTH.replace("device  1 [0x0a]", "device  0 [0x07]")
-    _warned(same, "ranks 0 and 1 run on the same GPU (node0 [0x07])")
+    _warned(same, "ranks 0 and 1 run on the same GPU (node0 device 0 [0x07])")
     assert not any("same GPU" in w for w in ccb.read_nccl_tests(_SYNTH).warnings)
 
 
@@ -1536,3 +1542,151 @@ def test_short_and_blank_lines_read_as_before_the_per_line_cut():
     rows = "1024 256 float sum 1.0 0.0 0.0 0e+00 1.0 0.0 0.0 0e+00"
     assert ccb.read_nccl_tests(f"{header}\n#(ms)\n{rows}").rows[0].time_s == pytest.approx(1e-3)
     assert ccb.read_nccl_tests(f"{header}\n#(us)\n{rows}").rows[0].time_s == pytest.approx(1e-6)
+
+
+# --------------------------------------------------------------------------- #42: number tokens, zero counts, rows outside a run
+# Each case is a published log with one line changed the way the outside fuzzer changed it.
+
+
+def _a3mega():
+    return (DATA / "a3mega_h100_2node_all_reduce.txt").read_text()
+
+
+def _row_line(text, size):
+    """The 0-based index and text of the row of ``size`` bytes (first half's busbw is token -6)."""
+    lines = text.splitlines()
+    index = next(i for i, line in enumerate(lines) if line.split()[:1] == [str(size)])
+    return lines, index
+
+
+def _with_token(text, size, position, token):
+    lines, i = _row_line(text, size)
+    tokens = lines[i].split()
+    tokens[position] = token
+    lines[i] = "   ".join(tokens)
+    return "\n".join(lines) + "\n", i + 1
+
+
+@pytest.mark.parametrize("footer", [True, False])
+def test_zero_with_a_huge_exponent_is_refused_naming_the_line(footer, capsys, tmp_path):
+    # '0e400' is a finite zero, but printed to the place 1e400: its rounding (which the footer's
+    # average and the busbw-factor interval use) overflowed 10.0 ** 400 in both places (#42).
+    text, line = _with_token(_a3mega(), 1048576, 7, "0e400")
+    if not footer:
+        text = "\n".join(x for x in text.splitlines() if "Avg bus bandwidth" not in x) + "\n"
+    with pytest.raises(ValueError, match=rf"^line {line}: column 'busbw': '0e400' is printed to a place of 1e400"):
+        ccb.read_nccl_tests(text)
+    path = tmp_path / "log.txt"
+    path.write_text(text)
+    assert main([str(path), "--preset", "h100_nvswitch"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"error: line {line}: column 'busbw'")
+
+
+@pytest.mark.parametrize("token", ["1e-320", "1e-310", "2e-308"])
+def test_subnormal_times_are_refused_naming_the_line(token, capsys, tmp_path):
+    # 1e-320 us was accepted, became 0.0 s after the unit conversion and the report divided by it;
+    # 1e-310 made the CLI name an internal parameter ("bytes_per_second must be finite").
+    text, line = _with_token(_a3mega(), 1048576, 5, token)
+    with pytest.raises(
+        ValueError, match=rf"^line {line}: column 'time': '{token}' is below the smallest normal double"
+    ):
+        ccb.read_nccl_tests(text)
+    path = tmp_path / "log.txt"
+    path.write_text(text)
+    assert main([str(path), "--preset", "h100_nvswitch"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: line {line}: column 'time'") and "bytes_per_second" not in err
+
+
+def test_a_normal_but_tiny_time_is_refused_before_any_division():
+    # 1e-300 us is a normal double; 8 GiB in 1e-306 s is 8.6e315 bytes/s, beyond any float.
+    text, line = _with_token(_a3mega(), 8589934592, 5, "1e-300")
+    with pytest.raises(ValueError, match=rf"^line {line}: time '1e-300' for a 8589934592-byte message implies"):
+        ccb.read_nccl_tests(text)
+    text, line = _with_token(_a3mega(), 8589934592, 7, "1e300")
+    with pytest.raises(ValueError, match=rf"^line {line}: busbw '1e300' GB/s is above"):
+        ccb.read_nccl_tests(text)
+
+
+def _issue232_with(line):
+    text = (CORPUS / "issue232_h100_2node_tree_all_reduce_excerpt.txt").read_text().splitlines()
+    return "\n".join(text[:2] + [line] + text[2:]) + "\n"
+
+
+@pytest.mark.parametrize(
+    "threads, note",
+    [
+        ("# nThread 1 nGpus 0 minBytes 2097152 maxBytes 17179869184", "starts 0 GPUs per process"),
+        ("# nThread 0 nGpus 1 minBytes 2097152 maxBytes 17179869184", "starts 0 GPUs per process"),
+        ("# nThread 1 nGpus 99999999999 minBytes 2097152 maxBytes 17179869184", "starts 99999999999 GPUs per process"),
+    ],
+)
+def test_thread_line_counts_outside_the_rank_range_are_not_used(threads, note):
+    # nccl-tests#232's run: "mpirun ... -np 2 ./all_reduce_perf ... -g 1" and busbw = algbw (c = 1,
+    # N = 2). A "# nThread" line giving 0 GPUs per process divided by zero (#42); one giving
+    # 99999999999 made N = 2e11, above MAX_RANKS, and outranked the rows.
+    log = ccb.read_nccl_tests(_issue232_with(threads))
+    assert (log.collective, log.n_ranks) == ("all_reduce", 2)
+    assert any(w.startswith("line 3: '# nThread") and note in w for w in log.warnings), log.warnings
+    run = ccb.nccl_tests.run_report(log, 1e-6, 50e9)
+    assert run.n_ranks == 2
+
+
+def test_nranks_zero_from_nccl_info_is_not_used():
+    text = _issue232_with("host:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 0 cudaDev 0 busId 1000 - Init COMPLETE")
+    log = ccb.read_nccl_tests(text)
+    assert log.n_ranks == 2 and any("NCCL INFO nranks 0 is outside 1 to" in w for w in log.warnings)
+
+
+def test_headerless_rows_after_a_footer_are_a_run_of_their_own():
+    # 31 headed rows of the A3 Mega log, then nccl-tests#214's five rows pasted under it without a
+    # header: the five vanished (#42). They are a second run; read_nccl_tests names their lines.
+    rows = [line for line in (CORPUS / "issue214_a40_2node_sendrecv_excerpt.txt").read_text().splitlines()]
+    bare = [line for line in rows if line.strip()[:1].isdigit()]
+    assert len(bare) == 5
+    text = _a3mega().rstrip("\n") + "\n\nand the other cluster:\n" + "\n".join(bare) + "\n"
+    runs = ccb.read_nccl_tests_runs(text)
+    assert [len(r.rows) for r in runs] == [31, 5]
+    assert runs[1].rows[0].size == 256 and runs[1].rows[-1].size == 4096
+    first = len(_a3mega().splitlines()) + 3
+    with pytest.raises(
+        ValueError, match=rf"^line {first}: 5 rows without a header after its footer \(lines {first}-{first + 4}\)"
+    ):
+        ccb.read_nccl_tests(text)
+
+
+def test_headerless_rows_before_a_headed_table_are_a_run_of_their_own():
+    # nccl-tests#232's five headed rows under ten headerless rows of Mooncake#3484 (#42: 10 + 5 came back as 5).
+    bare = (CORPUS / "mooncake3484_8gpu_all_reduce_rows_excerpt.txt").read_text()
+    headed = (CORPUS / "issue232_h100_2node_tree_all_reduce_excerpt.txt").read_text()
+    n_bare = len(ccb.read_nccl_tests(bare).rows)
+    runs = ccb.read_nccl_tests_runs(bare + "\n" + headed)
+    assert [len(r.rows) for r in runs] == [n_bare, 5]
+    assert runs[1].n_ranks == 2 and runs[1].rows[0].size == 2097152
+    with pytest.raises(ValueError, match=r"rows without a header before its header"):
+        ccb.read_nccl_tests(bare + "\n" + headed)
+
+
+def test_sendrecv_logs_are_fitted_with_one_round(capsys, tmp_path):
+    # nccl-tests#214 (sendrecv_perf on 2 x A40): fit_alpha_beta refused 'sendrecv' ("unknown
+    # primitive") and the CLI then printed "needs at least two non-empty rows of different sizes"
+    # for five distinct sizes (#42). A SendRecv is one message: one round, busbw factor 1.
+    log = ccb.read_nccl_tests((CORPUS / "issue214_a40_2node_sendrecv_excerpt.txt").read_text(), collective="sendrecv")
+    fit = ccb.fit_alpha_beta(log)
+    assert fit.steps == 1 and fit.points == 5
+    # The times fall from 34.24 to 30.74 us as the size grows: no slope, so no beta.
+    assert not fit.beta_determined
+    path = tmp_path / "sendrecv.txt"
+    path.write_text((CORPUS / "issue214_a40_2node_sendrecv_excerpt.txt").read_text())
+    assert main([str(path), "--preset", "pcie_gen4", "--collective", "sendrecv"]) == 0
+    out = capsys.readouterr().out
+    assert "fit (one round" in out and "needs at least two" not in out
+    assert "beta: the times do not grow with size" in out
+
+
+def test_each_fit_failure_says_its_own_reason(capsys):
+    # NCCL 1's README run: 20 rows, all of 1 size (5 types x 4 operators).
+    assert main([str(DATA / "nccl1_titanx_all_reduce.txt"), "--alpha", "5e-6", "--beta", "12e9"]) == 0
+    out = capsys.readouterr().out
+    assert "fit: not possible: log: need at least two rows of different sizes" in out and "got 20 rows of 1 size" in out

@@ -119,24 +119,32 @@ def format_text(run) -> str:
     emit("")
     for flag in notes:
         emit(flag_explanation(flag, run))
+    lines.extend(fit_lines(run))
+    return "\n".join(lines)
+
+
+def fit_lines(run) -> list[str]:
+    """The fit's lines of the text report: α and β where the rows determine them, else why not."""
     fit = run.fit
     if fit is None:
-        emit("fit: needs at least two non-empty rows of different sizes")
+        return [f"fit: not possible: {run.fit_error}"]
+    shown = []
+    if fit.alpha_determined:
+        shown.append(f"alpha = {fit.alpha * 1e6:.3g} us")
+    if fit.beta_determined:
+        shown.append(f"beta = {fit.beta / 1e9:.4g} GB/s")
+    head = (
+        f"fit (ring, {fit.steps} steps, least squares on relative error over {fit.points} rows): "
+        if fit.steps > 1
+        else f"fit (one round, least squares on relative error over {fit.points} rows): "
+    )
+    if shown:
+        out = [head + ", ".join(shown) + f" (rms relative error {100 * fit.rms_relative_error:.0f} %)"]
     else:
-        emit(
-            f"fit (ring, {fit.steps} steps, least squares on relative error over {fit.points} rows): "
-            f"alpha = {fit.alpha * 1e6:.3g} us, beta = {fit.beta / 1e9:.4g} GB/s "
-            f"(rms relative error {100 * fit.rms_relative_error:.0f} %)"
-        )
-        # A fit that nothing checks, or whose intercept was clipped, must not read like a measurement.
-        if fit.points < 3:
-            emit(f"  only {fit.points} rows: the line passes through them exactly, so the 0 % error checks nothing")
-        if fit.intercept_s == 0:
-            emit(
-                "  alpha not resolved: the fitted intercept was negative (the rows are bandwidth-bound); "
-                "a log with sizes of a few KiB gives alpha"
-            )
-    return "\n".join(lines)
+        out = [head + "neither alpha nor beta is determined by these rows"]
+    if fit.why_not:
+        out.append(f"  not determined: {fit.why_not}")
+    return out
 
 
 CSV_COLUMNS = (
@@ -239,11 +247,14 @@ def run_data(run) -> dict:
             "node_beta_Bps": run.node_beta,
             "node_ceiling_Bps": run.node_ceiling,
         },
-        "fit": None
+        "fit": {"error": run.fit_error}
         if fit is None
         else {
-            "alpha_s": _plain(fit.alpha),
-            "beta_Bps": _plain(fit.beta),
+            "alpha_s": _plain(fit.alpha) if fit.alpha_determined else None,
+            "beta_Bps": _plain(fit.beta) if fit.beta_determined else None,
+            "alpha_determined": fit.alpha_determined,
+            "beta_determined": fit.beta_determined,
+            "not_determined": fit.why_not or None,
             "steps": fit.steps,
             "rms_relative_error": fit.rms_relative_error,
             "points": fit.points,

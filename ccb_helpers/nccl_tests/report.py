@@ -19,7 +19,7 @@ from .ceilings import (
     node_cut_ceiling,
     node_volume_coefficient,
 )
-from .records import _EXAMPLE, _log_context  # noqa: F401  (_EXAMPLE: doctests)
+from .records import _EXAMPLE, _log_context, ratio  # noqa: F401  (_EXAMPLE: doctests)
 
 
 def _nbsp(text: str) -> str:
@@ -41,9 +41,9 @@ def _node_context(log, n, n_nodes, node_beta, rail_beta=None):
     return n_nodes, network_per_node(n, n_nodes, node_beta, rail_beta)
 
 
-def _judge(busbw, time, bound_time, ports_beta, node_ceiling):
+def _judge(busbw, time, bound_time, ports_beta, node_ceiling, what="a row"):
     """``(efficiency, flag)`` of one measured half: efficiency ≤ 1, or a flag saying which ceiling it passes."""
-    efficiency = bound_time / time
+    efficiency = ratio(bound_time, time, what)
     if efficiency <= 1.0 + 1e-9:
         return efficiency, None
     if busbw > ports_beta:
@@ -149,14 +149,15 @@ def nccl_tests_report(
         if row.size == 0:
             continue
         ceiling = _busbw_ceiling(primitive, n, row.size, alpha, beta, ports, latency_ports)
-        t_beta = coefficient * row.size / (ports * beta)
-        t_node = node_coefficient * row.size / node_beta if node_coefficient else 0.0
+        t_beta = ratio(coefficient * row.size, ports * beta, "ports * beta")
+        t_node = ratio(node_coefficient * row.size, node_beta, "node_beta") if node_coefficient else 0.0
         if node_ceiling is not None:
             ceiling = min(ceiling, node_ceiling)
         bound_time = max(t_alpha, t_beta, t_node)
         regime = "latency" if t_alpha >= max(t_beta, t_node) else ("network" if t_node > t_beta else "bandwidth")
-        busbw = coefficient * row.size / row.time_s
-        efficiency, flag = _judge(busbw, row.time_s, bound_time, ports * beta, node_ceiling)
+        what = f"the row of {row.size} bytes at line {row.line} (time {row.time_s:g} s)"
+        busbw = ratio(coefficient * row.size, row.time_s, what)
+        efficiency, flag = _judge(busbw, row.time_s, bound_time, ports * beta, node_ceiling, what)
         value = {
             "size": row.size,
             "busbw": busbw,
@@ -176,8 +177,9 @@ def nccl_tests_report(
             "root": row.root if row.root is not None and row.root >= 0 else None,
         }  # nccl-tests' -1: no root
         if row.time_s_inplace:
-            busbw_in = coefficient * row.size / row.time_s_inplace
-            efficiency_in, flag_in = _judge(busbw_in, row.time_s_inplace, bound_time, ports * beta, node_ceiling)
+            what = f"the in-place half of the row at line {row.line} (time {row.time_s_inplace:g} s)"
+            busbw_in = ratio(coefficient * row.size, row.time_s_inplace, what)
+            efficiency_in, flag_in = _judge(busbw_in, row.time_s_inplace, bound_time, ports * beta, node_ceiling, what)
             value.update(
                 busbw_inplace=busbw_in,
                 efficiency_inplace=efficiency_in,
@@ -228,11 +230,13 @@ class RunReport:
     table : Table
         :func:`nccl_tests_report` of the log.
     fit : AlphaBeta or None
-        α and β fitted to the measured times (``None`` with fewer than two sizes).
+        α and β fitted to the measured times (``None`` when they cannot be: ``fit_error`` says why).
     n_nodes : int
         Nodes of the network cut (1: none).
     node_beta : float or None
         Network bandwidth per node per direction (bytes/s) of the cut.
+    fit_error : str or None
+        Why the times could not be fitted (``None`` when ``fit`` is set).
     """
 
     log: object
@@ -247,6 +251,7 @@ class RunReport:
     fit: object
     n_nodes: int = 1
     node_beta: float | None = None
+    fit_error: str | None = None
 
     @property
     def node_ceiling(self) -> float | None:
@@ -276,7 +281,7 @@ def run_report(
     >>> run.n_ranks, run.collective, len(run.table.values), run.node_ceiling
     (2, 'all_reduce', 2, None)
     """
-    from .fit import _fit_or_none
+    from .fit import _fit_or_error
 
     table = nccl_tests_report(
         log,
@@ -293,6 +298,7 @@ def run_report(
     _, n, primitive = _log_context(log, n_ranks, collective)
     k, per_node = _node_context(log, n, n_nodes, node_beta, rail_beta)
     latency_ports = ports if latency_ports is None else latency_ports
+    fit, fit_error = _fit_or_error(log, n, primitive)
     return RunReport(
         log,
         n,
@@ -303,9 +309,10 @@ def run_report(
         int(latency_ports),
         label,
         table,
-        _fit_or_none(log, n, primitive),
+        fit,
         k,
         per_node,
+        fit_error,
     )
 
 
@@ -342,7 +349,7 @@ def compare_runs(before: RunReport, after: RunReport) -> list[dict]:
                 "root": value["root"],
                 "busbw_before": value["busbw"],
                 "busbw_after": other["busbw"],
-                "change": other["busbw"] / value["busbw"] - 1.0,
+                "change": ratio(other["busbw"], value["busbw"], f"the busbw before at {value['size']} bytes") - 1.0,
                 "efficiency_before": value["efficiency"],
                 "flag_before": value["flag"],
                 "efficiency_after": other["efficiency"],
