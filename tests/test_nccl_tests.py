@@ -1039,7 +1039,15 @@ def _read_more(name, **kwargs):
 
 def test_corpus_has_its_sources():
     files = {p.name for p in CORPUS.glob("*.txt")}
-    assert files == set(REAL_MORE) | {"rccl_mi325x_egrep_rows_1_2_4_8_nodes.txt"} and len(files) >= 20
+    round4 = {
+        "rccl929_mi250x_16rank_mpich_all_reduce_2021_format_excerpt.txt",
+        "rccl930_mi250x_16rank_mpich_all_gather_2021_format_excerpt.txt",
+        "issue37_v100_8gpu_all_gather_error_column_2020.txt",
+        "nccl583_a100_8rank_bus_0x00_rank_lines_excerpt.txt",
+        "issue107_two_single_rank_processes_excerpt.txt",
+        "neuron_nccom_test_allr_doc.txt",
+    }  # read by the "#41" tests below
+    assert files == set(REAL_MORE) | {"rccl_mi325x_egrep_rows_1_2_4_8_nodes.txt"} | round4 and len(files) >= 20
     sources = (CORPUS / "SOURCES").read_text()
     assert all(name in sources for name in files)
 
@@ -1690,3 +1698,171 @@ def test_each_fit_failure_says_its_own_reason(capsys):
     assert main([str(DATA / "nccl1_titanx_all_reduce.txt"), "--alpha", "5e-6", "--beta", "12e9"]) == 0
     out = capsys.readouterr().out
     assert "fit: not possible: log: need at least two rows of different sizes" in out and "got 20 rows of 1 size" in out
+
+
+# --------------------------------------------------------------------------- #41: what real logs showed wrong
+
+
+def _corpus(name):
+    return (CORPUS / name).read_text()
+
+
+@pytest.mark.parametrize(
+    "name, collective",
+    [
+        ("rccl929_mi250x_16rank_mpich_all_reduce_2021_format_excerpt.txt", "all_reduce"),
+        ("rccl930_mi250x_16rank_mpich_all_gather_2021_format_excerpt.txt", "all_gather"),
+    ],
+)
+def test_launchers_with_a_suffix_start_their_process_count(name, collective, capsys):
+    # "mpirun.mpich -np 16 ... -g 1" (ROCm/rccl#929, #930): the suffix hid the launcher, so the
+    # line read as one process, N = 1, and the true --ranks 16 was refused as a contradiction.
+    log = ccb.read_nccl_tests(_corpus(name))
+    assert (log.collective, log.n_ranks, log.n_ranks_source) == (collective, 16, "command line")
+    assert main([str(CORPUS / name), "--preset", "mi300x_xgmi", "--ranks", "16"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        ("mpirun.openmpi -np 8 ./build/all_reduce_perf -g 1", (8, 1, 1)),
+        ("/usr/bin/mpirun.openmpi --allow-run-as-root -np 4 ./all_reduce_perf -g 2", (4, 1, 2)),
+        ("mpiexec.hydra -n 16 -ppn 8 ./all_reduce_perf -g 1", (16, 1, 1)),
+        ("mpiexec.hydra -ppn 8 -hosts a,b ./all_reduce_perf -g 1", (16, 1, 1)),
+        ("srun -N 2 --ntasks-per-node=8 ./all_reduce_perf -g 1", (16, 1, 1)),
+        ("user@host:~/nccl-tests$ ./build/all_reduce_perf -b 8 -g 8", (1, 1, 8)),
+        ("NCCL_DEBUG=INFO numactl --interleave=all ./build/all_reduce_perf -g 4", (1, 1, 4)),
+        ("ibrun ./build/all_reduce_perf -g 1", None),  # TACC's launcher: its count is the allocation's
+        ("charmrun +p4 ./build/all_reduce_perf -g 1", None),
+    ],
+)
+def test_command_lines_by_hand(line, expected):
+    from ccb_helpers.nccl_tests.command import _PROGRAM_TOKEN_RE, command_ranks
+
+    assert command_ranks(line, _PROGRAM_TOKEN_RE.search(line).start(1)) == expected
+
+
+def test_an_unknown_launcher_does_not_win_over_the_rows():
+    # nccl-tests#232's two ranks run by a launcher the reader does not know: the line is no evidence,
+    # and busbw = algbw (c = 2(N-1)/N = 1) gives N = 2. Before: one process, N = 1.
+    text = _corpus("issue232_h100_2node_tree_all_reduce_excerpt.txt").replace("$ mpirun ", "$ ibrun ", 1)
+    log = ccb.read_nccl_tests(text)
+    assert (log.n_ranks, log.n_ranks_source) == (2, "busbw factor")
+
+
+def test_old_pci_bus_byte_shared_by_several_gpus_is_not_one_gpu():
+    # NVIDIA/nccl#583: eight A100 on one host, each rank line "[0x00]" (the bus byte only): devices
+    # 0..7 are eight GPUs. Two ranks on one host with the same bus byte *and* device are one GPU.
+    from ccb_helpers.nccl_tests.checks import _same_gpu
+    from ccb_helpers.nccl_tests.formats import _RANK_RE
+
+    ranks = []
+    for number, line in enumerate(_corpus("nccl583_a100_8rank_bus_0x00_rank_lines_excerpt.txt").splitlines(), 1):
+        if m := _RANK_RE.match(line.strip()):
+            ranks.append((int(m.group(1)), m.group(2), m.group(3), m.group(4), m.group(5), number))
+    assert len(ranks) == 8 and {r[3] for r in ranks} == {"0x00"}
+    assert _same_gpu(ranks) is None
+    assert _same_gpu(ranks + [(8, "AI-A100-Beethoven01", "3", "0x00", "A100", 99)]) == (
+        3,
+        8,
+        "AI-A100-Beethoven01 device 3 [0x00]",
+    )
+
+
+def test_error_column_of_2020_is_checked_against_nccl_tests_own_limit():
+    # nccl-tests#37: all_gather_perf -g 8, error 1e+00 in both halves; nccl-tests' limit for float
+    # is DeltaMaxValue(float) x (N-1) = 1e-5 x 7 = 7e-05 (src/common.cu of 2019-2021).
+    log = ccb.read_nccl_tests(_corpus("issue37_v100_8gpu_all_gather_error_column_2020.txt"))
+    assert (log.collective, log.n_ranks) == ("all_gather", 8)
+    failed = [w for w in log.warnings if "DeltaMaxValue(float) x (N-1) = 7e-05" in w]
+    assert len(failed) == 1 and "2 results (in-place and out-of-place)" in failed[0]
+    # An AllToAll's in-place column of that era is not checked (nccl-tests did not check it either).
+    assert not any("DeltaMaxValue" in w for w in ccb.read_published_log("issue78_v100_8node_alltoall").warnings)
+
+
+def test_two_processes_that_each_ran_alone_get_the_one_rank_message():
+    # nccl-tests#107 (and #329): two single-rank processes, "Rank 0" twice, the header printed twice.
+    with pytest.raises(ValueError, match=r"every process ran alone \(its rank lines all say rank 0\).*make MPI=1"):
+        ccb.read_nccl_tests(_corpus("issue107_two_single_rank_processes_excerpt.txt"))
+
+
+def test_elided_rank_lines_do_not_count_hosts(capsys):
+    # CoreWeave's "2 Racks" GB200 run: 128 ranks, one rank line (rank 143, from another run). It was
+    # reported "on 1 host", and --node-beta then applied no network cut, silently.
+    path = CORPUS / "coreweave_gb200_2rack_all_reduce.txt"
+    log = ccb.read_nccl_tests(path.read_text())
+    assert log.n_ranks == 128 and log.n_hosts is None and not log.hosts_complete
+    assert any("the node count is not known from the log" in w for w in log.warnings)
+    assert main([str(path), "--preset", "b200_nvlink5", "--node-beta", "400e9"]) == 2
+    assert "pass n_nodes (--nodes)" in capsys.readouterr().err
+    assert main([str(path), "--preset", "b200_nvlink5", "--node-beta", "400e9", "--nodes", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "network cut: 2 nodes" in out and " host" not in out.splitlines()[1]
+
+
+def test_the_redop_column_narrows_the_collective():
+    # rccl#929's table without its command line: a 'redop' column (no root) holding 'sum' is
+    # AllReduce or ReduceScatter (AllToAll leaves it blank, AllGather has none); count vs size = 1
+    # rules out ReduceScatter.
+    rows = _corpus("rccl929_mi250x_16rank_mpich_all_reduce_2021_format_excerpt.txt").split("\n", 1)[1]
+    log = ccb.read_nccl_tests(rows)
+    assert log.collective == "all_reduce"
+    with pytest.raises(ValueError, match=r"collective='all_gather' contradicts the log"):
+        ccb.read_nccl_tests(rows, collective="all_gather")
+    from ccb_helpers.nccl_tests.evidence import Evidence
+
+    evidence = Evidence(rows=log.rows, header_columns=("size", "count", "type", "redop", "time"), header_printed=True)
+    assert "its header's columns (size type redop …) are those nccl-tests printed for all_reduce" in (
+        evidence._columns_contradiction("all_gather")
+    )
+    assert evidence.contradiction("all_to_all", None) == "its rows have redop 'sum', and all_to_all does not reduce"
+    # rccl#930's AllGather table without its command line: "size count type" is AllGather's (or
+    # SendRecv's) header, and size = 16 x count x 4.
+    rows = _corpus("rccl930_mi250x_16rank_mpich_all_gather_2021_format_excerpt.txt").split("\n", 1)[1]
+    log = ccb.read_nccl_tests(rows)
+    assert (log.collective, log.n_ranks, log.n_ranks_source) == ("all_gather", 16, "count vs size")
+
+
+def test_alpha_is_not_printed_from_bandwidth_bound_rows(capsys):
+    # The A3 Mega log's rows of 1 GiB and more are bandwidth-bound: an intercept fitted to them is
+    # an extrapolation, not a latency.
+    log = ccb.read_published_log("a3mega_h100_2node_all_reduce")
+    fit = ccb.fit_alpha_beta(log, min_size=2**30)
+    assert fit.points == 4 and not fit.alpha_determined and fit.beta_determined
+    full = ccb.fit_alpha_beta(log)
+    assert full.alpha_determined and full.beta_determined
+
+
+def test_topo_m_with_topo_p2p_pasted_after_it(tmp_path):
+    # aikitoria/open-gpu-kernel-modules#13: "nvidia-smi topo -m" then "nvidia-smi topo -p2p p":
+    # the second matrix repeated GPU0 .. GPU4 ("row GPU0 appears twice").
+    text = (Path(__file__).parent / "data" / "nvidia_smi" / "rtx5060ti_topo_m_then_p2p_p.txt").read_text()
+    topology = ccb.parse_nvidia_smi_topo(text)
+    assert (topology.n, topology.switched) == (5, True)
+
+
+def test_nccom_test_output_is_named():
+    with pytest.raises(ValueError, match=r"^line 2: this is AWS Neuron's nccom-test output .*not nccl-tests output"):
+        ccb.read_nccl_tests(_corpus("neuron_nccom_test_allr_doc.txt"))
+
+
+def test_wrong_column_whose_hash_was_lost():
+    text = ccb.published_log_text("a3mega_h100_2node_all_reduce")
+    assert "#wrong" in text
+    lost = ccb.read_nccl_tests(text.replace("#wrong", "wrong"))
+    assert lost.rows == ccb.read_nccl_tests(text).rows and lost.check_column == "#wrong"
+
+
+def test_busbw_over_algbw_narrows_the_factor_only_where_its_convention_is_known():
+    from ccb_helpers.nccl_tests.evidence import Evidence
+
+    # DGX-2 AllGather of 2019: busbw = algbw (the old convention), so the ratio (1) is not c(N).
+    old = Evidence(rows=ccb.read_published_log("dgx2_v100_all_gather").rows)
+    assert old.interval_for("all_gather")[:2] == old.factor_interval()[:2]
+    assert ccb.read_published_log("dgx2_v100_all_gather").n_ranks == 12
+    # A3 Mega AllReduce: both intervals hold 2 x 15/16 = 1.875; the narrowed one is inside the other.
+    new = Evidence(rows=ccb.read_published_log("a3mega_h100_2node_all_reduce").rows)
+    lo, hi, _ = new.factor_interval()
+    nlo, nhi, _ = new.interval_for("all_reduce")
+    assert lo <= nlo <= 1.875 <= nhi <= hi

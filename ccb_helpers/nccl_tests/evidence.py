@@ -108,6 +108,35 @@ class Evidence:
                 used += 1
         return (lo, hi, used) if used else None
 
+    def algbw_interval(self):
+        """``(lo, hi)`` of busbw / algbw over every row and half (each to its printed rounding), or ``None``.
+
+        nccl-tests prints busbw = c(N) algbw, except AllGather and ReduceScatter before June 2020
+        (busbw = algbw, both ``(N-1)/N`` size / time): :meth:`interval_for` uses this ratio only
+        where the convention is known.
+        """
+        lo, hi, used = 0.0, math.inf, 0
+        for row in self.rows:
+            for _, algbw, busbw in row.printed:
+                if algbw.value - algbw.half_ulp <= 0 or busbw.value - busbw.half_ulp <= 0:
+                    continue
+                lo = max(lo, (busbw.value - busbw.half_ulp) / (algbw.value + algbw.half_ulp) * (1 - _SLACK))
+                hi = min(hi, (busbw.value + busbw.half_ulp) / (algbw.value - algbw.half_ulp) * (1 + _SLACK))
+                used += 1
+        return (lo, hi) if used else None
+
+    def interval_for(self, collective: str):
+        """The factor interval of :meth:`factor_interval`, narrowed by busbw / algbw where that ratio is
+        ``c(N)`` for ``collective`` (not for the split collectives of the pre-2020 convention, where it is 1)."""
+        interval = self.factor_interval()
+        if interval is None:
+            return None
+        lo, hi, used = interval
+        ratio = self.algbw_interval()
+        if ratio is not None and (collective not in _SPLIT or ratio[1] < 1.0):
+            lo, hi = max(lo, ratio[0]), min(hi, ratio[1])
+        return lo, hi, used
+
     def size_ratio(self) -> int | None | bool:
         """size / (count × type size), the same on every row; ``None`` if no row tells, ``False``
         if the rows disagree (several runs in one table)."""
@@ -161,6 +190,14 @@ class Evidence:
             lo, hi, _ = interval
             if lo > hi:
                 return None  # the rows contradict each other: no test (a warning says so)
+            narrowed = self.interval_for(collective)
+            if narrowed[0] > narrowed[1]:
+                ratio = self.algbw_interval()
+                return (
+                    f"busbw / algbw = {_interval_text(*ratio)} and busbw × time / size = {_interval_text(lo, hi)} "
+                    f"on its rows: {collective} prints busbw = c(N) algbw, one number for both"
+                )
+            lo, hi = narrowed[0], narrowed[1]
             if n is not None:
                 c = busbw_factor(collective, n)
                 if not lo * (1 - _SLACK) <= c <= hi * (1 + _SLACK):
@@ -216,7 +253,7 @@ class Evidence:
         ratio = self.size_ratio()
         if ratio and collective in _SPLIT and ratio >= 2:
             return ratio, "count vs size"
-        interval = self.factor_interval()
+        interval = self.interval_for(collective)
         if interval is not None and interval[0] <= interval[1]:
             span = _n_range(collective, interval[0], interval[1])
             if span is not None and span[1] is not None and span[0] == span[1]:

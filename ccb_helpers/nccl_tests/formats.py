@@ -46,6 +46,8 @@ _PROGRAM_RE = re.compile(
     r"(?<![A-Za-z0-9_])(all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|gather|scatter|sendrecv|hypercube)"
     r"_(?:perf|test)(?:_mpi)?(?![A-Za-z0-9_])"
 )
+#: AWS Neuron's nccom-test prints a table much like nccl-tests' with units in its column names.
+_NCCOM_RE = re.compile(r"\bsize\(B\)\s+count\(elems\)|\bbusbw\(GB/s\)")
 _STARTING_RE = re.compile(r"#?\s*Collective test starting:\s*(\S+)")
 _NCCL_VERSION_RE = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
 _RCCL_VERSION_RE = re.compile(r"^RCCL version\s*:\s*(\d+\.\d+\.\d+)")
@@ -92,6 +94,7 @@ _HALF_COLUMNS = {
     "algbw": ("algbw", "float"),
     "busbw": ("busbw", "float"),
     "#wrong": ("wrong", "check"),
+    "wrong": ("wrong", "check"),  # "#wrong" whose "#" a Markdown renderer or a copy lost
     "error": ("wrong", "check"),
     "res": ("wrong", "check"),
     "copybw": (None, "float"),
@@ -198,7 +201,7 @@ def _parse_header(tokens: list[str], lineno: int, text: str) -> tuple[list[_Colu
         elif token in _HALF_COLUMNS and half >= 0:
             f, kind = _HALF_COLUMNS[token]
             if kind == "check":
-                check = token
+                check = "#wrong" if token == "wrong" else token
             columns.append(_Column(token, f, kind, half))
         elif token == "timestamp":
             columns.append(_Column(token, None, "timestamp", None))

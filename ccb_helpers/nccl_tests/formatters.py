@@ -69,7 +69,12 @@ def format_text(run) -> str:
     lines: list[str] = []
     emit = lines.append
     first = log.rows[0]
-    hosts = f" on {len(log.hosts)} host{'s' if len(log.hosts) > 1 else ''}" if log.hosts else ""
+    if log.n_hosts:
+        hosts = f" on {log.n_hosts} host{'s' if log.n_hosts > 1 else ''}"
+    elif log.hosts:
+        hosts = f" (the rank lines list {len(log.devices)} of them)"
+    else:
+        hosts = ""
     source = f" ({log.n_ranks_source})" if log.n_ranks_source not in (None, "rank lines") else ""
     emit(
         f"collective {primitive}, {n} ranks{source}{hosts}, {len(log.rows)} rows"
@@ -80,12 +85,20 @@ def format_text(run) -> str:
         f"bound: {run.label}; alpha = {run.alpha * 1e6:.4g} us, beta = {run.beta / 1e9:.4g} GB/s, ports = {run.ports}"
         f"{f' (latency bound with {run.latency_ports} ports)' if run.latency_ports != run.ports else ''}"
     )
-    emit(f"endpoint busbw ceiling p*beta = {run.ports * run.beta / 1e9:.4g} GB/s")
+    if run.endpoint_ceiling and run.endpoint_ceiling > run.ports * run.beta * (1 + 1e-12):
+        emit(
+            f"endpoint busbw ceiling p*beta + node network / r = {run.ports * run.beta / 1e9:.4g} + "
+            f"{(run.endpoint_ceiling - run.ports * run.beta) / 1e9:.4g} = {run.endpoint_ceiling / 1e9:.4g} GB/s"
+        )
+    else:
+        emit(f"endpoint busbw ceiling p*beta = {run.ports * run.beta / 1e9:.4g} GB/s")
     if run.node_ceiling is not None:
         emit(
             f"network cut: {run.n_nodes} nodes x {run.node_beta / 1e9:.4g} GB/s -> busbw ceiling "
             f"{run.node_ceiling / 1e9:.4g} GB/s"
         )
+    elif run.node_beta is not None:
+        emit("network: one node, so no data crosses the network (no network cut)")
     elif log.n_hosts and log.n_hosts > 1:
         emit(
             f"note: the ranks run on {log.n_hosts} hosts; pass --node-beta BPS (network bandwidth per node), "

@@ -45,6 +45,7 @@ from .formats import (
     _FOOTER_AVG_RE,
     _FOOTER_OOB_RE,
     _INT_RE,
+    _NCCOM_RE,
     _NCCL_VERSION_RE,
     _PROGRAM_RE,
     _PROGRAMS,
@@ -228,7 +229,21 @@ def read_nccl_tests(text, collective=None, n_ranks=None, force=False) -> NcclTes
     """
     text, collective, n_ranks, force = _check_args(text, collective, n_ranks, force)
     lines = text.splitlines()
+    _refuse_other_tools(text, lines)
     return _text_errors(lambda: _read(lines, 0, len(lines), collective, n_ranks, force, None))
+
+
+def _refuse_other_tools(text: str, lines) -> None:
+    """Refuse, naming it, the output of a tool whose table looks like nccl-tests' but is not."""
+    if "(GB/s)" not in text and "count(elems)" not in text:  # C-level scans first
+        return
+    found = next((i for i, line in enumerate(lines) if _NCCOM_RE.search(line)), None)
+    if found is None or any(_header_tokens(line.strip().lstrip("# ")) for line in lines if "busbw" in line):
+        return
+    raise ValueError(
+        f"line {found + 1}: this is AWS Neuron's nccom-test output (columns size(B) count(elems) … busbw(GB/s)), "
+        f"not nccl-tests output: the reader reads the tables of nccl-tests and rccl-tests: {_quote(lines[found])}"
+    )
 
 
 def _text_errors(read):
@@ -293,6 +308,7 @@ def read_nccl_tests_runs(text, collective=None, n_ranks=None, force=False) -> tu
     """
     text, collective, n_ranks, force = _check_args(text, collective, n_ranks, force)
     lines = text.splitlines()
+    _refuse_other_tools(text, lines)
     starts = run_starts(lines)
     versions = set(_NCCL_VERSION_RE.findall(text))
     default_version = versions.pop() if len(versions) == 1 else None
@@ -428,6 +444,14 @@ def _read(lines, start, end, collective, n_ranks, force, default_version) -> Ncc
     elif info["outside"]:
         _refuse_rows_outside(info["outside"], table)
     if not table.rows:
+        alone = len(ranks) > 1 and {r[0] for r in ranks} == {0}
+        if alone or nccl.nranks == {1}:
+            raise ValueError(
+                f"line {table.header_line}: the result table has a header but no rows, and every process ran alone "
+                f"({'its rank lines all say rank 0' if alone else 'NCCL INFO says nranks 1'}): one GPU measures no "
+                "communication (if mpirun started several processes, nccl-tests was built without MPI=1; rebuild "
+                "with 'make MPI=1')"
+            )
         raise ValueError(f"line {table.header_line}: the result table has a header but no rows (truncated?)")
 
     rank_indices = tuple(r[0] for r in ranks if r[0] <= MAX_RANKS)

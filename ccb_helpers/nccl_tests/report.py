@@ -250,6 +250,9 @@ class RunReport:
         Network bandwidth per node per direction (bytes/s) of the cut.
     fit_error : str or None
         Why the times could not be fitted (``None`` when ``fit`` is set).
+    endpoint_ceiling : float or None
+        The endpoint term of the bound (bytes/s): ``ports * beta``, plus each GPU's share of its
+        node's network on several nodes (:func:`two_level_ceiling_terms`).
     """
 
     log: object
@@ -265,6 +268,7 @@ class RunReport:
     n_nodes: int = 1
     node_beta: float | None = None
     fit_error: str | None = None
+    endpoint_ceiling: float | None = None
 
     @property
     def node_ceiling(self) -> float | None:
@@ -314,6 +318,9 @@ def run_report(
     k, per_node = _node_context(log, n, n_nodes, node_beta, rail_beta)
     latency_ports = ports if latency_ports is None else latency_ports
     fit, fit_error = _fit_or_error(log, n, primitive)
+    endpoint = float(ports * beta)
+    if per_node is not None and k > 1 and not nic_shares_link:
+        endpoint += nic_share(n, k, per_node)
     return RunReport(
         log,
         n,
@@ -328,6 +335,7 @@ def run_report(
         k,
         per_node,
         fit_error,
+        endpoint,
     )
 
 

@@ -77,7 +77,8 @@ def parse_nvidia_smi_topo(text, name=None, nvswitch="auto", pcie_links=1, level_
         No GPU header, fewer than 2 GPUs, a missing, repeated, truncated or malformed GPU row, an
         unknown cell, an asymmetric matrix, or ``rocm-smi`` output (read that with
         :func:`parse_rocm_smi_topo`); a message about a row names its line number and text.
-        Terminal escape sequences (recent drivers underline the header) are ignored.
+        Terminal escape sequences (recent drivers underline the header) are ignored, and so is what
+        follows the matrix's legend or a second header (``nvidia-smi topo -p2p r`` pasted after it).
 
     Examples
     --------
@@ -154,6 +155,8 @@ def _parse_nvidia_smi_topo(text, name, nvswitch, pcie_links=1, level_links=None)
     rows = {}  # GPU index -> (line number, the line, its GPU cells)
     for number, line in enumerate(lines[header_at + 1 :], start=header_at + 2):
         tokens = line.split()
+        if tokens and (tokens[0].startswith("Legend") or (tokens[0] == "GPU0" and tokens[1:2] != ["X"])):
+            break  # the matrix ends at its legend, or where another printout (topo -p2p …) begins
         if tokens and _GPU.match(tokens[0]):
             i = _gpu_index(tokens[0], f"line {number}")
             where = f"line {number} ({line.strip()[:80]!r})"
