@@ -1816,7 +1816,10 @@ def test_the_redop_column_narrows_the_collective():
     assert "its header's columns (size type redop …) are those nccl-tests printed for all_reduce" in (
         evidence._columns_contradiction("all_gather")
     )
-    assert evidence.contradiction("all_to_all", None) == "its rows have redop 'sum', and all_to_all does not reduce"
+    assert "are those nccl-tests printed for all_reduce, reduce_scatter, all_to_all" in evidence._columns_contradiction(
+        "broadcast"
+    )
+    assert evidence._columns_contradiction("all_to_all") == "its rows have redop 'sum', and all_to_all does not reduce"
     # rccl#930's AllGather table without its command line: "size count type" is AllGather's (or
     # SendRecv's) header, and size = 16 x count x 4.
     rows = _corpus("rccl930_mi250x_16rank_mpich_all_gather_2021_format_excerpt.txt").split("\n", 1)[1]
