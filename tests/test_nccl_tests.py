@@ -1046,6 +1046,7 @@ def test_corpus_has_its_sources():
         "nccl583_a100_8rank_bus_0x00_rank_lines_excerpt.txt",
         "issue107_two_single_rank_processes_excerpt.txt",
         "neuron_nccom_test_allr_doc.txt",
+        "nccl_info_lines_excerpts.txt",
     }  # read by the "#41" tests below
     assert files == set(REAL_MORE) | {"rccl_mi325x_egrep_rows_1_2_4_8_nodes.txt"} | round4 and len(files) >= 20
     sources = (CORPUS / "SOURCES").read_text()
@@ -1869,3 +1870,148 @@ def test_busbw_over_algbw_narrows_the_factor_only_where_its_convention_is_known(
     lo, hi, _ = new.factor_interval()
     nlo, nhi, _ = new.interval_for("all_reduce")
     assert lo <= nlo <= 1.875 <= nhi <= hi
+
+
+# --------------------------------------------------------------------------- #41: what a practitioner builds on
+
+
+SMI_DATA = Path(__file__).parent / "data" / "nvidia_smi"
+
+
+def test_preset_auto_from_the_devices_and_a_warning_when_a_preset_contradicts_them(capsys):
+    assert main([str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--preset", "auto"]) == 0
+    out = capsys.readouterr().out
+    assert "preset h100_nvswitch chosen from the devices the rank lines name (NVIDIA H100 80GB HBM3)" in out
+    assert main([str(CORPUS / "rccl_mi300x_1node_all_reduce.txt"), "--preset", "auto"]) == 0
+    assert "bound: preset mi300x_xgmi" in capsys.readouterr().out
+    # An A100 log held against an MI355X preset: said, not silently bounded by other links.
+    assert (
+        main([str(DATA / "oke_a100_2node_all_reduce.txt"), "--preset", "mi355x_xgmi", "--collective", "all_reduce"])
+        == 0
+    )
+    assert "--preset mi355x_xgmi is not the hardware the log names (NVIDIA A100-SXM4-40GB: preset a100_nvlink)" in (
+        capsys.readouterr().out
+    )
+    # T4 (PCIe Gen3) has no preset; a log without device names has nothing to choose from.
+    assert main([str(DATA / "eks_efa_t4_2node_all_reduce.txt"), "--preset", "auto", "--collective", "all_reduce"]) == 2
+    assert "--preset auto: a PCIe Gen3 card, no preset" in capsys.readouterr().err
+    assert main([str(CORPUS / "deepep303_h20_8gpu_all_reduce_rows_excerpt.txt"), "--preset", "auto"]) == 2
+    assert "the log names no devices" in capsys.readouterr().err
+
+
+def test_nccl_info_lines_read_from_real_logs():
+    from ccb_helpers.nccl_tests.nccl_info import NcclInfo, in_network_from_info, network_kind, read_info_line
+
+    blocks = (CORPUS / "nccl_info_lines_excerpts.txt").read_text().split("# https://github.com/NVIDIA/nccl/issues/")[1:]
+    infos = {}
+    for block in blocks:
+        info = NcclInfo()
+        for number, line in enumerate(block.splitlines()[1:], start=2):
+            read_info_line(line, number, info)
+        infos[block.split()[0]] = info
+    assert (infos["1357"].nranks, infos["1357"].nodes, infos["1357"].local_ranks, infos["1357"].nvls) == (
+        {16},
+        {2},
+        {8},
+        True,
+    )
+    assert (infos["1814"].nranks, infos["1814"].nvls, infos["1814"].collnet) == ({64}, True, False)
+    assert (infos["1706"].nvls, infos["1706"].collnet) == (False, True)
+    assert network_kind(infos["1291"]) == "InfiniBand" and infos["1291"].nics == ("[0]mlx5_2:1/IB/SHARP",)
+    assert infos["1453"].nvls and "NET/IBext_v8" in infos["1453"].transports
+    assert network_kind(ccb.read_published_log("eks_efa_t4_2node_all_reduce").nccl) == "EFA"
+    # NVLS on: an AllReduce may reduce in the NVSwitch; CollNet counts on several nodes only.
+    assert in_network_from_info(infos["1814"], "all_reduce", True)[0] == "nvls"
+    assert in_network_from_info(infos["1706"], "all_reduce", False) == (None, "")
+    assert in_network_from_info(infos["1814"], "all_gather", True) == (None, "")
+
+
+def test_nvls_on_raises_the_allreduce_ceiling_by_c_of_n():
+    # The A3 Mega log (16 x H100, 2 nodes) with nccl#1453's "NVLS comm ... headRank" line after
+    # it: each GPU then moves M, not 2 x 15/16 M, so the large-message endpoint term is
+    # 1.875 x (450 + 25) = 890.625 GB/s and the node cut (375) binds as before.
+    line = (CORPUS / "nccl_info_lines_excerpts.txt").read_text().splitlines()[-2]
+    assert "NVLS comm" in line
+    log = ccb.read_nccl_tests(ccb.published_log_text("a3mega_h100_2node_all_reduce") + line + "\n")
+    assert log.nccl.nvls
+    run = ccb.nccl_tests.run_report(log, 1e-6, 25e9, ports=18, node_beta=200e9, in_network="nvls")
+    big = run.table.values[-1]
+    assert big["in_network"] == "nvls" and big["ceiling"] == pytest.approx(375e9, rel=1e-12)
+    alone = ccb.nccl_tests.run_report(log, 1e-6, 25e9, ports=18, in_network="nvls")
+    assert alone.table.values[-1]["ceiling"] == pytest.approx(1.875 * 450e9, rel=1e-12)
+    # per size: the tuner's lines name the algorithm (NCCL's "%s: %ld Bytes -> Algo %s proto %s" format)
+    tuned = ccb.read_nccl_tests(
+        ccb.published_log_text("a3mega_h100_2node_all_reduce")
+        + "host:1:1 [0] NCCL INFO AllReduce: 8589934592 Bytes -> Algo NVLS proto SIMPLE channel{Lo..Hi}={0..15}\n"
+        + "host:1:1 [0] NCCL INFO AllReduce: 8 Bytes -> Algo 1 proto 0 time 12.345000\n"
+    )
+    assert tuned.nccl.algorithms == {("all_reduce", 8589934592): ("NVLS", "SIMPLE"), ("all_reduce", 8): ("RING", "LL")}
+
+
+def test_topology_file_gives_the_endpoint_and_nic_ceilings(capsys):
+    # nccl-tests#319's 2 x 8 H100 with the H100 node of nccl#1453 (NV18, 8 NICs each PIX to one
+    # GPU) and 400 Gb/s NICs: 18 x 25 = 450 GB/s of NVLink and 8 x 50 / 8 = 50 GB/s of network per
+    # GPU: endpoint 500 GB/s; the node cut 2 x 15/16 / 1 x 400 = 750 GB/s does not bind.
+    topo = str(SMI_DATA / "h100_nics_nccl1453_excerpt.txt")
+    log = str(DATA / "hgx_h100_2node_all_reduce_issue319.txt")
+    assert main([log, "--preset", "auto", "--topology", topo, "--nic-gbps", "400", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)["runs"][0]
+    assert data["bound"]["ports"] == 18 and data["bound"]["beta_Bps"] == 25e9
+    assert data["bound"]["node_beta_Bps"] == pytest.approx(400e9) and data["bound"][
+        "node_ceiling_Bps"
+    ] == pytest.approx(750e9)
+    assert data["rows"][-1]["ceiling"] == pytest.approx(500e9, rel=1e-12)
+    # Without a NIC rate: said, and no network cut invented.
+    assert main([log, "--preset", "auto", "--topology", topo]) == 0
+    assert "8 NICs at PIX/PXB of the GPUs, but no rate (no 'Rate:' lines): pass --nic-gbps" in capsys.readouterr().out
+    # One node, all its GPUs: the topology's own ceiling (p5.48xlarge: 18 links x 25 GB/s).
+    rows = str(CORPUS / "deepep303_h20_8gpu_all_reduce_rows_excerpt.txt")
+    assert main([rows, "--preset", "h100_nvswitch", "--topology", str(SMI_DATA / "h100_p5_48xlarge.txt")]) == 0
+    assert "one node: the ceiling is 450 GB/s, set by each GPU's 18 links" in capsys.readouterr().out
+    assert main([log, "--preset", "auto", "--topology", str(CORPUS / "SOURCES")]) == 2
+    assert "no header line with GPU0 GPU1" in capsys.readouterr().err
+
+
+def test_ci_gate_exit_codes(capsys):
+    # A3 Mega, 8 x 200 Gb/s per node: the 8 GiB row's efficiency is 338.83 / 375 = 0.904, its busbw
+    # 338.83 GB/s; the 1 GiB row's 297.86 / 375 = 0.794.
+    log = [str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--preset", "h100_nvswitch", "--network", "roce_8x200"]
+    assert main(log + ["--fail-below", "0.95"]) == 3
+    assert (
+        "gate: FAIL: the run: 1 of 1 gated rows fail; worst at 8589934592 bytes (line 60): efficiency 0.904 < 0.95"
+        in (capsys.readouterr().out)
+    )
+    assert main(log + ["--fail-below", "0.85"]) == 0 and "gate: PASS" in capsys.readouterr().out
+    assert main(log + ["--fail-below", "0.85", "--gate-from", str(2**30)]) == 3
+    assert "worst at 1073741824 bytes" in capsys.readouterr().out
+    assert main(log + ["--fail-below-busbw", "350", "--format", "json"]) == 3
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["runs"] and "busbw 338.83 GB/s < 350 GB/s" in captured.err
+    assert main(log + ["--fail-below", "1.5"]) == 2 and "fail_below must be <= 1" in capsys.readouterr().err
+
+
+def test_run_k_picks_one_run(capsys):
+    egrep = str(CORPUS / "rccl_mi325x_egrep_rows_1_2_4_8_nodes.txt")
+    assert main([egrep, "--preset", "mi300x_xgmi", "--run", "2", "--collective", "all_reduce"]) == 0
+    out = capsys.readouterr().out
+    assert "16 ranks" in out and "=== run" not in out
+    assert main([egrep, "--preset", "mi300x_xgmi", "--run", "5", "--collective", "all_reduce"]) == 2
+    assert "--run 5: " in (err := capsys.readouterr().err) and "holds 4 runs (1 to 4)" in err
+
+
+def test_compare_across_collectives_runs_and_presets(capsys):
+    # DGX-2 AllReduce against Reduce (same sizes; roots and operators differ): matched by size.
+    before, after = str(DATA / "dgx2_v100_all_reduce.txt"), str(DATA / "dgx2_v100_reduce.txt")
+    assert main(["compare", before, after, "--preset", "v100_nvlink2"]) == 0
+    out = capsys.readouterr().out
+    assert "all_reduce against reduce, matched by size" in out and "(no size appears in both logs)" not in out
+    # Two kinds of hardware, one preset each; the K-th run of a file of several.
+    egrep = str(CORPUS / "rccl_mi325x_egrep_rows_1_2_4_8_nodes.txt")
+    mi355x = str(CORPUS / "rccl_mi355x_pollara_2node_all_reduce.txt")
+    args = ["compare", egrep, mi355x, "--before-preset", "mi300x_xgmi", "--after-preset", "mi355x_xgmi"]
+    assert (
+        main(args + ["--collective", "all_reduce"]) == 2 and "pick one with --before-run K" in capsys.readouterr().err
+    )
+    assert main(args + ["--collective", "all_reduce", "--before-run", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "bound before: preset mi300x_xgmi" in out and "bound after:  preset mi355x_xgmi" in out

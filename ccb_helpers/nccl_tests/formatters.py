@@ -58,7 +58,7 @@ def flag_explanation(flag: str, run) -> str:
     return "< latency: the time is below the latency bound ceil(log_{k+1} N)*alpha: alpha is set above this system's."
 
 
-def format_text(run) -> str:
+def format_text(run, notes=()) -> str:
     """The report of one run as the lines the command line prints (joined by newlines).
 
     >>> from ccb_helpers.nccl_tests import read_nccl_tests, run_report, _EXAMPLE
@@ -104,33 +104,38 @@ def format_text(run) -> str:
             f"note: the ranks run on {log.n_hosts} hosts; pass --node-beta BPS (network bandwidth per node), "
             "--rail-beta BPS (per GPU's NIC) or --network KEY to add the network cut around each node"
         )
+    for note in notes:
+        emit(f"note: {note}")
     for warning in log.warnings:
         emit(f"WARNING: {warning}")
     emit("")
     varied = len({(r.type, r.redop, r.root) for r in log.rows if r.size > 0}) > 1
     inplace = any(v["busbw_inplace"] is not None for v in run.table.values)
+    algorithms = any(v.get("algorithm") for v in run.table.values)
     emit(
         f"{'size':>10}  {'busbw GB/s':>10}  {'ceiling GB/s':>12}  {'efficiency':>10}  regime   "
         + (f"  {'in-place':>10}  {'efficiency':>10}" if inplace else "")
         + ("  type/op" if varied else "")
+        + ("  NCCL algo/proto" if algorithms else "")
     )
-    notes = []
+    flags = []
     for v in run.table.values:
         for flag in (v["flag"], v["flag_inplace"]):
-            if flag and flag not in notes:
-                notes.append(flag)
+            if flag and flag not in flags:
+                flags.append(flag)
         extra = (
             f"  {_gbps(v['busbw_inplace']):>10}  {_shown(v['efficiency_inplace'], v['flag_inplace']):>10}"
             if inplace
             else ""
         )
         kind = f"  {v['type']}/{v['redop']}" if varied else ""
+        kind += f"  {v.get('algorithm') or '-'}" if algorithms else ""
         emit(
             f"{format_bytes(v['size']):>10}  {v['busbw'] / 1e9:>10.2f}  {v['ceiling'] / 1e9:>12.2f}  "
             f"{_shown(v['efficiency'], v['flag']):>10}  {v['regime']:<9}{extra}{kind}"
         )
     emit("")
-    for flag in notes:
+    for flag in flags:
         emit(flag_explanation(flag, run))
     lines.extend(fit_lines(run))
     return "\n".join(lines)
@@ -334,13 +339,25 @@ def format_compare(rows, before, after, fmt="table") -> str:
     lines = [
         f"before: {before.collective}, {before.n_ranks} ranks, {len(before.log.rows)} rows; "
         f"after: {after.collective}, {after.n_ranks} ranks, {len(after.log.rows)} rows",
-        f"bound: {before.label}; p*beta = {before.ports * before.beta / 1e9:.4g} GB/s"
-        + (
-            f" (after: {after.ports * after.beta / 1e9:.4g} GB/s)"
-            if after.ports * after.beta != before.ports * before.beta
-            else ""
+        (
+            f"bound: {before.label}; p*beta = {before.ports * before.beta / 1e9:.4g} GB/s"
+            + (
+                f" (after: {after.ports * after.beta / 1e9:.4g} GB/s)"
+                if after.ports * after.beta != before.ports * before.beta
+                else ""
+            )
+        )
+        if before.label == after.label
+        else (
+            f"bound before: {before.label}; p*beta = {before.ports * before.beta / 1e9:.4g} GB/s\n"
+            f"bound after:  {after.label}; p*beta = {after.ports * after.beta / 1e9:.4g} GB/s"
         ),
     ]
+    if before.collective != after.collective:
+        lines.append(
+            f"note: {before.collective} against {after.collective}, matched by size: each busbw is its own "
+            "collective's (its busbw factor), each efficiency against its own bound"
+        )
     for name, run in (("before", before), ("after", after)):
         lines += [f"WARNING ({name}): {w}" for w in run.log.warnings]
     lines.append("")

@@ -166,3 +166,43 @@ def network_kind(info: NcclInfo) -> str | None:
     if name.startswith("ib"):
         return "InfiniBand"
     return info.network
+
+
+def in_network_from_info(info: NcclInfo | None, collective: str, multi_node: bool):
+    """``(in_network, note)`` for :func:`~ccb_helpers.nccl_tests.report.nccl_tests_report` from what
+    the INFO lines say: per size where NCCL printed its algorithm, else NVLS / CollNet on or off.
+
+    Allowing in-network reduction only raises an AllReduce's ceiling, so a bound that allows it
+    where NCCL may not have used it still holds; ``note`` says what was read (``""``: nothing).
+    """
+    if info is None or collective != "all_reduce":
+        return None, ""
+    per_size = {size: algo for (c, size), (algo, _) in info.algorithms.items() if c == collective}
+    if per_size:
+        kinds = {}
+        for size, algo in per_size.items():
+            nvls, collnet = (
+                algo.startswith("NVLS"),
+                algo.startswith("COLLNET") or (algo == "NVLS_TREE" and multi_node and bool(info.collnet)),
+            )
+            kinds[size] = "nvls+collnet" if nvls and collnet else "nvls" if nvls else "collnet" if collnet else None
+        used = sorted({a for a in per_size.values()})
+        reduced = sum(1 for k in kinds.values() if k)
+        note = f"NCCL INFO names the algorithm of {len(per_size)} sizes ({', '.join(used)}): " + (
+            f"the {reduced} run with in-network reduction get its ceiling" if reduced else "none reduces in the network"
+        )
+        return kinds, note
+    nvls = bool(info.nvls)
+    collnet = bool(info.collnet) and multi_node
+    if nvls and collnet:
+        kind, what = "nvls+collnet", f"NVLS (line {info.nvls_line}) and CollNet (line {info.collnet_line}) on"
+    elif nvls:
+        kind, what = "nvls", f"NVLS on (line {info.nvls_line})"
+    elif collnet:
+        kind, what = "collnet", f"CollNet on (line {info.collnet_line})"
+    else:
+        return None, ""
+    return (
+        kind,
+        f"NCCL INFO: {what}: the AllReduce ceiling allows in-network reduction (each GPU or node moves M, not c(N) M)",
+    )
