@@ -32,6 +32,9 @@ _INTEGER = re.compile(r"^[-+]?\d+$")
 _DECIMAL = re.compile(r"^([-+]?)(\d+\.?\d*|\.\d+)(?:[eE]([-+]?\d+))?$")
 #: Smallest and largest decimal exponents a normal double spans (2.2e-308 .. 1.8e308).
 _MIN_NORMAL = sys.float_info.min
+#: A plain decimal of at most 15 digits each side: always a normal double (or zero), read at once.
+_SIMPLE = re.compile(r"^-?\d{1,15}(?:\.(\d{0,15}))?$")
+_HALF_PLACES = tuple(0.5 * 10.0**-k for k in range(16))
 _NON_FINITE = {"nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"}
 
 
@@ -85,6 +88,12 @@ def read_number(token: str, where: str, *, integer: bool = False, context: str =
     ...
     ValueError: line 3: column 'time': '1e-320' is below the smallest normal double (2.2e-308): a subnormal holds fewer digits than were printed
     """
+    if isinstance(token, str) and len(token) <= 33 and (simple := _SIMPLE.match(token)) is not None:
+        if integer:
+            if simple.group(1) is None and "." not in token:
+                return PrintedNumber(int(token), 0.5, token)
+        else:  # the common case of a table: "12.34", "0", "-1"
+            return PrintedNumber(float(token), _HALF_PLACES[len(simple.group(1) or "")], token)
     tail = f": {context}" if context else ""
     if not isinstance(token, str):
         raise TypeError(f"{where}: a number token must be a string, got {type(token).__name__}")

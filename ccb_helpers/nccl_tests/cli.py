@@ -66,8 +66,9 @@ def _reports(path, bound, args, run=None):
             rail_beta=this.rail_beta,
             label=this.label,
             in_network=this.in_network,
+            notes=this.notes,
         )
-        reports.append((report, this.notes))
+        reports.append(report)
     return reports
 
 
@@ -192,10 +193,9 @@ def _report(argv) -> int:
             check_output(args.plot)  # the name as given is a directory, a device or a FIFO: refuse it
         check_output(plot_paths(args.plot, 1)[0])
     try:
-        pairs = _reports(args.logfile, bound, args, args.run)
+        reports = _reports(args.logfile, bound, args, args.run)
     except (ValueError, TypeError) as error:
         raise Refused(str(error)) from None
-    reports = [report for report, _ in pairs]
     paths = plot_paths(args.plot, len(reports)) if args.plot else []
     for path in paths:
         check_output(path)
@@ -213,10 +213,10 @@ def _report(argv) -> int:
         print(format_json(reports))
     else:
         print(f"nccl-tests log: {args.logfile}" + (f" ({len(reports)} runs)" if len(reports) > 1 else ""))
-        for i, (run, notes) in enumerate(pairs):
+        for i, run in enumerate(reports):
             if len(reports) > 1:
                 print(f"\n=== run {i + 1} of {len(reports)} (table at line {run.log.header_line}) ===")
-            print(format_text(run, notes))
+            print(format_text(run))
             if paths:
                 print(f"plot written to {paths[i]}")
     if paths and args.format != "table":
@@ -269,12 +269,12 @@ def _compare(argv) -> int:
         if run is not None and run < 1:
             raise Refused(f"--{side}-run must be >= 1 (the first run is 1), got {run}")
         try:
-            pairs = _reports(path, bound, args_side, run)
+            reports = _reports(path, bound, args_side, run)
         except (ValueError, TypeError) as error:
             raise Refused(f"{path}: {error}") from None
-        if len(pairs) != 1:
-            raise Refused(f"{path} holds {len(pairs)} runs: pick one with --{side}-run K (or --run K)")
-        runs.append(pairs[0][0])
+        if len(reports) != 1:
+            raise Refused(f"{path} holds {len(reports)} runs: pick one with --{side}-run K (or --run K)")
+        runs.append(reports[0])
     print(format_compare(compare_runs(*runs), *runs, fmt=args.format), end="\n" if args.format != "csv" else "")
     return 0
 

@@ -292,7 +292,7 @@ def _number(token: str, kind: str, column: str, lineno: int, line: str):
     if kind == "check" and token.upper() == "N/A":
         return None
     if kind == "int":
-        value = read_number(token, where, integer=True, context=_quote(line)).value
+        value = _read(token, where, line, integer=True).value
         if column in ("size", "bytes", "count", "N") and not 0 <= value <= MAX_ROW_BYTES:
             raise ValueError(
                 f"{where} is {value}; a table row has 0 to {MAX_ROW_BYTES} (2**50) bytes or elements: {_quote(line)}"
@@ -300,10 +300,18 @@ def _number(token: str, kind: str, column: str, lineno: int, line: str):
         if column == "root" and not -1 <= value <= MAX_ROOT:
             raise ValueError(f"{where} is {value}; a root is -1 (none) or a rank 0 to {MAX_ROOT}: {_quote(line)}")
         return value
-    number = read_number(token, where, context=_quote(line))
+    number = _read(token, where, line)
     if kind == "float" and number.value < 0:
         raise ValueError(f"{where} needs a finite number >= 0, got {_short_token(token)}: {_quote(line)}")
     return number
+
+
+def _read(token: str, where: str, line: str, integer: bool = False):
+    """:func:`~ccb_helpers._tokens.read_number`, the line quoted only in a refusal (not for every token)."""
+    try:
+        return read_number(token, where, integer=integer)
+    except ValueError as error:
+        raise ValueError(f"{error}: {_quote(line)}") from None
 
 
 def _expected_tokens(columns: list[_Column]) -> int:

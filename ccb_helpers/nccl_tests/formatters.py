@@ -58,7 +58,7 @@ def flag_explanation(flag: str, run) -> str:
     return "< latency: the time is below the latency bound ceil(log_{k+1} N)*alpha: alpha is set above this system's."
 
 
-def format_text(run, notes=()) -> str:
+def format_text(run) -> str:
     """The report of one run as the lines the command line prints (joined by newlines).
 
     >>> from ccb_helpers.nccl_tests import read_nccl_tests, run_report, _EXAMPLE
@@ -104,7 +104,7 @@ def format_text(run, notes=()) -> str:
             f"note: the ranks run on {log.n_hosts} hosts; pass --node-beta BPS (network bandwidth per node), "
             "--rail-beta BPS (per GPU's NIC) or --network KEY to add the network cut around each node"
         )
-    for note in notes:
+    for note in run.notes:
         emit(f"note: {note}")
     for warning in log.warnings:
         emit(f"WARNING: {warning}")
@@ -255,6 +255,7 @@ def run_data(run) -> dict:
         "nccl_version": log.nccl_version,
         "header_line": log.header_line,
         "warnings": list(log.warnings),
+        "notes": list(run.notes),
         "bound": {
             "label": run.label,
             "alpha_s": run.alpha,
@@ -264,6 +265,7 @@ def run_data(run) -> dict:
             "n_nodes": run.n_nodes,
             "node_beta_Bps": run.node_beta,
             "node_ceiling_Bps": run.node_ceiling,
+            "endpoint_ceiling_Bps": run.endpoint_ceiling,
         },
         "fit": {"error": run.fit_error}
         if fit is None

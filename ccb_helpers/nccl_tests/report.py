@@ -289,6 +289,9 @@ class RunReport:
     endpoint_ceiling : float or None
         The endpoint term of the bound (bytes/s): ``ports * beta``, plus each GPU's share of its
         node's network on several nodes (:func:`two_level_ceiling_terms`).
+    notes : tuple of str
+        Where the bound's parameters came from (a preset chosen from the devices, a topology file,
+        NCCL's INFO lines …), as the caller gives them.
     """
 
     log: object
@@ -305,6 +308,7 @@ class RunReport:
     node_beta: float | None = None
     fit_error: str | None = None
     endpoint_ceiling: float | None = None
+    notes: tuple = ()
 
     @property
     def node_ceiling(self) -> float | None:
@@ -328,6 +332,7 @@ def run_report(
     label="",
     nic_shares_link=False,
     in_network=None,
+    notes=(),
 ) -> RunReport:
     """:func:`nccl_tests_report` and :func:`fit_alpha_beta` of one run, with the parameters used.
 
@@ -374,6 +379,7 @@ def run_report(
         per_node,
         fit_error,
         endpoint,
+        tuple(str(note) for note in notes),
     )
 
 
