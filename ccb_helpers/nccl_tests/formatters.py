@@ -361,6 +361,7 @@ def format_compare(rows, before, after, fmt="table") -> str:
             "collective's (its busbw factor), each efficiency against its own bound"
         )
     for name, run in (("before", before), ("after", after)):
+        lines += [f"note ({name}): {n}" for n in run.notes]
         lines += [f"WARNING ({name}): {w}" for w in run.log.warnings]
     lines.append("")
     varied = len({(r["type"], r["redop"], r["root"]) for r in rows}) > 1
