@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import re
 import sys
-from typing import NamedTuple
+from dataclasses import dataclass
 
 __all__ = ["PrintedNumber", "read_number", "MAX_TOKEN_CHARS"]
 
@@ -38,8 +38,10 @@ _HALF_PLACES = tuple(0.5 * 10.0**-k for k in range(16))
 _NON_FINITE = {"nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"}
 
 
-class PrintedNumber(NamedTuple):
-    """One number token: its value, half a unit in its last printed place, and the text."""
+@dataclass(frozen=True, slots=True)
+class PrintedNumber:
+    """One number token: its value, half a unit in its last printed place, and the text (made only
+    by :func:`read_number`, which has checked all three)."""
 
     value: float | int
     half_ulp: float

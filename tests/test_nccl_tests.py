@@ -1782,6 +1782,16 @@ def test_error_column_of_2020_is_checked_against_nccl_tests_own_limit():
     assert not any("DeltaMaxValue" in w for w in ccb.read_published_log("issue78_v100_8node_alltoall").warnings)
 
 
+def test_rank_zero_from_every_process_is_one_rank_each():
+    from ccb_helpers.nccl_tests.evidence import Evidence, resolve
+
+    # Two processes that each ran alone print "Rank 0" each: N = 1 per process (the CLI then
+    # says nccl-tests was built without MPI=1), not an unknown rank count.
+    rows = ccb.read_published_log("a3mega_h100_2node_all_reduce").rows
+    _, n, source, warnings, _ = resolve(Evidence(rows=rows, rank_indices=(0, 0)), "all_reduce", None, None)
+    assert (n, source) == (1, "rank lines") and any("rank 0 more than once" in w for w in warnings)
+
+
 def test_two_processes_that_each_ran_alone_get_the_one_rank_message():
     # nccl-tests#107 (and #329): two single-rank processes, "Rank 0" twice, the header printed twice.
     with pytest.raises(ValueError, match=r"every process ran alone \(its rank lines all say rank 0\).*make MPI=1"):

@@ -309,6 +309,8 @@ def resolve(
             )
         if distinct == list(range(len(distinct))) and not repeated:
             stated, source = len(distinct), "rank lines"
+        elif distinct == [0]:  # "Rank 0" from every process: each ran alone (nccl-tests#107, #329)
+            stated, source = 1, "rank lines"
         elif not repeated:
             elided_bound = distinct[-1] + 1
             shown = (
