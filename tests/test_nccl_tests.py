@@ -1958,7 +1958,7 @@ def test_nvls_on_raises_the_allreduce_ceiling_by_c_of_n():
     assert tuned.nccl.algorithms == {("all_reduce", 8589934592): ("NVLS", "SIMPLE"), ("all_reduce", 8): ("RING", "LL")}
 
 
-def test_topology_file_gives_the_endpoint_and_nic_ceilings(capsys):
+def test_topology_file_gives_the_endpoint_and_nic_ceilings(capsys, tmp_path):
     # nccl-tests#319's 2 x 8 H100 with the H100 node of nccl#1453 (NV18, 8 NICs each PIX to one
     # GPU) and 400 Gb/s NICs: 18 x 25 = 450 GB/s of NVLink and 8 x 50 / 8 = 50 GB/s of network per
     # GPU: endpoint 500 GB/s; the node cut 2 x 15/16 / 1 x 400 = 750 GB/s does not bind.
@@ -1978,6 +1978,19 @@ def test_topology_file_gives_the_endpoint_and_nic_ceilings(capsys):
     rows = str(CORPUS / "deepep303_h20_8gpu_all_reduce_rows_excerpt.txt")
     assert main([rows, "--preset", "h100_nvswitch", "--topology", str(SMI_DATA / "h100_p5_48xlarge.txt")]) == 0
     assert "one node: the ceiling is 450 GB/s, set by each GPU's 18 links" in capsys.readouterr().out
+    # rocm-smi --showtopo of an MI300X hive (7 xGMI links per GPU at 64 GB/s) with RCCL's one-node run.
+    rows = "\n".join("GPU%d   " % i + "   ".join("0" if i == j else "%s" for j in range(8)) for i in range(8))
+    head = "       " + "   ".join(f"GPU{i}" for i in range(8))
+    rocm = tmp_path / "rocm.txt"
+    rocm.write_text(
+        f"=== Weight between two GPUs ===\n{head}\n"
+        + rows.replace("%s", "15")
+        + f"\n=== Link Type between two GPUs ===\n{head}\n"
+        + rows.replace("%s", "XGMI")
+        + "\n"
+    )
+    assert main([str(CORPUS / "rccl_mi300x_1node_all_reduce.txt"), "--preset", "auto", "--topology", str(rocm)]) == 0
+    assert "one node: the ceiling is 448 GB/s, set by each GPU's 7 links" in capsys.readouterr().out
     assert main([log, "--preset", "auto", "--topology", str(CORPUS / "SOURCES")]) == 2
     assert "no header line with GPU0 GPU1" in capsys.readouterr().err
 

@@ -139,4 +139,4 @@ def single_node_ceiling(primitive: str, machine: MachineTopology, link_rate: flo
     volume = volume_coefficient(primitive, topology.n) * m
     if cut > node:
         return volume / cut, f"the bisection ({topology.bisection_links} links)"
-    return volume / node, f"each GPU's {topology.degree} links"
+    return volume / node, f"each GPU's {topology.degree} link{'s' if topology.degree != 1 else ''}"
