@@ -1979,7 +1979,7 @@ def test_topology_file_gives_the_endpoint_and_nic_ceilings(capsys, tmp_path):
     assert main([rows, "--preset", "h100_nvswitch", "--topology", str(SMI_DATA / "h100_p5_48xlarge.txt")]) == 0
     assert "one node: the ceiling is 450 GB/s, set by each GPU's 18 links" in capsys.readouterr().out
     # rocm-smi --showtopo of an MI300X hive (7 xGMI links per GPU at 64 GB/s) with RCCL's one-node run.
-    rows = "\n".join("GPU%d   " % i + "   ".join("0" if i == j else "%s" for j in range(8)) for i in range(8))
+    rows = "\n".join(f"GPU{i}   " + "   ".join("0" if i == j else "%s" for j in range(8)) for i in range(8))
     head = "       " + "   ".join(f"GPU{i}" for i in range(8))
     rocm = tmp_path / "rocm.txt"
     rocm.write_text(
