@@ -253,7 +253,9 @@ def test_parse_header_underlined_with_terminal_escapes():
             r"line 5 \('GPU3 .*has 2 cells for 8 GPU columns \(truncated",
         ),
         (
-            lambda t: t + "GPU2    NV1     NV2      X      NV2     SYS     SYS     NV1     SYS\n",
+            lambda t: t.replace(
+                "\nGPU3 ", "\nGPU2    NV1     NV2      X      NV2     SYS     SYS     NV1     SYS\nGPU3 ", 1
+            ),
             r"line \d+ .*GPU2 appears twice \(first on line 4\)",
         ),
         (

@@ -26,8 +26,10 @@ from .pcie import (
     _LEVEL_ALIASES,
     _PCIE_LEVELS,
     PCIE_LEVEL_LINKS,  # noqa: F401  (docstrings)
+    _cell_number,
     _check_level_links,
     _check_pcie_bisection,
+    _gpu_index,
     _pcie_tree,
 )
 
@@ -75,7 +77,8 @@ def parse_nvidia_smi_topo(text, name=None, nvswitch="auto", pcie_links=1, level_
         No GPU header, fewer than 2 GPUs, a missing, repeated, truncated or malformed GPU row, an
         unknown cell, an asymmetric matrix, or ``rocm-smi`` output (read that with
         :func:`parse_rocm_smi_topo`); a message about a row names its line number and text.
-        Terminal escape sequences (recent drivers underline the header) are ignored.
+        Terminal escape sequences (recent drivers underline the header) are ignored, and so is what
+        follows the matrix's legend or a second header (``nvidia-smi topo -p2p r`` pasted after it).
 
     Examples
     --------
@@ -144,7 +147,7 @@ def _parse_nvidia_smi_topo(text, name, nvswitch, pcie_links=1, level_links=None)
     n = len(gpus)
     if n < 2:
         raise ValueError(f"line {header_at + 1}: the header lists {n} GPU; an NVLink topology needs at least 2 GPUs")
-    if [int(_GPU.match(g).group(1)) for g in gpus] != list(range(n)):
+    if [_gpu_index(g, f"line {header_at + 1}") for g in gpus] != list(range(n)):
         raise ValueError(f"GPU columns must be GPU0 .. GPU{n - 1} in order, got {gpus}")
     if n > MAX_ENDPOINTS:
         raise ValueError(f"{n} GPUs; at most {MAX_ENDPOINTS} are supported")
@@ -152,8 +155,10 @@ def _parse_nvidia_smi_topo(text, name, nvswitch, pcie_links=1, level_links=None)
     rows = {}  # GPU index -> (line number, the line, its GPU cells)
     for number, line in enumerate(lines[header_at + 1 :], start=header_at + 2):
         tokens = line.split()
+        if tokens and (tokens[0].startswith("Legend") or (tokens[0] == "GPU0" and tokens[1:2] != ["X"])):
+            break  # the matrix ends at its legend, or where another printout (topo -p2p …) begins
         if tokens and _GPU.match(tokens[0]):
-            i = int(_GPU.match(tokens[0]).group(1))
+            i = _gpu_index(tokens[0], f"line {number}")
             where = f"line {number} ({line.strip()[:80]!r})"
             if i >= n:
                 raise ValueError(f"{where}: row GPU{i} but the header has only GPU0 .. GPU{n - 1}")
@@ -176,7 +181,7 @@ def _parse_nvidia_smi_topo(text, name, nvswitch, pcie_links=1, level_links=None)
             if cell in _PCIE_LEVELS:  # the common cell first: a set lookup, no regex
                 levels[(i, j)] = _LEVEL_ALIASES.get(cell, cell)
             elif match := _NV.fullmatch(cell):
-                matrix[i, j] = int(match.group(1))
+                matrix[i, j] = _cell_number(match.group(1), f"{where}: column GPU{j}")
                 if matrix[i, j] > MAX_LINKS_PER_PAIR:
                     raise ValueError(f"{where}: column GPU{j}: {cell} exceeds {MAX_LINKS_PER_PAIR} links per pair")
             else:

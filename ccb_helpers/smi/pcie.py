@@ -12,10 +12,25 @@ import re
 
 import networkx as nx
 
+from .._tokens import read_number
 from .._validation import check_int
 from ..user_topology import _check_bisection
 
 _GPU = re.compile(r"^GPU(\d+)$")
+
+
+def _gpu_index(token: str, where: str) -> int:
+    """The index of a ``GPU<i>`` token (read by :func:`~ccb_helpers._tokens.read_number`)."""
+    return read_number(_GPU.match(token).group(1), f"{where}: GPU index", integer=True).value
+
+
+def _cell_number(cell: str, where: str) -> int | None:
+    """An integer cell of a printout (a weight, a hop count, an NVLink count); ``None`` for ``N/A``."""
+    if cell.upper() == "N/A":
+        return None
+    return read_number(cell, where, integer=True).value
+
+
 #: Terminal control sequences: recent drivers underline the header (``ESC[4m GPU0 ... ESC[0m``).
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _PCIE_LEVELS = {"SYS", "NODE", "PHB", "PXB", "PIX", "SOC", "PSB"}

@@ -19,7 +19,7 @@ from ..user_topology import (
     link_matrix,  # noqa: F401  (doctests)
     topology_from_links,
 )
-from .pcie import _ANSI, _GPU, _check_level_links, _check_pcie_bisection, _pcie_tree
+from .pcie import _ANSI, _GPU, _cell_number, _check_level_links, _check_pcie_bisection, _gpu_index, _pcie_tree
 
 _ROCM_BLOCK = re.compile(r"^=+\s*(Weight|Hops|Link Type) between two GPUs\s*=+\s*$")
 
@@ -40,16 +40,18 @@ def _rocm_blocks(lines) -> dict:
             continue
         tokens = stripped.split()
         if all(_GPU.match(t) for t in tokens):
-            columns = [int(_GPU.match(t).group(1)) for t in tokens]
+            columns = [_gpu_index(t, f"line {number}") for t in tokens]
             continue
         if tokens and _GPU.match(tokens[0]) and columns:
-            i = int(_GPU.match(tokens[0]).group(1))
+            i = _gpu_index(tokens[0], f"line {number}")
             cells = tokens[1:]
             if len(cells) != len(columns):
                 raise ValueError(
                     f"line {number} ({stripped[:80]!r}): {len(cells)} cells for {len(columns)} GPU columns"
                 )
             for j, cell in zip(columns, cells):
+                if current != "Link Type":  # Weight and Hops hold numbers: read once, here
+                    cell = _cell_number(cell, f"line {number}: {current} GPU{i}-GPU{j}")
                 blocks[current][1][(i, j)] = cell
     return blocks
 
@@ -126,10 +128,10 @@ def parse_rocm_smi_topo(text, name=None, pcie_links=1, level_links=None) -> Topo
                 raise ValueError(f"text: the Link Type matrix (line {header}) has no cell for GPU{i}-GPU{j}")
             if cell == "XGMI":
                 weight = weights.get((i, j))
-                if weight is None or weight == "15":
+                if weight is None or weight == 15:
                     matrix[i, j] = 1
             elif cell == "PCIE":
-                levels[(i, j)] = {"2": "NODE", "3": "SYS"}.get(hops.get((i, j), ""), "PHB")
+                levels[(i, j)] = {2: "NODE", 3: "SYS"}.get(hops.get((i, j)), "PHB")
             else:
                 raise ValueError(
                     f"text: the Link Type matrix (line {header}): GPU{i}-GPU{j} is {cell!r}; expected XGMI or PCIE"
