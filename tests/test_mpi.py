@@ -193,6 +193,14 @@ def test_expected_regions_by_hand():
         ),
         (["sweep", "--pairs", "ring", "--sizes", "8"], "not algorithm:primitive"),
         (["selftest", "--ns", "0"], "rank counts >= 1"),
+        # One distinct size cannot separate alpha from beta: refused before the launch (#42).
+        (["pingpong", "--sizes", "0"], "--sizes needs at least two different sizes"),
+        (["pingpong", "--sizes", "4KiB,4096"], "--sizes needs at least two different sizes"),
+        (["sweep", "--pairs", "ring:all_reduce", "--sizes", "8", "--pingpong-sizes", "1MiB"], "--pingpong-sizes needs"),
+        (
+            ["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "1.0000000000000001KiB"],
+            "not a whole number of bytes",
+        ),
         (["frobnicate"], "invalid choice"),
         (["run", "--algorithm", "ring"], "required"),
     ],
@@ -216,7 +224,11 @@ def test_parse_size():
     assert _cli.parse_size("16MiB") == 16 * 2**20
     assert _cli.parse_size("1MB") == 10**6
     assert _cli.parse_size("0") == 0
-    for bad in ("", "1.3B", "-1", "MiB", "1e3"):
+    assert _cli.parse_size("1.5KiB") == 1536
+    assert _cli.parse_size("0.0009765625MiB") == 1024  # 2**-10 MiB exactly
+    # "Whole number of bytes" in exact arithmetic: 1.0000000000000001 KiB is 1024.0000000000001
+    # bytes, which float64 rounds to 1024 (#42).
+    for bad in ("", "1.3B", "-1", "MiB", "1e3", "1.0000000000000001KiB", "0.1", "1.000000000000000000001GiB"):
         with pytest.raises(_cli.InputError):
             _cli.parse_size(bad)
 
@@ -235,11 +247,11 @@ def test_memory_limit_and_traffic_are_checked():
         _cli._check_traffic(config, 4)
     config = _cli.parse_static(argv + ["--repeats", "300", "--alpha", "1e-6", "--beta", "1e9"])
     _cli._check_traffic(config, 4)  # 2 * 302 * 1.5 GiB = 906 GiB: under the cap
-    # A 1 GiB ping-pong: 2 warm-up round trips, then one per sample: 1000 samples send 1002 GiB (under),
+    # A 1 GiB ping-pong (and 0 bytes, which sends none): 2 warm-up round trips, then one per sample: 1000 samples send 1002 GiB (under),
     # 1100 send 1102 GiB (over).
-    _cli._check_traffic(_cli.parse_static(["pingpong", "--sizes", "1GiB", "--repeats", "1000"]), 2)
+    _cli._check_traffic(_cli.parse_static(["pingpong", "--sizes", "0,1GiB", "--repeats", "1000"]), 2)
     with pytest.raises(_cli.InputError, match="per rank, more than the cap"):
-        _cli._check_traffic(_cli.parse_static(["pingpong", "--sizes", "1GiB", "--repeats", "1100"]), 2)
+        _cli._check_traffic(_cli.parse_static(["pingpong", "--sizes", "0,1GiB", "--repeats", "1100"]), 2)
 
 
 def test_rank_memory_estimate_by_hand():

@@ -27,6 +27,7 @@ import shlex
 import sys
 import time
 import traceback
+from fractions import Fraction
 
 from .._validation import MAX_BANDWIDTH, MAX_SECONDS, MIN_BANDWIDTH
 from ..algorithms import ALGORITHMS, algorithm_terms
@@ -120,12 +121,12 @@ def parse_size(text: str, cap: int = MAX_SIZE) -> int:
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", text)
     if not match or match.group(2) not in _UNITS:
         raise InputError(f"size {text!r} is not a byte count (e.g. 4096, 64KiB, 16MiB)")
-    value = float(match.group(1)) * _UNITS[match.group(2)]
-    if not math.isfinite(value) or value > 2**62:
-        raise InputError(f"size {text!r} is over the cap of {cap} bytes")
-    if value != int(value):
-        raise InputError(f"size {text!r} is not a whole number of bytes")
-    value = int(value)
+    # Exact arithmetic: in float64 1.0000000000000001 KiB is 1024 bytes (#42). 40 characters
+    # keep the fraction small.
+    exact = Fraction(match.group(1)) * _UNITS[match.group(2)]
+    if exact.denominator != 1:
+        raise InputError(f"size {text!r} is not a whole number of bytes ({float(exact):.17g})")
+    value = int(exact)
     if value > cap:
         raise InputError(
             f"size {text!r} = {value} bytes is over the cap of {cap} bytes"
@@ -221,10 +222,17 @@ def _check_count(name: str, value, minimum: int, maximum: int) -> int:
     return value
 
 
-def _sizes(text: str) -> list[int]:
+def _sizes(text: str, option: str | None = None) -> list[int]:
+    """The sizes of a comma-separated list; ``option`` names a ping-pong's list, which needs two
+    different sizes (α and β are the intercept and the slope of a line through them)."""
     sizes = [parse_size(s) for s in text.split(",") if s.strip()]
     if not sizes:
         raise InputError(f"no sizes in {text!r}")
+    if option is not None and len(set(sizes)) < 2:
+        raise InputError(
+            f"{option} needs at least two different sizes to fit alpha and beta (T = alpha + M / beta), "
+            f"got {text!r} = {sorted(set(sizes))} bytes"
+        )
     return sizes
 
 
@@ -314,7 +322,7 @@ def parse_static(argv) -> dict:
     except InputError as error:
         raise InputError(f"--memory-limit: {error}") from None
     if args.command == "pingpong":
-        config["sizes"] = _sizes(args.sizes) if args.sizes else list(DEFAULT_PINGPONG_SIZES)
+        config["sizes"] = _sizes(args.sizes, "--sizes") if args.sizes else list(DEFAULT_PINGPONG_SIZES)
         return config
     if args.command == "selftest":
         config["sizes"] = _sizes(args.sizes) if args.sizes else None
@@ -360,7 +368,9 @@ def parse_static(argv) -> dict:
     if len(cases) > MAX_CASES:
         raise InputError(f"{len(cases)} cases exceed the cap of {MAX_CASES} per launch")
     config["cases"] = cases
-    config["pingpong_sizes"] = _sizes(args.pingpong_sizes) if args.pingpong_sizes else list(QUICK_PINGPONG_SIZES)
+    config["pingpong_sizes"] = (
+        _sizes(args.pingpong_sizes, "--pingpong-sizes") if args.pingpong_sizes else list(QUICK_PINGPONG_SIZES)
+    )
     config["pingpong_repeats"] = _check_count("pingpong-repeats", args.pingpong_repeats, 1, MAX_REPEATS)
     return config
 
