@@ -29,6 +29,7 @@ from ._validation import (
     check_cap,
     check_choice,
     check_int,
+    check_record,
     check_seconds,
     check_shapes,
     check_size,
@@ -58,6 +59,7 @@ MAX_NODES = 2**62
 MAX_CHUNKS = 2**40
 
 
+@check_record(steps="int[]", bandwidth_bytes="real[]")
 class Cost(NamedTuple):
     """Rounds and bandwidth bytes (sum over rounds of the largest message) of one run."""
 
