@@ -370,3 +370,29 @@ def test_mpi_and_synthesis_plots_check_axes_and_fit(bad):
                 call()
     finally:
         plt.close("all")
+
+
+# -- issue #42: errors name the parameter ------------------------------------------------------
+
+
+def _mpi_example():
+    return ccb.load_mpi_result(Path(__file__).parent.parent / "notebooks" / "data" / "mpi_sweep_example.json")
+
+
+@pytest.mark.parametrize(
+    "call, parameter",
+    [
+        (lambda: ccb.draw_knomial_tree(8, k=np.array(5)), "k"),  # was "unhashable type"
+        (lambda: ccb.draw_knomial_tree(np.array([8, 9]), k=1), "n"),
+        (
+            lambda: ccb.draw_schedule(ccb.generate("ring", "all_reduce", 4, 8), max_messages=np.ones((2, 2), int)),
+            "max_messages",
+        ),
+        (lambda: ccb.plot_mpi_runs(_mpi_example(), ncols=[1, 2]), "ncols"),  # was numpy's "inhomogeneous shape"
+        (lambda: ccb.block_bounds(100, 7, parts=np.uint64(2**63)), "parts"),  # named "blocks"
+        (lambda: ccb.block_bounds(100, 2**40), "n"),  # parts defaults to n: the cap is n's
+    ],
+)
+def test_errors_name_the_parameter(call, parameter):
+    with pytest.raises((ValueError, TypeError), match=rf"^{parameter}\b"):
+        call()

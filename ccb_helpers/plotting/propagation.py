@@ -8,7 +8,7 @@ import matplotlib
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from .._validation import check_int
+from .._validation import INT64_MAX, check_int
 from ._checks import _check_ax, _check_bool, _new_axes
 from .style import BOOK_WIDTH, SMALL, use_book_style
 
@@ -155,8 +155,8 @@ def draw_knomial_tree(n: int, k: int = 1, ax=None):
     >>> len(ax.collections[1].get_offsets())   # one marker per node
     9
     """
-    n = check_int("n", n, minimum=1, maximum=256)
-    k = check_int("k", k, minimum=1)
+    n = check_int("n", n, minimum=1, maximum=256, scalar=True)
+    k = check_int("k", k, minimum=1, maximum=INT64_MAX, scalar=True)
     _check_ax(ax)
     use_book_style()
     if ax is None:
