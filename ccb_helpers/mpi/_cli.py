@@ -684,8 +684,13 @@ def main(argv=None) -> int:
 
     code = 1
     try:
+        from ._load import finish_load, start_load
+
+        load = start_load(comm)
         result, code = _dispatch(comm, config)
+        load = finish_load(comm, load)  # every host's load over the work, named (#41)
         if rank == 0:
+            result["load"] = load
             _write(config, result)
     except Exception:  # a bug, not bad input: do not leave the other ranks waiting
         traceback.print_exc()
