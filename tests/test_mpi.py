@@ -712,6 +712,19 @@ def test_load_mpi_result_checks_files(tmp_path):
         ccb.load_mpi_result(broken)
     with pytest.raises(TypeError):
         ccb.load_mpi_result(42)
+    # The machine's load (#41): read back as written, refused by name when malformed.
+    host = {"host": "n1", "cores": 2, "ranks": 2, "load_average_start": [1.0, 0.5, 0.2], "load_average_end": None}
+    host |= {"busy_cores": 1.5, "own_cores": 1.0, "outside_cores": 0.5}
+    host["outside_processes"] = [{"pid": 20, "name": "stress", "cores": 0.5}]
+    assert ccb.load_mpi_result({**_fake_sweep(), "load": [host]})["load"] == [host]
+    for bad, where in [
+        ({**host, "cores": "2"}, "'cores'"),
+        ({**host, "load_average_start": [1.0]}, "'load_average_start'"),
+        ({**host, "outside_cores": float("nan")}, "'outside_cores'"),
+        ({**host, "outside_processes": [{"pid": -1, "name": "x", "cores": 0.1}]}, "'outside_processes'\\[0\\] 'pid'"),
+    ]:
+        with pytest.raises(ValueError, match=rf"field 'load'\[0\] {where}"):
+            ccb.load_mpi_result({**_fake_sweep(), "load": [bad]})
 
 
 def test_example_result_file_loads_and_is_correct():
