@@ -240,11 +240,12 @@ def test_explorer_controls_take_scalars_only(value):
                 e.update(**{name: value})
 
 
-# -- the MPI command line: one validation, up front, with the later limits (changes in mpi/_cli.py) --
+# -- the MPI command line: one validation, up front, with the later limits (mpi/_args.py, mpi/_budget.py) --
 
 
 def _mpi_check(argv, n=4):
-    from ccb_helpers.mpi._cli import _check_traffic, check_case_for, parse_static
+    from ccb_helpers.mpi._args import parse_static
+    from ccb_helpers.mpi._budget import _check_traffic, check_case_for
 
     config = parse_static(argv)
     for case in config.get("cases", []):
@@ -299,7 +300,7 @@ RUN = ["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size"]
     ],
 )
 def test_mpi_cli_refuses_up_front(argv, words):
-    from ccb_helpers.mpi._cli import InputError
+    from ccb_helpers.mpi._args import InputError
 
     with pytest.raises(InputError, match=words):
         _mpi_check(argv)
@@ -311,7 +312,7 @@ def test_mpi_cli_accepts_a_good_launch():
 
 
 def test_mpi_cli_json_target_must_be_a_regular_file(tmp_path):
-    from ccb_helpers.mpi._cli import _json_target_problem
+    from ccb_helpers.mpi._budget import _json_target_problem
 
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
