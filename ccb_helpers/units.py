@@ -21,17 +21,21 @@ MiB = 1024**2
 GiB = 1024**3
 
 _BINARY_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB")
-_TIME_UNITS = (("ns", Decimal("1e-9")), ("µs", Decimal("1e-6")), ("ms", Decimal("1e-3")), ("s", Decimal(1)))
+_TIME_UNITS = (("ns", 1e-9), ("µs", 1e-6), ("ms", 1e-3), ("s", 1.0))
 #: Significant digits kept of a whole number in the largest unit (beyond a float64's precision
 #: the digits would be noise of the binary value; they are written as zeros).
 _MAX_DIGITS = 15
 
 
-def _in_unit(value: float, scale) -> Decimal:
-    """``value / scale`` in decimal (40 digits: no underflow to 0 of a subnormal, no double rounding)."""
+def _in_unit(value: float, scale: float) -> Decimal:
+    """``value / scale`` as the exact decimal value of the float quotient (what ``f"{q:.3g}"`` rounds),
+    or, where the quotient underflows (a subnormal value), the exact quotient to 40 digits."""
+    quotient = value / scale
+    if quotient >= 2.2250738585072014e-308 or value == 0:  # a normal float: its digits are exact
+        return Decimal(quotient)
     with localcontext() as context:
         context.prec = 40
-        return Decimal(value) / Decimal(scale)
+        return Decimal(value) / Decimal(repr(scale))
 
 
 def _positional(x: Decimal, digits: int) -> str:
@@ -100,7 +104,7 @@ def format_time(seconds) -> str:
     seconds = check_real("seconds", seconds, scalar=True)
     if seconds == 0:
         return "0 s"
-    index = max((i for i, (_, scale) in enumerate(_TIME_UNITS) if Decimal(seconds) >= scale), default=0)
+    index = max((i for i, (_, scale) in enumerate(_TIME_UNITS) if seconds >= scale), default=0)
     carried = False
     while True:
         unit, scale = _TIME_UNITS[index]
@@ -126,5 +130,5 @@ def format_bandwidth(bytes_per_second) -> str:
     value = check_real("bytes_per_second", bytes_per_second, scalar=True)
     if value == 0:
         return "0 GB/s"
-    x = _in_unit(value, 10**9)
+    x = _in_unit(value, 1e9)
     return f"{_positional(x, 3) if x < Decimal('999.5') else _whole(x)} GB/s"
