@@ -10,7 +10,7 @@ value that is not zero never prints as zero.
 
 from __future__ import annotations
 
-from decimal import Decimal, localcontext
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 
 from ._validation import check_real
 
@@ -21,28 +21,33 @@ MiB = 1024**2
 GiB = 1024**3
 
 _BINARY_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB")
-_TIME_UNITS = (("ns", 1e-9), ("µs", 1e-6), ("ms", 1e-3), ("s", 1.0))
+#: (unit, scale, scale as a power of ten)
+_TIME_UNITS = (("ns", 1e-9, -9), ("µs", 1e-6, -6), ("ms", 1e-3, -3), ("s", 1.0, 0))
 #: Significant digits kept of a whole number in the largest unit (beyond a float64's precision
 #: the digits would be noise of the binary value; they are written as zeros).
 _MAX_DIGITS = 15
+_MIN_NORMAL = 2.2250738585072014e-308
+
+# The live site's runtime (_static/live/ccb-live.js: formatBytes, formatTime, formatBandwidth)
+# follows these steps digit for digit; tests/test_live_core.py holds the two against each other.
 
 
-def _in_unit(value: float, scale: float) -> Decimal:
-    """``value / scale`` as the exact decimal value of the float quotient (what ``f"{q:.3g}"`` rounds),
-    or, where the quotient underflows (a subnormal value), the exact quotient to 40 digits."""
+def _in_unit(value: float, scale: float, power_of_ten: int) -> tuple[float, Decimal]:
+    """``value / scale`` as a float and as the exact decimal value of that float (what
+    ``f"{q:.3g}"`` rounds); where the quotient underflows (a subnormal value), the exact quotient,
+    the decimal digits of ``value`` shifted by the power of ten ``scale`` is."""
     quotient = value / scale
-    if quotient >= 2.2250738585072014e-308 or value == 0:  # a normal float: its digits are exact
-        return Decimal(quotient)
-    with localcontext() as context:
-        context.prec = 40
-        return Decimal(value) / Decimal(repr(scale))
+    if quotient >= _MIN_NORMAL or value == 0:
+        return quotient, Decimal(quotient)
+    sign, digits, exponent = Decimal(value).as_tuple()
+    return quotient, Decimal((sign, digits, exponent - power_of_ten))
 
 
 def _positional(x: Decimal, digits: int) -> str:
     """``x`` rounded to ``digits`` significant digits (half to even), written without an exponent,
     trailing zeros after the point dropped."""
     with localcontext() as context:
-        context.prec = digits
+        context.prec, context.rounding = digits, ROUND_HALF_EVEN
         rounded = +x
     text = format(rounded, "f")
     return text.rstrip("0").rstrip(".") if "." in text else text
@@ -71,18 +76,16 @@ def format_bytes(value) -> str:
         index += 1
     carried = False
     while True:
-        x = _in_unit(value, 1024**index)
-        if carried:  # the smaller unit rounded up to 1024 of it: at least 1 of this one
-            x = max(x, Decimal(1))
+        q, x = _in_unit(value, 1024**index, 0)  # index > 0: q >= 1, never the underflow
+        if carried and q < 1:  # the smaller unit rounded up to 1024 of it: 1 of this one
+            q, x = 1.0, Decimal(1)
         if index == 0:
-            if x == x.to_integral_value():
-                text = str(int(x))
-            elif x >= Decimal("0.05"):
-                text = f"{x:.1f}"
+            if q == int(q):
+                text = str(int(q))
             else:
-                text = _positional(x, 3)
-        elif x < Decimal("999.95"):
-            text = f"{x:.1f}"
+                text = f"{q:.1f}" if q >= 0.05 else _positional(x, 3)
+        elif q < 999.95:
+            text = f"{q:.1f}"
             text = text[:-2] if text.endswith(".0") else text
         else:
             text = _whole(x)
@@ -104,15 +107,15 @@ def format_time(seconds) -> str:
     seconds = check_real("seconds", seconds, scalar=True)
     if seconds == 0:
         return "0 s"
-    index = max((i for i, (_, scale) in enumerate(_TIME_UNITS) if seconds >= scale), default=0)
+    index = max((i for i, (_, scale, _) in enumerate(_TIME_UNITS) if seconds >= scale), default=0)
     carried = False
     while True:
-        unit, scale = _TIME_UNITS[index]
-        x = _in_unit(seconds, scale)
-        if carried:  # the smaller unit rounded up to 1000 of it: at least 1 of this one
-            x = max(x, Decimal(1))
+        unit, scale, power = _TIME_UNITS[index]
+        q, x = _in_unit(seconds, scale, power)
+        if carried and q < 1:  # the smaller unit rounded up to 1000 of it: 1 of this one
+            q, x = 1.0, Decimal(1)
         if index == len(_TIME_UNITS) - 1:
-            return f"{_positional(x, 3) if x < Decimal('999.5') else _whole(x)} {unit}"
+            return f"{_positional(x, 3) if q < 999.5 else _whole(x)} {unit}"
         text = _positional(x, 3)
         if Decimal(text) < 1000:
             return f"{text} {unit}"
@@ -130,5 +133,5 @@ def format_bandwidth(bytes_per_second) -> str:
     value = check_real("bytes_per_second", bytes_per_second, scalar=True)
     if value == 0:
         return "0 GB/s"
-    x = _in_unit(value, 1e9)
-    return f"{_positional(x, 3) if x < Decimal('999.5') else _whole(x)} GB/s"
+    q, x = _in_unit(value, 1e9, 9)
+    return f"{_positional(x, 3) if q < 999.5 else _whole(x)} GB/s"
