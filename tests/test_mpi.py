@@ -199,7 +199,7 @@ def test_expected_regions_by_hand():
         (["sweep", "--pairs", "ring:all_reduce", "--sizes", "8", "--pingpong-sizes", "1MiB"], "--pingpong-sizes needs"),
         (
             ["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "1.0000000000000001KiB"],
-            "not a whole number of bytes",
+            "is not a whole number of bytes (1024.0000000000001024 bytes)",
         ),
         (["frobnicate"], "invalid choice"),
         (["run", "--algorithm", "ring"], "required"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import re
+from decimal import Context
 from fractions import Fraction
 
 from .._validation import MAX_BANDWIDTH, MAX_SECONDS, MIN_BANDWIDTH
@@ -69,7 +70,9 @@ def parse_size(text: str, cap: int = MAX_SIZE) -> int:
     # keep the fraction small.
     exact = Fraction(match.group(1)) * _UNITS[match.group(2)]
     if exact.denominator != 1:
-        raise InputError(f"size {text!r} is not a whole number of bytes ({float(exact):.17g})")
+        whole, rest = divmod(exact.numerator, exact.denominator)  # a decimal times an integer: it terminates
+        fraction = format(Context(prec=100).divide(rest, exact.denominator), "f").lstrip("0")
+        raise InputError(f"size {text!r} is not a whole number of bytes ({whole}{fraction} bytes)")
     value = int(exact)
     if value > cap:
         raise InputError(
