@@ -31,6 +31,19 @@ NAME_MAX, PATH_MAX = 255, 4096
 RANK_BASELINE_BYTES = 128 * 2**20
 
 
+def _schedule(case: dict, n: int):
+    """The schedule ``case`` runs on ``n`` ranks (what every rank generates)."""
+    return generate(
+        case["algorithm"],
+        case["primitive"],
+        n,
+        case["m"],
+        ports=case["ports"],
+        root=case["root"],
+        chunks=case["chunks"],
+    )
+
+
 def check_case_for(case: dict, n: int, alpha=None, beta=None) -> None:
     """Phase 2: can this case run on ``n`` ranks? (Raises InputError; no communication.)"""
     what = f"{case['algorithm']} {case['primitive']} with M = {case['m']} bytes on N = {n}"
@@ -41,15 +54,7 @@ def check_case_for(case: dict, n: int, alpha=None, beta=None) -> None:
             f"{what}: all_to_all needs M divisible by N (M/N bytes to every rank), got M mod N = {case['m'] % n}"
         )
     try:
-        generate(
-            case["algorithm"],
-            case["primitive"],
-            n,
-            case["m"],
-            ports=case["ports"],
-            root=case["root"],
-            chunks=case["chunks"],
-        )
+        _schedule(case, n)
     except (ValueError, TypeError) as error:
         raise InputError(f"{what}: {error}") from None
     if alpha is not None:
@@ -151,15 +156,7 @@ def case_rank_bytes(case: dict, n: int, rank: int) -> int:
     """
     from ._plan import scratch_bytes
 
-    schedule = generate(
-        case["algorithm"],
-        case["primitive"],
-        n,
-        case["m"],
-        ports=case["ports"],
-        root=case["root"],
-        chunks=case["chunks"],
-    )
+    schedule = _schedule(case, n)
     return (2 * len(schedule.buffers) + 3) * case["m"] + scratch_bytes(schedule, rank)
 
 
