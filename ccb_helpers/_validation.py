@@ -368,7 +368,7 @@ def check_record(**spec):
     """Class decorator: a ``NamedTuple`` whose fields are checked whenever one is built.
 
     ``spec`` maps every field to a kind: ``"int"`` (a Python int, ``0 <= x <= 2**63 - 1``), ``"real"`` (finite,
-    ``>= 0``), ``"positive"`` (finite, ``> 0``), ``"str"``, ``"bool"`` or ``"dict"``; a ``"[]"``
+    ``>= 0``), ``"positive"`` (finite, ``> 0``), ``"str"``, ``"bool"``, ``"dict"`` or ``"tuple"``; a ``"[]"``
     suffix also accepts a numeric array of such values (a record of a broadcast formula, e.g.
     :class:`~ccb_helpers.algorithms.Cost`), a ``"?"`` suffix also ``None``. NaN, ±inf, arrays
     where a scalar belongs, look-alikes (a bool for an int, a str subclass) are refused with a
@@ -429,7 +429,7 @@ def _record_value(name: str, kind: str, value):
         return check_real(name, value, minimum=0.0, strict=kind == "positive", scalar=scalar)
     if kind == "bool":
         return check_bool(name, value)
-    expected = {"str": str, "dict": dict}[kind]
+    expected = {"str": str, "dict": dict, "tuple": tuple}[kind]
     if not isinstance(value, expected):
         raise TypeError(f"{name} must be a {expected.__name__}, got {type(value).__name__} {_short(value)}")
     return str.__str__(value) if expected is str else value

@@ -59,7 +59,7 @@ CALL_SECONDS = 20.0
 def _baselines() -> dict:
     """A small valid call of every public function: ``name -> (args, kwargs)``."""
     ring8, ring4 = ccb.ring(8), ccb.ring(4)
-    sweep = str(ROOT / "notebooks" / "data" / "mpi_sweep_example.json")
+    sweep = str(ROOT / "ccb_helpers" / "data" / "mpi" / "mpi_sweep_example.json")
     sweep_result = ccb.load_mpi_result(sweep)
     log_key = "dgx2_v100_all_reduce"
     log = ccb.read_published_log(log_key)
@@ -257,6 +257,13 @@ def _baselines() -> dict:
         "tree_height": ((8,), {}),
         "tree_ring_crossover_table": ((), dict(ns=(4, 8), preset_key="a100_nvlink", ports=2)),
         "two_level_busbw_ceiling": ((prim, 16, 2, 1e9), dict(node_beta=1e9, ports=1, rail_beta=None)),
+        "two_level_ceiling_terms": (
+            (prim, 16, 2, 1e9),
+            dict(node_beta=1e9, ports=1, rail_beta=None, nic_shares_link=False),
+        ),
+        "logp_broadcast": ((9, 1e-6, 2e-6, 3e-6), dict(tree="binomial", ports=1)),
+        "logp_tree_broadcast": ((((1, 2), (), ()), 1e-6, 2e-6, 3e-6), {}),
+        "mpi_example": (("mpi_sweep_example",), {}),
         "two_step_rounds_per_chunk": ((ring4,), dict(primitive="all_gather", root=0)),
         "uniform_routing": ((8, 1024), {}),
         "use_book_style": ((), {}),
@@ -296,6 +303,8 @@ def _record_baselines() -> dict:
         "Cost": ccb.algorithm_terms("ring", "all_reduce", 8, 1024),
         "FrontierPoint": ccb.stored_frontier(ccb.dgx1(), "all_gather")[0],
         "HardwarePreset": ccb.preset("ib_ndr"),
+        "LogPBroadcast": ccb.logp_broadcast(9, 1e-6, 2e-6, 3e-6),
+        "TwoLevelCeiling": ccb.two_level_ceiling_terms("all_reduce", 16, 2, 1e9, node_beta=1e9),
         "NcclPrediction": ccb.nccl_predict("all_reduce", 8, 1, 1024),
         "NcclTestsLog": log,
         "NcclTestsRow": log.rows[0],

@@ -382,7 +382,7 @@ def test_mpi_and_synthesis_plots_check_axes_and_fit(bad):
 
 
 def _mpi_example():
-    return ccb.load_mpi_result(Path(__file__).parent.parent / "notebooks" / "data" / "mpi_sweep_example.json")
+    return ccb.load_mpi_result(Path(__file__).parent.parent / "ccb_helpers" / "data" / "mpi" / "mpi_sweep_example.json")
 
 
 @pytest.mark.parametrize(
