@@ -145,7 +145,7 @@ def logp_tree_broadcast(children, latency, overhead, gap) -> LogPBroadcast:
     """
     latency, overhead, gap = _check_costs(latency, overhead, gap)
     if not isinstance(children, (list, tuple)):
-        raise TypeError(f"children must be a list or tuple of child lists, got {type(children).__name__}")
+        raise TypeError(f"children must be a sequence (list or tuple) of child lists, got {type(children).__name__}")
     n = len(children)
     if not 1 <= n <= MAX_LOGP_NODES:
         raise ValueError(f"children must list 1 to {MAX_LOGP_NODES} nodes, got {n}")
