@@ -333,7 +333,7 @@ _ORIGINAL_INFO_STEPS = ccb.info_steps
 # Isolated grading (ccb_helpers.grading.isolation): the student process and its sandbox
 # --------------------------------------------------------------------------------------------
 
-from ccb_helpers.grading import isolation  # noqa: E402
+from ccb_helpers.grading import isolation, process  # noqa: E402
 from ccb_helpers.grading.parts import StudentRaised  # noqa: E402
 
 needs_landlock = pytest.mark.skipif(isolation.sandbox_abi() < 1, reason="the kernel has no Landlock")
@@ -376,7 +376,7 @@ def test_a_forked_student_process_is_a_fresh_one_and_is_reaped(monkeypatch):
         forked = [probe(session, mark) for session, mark in zip(sessions, "abc")]
         assert [f[0] for f in forked] == [None, None, None]  # no student sees another's state
         with monkeypatch.context() as patch:
-            patch.setattr(isolation, "_fork_student", lambda *fds: None)  # started afresh
+            patch.setattr(process, "_fork_student", lambda *fds: None)  # started afresh
             fresh_session = isolation.Session(require_sandbox=False)
             try:
                 fresh = probe(fresh_session, "d")
@@ -387,14 +387,14 @@ def test_a_forked_student_process_is_a_fresh_one_and_is_reaped(monkeypatch):
             assert row[1] == fresh[1] and row[3] is True, (row, fresh)  # open files, own process group
             assert row[4] == fresh[4] and "numpy" in row[4], set(row[4]) ^ set(fresh[4])  # the same modules
         pids = [row[2] for row in forked]
-        assert isolation._SERVER is not None and isolation._SERVER.process.pid not in pids
+        assert process._SERVER is not None and process._SERVER.process.pid not in pids
     finally:
         for session in sessions:
             session.close()
     for pid in pids:
         with pytest.raises(ProcessLookupError):  # a zombie would still answer signal 0
             os.kill(pid, 0)
-    isolation._SERVER.process.kill()  # a fork server that dies is replaced
+    process._SERVER.process.kill()  # a fork server that dies is replaced
     again = isolation.Session(require_sandbox=False)
     try:
         assert probe(again, "e")[0] is None
@@ -503,11 +503,11 @@ def test_landlock_alone_confines_the_process(tmp_path):
     script = f"""
 import os, sys
 sys.path.insert(0, {str(isolation.CHILD.parent)!r})
-import child, numpy
+import child_sandbox as sandbox, numpy
 stdlib = os.path.dirname(os.__file__)
-entries = child.standard_library(stdlib)
-folders, files = child.loaded_libraries()
-abi = child.landlock([os.path.dirname(numpy.__file__)] + folders + [p for p in entries if os.path.isdir(p)],
+entries = sandbox.standard_library(stdlib)
+folders, files = sandbox.loaded_libraries()
+abi = sandbox.landlock([os.path.dirname(numpy.__file__)] + folders + [p for p in entries if os.path.isdir(p)],
                      files + [p for p in entries if not os.path.isdir(p)], [stdlib])
 assert abi >= 1
 for path, readable in [({str(secret)!r}, False), (os.path.join(stdlib, "os.py"), True), ("/etc/passwd", False)]:

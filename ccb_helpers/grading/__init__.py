@@ -15,8 +15,10 @@ sets' ``from ccb_helpers import grading`` / ``grading.as_int(...)`` keep working
 * :mod:`~ccb_helpers.grading.isolation` — grading a notebook so that nothing the student's
   code does can influence it: the answer cells run in a sandboxed process with a stub library,
   the tests run in the grader and reach the student's functions through plain data
-  (:func:`~ccb_helpers.grading.isolation.grade_cells`, used by ``assignments/ccb_nbgrader.py``);
-  :mod:`~ccb_helpers.grading.child` is that process's program.
+  (:func:`~ccb_helpers.grading.isolation.grade_cells`, used by ``assignments/ccb_nbgrader.py``),
+  with :mod:`~ccb_helpers.grading.process` (starting and killing the student process) and
+  :mod:`~ccb_helpers.grading.wire` (plain data across the pipe); ``child.py`` is that process's
+  program, with ``child_sandbox.py`` (its confinement) and ``child_stub.py`` (its stub library).
 
 >>> as_int(__import__("numpy").int64(12), "answer")
 12
