@@ -218,14 +218,19 @@ class IsolatedGrading(CoursePreprocessor):
             target.outputs = outputs
         nb.metadata["ccb_grading"] = {
             "landlock": report.landlock,
+            "seccomp": report.seccomp,
+            "network_namespace": report.netns,
             "restarts": report.restarts,
             "ignored_cells": report.ignored_cells,
             "problems": report.problems,
         }
+        layers = [f"Landlock ABI {report.landlock}" if report.landlock else "no Landlock"]
+        layers += ["seccomp" if report.seccomp else "no seccomp"]
+        layers += ["network namespace" if report.netns else "no network namespace"]
         self.log.info(
-            "Isolated grading of %s: sandbox Landlock ABI %s, %s restarts, %s added cells not run%s",
+            "Isolated grading of %s: sandbox %s, %s restarts, %s added cells not run%s",
             resources["nbgrader"]["student"],
-            report.landlock or "none",
+            ", ".join(layers),
             report.restarts,
             report.ignored_cells,
             f"; problems: {report.problems}" if report.problems else "",

@@ -96,9 +96,17 @@ def _env():
 CPU_SECONDS: dict = {}
 
 
+PIDS: dict = {}
+
+
 def _run(args, cwd, ok=True):
     before = os.times()
-    done = subprocess.run(args, cwd=cwd, env=_env(), capture_output=True, text=True)
+    with subprocess.Popen(
+        args, cwd=cwd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as command:
+        PIDS[args[3] if len(args) > 3 else args[-1]] = command.pid  # the grader of its student processes
+        stdout, stderr = command.communicate()
+    done = subprocess.CompletedProcess(args, command.returncode, stdout, stderr)
     after = os.times()
     step = args[3] if len(args) > 3 else args[-1]
     CPU_SECONDS[step] = (
@@ -221,7 +229,7 @@ def _digest(path: pathlib.Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _class(ps: str, source, release, course: pathlib.Path) -> dict:
+def _class(ps: str, source, release, course: pathlib.Path, udp_port: int) -> dict:
     """Every submission of the set: ``{student: notebook}``."""
     data = _submissions(ps)
     reference_answers = {
@@ -253,6 +261,7 @@ def _class(ps: str, source, release, course: pathlib.Path) -> dict:
             str(course / "autograded" / "reference" / ps / f"{ps}.ipynb"),
         ],
         "gradebook": str(course / "gradebook.db"),
+        "udp_port": udp_port,
     }
     students.update(cheats.submissions(ps, release, source, data.LIBRARY, paths))
     if ps == "ps1":
@@ -285,7 +294,11 @@ def _grade(ps: str, workdir: pathlib.Path, finalizer=None) -> dict:
         log = {"generate": api("generate_assignment", ps, force=True)}
     release = nbformat.read(course / "release" / ps / f"{ps}.ipynb", as_version=4)
     source = nbformat.read(course / "source" / ps / f"{ps}.ipynb", as_version=4)
-    students = _class(ps, source, release, course)
+    # A real UDP listener on 127.0.0.1: the escape submission sends the hidden inputs to it.
+    listener = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.setblocking(False)
+    students = _class(ps, source, release, course, listener.getsockname()[1])
 
     if ps == SETS[0]:
         # The README's collect step: uploads as an LMS hands them over, <student>_<assignment>.ipynb,
@@ -313,6 +326,7 @@ def _grade(ps: str, workdir: pathlib.Path, finalizer=None) -> dict:
     if cli:
         log["autograde"] = _run(nbgrader + ["autograde", ps, "--create", "--force"], course, ok=False)
         log["autograde_seconds"] = time.perf_counter() - start
+        escaped = _left_behind(PIDS["autograde"], listener)
         formgrader = _start_formgrader(course)
         if finalizer is not None:
             finalizer(lambda: _stop(formgrader[0]))
@@ -321,6 +335,7 @@ def _grade(ps: str, workdir: pathlib.Path, finalizer=None) -> dict:
         formgrader = None
         log["autograde"] = api("autograde", ps, student_id="*", create=True, force=True)
         log["autograde_seconds"] = time.perf_counter() - start
+        escaped = _left_behind(os.getpid(), listener)
         log["feedback"] = api("generate_feedback", ps, force=True)
 
     from nbgrader.api import Gradebook, MissingEntry
@@ -362,7 +377,36 @@ def _grade(ps: str, workdir: pathlib.Path, finalizer=None) -> dict:
         data=_submissions(ps),
         exported=exported,
         formgrader=formgrader,
+        escaped=escaped,
     )
+
+
+def _left_behind(grader_pid: int, listener) -> dict:
+    """What the students got out while autograde ran (read as soon as it returned): the datagrams
+    that reached the listener, and the processes still alive that the grader started for its
+    students (marked ``CCB_GRADER=<grader pid>``) or that reported their pid in a datagram."""
+    datagrams = []
+    while True:
+        try:
+            datagrams.append(listener.recv(65536))
+        except BlockingIOError:
+            break
+    listener.close()
+    mark = f"CCB_GRADER={grader_pid}".encode()
+    alive = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as handle:
+                    if mark in handle.read().split(b"\0"):
+                        alive.add(int(entry))
+            except OSError:
+                continue
+    for datagram in datagrams:
+        for pid in re.findall(rb"'alive', (\d+)", datagram):
+            if os.path.exists(f"/proc/{int(pid)}"):
+                alive.add(int(pid))
+    return {"datagrams": datagrams, "processes": sorted(alive)}
 
 
 def _tests_id(part: str) -> str:
@@ -465,6 +509,17 @@ def test_problem_set_grades_a_class_with_cheaters(ps, scratch, request):
     for student in ("library", "hardcoded", *cheats.ZERO_EVERYWHERE):
         for part in autograded_parts:
             expect(score(student, part) == 0, f"{student} {part}: {score(student, part)}")
+    for student in cheats.FULL_MARKS:
+        for part, points in data.PARTS.items():
+            expect(score(student, part) == points, f"{student} {part}: {score(student, part)} / {points}")
+    # Nothing got out while autograde ran: no datagram reached the listener, no process outlived it.
+    escaped = run["escaped"]
+    expect(
+        not escaped["datagrams"],
+        f"{len(escaped['datagrams'])} datagrams reached the listener: {escaped['datagrams'][:2]}",
+    )
+    expect(not escaped["processes"], f"processes outlived autograde: {escaped['processes']}")
+    expect("seccomp" in run["log"]["autograde"] and "no seccomp" not in run["log"]["autograde"], "seccomp in place")
     crash = cheats.crash_points(run["release"], run["source"], data.PARTS)
     for part, points in crash.items():
         expect(score("crash", part) == points, f"crash {part}: {score('crash', part)}, expected {points}")

@@ -14,6 +14,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -493,6 +494,131 @@ def signal_grader():
     finally:
         session.close()
         server.close()
+
+
+_ESCAPE = """
+import os, sys, time
+RESULTS = {{}}
+def attempt(what, fn):
+    try:
+        RESULTS[what] = ("ok", repr(fn()))
+    except BaseException as error:
+        RESULTS[what] = ("refused", type(error).__name__)
+def switch_off():
+    # #40: this one line turned the second layer off; the hook's state is no module's any more.
+    main = sys.modules["__main__"]
+    main._REFUSED_EVENTS = ("none",)
+    for value in list(vars(main).values()):
+        if hasattr(value, "REFUSED_EVENTS"):
+            value.REFUSED_EVENTS = ("none",)
+    return "switched"
+def find_hook():
+    import gc
+    return len(gc.get_objects())
+def udp(port):
+    import socket
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.sendto(b"LEAK hidden input", ("127.0.0.1", port))
+    return "sent"
+def spawn():
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setsid()
+            os.fork()
+            time.sleep(120)
+        finally:
+            os._exit(0)
+    return pid
+def escape(port):
+    attempt("switch", switch_off)
+    attempt("gc", find_hook)
+    attempt("udp", lambda: udp(port))
+    attempt("fork", spawn)
+    attempt("socketpair", lambda: __import__("socket").socketpair())
+    return RESULTS
+"""
+
+
+def _udp_listener():
+    import socket
+
+    listener = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.setblocking(False)
+    return listener
+
+
+def _datagrams(listener) -> list[bytes]:
+    time.sleep(0.2)
+    got = []
+    while True:
+        try:
+            got.append(listener.recv(4096))
+        except BlockingIOError:
+            return got
+
+
+def _marked_processes(grader_pid: int) -> list[int]:
+    """Processes started for the students of ``grader_pid`` (their environment's ``CCB_GRADER``)."""
+    mark = f"CCB_GRADER={grader_pid}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as handle:
+                    if mark in handle.read().split(b"\0"):
+                        found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+def _escape(layers: dict) -> tuple[dict, list, list]:
+    """Run the escape with the given sandbox layers: ``(results, datagrams, processes left)``."""
+    listener = _udp_listener()
+    saved = dict(process.LAYERS)
+    process.LAYERS.update(layers)
+    session = isolation.Session(require_sandbox=False)
+    try:
+        session.run_cell(_ESCAPE.format(), "<cell>")
+        results = session.call("escape", (listener.getsockname()[1],), {})
+    finally:
+        session.close()
+        process.LAYERS.clear()
+        process.LAYERS.update(saved)
+    got = _datagrams(listener)
+    listener.close()
+    server = process._SERVER.process.pid if process._SERVER is not None else None
+    left = [pid for pid in _marked_processes(os.getpid()) if pid != server]
+    return results, got, left
+
+
+@needs_landlock
+def test_the_audit_hook_cannot_be_switched_off_and_the_kernel_closes_datagrams_and_processes():
+    """#40: ``sys.modules["__main__"]._REFUSED_EVENTS = ("none",)`` turned the hook off, and then
+    ``os.fork``, ``setsid`` and UDP worked (forks outlived autograde; datagrams with hidden inputs
+    reached a listener). Now the switch changes nothing, gc cannot find the hook, and each kernel
+    layer alone — seccomp, the network namespace — refuses what the hook refuses; a real UDP
+    listener counts the datagrams and ``/proc`` the processes left after the notebook."""
+    results, got, left = _escape({})
+    assert results["switch"] == ("ok", "'switched'")  # the names are the student's to rebind…
+    for what in ("gc", "udp", "fork", "socketpair"):
+        assert results[what][0] == "refused", (what, results)  # …and nothing changed
+    assert got == [] and left == [], (got, left)
+    # seccomp alone (no audit hook, no namespace): no socket of any family, no process.
+    results, got, left = _escape({"audit_hook": False, "network_namespace": False})
+    assert results["udp"] == results["fork"] == results["socketpair"] == ("refused", "PermissionError"), results
+    assert got == [] and left == [], (got, left)
+    # the network namespace alone: a datagram to 127.0.0.1 reaches nobody.
+    results, got, left = _escape({"audit_hook": False, "seccomp": False})
+    assert results["udp"] == ("refused", "OSError") and got == [], (results, got)
+    # and where neither the hook nor seccomp stops a fork, the processes it starts — one that left
+    # the process group with setsid, and its child — are gone when the notebook is.
+    assert results["fork"][0] == "ok" and left == [], (results, left)
+    # The check is real: with every layer off the datagram arrives.
+    results, got, _ = _escape({"audit_hook": False, "seccomp": False, "network_namespace": False})
+    assert results["udp"] == ("ok", "'sent'") and got == [b"LEAK hidden input"], (results, got)
 
 
 @needs_landlock

