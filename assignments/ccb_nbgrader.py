@@ -149,6 +149,58 @@ class RestoreReleasedCells(OverwriteCells):
         return super().preprocess_cell(cell, resources, cell_index)
 
 
+class InertStudentText(CoursePreprocessor):
+    """``autograde`` (after ``SaveAutoGrades``): whatever the student wrote reaches the teacher's browser as inert text.
+
+    The Formgrader renders the autograded notebook's Markdown with raw HTML in the teacher's
+    logged-in session (and ``c.HTMLExporter.sanitize_html`` does not reach its template): a
+    student's ``<img src=x onerror=…>`` wrote files through ``/api/contents`` and changed grades
+    through ``/formgrader/api/grade`` (#40). Every Markdown cell that is not one of the teacher's
+    locked cells (restored from the gradebook by :class:`RestoreReleasedCells` when sanitizing)
+    becomes :func:`ccb_helpers.grading.markup.inert_markdown` — the same text, formulas and
+    formatting, no element, attribute or URL of the student's choosing; a raw cell (rendered as raw
+    HTML by nbconvert) becomes a Markdown cell showing its text. Cell and notebook metadata keep
+    only what nbgrader and the kernel need. The submitted notebook is not changed.
+    """
+
+    #: Notebook and cell metadata that stay (everything else a student could have put there goes).
+    NOTEBOOK_KEYS = ("kernelspec", "language_info", "ccb_grading")
+    CELL_KEYS = ("nbgrader", "deletable", "editable")
+
+    def preprocess(self, nb, resources):
+        from ccb_helpers.grading import markup
+
+        teacher = self._locked_sources(resources)
+        for key in [k for k in nb.metadata if k not in self.NOTEBOOK_KEYS]:
+            del nb.metadata[key]
+        for index, cell in enumerate(nb.cells):
+            for key in [k for k in cell.metadata if k not in self.CELL_KEYS]:
+                del cell.metadata[key]
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if cell.cell_type == "markdown":
+                if grade_id in teacher and cell.source == teacher[grade_id]:
+                    continue  # the teacher's cell, as the gradebook holds it
+                cell.source = markup.inert_markdown(cell.source, cell.get("attachments") or {})
+                cell.pop("attachments", None)
+            elif cell.cell_type == "raw":
+                shown = nbformat.v4.new_markdown_cell(markup.inert_text(cell.source), metadata=cell.metadata)
+                shown.pop("id", None)
+                if "id" in cell:
+                    shown["id"] = cell["id"]
+                nb.cells[index] = shown
+        return nb, resources
+
+    @staticmethod
+    def _locked_sources(resources) -> dict:
+        """``{grade_id: source}`` of the notebook's locked cells in the gradebook."""
+        try:
+            with Gradebook(resources["nbgrader"]["db_url"]) as gradebook:
+                record = gradebook.find_notebook(resources["nbgrader"]["notebook"], resources["nbgrader"]["assignment"])
+                return {c.name: c.source for c in record.source_cells if c.locked}
+        except MissingEntry:
+            return {}
+
+
 def _stream(text: str) -> NotebookNode:
     return NotebookNode(output_type="stream", name="stdout", text=text)
 
@@ -450,6 +502,7 @@ __all__ = [
     "IsolatedGrading",
     "RequireNumericScore",
     "RestoreReleasedCells",
+    "InertStudentText",
     "HideTestCode",
     "CoursePackage",
     "CourseVariant",

