@@ -84,6 +84,63 @@ class CoursePreprocessor(NbGraderPreprocessor):
     display_data_priority = List(NbGraderPreprocessor.display_data_priority.default_value).tag(config=True)
 
 
+class RepairCellMetadata(CoursePreprocessor):
+    """``autograde`` (sanitizing, first): nbgrader metadata a copied or edited cell broke, put right.
+
+    A cell copied in JupyterLab keeps its nbgrader metadata; nbgrader then stopped ``autograde``
+    for the rest of the class ("old version of the metadata format", jupyter/nbgrader#1083), and
+    so did a removed or edited ``schema_version``. :func:`ccb_helpers.grading.cellmeta.repair_cells`
+    keeps the handed-out copy of each cell (by its cell id in ``release/``), grades the other
+    copies as cells the student added, and makes the metadata valid; each change is a warning
+    naming the student's cell.
+    """
+
+    def preprocess(self, nb, resources):
+        from ccb_helpers.grading.cellmeta import CellRecord, repair_cells
+
+        notebook_id = resources["nbgrader"]["notebook"]
+        assignment_id = resources["nbgrader"]["assignment"]
+        try:
+            with Gradebook(resources["nbgrader"]["db_url"]) as gradebook:
+                record = gradebook.find_notebook(notebook_id, assignment_id)
+                grade = {c.name: c.max_score for c in record.grade_cells}
+                task = {c.name: c.max_score for c in record.task_cells}
+                solution = {c.name for c in record.solution_cells}
+                known = {
+                    c.name: CellRecord(
+                        grade=c.name in grade,
+                        solution=c.name in solution,
+                        locked=bool(c.locked),
+                        task=c.name in task,
+                        points=grade.get(c.name, task.get(c.name)),
+                    )
+                    for c in record.source_cells
+                }
+        except MissingEntry:
+            return nb, resources
+        for line in repair_cells(nb.cells, known, self._released_ids(notebook_id, assignment_id)):
+            self.log.warning(line)
+        return nb, resources
+
+    def _released_ids(self, notebook_id: str, assignment_id: str) -> dict:
+        """``{grade_id: cell id}`` of the handed-out notebook in ``release/`` (empty if it is not there)."""
+        from nbgrader.coursedir import CourseDirectory
+
+        coursedir = CourseDirectory(config=self.config)
+        path = os.path.join(
+            coursedir.format_path(coursedir.release_directory, ".", assignment_id), f"{notebook_id}.ipynb"
+        )
+        try:
+            released = nbformat.read(path, as_version=4)
+        except (OSError, ValueError):
+            return {}
+        return {
+            c.metadata["nbgrader"]["grade_id"]: c.get("id")
+            for c in released.cells
+            if isinstance(c.metadata.get("nbgrader"), dict) and "grade_id" in c.metadata["nbgrader"]
+        }
+
+
 class RestoreReleasedCells(OverwriteCells):
     """:class:`OverwriteCells` that warns only when a student really edited a locked cell.
 
@@ -289,9 +346,8 @@ class IsolatedGrading(CoursePreprocessor):
         )
         return nb, resources
 
-    @staticmethod
-    def _restore_missing(nb, sources, tests, points) -> None:
-        """Put back a setup or test cell the student deleted (from the gradebook)."""
+    def _restore_missing(self, nb, sources, tests, points) -> None:
+        """Put back a setup or test cell the student deleted (from the gradebook), with a warning."""
         present = {c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells}
         for grade_id, (cell_type, locked, source) in sources.items():
             if grade_id in present or cell_type != "code" or not locked:
@@ -312,6 +368,7 @@ class IsolatedGrading(CoursePreprocessor):
             positions = [i for i, c in enumerate(nb.cells) if c.metadata.get("nbgrader", {}).get("grade_id") == answer]
             position = positions[0] + 1 if positions else (len(nb.cells) if is_test else 0)
             nb.cells.insert(position, cell)
+            self.log.warning("Cell '%s' was deleted by the student: put back from the gradebook", grade_id)
 
 
 class RequireNumericScore(CoursePreprocessor):
@@ -502,6 +559,7 @@ __all__ = [
     "IsolatedGrading",
     "RequireNumericScore",
     "RestoreReleasedCells",
+    "RepairCellMetadata",
     "InertStudentText",
     "HideTestCode",
     "CoursePackage",

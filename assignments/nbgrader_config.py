@@ -33,6 +33,7 @@ from ccb_nbgrader import (  # noqa: E402 - needs the path above
     HideTestCode,
     InertStudentText,
     IsolatedGrading,
+    RepairCellMetadata,
     RequireNumericScore,
     RestoreReleasedCells,
 )
@@ -79,8 +80,10 @@ c.GenerateAssignment.preprocessors = [
     CheckCellMetadata,
 ]  # nbgrader 0.9.6's list with CoursePackage and CourseVariant first (before the checksums and the gradebook copy)
 
-# Autograde: warn only when a student edited a locked cell (see ccb_nbgrader.RestoreReleasedCells).
+# Autograde: a copied cell or broken nbgrader metadata does not stop the class (RepairCellMetadata);
+# warn only when a student edited a locked cell (see ccb_nbgrader.RestoreReleasedCells).
 c.Autograde.sanitize_preprocessors = [
+    RepairCellMetadata,
     ClearOutput,
     DeduplicateIds,
     OverwriteKernelspec,

@@ -530,7 +530,17 @@ def test_problem_set_grades_a_class_with_cheaters(ps, scratch, request):
     # Only the weak student's edit is reported (the edited cheat's edits too: those are real edits).
     changed = [line for line in run["log"]["autograde"].splitlines() if "has changed" in line]
     expect(any(_tests_id(autograded_parts[0]) in line for line in changed), "the weak student's edit is reported")
-    expect(all("ps" in line and ("-tests" in line) for line in changed), f"unexpected warnings {changed[:3]}")
+    written_id = data.WRITTEN[0]
+    expect(
+        all("-tests" in line or f"'cell_type' for cell {written_id} " in line for line in changed),
+        f"unexpected warnings {changed[:3]}",
+    )  # the broken-metadata student turned the written answer into a raw cell: a real edit
+    # Copied cells and broken metadata are named, and the class is graded (#40, jupyter/nbgrader#1083).
+    autograde_log = run["log"]["autograde"]
+    expect("appears 2 times (copied)" in autograde_log, "a copied cell is reported")
+    expect("schema_version 1 " in autograde_log and "schema_version missing" in autograde_log, "schema fixes logged")
+    expect("old version of the metadata format" not in autograde_log, "nbgrader's metadata error")
+    expect("was deleted by the student: put back" in autograde_log, "a deleted test cell is restored with a log line")
     expect(run["after"] == run["digests"], "grading modified a submitted notebook")
 
     # Feedback: results, no test code, no rubric, nothing a probe echoed.

@@ -780,3 +780,49 @@ def test_the_student_process_knows_the_same_numpy_scalar_types_as_the_grader():
     # Derived independently from numpy's type codes: every integer and float scalar type is known.
     assert {np.dtype(code).type for code in "bBhHiIlLqQpP"} <= codec.ints
     assert {np.dtype(code).type for code in "efdg"} == codec.floats
+
+
+def test_copied_cells_and_broken_nbgrader_metadata_are_put_right():
+    """#40 / jupyter/nbgrader#1083: a copied cell (same nbgrader metadata, new cell id), a removed or
+    edited schema_version, emptied or lost metadata, a made-up grade id. The handed-out copy keeps
+    the metadata wherever the copy was pasted; every result validates as nbgrader's schema 3."""
+    from ccb_helpers.grading.cellmeta import CellRecord, repair_cells
+
+    known = {
+        "a": CellRecord(grade=False, solution=True, locked=False, task=False, points=None),
+        "a-tests": CellRecord(grade=True, solution=False, locked=True, task=False, points=3),
+        "b": CellRecord(grade=False, solution=True, locked=False, task=False, points=None),
+        "w": CellRecord(grade=True, solution=True, locked=False, task=False, points=8),
+    }
+
+    def cell(cell_id, **meta):
+        return {"id": cell_id, "metadata": {"nbgrader": meta} if meta else {}}
+
+    cells = [
+        cell("pasted-1", grade_id="a", solution=True, grade=False, locked=False, schema_version=3),  # pasted above
+        cell("a", grade_id="a", solution=True, grade=False, locked=False, schema_version=3),
+        cell("a-tests", grade_id="a-tests", grade=True, locked=True, solution=False, schema_version=1),  # points gone
+        cell("pasted-2", grade_id="a-tests", grade=True, locked=True, solution=False, points=3, schema_version=3),
+        cell("b"),  # metadata lost: its cell id says which cell it is
+        cell("w", grade_id="w", grade="yes", solution=True, locked=False, points=8, extra=1),  # no schema_version
+        cell("x", grade_id="forged-tests", grade=True, locked=True, solution=False, points=5, schema_version=3),
+        cell("y", grade=True),  # metadata without a grade id
+    ]
+    log = repair_cells(cells, known)
+    kept = {c["metadata"]["nbgrader"]["grade_id"]: c["id"] for c in cells if "nbgrader" in c["metadata"]}
+    assert kept == {"a": "a", "a-tests": "a-tests", "b": "b", "w": "w"}, kept
+    assert sum("appears 2 times (copied)" in line for line in log) == 2, log
+    assert any("'forged-tests' does not exist" in line for line in log) and any("lost its" in line for line in log)
+    assert cells[2]["metadata"]["nbgrader"]["points"] == 3.0 and cells[5]["metadata"]["nbgrader"]["grade"] is True
+    try:
+        from nbgrader.nbgraderformat import MetadataValidator
+    except ImportError:
+        return
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    for c in cells:
+        notebook.cells.append(nbformat.v4.new_code_cell("x = 1", metadata=c["metadata"]))
+    notebook.cells[5].cell_type = "markdown"  # the written answer
+    del notebook.cells[5]["outputs"], notebook.cells[5]["execution_count"]
+    MetadataValidator().validate_nb(notebook)  # nbgrader's own check: no error

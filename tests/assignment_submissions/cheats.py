@@ -167,6 +167,56 @@ def _xss_markdown() -> str:
     )
 
 
+def _copied(release, source) -> nbformat.NotebookNode:
+    """Cells copied and pasted in JupyterLab (jupyter/nbgrader#1083): the copy keeps the nbgrader
+    metadata and gets a new cell id. An answer cell copied below (a wrong answer in the copy), one
+    copied above (the copy keeps the stub), a test cell copied, the written answer copied."""
+    nb = _with(release, _reference_answers(source))
+    answers = [c for c in nb.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")]
+    tests = [c for c in nb.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")]
+    written = next(c for c in nb.cells if c.cell_type == "markdown" and c.metadata.get("nbgrader", {}).get("solution"))
+    name = answer_functions(release)[0][1]
+
+    def paste(original, text, below=True):
+        pasted = copy.deepcopy(original)
+        pasted["id"] = f"pasted-{len(nb.cells)}"
+        pasted.source = text
+        position = nb.cells.index(original) + (1 if below else 0)
+        nb.cells.insert(position, pasted)
+
+    paste(answers[0], f"def {name}(*args, **kwargs):\n    return 0\n")
+    paste(answers[2], _cell(release, answers[2].metadata.nbgrader["grade_id"]).source, below=False)
+    paste(tests[1], tests[1].source)
+    paste(written, "复制出来的简答单元格。")
+    return nb
+
+
+def _broken_metadata(release, source) -> nbformat.NotebookNode:
+    """nbgrader metadata a student's editing broke: ``schema_version`` removed, old, too new; the
+    metadata emptied or gone; a test cell's points removed; the written answer turned into a raw
+    cell with a flag that is not a boolean and a key nbgrader does not know."""
+    nb = _with(release, _reference_answers(source))
+    answers = [c for c in nb.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")]
+    tests = [c for c in nb.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")]
+    del answers[0].metadata.nbgrader["schema_version"]
+    answers[1].metadata.nbgrader["schema_version"] = 1
+    tests[2].metadata.nbgrader["schema_version"] = 99
+    answers[3].metadata["nbgrader"] = {}
+    del answers[4].metadata["nbgrader"]
+    del tests[0].metadata.nbgrader["points"]
+    index, written = next(
+        (i, c)
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "markdown" and c.metadata.get("nbgrader", {}).get("solution")
+    )
+    raw = nbformat.v4.new_raw_cell("我的证明。", metadata=copy.deepcopy(written.metadata))
+    raw["id"] = written.get("id")
+    raw.metadata.nbgrader["task"] = "yes"
+    raw.metadata.nbgrader["reviewed"] = True
+    nb.cells[index] = raw
+    return nb
+
+
 def _leaking(answers: dict, functions) -> dict:
     """Each answer cell followed by a wrapper of its function that sends the call's arguments out."""
     out = dict(answers)
@@ -356,6 +406,8 @@ def submissions(ps: str, release, source, library: dict, course_paths: dict) -> 
     ]
     xss.metadata["title"] = "</title><script>alert(1)</script>"
     out["xss"] = xss
+    out["copied"] = _copied(release, source)
+    out["schema"] = _broken_metadata(release, source)
     out["escape"] = _with(
         release,
         _leaking(_reference_answers(source), functions),
@@ -380,4 +432,4 @@ def crash_points(release, source, parts: dict) -> dict:
 #: What each cheat scores: 0 on every autograded part ("crash" is checked part by part)…
 ZERO_EVERYWHERE = ("hooks", "tamper", "stash", "course", "lookalikes", "probe", "edited", "xss")
 #: …or full marks on every autograded part: the cheat does not change a grade, it tries to get out.
-FULL_MARKS = ("escape",)
+FULL_MARKS = ("escape", "copied", "schema")
