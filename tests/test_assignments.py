@@ -1139,3 +1139,88 @@ def test_a_students_markdown_reaches_the_teacher_as_inert_html():
     inert = inert_markdown(source, {"m.png": {"image/png": png}})
     assert "<strong>粗体</strong>" in inert and "$a &lt; b$" in inert and "\\frac{1}{2}" in inert
     assert f'src="data:image/png;base64,{png}"' in inert
+
+
+_PERTURB = r"""
+import numpy as _np
+def _perturbed(value, how):
+    if type(value) is float or isinstance(value, _np.floating):
+        return how(float(value))
+    if isinstance(value, _np.ndarray) and value.dtype.kind == "f":
+        return _np.array([how(float(x)) for x in value.ravel()]).reshape(value.shape)
+    if type(value) in (list, tuple, set, frozenset):
+        return type(value)(_perturbed(item, how) for item in value)
+    if type(value) is dict:
+        return {key: _perturbed(item, how) for key, item in value.items()}
+    return value
+"""
+
+
+def _scores_with_floats(ps: str, how: str) -> dict:
+    """Each part's score when every float the reference solution returns is replaced by ``how``."""
+    import ccb_helpers
+    from ccb_helpers.grading.isolation import Cell, grade_cells
+
+    source = nbformat.read(ASSIGNMENTS / "source" / ps / f"{ps}.ipynb", as_version=4)
+    cells = []
+    for cell in source.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type != "code":
+            continue
+        if meta.get("grade"):
+            cells.append(Cell("test", cell.source, meta["grade_id"]))
+        elif meta.get("solution"):
+            name = re.search(r"^def (\w+)\(", cell.source, re.M).group(1)
+            wrapped = (
+                f"{_PERTURB}\n{cell.source}\n_real_{name} = {name}\n"
+                f"def {name}(*args, **kwargs):\n    return _perturbed(_real_{name}(*args, **kwargs), lambda x: {how})\n"
+            )
+            cells.append(Cell("answer", wrapped, meta["grade_id"]))
+        else:
+            cells.append(Cell("setup", cell.source, meta.get("grade_id")))
+    outcomes, _ = grade_cells(cells, library=ccb_helpers, require_sandbox=False)
+    return {c.grade_id.removesuffix("-tests"): o.score for c, o in zip(cells, outcomes) if c.kind == "test"}
+
+
+@pytest.mark.parametrize("ps", SETS)
+def test_nan_fails_every_float_comparison_of_every_part(ps, monkeypatch):
+    """#40: ``abs(x - y) > tol`` is False for NaN, so NaN passed hidden checks (ps6-shared 3/3,
+    ps8-intervals 4/4). Every float each reference answer returns is replaced by NaN, and — the
+    oracle — by a wrong finite number: NaN must never score more than the wrong number, and a part
+    whose answers carry floats must lose points. Runs over every set present (a new set or part
+    is covered without a change here)."""
+    monkeypatch.delenv("CCB_GRADING_SALT", raising=False)
+    data = _submissions(ps)
+    nan = _scores_with_floats(ps, 'float("nan")')
+    wrong = _scores_with_floats(ps, "x * 1.001 + 1e-3")
+    infinite = _scores_with_floats(ps, 'float("inf")')
+    assert set(nan) == set(data.PARTS), (ps, nan)
+    for part, points in data.PARTS.items():
+        assert nan[part] <= wrong[part] and infinite[part] <= wrong[part], (
+            part,
+            nan[part],
+            infinite[part],
+            wrong[part],
+        )
+        if wrong[part] < points:  # the part's answers carry floats that matter
+            assert nan[part] < points and infinite[part] < points, (part, nan[part], points)
+
+
+def test_test_cells_compare_floats_through_the_shared_helper():
+    """One float comparison for every set (``grading.close``, NaN-safe): no test cell compares an
+    ``abs(…)`` or calls ``math.isclose`` itself (``abs(x - y) > tol`` passed NaN, #40)."""
+    import ast
+
+    found = []
+    for ps in SETS:
+        for cell in nbformat.read(ASSIGNMENTS / "source" / ps / f"{ps}.ipynb", as_version=4).cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if cell.cell_type != "code" or not meta.get("grade"):
+                continue
+            for node in ast.walk(ast.parse(cell.source)):
+                calls = [n for n in ast.walk(node) if isinstance(n, ast.Call)] if isinstance(node, ast.Compare) else []
+                if any(isinstance(c.func, ast.Name) and c.func.id == "abs" for c in calls):
+                    found.append((meta["grade_id"], node.lineno, ast.unparse(node)))
+                if isinstance(node, ast.Attribute) and node.attr == "isclose":
+                    found.append((meta["grade_id"], node.lineno, ast.unparse(node)))
+    assert not found, found

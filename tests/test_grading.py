@@ -826,3 +826,48 @@ def test_copied_cells_and_broken_nbgrader_metadata_are_put_right():
     notebook.cells[5].cell_type = "markdown"  # the written answer
     del notebook.cells[5]["outputs"], notebook.cells[5]["execution_count"]
     MetadataValidator().validate_nb(notebook)  # nbgrader's own check: no error
+
+
+def test_a_huge_returned_number_is_refused_before_any_arithmetic():
+    """#40: a returned Fraction with 2**22-bit parts held autograde for minutes — ``Fraction(n, d)``
+    reduces by ``math.gcd`` in C, where the group's SIGALRM budget cannot interrupt it. The parts
+    are refused as text, before anything computes with them; a part of the cap still grades."""
+    session = isolation.Session(require_sandbox=False)
+    try:
+        session.run_cell(
+            "from fractions import Fraction\n"
+            "def huge_fraction():\n"
+            "    return Fraction(2**(2**22) + 1, 3**(2**21), _normalize=False)\n"
+            "def huge_int():\n"
+            "    return -(2**(2**22)) - 1\n"
+            "def at_cap():\n"
+            "    return Fraction(2**(2**16 - 1), 3**40000, _normalize=False), 2**(2**16) - 1\n",
+            "<cell>",
+        )
+        for name in ("huge_fraction", "huge_int"):
+            start = time.monotonic()
+            with pytest.raises(grading.Wrong, match="超过 65536 位"):
+                session.call(name, (), {})
+            assert time.monotonic() - start < 5, name  # the gcd alone took 28 s
+        fraction, integer = session.call("at_cap", (), {})
+        assert fraction == fractions.Fraction(2**65535, 3**40000) and integer == 2**65536 - 1
+    finally:
+        session.close()
+    with pytest.raises(grading.GradingError, match="超过 65536 位"):
+        grading.as_int(2**65536)
+    with pytest.raises(grading.GradingError, match="超过 65536 位"):
+        grading.as_fraction(fractions.Fraction(2**70000, 3, _normalize=False))
+
+
+def test_close_rejects_nan_and_mismatched_infinities():
+    """The shared float comparison of the hidden tests (#40): NaN is never close, not even to NaN."""
+    nan, inf = float("nan"), float("inf")
+    assert grading.close(1.0, 1.0 + 1e-12) and not grading.close(1.0, 1.0 + 1e-6)
+    assert not grading.close(nan, 1.0) and not grading.close(1.0, nan) and not grading.close(nan, nan)
+    assert grading.close(inf, inf) and not grading.close(inf, -inf) and not grading.close(inf, 1e308)
+    assert not grading.close(np.float64(nan), 0.0) and grading.close(np.float32(0.5), 0.5)
+    assert grading.close(fractions.Fraction(1, 3), 1 / 3) and not grading.close("1.0", 1.0)
+    assert grading.close(2**2000, 2**2000) and not grading.close(2**2000, 2**2000 + 1)
+    assert grading.close(1e-16, 0.0, abs_tol=1e-15) and not grading.close(1e-16, 0.0)
+    with pytest.raises(ValueError, match="rel and abs_tol"):
+        grading.close(1.0, 1.0, rel=-1)

@@ -16,7 +16,14 @@ import numpy as np
 from . import values
 from .values import Wrong
 
-__all__ = ["Opaque", "decode", "encode"]
+__all__ = ["MAX_INT_BITS", "Opaque", "decode", "encode"]
+
+#: Bits of an ``int`` (or of a ``Fraction``'s numerator and denominator) a returned value may
+#: have. The parts are checked as text, before anything computes with them: ``Fraction(n, d)``
+#: reduces by ``math.gcd``, which runs in C where no time budget (``SIGALRM``) interrupts it —
+#: 28 s for two 2**22-bit parts, two hours at the reply cap (#40); at this cap it takes ~20 ms,
+#: and the plain ints JSON can carry (4,300 digits, Python's own limit) are below it.
+MAX_INT_BITS = values.MAX_INT_BITS
 
 
 class Opaque:
@@ -73,9 +80,9 @@ def decode(data, depth: int = 0):
         raise ValueError("not a value")
     tag = data[0]
     if tag == "I":
-        return int(data[1], 16)
+        return _int(data[1])
     if tag == "F":
-        numerator, denominator = int(data[1], 16), int(data[2], 16)
+        numerator, denominator = _int(data[1]), _int(data[2])
         if denominator <= 0:
             raise ValueError("bad fraction")
         return fractions.Fraction(numerator, denominator)
@@ -98,6 +105,20 @@ def decode(data, depth: int = 0):
 
 
 _PLAIN = frozenset({bool, int, float, str, type(None)})
+# "-0x" and one hex digit per 4 bits.
+_MAX_HEX_CHARS = 3 + MAX_INT_BITS // 4
+
+
+def _int(text) -> int:
+    """An int written in hex, refused unread beyond :data:`MAX_INT_BITS`."""
+    if type(text) is not str:
+        raise ValueError("not an int")
+    if len(text) > _MAX_HEX_CHARS:
+        raise Wrong(f"返回值里有超过 {MAX_INT_BITS} 位的整数（或分数的分子、分母）：不评分")
+    value = int(text, 16)
+    if value.bit_length() > MAX_INT_BITS:
+        raise Wrong(f"返回值里有超过 {MAX_INT_BITS} 位的整数（或分数的分子、分母）：不评分")
+    return value
 
 
 def _record(tag: str, fields: list):
