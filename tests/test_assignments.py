@@ -559,6 +559,18 @@ def test_problem_set_grades_a_class_with_cheaters(ps, scratch, request):
             "BEGIN HIDDEN TESTS" not in page and "MARK SCHEME" not in page and "评分细则" not in page,
             f"{student}'s feedback shows a marker",
         )
+        if student == "positions":  # nothing the function chose: no position, type or exception name
+            chosen = [
+                line
+                for line in text.splitlines()
+                if line not in own
+                and (
+                    re.search(r"\[\d+\]", line)
+                    or "得到" in line
+                    or re.search(r"(Value|Key|Index|ZeroDivision|Overflow)Error", line)
+                )
+            ]
+            expect(not chosen, f"positions' feedback shows what the function chose: {chosen[:3]}")
         expect(
             "LEAK" not in text,
             f"{student}'s feedback carries a probe's output: {text[text.find('LEAK') - 80 : text.find('LEAK') + 80]!r}",

@@ -276,8 +276,33 @@ def test_part_catches_exceptions_type_errors_and_runaways(capsys):
     part.compare("loop", loops, [(1,)], lambda n: 1, points=1, expect="1")
     assert part.score() == 0
     out = capsys.readouterr().out
-    assert "抛出了 ZeroDivisionError" in out and "应为 int，得到 float" in out and "超过时间预算 0.5 s" in out
-    assert "424242" not in out  # an exception's message may carry the hidden input
+    assert "crashes(…) 抛出了 异常" in out and "f(…) 的返回值 应为 int\n" in out and "超过时间预算 0.5 s" in out
+    # The function chooses the exception, its message and the type it returns: a hidden group
+    # shows none of them (each could spell a hidden input, #40).
+    assert "424242" not in out and "ZeroDivisionError" not in out and "float" not in out
+    # The visible cases are public: there the student sees what happened.
+    part = grading.Part("demo-visible", points=2)
+    part.visible([((1,), 1)], crashes, points=1)
+    part.visible([((1,), 1)], lambda n: 1.0, points=1, name="f", label="types")
+    part.score()
+    out = capsys.readouterr().out
+    assert "抛出了 ZeroDivisionError: boom 1" in out and "应为 int，得到 float" in out
+
+
+def test_a_hidden_groups_report_names_no_position_the_function_chose(capsys):
+    """#40: "hetero_plan(…)[4417] 应为 list" decoded to the first hidden case. A hidden group says what
+    kind of value was expected, never where in the returned value the wrong item was."""
+
+    def positions(n):
+        return [[(0, 1)]] * n + ["bad"]
+
+    part = grading.Part("demo-positions", points=2)
+    part.check("hidden", lambda: grading.as_rounds(positions(4417), what="plan(…)"), points=1)
+    part.check("visible", lambda: grading.as_rounds(positions(3), what="plan(3)"), points=1, visible=True)
+    part.score()
+    out = capsys.readouterr().out
+    assert "4417" not in out and "plan(…) 的某一项 应为" in out, out
+    assert "plan(3)[3] 应为 list / tuple / set / frozenset，得到 str" in out, out  # the public case keeps its detail
 
 
 def test_part_rejected_scores_zero(capsys):

@@ -51,7 +51,7 @@ DEFAULT_BUDGET = 10.0
 #: Wall-clock deadline (``time.monotonic()``) of the group being run; proxies wait no longer.
 DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("DEADLINE", default=None)
 #: Whether the running group may show call arguments and values (visible cases only).
-DETAIL: contextvars.ContextVar[bool] = contextvars.ContextVar("DETAIL", default=True)
+DETAIL = values.DETAIL
 
 # Exception names a report may show: the builtin ones (a class the student defines could carry
 # anything in its name).
@@ -124,6 +124,10 @@ def _call_text(name: str, args: tuple, kwargs: dict | None = None) -> str:
 
 
 def _error_name(ename: str) -> str:
+    """The exception's name in a report: a builtin one in the student's kernel and the visible cases;
+    under grading only "异常" (the student's code picks the exception, and so what its name says)."""
+    if not (DETAIL.get() and values.SHOW_VALUES.get()):
+        return "异常"
     return ename if ename in _BUILTIN_ERRORS else "自定义异常"
 
 

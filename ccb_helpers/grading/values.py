@@ -141,6 +141,25 @@ _SHOWN_TYPES = frozenset(
 #: Whether messages may show returned values (the student's own kernel) or only their types
 #: (isolated grading). Set by :mod:`ccb_helpers.grading.isolation`.
 SHOW_VALUES: contextvars.ContextVar[bool] = contextvars.ContextVar("SHOW_VALUES", default=True)
+#: Whether the running group may show call arguments and values (visible cases only; set by
+#: :meth:`~ccb_helpers.grading.parts.Part.check`).
+DETAIL: contextvars.ContextVar[bool] = contextvars.ContextVar("DETAIL", default=True)
+
+
+def _detailed() -> bool:
+    """Whether a message may say *where* in a returned value, and *what* it was: in the student's own
+    kernel, for the visible cases. Under isolated grading a message names neither the position of a
+    wrong item nor the type received: the student's function picks both, so either could spell out
+    a hidden input ("``hetero_plan(…)[4417]`` 应为 list" carried the first hidden case, #40)."""
+    return SHOW_VALUES.get() and DETAIL.get()
+
+
+def _item(what: str, *index: int) -> str:
+    return f"{what}{''.join(f'[{i}]' for i in index)}" if _detailed() else f"{what} 的某一项"
+
+
+def _got(value) -> str:
+    return f"，得到 {type_name(value)}" if _detailed() else ""
 
 
 class GradingError(AssertionError):
@@ -208,7 +227,7 @@ def as_int(value, what: str = "返回值") -> int:
         return value
     if type(value) in _NUMPY_INTS:
         return int(value)
-    raise GradingError(f"{what} 应为 int，得到 {type_name(value)}")
+    raise GradingError(f"{what} 应为 int{_got(value)}")
 
 
 def as_float(value, what: str = "返回值") -> float:
@@ -225,7 +244,7 @@ def as_float(value, what: str = "返回值") -> float:
         return float(value)
     if type(value) is np.ndarray and value.shape == () and value.dtype.kind in "iuf":
         return float(value)
-    raise GradingError(f"{what} 应为 float（秒、字节等实数），得到 {type_name(value)}")
+    raise GradingError(f"{what} 应为 float（秒、字节等实数）{_got(value)}")
 
 
 def as_fraction(value, what: str = "返回值") -> fractions.Fraction:
@@ -246,7 +265,7 @@ def as_fraction(value, what: str = "返回值") -> fractions.Fraction:
         raise GradingError(f"{what} 应为 fractions.Fraction，它的分子、分母不是 int")
     if type(value) is int or type(value) in _NUMPY_INTS:
         return fractions.Fraction(as_int(value, what))
-    raise GradingError(f"{what} 应为 fractions.Fraction，得到 {type_name(value)}")
+    raise GradingError(f"{what} 应为 fractions.Fraction{_got(value)}")
 
 
 def as_str(value, what: str = "返回值") -> str:
@@ -257,7 +276,7 @@ def as_str(value, what: str = "返回值") -> str:
     """
     if type(value) is str or type(value) is _NUMPY_STR:
         return str.__str__(value)
-    raise GradingError(f"{what} 应为 str，得到 {type_name(value)}")
+    raise GradingError(f"{what} 应为 str{_got(value)}")
 
 
 def as_bool(value, what: str = "返回值") -> bool:
@@ -270,7 +289,7 @@ def as_bool(value, what: str = "返回值") -> bool:
         return value
     if type(value) is _NUMPY_BOOL:
         return bool(value)
-    raise GradingError(f"{what} 应为 bool，得到 {type_name(value)}")
+    raise GradingError(f"{what} 应为 bool{_got(value)}")
 
 
 def items_of(value, what: str, kinds: tuple) -> list:
@@ -281,7 +300,7 @@ def items_of(value, what: str, kinds: tuple) -> list:
     """
     if type(value) not in kinds and not (type(value) is np.ndarray and value.ndim == 1):
         names = " / ".join(k.__name__ for k in kinds)
-        raise GradingError(f"{what} 应为 {names}，得到 {type_name(value)}")
+        raise GradingError(f"{what} 应为 {names}{_got(value)}")
     if len(value) > MAX_ITEMS:
         raise GradingError(f"{what} 的项数超过上限 {MAX_ITEMS}")
     check_memory(f"value: {what} of {len(value):,} items", _items_memory(len(value)))
@@ -300,7 +319,7 @@ def as_list(value, item: Callable = as_int, what: str = "返回值") -> list:
     >>> as_list((3, __import__("numpy").int64(5)))
     [3, 5]
     """
-    return [item(v, f"{what}[{i}]") for i, v in enumerate(items_of(value, what, (list, tuple)))]
+    return [item(v, _item(what, i)) for i, v in enumerate(items_of(value, what, (list, tuple)))]
 
 
 def as_set(value, item: Callable = as_int, what: str = "返回值") -> frozenset:
@@ -321,7 +340,7 @@ def as_pair(value, item: Callable = as_int, what: str = "返回值") -> tuple:
     items = items_of(value, what, (list, tuple))
     if len(items) != 2:
         raise GradingError(f"{what} 应是两个元素的元组")
-    return (item(items[0], f"{what}[0]"), item(items[1], f"{what}[1]"))
+    return (item(items[0], _item(what, 0)), item(items[1], _item(what, 1)))
 
 
 def as_tuple(value, length: int, item: Callable = as_int, what: str = "返回值") -> tuple:
@@ -333,7 +352,7 @@ def as_tuple(value, length: int, item: Callable = as_int, what: str = "返回值
     items = items_of(value, what, (list, tuple))
     if len(items) != length:
         raise GradingError(f"{what} 应是 {length} 个元素的元组")
-    return tuple(item(v, f"{what}[{i}]") for i, v in enumerate(items))
+    return tuple(item(v, _item(what, i)) for i, v in enumerate(items))
 
 
 def as_rounds(value, item: Callable = as_int, what: str = "返回值") -> list[list[tuple]]:
@@ -344,8 +363,8 @@ def as_rounds(value, item: Callable = as_int, what: str = "返回值") -> list[l
     """
     return [
         [
-            as_pair(pair, item, f"{what}[{r}][{j}]")
-            for j, pair in enumerate(items_of(rnd, f"{what}[{r}]", (list, tuple, set, frozenset)))
+            as_pair(pair, item, _item(what, r, j))
+            for j, pair in enumerate(items_of(rnd, _item(what, r), (list, tuple, set, frozenset)))
         ]
         for r, rnd in enumerate(items_of(value, what, (list, tuple)))
     ]

@@ -370,6 +370,25 @@ def submissions(ps: str, release, source, library: dict, course_paths: dict) -> 
         ),
         prelude="SEEN = []\nprint('PROBE-EXEC')",
     )
+    # Hidden inputs spelled by what the student's function chooses (#40): the position of a wrong
+    # item ("hetero_plan(…)[4417] 应为 list" decoded to the first hidden case), the type returned,
+    # the exception raised.
+    out["positions"] = _with(
+        release,
+        _answers(
+            release,
+            lambda i, name: (
+                "    k = abs(hash(repr(args))) % 9973\n"
+                "    SEEN.append(k)\n"
+                "    if len(SEEN) % 3 == 1:\n"
+                "        return [[0, 1]] * k + ['bad']\n"
+                "    if len(SEEN) % 3 == 2:\n"
+                "        return (int, float, str, list, dict, set, bytes)[k % 7]()\n"
+                "    raise (ValueError, KeyError, IndexError, ZeroDivisionError, OverflowError)[k % 5]('x')"
+            ),
+        ),
+        prelude="SEEN = []",
+    )
     # Edited and deleted locked cells, a forged grade cell, blank answers.
     edited = _with(release, blank)
     tests = [c for c in edited.cells if c.metadata.get("nbgrader", {}).get("grade") and c.cell_type == "code"]
@@ -430,6 +449,6 @@ def crash_points(release, source, parts: dict) -> dict:
 
 
 #: What each cheat scores: 0 on every autograded part ("crash" is checked part by part)…
-ZERO_EVERYWHERE = ("hooks", "tamper", "stash", "course", "lookalikes", "probe", "edited", "xss")
+ZERO_EVERYWHERE = ("hooks", "tamper", "stash", "course", "lookalikes", "probe", "positions", "edited", "xss")
 #: …or full marks on every autograded part: the cheat does not change a grade, it tries to get out.
 FULL_MARKS = ("escape", "copied", "schema")
