@@ -563,12 +563,8 @@ def test_problem_set_grades_a_class_with_cheaters(ps, scratch, request):
             chosen = [
                 line
                 for line in text.splitlines()
-                if line not in own
-                and (
-                    re.search(r"\[\d+\]", line)
-                    or "得到" in line
-                    or re.search(r"(Value|Key|Index|ZeroDivision|Overflow)Error", line)
-                )
+                if "✗" in line
+                and (re.search(r"\[\d+\]", line) or "，得到 " in line or re.search(r"抛出了 \w+Error", line))
             ]
             expect(not chosen, f"positions' feedback shows what the function chose: {chosen[:3]}")
         expect(
@@ -922,22 +918,45 @@ def test_export_flags_a_student_who_handed_in_nothing(tmp_path):
 MUTANTS = [(ps, *mutant) for ps in SETS for mutant in getattr(_submissions(ps), "MUTANTS", [])]
 
 
+SALTS = ("", "course-2027", "a", "x1")
+
+
 @pytest.mark.parametrize("ps, part, group, answer", MUTANTS, ids=[f"{m[1]}-{i}" for i, m in enumerate(MUTANTS)])
-def test_a_group_fails_the_mistake_it_names(ps, part, group, answer):
-    """A hidden group named after a mistake contains cases on which that mistake is wrong (#29)."""
+def test_a_group_fails_the_mistake_it_names(ps, part, group, answer, monkeypatch):
+    """A hidden group named after a mistake contains cases on which that mistake is wrong (#29) —
+    for every salt (#40: a group drawn at random held such cases under one salt and not another)."""
     import ccb_helpers
     from ccb_helpers.grading.isolation import Cell, grade_cells
 
     source = nbformat.read(ASSIGNMENTS / "source" / ps / f"{ps}.ipynb", as_version=4)
-    cells = [
-        Cell("setup", source.cells[1].source),
-        Cell("answer", answer),
-        Cell("test", _cell(source, _tests_id(part)).source),
-    ]
-    outcomes, _ = grade_cells(cells, library=ccb_helpers, require_sandbox=False)
-    report = outcomes[2].stdout
-    assert f"✗ {group}（" in report, report
-    assert outcomes[2].score > 0, report  # other groups still earn their points
+    for salt in SALTS:
+        monkeypatch.setenv("CCB_GRADING_SALT", salt)
+        cells = [
+            Cell("setup", source.cells[1].source),
+            Cell("answer", answer),
+            Cell("test", _cell(source, _tests_id(part)).source),
+        ]
+        outcomes, _ = grade_cells(cells, library=ccb_helpers, require_sandbox=False)
+        report = outcomes[2].stdout
+        line = next((row for row in report.splitlines() if f"✗ {group}（" in row), None)
+        assert line is not None, (salt, report)
+        assert "有" in line and "抛出了" not in line, (salt, line)  # a wrong value, not a crash of the mutant
+
+
+@pytest.mark.parametrize("ps", SETS)
+def test_partial_credit_does_not_depend_on_the_salt(ps, monkeypatch):
+    """#40: the same weak answer earned 3/2/2 (ps7-cut), 4/3/4 (ps7-ruled), 2/0/2 (ps6-eager) points
+    under three salts. Every group now contains the cases its name and hint promise whatever the
+    salt: the weak student earns the same points, and the reference full marks, under each salt.
+    The salt is set without ``generate_assignment``, so the model constants stay the default ones
+    (the course variant is tested in test_course_variant…)."""
+    data = _submissions(ps)
+    for salt in SALTS:
+        monkeypatch.setenv("CCB_GRADING_SALT", salt)
+        weak = _scores_of(ps, data.WEAK)
+        reference = _scores_of(ps, {})
+        assert weak == {part: float(points) for part, points in data.WEAK_POINTS.items()}, (salt, weak)
+        assert reference == {part: float(points) for part, points in data.PARTS.items()}, (salt, reference)
 
 
 def _letters(text: str) -> str:
@@ -1168,8 +1187,8 @@ def _perturbed(value, how):
 """
 
 
-def _scores_with_floats(ps: str, how: str) -> dict:
-    """Each part's score when every float the reference solution returns is replaced by ``how``."""
+def _scores_of(ps: str, answers: dict) -> dict:
+    """Each part's score with ``answers`` (``{grade_id: source}``; the reference for the others)."""
     import ccb_helpers
     from ccb_helpers.grading.isolation import Cell, grade_cells
 
@@ -1182,16 +1201,26 @@ def _scores_with_floats(ps: str, how: str) -> dict:
         if meta.get("grade"):
             cells.append(Cell("test", cell.source, meta["grade_id"]))
         elif meta.get("solution"):
-            name = re.search(r"^def (\w+)\(", cell.source, re.M).group(1)
-            wrapped = (
-                f"{_PERTURB}\n{cell.source}\n_real_{name} = {name}\n"
-                f"def {name}(*args, **kwargs):\n    return _perturbed(_real_{name}(*args, **kwargs), lambda x: {how})\n"
-            )
-            cells.append(Cell("answer", wrapped, meta["grade_id"]))
+            cells.append(Cell("answer", answers.get(meta["grade_id"], cell.source), meta["grade_id"]))
         else:
             cells.append(Cell("setup", cell.source, meta.get("grade_id")))
     outcomes, _ = grade_cells(cells, library=ccb_helpers, require_sandbox=False)
     return {c.grade_id.removesuffix("-tests"): o.score for c, o in zip(cells, outcomes) if c.kind == "test"}
+
+
+def _scores_with_floats(ps: str, how: str) -> dict:
+    """Each part's score when every float the reference solution returns is replaced by ``how``."""
+    source = nbformat.read(ASSIGNMENTS / "source" / ps / f"{ps}.ipynb", as_version=4)
+    answers = {}
+    for cell in source.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("solution"):
+            name = re.search(r"^def (\w+)\(", cell.source, re.M).group(1)
+            answers[meta["grade_id"]] = (
+                f"{_PERTURB}\n{cell.source}\n_real_{name} = {name}\n"
+                f"def {name}(*args, **kwargs):\n    return _perturbed(_real_{name}(*args, **kwargs), lambda x: {how})\n"
+            )
+    return _scores_of(ps, answers)
 
 
 @pytest.mark.parametrize("ps", SETS)

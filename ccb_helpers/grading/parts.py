@@ -135,11 +135,21 @@ def _is_proxy(func) -> bool:
     return getattr(type(func), "_ccb_student_proxy", False) is True
 
 
+def _raised(message: str, ename: str) -> Wrong:
+    """The :class:`Wrong` for an exception of the student's code: the report's text, and in
+    ``raised`` the exception's name (a builtin one, else "自定义异常") for the test code to check —
+    a hidden group's report does not show it (:func:`_error_name`)."""
+    error = Wrong(message)
+    error.raised = ename if ename in _BUILTIN_ERRORS else "自定义异常"
+    return error
+
+
 def call_student(func, *args, name: str | None = None, **kwargs):
     """Call the student's ``func``: its output is discarded, its exceptions become :class:`Wrong`.
 
     ``func`` is a function of the kernel, or a proxy for one in the isolated student process.
-    In a hidden group the message names neither the arguments nor the exception's text.
+    In a hidden group the message names neither the arguments nor the exception (its name is in
+    the :class:`Wrong`'s ``raised``, for a test that expects one: ``error.raised == "ValueError"``).
     """
     label = _call_text(name or getattr(func, "__name__", "答案"), args, kwargs)
     if not callable(func):
@@ -150,10 +160,11 @@ def call_student(func, *args, name: str | None = None, **kwargs):
         except StudentRaised as error:
             shown = f": {error.message[:120]}" if DETAIL.get() and values.SHOW_VALUES.get() else ""
             if error.ename == "NameError":
-                raise Wrong(
-                    f"{label} 抛出了 NameError{shown}（评分只运行答题单元格：写在你自己新加的单元格里的定义，评分时不存在）"
+                raise _raised(
+                    f"{label} 抛出了 NameError{shown}（评分只运行答题单元格：写在你自己新加的单元格里的定义，评分时不存在）",
+                    error.ename,
                 ) from None
-            raise Wrong(f"{label} 抛出了 {_error_name(error.ename)}{shown}") from None
+            raise _raised(f"{label} 抛出了 {_error_name(error.ename)}{shown}", error.ename) from None
     sink = io.StringIO()
     try:
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), warnings.catch_warnings():
@@ -163,7 +174,8 @@ def call_student(func, *args, name: str | None = None, **kwargs):
         raise
     except BaseException as error:  # noqa: BLE001 - the student's code may raise anything
         shown = f": {str(error)[:120]}" if DETAIL.get() else ""
-        raise Wrong(f"{label} 抛出了 {_error_name(type(error).__name__)}{shown}") from None
+        ename = type(error).__name__
+        raise _raised(f"{label} 抛出了 {_error_name(ename)}{shown}", ename) from None
 
 
 @dataclass
@@ -217,6 +229,36 @@ class Part:
         if answer is not None:
             for func in answer if isinstance(answer, tuple) else (answer,):
                 self.require_own_code(func, allow=allow)
+
+    def draw(
+        self, make: Callable[[], tuple], count: int, keep: Callable | None = None, *, limit: int | None = None
+    ) -> list:
+        """``count`` cases from ``make()`` (which draws from :attr:`rng`) that ``keep`` accepts.
+
+        Every salt draws other cases, and a group must contain the cases its name and hint
+        promise for every one of them (#40): a filter that keeps what ``range(40)`` happened to
+        give — "the first 8 of 40 that are on the boundary" — gave a group 3 such cases under
+        one salt and none under another. This draws until ``count`` are kept; ``limit`` draws
+        (default ``200 * count``) without enough is a mistake of the test (RuntimeError).
+
+        >>> part = Part("demo-draw", points=1)
+        >>> cases = part.draw(lambda: (part.rng.randint(1, 100),), 5, keep=lambda case: case[0] % 10 == 0)
+        >>> len(cases), all(n % 10 == 0 for (n,) in cases)
+        (5, True)
+        """
+        if not isinstance(count, int) or count < 0:
+            raise ValueError(f"count must be an int >= 0, got {count!r}")
+        limit = 200 * max(count, 1) if limit is None else limit
+        cases: list = []
+        for _ in range(limit):
+            if len(cases) >= count:
+                return cases
+            case = make()
+            if keep is None or keep(case):
+                cases.append(case)
+        if len(cases) >= count:
+            return cases
+        raise RuntimeError(f"{self.name}: {limit} draws gave {len(cases)} of the {count} cases a group needs")
 
     def require_own_code(self, func, **options) -> bool:
         """Check that ``func`` is the student's own code; a rejected part scores zero.

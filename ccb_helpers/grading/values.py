@@ -167,7 +167,13 @@ class GradingError(AssertionError):
 
 
 class Wrong(GradingError):
-    """A case of a group failed (raised by the checks a :class:`~ccb_helpers.grading.Part` runs)."""
+    """A case of a group failed (raised by the checks a :class:`~ccb_helpers.grading.Part` runs).
+
+    ``raised`` is the name of the exception the student's function raised (None if it did not):
+    what a test that expects an exception checks, since a hidden group's message does not name it.
+    """
+
+    raised: str | None = None
 
 
 def type_name(value) -> str:
