@@ -1265,3 +1265,22 @@ def test_test_cells_compare_floats_through_the_shared_helper():
                 if isinstance(node, ast.Attribute) and node.attr == "isclose":
                     found.append((meta["grade_id"], node.lineno, ast.unparse(node)))
     assert not found, found
+
+
+@pytest.mark.parametrize("ps, part", [("ps6", "ps6-shared"), ("ps6", "ps6-relfit"), ("ps8", "ps8-fit")])
+def test_pair_answers_are_graded_item_by_item(ps, part, monkeypatch):
+    """#40: a pair answer was all-or-nothing. The reference with one item of its pair wrong keeps
+    the other item's points (and loses its own)."""
+    monkeypatch.delenv("CCB_GRADING_SALT", raising=False)
+    source = nbformat.read(ASSIGNMENTS / "source" / ps / f"{ps}.ipynb", as_version=4)
+    answer = _cell(source, part).source
+    name = re.search(r"^def (\w+)\(", answer, re.M).group(1)
+    points = _submissions(ps).PARTS[part]
+    for wrong in (0, 1):
+        broken = (
+            f"{answer}\n_real_{name} = {name}\ndef {name}(*args, **kwargs):\n"
+            f"    pair = list(_real_{name}(*args, **kwargs))\n    pair[{wrong}] = pair[{wrong}] * 1.5 + 1.0\n"
+            "    return tuple(pair)\n"
+        )
+        score = _scores_of(ps, {part: broken})[part]
+        assert 0 < score < points, (part, wrong, score)

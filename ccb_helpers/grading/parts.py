@@ -365,6 +365,44 @@ class Part:
 
         self.check(label, test, points=points)
 
+    def compare_field(
+        self,
+        label: str,
+        func,
+        cases: Sequence[tuple],
+        reference: Callable,
+        *,
+        field: int,
+        size: int = 2,
+        points: float,
+        expect: str,
+        coerce: Callable = values.as_float,
+        rel: float | None = 1e-9,
+        abs_tol: float = 0.0,
+        name: str | None = None,
+    ) -> None:
+        """A hidden group on one item of a tuple answer: item ``field`` of ``func(*case)`` (a
+        ``size``-tuple of ``coerce``-d items) against item ``field`` of ``reference(*case)``.
+
+        A pair answer — ``(independent, shared)``, ``(alpha, beta)`` — is graded item by item, one
+        group per item (and kind of case), so that one wrong item does not cost the other's points
+        (#40). Items are compared by :func:`~ccb_helpers.grading.values.close` (``rel``, ``abs_tol``;
+        NaN is never close) or, with ``rel=None``, for equality.
+        """
+        name = name or getattr(func, "__name__", "答案")
+
+        def test():
+            for case in cases:
+                got = values.as_tuple(
+                    call_student(func, *case, name=name), size, item=coerce, what=f"{_call_text(name, case)} 的返回值"
+                )[field]
+                want = reference(*case)[field]
+                same = values.close(got, want, rel, abs_tol) if rel is not None else got == want
+                if not same:
+                    raise Wrong(f"有用例的返回值不对；期望：{expect}")
+
+        self.check(label, test, points=points)
+
     def _library_calls(self) -> list[str]:
         calls: list[str] = []
         for session, mark in self._sessions.values():
