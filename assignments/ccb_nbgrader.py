@@ -433,6 +433,42 @@ class CoursePackage(CoursePreprocessor):
         return cell, resources
 
 
+class MarkAnswerCells(CoursePreprocessor):
+    """``generate_assignment``: the setup cell tells the student's kernel which cells are answer cells.
+
+    Grading runs the answer cells only, so a helper in a cell the student added scores 0 although
+    every visible check passes in the student's kernel (#40). The released setup cell ends with
+    ``grading.answer_cells({cell id: answer function, …})``; from then on a test cell warns when
+    the answer reads a name another cell defined (:mod:`ccb_helpers.grading.tracking`). Under
+    grading the call does nothing.
+    """
+
+    def preprocess(self, nb, resources):
+        answers = {}
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if cell.cell_type == "code" and meta.get("solution") and "id" in cell:
+                match = re.search(r"^def (\w+)\(", cell.source, re.M)
+                if match:
+                    answers[cell["id"]] = match.group(1)
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if (
+                cell.cell_type == "code"
+                and meta.get("locked")
+                and not meta.get("grade")
+                and SETUP_LINE.search(cell.source)
+            ):
+                call = f"grading.answer_cells({answers!r})  # 答题单元格：评分时只运行它们"
+                cell.source = cell.source.rstrip("\n") + "\n" + call
+                break
+        return nb, resources
+
+
+#: The setup cell's import of the grading helpers (the cell MarkAnswerCells completes).
+SETUP_LINE = re.compile(r"^from ccb_helpers import grading\s*$", re.M)
+
+
 VARIANT_CODE = re.compile(
     r"^(?P<head>[ \t]*[A-Z][A-Z0-9_]* = )(?P<value>[^#\n]+?)(?P<tail>[ \t]*# course variant (?P<name>[\w-]+): one of (?P<choices>\([^)\n]*\)))",
     re.M,
@@ -564,6 +600,7 @@ __all__ = [
     "HideTestCode",
     "CoursePackage",
     "CourseVariant",
+    "MarkAnswerCells",
     "FlaggedCsvExport",
     "released_source",
 ]

@@ -33,6 +33,7 @@ from ccb_nbgrader import (  # noqa: E402 - needs the path above
     HideTestCode,
     InertStudentText,
     IsolatedGrading,
+    MarkAnswerCells,
     RepairCellMetadata,
     RequireNumericScore,
     RestoreReleasedCells,
@@ -66,6 +67,7 @@ c.CoursePackage.source = os.environ.get("CCB_PACKAGE_SOURCE", "")
 c.GenerateAssignment.preprocessors = [
     CoursePackage,
     CourseVariant,
+    MarkAnswerCells,
     IncludeHeaderFooter,
     InstantiateTests,
     LockCells,
@@ -78,7 +80,7 @@ c.GenerateAssignment.preprocessors = [
     ClearMarkScheme,
     ComputeChecksums,
     CheckCellMetadata,
-]  # nbgrader 0.9.6's list with CoursePackage and CourseVariant first (before the checksums and the gradebook copy)
+]  # nbgrader 0.9.6's list with CoursePackage, CourseVariant and MarkAnswerCells first (before the checksums and the gradebook copy)
 
 # Autograde: a copied cell or broken nbgrader metadata does not stop the class (RepairCellMetadata);
 # warn only when a student edited a locked cell (see ccb_nbgrader.RestoreReleasedCells).

@@ -1284,3 +1284,62 @@ def test_pair_answers_are_graded_item_by_item(ps, part, monkeypatch):
         )
         score = _scores_of(ps, {part: broken})[part]
         assert 0 < score < points, (part, wrong, score)
+
+
+def test_a_released_test_cell_warns_when_the_answer_relies_on_a_cell_grading_does_not_run(monkeypatch):
+    """#40: a helper defined in a cell the student added showed ✓ in the student's kernel and scored 0
+    when graded. The released setup cell names the answer cells (MarkAnswerCells); the test cell
+    warns — with cell ids from the front end, and without them."""
+    _nbgrader()
+    import contextlib
+    import io
+
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from ccb_helpers.grading import tracking
+
+    monkeypatch.delenv("CCB_GRADING_SALT", raising=False)
+    source = nbformat.read(ASSIGNMENTS / "source" / "ps1" / "ps1.ipynb", as_version=4)
+    released, _ = plugins.MarkAnswerCells().preprocess(copy.deepcopy(source), {})
+    setup = next(c for c in released.cells if "answer_cells" in c.source)
+    answer, test = _cell(released, "ps1-replicas"), _cell(released, "ps1-replicas-tests")
+    reference = answer.source
+    helper = "def _rounds(n, s, k):\n" + "\n".join(reference.split("\n")[1:]).replace("### BEGIN SOLUTION", "")
+    calling = "def replica_rounds(n, s, k):\n    return _rounds(n, s, k)\n"
+
+    def run(cells, ids=True) -> str:
+        shell = InteractiveShell.instance()
+        shell.reset(new_session=False)
+        monkeypatch.setattr(tracking, "_TRACKER", None)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            for cell_id, text in cells:
+                result = shell.run_cell(
+                    plugins.released_source(text), store_history=False, cell_id=cell_id if ids else None
+                )
+                assert result.error_in_exec is None, (cell_id, result.error_in_exec)
+        for event in ("pre_run_cell", "post_run_cell"):
+            with contextlib.suppress(ValueError):
+                shell.events.unregister(event, getattr(tracking._TRACKER, event))
+        return out.getvalue()
+
+    for ids in (True, False):
+        added = run(
+            [("ps1-setup", setup.source), ("added-1", helper), ("ps1-replicas", calling), ("t", test.source)], ids
+        )
+        assert "⚠ replica_rounds 用到的 _rounds 不是在答题单元格里定义的" in added, (ids, added)
+        copied = run(
+            [
+                ("ps1-setup", setup.source),
+                ("ps1-replicas", calling + helper),
+                ("pasted-7", reference),
+                ("t", test.source),
+            ],
+            ids,
+        )
+        assert ("⚠ replica_rounds 本身不是在答题单元格里定义的" in copied) is ids, (
+            ids,
+            copied,
+        )  # no ids: a copy looks like the answer
+        own = run([("ps1-setup", setup.source), ("ps1-replicas", helper + "\n" + calling), ("t", test.source)], ids)
+        assert "⚠" not in own and "可见测试 1 / 1 分" in own, (ids, own)

@@ -12,6 +12,8 @@ sets' ``from ccb_helpers import grading`` / ``grading.as_int(...)`` keep working
   budgets, a report that never carries a hidden case back;
 * :mod:`~ccb_helpers.grading.schedules` — schedule checks (:func:`broadcast_problems`,
   :func:`gossip_problems`);
+* :mod:`~ccb_helpers.grading.tracking` — in the student's kernel, which cell defined each name
+  (:func:`answer_cells`): a test cell warns when an answer relies on a cell grading will not run;
 * :mod:`~ccb_helpers.grading.markup` — a student's Markdown made inert HTML for the teacher's
   browser (:func:`~ccb_helpers.grading.markup.inert_markdown`, used by ``autograde``);
 * :mod:`~ccb_helpers.grading.isolation` — grading a notebook so that nothing the student's
@@ -31,6 +33,7 @@ from __future__ import annotations
 from .inspection import library_names, require_own_code, tampering
 from .parts import DEFAULT_BUDGET, Part, StudentRaised, Timeout, call_student, seed_for
 from .schedules import broadcast_problems, gossip_problems
+from .tracking import answer_cells
 from .values import (
     MAX_ITEMS,
     GradingError,
@@ -57,6 +60,7 @@ from .values import (
 __all__ = [
     "GradingError",
     "Wrong",
+    "answer_cells",
     "Part",
     "as_int",
     "as_float",

@@ -69,6 +69,14 @@ class Schedule:
 _RECORDS = {"Transfer": Transfer, "Schedule": Schedule}
 
 
+def _nothing(*args, **kwargs):
+    return None
+
+
+#: Calls of the released setup cell that do nothing while grading (not a library function).
+_HARMLESS = {"grading.answer_cells": _nothing}
+
+
 def _stub_module(name):
     module = types.ModuleType(name, "ccb_helpers is not available while grading (a stub).")
     module.__path__ = []
@@ -79,6 +87,8 @@ def _stub_module(name):
             raise AttributeError(attr)
         if attr in _RECORDS:
             return _RECORDS[attr]
+        if prefix + attr in _HARMLESS:
+            return _HARMLESS[prefix + attr]
         return _LibraryFunction(prefix + attr)
 
     module.__getattr__ = __getattr__

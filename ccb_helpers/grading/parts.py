@@ -39,7 +39,7 @@ import zlib
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from . import values
+from . import tracking, values
 from .inspection import require_own_code as _static_check
 from .values import GradingError, Wrong, as_int, type_name
 
@@ -229,6 +229,27 @@ class Part:
         if answer is not None:
             for func in answer if isinstance(answer, tuple) else (answer,):
                 self.require_own_code(func, allow=allow)
+                self._warn_outside_answer_cells(func)
+
+    @staticmethod
+    def _warn_outside_answer_cells(func) -> None:
+        """In the student's kernel: say so when the answer reads a name that a cell other than an
+        answer cell defined — grading runs the answer cells only, so the part would score 0 (#40)."""
+        if _is_proxy(func):
+            return
+        outside = tracking.outside_answer_cells(func)
+        if not outside:
+            return
+        name = getattr(func, "__name__", "答案")
+        itself = outside[0] == name
+        others = outside[1:] if itself else outside
+        what = [f"{name} 本身"] if itself else []
+        if others:
+            what.append(f"{name} 用到的 " + "、".join(others[:4]) + ("……" if len(others) > 4 else ""))
+        print(
+            f"⚠ {'，'.join(what)}{' ' if others else ''}不是在答题单元格里定义的（而是在新加的单元格，或复制出来的单元格里）。"
+            "评分时只运行答题单元格：那里没有这些定义，这一题会得 0 分。请把它们移到答题单元格里。"
+        )
 
     def draw(
         self, make: Callable[[], tuple], count: int, keep: Callable | None = None, *, limit: int | None = None
