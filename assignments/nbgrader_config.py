@@ -26,6 +26,7 @@ from nbgrader.preprocessors import (
 )
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ccb_collect import CourseExtractor, CourseFileNameCollector  # noqa: E402 - needs the path above
 from ccb_nbgrader import (  # noqa: E402 - needs the path above
     CoursePackage,
     CourseVariant,
@@ -117,3 +118,11 @@ c.ExportApp.plugin_class = FlaggedCsvExport
 # downloaded/<assignment>/archive/. The student id is letters, digits, ".", "@" and "-" (no "_"):
 # the Formgrader shows it in the teacher's browser, so a file name cannot put markup there.
 c.FileNameCollectorPlugin.named_regexp = r".*/(?P<student_id>(?:[^\W_]|[.@-])+)_(?P<file_id>[^/_]+)\.ipynb$"
+# Two files of one student for one notebook: the newest is collected, the others skipped with a
+# warning (nbgrader stopped for the class); files keep their upload times (ccb_collect).
+c.ZipCollectApp.extractor_plugin = CourseExtractor
+c.ZipCollectApp.collector_plugin = CourseFileNameCollector
+# Late penalties need a submission time: a "(?P<timestamp>...)" group in named_regexp, or (when the
+# LMS's archive carries upload times) c.CourseFileNameCollector.timestamp_from_file_time = True;
+# then a due date (nbgrader db assignment add ps1 --duedate="2027-03-15 23:59:00 Asia/Shanghai")
+# and a penalty (c.LateSubmissionPlugin.penalty_method = "zero"). See assignments/README.md.

@@ -282,7 +282,7 @@ def _grade(ps: str, workdir: pathlib.Path, finalizer=None) -> dict:
     nbgrader = _nbgrader()
     course = workdir / "course"
     shutil.copytree(ASSIGNMENTS / "source" / ps, course / "source" / ps)
-    for name in ("nbgrader_config.py", "ccb_nbgrader.py"):
+    for name in ("nbgrader_config.py", "ccb_nbgrader.py", "ccb_collect.py"):
         shutil.copy(ASSIGNMENTS / name, course)
     # The first set runs the teacher's commands verbatim (subprocesses, as assignments/README.md
     # writes them); the others run the same nbgrader apps in this process (_InProcess).
@@ -313,6 +313,13 @@ def _grade(ps: str, workdir: pathlib.Path, finalizer=None) -> dict:
                 else:
                     (archive / f"{student}_{ps}.ipynb").write_text(text, encoding="utf-8")
             bundle.writestr(f"corrupt_{ps}.ipynb", "{ this is not a notebook")
+        # The weak student uploaded twice (an LMS export with two attempts): an older blank attempt
+        # in a folder of its own. nbgrader stopped for the class ("Duplicate submission file");
+        # the newest is collected now.
+        (archive / "attempt-1").mkdir()
+        older = archive / "attempt-1" / f"weak_{ps}.ipynb"
+        older.write_text(nbformat.writes(release), encoding="utf-8")
+        os.utime(older, (time.time() - 86400, time.time() - 86400))
         log["collect"] = _run(nbgrader + ["zip_collect", ps], course)
     else:
         for student, nb in students.items():
@@ -480,6 +487,10 @@ def test_problem_set_grades_a_class_with_cheaters(ps, scratch, request):
     expect(
         run["collected"] == sorted(students + (["corrupt"] if ps == SETS[0] else [])), f"collected {run['collected']}"
     )
+    if ps == SETS[0]:
+        expect(
+            "Student weak has 2 files for ps1: collected the newest" in run["log"]["collect"], "the duplicate upload"
+        )
     for student in students:
         expect(student in parts, f"{student} was not graded")
     # The reference scores full marks; the written answer waits for the grader.
@@ -712,7 +723,7 @@ def test_course_variant_is_not_answered_by_the_public_key(ps, monkeypatch, scrat
         if number == 0:
             course = scratch / "course"
             shutil.copytree(ASSIGNMENTS / "source" / ps, course / "source" / ps)
-            for name in ("nbgrader_config.py", "ccb_nbgrader.py"):
+            for name in ("nbgrader_config.py", "ccb_nbgrader.py", "ccb_collect.py"):
                 shutil.copy(ASSIGNMENTS / name, course)
             _InProcess(course)("generate_assignment", ps, force=True)
             released = nbformat.read(course / "release" / ps / f"{ps}.ipynb", as_version=4)
@@ -1343,3 +1354,50 @@ def test_a_released_test_cell_warns_when_the_answer_relies_on_a_cell_grading_doe
         )  # no ids: a copy looks like the answer
         own = run([("ps1-setup", setup.source), ("ps1-replicas", helper + "\n" + calling), ("t", test.source)], ids)
         assert "⚠" not in own and "可见测试 1 / 1 分" in own, (ids, own)
+
+
+def test_zip_collect_records_upload_times_and_late_penalties_apply(scratch):
+    """#40: ``grades.csv`` had no timestamps, so late penalties never applied. With the times the
+    LMS's files carry (``timestamp_from_file_time``), a due date and a penalty, the README's
+    commands give the late student the penalty in the export; a second, older file of the same
+    student is skipped, not a stop for the class."""
+    nbgrader = _nbgrader()
+    ps = SETS[0]
+    course = scratch / "course"
+    shutil.copytree(ASSIGNMENTS / "source" / ps, course / "source" / ps)
+    for name in ("nbgrader_config.py", "ccb_nbgrader.py", "ccb_collect.py"):
+        shutil.copy(ASSIGNMENTS / name, course)
+    with open(course / "nbgrader_config.py", "a", encoding="utf-8") as config:
+        config.write(
+            '\nc.CourseFileNameCollector.timestamp_from_file_time = True\nc.LateSubmissionPlugin.penalty_method = "zero"\n'
+        )
+    _run(nbgrader + ["generate_assignment", ps, "--force"], course)
+    _run(nbgrader + ["db", "assignment", "add", ps, "--duedate=2027-03-15 23:59:00 UTC"], course)
+    release = nbformat.read(course / "release" / ps / f"{ps}.ipynb", as_version=4)
+    source = nbformat.read(course / "source" / ps / f"{ps}.ipynb", as_version=4)
+    answered = copy.deepcopy(release)
+    for cell in source.cells:
+        if cell.metadata.get("nbgrader", {}).get("solution") and cell.cell_type == "code":
+            _cell(answered, cell.metadata.nbgrader["grade_id"]).source = cell.source
+    archive = course / "downloaded" / ps / "archive"
+    (archive / "attempt-1").mkdir(parents=True)
+
+    def upload(path, nb, when):
+        path.write_text(nbformat.writes(nb), encoding="utf-8")
+        stamp = time.mktime(time.strptime(when, "%Y-%m-%d %H:%M")) - time.timezone
+        os.utime(path, (stamp, stamp))
+
+    upload(archive / f"ontime_{ps}.ipynb", answered, "2027-03-14 10:00")
+    upload(archive / f"late_{ps}.ipynb", answered, "2027-03-16 09:00")
+    upload(archive / "attempt-1" / f"late_{ps}.ipynb", release, "2027-03-13 08:00")  # an older attempt
+    collected = _run(nbgrader + ["zip_collect", ps], course)
+    assert "Student late has 2 files for ps1: collected the newest" in collected, collected[-3000:]
+    _run(nbgrader + ["autograde", ps, "--create", "--force"], course)
+    _run(nbgrader + ["export", "--to", str(course / "grades.csv")], course)
+    with open(course / "grades.csv", newline="", encoding="utf-8") as handle:
+        rows = {row["student_id"]: row for row in csv.DictReader(handle)}
+    full = _submissions(ps).AUTOGRADED_POINTS
+    assert rows["ontime"]["timestamp"].startswith("2027-03-14 10:00"), rows["ontime"]
+    assert float(rows["ontime"]["raw_score"]) == full and float(rows["ontime"]["late_submission_penalty"]) == 0
+    assert rows["late"]["timestamp"].startswith("2027-03-16 09:00"), rows["late"]
+    assert float(rows["late"]["raw_score"]) == full and float(rows["late"]["score"]) == 0  # penalty "zero"
