@@ -430,7 +430,27 @@ class CoursePackage(CoursePreprocessor):
                 return f'{indent}raise ImportError("ccb_helpers 没有安装：请按课程的说明安装（老师提供安装源）")'
 
             cell.source = INSTALL_LINE.sub(replace, cell.source)
+            if not requirement:
+                cell.source = _without_code_after_raise(cell.source)
         return cell, resources
+
+
+def _without_code_after_raise(source: str) -> str:
+    r"""``source`` without the lines after a ``raise ImportError`` in its block (they could not run).
+
+    >>> _without_code_after_raise("try:\n    import x\nexcept ImportError:\n    raise ImportError('no')\n    import x\ny = 1")
+    "try:\n    import x\nexcept ImportError:\n    raise ImportError('no')\ny = 1"
+    """
+    lines, out, dropping = source.split("\n"), [], None
+    for line in lines:
+        indent = len(line) - len(line.lstrip())
+        if dropping is not None and line.strip() and indent >= dropping:
+            continue
+        dropping = None
+        out.append(line)
+        if line.lstrip().startswith("raise ImportError("):
+            dropping = indent
+    return "\n".join(out)
 
 
 class MarkAnswerCells(CoursePreprocessor):

@@ -1401,3 +1401,31 @@ def test_zip_collect_records_upload_times_and_late_penalties_apply(scratch):
     assert float(rows["ontime"]["raw_score"]) == full and float(rows["ontime"]["late_submission_penalty"]) == 0
     assert rows["late"]["timestamp"].startswith("2027-03-16 09:00"), rows["late"]
     assert float(rows["late"]["raw_score"]) == full and float(rows["late"]["score"]) == 0  # penalty "zero"
+
+
+@pytest.mark.parametrize("requirement", ["", "ccb_helpers @ https://example.edu/ccb_helpers-0.1.0-py3-none-any.whl"])
+def test_the_released_setup_cell_has_no_unreachable_line(requirement, monkeypatch):
+    """#40: with no package source configured, the released setup cell raised ImportError and kept an
+    ``import ccb_helpers as ccb`` after it that could never run. Every set's released setup cell:
+    no statement after a ``raise`` in the same block; with a source, the install line and the import."""
+    _nbgrader()
+    import ast
+
+    monkeypatch.delenv("CCB_PACKAGE_SOURCE", raising=False)
+    for ps in SETS:
+        source = nbformat.read(ASSIGNMENTS / "source" / ps / f"{ps}.ipynb", as_version=4)
+        setup = next(c for c in source.cells if plugins.INSTALL_LINE.search(c.source))
+        cell, _ = plugins.CoursePackage(source=requirement).preprocess_cell(copy.deepcopy(setup), {}, 0)
+        assert "ccb-package-source" not in cell.source and REPOSITORY not in cell.source
+        if requirement:
+            assert (
+                f"%pip install -q {json.dumps(requirement)}" in cell.source
+                and cell.source.count("import ccb_helpers as ccb") == 2
+            )
+            continue
+        for node in ast.walk(ast.parse(cell.source)):
+            for body in (getattr(node, "body", None), getattr(node, "orelse", None), getattr(node, "finalbody", None)):
+                if isinstance(body, list):
+                    raises = [i for i, statement in enumerate(body) if isinstance(statement, ast.Raise)]
+                    assert not raises or raises[0] == len(body) - 1, (ps, ast.unparse(node))
+        assert "raise ImportError(" in cell.source, ps
