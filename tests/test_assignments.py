@@ -473,6 +473,8 @@ def scratch(tmp_path):
 def test_problem_set_grades_a_class_with_cheaters(ps, scratch, request):
     run = _grade(ps, scratch, request.addfinalizer)
     data, parts, course = run["data"], run["parts"], run["course"]
+    seconds, graded = run["log"]["autograde_seconds"], len(run["collected"])
+    print(f"\n{ps}: autograde {seconds:.1f} s for {graded} notebooks, {seconds / graded:.1f} s each")
     autograded_parts = list(data.PARTS)
     problems = []
 

@@ -896,3 +896,29 @@ def test_close_rejects_nan_and_mismatched_infinities():
     assert grading.close(1e-16, 0.0, abs_tol=1e-15) and not grading.close(1e-16, 0.0)
     with pytest.raises(ValueError, match="rel and abs_tol"):
         grading.close(1.0, 1.0, rel=-1)
+
+
+def test_a_notebooks_grading_has_a_total_time_limit(monkeypatch):
+    """#40: within the cell and group budgets a runaway student held autograde for 339 s. A notebook's
+    grading stops at its own limit: later cells are not run, later groups score 0 with a note,
+    and the report says so (``export`` flags the notebook)."""
+    monkeypatch.setattr(isolation, "NOTEBOOK_BUDGET", 3.0)
+    test = (
+        'part = grading.Part("demo-{0}", points=1, budget=5)\n'
+        'part.compare("all", {0}, [(1,)], lambda n: n, points=1, expect="n")\npart.score()'
+    )
+    cells = [isolation.Cell("answer", "def fine(n):\n    return n\n"), isolation.Cell("test", test.format("fine"))]
+    for name in ("one", "two", "three", "four"):
+        cells += [
+            isolation.Cell("answer", f"def {name}(n):\n    while True:\n        pass\n"),
+            isolation.Cell("test", test.format(name)),
+        ]
+    cells += [isolation.Cell("answer", "def last(n):\n    return n\n"), isolation.Cell("test", test.format("last"))]
+    start = time.monotonic()
+    outcomes, report = isolation.grade_cells(cells, library=ccb, require_sandbox=False)
+    elapsed = time.monotonic() - start
+    scores = [o.score for c, o in zip(cells, outcomes) if c.kind == "test"]
+    assert scores[0] == 1 and scores[1:] == [0, 0, 0, 0, 0], scores  # the runaways' 4 x 5 s stop at 3 s
+    assert elapsed < 3 + 3, elapsed  # the limit, and the processes' start and end
+    assert "时间上限" in outcomes[-1].stdout or "时间上限" in str(outcomes[-2].error), outcomes[-1]
+    assert any("time limit" in problem for problem in report.problems), report.problems

@@ -54,7 +54,7 @@ import types
 from dataclasses import dataclass, field
 
 from . import values
-from .parts import DEADLINE, StudentRaised, Timeout
+from .parts import DEADLINE, NOTEBOOK_DEADLINE, StudentRaised, Timeout
 from .process import (  # noqa: F401 - re-exported: the names this module had before the split (#44)
     CHILD,
     CPU_SECONDS,
@@ -77,6 +77,10 @@ CELL_BUDGET = float(os.environ.get("CCB_GRADING_CELL_SECONDS", "30"))
 CALL_BUDGET = 60.0
 #: Student process restarts per notebook (runaways and crashes); beyond it, calls fail at once.
 MAX_RESTARTS = 30
+#: Seconds the grading of one notebook may take in all (``CCB_GRADING_NOTEBOOK_SECONDS``
+#: overrides). Within the cell and group budgets a runaway student held autograde for 339 s
+#: (#40); past this cap later cells are not run and later groups score 0 (the notebook is flagged).
+NOTEBOOK_BUDGET = float(os.environ.get("CCB_GRADING_NOTEBOOK_SECONDS", "120"))
 
 
 # ------------------------------------------------------------------------------------------
@@ -125,6 +129,11 @@ class Session:
         self.landlock = 0
         self.seccomp = self.netns = False
         self.notes: list[str] = []
+        self.deadline = float("inf")  # the notebook's (time.monotonic()), set by grade_cells
+
+    def _until(self, budget: float) -> float:
+        """The deadline of a step of ``budget`` seconds, within the notebook's."""
+        return min(time.monotonic() + budget, self.deadline)
 
     # -- process --------------------------------------------------------------------------
     def _start(self, replay: list[tuple[str, str]], namespace: str) -> StudentProcess:
@@ -136,7 +145,7 @@ class Session:
             try:
                 process.request(
                     {"op": "exec", "namespace": namespace, "source": source, "filename": filename},
-                    time.monotonic() + CELL_BUDGET,
+                    self._until(CELL_BUDGET),
                 )
             except (Timeout, _Died):
                 process.kill()
@@ -168,11 +177,11 @@ class Session:
                     self.process = self._start(done, "display")
                 reply = self.process.request(
                     {"op": "exec", "namespace": "display", "source": source, "filename": filename, "capture": True},
-                    time.monotonic() + CELL_BUDGET,
+                    self._until(CELL_BUDGET),
                 )
             except Timeout:
                 self._drop()
-                results.append(("", ("CellTimeoutError", f"这个单元格运行超过 {CELL_BUDGET:g} s：评分时不计入"), False))
+                results.append(("", ("CellTimeoutError", self._timeout_text()), False))
                 continue
             except _Died:
                 self._drop()
@@ -189,7 +198,7 @@ class Session:
             done.append((source, filename))
         if self.process is not None:
             with contextlib.suppress(Timeout, _Died):
-                self.process.request({"op": "reset", "namespace": "display"}, time.monotonic() + CELL_BUDGET)
+                self.process.request({"op": "reset", "namespace": "display"}, self._until(CELL_BUDGET))
         return results
 
     # -- grading pass ---------------------------------------------------------------------
@@ -200,7 +209,7 @@ class Session:
                 self.process = self._start(self.executed, "grade")
             reply = self.process.request(
                 {"op": "exec", "namespace": "grade", "source": source, "filename": filename},
-                time.monotonic() + CELL_BUDGET,
+                self._until(CELL_BUDGET),
             )
         except (Timeout, _Died):
             self._drop()
@@ -208,6 +217,11 @@ class Session:
         self._library(reply)
         self.executed.append((source, filename))
         self.names = [n for n in reply.get("names", []) if type(n) is str and n.isidentifier()]
+
+    def _timeout_text(self) -> str:
+        if time.monotonic() >= self.deadline:
+            return f"整本 notebook 的评分时间上限（{NOTEBOOK_BUDGET:g} s）已用完：这个单元格没有运行"
+        return f"这个单元格运行超过 {CELL_BUDGET:g} s：评分时不计入"
 
     def _library(self, reply: dict) -> None:
         calls = reply.get("library", [])
@@ -222,7 +236,7 @@ class Session:
 
     def call(self, name: str, args: tuple, kwargs: dict):
         deadline = DEADLINE.get()
-        deadline = time.monotonic() + CALL_BUDGET if deadline is None else deadline
+        deadline = min(time.monotonic() + CALL_BUDGET if deadline is None else deadline, self.deadline)
         message = {
             "op": "call",
             "namespace": "grade",
@@ -402,6 +416,7 @@ def grade_cells(cells: list[Cell], *, library, require_sandbox: bool = True) -> 
     report = Report(ignored_cells=sum(cell.kind == "ignored" for cell in cells))
     outcomes = [Outcome(ran=cell.kind != "ignored") for cell in cells]
     session = Session(require_sandbox=require_sandbox)
+    session.deadline = time.monotonic() + NOTEBOOK_BUDGET
     runnable = [(i, cell) for i, cell in enumerate(cells) if cell.kind in ("setup", "answer")]
     try:
         sources = {i: (_python(cell.source), f"<cell {i}>") for i, cell in runnable}
@@ -409,6 +424,7 @@ def grade_cells(cells: list[Cell], *, library, require_sandbox: bool = True) -> 
         for (i, _), (stdout, error, ran) in zip(runnable, shown):
             outcomes[i].stdout, outcomes[i].error, outcomes[i].ran = stdout, error, ran
         token = values.SHOW_VALUES.set(False)
+        notebook = NOTEBOOK_DEADLINE.set(session.deadline)
         try:
             for i, cell in enumerate(cells):
                 if cell.kind in ("setup", "answer") and outcomes[i].ran:
@@ -426,9 +442,15 @@ def grade_cells(cells: list[Cell], *, library, require_sandbox: bool = True) -> 
                     if error and error[0] == "GradingError" and error[1].startswith("评分代码出错"):
                         report.problems.append(f"{cell.grade_id}: {error[1]}")
         finally:
+            NOTEBOOK_DEADLINE.reset(notebook)
             values.SHOW_VALUES.reset(token)
     finally:
         session.close()
+    if time.monotonic() >= session.deadline:
+        report.problems.append(
+            f"the notebook's grading reached its time limit ({NOTEBOOK_BUDGET:g} s, CCB_GRADING_NOTEBOOK_SECONDS):"
+            " later cells were not run and later groups scored 0"
+        )
     report.landlock, report.restarts = session.landlock, session.restarts
     report.seccomp, report.netns = session.seccomp, session.netns
     return outcomes, report

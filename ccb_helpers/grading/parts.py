@@ -52,6 +52,9 @@ DEFAULT_BUDGET = 10.0
 DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("DEADLINE", default=None)
 #: Whether the running group may show call arguments and values (visible cases only).
 DETAIL = values.DETAIL
+#: Deadline (``time.monotonic()``) of the whole notebook's grading (isolated grading sets it):
+#: no group runs past it.
+NOTEBOOK_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("NOTEBOOK_DEADLINE", default=None)
 
 # Exception names a report may show: the builtin ones (a class the student defines could carry
 # anything in its name).
@@ -89,6 +92,9 @@ def seed_for(name: str) -> int:
 @contextlib.contextmanager
 def _time_limit(seconds: float):
     """Set the group's deadline; in the main thread also raise :class:`Timeout` by ``SIGALRM``."""
+    notebook = NOTEBOOK_DEADLINE.get()
+    if notebook is not None:  # no group runs past the notebook's deadline
+        seconds = max(min(seconds, notebook - time.monotonic()), 1e-3)
     token = DEADLINE.set(time.monotonic() + seconds)
     usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
     if not usable:
@@ -314,9 +320,13 @@ class Part:
                 warnings.simplefilter("ignore")
                 test()
         except Timeout:
-            self.results.append(
-                _Group(label, points, False, f"超过时间预算 {self.budget:g} s（死循环，或算法太慢）", visible)
+            notebook = NOTEBOOK_DEADLINE.get()
+            note = (
+                "整本 notebook 的评分时间上限已用完：这一组没有评分"
+                if notebook is not None and time.monotonic() >= notebook
+                else f"超过时间预算 {self.budget:g} s（死循环，或算法太慢）"
             )
+            self.results.append(_Group(label, points, False, note, visible))
         except GradingError as error:
             note = str(error)
             if visible and not values.SHOW_VALUES.get():
