@@ -18,13 +18,18 @@ Python API), which saves a Python start and an nbgrader import per command (a th
 * every cheat of ``tests/assignment_submissions/cheats.py``: IPython hooks and transformers,
   replacing the grader's code and ``math.isclose``/``abs``, the library through a dict and a
   compiled string, reading the teacher's notebook, the gradebook and another student's notebook,
-  look-alike return values, probes that echo their inputs, edited/deleted/forged locked cells —
-  zero on every part; a process that dies (``os._exit``) is graded as far as it goes.
+  look-alike return values, probes that echo their inputs or spell them in what they return,
+  edited/deleted/forged locked cells, script in Markdown and raw cells — zero on every part;
+  copied cells and broken nbgrader metadata, and an escape (the audit hook switched off, forks,
+  UDP to a listener) — full marks, nothing gets out; a process that dies (``os._exit``) is graded
+  as far as it goes.
 
 Checked: per-part scores from the gradebook; feedback pages carry no line of hidden test code or
 rubric and nothing a probe echoed; submissions are never modified; the released notebook names
-no repository. On ps1 also: a notebook that cannot be graded is flagged by ``export``, a cell
-that runs away at top level is dropped, and the Formgrader records a manual score.
+no repository; no datagram reached the UDP listener and no process outlived autograde. On ps1
+also: a notebook that cannot be graded is flagged by ``export``, a cell that runs away at top level
+is dropped, a second upload of a student is skipped, the script student's submission opened in the
+Formgrader in Chromium runs nothing, and the Formgrader records a manual score.
 
 Needs nbgrader (``pip install -r requirements-teacher.txt``): skipped without it, failed under CI.
 """

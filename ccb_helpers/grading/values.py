@@ -158,6 +158,14 @@ def _item(what: str, *index: int) -> str:
     return f"{what}{''.join(f'[{i}]' for i in index)}" if _detailed() else f"{what} 的某一项"
 
 
+def _items(what: str):
+    """``_item(what, i)`` for a whole list, deciding once (a schedule has a million items)."""
+    if _detailed():
+        return lambda i: f"{what}[{i}]"
+    hidden = f"{what} 的某一项"
+    return lambda i: hidden
+
+
 def _got(value) -> str:
     return f"，得到 {type_name(value)}" if _detailed() else ""
 
@@ -325,7 +333,8 @@ def as_list(value, item: Callable = as_int, what: str = "返回值") -> list:
     >>> as_list((3, __import__("numpy").int64(5)))
     [3, 5]
     """
-    return [item(v, _item(what, i)) for i, v in enumerate(items_of(value, what, (list, tuple)))]
+    label = _items(what)
+    return [item(v, label(i)) for i, v in enumerate(items_of(value, what, (list, tuple)))]
 
 
 def as_set(value, item: Callable = as_int, what: str = "返回值") -> frozenset:
@@ -358,7 +367,8 @@ def as_tuple(value, length: int, item: Callable = as_int, what: str = "返回值
     items = items_of(value, what, (list, tuple))
     if len(items) != length:
         raise GradingError(f"{what} 应是 {length} 个元素的元组")
-    return tuple(item(v, _item(what, i)) for i, v in enumerate(items))
+    label = _items(what)
+    return tuple(item(v, label(i)) for i, v in enumerate(items))
 
 
 def as_rounds(value, item: Callable = as_int, what: str = "返回值") -> list[list[tuple]]:
@@ -367,10 +377,13 @@ def as_rounds(value, item: Callable = as_int, what: str = "返回值") -> list[l
     >>> as_rounds([[(0, 1)], [(0, 2), (1, 3)]])
     [[(0, 1)], [(0, 2), (1, 3)]]
     """
+    detailed, hidden = _detailed(), f"{what} 的某一项"
     return [
         [
-            as_pair(pair, item, _item(what, r, j))
-            for j, pair in enumerate(items_of(rnd, _item(what, r), (list, tuple, set, frozenset)))
+            as_pair(pair, item, f"{what}[{r}][{j}]" if detailed else hidden)
+            for j, pair in enumerate(
+                items_of(rnd, f"{what}[{r}]" if detailed else hidden, (list, tuple, set, frozenset))
+            )
         ]
         for r, rnd in enumerate(items_of(value, what, (list, tuple)))
     ]
