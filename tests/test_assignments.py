@@ -287,7 +287,7 @@ def _grade(ps: str, workdir: pathlib.Path, finalizer=None) -> dict:
     nbgrader = _nbgrader()
     course = workdir / "course"
     shutil.copytree(ASSIGNMENTS / "source" / ps, course / "source" / ps)
-    for name in ("nbgrader_config.py", "ccb_nbgrader.py", "ccb_collect.py"):
+    for name in ("nbgrader_config.py", "ccb_nbgrader.py", "ccb_release.py", "ccb_collect.py"):
         shutil.copy(ASSIGNMENTS / name, course)
     # The first set runs the teacher's commands verbatim (subprocesses, as assignments/README.md
     # writes them); the others run the same nbgrader apps in this process (_InProcess).
@@ -730,7 +730,7 @@ def test_course_variant_is_not_answered_by_the_public_key(ps, monkeypatch, scrat
         if number == 0:
             course = scratch / "course"
             shutil.copytree(ASSIGNMENTS / "source" / ps, course / "source" / ps)
-            for name in ("nbgrader_config.py", "ccb_nbgrader.py", "ccb_collect.py"):
+            for name in ("nbgrader_config.py", "ccb_nbgrader.py", "ccb_release.py", "ccb_collect.py"):
                 shutil.copy(ASSIGNMENTS / name, course)
             _InProcess(course)("generate_assignment", ps, force=True)
             released = nbformat.read(course / "release" / ps / f"{ps}.ipynb", as_version=4)
@@ -1372,7 +1372,7 @@ def test_zip_collect_records_upload_times_and_late_penalties_apply(scratch):
     ps = SETS[0]
     course = scratch / "course"
     shutil.copytree(ASSIGNMENTS / "source" / ps, course / "source" / ps)
-    for name in ("nbgrader_config.py", "ccb_nbgrader.py", "ccb_collect.py"):
+    for name in ("nbgrader_config.py", "ccb_nbgrader.py", "ccb_release.py", "ccb_collect.py"):
         shutil.copy(ASSIGNMENTS / name, course)
     with open(course / "nbgrader_config.py", "a", encoding="utf-8") as config:
         config.write(
