@@ -202,6 +202,8 @@ def _capacity_groups(topology: Topology | None, n: int):
     """
     if topology is None:
         return None
+    if hasattr(topology, "_round_load"):  # a topology that charges its own links (ccb.two_level)
+        return ("custom", topology)
     from .user_topology import _is_single_switch, _link_matrix, endpoint_uplinks
 
     if not topology.switched:
@@ -225,6 +227,8 @@ def _endpoint_links(topology: Topology) -> np.ndarray:
 
 def _round_load(groups, pair_keys: np.ndarray, pair_bytes: np.ndarray, n: int):
     """(bytes per capacity group, multiplicity per group, label per group) for one round."""
+    if groups[0] == "custom":
+        return groups[1]._round_load(pair_keys, pair_bytes)
     if groups[0] == "pairs":
         _, keys, mult = groups
         where = np.searchsorted(keys, pair_keys)
