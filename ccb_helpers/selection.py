@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import algorithms
 from ._validation import (
     INT64_MAX,
     MAX_BYTES,
@@ -21,6 +20,7 @@ from ._validation import (
     check_seconds,
 )
 from .algorithms import MAX_CHUNKS, MAX_NODES, _best_algorithm, _best_memory, _check_applicable, _cost, _model, _terms
+from .algorithms import best as _best
 from .primitives import check_primitive
 
 __all__ = ["crossover_between", "best_algorithm_bands", "optimality"]
@@ -131,7 +131,7 @@ def best_algorithm_bands(primitive, n, alpha, beta, ports=1, m_min=1.0, m_max=2.
     check_cap(
         f"best_algorithm_bands with points={points}: memory",
         _band_memory(primitive, n, points, ports),
-        algorithms.BEST_ALGORITHM_MAX_BYTES,  # read at call time: the memory test lowers it
+        _best.BEST_ALGORITHM_MAX_BYTES,  # read at call time: the memory test lowers it
         "bytes",
         hint="use fewer points",
     )

@@ -198,7 +198,7 @@ def test_simulate_peak_within_its_estimate_at_the_cap(algorithm, primitive, n):
 def test_best_algorithm_peak_within_its_estimate_at_the_cap(primitive, ports, arrays):
     budget = 32 * MiB
     result = _run(f"""
-        import ccb_helpers.algorithms as algorithms
+        import ccb_helpers.algorithms.best as algorithms
 
         algorithms.BEST_ALGORITHM_MAX_BYTES = {budget}
         per = algorithms._best_memory({primitive!r}, 64, (1,), {ports})
@@ -791,7 +791,7 @@ def test_routing_matrices_peak_within_their_estimates_at_the_caps():
 @pytest.mark.parametrize("primitive", ["all_reduce", "broadcast"])
 def test_best_algorithm_bands_peak_within_its_estimate_at_the_points_cap(primitive):
     result = _run(f"""
-        import ccb_helpers.algorithms as algorithms
+        import ccb_helpers.algorithms.best as algorithms
         from ccb_helpers.selection import MAX_BAND_POINTS, _band_memory
 
         points = MAX_BAND_POINTS

@@ -416,3 +416,11 @@ def test_switch_step_time_counts_the_uplink():
     assert run.time(1e-12, 1.0) >= ccb.bandwidth_lower_bound("gather", 4, 4, 1.0, degree=1)
     with pytest.raises(ccb.ScheduleError, match="1 link"):  # without steps: one message per link
         ccb.run_schedule(gather, ports=3, topology=ccb.single_switch(4))
+
+
+def test_every_algorithm_of_the_catalogue_has_a_schedule_generator():
+    # The two registries are kept in step by name: a cost model without rounds (or rounds without
+    # a cost model) would leave a pair unchecked by the tests above.
+    from ccb_helpers.generators import GENERATORS
+
+    assert list(GENERATORS) == list(ccb.ALGORITHMS)
