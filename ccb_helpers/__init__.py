@@ -220,6 +220,8 @@ _lazy_from(
     read_nccl_tests,
     read_nccl_tests_runs,
     two_level_busbw_ceiling,
+    two_level_ceiling_terms,
+    TwoLevelCeiling,
 """,
 )
 _lazy_from(

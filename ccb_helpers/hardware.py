@@ -258,8 +258,9 @@ class NetworkPreset:
     """A node's network: ``nics`` NICs of ``nic_beta`` bytes/s per direction each.
 
     ``node_beta`` is the node's total (the cut around a node in
-    :func:`~ccb_helpers.two_level_busbw_ceiling`); ``nic_beta`` the rail of one GPU when each
-    GPU has its own NIC. ``source`` names where the figures come from.
+    :func:`~ccb_helpers.two_level_ceiling_terms`); ``nic_beta`` the rail of one GPU when each
+    GPU has its own NIC — beside its NVLink, a second way out of the GPU (the ``nic`` term of
+    the endpoint ceiling). ``source`` names where the figures come from.
     """
 
     key: str

@@ -1639,13 +1639,32 @@ FUZZ = {
     ),
     "two_level_busbw_ceiling": entry(
         ccb.two_level_busbw_ceiling,
-        optional=("node_beta", "ports"),
+        optional=("node_beta", "ports", "nic_shares_link"),
         primitive=PRIMITIVE,
         n_ranks=INT(2, 64),
         n_nodes=INT(1, 8),
         beta=SCALAR_BETA,
         node_beta=st.one_of(st.none(), SCALAR_BETA),
         ports=PORTS,
+        nic_shares_link=st.one_of(st.booleans(), JUNK),
+    ),
+    "two_level_ceiling_terms": entry(
+        ccb.two_level_ceiling_terms,
+        optional=("node_beta", "ports", "rail_beta", "nic_shares_link"),
+        primitive=PRIMITIVE,
+        n_ranks=INT(2, 64),
+        n_nodes=INT(1, 8),
+        beta=SCALAR_BETA,
+        node_beta=st.one_of(st.none(), SCALAR_BETA),
+        rail_beta=st.one_of(st.none(), SCALAR_BETA),
+        ports=PORTS,
+        nic_shares_link=st.one_of(st.booleans(), JUNK),
+        check=lambda t, kw: (
+            None
+            if t.ceiling == min(t.endpoint, t.node_cut if t.node_cut is not None else math.inf)
+            and t.endpoint == t.links + t.nic
+            else f"terms disagree: {t}"
+        ),
     ),
     "read_nccl_tests": entry(
         ccb.read_nccl_tests,
@@ -1997,6 +2016,7 @@ NOT_FUZZED = {
     "NcclExplorer": "explorer: owned by the nccl / figures helpers (explorer part of #15)",
     "NcclVsBound": "result record of nccl_vs_bound (fuzzed): holds what it is given",
     "NvlsGraph": "result record of nvls_graph (fuzzed): holds what it is given",
+    "TwoLevelCeiling": "result record of two_level_ceiling_terms (fuzzed): holds what it is given",
     "NcclTopology": "validated in __post_init__; fuzzed through the overrides of nccl_predict / nccl_vs_bound",
     "FrontierPoint": "result record of pareto_frontier (fuzzed): holds what it is given",
     "SynthesisExplorer": "explorer: owned by the synth / figures helpers (explorer part of #15)",

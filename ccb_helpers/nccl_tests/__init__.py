@@ -41,7 +41,7 @@ Modules, lowest first (each imports only those above it):
 ``records``      :class:`NcclTestsRow`, :class:`NcclTestsLog` (what the reader returns)
 ``evidence``     what a log says about its own rank count and collective, cross-checked
 ``reader``       :func:`read_nccl_tests`, :func:`read_nccl_tests_runs`
-``ceilings``     :func:`busbw_ceiling`, :func:`two_level_busbw_ceiling` (the node cut, rails)
+``ceilings``     :func:`busbw_ceiling`, :func:`two_level_busbw_ceiling` (both egress paths, the node cut)
 ``fit``          :func:`fit_alpha_beta`, :class:`AlphaBeta`
 ``report``       :func:`nccl_tests_report`, :func:`run_report`, :func:`compare_runs` (data)
 ``formatters``   the reports as a terminal table, CSV, JSON
@@ -50,7 +50,7 @@ Modules, lowest first (each imports only those above it):
 ================ ===============================================================================
 """
 
-from .ceilings import MAX_SIZES, busbw_ceiling, two_level_busbw_ceiling
+from .ceilings import MAX_SIZES, TwoLevelCeiling, busbw_ceiling, two_level_busbw_ceiling, two_level_ceiling_terms
 from .cli import main
 from .fit import AlphaBeta, fit_alpha_beta
 from .reader import MAX_TEXT_CHARS, read_nccl_tests, read_nccl_tests_runs
@@ -66,6 +66,8 @@ __all__ = [
     "fit_alpha_beta",
     "busbw_ceiling",
     "two_level_busbw_ceiling",
+    "two_level_ceiling_terms",
+    "TwoLevelCeiling",
     "AlphaBeta",
     "main",
     "run_report",

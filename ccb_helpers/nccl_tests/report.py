@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .._validation import check_int, check_real
+from .._validation import check_bool, check_int, check_real
 from .ceilings import (
     _busbw_ceiling,
     _busbw_factor,
     _latency_bound,
     check_link,
     network_per_node,
+    nic_share,
     node_cut_ceiling,
     node_volume_coefficient,
 )
@@ -41,12 +42,12 @@ def _node_context(log, n, n_nodes, node_beta, rail_beta=None):
     return n_nodes, network_per_node(n, n_nodes, node_beta, rail_beta)
 
 
-def _judge(busbw, time, bound_time, ports_beta, node_ceiling):
+def _judge(busbw, time, bound_time, endpoint, node_ceiling):
     """``(efficiency, flag)`` of one measured half: efficiency ≤ 1, or a flag saying which ceiling it passes."""
     efficiency = bound_time / time
     if efficiency <= 1.0 + 1e-9:
         return efficiency, None
-    if busbw > ports_beta:
+    if busbw > endpoint:
         return None, "endpoint"
     if node_ceiling is not None and busbw > node_ceiling:
         return None, "network"
@@ -64,6 +65,7 @@ def nccl_tests_report(
     n_nodes=None,
     node_beta=None,
     rail_beta=None,
+    nic_shares_link=False,
 ):
     """Each row of a log against the lower bound: busbw, the bound's ceiling, efficiency, regime.
 
@@ -72,12 +74,16 @@ def nccl_tests_report(
     With ``node_beta`` (or ``rail_beta`` per GPU's NIC) the bound also has the network cut around
     each of the ``K = n_nodes`` nodes (:func:`two_level_busbw_ceiling`): every node must move
     ``V_node`` through its network, so ``T >= V_node / node_beta`` (``V_node = c(K) M``, or
-    ``r (N - r) M / N`` for AllToAll with ``r`` ranks per node).
+    ``r (N - r) M / N`` for AllToAll with ``r`` ranks per node), and each GPU has a second way
+    out, its share ``node_beta / r`` of the network, so the endpoint term is
+    ``c(N) M / (ports * beta + node_beta / r)`` (:func:`two_level_ceiling_terms`; not with
+    ``nic_shares_link``, for GPUs whose NIC traffic crosses the ``beta`` link).
 
     A busbw above the ceiling is never reported as an efficiency above 1; the row is flagged
     instead (``efficiency`` is ``None``):
 
-    * ``"endpoint"``: busbw exceeds ``ports * beta``. For AllReduce a switch that reduces in flight
+    * ``"endpoint"``: busbw exceeds the endpoint term ``ports * beta`` (plus ``node_beta / r`` on
+      several nodes). For AllReduce a switch that reduces in flight
       (NVLS, SHARP) lets each endpoint move only ``M``, so busbw can reach ``2(N-1)/N * ports *
       beta``; for every other collective each endpoint must receive (or send) ``c(N) M`` whatever
       the network does, so ``beta`` is below the real rate (or the data took a faster path);
@@ -102,6 +108,8 @@ def nccl_tests_report(
     node_beta, rail_beta : float, optional
         Network bandwidth per node, or per GPU's own NIC, per direction, bytes/s, for the network
         cut; without either only the endpoint bound is used.
+    nic_shares_link : bool, default False
+        As in :func:`two_level_ceiling_terms`: the NIC's traffic crosses the ``beta`` link.
 
     Returns
     -------
@@ -140,6 +148,11 @@ def nccl_tests_report(
         else check_int("latency_ports", latency_ports, minimum=1, maximum=2**62, scalar=True)
     )
     n_nodes, node_beta = _node_context(log, n, n_nodes, node_beta, rail_beta)
+    nic_shares_link = check_bool("nic_shares_link", nic_shares_link)
+    # The GPU's egress: its links, and beside them its share of the node's network (eq:cc-nccl-two-level).
+    egress = ports * beta
+    if node_beta is not None and n_nodes > 1 and not nic_shares_link:
+        egress += nic_share(n, n_nodes, node_beta)
     coefficient = _busbw_factor(primitive, n)
     node_coefficient = node_volume_coefficient(primitive, n, n_nodes) if node_beta is not None else 0.0
     node_ceiling = node_cut_ceiling(primitive, n, n_nodes, node_beta) if node_coefficient else None
@@ -148,15 +161,15 @@ def nccl_tests_report(
     for row in log.rows:
         if row.size == 0:
             continue
-        ceiling = _busbw_ceiling(primitive, n, row.size, alpha, beta, ports, latency_ports)
-        t_beta = coefficient * row.size / (ports * beta)
+        ceiling = _busbw_ceiling(primitive, n, row.size, alpha, egress, 1, latency_ports)
+        t_beta = coefficient * row.size / egress
         t_node = node_coefficient * row.size / node_beta if node_coefficient else 0.0
         if node_ceiling is not None:
             ceiling = min(ceiling, node_ceiling)
         bound_time = max(t_alpha, t_beta, t_node)
         regime = "latency" if t_alpha >= max(t_beta, t_node) else ("network" if t_node > t_beta else "bandwidth")
         busbw = coefficient * row.size / row.time_s
-        efficiency, flag = _judge(busbw, row.time_s, bound_time, ports * beta, node_ceiling)
+        efficiency, flag = _judge(busbw, row.time_s, bound_time, egress, node_ceiling)
         value = {
             "size": row.size,
             "busbw": busbw,
@@ -177,7 +190,7 @@ def nccl_tests_report(
         }  # nccl-tests' -1: no root
         if row.time_s_inplace:
             busbw_in = coefficient * row.size / row.time_s_inplace
-            efficiency_in, flag_in = _judge(busbw_in, row.time_s_inplace, bound_time, ports * beta, node_ceiling)
+            efficiency_in, flag_in = _judge(busbw_in, row.time_s_inplace, bound_time, egress, node_ceiling)
             value.update(
                 busbw_inplace=busbw_in,
                 efficiency_inplace=efficiency_in,
@@ -268,6 +281,7 @@ def run_report(
     node_beta=None,
     rail_beta=None,
     label="",
+    nic_shares_link=False,
 ) -> RunReport:
     """:func:`nccl_tests_report` and :func:`fit_alpha_beta` of one run, with the parameters used.
 
@@ -289,6 +303,7 @@ def run_report(
         n_nodes=n_nodes,
         node_beta=node_beta,
         rail_beta=rail_beta,
+        nic_shares_link=nic_shares_link,
     )
     _, n, primitive = _log_context(log, n_ranks, collective)
     k, per_node = _node_context(log, n, n_nodes, node_beta, rail_beta)
