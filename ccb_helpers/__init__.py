@@ -40,6 +40,10 @@ _lazy_from(
     efficiency,
     optimal_chunks,
     tree_height,
+    hierarchical_terms,
+    pat_aggregation,
+    swing_terms,
+    two_level_algorithm_time,
 """,
 )
 _lazy_from(
@@ -169,6 +173,30 @@ _lazy_from(
     "AlgorithmExplorer, BandwidthExplorer, BisectionExplorer, Explorer, PropagationExplorer, TopologyExplorer",
 )
 _lazy_from(".generators", "generate, knomial_tree, nccl_double_binary_tree")
+# Chapter 9: trade-off bounds, two-level hardware, Swing, PAT, hierarchical algorithms, routed tori.
+_lazy_from(
+    ".generators",
+    "hierarchical_schedule, pat_messages, pat_operations, pat_schedule, pat_terms, swing_peer, swing_rho, swing_schedule",
+)
+_lazy_from(
+    ".tradeoff",
+    """
+    all_gather_tradeoff_bound,
+    all_to_all_min_hops,
+    all_to_all_tradeoff_bound,
+    all_to_all_tradeoff_curve,
+    all_to_all_tradeoff_rounds,
+    all_to_all_tradeoff_time,
+    bruck_index_cost,
+    bruck_index_schedule,
+""",
+)
+_lazy_from(
+    ".two_level_network",
+    "TwoLevelBound, TwoLevelHardware, TwoLevelTopology, two_level, two_level_hardware, two_level_lower_bound",
+)
+_lazy_from(".two_level_model", "two_level_round_costs, two_level_time")
+_lazy_from(".routing", "routed_link_loads, routed_lower_bound, routed_time")
 _lazy_from(".schedule", "Round, Schedule, Transfer, block_bounds")
 _lazy_from(".selection", "best_algorithm_bands, crossover_between, optimality")
 _lazy_from(".simulator", "ScheduleError, SimulationResult, run_schedule, simulate")

@@ -38,7 +38,7 @@ def _grid(topology: Topology) -> tuple[tuple[int, ...], bool]:
     check_topology(topology)
     if topology.family not in ROUTED_FAMILIES:
         raise ValueError(
-            f"routed timing works on {', '.join(ROUTED_FAMILIES)} (dimension-order routing), not on {topology.name}; "
+            f"topology: routed timing works on {', '.join(ROUTED_FAMILIES)} (dimension-order routing), not on {topology.name}; "
             "switched networks route in one step already (ccb.simulate charges their links)"
         )
     if topology.family == "ring":

@@ -38,7 +38,10 @@ from .evaluate import (
     algorithm_terms,
     applicable_algorithms,
 )
+from .hierarchical import hierarchical_terms, two_level_algorithm_time
+from .pat import pat_aggregation
 from .registry import ALGORITHM_LABELS, ALGORITHMS, _model
+from .swing import swing_terms
 
 __all__ = [
     "ALGORITHMS",
@@ -52,4 +55,8 @@ __all__ = [
     "optimal_chunks",
     "tree_height",
     "DBT_ONE_PORT_MAX_N",
+    "hierarchical_terms",
+    "two_level_algorithm_time",
+    "pat_aggregation",
+    "swing_terms",
 ]

@@ -58,6 +58,12 @@ class _Model:
     min_ports: int = 1
     power_of_two: bool = False
     reference: str = ""
+    #: The network the algorithm is made for (chapter 9): ``"two_level"`` (its node shape comes
+    #: from ``ccb.two_level``; ``terms`` is the one-GPU-per-node case), ``"torus"`` (Swing),
+    #: ``"one_gpu_per_node"`` (PAT). The flat selector (:func:`ccb_helpers.best_algorithm`,
+    #: :func:`ccb_helpers.applicable_algorithms`) leaves such models out: chapter 9 compares them
+    #: on their own networks.
+    topology: str = ""
 
 
 def tree_height(n):

@@ -13,9 +13,12 @@ from ..primitives import check_primitive
 from .bruck import BRUCK
 from .core import _Model
 from .double_tree import DOUBLE_BINARY_TREE
+from .hierarchical import HIERARCHICAL_RING, TWO_LEVEL_TREE
 from .pairwise import PAIRWISE
+from .pat import PAT
 from .recursive import RECURSIVE_DOUBLING, RECURSIVE_HALVING_DOUBLING, RECURSIVE_HALVING_DOUBLING_2PORT
 from .ring import BIDIRECTIONAL_RING, RING
+from .swing import SWING
 from .trees import BINOMIAL_TREE, SCATTER_ALLGATHER
 
 ALGORITHMS: dict[str, dict[str, _Model]] = {
@@ -29,6 +32,10 @@ ALGORITHMS: dict[str, dict[str, _Model]] = {
     "bruck": BRUCK,
     "pairwise": PAIRWISE,
     "scatter_allgather": SCATTER_ALLGATHER,
+    "swing": SWING,
+    "pat": PAT,
+    "hierarchical_ring": HIERARCHICAL_RING,
+    "two_level_tree": TWO_LEVEL_TREE,
 }
 
 ALGORITHM_LABELS = {
@@ -42,6 +49,10 @@ ALGORITHM_LABELS = {
     "bruck": "Bruck",
     "pairwise": "Pairwise exchange",
     "scatter_allgather": "Scatter + AllGather",
+    "swing": "Swing",
+    "pat": "PAT (NCCL)",
+    "hierarchical_ring": "Hierarchical ring",
+    "two_level_tree": "Two-level tree",
 }
 
 

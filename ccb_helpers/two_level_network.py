@@ -9,7 +9,7 @@ node goes through its switch, traffic between nodes through the NICs (the networ
 non-blocking). :func:`ccb_helpers.simulate` charges these links on it.
 
 Real hardware has two kinds of links, so chapter 9 times a schedule in the **two-level α-β
-model** (:class:`TwoLevelHardware`, :func:`two_level_time`): a round costs ``α_f`` (``α_n`` if any
+model** (:class:`TwoLevelHardware`, :func:`ccb_helpers.two_level_time`): a round costs ``α_f`` (``α_n`` if any
 message crosses the network) plus its busiest resource — a GPU's NVLink bytes over its whole
 NVLink bandwidth ``β_f`` (chapter 8's ``p β``), a NIC's bytes over ``β_n``. Its lower bound,
 :func:`two_level_lower_bound` (``eq:cc-two-level-bound``), adds three terms that each follow from
@@ -17,8 +17,9 @@ a cut:
 
 * **latency** — ``ceil(log2 N)`` rounds (1 port), of which at least ``ceil(log_{G+1} K)`` cross
   the network: nodes that know a GPU's data grow at most ``(G+1)``-fold in a network round;
-* **endpoint** — each GPU moves the forced volume ``max(S, R)`` over NVLink and its NIC at once:
-  ``/(β_f + β_n)`` with one NIC per GPU (both egress paths, the correction of issue #37);
+* **endpoint** — each GPU moves the forced volume ``max(S, R)`` over NVLink and its share of the
+  network at once: ``/(β_f + β_n)`` with one NIC per GPU, ``/(β_f + β_n/G)`` with one per node
+  (both egress paths, as chapter 8's corrected ceiling, ``eq:cc-nccl-two-level``);
 * **node cut** — a node, as one super-node of a K-node collective, moves ``V_node`` through its
   network bandwidth (``G β_n`` or ``β_n``).
 
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 import networkx as nx
 import numpy as np
 
-from ._validation import check_bandwidth, check_choice, check_int, check_seconds, check_size
+from ._validation import check_bandwidth, check_choice, check_int, check_real, check_seconds, check_size
 from .primitives import check_primitive
 from .topology import MAX_GRAPH_ELEMENTS, Topology, check_topology
 
@@ -41,8 +42,6 @@ __all__ = [
     "two_level",
     "TwoLevelHardware",
     "two_level_hardware",
-    "two_level_time",
-    "two_level_round_costs",
     "TwoLevelBound",
     "two_level_lower_bound",
     "TWO_LEVEL_PRIMITIVES",
@@ -68,6 +67,18 @@ class TwoLevelTopology(Topology):
     nic: str = "gpu"
     nvlink_links: int = 1
     nic_links: int = 1
+
+    def __post_init__(self):
+        super().__post_init__()
+        set_ = object.__setattr__
+        set_(self, "nodes", check_int("nodes", self.nodes, minimum=1, maximum=MAX_TWO_LEVEL_GPUS, scalar=True))
+        g = check_int("gpus_per_node", self.gpus_per_node, minimum=1, maximum=MAX_TWO_LEVEL_GPUS, scalar=True)
+        set_(self, "gpus_per_node", g)
+        set_(self, "nic", check_choice("nic", self.nic, NIC_PLACEMENTS))
+        for name in ("nvlink_links", "nic_links"):
+            set_(self, name, check_int(name, getattr(self, name), minimum=1, maximum=1024, scalar=True))
+        if self.nodes * self.gpus_per_node != self.n:
+            raise ValueError(f"nodes * gpus_per_node must equal n: {self.nodes} * {self.gpus_per_node} != {self.n}")
 
     def node_of(self, gpu):
         """Node index of GPU (endpoint) ``gpu`` (int or int array)."""
@@ -275,67 +286,6 @@ def two_level_hardware(gpu="h100_nvswitch", network="ib_ndr_8x400", network_alph
     return TwoLevelHardware(g.alpha, links * g.beta, alpha, net.nic_beta, f"{g.label} + {net.label}")
 
 
-def _round_costs(schedule, topology: TwoLevelTopology, hardware: TwoLevelHardware) -> np.ndarray:
-    n, g = topology.n, topology.gpus_per_node
-    costs = np.zeros(len(schedule.rounds))
-    for i, r in enumerate(schedule.rounds):
-        remote = r.src != r.dst
-        if not np.any(remote):
-            costs[i] = hardware.fabric_alpha  # a round without messages still pays its start-up (as in the simulator)
-            continue
-        src, dst, length = r.src[remote], r.dst[remote], r.length[remote].astype(float)
-        inter = (src // g) != (dst // g)
-        intra_load = max(
-            np.bincount(src, weights=np.where(inter, 0.0, length), minlength=n).max(),
-            np.bincount(dst, weights=np.where(inter, 0.0, length), minlength=n).max(),
-        )
-        owner_src, owner_dst = (src, dst) if topology.nic == "gpu" else (src // g, dst // g)
-        w = np.where(inter, length, 0.0)
-        nic_load = max(np.bincount(owner_src, weights=w).max(), np.bincount(owner_dst, weights=w).max())
-        alpha = hardware.nic_alpha if np.any(inter) else hardware.fabric_alpha
-        costs[i] = alpha + max(intra_load / hardware.fabric_beta, nic_load / hardware.nic_beta)
-    return costs
-
-
-def two_level_round_costs(result, topology, hardware) -> np.ndarray:
-    """Seconds of each round of a run (a :class:`~ccb_helpers.simulator.SimulationResult` or a
-    :class:`~ccb_helpers.schedule.Schedule`) in the two-level model (see :func:`two_level_time`)."""
-    from .schedule import Schedule
-    from .simulator import SimulationResult
-
-    topology = check_two_level(topology)
-    if not isinstance(hardware, TwoLevelHardware):
-        raise TypeError(f"hardware must be a TwoLevelHardware, got {type(hardware).__name__}")
-    schedule = result.schedule if isinstance(result, SimulationResult) else result
-    if not isinstance(schedule, Schedule):
-        raise TypeError(f"result must be a SimulationResult or a Schedule, got {type(result).__name__}")
-    if schedule.n != topology.n:
-        raise ValueError(f"the schedule has n={schedule.n} but the topology has {topology.n} GPUs")
-    return _round_costs(schedule, topology, hardware)
-
-
-def two_level_time(result, topology, hardware) -> float:
-    """Seconds of a run in the two-level α-β model.
-
-    Each round costs ``nic_alpha`` if a message crosses the network (else ``fabric_alpha``) plus
-    the busiest resource: a GPU's NVLink bytes (sent or received inside its node) over
-    ``fabric_beta``, or a NIC's bytes (one NIC per GPU, or the node's sum) over ``nic_beta``.
-    NVLink and NIC work at the same time.
-
-    Examples
-    --------
-    A flat ring AllReduce on 2 nodes x 4 GPUs: two of its eight ring links cross the network.
-
-    >>> from ccb_helpers.simulator import simulate
-    >>> t = two_level(2, 4)
-    >>> hw = TwoLevelHardware(1e-6, 400e9, 3e-6, 50e9)
-    >>> r = simulate("ring", "all_reduce", 8, 8 * 2**20, topology=t)
-    >>> round(two_level_time(r, t, hw) * 1e6, 1)     # 14 rounds of 1 MiB over one 50 GB/s NIC
-    335.6
-    """
-    return float(two_level_round_costs(result, topology, hardware).sum())
-
-
 # --------------------------------------------------------------------------- the bound
 
 
@@ -348,6 +298,13 @@ class TwoLevelBound:
     node: float
     network_rounds: int
     rounds: int
+
+    def __post_init__(self):
+        set_ = object.__setattr__
+        for name in ("latency", "endpoint", "node"):
+            set_(self, name, check_real(name, getattr(self, name), minimum=0.0, scalar=True))
+        for name in ("network_rounds", "rounds"):
+            set_(self, name, check_int(name, getattr(self, name), minimum=0, scalar=True))
 
     @property
     def total(self) -> float:
@@ -420,8 +377,10 @@ def two_level_lower_bound(primitive, topology, m, hardware) -> TwoLevelBound:
     else:  # network rounds are the cheap ones: a schedule could make every round one
         latency = rounds * hardware.nic_alpha if nodes > 1 else rounds * hardware.fabric_alpha
     gpu_bytes, node_bytes = _volumes(primitive, n, nodes, g, m)
-    egress = hardware.fabric_beta + (hardware.nic_beta if nodes > 1 else 0.0)
-    endpoint = gpu_bytes / egress
     node_bw = hardware.nic_beta * (g if topology.nic == "gpu" else 1)
+    # A GPU's egress: its NVLink and its share of the node's network (its own NIC, or 1/G of the
+    # shared one: averaged over a node's G GPUs, which all carry the same forced volume).
+    egress = hardware.fabric_beta + (node_bw / g if nodes > 1 else 0.0)
+    endpoint = gpu_bytes / egress
     node = node_bytes / node_bw if nodes > 1 else 0.0
     return TwoLevelBound(latency, endpoint, node, network_rounds, rounds)

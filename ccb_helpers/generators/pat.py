@@ -31,15 +31,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._intmath import ceil_log2
-from ._validation import check_cap, check_choice, check_int, check_size
-from .schedule import MAX_BUFFER_BYTES, Round, Schedule, _block_bounds
+from .._validation import check_cap, check_choice, check_int, check_size
+from ..algorithms.pat import pat_aggregation
+from ..schedule import MAX_BUFFER_BYTES, Round, Schedule, _block_bounds
+from .core import ScheduleGenerator
 
-__all__ = ["PatOp", "pat_operations", "pat_messages", "pat_aggregation", "pat_schedule", "pat_terms"]
+__all__ = ["PatOp", "pat_operations", "pat_messages", "pat_schedule", "pat_terms"]
 
 PAT_PRIMITIVES = ("all_gather", "reduce_scatter")
-#: NCCL_STEPS in NCCL's device.h: buffer slots per connection.
-NCCL_STEPS = 8
 #: Most ranks of a PAT schedule here (N - 1 messages per rank, up to N blocks each).
 MAX_PAT_RANKS = 4096
 
@@ -226,23 +225,6 @@ def _rs_operations(n: int, agg: int) -> list[PatOp]:
             a, last_a = 0, last(phase)
 
 
-def pat_aggregation(n) -> int:
-    """NCCL's aggregation factor for large messages: ``min(8, 2^ceil(log2 N) / 2)`` (at least 1).
-
-    The constructor doubles ``aggFactor`` while ``NCCL_STEPS = 8`` buffer slots allow it
-    (three doublings) and ``aggFactor < N / 2``; smaller chunks double it further.
-
-    >>> [pat_aggregation(n) for n in (2, 3, 8, 12, 16, 64, 1000)]
-    [1, 2, 4, 8, 8, 8, 8]
-    """
-    n = check_int("n", n, minimum=1, maximum=MAX_PAT_RANKS, scalar=True)
-    agg, depth = 1, NCCL_STEPS
-    while depth > 1 and agg < n / 2:
-        depth //= 2
-        agg *= 2
-    return agg
-
-
 def _check(primitive, n, aggregation):
     primitive = check_choice("primitive", primitive, PAT_PRIMITIVES)
     n = check_int("n", n, minimum=1, maximum=MAX_PAT_RANKS, scalar=True)
@@ -341,6 +323,8 @@ def pat_schedule(primitive, n, m, aggregation=None) -> Schedule:
     return Schedule(primitive, n, m, rounds, ("data",), 0, "pat")
 
 
-def _rounds_range(n: int) -> tuple[int, int]:
-    """(Bruck-like, fully unaggregated) round counts: ``ceil(log2 N)`` and ``N - 1``."""
-    return ceil_log2(n), n - 1
+def _build_pat(primitive, n, m, ports, root, chunks):
+    return pat_schedule(primitive, n, m).rounds
+
+
+PAT = ScheduleGenerator(_build_pat, lambda primitive, n, ports, chunks: n * n)

@@ -14,29 +14,25 @@ every GPU's NIC works — and an **all-gather inside every node**.
   (1 port: the trees' edges 2-coloured, chapter 4).
 
 With one NIC per node the ``G`` rails share it: the node sends ``2(K-1)/K M`` — the node-cut
-minimum — through it. Cost models in two units: :func:`hierarchical_terms` (rounds and bytes of the
-book's single-β model) and :func:`two_level_algorithm_time` (seconds in the two-level model of
-:mod:`ccb_helpers.two_level`, checked against the simulator's rounds by the tests).
+minimum — through it. Cost models in two units: :func:`ccb_helpers.hierarchical_terms` (rounds and bytes of the
+book's single-β model) and :func:`ccb_helpers.two_level_algorithm_time` (seconds in the
+two-level model, checked against the simulator's rounds by the tests), in
+:mod:`ccb_helpers.algorithms.hierarchical`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_int, check_size
-from .algorithms import MAX_CHUNKS, _dbt_one_port_rounds
-from .generators import _double_binary_tree, _reverse
-from .schedule import MAX_BUFFER_BYTES, Round, Schedule, _block_bounds
-from .two_level import TwoLevelHardware, TwoLevelTopology, check_two_level
+from .._validation import check_cap, check_choice, check_int, check_memory
+from ..algorithms.hierarchical import HIERARCHICAL_ALGORITHMS, hierarchical_terms
+from ..schedule import MAX_BUFFER_BYTES, Round, Schedule, _block_bounds
+from .core import MAX_ROUNDS, ScheduleGenerator, _generate_memory, _reverse
+from .double_tree import _double_binary_tree
+from .rings import _ring_all_gather
 
-__all__ = [
-    "HIERARCHICAL_ALGORITHMS",
-    "hierarchical_schedule",
-    "hierarchical_terms",
-    "two_level_algorithm_time",
-]
+__all__ = ["hierarchical_schedule"]
 
-HIERARCHICAL_ALGORITHMS = ("hierarchical_ring", "two_level_tree")
 #: Most transfers of a hierarchical schedule (as :data:`ccb_helpers.generators.MAX_TRANSFERS`).
 MAX_HIERARCHICAL_TRANSFERS = 2**21
 
@@ -111,8 +107,9 @@ def _inter_tree(nodes: int, g: int, shard_off: np.ndarray, shard_len: np.ndarray
 
 
 def _check(name, topology, m, chunks):
-    if name not in HIERARCHICAL_ALGORITHMS:
-        raise ValueError(f"unknown hierarchical algorithm {name!r}; allowed: {', '.join(HIERARCHICAL_ALGORITHMS)}")
+    check_choice("name", name, HIERARCHICAL_ALGORITHMS)
+    from ..two_level_network import check_two_level  # here: an MPI rank never loads networkx
+
     topology = check_two_level(topology)
     m = check_int("m", m, minimum=0, maximum=MAX_BUFFER_BYTES, scalar=True)
     if name == "two_level_tree":
@@ -124,10 +121,9 @@ def _check(name, topology, m, chunks):
     transfers = 2 * nodes * g * (g - 1) + (
         2 * g * nodes * (nodes - 1) if name == "hierarchical_ring" else 4 * g * (chunks or 1) * nodes
     )
-    from ._validation import check_cap
-
     check_cap(f"the {name} schedule on {topology.name}: transfers", transfers, MAX_HIERARCHICAL_TRANSFERS)
-    check_cap(f"the {name} schedule on {topology.name}: rounds", int(steps), 2**13)
+    check_cap(f"the {name} schedule on {topology.name}: rounds", int(steps), MAX_ROUNDS)
+    check_memory(f"topology: the {name} schedule on {topology.name}", _generate_memory(int(steps), transfers))
     return topology, m, chunks
 
 
@@ -146,7 +142,7 @@ def hierarchical_schedule(name, topology, m, chunks=None) -> Schedule:
 
     Examples
     --------
-    >>> from ccb_helpers.two_level import two_level
+    >>> from ccb_helpers.two_level_network import two_level
     >>> from ccb_helpers.simulator import run_schedule
     >>> t = two_level(3, 4)
     >>> r = run_schedule(hierarchical_schedule("hierarchical_ring", t, 4800), topology=t)
@@ -169,71 +165,19 @@ def hierarchical_schedule(name, topology, m, chunks=None) -> Schedule:
     return Schedule("all_reduce", topology.n, m, rounds, ("data",), 0, name)
 
 
-def _dbt_rounds(nodes: int, chunks: int) -> int:
-    return int(_dbt_one_port_rounds(nodes, chunks)) if nodes > 1 else 0
+# --------------------------------------------------------------------------- the registry's entries
 
 
-def hierarchical_terms(name, nodes, gpus_per_node, m, chunks=None):
-    """Rounds and bandwidth bytes (sum of each round's largest message) of a hierarchical AllReduce.
-
-    ``hierarchical_ring``: ``2(G-1) + 2(K-1)`` rounds, ``2(G-1)/G M + 2(K-1)/(K G) M`` bytes.
-    ``two_level_tree``: ``2(G-1)`` ring rounds plus the 1-port double binary tree's rounds ``R``
-    over ``K`` nodes, each carrying one chunk of ``M/(2 G C)``. (Exact for ``m`` divisible by
-    ``2 G K C``; otherwise blocks differ by a byte.)
-
-    >>> hierarchical_terms("hierarchical_ring", 3, 4, 4800.0)
-    (10, 8800.0)
-    >>> hierarchical_terms("two_level_tree", 4, 8, 2**20, chunks=1)
-    (20, 2228224.0)
-    """
-    if name not in HIERARCHICAL_ALGORITHMS:
-        raise ValueError(f"unknown hierarchical algorithm {name!r}; allowed: {', '.join(HIERARCHICAL_ALGORITHMS)}")
-    nodes = check_int("nodes", nodes, minimum=1, maximum=2**40, scalar=True)
-    g = check_int("gpus_per_node", gpus_per_node, minimum=1, maximum=2**40, scalar=True)
-    m = check_size("m", m, scalar=True)
-    intra_steps, intra_bytes = 2 * (g - 1), 2 * (g - 1) * m / g
-    if name == "hierarchical_ring":
-        if chunks is not None:
-            raise ValueError("chunks applies only to two_level_tree")
-        return intra_steps + 2 * (nodes - 1), intra_bytes + 2 * (nodes - 1) * m / (nodes * g)
-    chunks = check_int("chunks", 1 if chunks is None else chunks, minimum=1, maximum=MAX_CHUNKS, scalar=True)
-    r = _dbt_rounds(nodes, chunks)
-    return intra_steps + r, intra_bytes + r * m / (2 * g * chunks)
+def _build_flat_ring(primitive, n, m, ports, root, chunks):
+    """One GPU per node (no two-level topology): the hierarchy is its ring between nodes."""
+    ag = _ring_all_gather(n, m)
+    return _reverse(ag, True) + ag
 
 
-def two_level_algorithm_time(name, topology, m, hardware, chunks=None) -> float:
-    """Seconds of a hierarchical AllReduce in the two-level model (closed form).
-
-    Every intra-node ring round costs ``α_f + (M/G)/β_f``; every inter-node round
-    ``α_n + x/β_n'`` with ``x`` the bytes one rail sends (``M/(K G)`` for the ring, a chunk
-    ``M/(2 G C)`` for the tree) and ``β_n' = β_n`` (one NIC per GPU) or ``β_n / G`` (the node's
-    ``G`` rails share one NIC).
-
-    >>> from ccb_helpers.two_level import two_level, TwoLevelHardware
-    >>> hw = TwoLevelHardware(1e-6, 450e9, 3e-6, 50e9)
-    >>> round(two_level_algorithm_time("hierarchical_ring", two_level(2, 8), 2**30, hw) * 1e3, 3)
-    6.88
-    """
-    if name not in HIERARCHICAL_ALGORITHMS:
-        raise ValueError(f"unknown hierarchical algorithm {name!r}; allowed: {', '.join(HIERARCHICAL_ALGORITHMS)}")
-    topology = check_two_level(topology)
-    m = check_size("m", m, scalar=True)
-    if not isinstance(hardware, TwoLevelHardware):
-        raise TypeError(f"hardware must be a TwoLevelHardware, got {type(hardware).__name__}")
-    nodes, g = topology.nodes, topology.gpus_per_node
-    nic_beta = hardware.nic_beta / (g if topology.nic == "node" else 1)
-    time = 2 * (g - 1) * (hardware.fabric_alpha + m / g / hardware.fabric_beta)
-    if nodes == 1:
-        if chunks is not None and name != "two_level_tree":
-            raise ValueError("chunks applies only to two_level_tree")
-        return time
-    if name == "hierarchical_ring":
-        if chunks is not None:
-            raise ValueError("chunks applies only to two_level_tree")
-        return time + 2 * (nodes - 1) * (hardware.nic_alpha + m / (nodes * g) / nic_beta)
-    chunks = check_int("chunks", 1 if chunks is None else chunks, minimum=1, maximum=MAX_CHUNKS, scalar=True)
-    return time + _dbt_rounds(nodes, chunks) * (hardware.nic_alpha + m / (2 * g * chunks) / nic_beta)
+def _build_flat_tree(primitive, n, m, ports, root, chunks):
+    """One GPU per node: the unpipelined double binary tree between nodes."""
+    return _double_binary_tree(n, m, 1, ports)
 
 
-def _is_two_level(topology) -> bool:
-    return isinstance(topology, TwoLevelTopology)
+HIERARCHICAL_RING = ScheduleGenerator(_build_flat_ring, lambda primitive, n, ports, chunks: 2 * n * (n - 1))
+TWO_LEVEL_TREE = ScheduleGenerator(_build_flat_tree, lambda primitive, n, ports, chunks: 4 * (n - 1))

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._intmath import floor_log2
-from ._validation import check_cap, check_choice, check_int, check_size
-from .schedule import MAX_BUFFER_BYTES, Round, Schedule, _block_bounds
+from .._intmath import floor_log2
+from .._validation import check_cap, check_choice, check_int
+from ..algorithms.swing import SWING_VARIANTS
+from ..schedule import MAX_BUFFER_BYTES, Round, Schedule, _block_bounds
+from .core import ScheduleGenerator
 
-__all__ = ["swing_rho", "swing_peer", "swing_schedule", "swing_terms", "SWING_VARIANTS"]
+__all__ = ["swing_rho", "swing_peer", "swing_schedule"]
 
-SWING_VARIANTS = ("bandwidth", "latency")
 #: Most ranks of a Swing schedule (reach sets are p x p bits; p log p transfers per phase).
 MAX_SWING_RANKS = 4096
 
@@ -175,7 +176,7 @@ def swing_schedule(n, m, dims=None, variant="bandwidth") -> Schedule:
     n = check_int("n", n, minimum=1, maximum=MAX_SWING_RANKS, scalar=True)
     m = check_int("m", m, minimum=0, maximum=MAX_BUFFER_BYTES, scalar=True)
     variant = check_choice("variant", variant, SWING_VARIANTS)
-    check_cap(f"the Swing schedule on n={n}: transfers", 2 * n * (n.bit_length() + 2), 2**21)
+    check_cap(f"the Swing schedule on n={n}: transfers", 2 * n * n + 2 * n, 2**21)
     if n == 1:
         return Schedule("all_reduce", 1, m, [], ("data",), 0, "swing")
     p = 1 << floor_log2(n)
@@ -196,23 +197,13 @@ def swing_schedule(n, m, dims=None, variant="bandwidth") -> Schedule:
     return Schedule("all_reduce", n, m, rounds, ("data",), 0, "swing")
 
 
-def swing_terms(n, m, variant="bandwidth") -> tuple[int, float]:
-    """Rounds and bandwidth bytes of Swing AllReduce (single-β model).
+def _build_swing(primitive, n, m, ports, root, chunks):
+    return swing_schedule(n, m).rounds
 
-    Power of two ``p``: ``2 log2 p`` rounds and ``2(p-1)/p M`` (bandwidth variant), ``log2 p``
-    rounds of ``M`` (latency variant); otherwise two more rounds of ``M`` (the fold).
 
-    >>> swing_terms(8, 800.0), swing_terms(12, 1200.0), swing_terms(8, 800.0, "latency")
-    ((6, 1400.0), (8, 4500.0), (3, 2400.0))
-    """
-    n = check_int("n", n, minimum=1, maximum=2**62, scalar=True)
-    m = check_size("m", m, scalar=True)
-    variant = check_choice("variant", variant, SWING_VARIANTS)
-    if n == 1:
-        return 0, 0.0
-    f = floor_log2(n)
-    p = 1 << f
-    steps, volume = (2 * f, 2 * (p - 1) * m / p) if variant == "bandwidth" else (f, f * m)
-    if p != n:
-        steps, volume = steps + 2, volume + 2 * m
-    return steps, float(volume)
+def _swing_transfers(primitive, n, ports, chunks) -> int:
+    # Reach sets are not contiguous: every block is its own piece, p - 1 per rank in each half.
+    return 2 * n * n + 2 * n
+
+
+SWING = ScheduleGenerator(_build_swing, _swing_transfers)
