@@ -197,6 +197,11 @@ _lazy_from(
 )
 _lazy_from(".two_level_model", "two_level_round_costs, two_level_time")
 _lazy_from(".routing", "routed_link_loads, routed_lower_bound, routed_time")
+_lazy_from(".in_network_model", "InNetworkBound, in_network_bound")
+_lazy_from(
+    ".two_level_selection",
+    "RoundProfile, TwoLevelMap, TWO_LEVEL_CANDIDATES, round_profile, two_level_map, two_level_times",
+)
 _lazy_from(".schedule", "Round, Schedule, Transfer, block_bounds")
 _lazy_from(".selection", "best_algorithm_bands, crossover_between, optimality")
 _lazy_from(".simulator", "ScheduleError, SimulationResult, run_schedule, simulate")

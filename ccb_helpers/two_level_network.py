@@ -17,9 +17,9 @@ a cut:
 
 * **latency** — ``ceil(log2 N)`` rounds (1 port), of which at least ``ceil(log_{G+1} K)`` cross
   the network: nodes that know a GPU's data grow at most ``(G+1)``-fold in a network round;
-* **endpoint** — each GPU moves the forced volume ``max(S, R)`` over NVLink and its share of the
-  network at once: ``/(β_f + β_n)`` with one NIC per GPU, ``/(β_f + β_n/G)`` with one per node
-  (both egress paths, as chapter 8's corrected ceiling, ``eq:cc-nccl-two-level``);
+* **endpoint** — each GPU moves the forced volume ``max(S, R)`` over NVLink and the network: in
+  turn with one port (``(V - V_node/G)/β_f + (V_node/G)/β_n``), at once with two
+  (``V/(β_f + β_node/G)``, chapter 8's corrected ceiling, ``eq:cc-nccl-two-level``);
 * **node cut** — a node, as one super-node of a K-node collective, moves ``V_node`` through its
   network bandwidth (``G β_n`` or ``β_n``).
 
@@ -291,13 +291,18 @@ def two_level_hardware(gpu="h100_nvswitch", network="ib_ndr_8x400", network_alph
 
 @dataclass(frozen=True)
 class TwoLevelBound:
-    """``eq:cc-two-level-bound``: ``latency + max(endpoint, node)`` seconds, and its terms."""
+    """``eq:cc-two-level-bound``: ``latency + max(endpoint, node)`` seconds, and its terms.
+
+    ``endpoint`` is the busiest GPU's term (NVLink and network in turn with one port, at once
+    with two or more), ``node`` the cut around a node; ``ports`` the port count it was made for.
+    """
 
     latency: float
     endpoint: float
     node: float
     network_rounds: int
     rounds: int
+    ports: int = 1
 
     def __post_init__(self):
         set_ = object.__setattr__
@@ -305,6 +310,7 @@ class TwoLevelBound:
             set_(self, name, check_real(name, getattr(self, name), minimum=0.0, scalar=True))
         for name in ("network_rounds", "rounds"):
             set_(self, name, check_int(name, getattr(self, name), minimum=0, scalar=True))
+        set_(self, "ports", check_int("ports", self.ports, minimum=1, maximum=1024, scalar=True))
 
     @property
     def total(self) -> float:
@@ -335,8 +341,19 @@ def _volumes(primitive: str, n: int, nodes: int, g: int, m: float) -> tuple[floa
     return gpu, node
 
 
-def two_level_lower_bound(primitive, topology, m, hardware) -> TwoLevelBound:
-    """The two-level lower bound ``eq:cc-two-level-bound`` (1 port per GPU, endpoint reduction).
+def two_level_lower_bound(primitive, topology, m, hardware, ports=1) -> TwoLevelBound:
+    """The two-level lower bound ``eq:cc-two-level-bound`` (endpoint reduction).
+
+    With ``p`` ports a GPU sends and receives at most ``p`` messages a round. Latency: at least
+    ``ceil(log_{p+1} N)`` rounds, of which ``ceil(log_{pG+1} K)`` cross the network (the nodes
+    that know a GPU's data grow at most ``(pG+1)``-fold in a network round). Bandwidth, for the
+    busiest GPU (forced volume ``V``) and the cut around a node (``V_node`` through ``β_node``):
+
+    * ``p = 1``: a round carries one message, over NVLink or over the network, so a GPU's time is
+      at least ``F/β_f + X/β_n`` with ``F + X >= V``; the node's GPUs send ``X >= V_node`` in all,
+      so on average ``(V - V_node/G)/β_f + (V_node/G)/β_n`` — NVLink and NIC **in turn**;
+    * ``p >= 2``: NVLink and the NIC work at once: ``V / (β_f + β_node/G)`` (chapter 8's
+      corrected endpoint ceiling, ``eq:cc-nccl-two-level``).
 
     Parameters
     ----------
@@ -347,6 +364,8 @@ def two_level_lower_bound(primitive, topology, m, hardware) -> TwoLevelBound:
     m : float
         Bytes (the book's buffer conventions), ``0 <= m <= 2**96``.
     hardware : TwoLevelHardware
+    ports : int, default 1
+        Messages a GPU sends (and receives) per round, ``1 <= ports <= 1024``.
 
     Returns
     -------
@@ -355,32 +374,47 @@ def two_level_lower_bound(primitive, topology, m, hardware) -> TwoLevelBound:
 
     Examples
     --------
-    16 H100 in 2 nodes, one 400 Gb/s NIC per GPU, 1 GiB AllReduce: each GPU moves 2·15/16 GiB
-    over 450 + 50 GB/s; each node moves 1 GiB over 8 x 50 GB/s, which binds.
+    16 H100 in 2 nodes, one 400 Gb/s NIC per GPU, 1 GiB AllReduce. One port: 2·7/8 GiB over
+    NVLink, then 1/8 GiB over the NIC, one after the other. Two ports: 2·15/16 GiB over
+    450 + 50 GB/s at once; the node moves 1 GiB over 8 x 50 GB/s.
 
     >>> b = two_level_lower_bound("all_reduce", two_level(2, 8), 2**30, two_level_hardware())
     >>> round(b.endpoint * 1e3, 3), round(b.node * 1e3, 3), b.binding, b.network_rounds, b.rounds
-    (4.027, 2.684, 'endpoint', 1, 4)
+    (6.86, 2.684, 'endpoint', 1, 4)
+    >>> b2 = two_level_lower_bound("all_reduce", two_level(2, 8), 2**30, two_level_hardware(), ports=2)
+    >>> round(b2.endpoint * 1e3, 3), b2.network_rounds, b2.rounds
+    (4.027, 1, 3)
     """
     primitive = check_choice("primitive", check_primitive(primitive), TWO_LEVEL_PRIMITIVES)
     topology = check_two_level(topology)
     m = check_size("m", m, scalar=True)
     if not isinstance(hardware, TwoLevelHardware):
         raise TypeError(f"hardware must be a TwoLevelHardware, got {type(hardware).__name__}")
+    ports = check_int("ports", ports, minimum=1, maximum=1024, scalar=True)
     n, nodes, g = topology.n, topology.nodes, topology.gpus_per_node
     if n == 1:
-        return TwoLevelBound(0.0, 0.0, 0.0, 0, 0)
-    rounds = _ceil_log(n, 2)
-    network_rounds = _ceil_log(nodes, g + 1) if nodes > 1 else 0
+        return TwoLevelBound(0.0, 0.0, 0.0, 0, 0, ports)
+    rounds = _ceil_log(n, ports + 1)
+    network_rounds = _ceil_log(nodes, ports * g + 1) if nodes > 1 else 0
     if hardware.nic_alpha >= hardware.fabric_alpha:
         latency = network_rounds * hardware.nic_alpha + (rounds - network_rounds) * hardware.fabric_alpha
     else:  # network rounds are the cheap ones: a schedule could make every round one
         latency = rounds * hardware.nic_alpha if nodes > 1 else rounds * hardware.fabric_alpha
     gpu_bytes, node_bytes = _volumes(primitive, n, nodes, g, m)
     node_bw = hardware.nic_beta * (g if topology.nic == "gpu" else 1)
-    # A GPU's egress: its NVLink and its share of the node's network (its own NIC, or 1/G of the
-    # shared one: averaged over a node's G GPUs, which all carry the same forced volume).
-    egress = hardware.fabric_beta + (node_bw / g if nodes > 1 else 0.0)
-    endpoint = gpu_bytes / egress
-    node = node_bytes / node_bw if nodes > 1 else 0.0
-    return TwoLevelBound(latency, endpoint, node, network_rounds, rounds)
+    if nodes == 1:
+        endpoint, node = gpu_bytes / hardware.fabric_beta, 0.0
+    elif ports == 1:
+        # One message a round: NVLink bytes F and network bytes X in turn, F + X >= V per GPU and
+        # X >= V_node / G on average over a node; linear in X, so an end of [V_node / G, V] is least.
+        def serial(x):
+            return (gpu_bytes - x) / hardware.fabric_beta + x / hardware.nic_beta
+
+        endpoint = min(serial(min(node_bytes / g, gpu_bytes)), serial(gpu_bytes))
+        node = node_bytes / node_bw
+    else:
+        # NVLink and the network at once: a GPU's egress is its NVLink and its share of the node's
+        # network (its own NIC, or 1/G of a shared one: averaged over the node's G GPUs).
+        endpoint = gpu_bytes / (hardware.fabric_beta + node_bw / g)
+        node = node_bytes / node_bw
+    return TwoLevelBound(latency, endpoint, node, network_rounds, rounds, ports)

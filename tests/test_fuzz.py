@@ -935,6 +935,16 @@ def check_pat_schedule(s, kw):
     return None
 
 
+def check_in_network_bound(b, kw):
+    if (
+        b.total > b.classic_total * (1 + 1e-9)
+        and kw["primitive"] != "all_to_all"
+        and kw.get("switch_throughput") is None
+    ):
+        return f"in-network bound {b.total} above the endpoint-reduction bound {b.classic_total}"
+    return None
+
+
 def check_two_level_bound(b, kw):
     if not (math.isfinite(b.total) and b.total >= 0):
         return f"two-level bound not a finite non-negative time: {b}"
@@ -2267,6 +2277,75 @@ FUZZ = {
     "routed_link_loads": entry(ccb.routed_link_loads, schedule=ROUTED_SCHEDULE, topology=ROUTED_TOPOLOGY),
     "routed_time": entry(
         ccb.routed_time, schedule=ROUTED_SCHEDULE, topology=ROUTED_TOPOLOGY, alpha=SCALAR_ALPHA, beta=SCALAR_BETA
+    ),
+    "in_network_bound": entry(
+        ccb.in_network_bound,
+        optional=("ports", "degree", "cut_links", "switch_throughput"),
+        primitive=PRIMITIVE,
+        n=INT(1, 64, big=HUGE_INT),
+        m=SCALAR_SIZE,
+        alpha=SCALAR_ALPHA,
+        beta=SCALAR_BETA,
+        ports=PORTS,
+        degree=st.one_of(st.none(), INT(1, 8)),
+        cut_links=INT(1, 64),
+        switch_throughput=SCALAR_BETA,
+        check=check_in_network_bound,
+    ),
+    "InNetworkBound": entry(
+        ccb.InNetworkBound,
+        latency=SCALAR_ALPHA,
+        endpoint=SCALAR_ALPHA,
+        cut=SCALAR_ALPHA,
+        switch=SCALAR_ALPHA,
+        classic_latency=SCALAR_ALPHA,
+        classic_endpoint=SCALAR_ALPHA,
+        record=True,
+    ),
+    "round_profile": entry(
+        ccb.round_profile,
+        optional=("chunks",),
+        algorithm=choice(ccb.TWO_LEVEL_CANDIDATES),
+        topology=TWO_LEVEL_TOPOLOGY,
+        chunks=INT(1, 8),
+    ),
+    "RoundProfile": entry(
+        ccb.RoundProfile,
+        network=st.one_of(fresh(lambda: np.zeros(2, bool)), JUNK),
+        fabric=st.one_of(fresh(lambda: np.zeros(2)), JUNK),
+        nic=st.one_of(fresh(lambda: np.zeros(2)), JUNK),
+        record=True,
+    ),
+    "two_level_times": entry(
+        ccb.two_level_times,
+        optional=("algorithms", "ports"),
+        topology=TWO_LEVEL_TOPOLOGY,
+        m=SIZE,
+        hardware=TWO_LEVEL_HARDWARE,
+        algorithms=st.one_of(st.just(["ring", "hierarchical_ring"]), JUNK),
+        ports=INT(1, 2),
+    ),
+    "two_level_map": entry(
+        ccb.two_level_map,
+        optional=("nic", "algorithms", "ports"),
+        nodes=INTS(1, 4, max_size=3),
+        gpus_per_node=INT(1, 4),
+        sizes=st.one_of(st.just([1024.0, 2.0**20]), JUNK),
+        hardware=TWO_LEVEL_HARDWARE,
+        nic=choice(("gpu", "node")),
+        algorithms=st.one_of(st.just(["ring", "hierarchical_ring"]), JUNK),
+        ports=INT(1, 2),
+        examples=0.5,
+    ),
+    "TwoLevelMap": entry(
+        ccb.TwoLevelMap,
+        nodes=st.one_of(st.just((1,)), JUNK),
+        sizes=fresh(lambda: np.ones(1)),
+        winner=fresh(lambda: np.array([["ring"]])),
+        best=fresh(lambda: np.ones((1, 1))),
+        bound=fresh(lambda: np.ones((1, 1))),
+        times=st.one_of(st.just({}), JUNK),
+        record=True,
     ),
     "routed_lower_bound": entry(
         ccb.routed_lower_bound,

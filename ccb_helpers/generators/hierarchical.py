@@ -112,19 +112,58 @@ def _check(name, topology, m, chunks):
 
     topology = check_two_level(topology)
     m = check_int("m", m, minimum=0, maximum=MAX_BUFFER_BYTES, scalar=True)
-    if name == "two_level_tree":
+    if chunks is not None or name == "two_level_tree":
         chunks = check_int("chunks", 1 if chunks is None else chunks, minimum=1, maximum=2**16, scalar=True)
-    elif chunks is not None:
-        raise ValueError("chunks applies only to two_level_tree (its trees between nodes are pipelined)")
-    steps, _ = hierarchical_terms(name, topology.nodes, topology.gpus_per_node, 1.0, chunks=chunks)
     g, nodes = topology.gpus_per_node, topology.nodes
-    transfers = 2 * nodes * g * (g - 1) + (
-        2 * g * nodes * (nodes - 1) if name == "hierarchical_ring" else 4 * g * (chunks or 1) * nodes
-    )
+    if name == "two_level_tree":
+        steps, _ = hierarchical_terms(name, nodes, g, 1.0, chunks=chunks)
+        transfers = 2 * nodes * g * (g - 1) + 4 * g * chunks * nodes
+    else:  # pipelined parts: at most every part's rounds one after the other
+        parts = chunks or 1
+        steps = parts * hierarchical_terms(name, nodes, g, 1.0)[0]
+        transfers = parts * (2 * nodes * g * (g - 1) + 2 * g * nodes * (nodes - 1))
     check_cap(f"the {name} schedule on {topology.name}: transfers", transfers, MAX_HIERARCHICAL_TRANSFERS)
     check_cap(f"the {name} schedule on {topology.name}: rounds", int(steps), MAX_ROUNDS)
     check_memory(f"topology: the {name} schedule on {topology.name}", _generate_memory(int(steps), transfers))
     return topology, m, chunks
+
+
+def _stages(name: str, nodes: int, g: int, base: int, length: int, tree_chunks: int):
+    """(intra reduce-scatter, between nodes, intra all-gather) rounds for bytes [base, base + length)."""
+    shard_off, shard_len = _shards(length, g)
+    shard_off = shard_off + base
+    groups = _intra_groups(nodes, g)
+    offset, size = np.tile(shard_off, (nodes, 1)), np.tile(shard_len, (nodes, 1))
+    intra = _ring_all_gather_groups(groups, offset, size)
+    # The reduce-scatter is an all-gather run backwards; built on the ring in the other order it
+    # flows the same way as the all-gather (GPU i to i + 1), so overlapped parts of the pipeline
+    # send to one neighbour inside the node. GPU i still ends with shard i.
+    scatter = _reverse(_ring_all_gather_groups(groups[:, ::-1], offset[:, ::-1], size[:, ::-1]), True)
+    between: list[Round] = []
+    if nodes > 1:
+        if name == "hierarchical_ring":
+            between = _inter_ring(nodes, g, shard_off, shard_len)
+        else:
+            between = _inter_tree(nodes, g, shard_off, shard_len, tree_chunks)
+    return scatter, between, intra
+
+
+def _pipeline(stages_per_chunk: list[tuple[list[Round], ...]]) -> list[Round]:
+    """Overlap the chunks' stages: each stage serves one chunk at a time, chunks in order.
+
+    Chunk ``c`` starts stage ``s`` when it has finished stage ``s - 1`` and chunk ``c - 1`` has
+    finished stage ``s``; rounds that run at the same time are merged (their pieces are disjoint
+    bytes, and inside a node both rings send to the same neighbour, one message)."""
+    finish = [0] * len(stages_per_chunk[0])
+    timeline: dict[int, list[Round]] = {}
+    for stages in stages_per_chunk:
+        ready = 0
+        for s, rounds in enumerate(stages):
+            start = max(ready, finish[s])
+            for i, r in enumerate(rounds):
+                timeline.setdefault(start + i, []).append(r)
+            finish[s] = ready = start + len(rounds)
+    return [Round.concat(timeline[t]) for t in range(max(timeline) + 1)] if timeline else []
 
 
 def hierarchical_schedule(name, topology, m, chunks=None) -> Schedule:
@@ -138,7 +177,10 @@ def hierarchical_schedule(name, topology, m, chunks=None) -> Schedule:
     m : int
         Bytes per GPU, ``0 <= m <= 2**62`` (any value: shards and chunks may differ by a byte).
     chunks : int, optional
-        ``two_level_tree`` only: pipeline chunks per tree between nodes (default 1).
+        ``two_level_tree``: pipeline chunks per tree between nodes (default 1).
+        ``hierarchical_ring``: ``chunks >= 2`` splits ``M`` into that many parts and overlaps
+        their stages (one part's ring between nodes while the next reduce-scatters inside the
+        node), so a GPU sends over NVLink and its NIC in the same round: run it with ``ports=2``.
 
     Examples
     --------
@@ -148,20 +190,19 @@ def hierarchical_schedule(name, topology, m, chunks=None) -> Schedule:
     >>> r = run_schedule(hierarchical_schedule("hierarchical_ring", t, 4800), topology=t)
     >>> r.correct, r.rounds, int(r.bytes_sent.max())     # 2*3 + 2*2 rounds; 2*3/4 M + 2*2/12 M
     (True, 10, 8800)
+    >>> r = run_schedule(hierarchical_schedule("hierarchical_ring", t, 4800, chunks=4), ports=2, topology=t)
+    >>> r.correct, r.rounds                               # 3 + 4 * 4 + 3: the rings between nodes set the pace
+    (True, 22)
     """
     topology, m, chunks = _check(name, topology, m, chunks)
     nodes, g = topology.nodes, topology.gpus_per_node
-    shard_off, shard_len = _shards(m, g)
-    intra = _ring_all_gather_groups(
-        _intra_groups(nodes, g), np.tile(shard_off, (nodes, 1)), np.tile(shard_len, (nodes, 1))
-    )
-    rounds = _reverse(intra, True)
-    if nodes > 1:
-        if name == "hierarchical_ring":
-            rounds += _inter_ring(nodes, g, shard_off, shard_len)
-        else:
-            rounds += _inter_tree(nodes, g, shard_off, shard_len, chunks)
-    rounds += intra
+    if name == "two_level_tree" or chunks in (None, 1):
+        a, b, c = _stages(name, nodes, g, 0, m, chunks or 1)
+        rounds = a + b + c
+    else:
+        bounds = _block_bounds(m, chunks)
+        parts = [_stages(name, nodes, g, int(bounds[i]), int(bounds[i + 1] - bounds[i]), 1) for i in range(chunks)]
+        rounds = _pipeline(parts)
     return Schedule("all_reduce", topology.n, m, rounds, ("data",), 0, name)
 
 
