@@ -2,7 +2,8 @@
 
 A round of a schedule on :func:`ccb_helpers.two_level` hardware costs ``α_n`` if any message
 crosses the network (``α_f`` otherwise) plus its busiest resource: a GPU's NVLink bytes (sent or
-received inside its node) over ``β_f``, or a NIC's bytes (its own GPU's, or the node's sum with
+received inside its node; with one NIC per node also what it sends to or gets from the NIC
+through its link into the switch) over ``β_f``, or a NIC's bytes (its own GPU's, or the node's sum with
 one NIC per node) over ``β_n``. NVLink and NICs work at the same time. The lower bound of the
 same model is :func:`ccb_helpers.two_level_lower_bound`.
 """
@@ -28,9 +29,10 @@ def _round_costs(schedule, topology: TwoLevelTopology, hardware: TwoLevelHardwar
             continue
         src, dst, length = r.src[remote], r.dst[remote], r.length[remote].astype(float)
         inter = (src // g) != (dst // g)
+        on_link = length if topology.nic == "node" else np.where(inter, 0.0, length)  # see _round_load
         intra_load = max(
-            np.bincount(src, weights=np.where(inter, 0.0, length), minlength=n).max(),
-            np.bincount(dst, weights=np.where(inter, 0.0, length), minlength=n).max(),
+            np.bincount(src, weights=on_link, minlength=n).max(),
+            np.bincount(dst, weights=on_link, minlength=n).max(),
         )
         owner_src, owner_dst = (src, dst) if topology.nic == "gpu" else (src // g, dst // g)
         w = np.where(inter, length, 0.0)
@@ -58,8 +60,8 @@ def two_level_time(result, topology, hardware) -> float:
     """Seconds of a run in the two-level α-β model.
 
     Each round costs ``nic_alpha`` if a message crosses the network (else ``fabric_alpha``) plus
-    the busiest resource: a GPU's NVLink bytes (sent or received inside its node) over
-    ``fabric_beta``, or a NIC's bytes (one NIC per GPU, or the node's sum) over ``nic_beta``.
+    the busiest resource: a GPU's NVLink bytes (sent or received inside its node; with one NIC per
+    node also its network bytes, which reach the NIC through that link) over ``fabric_beta``, or a NIC's bytes (one NIC per GPU, or the node's sum) over ``nic_beta``.
     NVLink and NIC work at the same time.
 
     Examples

@@ -3,7 +3,8 @@
 :func:`two_level` builds the topology — ``nodes`` nodes of ``gpus_per_node`` GPUs, each GPU
 joined to its node's switch (NVSwitch) by ``nvlink_links`` links, and the nodes joined through
 one network switch either by one NIC per GPU (``nic="gpu"``, "rails": DGX/HGX H100) or by one
-NIC per node (``nic="node"``) with ``nic_links`` links each. GPU ``g`` of node ``a`` is endpoint
+NIC per node (``nic="node"``, reached from a GPU through its link into the node's switch) with
+``nic_links`` links each. GPU ``g`` of node ``a`` is endpoint
 ``a * gpus_per_node + g``. Every link of the graph has the same bandwidth β; traffic inside a
 node goes through its switch, traffic between nodes through the NICs (the network core is
 non-blocking). :func:`ccb_helpers.simulate` charges these links on it.
@@ -94,7 +95,9 @@ class TwoLevelTopology(Topology):
         n, g = self.n, self.gpus_per_node
         src, dst = pair_keys // n, pair_keys % n
         inter = (src // g) != (dst // g)
-        w_intra = np.where(inter, 0.0, pair_bytes)
+        # With one NIC per node a GPU reaches it through its own link into the node's switch, so
+        # its network bytes load that link too; with one NIC per GPU they leave by the NIC alone.
+        w_intra = pair_bytes if self.nic == "node" else np.where(inter, 0.0, pair_bytes)
         w_inter = np.where(inter, pair_bytes, 0.0)
         fab_out = np.bincount(src, weights=w_intra, minlength=n)
         fab_in = np.bincount(dst, weights=w_intra, minlength=n)

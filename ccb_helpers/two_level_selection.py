@@ -102,7 +102,8 @@ def _profile(algorithm: str, nodes: int, g: int, nic: str, chunks) -> RoundProfi
         if src.size == 0:
             network.append(False), fabric.append(0.0), nic_load.append(0.0)
             continue
-        w_in, w_out = np.where(inter, 0.0, length), np.where(inter, length, 0.0)
+        w_in = length if nic == "node" else np.where(inter, 0.0, length)  # as two_level_time
+        w_out = np.where(inter, length, 0.0)
         fab = max(np.bincount(src, weights=w_in).max(), np.bincount(dst, weights=w_in).max())
         owner_src, owner_dst = (src, dst) if nic == "gpu" else (src // g, dst // g)
         out = max(np.bincount(owner_src, weights=w_out).max(), np.bincount(owner_dst, weights=w_out).max())
