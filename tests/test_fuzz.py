@@ -2383,6 +2383,7 @@ NOT_FUZZED = {
     "FrontierPoint": "result record of pareto_frontier (fuzzed): holds what it is given",
     "SynthesisExplorer": "explorer: owned by the synth / figures helpers (explorer part of #15)",
     "MPIResultExplorer": "explorer: owned by the mpi / figures helpers (explorer part of #15)",
+    "TwoLevelExplorer": "explorer of chapter 9: tests/test_explorers.py and tests/test_live_two_level.py drive it",
 }
 
 
