@@ -2347,6 +2347,18 @@ FUZZ = {
         times=st.one_of(st.just({}), JUNK),
         record=True,
     ),
+    "plot_tradeoff": entry(
+        ccb.plot_tradeoff, optional=("ports",), n=INT(2, 40, big=HUGE_INT), ports=PORTS, examples=0.3
+    ),
+    "plot_two_level_map": entry(
+        ccb.plot_two_level_map,
+        optional=("annotate",),
+        two_level_map=st.one_of(
+            fresh(lambda: ccb.two_level_map([1, 2], 4, [1024.0, 2.0**20], ccb.two_level_hardware())), JUNK
+        ),
+        annotate=st.one_of(st.booleans(), JUNK),
+        examples=0.3,
+    ),
     "routed_lower_bound": entry(
         ccb.routed_lower_bound,
         primitive=PRIMITIVE,
