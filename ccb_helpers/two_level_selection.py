@@ -94,23 +94,30 @@ def _profile(algorithm: str, nodes: int, g: int, nic: str, chunks) -> RoundProfi
     p = 1 << (n.bit_length() - 1)
     m_ref = math.lcm(n, p, 2 * (chunks or 1) * g * nodes) * 8
     schedule, topology = _schedule(algorithm, nodes, g, nic, chunks, m_ref)
-    network, fabric, nic_load = [], [], []
-    for r in schedule.rounds:
-        remote = r.src != r.dst
-        src, dst, length = r.src[remote], r.dst[remote], r.length[remote].astype(float)
-        inter = (src // g) != (dst // g)
-        if src.size == 0:
-            network.append(False), fabric.append(0.0), nic_load.append(0.0)
-            continue
-        w_in = length if nic == "node" else np.where(inter, 0.0, length)  # as two_level_time
-        w_out = np.where(inter, length, 0.0)
-        fab = max(np.bincount(src, weights=w_in).max(), np.bincount(dst, weights=w_in).max())
-        owner_src, owner_dst = (src, dst) if nic == "gpu" else (src // g, dst // g)
-        out = max(np.bincount(owner_src, weights=w_out).max(), np.bincount(owner_dst, weights=w_out).max())
-        network.append(bool(np.any(inter)))
-        fabric.append(fab / m_ref)
-        nic_load.append(out / m_ref)
-    return RoundProfile(np.array(network, dtype=bool), np.array(fabric), np.array(nic_load))
+    rounds = len(schedule.rounds)
+    sizes = [len(r) for r in schedule.rounds]
+    which = np.repeat(np.arange(rounds), sizes)
+    if which.size == 0:
+        empty = np.zeros(rounds)
+        return RoundProfile(np.zeros(rounds, dtype=bool), empty, empty.copy())
+    src = np.concatenate([r.src for r in schedule.rounds])
+    dst = np.concatenate([r.dst for r in schedule.rounds])
+    length = np.concatenate([r.length for r in schedule.rounds]).astype(float)
+    remote = src != dst
+    which, src, dst, length = which[remote], src[remote], dst[remote], length[remote]
+    inter = (src // g) != (dst // g)
+    w_in = length if nic == "node" else np.where(inter, 0.0, length)  # as two_level_time
+    w_out = np.where(inter, length, 0.0)
+    owners = n if nic == "gpu" else nodes
+    owner_src, owner_dst = (src, dst) if nic == "gpu" else (src // g, dst // g)
+
+    def busiest(key, weights, width):
+        return np.bincount(which * width + key, weights=weights, minlength=rounds * width).reshape(rounds, width).max(1)
+
+    fabric = np.maximum(busiest(src, w_in, n), busiest(dst, w_in, n)) / m_ref
+    nic_load = np.maximum(busiest(owner_src, w_out, owners), busiest(owner_dst, w_out, owners)) / m_ref
+    network = np.bincount(which, weights=inter.astype(float), minlength=rounds) > 0
+    return RoundProfile(network, fabric, nic_load)
 
 
 def round_profile(algorithm, topology, chunks=None) -> RoundProfile:

@@ -85,25 +85,28 @@ def _inter_ring(nodes: int, g: int, shard_off: np.ndarray, shard_len: np.ndarray
 
 
 def _inter_tree(nodes: int, g: int, shard_off: np.ndarray, shard_len: np.ndarray, chunks: int) -> list[Round]:
-    per_rail = []
-    for i in range(g):
-        rounds = _double_binary_tree(nodes, int(shard_len[i]), chunks, 1)
-        per_rail.append(
+    """The double binary tree over the nodes on every rail at once (rails with equal shards share one tree)."""
+    per_length = []
+    for length in np.unique(shard_len):
+        rails = np.nonzero(shard_len == length)[0]
+        tree = _double_binary_tree(nodes, int(length), chunks, 1)
+        base = shard_off[rails][:, None]
+        per_length.append(
             [
                 Round(
-                    r.src * g + i,
-                    r.dst * g + i,
-                    r.offset + shard_off[i],
-                    r.length,
-                    r.reduce,
-                    r.buffer,
-                    r.dst_offset + shard_off[i],
-                    r.dst_buffer,
+                    (r.src[None, :] * g + rails[:, None]).ravel(),
+                    (r.dst[None, :] * g + rails[:, None]).ravel(),
+                    (r.offset[None, :] + base).ravel(),
+                    np.broadcast_to(r.length, (rails.size, r.length.size)).ravel(),
+                    np.broadcast_to(r.reduce, (rails.size, r.reduce.size)).ravel(),
+                    0,
+                    (r.dst_offset[None, :] + base).ravel(),
+                    0,
                 )
-                for r in rounds
+                for r in tree
             ]
         )
-    return [Round.concat(list(parts)) for parts in zip(*per_rail)]
+    return [Round.concat(list(parts)) for parts in zip(*per_length)]
 
 
 def _check(name, topology, m, chunks):

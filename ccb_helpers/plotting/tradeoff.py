@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .._validation import check_int
-from ._checks import _check_ax, _new_axes
+from ._checks import _check_ax
 from .style import BOOK_WIDTH, COLORS, SMALL, use_book_style
 
 
@@ -33,7 +33,9 @@ def plot_tradeoff(n=64, ports=1, ax=None):
     _check_ax(ax)
     use_book_style()
     if ax is None:
-        ax = _new_axes(BOOK_WIDTH, 3.6)
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots(figsize=(BOOK_WIDTH, 3.6), layout="constrained")
     curve = all_to_all_tradeoff_curve(n, float(n), ports)  # M = N bytes: one byte a block
     rounds = [r for r, _ in curve]
     blocks = [v for _, v in curve]

@@ -49,7 +49,7 @@ def plot_two_level_map(two_level_map, annotate=True, axes=None):
     axes = _check_axes_list(axes, 2)
     use_book_style()
     if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(BOOK_WIDTH, 3.8), layout="constrained")
+        _, axes = plt.subplots(1, 2, figsize=(BOOK_WIDTH, 4.2), layout="constrained")
     left, right = axes
     mp = two_level_map
     present = [a for a in _ALGORITHM_COLORS if np.any(mp.winner == a)]
@@ -58,9 +58,7 @@ def plot_two_level_map(two_level_map, annotate=True, axes=None):
     y = np.arange(len(mp.nodes))
     cmap = ListedColormap([_ALGORITHM_COLORS[a] for a in present])
     left.pcolormesh(x, y, index, cmap=cmap, vmin=-0.5, vmax=len(present) - 0.5, shading="nearest", alpha=0.75)
-    ratio = right.pcolormesh(
-        x, y, mp.ratio, cmap="Greys", vmin=1.0, vmax=max(2.0, float(mp.ratio.max())), shading="nearest"
-    )
+    right.pcolormesh(x, y, mp.ratio, cmap="Greys", vmin=1.0, vmax=max(2.0, float(mp.ratio.max())), shading="nearest")
     ticks = x[:: max(1, mp.sizes.size // 5)]
     for ax in (left, right):
         ax.set_xticks(ticks, [format_bytes(mp.sizes[i]) for i in ticks], fontsize=SMALL)
@@ -68,12 +66,11 @@ def plot_two_level_map(two_level_map, annotate=True, axes=None):
         ax.set_xlabel("消息大小 M")
     left.set_ylabel("节点数 K")
     left.set_title("最快的 AllReduce", fontsize=10.5)
-    right.set_title("它的时间 / 两级下界", fontsize=10.5)
+    right.set_title("它的时间 / 两级下界（格中数字）", fontsize=10.5)
     if annotate and mp.ratio.size <= 200:
         for (i, j), value in np.ndenumerate(mp.ratio):
             color = "white" if value > 0.6 * max(2.0, float(mp.ratio.max())) + 0.4 else "black"
             right.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=7.5, color=color)
-    plt.colorbar(ratio, ax=right, shrink=0.85)
     handles = [Patch(color=_ALGORITHM_COLORS[a], alpha=0.75, label=ALGORITHM_LABELS[a]) for a in present]
-    left.figure.legend(handles=handles, loc="outside lower center", ncol=3, fontsize=SMALL)
+    left.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, fontsize=SMALL, frameon=False)
     return left, right
