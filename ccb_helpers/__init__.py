@@ -196,7 +196,7 @@ _lazy_from(
     "TwoLevelBound, TwoLevelHardware, TwoLevelTopology, two_level, two_level_hardware, two_level_lower_bound",
 )
 _lazy_from(".two_level_model", "two_level_round_costs, two_level_time")
-_lazy_from(".routing", "routed_link_loads, routed_lower_bound, routed_time")
+_lazy_from(".routed_timing", "routed_link_loads, routed_lower_bound, routed_time")
 _lazy_from(".explorers", "TwoLevelExplorer")
 _lazy_from(".plotting", "plot_tradeoff, plot_two_level_map")
 _lazy_from(".in_network_model", "InNetworkBound, in_network_bound")
