@@ -39,6 +39,10 @@ _lazy_from(
     best_algorithm,
     efficiency,
     optimal_chunks,
+    optimal_segments,
+    one_port_tree_depth,
+    pipeline_constants,
+    pipelined_algorithms,
     tree_height,
 """,
 )
@@ -75,6 +79,7 @@ _lazy_from(
     ".bounds",
     """
     combined_lower_bound,
+    computation_lower_bound,
     crossover_size,
     cut_through_latency_bound,
     latency_lower_bound,

@@ -37,7 +37,9 @@ from .evaluate import (
     algorithm_cost,
     algorithm_terms,
     applicable_algorithms,
+    pipelined_algorithms,
 )
+from .pipelined import one_port_tree_depth, optimal_segments, pipeline_constants
 from .registry import ALGORITHM_LABELS, ALGORITHMS, _model
 
 __all__ = [
@@ -52,4 +54,8 @@ __all__ = [
     "optimal_chunks",
     "tree_height",
     "DBT_ONE_PORT_MAX_N",
+    "pipelined_algorithms",
+    "optimal_segments",
+    "pipeline_constants",
+    "one_port_tree_depth",
 ]

@@ -14,6 +14,7 @@ from .bruck import BRUCK
 from .core import _Model
 from .double_tree import DOUBLE_BINARY_TREE
 from .pairwise import PAIRWISE
+from .pipelined import PIPELINED_BINARY_TREE, PIPELINED_CHAIN
 from .recursive import RECURSIVE_DOUBLING, RECURSIVE_HALVING_DOUBLING, RECURSIVE_HALVING_DOUBLING_2PORT
 from .ring import BIDIRECTIONAL_RING, RING
 from .trees import BINOMIAL_TREE, SCATTER_ALLGATHER
@@ -29,6 +30,8 @@ ALGORITHMS: dict[str, dict[str, _Model]] = {
     "bruck": BRUCK,
     "pairwise": PAIRWISE,
     "scatter_allgather": SCATTER_ALLGATHER,
+    "pipelined_chain": PIPELINED_CHAIN,
+    "pipelined_binary_tree": PIPELINED_BINARY_TREE,
 }
 
 ALGORITHM_LABELS = {
@@ -42,6 +45,8 @@ ALGORITHM_LABELS = {
     "bruck": "Bruck",
     "pairwise": "Pairwise exchange",
     "scatter_allgather": "Scatter + AllGather",
+    "pipelined_chain": "Pipelined chain",
+    "pipelined_binary_tree": "Pipelined binary tree",
 }
 
 

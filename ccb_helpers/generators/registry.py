@@ -12,6 +12,7 @@ from .bruck import BRUCK
 from .core import ScheduleGenerator
 from .double_tree import DOUBLE_BINARY_TREE
 from .pairwise import PAIRWISE
+from .pipelined import PIPELINED_BINARY_TREE, PIPELINED_CHAIN
 from .recursive import RECURSIVE_DOUBLING, RECURSIVE_HALVING_DOUBLING, RECURSIVE_HALVING_DOUBLING_2PORT
 from .rings import BIDIRECTIONAL_RING, RING
 from .trees import BINOMIAL_TREE, SCATTER_ALLGATHER
@@ -27,4 +28,6 @@ GENERATORS: dict[str, ScheduleGenerator] = {
     "bruck": BRUCK,
     "pairwise": PAIRWISE,
     "scatter_allgather": SCATTER_ALLGATHER,
+    "pipelined_chain": PIPELINED_CHAIN,
+    "pipelined_binary_tree": PIPELINED_BINARY_TREE,
 }
