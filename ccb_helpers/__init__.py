@@ -124,14 +124,18 @@ _lazy_from(
     bisection_width_table,
     broadcast_attainment_table,
     busbw_table,
+    computation_table,
     diameter_table,
     efficiency_table,
+    fat_tree_allreduce_table,
     exhaustive_broadcast_table,
     first_diameter_bound_table,
     in_network_table,
     info_propagation_table,
     kport_ring_table,
+    non_power_of_two_table,
     oversubscription_table,
+    pipelined_rooted_table,
     preset_steps_table,
     ring_diameter_table,
     ring_gossip_table,
@@ -175,6 +179,8 @@ _lazy_from(
 )
 _lazy_from(".generators", "generate, knomial_tree, nccl_double_binary_tree")
 _lazy_from(".schedule", "Round, Schedule, Transfer, block_bounds")
+_lazy_from(".tree_allreduce", "patarasuk_yuan, place, tree_ring_order")
+_lazy_from(".routed", "RoutedLoads, routed_loads, routed_time")
 _lazy_from(".selection", "best_algorithm_bands, crossover_between, optimality")
 _lazy_from(".simulator", "ScheduleError, SimulationResult, run_schedule, simulate")
 _lazy_from(
