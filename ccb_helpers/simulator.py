@@ -70,6 +70,9 @@ class SimulationResult:
     link_load : ndarray, shape (rounds,), optional
         With a topology (direct or single switch): the most bytes one link carries in each round,
         bytes of a pair (or of a switch port) divided by its multiplicity; ``None`` otherwise.
+    reduced_per_round : ndarray, shape (rounds,), optional
+        The most bytes one node combined (``reduce`` transfers into it) in each round: the
+        computation of the α-β-γ model, a node adding what it received before the round ends.
     """
 
     schedule: Schedule
@@ -82,6 +85,12 @@ class SimulationResult:
     correct: bool
     errors: list
     link_load: np.ndarray | None = None
+    reduced_per_round: np.ndarray | None = None
+
+    @property
+    def reduce_bytes(self) -> float:
+        """Sum over rounds of the most bytes one node combined: the γ term's bytes (eq:cc-cost-abg)."""
+        return 0.0 if self.reduced_per_round is None else float(self.reduced_per_round.sum())
 
     @property
     def bandwidth_bytes(self) -> float:
@@ -109,12 +118,21 @@ class SimulationResult:
             raise TypeError(f"errors must be a list of str, got {type(self.errors).__name__}")
         if self.link_load is not None and not isinstance(self.link_load, np.ndarray):
             raise TypeError(f"link_load must be a numpy array or None, got {type(self.link_load).__name__}")
+        if self.reduced_per_round is not None and not isinstance(self.reduced_per_round, np.ndarray):
+            raise TypeError(
+                f"reduced_per_round must be a numpy array or None, got {type(self.reduced_per_round).__name__}"
+            )
 
-    def time(self, alpha, beta) -> float:
-        """α-β time in seconds: ``rounds * alpha + sum(max_message) / beta`` (β in bytes/s)."""
+    def time(self, alpha, beta, gamma=0.0) -> float:
+        """α-β(-γ) time in seconds: ``rounds * alpha + sum(max_message) / beta + reduce_bytes * gamma``.
+
+        β in bytes/s, γ in seconds per byte combined (default 0: the α-β time).
+        """
         alpha = check_seconds("alpha", alpha, scalar=True)
         beta = check_bandwidth("beta", beta, scalar=True)
-        return self.rounds * alpha + self.bandwidth_bytes / beta
+        gamma = check_seconds("gamma", gamma, scalar=True)
+        time = self.rounds * alpha + self.bandwidth_bytes / beta
+        return time + self.reduce_bytes * gamma if gamma else time
 
     def __repr__(self) -> str:
         return (
@@ -581,11 +599,14 @@ def _run_schedule(schedule: Schedule, ports: int, topology: Topology | None, see
     sent = np.zeros((count, n), dtype=np.int64)
     received = np.zeros((count, n), dtype=np.int64)
     max_message = np.zeros(count, dtype=np.int64)
+    reduced = np.zeros(count, dtype=np.int64)
     _check_round(schedule.prologue, -1, schedule, ports, topology, sizes)
     _apply(schedule.prologue, bufs)
     for i, r in enumerate(schedule.rounds):
         messages = _check_round(r, i, schedule, ports, topology, sizes, links, uplinks)
         _apply(r, bufs)
+        if np.any(r.reduce):
+            reduced[i] = int(np.bincount(r.dst[r.reduce], weights=r.length[r.reduce], minlength=n).max())
         remote = r.src != r.dst
         if np.any(remote):
             sent[i] = np.bincount(r.src[remote], weights=r.length[remote], minlength=n)
@@ -624,6 +645,7 @@ def _run_schedule(schedule: Schedule, ports: int, topology: Topology | None, see
         correct=not errors,
         errors=errors[:10],
         link_load=load,
+        reduced_per_round=reduced,
     )
 
 

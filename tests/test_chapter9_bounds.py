@@ -100,6 +100,6 @@ def test_routed_runs_respect_the_routed_bound(n):
     for topology in (ccb.ring(n), ccb.torus(2, n // 2), ccb.mesh(n)):
         for name in ("swing", "ring", "recursive_halving_doubling"):
             r = ccb.simulate(name, "all_reduce", n, 96 * n)
-            assert ccb.routed_time(r, topology, ALPHA, BETA) >= ccb.routed_lower_bound(
+            assert ccb.routed_time(r.schedule, topology, ALPHA, BETA) >= ccb.routed_lower_bound(
                 "all_reduce", topology, 96 * n, ALPHA, BETA
             ) * (1 - 1e-12)

@@ -2274,7 +2274,6 @@ FUZZ = {
         aggregation=INT(1, 32),
         check=check_pat_schedule,
     ),
-    "routed_link_loads": entry(ccb.routed_link_loads, schedule=ROUTED_SCHEDULE, topology=ROUTED_TOPOLOGY),
     "routed_time": entry(
         ccb.routed_time, schedule=ROUTED_SCHEDULE, topology=ROUTED_TOPOLOGY, alpha=SCALAR_ALPHA, beta=SCALAR_BETA
     ),

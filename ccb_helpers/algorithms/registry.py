@@ -16,6 +16,7 @@ from .double_tree import DOUBLE_BINARY_TREE
 from .hierarchical import HIERARCHICAL_RING, TWO_LEVEL_TREE
 from .pairwise import PAIRWISE
 from .pat import PAT
+from .pipelined import PIPELINED_BINARY_TREE, PIPELINED_CHAIN
 from .recursive import RECURSIVE_DOUBLING, RECURSIVE_HALVING_DOUBLING, RECURSIVE_HALVING_DOUBLING_2PORT
 from .ring import BIDIRECTIONAL_RING, RING
 from .swing import SWING
@@ -32,6 +33,8 @@ ALGORITHMS: dict[str, dict[str, _Model]] = {
     "bruck": BRUCK,
     "pairwise": PAIRWISE,
     "scatter_allgather": SCATTER_ALLGATHER,
+    "pipelined_chain": PIPELINED_CHAIN,
+    "pipelined_binary_tree": PIPELINED_BINARY_TREE,
     "swing": SWING,
     "pat": PAT,
     "hierarchical_ring": HIERARCHICAL_RING,
@@ -49,6 +52,8 @@ ALGORITHM_LABELS = {
     "bruck": "Bruck",
     "pairwise": "Pairwise exchange",
     "scatter_allgather": "Scatter + AllGather",
+    "pipelined_chain": "Pipelined chain",
+    "pipelined_binary_tree": "Pipelined binary tree",
     "swing": "Swing",
     "pat": "PAT (NCCL)",
     "hierarchical_ring": "Hierarchical ring",

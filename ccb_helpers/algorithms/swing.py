@@ -4,7 +4,7 @@ Bandwidth-optimal Swing is recursive halving-doubling with the partners ``r ± �
 ``ρ(s) = (1 - (-2)^{s+1}) / 3``: on a switch or a complete graph it costs what RHD costs,
 ``2 log2 p`` rounds and ``2(p-1)/p M``; the folded form for ``p`` not a power of two adds a round of
 ``M`` on each side (the book's fold, as MPICH does for RHD). Its gain is on rings and tori, where
-its partners are about a third closer (:mod:`ccb_helpers.routed_timing`). The schedule is in
+its partners are about a third closer (:func:`ccb_helpers.routed_time`). The schedule is in
 :mod:`ccb_helpers.generators.swing`.
 """
 

@@ -36,7 +36,7 @@ def check_placement(algorithm: str, topology) -> None:
         raise ValueError(
             f"{algorithm} sends to ranks that are not neighbours on {topology.name}; the simulator runs direct "
             "networks store-and-forward (one hop per round). Run it without a topology and time it with "
-            "ccb.routed_time(result, topology, alpha, beta), the routed model of tori (chapter 9)"
+            "ccb.routed_time(result.schedule, topology, alpha, beta), the routed model of tori (chapter 9)"
         )
 
 
