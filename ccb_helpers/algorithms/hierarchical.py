@@ -17,8 +17,15 @@ import numpy as np
 
 from .._validation import check_cap, check_choice, check_int, check_size
 from .core import MAX_CHUNKS, _Model
-from .double_tree import DBT_ONE_PORT_MAX_N, DBT_ONE_PORT_MAX_WORK, _dbt_all_reduce, _dbt_one_port_rounds, _dbt_work
-from .ring import _ring_all_reduce
+from .double_tree import (
+    DBT_ONE_PORT_MAX_N,
+    DBT_ONE_PORT_MAX_WORK,
+    _dbt_all_reduce,
+    _dbt_one_port_rounds,
+    _dbt_reduced,
+    _dbt_work,
+)
+from .ring import _ring_all_reduce, _ring_reduced
 
 HIERARCHICAL_ALGORITHMS = ("hierarchical_ring", "two_level_tree")
 
@@ -45,6 +52,7 @@ HIERARCHICAL_RING = {
         _ring_all_reduce,
         reference="2-D ring: intra-node reduce-scatter, inter-node ring per rail, intra-node all-gather",
         topology="two_level",
+        reduced=_ring_reduced,
     ),
 }
 TWO_LEVEL_TREE = {
@@ -52,6 +60,7 @@ TWO_LEVEL_TREE = {
         _flat_tree,
         reference="NCCL-style split: rings inside nodes, double binary trees between nodes (NVIDIA/nccl#548)",
         topology="two_level",
+        reduced=lambda n, m, ports, opts: _dbt_reduced(n, m, ports, {"pipelined": False}),
     ),
 }
 

@@ -62,6 +62,9 @@ PAT = {
         topology="one_gpu_per_node",
     ),
     "reduce_scatter": _Model(
-        _pat_half, reference="NCCL 2.23+ (PatRSAlgorithm); NVIDIA/nccl#1473, #1594", topology="one_gpu_per_node"
+        _pat_half,
+        reference="NCCL 2.23+ (PatRSAlgorithm); NVIDIA/nccl#1473, #1594",
+        topology="one_gpu_per_node",
+        reduced=lambda n, m, ports, opts: _frac_bytes(n, m),  # every received block is added once: N - 1 blocks
     ),
 }

@@ -15,6 +15,7 @@ import numpy as np
 from .._intmath import floor_log2, is_power_of_two
 from .._validation import check_choice, check_int, check_size
 from .core import _frac_bytes, _Model
+from .recursive import _rhd_reduced
 
 SWING_VARIANTS = ("bandwidth", "latency")
 
@@ -52,6 +53,9 @@ def swing_terms(n, m, variant="bandwidth") -> tuple[int, float]:
 
 SWING = {
     "all_reduce": _Model(
-        _swing_all_reduce, reference="De Sensi, Bonato, Saam & Hoefler, NSDI 2024 (Swing)", topology="torus"
+        _swing_all_reduce,
+        reference="De Sensi, Bonato, Saam & Hoefler, NSDI 2024 (Swing)",
+        topology="torus",
+        reduced=_rhd_reduced,  # halving adds M/2, M/4, ... as RHD does (and the fold a whole M)
     ),
 }
