@@ -287,6 +287,7 @@ _lazy_from(
 )
 _lazy_from(".nccl_bound", "NcclVsBound, nccl_bound_parameters, nccl_vs_bound, nccl_vs_bound_table")
 _lazy_from(".nccl_search", "NvlsGraph, nvls_graph")
+_lazy_from(".logp", "LOGP_TREES, LogPBroadcast, logp_broadcast, logp_tree_broadcast")
 _lazy_from(
     ".nccl_published",
     """
@@ -303,6 +304,7 @@ _lazy_from(
     ".nccl_figures", "NCCL_PICK_COLORS, NcclExplorer, plot_busbw_against_bound, plot_nccl_pick_map, plot_nccl_times"
 )
 _lazy_from(".mpi", "load_mpi_result, MPIResultExplorer, mpi_runs_table, plot_mpi_ratios, plot_mpi_runs, plot_pingpong")
+_lazy_from(".mpi", "MPI_EXAMPLES, mpi_example")
 
 __version__ = "0.1.0"
 

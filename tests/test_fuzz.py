@@ -757,7 +757,7 @@ STORED = fresh(lambda: ccb.stored_schedule(ccb.dgx1(), "all_gather", 3, 6, verif
 TIME_LIMIT = REAL(0.05, 1.5)
 
 
-MPI_EXAMPLE = str(Path(__file__).resolve().parent.parent / "notebooks" / "data" / "mpi_sweep_example.json")
+MPI_EXAMPLE = str(Path(__file__).resolve().parent.parent / "ccb_helpers" / "data" / "mpi" / "mpi_sweep_example.json")
 
 
 @st.composite
@@ -1733,6 +1733,33 @@ FUZZ = {
         ports=PORTS,
         nic_shares_link=st.one_of(st.booleans(), JUNK),
     ),
+    "mpi_example": entry(
+        ccb.mpi_example,
+        name=st.one_of(st.sampled_from(sorted(ccb.MPI_EXAMPLES)), JUNK),
+        check=lambda r, kw: None if isinstance(r, dict) and r else f"not a record: {type(r).__name__}",
+    ),
+    "logp_broadcast": entry(
+        ccb.logp_broadcast,
+        optional=("tree", "ports"),
+        n=INT(1, 64, big=st.just(2**40)),
+        latency=SCALAR_ALPHA,
+        overhead=SCALAR_ALPHA,
+        gap=SCALAR_ALPHA,
+        tree=st.one_of(st.sampled_from(ccb.LOGP_TREES), JUNK),
+        ports=INT(1, 8),
+        check=lambda r, kw: None if r.time >= 0 and len(r.ready) == kw["n"] else f"bad broadcast {r.time}",
+    ),
+    "logp_tree_broadcast": entry(
+        ccb.logp_tree_broadcast,
+        children=st.one_of(
+            st.sampled_from([[[1, 2], [], []], [[1], [2], []], [[]], [[1], [0]], [[2], [], [1]]]),
+            st.lists(st.lists(INT(0, 6), max_size=3), min_size=1, max_size=6),
+            JUNK,
+        ),
+        latency=SCALAR_ALPHA,
+        overhead=SCALAR_ALPHA,
+        gap=SCALAR_ALPHA,
+    ),
     "two_level_ceiling_terms": entry(
         ccb.two_level_ceiling_terms,
         optional=("node_beta", "ports", "rail_beta", "nic_shares_link"),
@@ -2389,6 +2416,7 @@ NOT_FUZZED = {
     "NcclExplorer": "explorer: owned by the nccl / figures helpers (explorer part of #15)",
     "NcclVsBound": "result record of nccl_vs_bound (fuzzed): holds what it is given",
     "NvlsGraph": "result record of nvls_graph (fuzzed): holds what it is given",
+    "LogPBroadcast": "result record of logp_broadcast / logp_tree_broadcast (fuzzed): holds what it is given",
     "TwoLevelCeiling": "result record of two_level_ceiling_terms (fuzzed): holds what it is given",
     "NcclTopology": "validated in __post_init__; fuzzed through the overrides of nccl_predict / nccl_vs_bound",
     "FrontierPoint": "result record of pareto_frontier (fuzzed): holds what it is given",

@@ -14,7 +14,13 @@ def test_presets_are_documented_and_sane():
         assert p.ports is None or p.ports >= 1
         assert len(p.source) > 40
     assert ccb.preset("sg2260").ports == 2
-    assert ccb.preset("a100_nvlink").ports == 6  # 6 NVSwitch planes of 2 links each
+    # One rule for every NVLink preset: a port is one link. A100: 12 NVLink3 links of 25 GB/s
+    # (600 GB/s bidirectional in total); H100: 18 NVLink4 links of 25 GB/s (900 GB/s).
+    assert (ccb.preset("a100_nvlink").ports, ccb.preset("a100_nvlink").links, ccb.preset("a100_nvlink").beta) == (
+        12,
+        12,
+        25e9,
+    )
     assert (ccb.preset("h100_nvswitch").links, ccb.preset("h100_nvswitch").beta) == (18, 25e9)
     assert ccb.preset("ib_ndr").effective_ports(32) == 1  # one NIC
     assert ccb.preset("ib_ndr").ports_for(32) == 31

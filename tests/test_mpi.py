@@ -704,7 +704,7 @@ def test_load_mpi_result_checks_files(tmp_path):
 
 def test_example_result_file_loads_and_is_correct():
     example = ccb.load_mpi_result(
-        os.path.join(os.path.dirname(__file__), "..", "notebooks", "data", "mpi_sweep_example.json")
+        os.path.join(os.path.dirname(__file__), "..", "ccb_helpers", "data", "mpi", "mpi_sweep_example.json")
     )
     assert example["command"] == "sweep" and example["n"] == 4 and example["all_correct"]
     assert {"ring", "recursive_halving_doubling", "recursive_doubling", "binomial_tree", "bruck"} <= {

@@ -204,7 +204,7 @@ def test_agreement_rejects(book, bench, error, words):
 
 
 def test_shipped_comparison_loads():
-    path = os.path.join(os.path.dirname(__file__), "..", "notebooks", "data", "pingpong_vs_mpi4py.json")
+    path = os.path.join(os.path.dirname(__file__), "..", "ccb_helpers", "data", "mpi", "pingpong_vs_mpi4py.json")
     record = json.loads(open(path, encoding="utf-8").read())
     rows = ccb.mpi.pingpong_agreement(record["book"], record["bench"])
     assert [row.size for row in rows] == [2**k for k in range(14, 25)]

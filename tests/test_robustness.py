@@ -357,7 +357,9 @@ def test_mpi_and_synthesis_plots_check_axes_and_fit(bad):
     # An int, a 0-d array or an iterator reached matplotlib ("'int' object has no attribute 'plot'").
     import matplotlib.pyplot as plt
 
-    result = ccb.load_mpi_result(Path(__file__).parent.parent / "notebooks" / "data" / "mpi_sweep_example.json")
+    result = ccb.load_mpi_result(
+        Path(__file__).parent.parent / "ccb_helpers" / "data" / "mpi" / "mpi_sweep_example.json"
+    )
     calls = [
         (lambda: ccb.plot_mpi_ratios(result, axes=bad), "axes"),
         (lambda: ccb.plot_pingpong(result, axes=bad), "axes"),

@@ -41,7 +41,8 @@ and warnings on stderr; ``--json FILE`` also writes the JSON (``--json -``: to s
 
 From Python, :func:`launch` runs one of these commands under the environment's ``mpiexec`` and
 returns the JSON; :func:`load_mpi_result` reads a saved result (e.g. from a cluster) for
-:func:`plot_mpi_runs` and :class:`MPIResultExplorer`.
+:func:`plot_mpi_runs` and :class:`MPIResultExplorer`; :func:`mpi_example` reads the results chapter 6
+ships as package data (:data:`MPI_EXAMPLES`; ``load_mpi_result`` also takes their names).
 """
 
 from __future__ import annotations
@@ -79,6 +80,8 @@ __all__ = [
     "plot_mpi_ratios",
     "plot_mpi_runs",
     "plot_pingpong",
+    "MPI_EXAMPLES",
+    "mpi_example",
 ]
 
 #: Most ranks :func:`launch` starts on this machine, and the longest it waits (s).
@@ -225,6 +228,9 @@ _LAZY = {
     "MPIResultExplorer": "explorer",
     "plots": None,
     "explorer": None,
+    "MPI_EXAMPLES": "examples",
+    "mpi_example": "examples",
+    "examples": None,
 }
 
 

@@ -23,6 +23,12 @@ _REQUIRED = {
 }
 
 
+def _example_names():
+    from .examples import MPI_EXAMPLES
+
+    return MPI_EXAMPLES
+
+
 def load_mpi_result(source) -> dict:
     """Read a result written by ``python -m ccb_helpers.mpi … --json FILE`` (or take its dict).
 
@@ -32,7 +38,9 @@ def load_mpi_result(source) -> dict:
     Parameters
     ----------
     source : str, Path or dict
-        A JSON file (at most 32 MiB) or an already loaded object.
+        A JSON file (at most 32 MiB), an already loaded object, or the name of an example the
+        package ships (a key of :data:`~ccb_helpers.MPI_EXAMPLES`, e.g. ``"mpi_sweep_example"``,
+        read from the package when no file of that name exists).
 
     Examples
     --------
@@ -45,6 +53,10 @@ def load_mpi_result(source) -> dict:
     ...
     ValueError: source: MPI result of command 'run' lacks field(s) algorithm, primitive, n, m, correct, times_s, median_s
     """
+    if isinstance(source, str) and source in _example_names() and not Path(source).exists():
+        from .examples import mpi_example
+
+        source = mpi_example(source)
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
         shown = str(path) if len(str(path)) <= 200 else str(path)[:197] + "..."

@@ -189,8 +189,8 @@ def two_level_ceiling_terms(
     .. math:: \\text{busbw} \\le \\min\\Big(p\\beta + \\frac{\\beta_{\\text{node}}}{r},\\
               \\frac{c(N)\\,M}{V_{\\text{node}}}\\,\\beta_{\\text{node}}\\Big).
 
-    No third constraint tightens it: a GPU can send ``β_node T / r`` through the NIC and the rest
-    ``c(N) M - β_node T / r`` over its links, which fits both whenever ``T`` meets both terms. On
+    The two cuts together give nothing tighter: a GPU can send ``β_node T / r`` through the NIC and
+    the rest ``c(N) M - β_node T / r`` over its links, which fits both whenever ``T`` meets both terms. On
     2 × 8 H100 (450 GB/s NVLink, one 400 Gb/s NIC each) AllReduce's endpoint term is 450 + 50 =
     500 GB/s and binds (the node cut is 1.875 × 400 = 750); it is attained: a hierarchical
     schedule that sends only the forced ``c(K) M / r`` through each NIC reaches 15/14 × 450 ≈ 482
