@@ -7,7 +7,8 @@ NIC per node (``nic="node"``, reached from a GPU through its link into the node'
 ``nic_links`` links each. GPU ``g`` of node ``a`` is endpoint
 ``a * gpus_per_node + g``. Every link of the graph has the same bandwidth β; traffic inside a
 node goes through its switch, traffic between nodes through the NICs (the network core is
-non-blocking). :func:`ccb_helpers.simulate` charges these links on it.
+non-blocking). :func:`ccb_helpers.simulate` charges these links on it (this topology gives the
+simulator its own link model, :mod:`ccb_helpers.routing`).
 
 Real hardware has two kinds of links, so chapter 9 times a schedule in the **two-level α-β
 model** (:class:`TwoLevelHardware`, :func:`ccb_helpers.two_level_time`): a round costs ``α_f`` (``α_n`` if any
@@ -85,44 +86,61 @@ class TwoLevelTopology(Topology):
         """Node index of GPU (endpoint) ``gpu`` (int or int array)."""
         return np.asarray(gpu) // self.gpus_per_node if isinstance(gpu, np.ndarray) else int(gpu) // self.gpus_per_node
 
-    # -- how the simulator charges a round (ccb_helpers.simulator calls this) --------------
+    # -- how the simulator charges a round (ccb_helpers.routing.link_model asks for this) -----
 
-    def _round_load(self, pair_keys: np.ndarray, pair_bytes: np.ndarray):
-        """Bytes on each link group of one round, its multiplicity and a label per group.
+    def _link_model(self) -> _TwoLevelLinks:
+        """The simulator's link model of this topology (``ccb_helpers.routing``'s interface)."""
+        return _TwoLevelLinks(self)
 
-        Groups: each GPU's NVLink up and down (intra-node messages), each NIC's up and down
-        (messages between nodes; one NIC per GPU or per node)."""
-        n, g = self.n, self.gpus_per_node
-        src, dst = pair_keys // n, pair_keys % n
+
+class _TwoLevelLinks:
+    """What each link group of a two-level topology carries in a round.
+
+    Groups: each GPU's NVLink up and down (intra-node messages; with one NIC per node also its
+    messages to and from the NIC, which reach it through that link), each NIC's up and down
+    (messages between nodes). Multiplicities are ``nvlink_links`` and ``nic_links``."""
+
+    kind = "own"
+
+    def __init__(self, topology: TwoLevelTopology):
+        self.t = topology
+        n = topology.n
+        owners = n if topology.nic == "gpu" else topology.nodes
+        self.links = np.concatenate(
+            [
+                np.full(2 * n, topology.nvlink_links, dtype=np.int64),
+                np.full(2 * owners, topology.nic_links, dtype=np.int64),
+            ]
+        )
+
+    def unroutable(self, keys) -> int:
+        return -1
+
+    def loads(self, keys, pair_bytes):
+        t = self.t
+        n, g = t.n, t.gpus_per_node
+        src, dst = keys // n, keys % n
         inter = (src // g) != (dst // g)
-        # With one NIC per node a GPU reaches it through its own link into the node's switch, so
-        # its network bytes load that link too; with one NIC per GPU they leave by the NIC alone.
-        w_intra = pair_bytes if self.nic == "node" else np.where(inter, 0.0, pair_bytes)
+        w_intra = pair_bytes if t.nic == "node" else np.where(inter, 0.0, pair_bytes)
         w_inter = np.where(inter, pair_bytes, 0.0)
         fab_out = np.bincount(src, weights=w_intra, minlength=n)
         fab_in = np.bincount(dst, weights=w_intra, minlength=n)
-        if self.nic == "gpu":
+        if t.nic == "gpu":
             nic_out = np.bincount(src, weights=w_inter, minlength=n)
             nic_in = np.bincount(dst, weights=w_inter, minlength=n)
-            owners = [f"NIC of GPU {v}" for v in range(n)]
         else:
-            nic_out = np.bincount(src // g, weights=w_inter, minlength=self.nodes)
-            nic_in = np.bincount(dst // g, weights=w_inter, minlength=self.nodes)
-            owners = [f"NIC of node {a}" for a in range(self.nodes)]
-        volume = np.concatenate([fab_out, fab_in, nic_out, nic_in])
-        mult = np.concatenate(
-            [
-                np.full(2 * n, self.nvlink_links, dtype=np.int64),
-                np.full(2 * len(owners), self.nic_links, dtype=np.int64),
-            ]
-        )
-        labels = (
-            [f"NVLink up of GPU {v}" for v in range(n)]
-            + [f"NVLink down of GPU {v}" for v in range(n)]
-            + [f"{o} (out)" for o in owners]
-            + [f"{o} (in)" for o in owners]
-        )
-        return volume, mult, labels
+            nic_out = np.bincount(src // g, weights=w_inter, minlength=t.nodes)
+            nic_in = np.bincount(dst // g, weights=w_inter, minlength=t.nodes)
+        return np.concatenate([fab_out, fab_in, nic_out, nic_in]), self.links
+
+    def label(self, keys, index: int) -> str:
+        n = self.t.n
+        owner = "GPU" if self.t.nic == "gpu" else "node"
+        owners = n if self.t.nic == "gpu" else self.t.nodes
+        if index < 2 * n:
+            return f"NVLink {'up' if index < n else 'down'} of GPU {index % n}"
+        index -= 2 * n
+        return f"NIC of {owner} {index % owners} ({'out' if index < owners else 'in'})"
 
 
 def _two_level_bisection(nodes: int, g: int, nic: str, l_nv: int, l_nic: int) -> int:

@@ -409,7 +409,7 @@ def test_synthesize_peak_within_its_estimate_at_the_variable_cap(make, primitive
             ccb.synthesize(topology, {primitive!r}, {instance[0]} + 1, {instance[1]}, {instance[2]}, time_limit=60)
         except ValueError as err:
             refused.append(str(err))
-        synthesis.MAX_SYNTHESIS_BYTES = estimate - 1  # and the memory budget, checked before any work
+        synthesis.encoding.MAX_SYNTHESIS_BYTES = estimate - 1  # and the memory budget, checked before any work
         try:
             ccb.synthesize(topology, {primitive!r}, *{instance!r}, time_limit=0.001, workers={workers})
         except ValueError as err:
