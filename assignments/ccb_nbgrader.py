@@ -84,6 +84,63 @@ class CoursePreprocessor(NbGraderPreprocessor):
     display_data_priority = List(NbGraderPreprocessor.display_data_priority.default_value).tag(config=True)
 
 
+class RepairCellMetadata(CoursePreprocessor):
+    """``autograde`` (sanitizing, first): nbgrader metadata a copied or edited cell broke, put right.
+
+    A cell copied in JupyterLab keeps its nbgrader metadata; nbgrader then stopped ``autograde``
+    for the rest of the class ("old version of the metadata format", jupyter/nbgrader#1083), and
+    so did a removed or edited ``schema_version``. :func:`ccb_helpers.grading.cellmeta.repair_cells`
+    keeps the handed-out copy of each cell (by its cell id in ``release/``), grades the other
+    copies as cells the student added, and makes the metadata valid; each change is a warning
+    naming the student's cell.
+    """
+
+    def preprocess(self, nb, resources):
+        from ccb_helpers.grading.cellmeta import CellRecord, repair_cells
+
+        notebook_id = resources["nbgrader"]["notebook"]
+        assignment_id = resources["nbgrader"]["assignment"]
+        try:
+            with Gradebook(resources["nbgrader"]["db_url"]) as gradebook:
+                record = gradebook.find_notebook(notebook_id, assignment_id)
+                grade = {c.name: c.max_score for c in record.grade_cells}
+                task = {c.name: c.max_score for c in record.task_cells}
+                solution = {c.name for c in record.solution_cells}
+                known = {
+                    c.name: CellRecord(
+                        grade=c.name in grade,
+                        solution=c.name in solution,
+                        locked=bool(c.locked),
+                        task=c.name in task,
+                        points=grade.get(c.name, task.get(c.name)),
+                    )
+                    for c in record.source_cells
+                }
+        except MissingEntry:
+            return nb, resources
+        for line in repair_cells(nb.cells, known, self._released_ids(notebook_id, assignment_id)):
+            self.log.warning(line)
+        return nb, resources
+
+    def _released_ids(self, notebook_id: str, assignment_id: str) -> dict:
+        """``{grade_id: cell id}`` of the handed-out notebook in ``release/`` (empty if it is not there)."""
+        from nbgrader.coursedir import CourseDirectory
+
+        coursedir = CourseDirectory(config=self.config)
+        path = os.path.join(
+            coursedir.format_path(coursedir.release_directory, ".", assignment_id), f"{notebook_id}.ipynb"
+        )
+        try:
+            released = nbformat.read(path, as_version=4)
+        except (OSError, ValueError):
+            return {}
+        return {
+            c.metadata["nbgrader"]["grade_id"]: c.get("id")
+            for c in released.cells
+            if isinstance(c.metadata.get("nbgrader"), dict) and "grade_id" in c.metadata["nbgrader"]
+        }
+
+
 class RestoreReleasedCells(OverwriteCells):
     """:class:`OverwriteCells` that warns only when a student really edited a locked cell.
 
@@ -147,6 +204,58 @@ class RestoreReleasedCells(OverwriteCells):
                     # The cell as it was handed out: put the hidden tests / mark scheme back.
                     cell.source = source_cell.source
         return super().preprocess_cell(cell, resources, cell_index)
+
+
+class InertStudentText(CoursePreprocessor):
+    """``autograde`` (after ``SaveAutoGrades``): whatever the student wrote reaches the teacher's browser as inert text.
+
+    The Formgrader renders the autograded notebook's Markdown with raw HTML in the teacher's
+    logged-in session (and ``c.HTMLExporter.sanitize_html`` does not reach its template): a
+    student's ``<img src=x onerror=…>`` wrote files through ``/api/contents`` and changed grades
+    through ``/formgrader/api/grade`` (#40). Every Markdown cell that is not one of the teacher's
+    locked cells (restored from the gradebook by :class:`RestoreReleasedCells` when sanitizing)
+    becomes :func:`ccb_helpers.grading.markup.inert_markdown` — the same text, formulas and
+    formatting, no element, attribute or URL of the student's choosing; a raw cell (rendered as raw
+    HTML by nbconvert) becomes a Markdown cell showing its text. Cell and notebook metadata keep
+    only what nbgrader and the kernel need. The submitted notebook is not changed.
+    """
+
+    #: Notebook and cell metadata that stay (everything else a student could have put there goes).
+    NOTEBOOK_KEYS = ("kernelspec", "language_info", "ccb_grading")
+    CELL_KEYS = ("nbgrader", "deletable", "editable")
+
+    def preprocess(self, nb, resources):
+        from ccb_helpers.grading import markup
+
+        teacher = self._locked_sources(resources)
+        for key in [k for k in nb.metadata if k not in self.NOTEBOOK_KEYS]:
+            del nb.metadata[key]
+        for index, cell in enumerate(nb.cells):
+            for key in [k for k in cell.metadata if k not in self.CELL_KEYS]:
+                del cell.metadata[key]
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if cell.cell_type == "markdown":
+                if grade_id in teacher and cell.source == teacher[grade_id]:
+                    continue  # the teacher's cell, as the gradebook holds it
+                cell.source = markup.inert_markdown(cell.source, cell.get("attachments") or {})
+                cell.pop("attachments", None)
+            elif cell.cell_type == "raw":
+                shown = nbformat.v4.new_markdown_cell(markup.inert_text(cell.source), metadata=cell.metadata)
+                shown.pop("id", None)
+                if "id" in cell:
+                    shown["id"] = cell["id"]
+                nb.cells[index] = shown
+        return nb, resources
+
+    @staticmethod
+    def _locked_sources(resources) -> dict:
+        """``{grade_id: source}`` of the notebook's locked cells in the gradebook."""
+        try:
+            with Gradebook(resources["nbgrader"]["db_url"]) as gradebook:
+                record = gradebook.find_notebook(resources["nbgrader"]["notebook"], resources["nbgrader"]["assignment"])
+                return {c.name: c.source for c in record.source_cells if c.locked}
+        except MissingEntry:
+            return {}
 
 
 def _stream(text: str) -> NotebookNode:
@@ -218,23 +327,27 @@ class IsolatedGrading(CoursePreprocessor):
             target.outputs = outputs
         nb.metadata["ccb_grading"] = {
             "landlock": report.landlock,
+            "seccomp": report.seccomp,
+            "network_namespace": report.netns,
             "restarts": report.restarts,
             "ignored_cells": report.ignored_cells,
             "problems": report.problems,
         }
+        layers = [f"Landlock ABI {report.landlock}" if report.landlock else "no Landlock"]
+        layers += ["seccomp" if report.seccomp else "no seccomp"]
+        layers += ["network namespace" if report.netns else "no network namespace"]
         self.log.info(
-            "Isolated grading of %s: sandbox Landlock ABI %s, %s restarts, %s added cells not run%s",
+            "Isolated grading of %s: sandbox %s, %s restarts, %s added cells not run%s",
             resources["nbgrader"]["student"],
-            report.landlock or "none",
+            ", ".join(layers),
             report.restarts,
             report.ignored_cells,
             f"; problems: {report.problems}" if report.problems else "",
         )
         return nb, resources
 
-    @staticmethod
-    def _restore_missing(nb, sources, tests, points) -> None:
-        """Put back a setup or test cell the student deleted (from the gradebook)."""
+    def _restore_missing(self, nb, sources, tests, points) -> None:
+        """Put back a setup or test cell the student deleted (from the gradebook), with a warning."""
         present = {c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells}
         for grade_id, (cell_type, locked, source) in sources.items():
             if grade_id in present or cell_type != "code" or not locked:
@@ -255,6 +368,7 @@ class IsolatedGrading(CoursePreprocessor):
             positions = [i for i, c in enumerate(nb.cells) if c.metadata.get("nbgrader", {}).get("grade_id") == answer]
             position = positions[0] + 1 if positions else (len(nb.cells) if is_test else 0)
             nb.cells.insert(position, cell)
+            self.log.warning("Cell '%s' was deleted by the student: put back from the gradebook", grade_id)
 
 
 class RequireNumericScore(CoursePreprocessor):
@@ -316,7 +430,63 @@ class CoursePackage(CoursePreprocessor):
                 return f'{indent}raise ImportError("ccb_helpers 没有安装：请按课程的说明安装（老师提供安装源）")'
 
             cell.source = INSTALL_LINE.sub(replace, cell.source)
+            if not requirement:
+                cell.source = _without_code_after_raise(cell.source)
         return cell, resources
+
+
+def _without_code_after_raise(source: str) -> str:
+    r"""``source`` without the lines after a ``raise ImportError`` in its block (they could not run).
+
+    >>> _without_code_after_raise("try:\n    import x\nexcept ImportError:\n    raise ImportError('no')\n    import x\ny = 1")
+    "try:\n    import x\nexcept ImportError:\n    raise ImportError('no')\ny = 1"
+    """
+    lines, out, dropping = source.split("\n"), [], None
+    for line in lines:
+        indent = len(line) - len(line.lstrip())
+        if dropping is not None and line.strip() and indent >= dropping:
+            continue
+        dropping = None
+        out.append(line)
+        if line.lstrip().startswith("raise ImportError("):
+            dropping = indent
+    return "\n".join(out)
+
+
+class MarkAnswerCells(CoursePreprocessor):
+    """``generate_assignment``: the setup cell tells the student's kernel which cells are answer cells.
+
+    Grading runs the answer cells only, so a helper in a cell the student added scores 0 although
+    every visible check passes in the student's kernel (#40). The released setup cell ends with
+    ``grading.answer_cells({cell id: answer function, …})``; from then on a test cell warns when
+    the answer reads a name another cell defined (:mod:`ccb_helpers.grading.tracking`). Under
+    grading the call does nothing.
+    """
+
+    def preprocess(self, nb, resources):
+        answers = {}
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if cell.cell_type == "code" and meta.get("solution") and "id" in cell:
+                match = re.search(r"^def (\w+)\(", cell.source, re.M)
+                if match:
+                    answers[cell["id"]] = match.group(1)
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if (
+                cell.cell_type == "code"
+                and meta.get("locked")
+                and not meta.get("grade")
+                and SETUP_LINE.search(cell.source)
+            ):
+                call = f"grading.answer_cells({answers!r})  # 答题单元格：评分时只运行它们"
+                cell.source = cell.source.rstrip("\n") + "\n" + call
+                break
+        return nb, resources
+
+
+#: The setup cell's import of the grading helpers (the cell MarkAnswerCells completes).
+SETUP_LINE = re.compile(r"^from ccb_helpers import grading\s*$", re.M)
 
 
 VARIANT_CODE = re.compile(
@@ -445,9 +615,12 @@ __all__ = [
     "IsolatedGrading",
     "RequireNumericScore",
     "RestoreReleasedCells",
+    "RepairCellMetadata",
+    "InertStudentText",
     "HideTestCode",
     "CoursePackage",
     "CourseVariant",
+    "MarkAnswerCells",
     "FlaggedCsvExport",
     "released_source",
 ]
