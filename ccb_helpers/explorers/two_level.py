@@ -41,7 +41,7 @@ _SHORT = {
     "recursive_halving_doubling": "RHD",
     "swing": "Swing",
     "double_binary_tree": "DBT",
-    "hierarchical_ring": "分层 Ring",
+    "hierarchical_ring": "分层环",
     "two_level_tree": "两级树",
 }
 _HARDWARE = two_level_hardware()  # H100 NVLink (18 x 25 GB/s, 1 us) + NDR 400 Gb/s NICs (3 us)
