@@ -39,7 +39,15 @@ _lazy_from(
     best_algorithm,
     efficiency,
     optimal_chunks,
+    optimal_segments,
+    one_port_tree_depth,
+    pipeline_constants,
+    pipelined_algorithms,
     tree_height,
+    hierarchical_terms,
+    pat_aggregation,
+    swing_terms,
+    two_level_algorithm_time,
 """,
 )
 _lazy_from(
@@ -75,6 +83,7 @@ _lazy_from(
     ".bounds",
     """
     combined_lower_bound,
+    computation_lower_bound,
     crossover_size,
     cut_through_latency_bound,
     latency_lower_bound,
@@ -119,14 +128,18 @@ _lazy_from(
     bisection_width_table,
     broadcast_attainment_table,
     busbw_table,
+    computation_table,
     diameter_table,
     efficiency_table,
+    fat_tree_allreduce_table,
     exhaustive_broadcast_table,
     first_diameter_bound_table,
     in_network_table,
     info_propagation_table,
     kport_ring_table,
+    non_power_of_two_table,
     oversubscription_table,
+    pipelined_rooted_table,
     preset_steps_table,
     ring_diameter_table,
     ring_gossip_table,
@@ -169,7 +182,40 @@ _lazy_from(
     "AlgorithmExplorer, BandwidthExplorer, BisectionExplorer, Explorer, PropagationExplorer, TopologyExplorer",
 )
 _lazy_from(".generators", "generate, knomial_tree, nccl_double_binary_tree")
+# Chapter 9: trade-off bounds, two-level hardware, Swing, PAT, hierarchical algorithms, routed tori.
+_lazy_from(
+    ".generators",
+    "hierarchical_schedule, pat_messages, pat_operations, pat_schedule, pat_terms, swing_peer, swing_rho, swing_schedule",
+)
+_lazy_from(
+    ".tradeoff",
+    """
+    all_gather_tradeoff_bound,
+    all_to_all_min_hops,
+    all_to_all_tradeoff_bound,
+    all_to_all_tradeoff_curve,
+    all_to_all_tradeoff_rounds,
+    all_to_all_tradeoff_time,
+    bruck_index_cost,
+    bruck_index_schedule,
+""",
+)
+_lazy_from(
+    ".two_level_network",
+    "TwoLevelBound, TwoLevelHardware, TwoLevelTopology, two_level, two_level_hardware, two_level_lower_bound",
+)
+_lazy_from(".two_level_model", "two_level_round_costs, two_level_time")
+_lazy_from(".routed_bound", "routed_lower_bound")
+_lazy_from(".explorers", "TwoLevelExplorer")
+_lazy_from(".plotting", "plot_tradeoff, plot_two_level_map")
+_lazy_from(".in_network_model", "InNetworkBound, in_network_bound")
+_lazy_from(
+    ".two_level_selection",
+    "RoundProfile, TwoLevelMap, TWO_LEVEL_CANDIDATES, round_profile, two_level_map, two_level_times",
+)
 _lazy_from(".schedule", "Round, Schedule, Transfer, block_bounds")
+_lazy_from(".tree_allreduce", "patarasuk_yuan, place, tree_ring_order")
+_lazy_from(".routed", "RoutedLoads, routed_loads, routed_time")
 _lazy_from(".selection", "best_algorithm_bands, crossover_between, optimality")
 _lazy_from(".simulator", "ScheduleError, SimulationResult, run_schedule, simulate")
 _lazy_from(".smi", "parse_nvidia_smi_topo, parse_rocm_smi_topo")

@@ -16,6 +16,16 @@ node's forced bytes ``max(S, R)`` over its ``p`` links. How the two combine depe
 Since ``max(a, b) <= a + b <= 2 max(a, b)``, the max is at least half the sum: in the round
 model the sum is up to 2x tighter, most at ``M = M*`` where the two terms are equal.
 
+**Computation** (``gamma``, seconds per byte combined; ``eq:cc-bound-compute``). Every byte of a
+Reduce's, ReduceScatter's or AllReduce's result is a sum of ``N`` inputs, and ``N - 1`` additions
+are needed to form it, wherever they run: ``(N - 1) M`` bytes of additions in all (``M`` result
+bytes: the root's buffer, the ``N`` blocks, or the one AllReduce vector computed once and then
+copied). Spread over ``N`` nodes, some node adds at least ``(N - 1) M / N`` bytes: a third term,
+``(N - 1) M / N * gamma``, independent of the ports (a node has one adder however many links it
+drives). In the round model a node adds what it received before its round ends, so the term adds
+to the other two (the sum form); overlapping adds with transfers only leaves the max. Copy
+primitives combine nothing: their term is 0, and ``gamma = 0`` (the default) gives the α-β bounds.
+
 **Which distance a primitive must cross.** AllGather, ReduceScatter, AllReduce and AllToAll need
 information between every pair of nodes, so they cross the graph's diameter ``D``. A rooted
 primitive (Broadcast, Scatter, Gather, Reduce) only connects the root with every node: it crosses
@@ -40,6 +50,7 @@ __all__ = [
     "latency_lower_bound",
     "combined_lower_bound",
     "round_lower_bound",
+    "computation_lower_bound",
     "cut_through_latency_bound",
     "crossover_size",
     "regime",
@@ -207,8 +218,11 @@ def cut_through_latency_bound(primitive, n, alpha, hop_latency, ports=1, diamete
     return float(value) if np.ndim(value) == 0 else value
 
 
-def combined_lower_bound(primitive, n, m, alpha, beta, ports=1, diameter=0, degree=None, eccentricity=None):
-    """:math:`T \\ge \\max(T_\\alpha^{\\min}, T_\\beta^{\\min})` in seconds (``eq:cc-bound-combined``).
+def combined_lower_bound(primitive, n, m, alpha, beta, ports=1, diameter=0, degree=None, eccentricity=None, gamma=0.0):
+    """:math:`T \\ge \\max(T_\\alpha^{\\min}, T_\\beta^{\\min}, T_\\gamma^{\\min})` in seconds (``eq:cc-bound-combined``).
+
+    ``T_gamma`` is :func:`computation_lower_bound` (0 unless ``gamma > 0`` and the primitive
+    combines: Reduce, ReduceScatter, AllReduce).
 
     For AllReduce this is ``eq:cc-bound-allreduce-1port`` / ``eq:cc-bound-allreduce-kport`` with
     the correct forced volume ``2(N-1)M/N`` (the source uses ``(N-1)M/N`` there).
@@ -234,6 +248,8 @@ def combined_lower_bound(primitive, n, m, alpha, beta, ports=1, diameter=0, degr
         Node degree ``d``, so that ``p = min(k, d)``.
     eccentricity : int, optional
         The root's eccentricity in rounds (see :func:`latency_steps_lower_bound`).
+    gamma : float or array, default 0
+        Seconds to combine one byte (``0 <= gamma <= 1e9``).
 
     Examples
     --------
@@ -246,7 +262,8 @@ def combined_lower_bound(primitive, n, m, alpha, beta, ports=1, diameter=0, degr
     primitive, n, m, alpha, beta, ports, diameter, degree = _check_bound_args(
         primitive, n, m, alpha, beta, ports, diameter, degree, eccentricity
     )
-    return _combined_lower_bound(primitive, n, m, alpha, beta, ports, diameter, degree)
+    gamma = _check_gamma(gamma, n, m)
+    return _combined_lower_bound(primitive, n, m, alpha, beta, ports, diameter, degree, gamma)
 
 
 def _check_bound_args(primitive, n, m, alpha, beta, ports, diameter, degree, eccentricity=None):
@@ -260,7 +277,44 @@ def _check_bound_args(primitive, n, m, alpha, beta, ports, diameter, degree, ecc
     return primitive, n, m, alpha, beta, ports, diameter, degree
 
 
-def _combined_lower_bound(primitive, n, m, alpha, beta, ports, diameter, degree):
+def _check_gamma(gamma, n, m):
+    gamma = check_seconds("gamma", gamma)
+    check_shapes(n=n, m=m, gamma=gamma, bytes_per_element=128)
+    return gamma
+
+
+#: The primitives whose result is a sum of the nodes' inputs (they pay the computation term).
+REDUCING_PRIMITIVES = ("reduce", "reduce_scatter", "all_reduce")
+
+
+def computation_lower_bound(primitive, n, m, gamma):
+    """:math:`T_\\gamma^{\\min} = \\frac{N-1}{N} M \\gamma` for Reduce, ReduceScatter, AllReduce; 0 otherwise.
+
+    ``eq:cc-bound-compute``: the ``M`` bytes of the result are sums of ``N`` inputs, ``N - 1``
+    additions each, ``(N - 1) M`` in all; some node of ``N`` does at least ``1/N`` of them. No
+    port count or topology changes that (one adder per node). ``gamma`` in seconds per byte.
+
+    >>> computation_lower_bound("all_reduce", 8, 2**20, 1e-12) * 1e6   # 7/8 MiB at 1 TB/s of adds
+    0.917504
+    >>> computation_lower_bound("all_gather", 8, 2**20, 1e-12)
+    0.0
+    """
+    primitive = check_primitive(primitive)
+    n = check_int("n", n, minimum=1, maximum=INT64_MAX)
+    m = check_size("m", m)
+    gamma = _check_gamma(gamma, n, m)
+    return _computation_lower_bound(primitive, n, m, gamma)
+
+
+def _computation_lower_bound(primitive, n, m, gamma):
+    if primitive not in REDUCING_PRIMITIVES or (np.ndim(gamma) == 0 and gamma == 0):
+        value = np.zeros(np.broadcast_shapes(np.shape(n), np.shape(m), np.shape(gamma)))
+    else:
+        value = (np.asarray(n) - 1) / np.asarray(n) * np.asarray(m) * gamma
+    return float(value) if np.ndim(value) == 0 else value
+
+
+def _combined_lower_bound(primitive, n, m, alpha, beta, ports, diameter, degree, gamma=0.0):
     t_alpha = _latency_steps(n, ports, diameter, degree) * alpha
     if (
         is_array(m)
@@ -273,13 +327,16 @@ def _combined_lower_bound(primitive, n, m, alpha, beta, ports, diameter, degree)
         t_beta = _volume_coefficient(primitive, n) * m / (_effective_ports(ports, degree) * beta)
     else:
         t_beta = _bandwidth_lower_bound(primitive, n, m, beta, ports, degree)
+    if primitive in REDUCING_PRIMITIVES and not (np.ndim(gamma) == 0 and gamma == 0):
+        t_beta = np.maximum(t_beta, _computation_lower_bound(primitive, n, m, gamma))
+        t_beta = float(t_beta) if np.ndim(t_beta) == 0 and not is_array(t_alpha) else t_beta
     if is_array(t_alpha) or is_array(t_beta):
         return np.maximum(t_alpha, t_beta)
     return max(t_alpha, t_beta)
 
 
-def round_lower_bound(primitive, n, m, alpha, beta, ports=1, diameter=0, degree=None, eccentricity=None):
-    """:math:`T \\ge L\\,\\alpha + \\max(S, R)/(p\\,\\beta)` in seconds: the sum form of the bound.
+def round_lower_bound(primitive, n, m, alpha, beta, ports=1, diameter=0, degree=None, eccentricity=None, gamma=0.0):
+    """:math:`T \\ge L\\,\\alpha + \\max(S, R)/(p\\,\\beta) + T_\\gamma^{\\min}` in seconds: the sum form of the bound.
 
     Valid in the synchronous round model (a round costs ``alpha`` plus its largest message over
     ``beta``: the model of :func:`ccb_helpers.algorithm_cost` and :func:`ccb_helpers.simulate`).
@@ -289,6 +346,9 @@ def round_lower_bound(primitive, n, m, alpha, beta, ports=1, diameter=0, degree=
     round's largest message, so the rounds' largest messages add up to at least ``S / p`` (and
     ``R / p`` likewise). It is at most twice :func:`combined_lower_bound` (the max form), which
     is the one that holds when start-up and transfer overlap (LogP / LogGP, pipelining).
+    With ``gamma > 0`` a Reduce, ReduceScatter or AllReduce adds :func:`computation_lower_bound`:
+    in the round model a round's adds follow its receives, and the rounds' largest adds sum to at
+    least the busiest node's ``(N - 1) M / N`` bytes.
 
     Parameters
     ----------
@@ -327,12 +387,16 @@ def round_lower_bound(primitive, n, m, alpha, beta, ports=1, diameter=0, degree=
     primitive, n, m, alpha, beta, ports, diameter, degree = _check_bound_args(
         primitive, n, m, alpha, beta, ports, diameter, degree, eccentricity
     )
-    return _round_lower_bound(primitive, n, m, alpha, beta, ports, diameter, degree)
+    gamma = _check_gamma(gamma, n, m)
+    return _round_lower_bound(primitive, n, m, alpha, beta, ports, diameter, degree, gamma)
 
 
-def _round_lower_bound(primitive, n, m, alpha, beta, ports, diameter, degree):
+def _round_lower_bound(primitive, n, m, alpha, beta, ports, diameter, degree, gamma=0.0):
     t_alpha = _latency_steps(n, ports, diameter, degree) * alpha
     t_beta = _bandwidth_lower_bound(primitive, n, m, beta, ports, degree)
+    if primitive in REDUCING_PRIMITIVES and not (np.ndim(gamma) == 0 and gamma == 0):
+        t_beta = np.asarray(t_beta) + _computation_lower_bound(primitive, n, m, gamma)
+        t_beta = float(t_beta) if np.ndim(t_beta) == 0 and not is_array(t_alpha) else t_beta
     if is_array(t_alpha) or is_array(t_beta):
         return np.asarray(t_alpha) + np.asarray(t_beta)
     return t_alpha + t_beta

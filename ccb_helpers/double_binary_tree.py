@@ -129,3 +129,25 @@ def _dbt_levels(n: int) -> tuple[frozenset, frozenset]:
         up |= set(zip(h[has].tolist(), colour[t][has].tolist()))
         down |= set(zip((depth[has] - 1).tolist(), colour[t][has].tolist()))
     return frozenset(up), frozenset(down)
+
+
+@functools.lru_cache(maxsize=4096)
+def _dbt_two_children(n: int) -> frozenset:
+    """``(higher, lower)`` heights of the two children of every rank that has two, in either tree.
+
+    With 2 ports such a rank receives both children's chunks in one reduce round, round ``r``
+    with ``higher <= r <= lower + C - 1``: it then combines two chunks in that round (the γ term
+    of :func:`ccb_helpers.algorithm_terms`).
+    """
+    pairs = set()
+    for parent in _dbt_trees(n):
+        h, _ = _heights_depths(parent)
+        kids = np.nonzero(parent != -1)[0]
+        order = np.argsort(parent[kids], kind="stable")
+        kids = kids[order]
+        owners = parent[kids]
+        same = np.nonzero(owners[1:] == owners[:-1])[0]  # at most two children per rank
+        for i in same.tolist():
+            a, b = int(h[kids[i]]), int(h[kids[i + 1]])
+            pairs.add((max(a, b), min(a, b)))
+    return frozenset(pairs)

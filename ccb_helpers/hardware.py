@@ -50,6 +50,11 @@ class HardwarePreset:
         message, ``g`` the minimum time between two messages from one network interface.
     hop_latency : float or None, default None
         Router latency of one hop under cut-through routing (seconds).
+    gamma : float or None, default None
+        Seconds to add one byte (the computation term of Reduce, ReduceScatter and AllReduce),
+        with ``gamma_source``; ``None`` where the preset names no processor.
+    gamma_source : str, default ""
+        Where ``gamma`` comes from.
     """
 
     key: str
@@ -63,6 +68,8 @@ class HardwarePreset:
     overhead: float | None = None
     gap: float | None = None
     hop_latency: float | None = None
+    gamma: float | None = None
+    gamma_source: str = ""
 
     def __post_init__(self):
         for name in ("key", "label", "topology", "source"):
@@ -75,7 +82,9 @@ class HardwarePreset:
         # Issue #28: links=-3 made effective_ports() return -3; LogP times were never checked.
         if self.links is not None:
             object.__setattr__(self, "links", check_int("links", self.links, minimum=1, maximum=INT64_MAX, scalar=True))
-        for name in ("overhead", "gap", "hop_latency"):
+        if not isinstance(self.gamma_source, str) or (self.gamma is not None and not self.gamma_source):
+            raise TypeError("gamma_source must be a string naming where gamma comes from")
+        for name in ("overhead", "gap", "hop_latency", "gamma"):
             if getattr(self, name) is not None:
                 object.__setattr__(self, name, check_seconds(name, getattr(self, name), scalar=True))
 
@@ -113,6 +122,8 @@ PRESETS: dict[str, HardwarePreset] = {
         ),
         HardwarePreset(
             key="a100_nvlink",
+            gamma=3 / 2.039e12,
+            gamma_source="roofline of an add on the GPU's memory: 3 bytes of HBM traffic per byte added (two operands read, the sum written) at the datasheet's 2.039 TB/s (A100 80GB SXM): 3 / 2.039 TB/s (A100 80GB SXM) = 0.00147 ns a byte (NVIDIA A100 datasheet); a real add kernel reaches 80-90 % of the peak, so gamma is a little larger.",
             label="A100 NVLink3 + NVSwitch (12 links)",
             alpha=1.5e-6,
             beta=25e9,
@@ -127,6 +138,8 @@ PRESETS: dict[str, HardwarePreset] = {
         ),
         HardwarePreset(
             key="h100_nvswitch",
+            gamma=3 / 3.35e12,
+            gamma_source="roofline of an add on the GPU's memory: 3 bytes of HBM traffic per byte added (two operands read, the sum written) at the datasheet's 3.35 TB/s (H100 SXM; H200: 4.8 TB/s): 3 / 3.35 TB/s (H100 SXM; H200: 4.8 TB/s) = 0.000896 ns a byte (NVIDIA H100 datasheet); a real add kernel reaches 80-90 % of the peak, so gamma is a little larger.",
             label="H100 / H200 NVLink4 + NVSwitch (18 links)",
             alpha=1e-6,
             beta=25e9,
@@ -172,6 +185,8 @@ PRESETS: dict[str, HardwarePreset] = {
         ),
         HardwarePreset(
             key="b200_nvlink5",
+            gamma=3 / 8e12,
+            gamma_source="roofline of an add on the GPU's memory: 3 bytes of HBM traffic per byte added (two operands read, the sum written) at the datasheet's 8 TB/s (B200 HBM3e): 3 / 8 TB/s (B200 HBM3e) = 0.000375 ns a byte (NVIDIA DGX B200 datasheet: 64 TB/s for 8 GPUs); a real add kernel reaches 80-90 % of the peak, so gamma is a little larger.",
             label="B200 / GB200 / GB300 NVLink5 + NVSwitch (18 links)",
             alpha=1e-6,
             beta=50e9,
@@ -185,6 +200,8 @@ PRESETS: dict[str, HardwarePreset] = {
         ),
         HardwarePreset(
             key="mi300x_xgmi",
+            gamma=3 / 5.3e12,
+            gamma_source="roofline of an add on the GPU's memory: 3 bytes of HBM traffic per byte added (two operands read, the sum written) at the datasheet's 5.3 TB/s (MI300X HBM3): 3 / 5.3 TB/s (MI300X HBM3) = 0.000566 ns a byte (AMD MI300X data sheet); a real add kernel reaches 80-90 % of the peak, so gamma is a little larger.",
             label="AMD MI300X, 7 xGMI (Infinity Fabric) links, fully connected",
             alpha=2e-6,
             beta=64e9,
@@ -199,6 +216,8 @@ PRESETS: dict[str, HardwarePreset] = {
         ),
         HardwarePreset(
             key="mi355x_xgmi",
+            gamma=3 / 8e12,
+            gamma_source="roofline of an add on the GPU's memory: 3 bytes of HBM traffic per byte added (two operands read, the sum written) at the datasheet's 8 TB/s (MI355X HBM3E): 3 / 8 TB/s (MI355X HBM3E) = 0.000375 ns a byte (AMD MI355X product page); a real add kernel reaches 80-90 % of the peak, so gamma is a little larger.",
             label="AMD MI355X, 7 xGMI (Infinity Fabric) links, fully connected",
             alpha=2e-6,
             beta=76.8e9,
@@ -211,6 +230,8 @@ PRESETS: dict[str, HardwarePreset] = {
         ),
         HardwarePreset(
             key="v100_nvlink2",
+            gamma=3 / 900e9,
+            gamma_source="roofline of an add on the GPU's memory: 3 bytes of HBM traffic per byte added (two operands read, the sum written) at the datasheet's 900 GB/s (V100 SXM2 HBM2): 3 / 900 GB/s (V100 SXM2 HBM2) = 0.00333 ns a byte (NVIDIA Tesla V100 datasheet); a real add kernel reaches 80-90 % of the peak, so gamma is a little larger.",
             label="V100 NVLink2, DGX-1 hybrid cube-mesh (6 links)",
             alpha=2e-6,
             beta=25e9,

@@ -39,13 +39,15 @@ def _check_range(m_min, m_max):
     return m_min, m_max
 
 
-def crossover_between(algorithm_a, algorithm_b, primitive, n, alpha, beta, ports=1, m_min=1.0, m_max=2.0**44):
+def crossover_between(
+    algorithm_a, algorithm_b, primitive, n, alpha, beta, ports=1, m_min=1.0, m_max=2.0**44, gamma=0.0
+):
     """Smallest message size (bytes) in ``[m_min, m_max]`` at which two algorithms cost the same,
     or ``None`` if there is none.
 
     The cost difference is evaluated at 1025 log-spaced sizes; the first bracket where its sign
-    changes is bisected on ``log M``. Most costs are affine in ``M``; the pipelined double binary
-    tree's is not (its chunk count is an integer, at most ``M // 2``), and with a tiny ``alpha``
+    changes is bisected on ``log M``. Most costs are affine in ``M``; the pipelined algorithms'
+    are not (their chunk count is an integer, at most ``M // 2`` or ``M``), and with a tiny ``alpha``
     it can *jump* past the other cost without ever equalling it. Such a bracket is not a
     crossover: the search goes on to the next one (the result always has equal costs, to 1e-6).
 
@@ -65,19 +67,21 @@ def crossover_between(algorithm_a, algorithm_b, primitive, n, alpha, beta, ports
         _check_applicable(value, model, n, ports)
     alpha = check_seconds("alpha", alpha, scalar=True)
     beta = check_bandwidth("beta", beta, scalar=True)
+    gamma = check_seconds("gamma", gamma, scalar=True)
     m_min, m_max = _check_range(m_min, m_max)
-    return _crossover_between(algorithm_a, algorithm_b, primitive, n, alpha, beta, ports, m_min, m_max)
+    return _crossover_between(algorithm_a, algorithm_b, primitive, n, alpha, beta, ports, m_min, m_max, gamma)
 
 
-def _crossover_between(algorithm_a, algorithm_b, primitive, n, alpha, beta, ports, m_min, m_max):
+def _crossover_between(algorithm_a, algorithm_b, primitive, n, alpha, beta, ports, m_min, m_max, gamma=0.0):
+    def cost(algorithm, m):
+        return _cost(algorithm, primitive, n, m, alpha, beta, ports, gamma=gamma)
+
     def diff(m):
-        return _cost(algorithm_a, primitive, n, m, alpha, beta, ports) - _cost(
-            algorithm_b, primitive, n, m, alpha, beta, ports
-        )
+        return cost(algorithm_a, m) - cost(algorithm_b, m)
 
     def equal_at(m) -> bool:
-        a = _cost(algorithm_a, primitive, n, m, alpha, beta, ports)
-        b = _cost(algorithm_b, primitive, n, m, alpha, beta, ports)
+        a = cost(algorithm_a, m)
+        b = cost(algorithm_b, m)
         return abs(a - b) <= 1e-6 * max(abs(a), abs(b), 1e-300)
 
     logs = np.linspace(np.log2(m_min), np.log2(m_max), CROSSOVER_GRID)
@@ -114,17 +118,23 @@ def _crossover_between(algorithm_a, algorithm_b, primitive, n, alpha, beta, port
     return None
 
 
-def best_algorithm_bands(primitive, n, alpha, beta, ports=1, m_min=1.0, m_max=2.0**36, points=400):
+def best_algorithm_bands(primitive, n, alpha, beta, ports=1, m_min=1.0, m_max=2.0**36, points=400, gamma=0.0):
     """Size bands with their fastest algorithm: ``[(m_start, m_end, name), ...]`` (bytes).
+
+    The whole catalogue competes (:func:`ccb_helpers.best_algorithm`, ``gamma`` seconds per byte
+    added): what is possible in the round model, not a library's choice.
 
     >>> bands = best_algorithm_bands("all_reduce", 64, 5e-6, 25e9)
     >>> [name for *_, name in bands]
     ['recursive_doubling', 'recursive_halving_doubling']
+    >>> [name for *_, name in best_algorithm_bands("all_reduce", 48, 5e-6, 25e9)]   # not a power of two
+    ['recursive_doubling', 'bruck']
     """
     primitive = check_primitive(primitive)
     n = check_int("n", n, minimum=1, maximum=MAX_NODES, scalar=True)
     alpha = check_seconds("alpha", alpha, scalar=True)
     beta = check_bandwidth("beta", beta, scalar=True)
+    gamma = check_seconds("gamma", gamma, scalar=True)
     ports = check_int("ports", ports, minimum=1, maximum=INT64_MAX, scalar=True)
     m_min, m_max = _check_range(m_min, m_max)
     points = check_int("points", points, minimum=1, maximum=MAX_BAND_POINTS, scalar=True)
@@ -136,7 +146,7 @@ def best_algorithm_bands(primitive, n, alpha, beta, ports=1, m_min=1.0, m_max=2.
         hint="use fewer points",
     )
     ms = np.geomspace(m_min, m_max, points)
-    names, _ = _best_algorithm(primitive, n, ms, alpha, beta, ports)
+    names, _ = _best_algorithm(primitive, n, ms, alpha, beta, ports, gamma)
     # Where the winner changes, found by numpy (a Python loop over 2**20 points took 7 s).
     starts = [0, *(np.flatnonzero(names[1:] != names[:-1]) + 1).tolist()]
     ends = [*(i - 1 for i in starts[1:]), len(ms) - 1]
@@ -188,9 +198,9 @@ def optimality(algorithm, primitive, n, m=2.0**20, ports=1, large_n=2**12, huge_
     chunks = check_int("chunks", chunks, minimum=1, maximum=MAX_CHUNKS, scalar=True)
     options = (None, True)  # (chunks, pipelined)
     trend_ports = ports
-    if algorithm == "double_binary_tree":
+    if model.optimal_chunks is not None:
         options = (chunks, True) if pipelined else (None, False)
-        if ports == 1:
+        if algorithm == "double_binary_tree" and ports == 1:
             trend_ports = 2  # see above: the 1-port rounds are counted on trees, up to DBT_ONE_PORT_MAX_N
     for name, value, p in (("n", n, ports), ("large_n", large_n, trend_ports), ("huge_n", huge_n, trend_ports)):
         try:

@@ -87,6 +87,9 @@ class SimulationResult:
         largest message, or the busiest link's load when that is more; for a synthesized
         schedule ``step_rounds[i] * chunk_bytes`` (its step lasts that many rounds of one chunk per
         link). ``None`` (a result built by hand): :attr:`bandwidth_bytes` falls back to the same rule.
+    reduced_per_round : ndarray, shape (rounds,), optional
+        The most bytes one node combined (``reduce`` transfers into it) in each round: the
+        computation of the α-β-γ model, a node adding what it received before the round ends.
     """
 
     schedule: Schedule
@@ -99,7 +102,13 @@ class SimulationResult:
     correct: bool
     errors: list
     link_load: np.ndarray | None = None
+    reduced_per_round: np.ndarray | None = None
     charged_bytes: np.ndarray | None = None
+
+    @property
+    def reduce_bytes(self) -> float:
+        """Sum over rounds of the most bytes one node combined: the γ term's bytes (eq:cc-cost-abg)."""
+        return 0.0 if self.reduced_per_round is None else float(self.reduced_per_round.sum())
 
     @property
     def bandwidth_bytes(self) -> float:
@@ -131,15 +140,20 @@ class SimulationResult:
             raise TypeError(f"correct must be True or False, got {type(self.correct).__name__}")
         if not isinstance(self.errors, list):
             raise TypeError(f"errors must be a list of str, got {type(self.errors).__name__}")
-        for name in ("link_load", "charged_bytes"):
+        for name in ("link_load", "charged_bytes", "reduced_per_round"):
             if getattr(self, name) is not None and not isinstance(getattr(self, name), np.ndarray):
                 raise TypeError(f"{name} must be a numpy array or None, got {type(getattr(self, name)).__name__}")
 
-    def time(self, alpha, beta) -> float:
-        """α-β time in seconds: ``rounds * alpha + bandwidth_bytes / beta`` (β in bytes/s)."""
+    def time(self, alpha, beta, gamma=0.0) -> float:
+        """α-β(-γ) time in seconds: ``rounds * alpha + bandwidth_bytes / beta + reduce_bytes * gamma``.
+
+        β in bytes/s, γ in seconds per byte combined (default 0: the α-β time).
+        """
         alpha = check_seconds("alpha", alpha, scalar=True)
         beta = check_bandwidth("beta", beta, scalar=True)
-        return self.rounds * alpha + self.bandwidth_bytes / beta
+        gamma = check_seconds("gamma", gamma, scalar=True)
+        time = self.rounds * alpha + self.bandwidth_bytes / beta
+        return time + self.reduce_bytes * gamma if gamma else time
 
     def __repr__(self) -> str:
         return (
@@ -555,6 +569,7 @@ def _run_schedule(schedule: Schedule, ports: int, topology: Topology | None, see
     sent = np.zeros((count, n), dtype=np.int64)
     received = np.zeros((count, n), dtype=np.int64)
     max_message = np.zeros(count, dtype=np.int64)
+    reduced = np.zeros(count, dtype=np.int64)
     load = np.zeros(count) if links is not None else None
     _check_round(schedule.prologue, -1, schedule, ports, topology, sizes)
     _apply(schedule.prologue, bufs)
@@ -562,6 +577,8 @@ def _run_schedule(schedule: Schedule, ports: int, topology: Topology | None, see
     for i, r in enumerate(schedule.rounds):
         messages = _check_round(r, i, schedule, ports, topology, sizes, routed, uplinks)
         _apply(r, bufs)
+        if np.any(r.reduce):
+            reduced[i] = int(np.bincount(r.dst[r.reduce], weights=r.length[r.reduce], minlength=n).max())
         remote = r.src != r.dst
         if not np.any(remote):
             continue
@@ -609,6 +626,7 @@ def _run_schedule(schedule: Schedule, ports: int, topology: Topology | None, see
         correct=not errors,
         errors=errors[:10],
         link_load=load,
+        reduced_per_round=reduced,
         charged_bytes=charged,
     )
 
@@ -649,12 +667,24 @@ def simulate(
     (6, [6144, 6144, 6144, 6144], True)
     """
     from .generators import _check_generate, _generate
+    from .generators.placement import placed_schedule
 
     unknown = set(options) - {"root", "chunks", "pipelined"}
     if unknown:
         raise TypeError(
             f"simulate() got unexpected keyword arguments {sorted(unknown)}; options are root, chunks, pipelined"
         )
+    if topology is not None:
+        check_topology(topology)
+    # Chapter 9: hierarchical algorithms take the node shape of a two-level topology; some
+    # algorithms refuse topologies they cannot run on (generators/placement.py).
+    placed = placed_schedule(algorithm, primitive, m, topology, options.get("chunks"))
+    if placed is not None:
+        if topology.n != n:
+            raise ValueError(f"topology has n={topology.n} nodes but n={n}")
+        seed = check_int("seed", seed, minimum=0, maximum=2**64 - 1, scalar=True)
+        ports = check_int("ports", ports, minimum=1, scalar=True)
+        return run_schedule(placed, ports=ports, topology=topology, seed=seed, max_bytes=max_bytes)
     n, m, ports, root, chunks, rounds, transfers = _check_generate(
         algorithm, primitive, n, m, ports, options.get("root", 0), options.get("chunks"), options.get("pipelined", True)
     )

@@ -1,5 +1,7 @@
 """Algorithm cost models: hand-derived values, brute-force round sizes, and 'never below the bound'."""
 
+from typing import NamedTuple
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -10,8 +12,15 @@ import ccb_helpers as ccb
 M = 1680.0  # divisible by 1..8 and 10, 12, 14, 16 halves
 
 
+class RoundsBytes(NamedTuple):
+    steps: int
+    bandwidth_bytes: float
+
+
 def terms(algorithm, primitive, n, **kw):
-    return ccb.algorithm_terms(algorithm, primitive, n, M, **kw)
+    """Rounds and bandwidth bytes (the reduced bytes, the third field of Cost, are tested apart)."""
+    cost = ccb.algorithm_terms(algorithm, primitive, n, M, **kw)
+    return RoundsBytes(cost.steps, cost.bandwidth_bytes)
 
 
 def test_ring_hand_values():
@@ -235,10 +244,14 @@ def test_no_algorithm_beats_the_round_bound(model, n, m, alpha, beta, extra_port
     ports = info.min_ports + extra_ports
     if info.power_of_two:
         n = 1 << (n.bit_length() - 1)
-    options = {"chunks": chunks} if algorithm == "double_binary_tree" else {}
+    options = {"chunks": chunks} if info.optimal_chunks is not None else {}
     cost = ccb.algorithm_cost(algorithm, primitive, n, m, alpha, beta, ports=ports, **options)
     bound = ccb.round_lower_bound(primitive, n, m, alpha, beta, ports=ports)
     assert cost >= bound * (1 - 1e-12)
+    # With a computation cost too: the model's reduced bytes against (N-1) M / N gamma.
+    gamma = alpha * 1e3 / max(m, 1.0)
+    with_gamma = ccb.algorithm_cost(algorithm, primitive, n, m, alpha, beta, ports=ports, gamma=gamma, **options)
+    assert with_gamma >= ccb.round_lower_bound(primitive, n, m, alpha, beta, ports=ports, gamma=gamma) * (1 - 1e-12)
     steps = ccb.algorithm_terms(algorithm, primitive, n, m, ports=ports, **options)
     assert steps.steps >= ccb.latency_steps_lower_bound(primitive, n, ports=ports)
 

@@ -5,7 +5,7 @@ One test per problem set (pytest-xdist runs them in parallel; each works in its 
 course): ``generate_assignment``, the submissions put in ``submitted/`` (on ps1 through
 ``zip_collect`` of loose files and a zip), **one** ``autograde`` call over all of them,
 ``generate_feedback`` and (ps1) ``export``. ps1 runs the teacher's command lines verbatim
-(``python -m nbgrader …`` in subprocesses, as assignments/README.md writes them); ps2–ps8 run the
+(``python -m nbgrader …`` in subprocesses, as assignments/README.md writes them); ps2–ps9 run the
 same nbgrader apps with the same configuration in the test's process (``_InProcess``, nbgrader's
 Python API), which saves a Python start and an nbgrader import per command (a third of a set's CPU). The class:
 

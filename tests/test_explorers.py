@@ -35,6 +35,7 @@ EXPLORERS = [
     ccb.BandwidthExplorer,
     ccb.AlgorithmExplorer,
     ccb.BisectionExplorer,
+    ccb.TwoLevelExplorer,
 ]
 #: Chapters 6-8's explorers; the MPI one browses the chapter's stored sweep.
 MPI_SWEEP = str(pathlib.Path(__file__).resolve().parents[1] / "ccb_helpers" / "data" / "mpi" / "mpi_sweep_example.json")
@@ -394,6 +395,11 @@ SWEEPS = {
         {"efficiency": False},
         {"n": 48},
         {"preset": "h100_nvswitch", "k": 1},
+        {"primitive": "broadcast"},
+        {"primitive": "reduce", "with_gamma": True, "k": 2},
+        {"gamma_ps": 500.0},
+        {"primitive": "reduce_scatter", "n": 12},
+        {"primitive": "all_reduce", "with_gamma": False},
     ],
     ccb.BisectionExplorer: [
         {"family": "fat_tree"},
@@ -404,6 +410,16 @@ SWEEPS = {
         {"family": "fully_connected", "size": 16},
         {"size": 2},
         {"family": "mesh2d"},
+    ],
+    ccb.TwoLevelExplorer: [
+        {"nodes": 1},
+        {"nodes": 16},
+        {"m": 2.0**10},
+        {"m": 2.0**32},
+        {"nic": "node"},
+        {"ports": 2},
+        {"nodes": 3, "m": 2.0**20},
+        {"nic": "gpu", "ports": 1},
     ],
 }
 
@@ -656,7 +672,7 @@ def test_algorithm_explorer_controls():
             alpha, beta = v["alpha_us"] * 1e-6, v["beta_gbps"] * 1e9
         else:  # a preset's exact numbers, whatever the sliders snapped to
             alpha, beta = ccb.preset(v["preset"]).alpha, ccb.preset(v["preset"]).beta
-        m_star = ccb.crossover_size("all_reduce", v["n"], alpha, beta, ports=v["k"])
+        m_star = ccb.crossover_size(v["primitive"], v["n"], alpha, beta, ports=v["k"])
         assert e.m_star_value == pytest.approx(m_star)
         assert ccb.format_bytes(m_star) in e.readout.value
         assert e.bands[0][0] == 64.0
@@ -687,15 +703,36 @@ def test_algorithm_explorer_reserves_lines_for_its_longest_readout():
     # The reader saw the figure jump 28 px at N = 95-931: five lines of text, four reserved.
     from ccb_helpers.explorers.algorithm import algorithm_frame
 
-    assert _lines_needed(algorithm_frame("a100_nvlink", 1.5, 50.0, 95, 1, False).readout) == 5
+    # (N = 95 took five lines then; with Bruck in the catalogue it takes four, and the longest
+    # readouts are 2-port AllReduce at N = 1024 with a long preset label.)
+    assert _lines_needed(algorithm_frame("a100_nvlink", 1.5, 50.0, 95, 1, False).readout) <= 5
+    assert _lines_needed(algorithm_frame("mi355x_xgmi", 1.5, 50.0, 1024, 2, False).readout) == 5
     worst = max(
-        _lines_needed(algorithm_frame(preset, 1.5, 50.0, n, k, efficiency).readout)
+        _lines_needed(algorithm_frame(preset, 1.5, 50.0, n, k, efficiency, primitive, 1.0, with_gamma).readout)
         for preset in [*ccb.PRESETS, "custom"]
         for n in (2, 3, 16, 95, 96, 500, 931, 1000, 1003, 1024)
         for k in (1, 2)
-        for efficiency in (False, True)
+        for efficiency in (False,)
+        for primitive in ("all_reduce", "reduce_scatter", "broadcast", "reduce")
+        for with_gamma in (False, True)
     )
     assert worst <= ccb.AlgorithmExplorer.readout_lines, worst
+
+
+def test_algorithm_explorer_presets_set_gamma_and_the_checkbox_counts_it():
+    e = ccb.AlgorithmExplorer(primitive="reduce", n=64)
+    e.controls["preset"].value = "h100_nvswitch"  # a preset with a gamma sets the slider to it
+    assert e.values["gamma_ps"] == pytest.approx(ccb.preset("h100_nvswitch").gamma * 1e12, rel=1.2e-3)
+    e.controls["preset"].value = "ib_ndr"  # no processor named: the slider stays
+    assert e.values["gamma_ps"] == pytest.approx(ccb.preset("h100_nvswitch").gamma * 1e12, rel=1.2e-3)
+    before = dict(e.times)
+    assert "γ = 0" in e.readout.value
+    e.update(with_gamma=True, gamma_ps=1000.0)  # 1 ns a byte added: every reduction slower
+    assert "计入 γ = 1e+03 ps/B" in e.readout.value
+    assert all(np.all(e.times[name] > before[name]) for name in before)
+    e.update(primitive="broadcast")  # nothing to add: gamma changes nothing
+    assert "γ" not in re.sub(r"<[^>]+>", "", e.readout.value).split("；")[-1]
+    e.close()
 
 
 def test_algorithm_explorer_choosing_custom_says_what_to_do():

@@ -16,7 +16,17 @@ pytestmark = pytest.mark.browser
 
 STATES = 1000
 PAGE = "notebooks/04_combined_bounds"
-KINDS = {"preset": "", "alpha_us": 1.0, "beta_gbps": 1.0, "n": 1, "k": 1, "efficiency": False}
+KINDS = {
+    "preset": "",
+    "alpha_us": 1.0,
+    "beta_gbps": 1.0,
+    "gamma_ps": 1.0,
+    "with_gamma": False,
+    "primitive": "",
+    "n": 1,
+    "k": 1,
+    "efficiency": False,
+}
 
 
 def typed(raw: dict) -> dict:
@@ -38,7 +48,7 @@ def exported():
 
 
 def random_states(exported: dict, count: int, seed: int) -> list[dict]:
-    """Random states a reader can reach: a preset sets α and β; "custom" takes any slider position."""
+    """Random states a reader can reach: a preset sets α and β (γ is free); "custom" takes any slider position."""
     rng = random.Random(seed)
     c = {s["name"]: s for s in exported["controls"]}
     presets = exported["data"]["presets"]
@@ -55,6 +65,9 @@ def random_states(exported: dict, count: int, seed: int) -> list[dict]:
                 "preset": preset,
                 "alpha_us": alpha_us,
                 "beta_gbps": beta_gbps,
+                "gamma_ps": rng.choice(c["gamma_ps"]["values"]),
+                "with_gamma": rng.random() < 0.5,
+                "primitive": rng.choice(c["primitive"]["options"])[1],
                 "n": n,
                 "k": rng.randint(1, 2),
                 "efficiency": rng.random() < 0.3,
@@ -64,18 +77,36 @@ def random_states(exported: dict, count: int, seed: int) -> list[dict]:
 
 
 def test_export_holds_the_models_coefficients(exported):
-    k2 = exported["data"]["ports"]["2"]
-    i = 16 - exported["data"]["n_min"]
-    # Bidirectional ring AllReduce at N = 16 (by hand): 2 floor(N/2) rounds, 2 (N-1)M/(2N) bytes per port.
-    assert (k2["steps"]["bidirectional_ring"][i], k2["per_byte"]["bidirectional_ring"][i]) == (16, 15 / 16)
-    # Double binary tree, 2 ports: 2 (H + C - 1) rounds with H = log2 16 = 4.
+    data = exported["data"]
+    k2 = data["primitives"]["all_reduce"]["ports"]["2"]
+    i = 16 - data["n_min"]
+    # Bidirectional ring AllReduce at N = 16 (by hand): 2 floor(N/2) rounds, 2 (N-1)M/(2N) bytes per
+    # port, and it adds each of the N - 1 blocks of the reduce-scatter once.
+    ring = k2["linear"]["bidirectional_ring"]
+    assert (ring["steps"][i], ring["per_byte"][i], ring["reduced"][i]) == (16, 15 / 16, 15 / 16)
+    # Double binary tree, 2 ports: 2 (H + C - 1) rounds with H = log2 16 = 4; it adds two chunks a
+    # round on its reduce path but one in the last: 2 (H + C - 1) - 1.
     assert (k2["dbt"]["a"][i], k2["dbt"]["b"][i], k2["dbt"]["gaps"][i]) == (2, 6, [])
+    assert (k2["dbt"]["ra"][i], k2["dbt"]["rb"][i], k2["dbt"]["rgaps"][i]) == (2, 5, [])
+    # Bruck AllReduce, 1 port, N = 12: 2 ceil(log2 12) rounds and 2 (N-1)/N bytes per byte.
+    bruck = data["primitives"]["all_reduce"]["ports"]["1"]["linear"]["bruck"]
+    assert (bruck["steps"][12 - data["n_min"]], bruck["per_byte"][12 - data["n_min"]]) == (8, 22 / 12)
+    # Pipelined chain Reduce, N = 16: N - 2 + s rounds, one segment added a round.
+    chain = data["primitives"]["reduce"]["ports"]["1"]["pipelined"]["pipelined_chain"]
+    assert (chain["fill"][i], chain["per"][i], chain["added"][i], chain["mul"][i], chain["sub"][i]) == (14, 1, 14, 1, 0)
+    # Pipelined binary tree Reduce, 2 ports, N = 16 = 2^4: H = 4, and the last level's one node
+    # leaves the last round single: added segments 2 rounds - 1, fill C = 2 (H - 1) - 1.
+    tree = data["primitives"]["reduce"]["ports"]["2"]["pipelined"]["pipelined_binary_tree"]
+    assert (tree["fill"][i], tree["per"][i], tree["added"][i], tree["mul"][i], tree["sub"][i]) == (3, 1, 5, 2, 1)
 
 
 def test_random_states_equal_python(live_harness, exported):
     states = random_states(exported, STATES, seed=5)
     states.append(dict(states[0], preset="custom", alpha_us=0.1, beta_gbps=1000.0, n=1024, k=2))
     states.append(dict(states[0], preset="custom", alpha_us=100.0, beta_gbps=1.0, n=2, k=1))
+    for primitive in ("all_reduce", "reduce_scatter", "broadcast", "reduce"):  # each with gamma, both port counts
+        for k in (1, 2):
+            states.append(dict(states[0], primitive=primitive, with_gamma=True, gamma_ps=1000.0, n=48, k=k))
     results = evaluate_all(live_harness, "AlgorithmExplorer", exported["data"], states)
     assert not live_harness.errors
     compare(results, states, algorithm_frame, text_of)
@@ -92,11 +123,20 @@ def test_adjust_mirrors_python(live_harness, exported):
         "preset": "a100_nvlink",
         "alpha_us": exported["data"]["presets"]["a100_nvlink"]["alpha_us"],
         "beta_gbps": exported["data"]["presets"]["a100_nvlink"]["beta_gbps"],
+        "gamma_ps": exported["data"]["presets"]["a100_nvlink"]["gamma_ps"],
+        "with_gamma": False,
+        "primitive": "all_reduce",
         "n": 16,
         "k": 1,
         "efficiency": False,
     }
-    steps = [("preset", "ib_ndr", start), ("alpha_us", 20.0, start), ("preset", "custom", start)]
+    steps = [
+        ("preset", "ib_ndr", start),
+        ("alpha_us", 20.0, start),
+        ("preset", "custom", start),
+        ("preset", "h100_nvswitch", dict(start, gamma_ps=100.0)),  # a preset with a gamma sets it
+        ("gamma_ps", 5.0, start),  # gamma is free: the preset stays
+    ]
     results = live_harness.evaluate(run, [exported["data"], steps])
     for (name, value, state), result in zip(steps, results):
         with ccb.AlgorithmExplorer(**state) as e:

@@ -23,7 +23,7 @@ def cases():
 
 
 def options(algorithm):
-    return {"chunks": 3} if algorithm == "double_binary_tree" else {}
+    return {"chunks": 3} if algorithm in ccb.pipelined_algorithms() else {}
 
 
 @pytest.mark.parametrize("algorithm, primitive, n", list(cases()))
@@ -35,6 +35,7 @@ def test_generator_matches_cost_model_and_is_correct(algorithm, primitive, n):
     assert result.correct, result.errors
     assert result.rounds == model.steps
     assert result.bandwidth_bytes == pytest.approx(model.bandwidth_bytes)
+    assert result.reduce_bytes == pytest.approx(model.reduce_bytes)  # the γ term, counted on the rounds
     assert result.bytes_sent.sum() == result.bytes_received.sum()
 
 
@@ -376,7 +377,7 @@ def test_schedule_size_closed_forms_bound_the_generated_schedules(algorithm, pri
     from ccb_helpers.generators import schedule_size
 
     ports = ccb.ALGORITHMS[algorithm][primitive].min_ports
-    chunks = 3 if algorithm == "double_binary_tree" else None
+    chunks = 3 if algorithm in ccb.pipelined_algorithms() else None
     s = ccb.generate(algorithm, primitive, n, 96 * n, ports=ports, **options(algorithm))
     rounds, transfers = schedule_size(algorithm, primitive, n, ports, chunks)
     assert rounds == len(s.rounds)

@@ -37,8 +37,13 @@ from .evaluate import (
     algorithm_cost,
     algorithm_terms,
     applicable_algorithms,
+    pipelined_algorithms,
 )
+from .hierarchical import hierarchical_terms, two_level_algorithm_time
+from .pat import pat_aggregation
+from .pipelined import one_port_tree_depth, optimal_segments, pipeline_constants
 from .registry import ALGORITHM_LABELS, ALGORITHMS, _model
+from .swing import swing_terms
 
 __all__ = [
     "ALGORITHMS",
@@ -52,4 +57,12 @@ __all__ = [
     "optimal_chunks",
     "tree_height",
     "DBT_ONE_PORT_MAX_N",
+    "pipelined_algorithms",
+    "optimal_segments",
+    "pipeline_constants",
+    "one_port_tree_depth",
+    "hierarchical_terms",
+    "two_level_algorithm_time",
+    "pat_aggregation",
+    "swing_terms",
 ]

@@ -51,13 +51,14 @@ def _optimal_chunks(n, m, alpha, beta):
     return int(chunks) if scalar else chunks
 
 
-def _dbt_one_port_rounds(n, chunks):
+def _dbt_one_port_rounds(n, chunks, phases=(0, 1)):
     """Rounds of the 1-port double binary tree: the 1-port sub-rounds that carry a message.
 
     Each 2-port round splits into one sub-round per edge colour; a sub-round in which no edge of
     that colour is active (near the roots, where the two trees' top levels may share a colour)
     is dropped. Counted from the trees' (level, colour) pairs: for each phase and colour, the
     union of the intervals ``[level, level + C - 1]`` of rounds in which that level is busy.
+    ``phases``: which phases to count (0 the reduce phase, 1 the broadcast phase).
     """
 
     def gaps(n_value: int) -> tuple[list[int], int]:
@@ -65,7 +66,9 @@ def _dbt_one_port_rounds(n, chunks):
         # colour for C rounds) and how many (phase, colour) lists are not empty.
         found, lists = [], 0
         if n_value > 1:
-            for pairs in _dbt_levels(n_value):
+            for phase, pairs in enumerate(_dbt_levels(n_value)):
+                if phase not in phases:
+                    continue
                 for colour in (0, 1):
                     levels = sorted(level for level, c in pairs if c == colour)
                     found += [b - a for a, b in zip(levels, levels[1:])]
@@ -151,6 +154,52 @@ def _dbt_all_reduce(n, m, ports, opts):
     return np.where(n > 1, rounds, 0), np.where(n > 1, rounds * m / (2 * chunks), 0.0)
 
 
+def _dbt_two_port_reduce_chunks(n, chunks):
+    """Chunks combined on the 2-port reduce phase's critical path: per round the most one rank adds.
+
+    All ``H + C - 1`` reduce rounds carry a chunk; a rank with two children (or rank 0 of an odd
+    ``n``, a parent in both trees) adds two in the rounds where both are busy. NCCL's trees leave
+    only the last round single, and one more when the root's child has just one full subtree:
+    ``2 (H + C - 1) - 1`` chunks, minus one for ``2^(H-1) + 2 <= n <= 2^(H-1) + 2^(H-2)`` (and
+    for ``n = 2^(H-1) + 1`` with one chunk); ``n = 3`` (mirrored trees) adds ``2C``, ``n = 2`` ``C``.
+    Counted on the trees for every ``n <= 4096`` in tests/test_algorithms.py.
+    """
+    height = np.asarray(ceil_log2(n), dtype=np.int64)
+    half = np.left_shift(np.int64(1), np.maximum(height - 1, 0))
+    units = 2 * (height + chunks - 1) - 1
+    short = ((n >= half + 2) & (n <= half + half // 2)) | ((n == half + 1) & (chunks == 1))
+    units = units - short
+    units = np.where(n == 3, 2 * chunks, units)
+    return np.where(n == 2, chunks, units)
+
+
+def _dbt_reduced(n, m, ports, opts):
+    # γ: a rank adds each chunk its children send up. With 1 port a sub-round carries one colour,
+    # in which no rank receives twice: one chunk per reduce-phase round. With 2 ports a parent of
+    # two adds two chunks in the rounds where both children are busy.
+    chunks = opts["chunks"] if opts.get("pipelined", True) else 1
+    if ports == 1:
+        units = _dbt_one_port_rounds(n, chunks, phases=(0,))
+    else:
+        units = _dbt_two_port_reduce_chunks(n, chunks)
+    return np.where(n > 1, units * m / (2 * chunks), 0.0)
+
+
+def _with_gamma(beta, gamma):
+    """The bandwidth that charges a received byte ``1 / beta + gamma`` (``beta`` itself when γ = 0)."""
+    if np.ndim(gamma) == 0 and gamma == 0:
+        return beta
+    return 1.0 / (1.0 / np.asarray(beta, dtype=float) + gamma)
+
+
+def _dbt_optimal_chunks(n, m, alpha, beta, gamma, ports):
+    # γ is extra time per received byte in the rounds that add: with 2 ports about every round
+    # (a parent of two adds two chunks while the other tree's chunks flow), with 1 port about half
+    # of them (the reduce phase). Folded into β the closed form stays (and γ = 0 gives today's count).
+    share = gamma if ports >= 2 else np.multiply(gamma, 0.5)
+    return _optimal_chunks(n, m, alpha, _with_gamma(beta, share))
+
+
 #: Largest N of the 1-port double binary tree model: its rounds are counted on the two trees and
 #: their edge colouring (O(N), about 1 s at the cap here, then cached).
 DBT_ONE_PORT_MAX_N = 65536
@@ -162,5 +211,10 @@ def _too_large(algorithm, n, ports):
 
 
 DOUBLE_BINARY_TREE = {
-    "all_reduce": _Model(_dbt_all_reduce, reference="Sanders, Speck & Träff 2009; NCCL 2.4"),
+    "all_reduce": _Model(
+        _dbt_all_reduce,
+        reference="Sanders, Speck & Träff 2009; NCCL 2.4",
+        reduced=_dbt_reduced,
+        optimal_chunks=_dbt_optimal_chunks,
+    ),
 }

@@ -50,18 +50,36 @@ def _doubling_all_reduce(n, m, ports, opts):
     return steps, steps * m
 
 
+def _rhd_reduced(n, m, ports, opts):
+    # Halving adds M/2, M/4, ...: (P-1)M/P on P = 2^floor(log2 N) ranks (the 2-port form adds both
+    # halves' pieces a round: the same sum); the fold adds a whole M first when N is not P.
+    p = 2 ** floor_log2(n)
+    return np.where(is_power_of_two(n), _frac_bytes(n, m), m + _frac_bytes(p, m))
+
+
+def _halving_reduced(n, m, ports, opts):
+    return _frac_bytes(n, m)
+
+
+def _doubling_reduced(n, m, ports, opts):
+    # Every round adds the partner's whole M; the fold adds one more.
+    f = floor_log2(n)
+    return np.where(is_power_of_two(n), f, f + 1) * m
+
+
 RECURSIVE_HALVING_DOUBLING = {
-    "all_reduce": _Model(_rhd_all_reduce, reference="Rabenseifner 2004; " + _THAKUR),
-    "reduce_scatter": _Model(_halving_reduce_scatter, power_of_two=True, reference=_THAKUR),
+    "all_reduce": _Model(_rhd_all_reduce, reference="Rabenseifner 2004; " + _THAKUR, reduced=_rhd_reduced),
+    "reduce_scatter": _Model(_halving_reduce_scatter, power_of_two=True, reference=_THAKUR, reduced=_halving_reduced),
 }
 RECURSIVE_HALVING_DOUBLING_2PORT = {
     "all_reduce": _Model(
         _two_port_rhd_all_reduce,
         min_ports=2,
         reference="Rabenseifner 2004 on two halves; dimension order shifted (this book)",
+        reduced=_rhd_reduced,
     ),
 }
 RECURSIVE_DOUBLING = {
     "all_gather": _Model(_doubling_all_gather, power_of_two=True, reference=_THAKUR),
-    "all_reduce": _Model(_doubling_all_reduce, reference=_THAKUR),
+    "all_reduce": _Model(_doubling_all_reduce, reference=_THAKUR, reduced=_doubling_reduced),
 }

@@ -29,13 +29,19 @@ def _biring_all_reduce(n, m, ports, opts):
     return 2 * steps, 2 * volume
 
 
+def _ring_reduced(n, m, ports, opts):
+    # Each reduce-scatter round a node adds the block it received: N - 1 blocks. (The bidirectional
+    # ring adds its two blocks a round, or two halves in the last round of an even N: N - 1 too.)
+    return _frac_bytes(n, m)
+
+
 RING = {
-    "reduce_scatter": _Model(_ring_half, reference=_THAKUR),
+    "reduce_scatter": _Model(_ring_half, reference=_THAKUR, reduced=_ring_reduced),
     "all_gather": _Model(_ring_half, reference=_THAKUR),
-    "all_reduce": _Model(_ring_all_reduce, reference="Patarasuk & Yuan 2009; NCCL ring"),
+    "all_reduce": _Model(_ring_all_reduce, reference="Patarasuk & Yuan 2009; NCCL ring", reduced=_ring_reduced),
 }
 BIDIRECTIONAL_RING = {
-    "reduce_scatter": _Model(_biring_half, min_ports=2),
+    "reduce_scatter": _Model(_biring_half, min_ports=2, reduced=_ring_reduced),
     "all_gather": _Model(_biring_half, min_ports=2),
-    "all_reduce": _Model(_biring_all_reduce, min_ports=2),
+    "all_reduce": _Model(_biring_all_reduce, min_ports=2, reduced=_ring_reduced),
 }

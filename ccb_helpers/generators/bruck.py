@@ -1,4 +1,5 @@
-"""Bruck et al. (1997): the all-gather by doubling spans and the all-to-all by index bits, any N."""
+"""Bruck et al. (1997): the all-gather by concatenation (k ports), its reversal (reduce-scatter), both
+in a row (AllReduce), and the all-to-all by index bits, for every N."""
 
 from __future__ import annotations
 
@@ -6,21 +7,37 @@ import numpy as np
 
 from .._intmath import ceil_log2
 from ..schedule import Round
-from .core import Built, ScheduleGenerator, _Blocks
+from .core import Built, ScheduleGenerator, _Blocks, _reverse
 
 
-def _bruck_all_gather(n: int, m: int) -> list[Round]:
-    # Round b: node i sends the blocks i, ..., i + min(2^b, n - 2^b) - 1 it holds to node i - 2^b.
+def _bruck_all_gather(n: int, m: int, ports: int = 1) -> list[Round]:
+    """Bruck's concatenation with ``ports`` ports: node i ends with every block, starting from block i.
+
+    Holding blocks ``i .. i + S - 1``, node ``i`` receives the next ``r = min(k S, n - S)`` in one
+    round, split over ``k`` senders: piece ``j`` (``q_j`` blocks, the pieces as even as whole
+    blocks allow) comes from node ``i + a_j``, which holds it from its own start, with
+    ``a_j = S + q_0 + ... + q_{j-1}``. One port: ``i`` sends blocks ``i .. i + min(S, n - S) - 1``
+    to ``i - S``.
+    """
     blocks = _Blocks(m, n)
     nodes = np.arange(n)
     rounds = []
-    span = 1
-    while span < n:
-        count = min(span, n - span)
-        src = np.repeat(nodes, count)
-        blk = (src + np.tile(np.arange(count), n)) % n
-        rounds.append(Round(src, (src - span) % n, blocks.offset[blk], blocks.length[blk]))
-        span *= 2
+    held = 1
+    while held < n:
+        r = min(ports * held, n - held)
+        q, extra = divmod(r, ports)
+        counts = [q + (j < extra) for j in range(min(ports, r))]
+        src, dst, blk = [], [], []
+        distance = held
+        for count in counts:
+            sender = np.repeat(nodes, count)
+            src.append(sender)
+            dst.append((sender - distance) % n)
+            blk.append((sender + np.tile(np.arange(count), n)) % n)
+            distance += count
+        src, dst, blk = (np.concatenate(x) for x in (src, dst, blk))
+        rounds.append(Round(src, dst, blocks.offset[blk], blocks.length[blk]))
+        held = min(held * (ports + 1), n)
     return rounds
 
 
@@ -45,15 +62,20 @@ def _bruck_all_to_all(n: int, m: int):
 
 
 def _build_bruck(primitive, n, m, ports, root, chunks):
-    if primitive == "all_gather":
-        return _bruck_all_gather(n, m)
-    prologue, rounds, epilogue = _bruck_all_to_all(n, m)
-    return Built(rounds, prologue, epilogue, work=True)
+    if primitive == "all_to_all":
+        prologue, rounds, epilogue = _bruck_all_to_all(n, m)
+        return Built(rounds, prologue, epilogue, work=True)
+    gather = _bruck_all_gather(n, m, ports)
+    # Reversed, each piece added into its sender: a reduce-scatter (every block's tree, leaves first).
+    scatter = _reverse(gather, True)
+    return {"all_gather": gather, "reduce_scatter": scatter, "all_reduce": scatter + gather}[primitive]
 
 
 def _bruck_transfers(primitive, n, ports, chunks) -> int:
-    if primitive == "all_gather":
-        return n * (n - 1)
+    if primitive in ("all_gather", "reduce_scatter"):
+        return n * (n - 1)  # every node receives each other block once
+    if primitive == "all_reduce":
+        return 2 * n * (n - 1)
     return 2 * n * n + n * (n // 2 + 1) * ceil_log2(n)
 
 

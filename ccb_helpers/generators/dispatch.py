@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .._validation import check_bool, check_cap, check_int, check_memory
-from ..algorithms import MAX_CHUNKS, _check_applicable, _model, _terms
+from ..algorithms import MAX_CHUNKS, _check_applicable, _model, _terms, pipelined_algorithms
 from ..schedule import MAX_BUFFER_BYTES, Round, Schedule, buffers_for
 from .core import MAX_ROUNDS, MAX_TRANSFERS, Built, _generate_memory
 from .registry import GENERATORS
@@ -27,15 +27,18 @@ def _check_generate(algorithm, primitive, n, m, ports, root, chunks, pipelined):
     root = check_int("root", root, minimum=0, maximum=n - 1, scalar=True)
     pipelined = check_bool("pipelined", pipelined)
     _check_applicable(algorithm, model, n, ports)
-    if algorithm != "double_binary_tree":
+    if model.optimal_chunks is None:
         if chunks is not None or not pipelined:
-            raise ValueError("chunks and pipelined apply only to double_binary_tree")
+            raise ValueError(
+                f"chunks and pipelined apply only to the pipelined algorithms ({', '.join(pipelined_algorithms())}), "
+                f"not to {algorithm!r}"
+            )
     else:
         if chunks is None:
             chunks = 4 if pipelined else 1
         chunks = check_int("chunks", chunks, minimum=1, maximum=MAX_CHUNKS, scalar=True)
         if not pipelined and chunks != 1:
-            raise ValueError("the unpipelined double_binary_tree uses one chunk; drop chunks or set pipelined=True")
+            raise ValueError(f"the unpipelined {algorithm} uses one chunk; drop chunks or set pipelined=True")
     if primitive == "all_to_all" and m % n:
         raise ValueError(
             f"all_to_all needs m divisible by n (block j of node i fills block i of node j, so the "
@@ -65,10 +68,11 @@ def generate(algorithm, primitive, n, m, ports=1, root=0, chunks=None, pipelined
     root : int, default 0
         Root of rooted primitives.
     chunks : int, optional
-        Pipeline chunks per tree for ``double_binary_tree`` (default 1 when ``pipelined=False``,
-        else 4).
+        Pipeline chunks of the pipelined algorithms (:func:`ccb_helpers.pipelined_algorithms`):
+        per tree for ``double_binary_tree``, segments of M for ``pipelined_chain`` and
+        ``pipelined_binary_tree`` (default 1 when ``pipelined=False``, else 4).
     pipelined : bool, default True
-        ``double_binary_tree`` only; ``False`` is the same as ``chunks=1``.
+        Pipelined algorithms only; ``False`` is the same as ``chunks=1``.
 
     Notes
     -----

@@ -118,7 +118,11 @@ def build_parser() -> argparse.ArgumentParser:
             "--ports", type=int, help="k of the cost model and of k-nomial trees (default: the algorithm's minimum)"
         )
         p.add_argument("--root", type=int, default=0, help="root of rooted primitives (default 0)")
-        p.add_argument("--chunks", type=int, help="pipeline chunks per tree (double_binary_tree; default 4)")
+        p.add_argument(
+            "--chunks",
+            type=int,
+            help="pipeline chunks (double_binary_tree: per tree; pipelined_chain, pipelined_binary_tree: segments; default 4)",
+        )
 
     def model_args(p):
         p.add_argument(
@@ -206,10 +210,11 @@ def _case(algorithm, primitive, m, ports, root, chunks) -> dict:
         raise InputError(
             f"--root applies only to rooted primitives ({', '.join(ROOTED_PRIMITIVES)}), not {primitive!r}"
         )
-    if algorithm == "double_binary_tree":
+    if model.optimal_chunks is not None:  # pipelined (double_binary_tree first): chunks, default 4
         chunks = 4 if chunks is None else _check_count("chunks", chunks, 1, 1024)
     elif chunks is not None:
-        raise InputError("--chunks applies only to double_binary_tree")
+        pipelined = [a for a, ps in ALGORITHMS.items() if any(m.optimal_chunks for m in ps.values())]
+        raise InputError(f"--chunks applies only to {', '.join(pipelined)}")
     return {"algorithm": algorithm, "primitive": primitive, "m": m, "ports": ports, "root": root, "chunks": chunks}
 
 

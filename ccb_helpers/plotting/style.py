@@ -29,6 +29,8 @@ COLORS = {
     "bruck": "#e377c2",
     "pairwise": "#7f7f7f",
     "scatter_allgather": "#bcbd22",
+    "pipelined_chain": "#393b79",
+    "pipelined_binary_tree": "#637939",
 }
 
 #: Colour per topology family (keys of ccb_helpers.diameter.FAMILIES).

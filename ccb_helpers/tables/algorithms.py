@@ -23,12 +23,14 @@ def algorithm_comparison_table(
     row is one configuration: the double binary tree appears unpipelined (the source's row, one
     chunk per tree) and pipelined with ``chunks`` chunks, both at ``ports`` ports (1 port: the
     two-colour form of Sanders, Speck & Träff). With 2 ports the table adds the bidirectional
-    ring and the two-halves RHD.
+    ring and the two-halves RHD; Bruck's AllReduce (reversed Bruck + Bruck, radix ``ports + 1``)
+    closes both.
 
     >>> t = algorithm_comparison_table(ports=1, ns=(8,))
     >>> [(v[0], v[2], v[5], v[6]) for v in t.values]   # doctest: +NORMALIZE_WHITESPACE
     [('ring', 14, 'grows', 'exact'), ('double_binary_tree_unpipelined', 10, 'constant', 'grows'),
-     ('double_binary_tree', 262, 'constant', 'grows'), ('recursive_halving_doubling', 6, 'constant', 'exact')]
+     ('double_binary_tree', 262, 'constant', 'grows'), ('recursive_halving_doubling', 6, 'constant', 'exact'),
+     ('bruck', 6, 'constant', 'exact')]
     """
     from ..selection import optimality
 
@@ -40,6 +42,7 @@ def algorithm_comparison_table(
     rows_spec += [("double_binary_tree", False), ("double_binary_tree", True), ("recursive_halving_doubling", True)]
     if ports >= 2:
         rows_spec.append(("recursive_halving_doubling_2port", True))
+    rows_spec.append(("bruck", True))
     rows, values = [], []
     for algorithm, pipelined in rows_spec:
         for n in ns:

@@ -1,0 +1,131 @@
+"""A schedule's messages routed over a network's links: the bytes each directed link carries per round.
+
+The simulator checks that a message has a way (a link, or endpoints of one switched network) and
+caps an endpoint's messages per round by its links; it does not follow a message through the
+switches. Here each message takes one shortest path of the topology's graph — among equal ones
+the ``(src + dst) mod count``-th, a deterministic ECMP spread — and every directed link adds the
+message's bytes (divided by the link's multiplicity). A round then costs ``alpha`` plus its
+busiest link's bytes over ``beta``: the α-β time with link contention (eq:cc-routed-time), which
+is what an oversubscribed fat tree charges an algorithm whose messages share the uplinks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validation import check_bandwidth, check_cap, check_seconds
+from .schedule import Schedule
+from .topology import Topology, check_topology
+
+__all__ = ["RoutedLoads", "routed_loads", "routed_time"]
+
+#: Most (pair, round) messages routed in one call (each is a Python dict lookup and a path walk).
+MAX_ROUTED_MESSAGES = 2**20
+
+
+@dataclass
+class RoutedLoads:
+    """Per round: the most bytes one directed link carries and the most messages sharing one.
+
+    Attributes
+    ----------
+    link_bytes : ndarray, shape (rounds,)
+        Bytes on the busiest directed link (a link of multiplicity ``b`` carries ``bytes / b``).
+    link_messages : ndarray, shape (rounds,)
+        The most messages crossing one directed link in that round.
+    busiest : list
+        The busiest link of each round, as ``(u, v)`` vertices of the topology's graph (``None``
+        in a round without messages).
+    """
+
+    link_bytes: np.ndarray
+    link_messages: np.ndarray
+    busiest: list
+
+    @property
+    def bandwidth_bytes(self) -> float:
+        """Sum over rounds of the busiest link's bytes: the β term with contention."""
+        return float(self.link_bytes.sum())
+
+
+def _paths(topology: Topology):
+    """``path(src, dst)``: the vertices of the chosen shortest path (cached per pair)."""
+    import networkx as nx
+
+    graph = topology.graph
+    cache: dict = {}
+
+    def path(src: int, dst: int) -> list:
+        key = (src, dst)
+        if key not in cache:
+            options = sorted(nx.all_shortest_paths(graph, src, dst), key=lambda p: [str(v) for v in p])
+            cache[key] = options[(src + dst) % len(options)]
+        return cache[key]
+
+    return graph, path
+
+
+def routed_loads(schedule: Schedule, topology: Topology) -> RoutedLoads:
+    """Route every message of ``schedule`` over ``topology`` and count the load of each directed link.
+
+    Pieces between the same two endpoints in one round travel as one message. Direct networks
+    (no switches) route a message over its own link when there is one, else over a shortest path.
+
+    Examples
+    --------
+    Ring AllGather on a ring of 4: every round each link carries one block in one direction.
+
+    >>> from ccb_helpers.generators import generate
+    >>> from ccb_helpers.topology import ring
+    >>> loads = routed_loads(generate("ring", "all_gather", 4, 64), ring(4))
+    >>> loads.link_bytes.tolist(), loads.link_messages.tolist()
+    ([16.0, 16.0, 16.0], [1, 1, 1])
+    """
+    if not isinstance(schedule, Schedule):
+        raise TypeError(f"schedule must be a Schedule, got {type(schedule).__name__}")
+    check_topology(topology)
+    if topology.n != schedule.n:
+        raise ValueError(f"topology has n={topology.n} nodes but the schedule has n={schedule.n}")
+    messages = sum(int(np.count_nonzero(r.src != r.dst)) for r in schedule.rounds)
+    check_cap("routed_loads: messages (pieces between two nodes in a round)", messages, MAX_ROUTED_MESSAGES)
+    graph, path = _paths(topology)
+    link_bytes = np.zeros(len(schedule.rounds))
+    link_messages = np.zeros(len(schedule.rounds), dtype=np.int64)
+    busiest: list = []
+    n = schedule.n
+    for i, r in enumerate(schedule.rounds):
+        remote = r.src != r.dst
+        if not np.any(remote):
+            busiest.append(None)
+            continue
+        keys, inverse = np.unique(r.src[remote] * n + r.dst[remote], return_inverse=True)
+        pair_bytes = np.bincount(inverse, weights=r.length[remote])
+        load: dict = {}
+        count: dict = {}
+        for key, size in zip(keys.tolist(), pair_bytes.tolist()):
+            vertices = path(*divmod(key, n))
+            for u, v in zip(vertices, vertices[1:]):
+                multiplicity = graph.edges[u, v].get("links", 1)
+                load[(u, v)] = load.get((u, v), 0.0) + size / multiplicity
+                count[(u, v)] = count.get((u, v), 0) + 1
+        link = max(load, key=load.get)
+        link_bytes[i] = load[link]
+        link_messages[i] = max(count.values())
+        busiest.append(link)
+    return RoutedLoads(link_bytes, link_messages, busiest)
+
+
+def routed_time(schedule: Schedule, topology: Topology, alpha, beta) -> float:
+    """α-β time with link contention: ``rounds * alpha + sum of the busiest link's bytes / beta``.
+
+    >>> from ccb_helpers.generators import generate
+    >>> from ccb_helpers.topology import fat_tree
+    >>> routed_time(generate("ring", "all_reduce", 16, 1600), fat_tree(16), 1e-6, 1e9)   # 30 (alpha + 100 B / beta)
+    3.3e-05
+    """
+    alpha = check_seconds("alpha", alpha, scalar=True)
+    beta = check_bandwidth("beta", beta, scalar=True)
+    loads = routed_loads(schedule, topology)
+    return len(schedule.rounds) * alpha + loads.bandwidth_bytes / beta

@@ -1,0 +1,312 @@
+"""The catalogue attains the bounds for every N (#38): Bruck's reduce-scatter and AllReduce, the
+pipelined chain and binary tree, the computation term γ — each pinned by values derived by hand
+or counted by brute force here, and byte-checked in the simulator."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import ccb_helpers as ccb
+
+LARGE = [48, 64, 96, 100, 127, 128, 255]
+NS = list(range(2, 34)) + LARGE
+
+
+def ceil_log(n, base):
+    """Smallest L with base**L >= n, by integer loop."""
+    rounds, reach = 0, 1
+    while reach < n:
+        reach *= base
+        rounds += 1
+    return rounds
+
+
+# -- Bruck reduce-scatter and AllReduce ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", NS)
+@pytest.mark.parametrize("primitive", ["reduce_scatter", "all_reduce"])
+def test_bruck_one_port_byte_exact_with_the_hand_closed_forms(n, primitive):
+    # Hand: the all-gather's rounds carry 1, 2, 4, ... blocks, the last N - 2^(L-1): N - 1 blocks of
+    # M / N in L = ceil(log2 N) rounds; the reduce-scatter is the same rounds backwards, adding
+    # one block per received block: (N - 1) M / N added. AllReduce: both, in a row.
+    m = 24 * n
+    phases = 2 if primitive == "all_reduce" else 1
+    r = ccb.simulate("bruck", primitive, n, m)
+    assert r.correct, r.errors
+    assert r.rounds == phases * math.ceil(math.log2(n))
+    assert r.bandwidth_bytes == phases * (n - 1) * 24
+    assert r.reduce_bytes == (n - 1) * 24
+    assert r.bytes_sent.tolist() == [phases * (n - 1) * 24] * n  # every node sends exactly its share
+    cost = ccb.algorithm_terms("bruck", primitive, n, m)
+    assert (cost.steps, cost.bandwidth_bytes, cost.reduce_bytes) == (r.rounds, r.bandwidth_bytes, r.reduce_bytes)
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 7, 12, 13, 31, 33, 100])
+@pytest.mark.parametrize("m", [0, 1, 5, 1001])
+def test_bruck_any_m_including_m_not_divisible_by_n(n, m):
+    for primitive in ("reduce_scatter", "all_reduce", "all_gather"):
+        assert ccb.simulate("bruck", primitive, n, m).correct
+
+
+def _k_port_hand(n, k):
+    """Blocks on the busiest port per round of the k-port concatenation, by the rule stated in
+    the module: holding S blocks, the next r = min(k S, N - S) arrive split as evenly as whole
+    blocks allow over k ports; S becomes S + r."""
+    held, sizes = 1, []
+    while held < n:
+        r = min(k * held, n - held)
+        sizes.append(-(-r // k))
+        held += r
+    return sizes
+
+
+# Hand values of that rule (small cases worked on paper): N = 9, k = 2: S = 1 -> 3 -> 9, one block
+# then three a port (4 = (N - 1) / k, the bound); N = 10, k = 2: S = 1 -> 3 -> 9 -> 10, the last
+# round's single block on one port (5 blocks, half a block above the bound).
+HAND = {(9, 2): [1, 3], (10, 2): [1, 3, 1], (4, 2): [1, 1], (16, 3): [1, 4], (17, 3): [1, 4, 1], (28, 2): [1, 3, 9, 1]}
+
+
+@pytest.mark.parametrize("n, k", sorted(HAND))
+def test_k_port_rule_by_hand(n, k):
+    assert _k_port_hand(n, k) == HAND[(n, k)]
+
+
+@pytest.mark.parametrize("k", [2, 3, 4])
+@pytest.mark.parametrize("n", list(range(2, 34)) + [64, 100, 127])
+def test_bruck_k_port_byte_exact(n, k):
+    sizes = _k_port_hand(n, k)
+    m = 12 * n
+    for primitive, phases in (("all_gather", 1), ("reduce_scatter", 1), ("all_reduce", 2)):
+        r = ccb.simulate("bruck", primitive, n, m, ports=k)
+        assert r.correct, (primitive, r.errors)
+        assert r.rounds == phases * ceil_log(n, k + 1) == phases * len(sizes)
+        assert r.bandwidth_bytes == phases * sum(sizes) * 12
+        assert r.reduce_bytes == (0 if primitive == "all_gather" else (n - 1) * 12)
+        cost = ccb.algorithm_terms("bruck", primitive, n, m, ports=k)
+        assert (cost.steps, cost.bandwidth_bytes, cost.reduce_bytes) == (r.rounds, r.bandwidth_bytes, r.reduce_bytes)
+    # Within one block of the k-port bandwidth bound (N - 1) M / (k N), exactly on it when k divides
+    # every round's r.
+    assert (n - 1) / k <= sum(sizes) < (n - 1) / k + 1
+
+
+def test_bruck_k_port_cost_model_for_huge_n_and_ports():
+    # The counts stay exact integers: no k S formed past N (k up to 2**63 - 1).
+    cost = ccb.algorithm_terms("bruck", "all_reduce", 2**62, 2.0**62, ports=2**63 - 1)
+    assert cost.steps == 2 and cost.bandwidth_bytes == 2.0  # one round each way, one block a port
+    cost = ccb.algorithm_terms("bruck", "all_gather", np.array([3**20, 3**20 + 1]), 3.0**20, ports=2)
+    assert cost.steps.tolist() == [20, 21]
+
+
+def test_the_issue_example_n12():
+    # The audit: N = 12, 8 rounds, 1.833 M, beats best_algorithm's old Ring at 1 MiB on the A100 preset.
+    preset = ccb.hardware.PRESETS["a100_nvlink"]
+    r = ccb.simulate("bruck", "all_reduce", 12, 12 * 2**16)
+    assert r.correct and r.rounds == 8 and r.bandwidth_bytes / (12 * 2**16) == pytest.approx(22 / 12)
+    bruck = ccb.algorithm_cost("bruck", "all_reduce", 12, 2**20, preset.alpha, preset.beta)
+    ring = ccb.algorithm_cost("ring", "all_reduce", 12, 2**20, preset.alpha, preset.beta)
+    assert bruck == pytest.approx(8 * preset.alpha + 22 / 12 * 2**20 / preset.beta) and bruck < ring
+    assert ccb.best_algorithm("all_reduce", 12, 2**20, preset.alpha, preset.beta)[0] == "bruck"
+
+
+# -- done when: the best 1-port AllReduce never above the bandwidth-optimal log-round cost --------
+
+SIZES = np.geomspace(1.0, 2.0**40, 161)
+
+
+@pytest.mark.parametrize("preset", ["a100_nvlink", "h100_nvswitch", "ib_ndr", "pcie_gen4"])
+def test_best_all_reduce_is_no_slower_than_2_log_rounds_and_the_bandwidth_bound(preset):
+    p = ccb.hardware.PRESETS[preset]
+    n = np.arange(2, 129)[:, None]
+    levels = np.array([math.ceil(math.log2(v)) for v in range(2, 129)])[:, None]
+    target = 2 * levels * p.alpha + 2 * (n - 1) / n * SIZES[None, :] / p.beta
+    _, best = ccb.best_algorithm("all_reduce", n, SIZES[None, :], p.alpha, p.beta)
+    assert np.all(best <= target * (1 + 1e-12))
+
+
+@given(n=st.integers(2, 128), m=st.floats(0, 2.0**44), alpha=st.floats(0, 1e-3), beta=st.floats(1e6, 1e13))
+def test_best_all_reduce_no_slower_than_the_target_anywhere(n, m, alpha, beta):
+    target = 2 * math.ceil(math.log2(n)) * alpha + 2 * (n - 1) / n * m / beta
+    assert ccb.best_algorithm("all_reduce", n, m, alpha, beta)[1] <= target * (1 + 1e-12) + 1e-300
+
+
+# -- pipelined chain and binary tree ------------------------------------------------------------
+
+
+def _heap_depth2(n):
+    """Max over the heap tree's nodes of depth + second-child edges on the path, walking parents."""
+    best = 0
+    for v in range(1, n):
+        depth = seconds = 0
+        while v:
+            seconds += v % 2 == 0  # node 2p + 2 is the second child of p
+            v = (v - 1) // 2
+            depth += 1
+        best = max(best, depth + seconds)
+    return best
+
+
+@pytest.mark.parametrize("n", range(2, 300))
+def test_one_port_tree_depth_against_the_tree(n):
+    assert ccb.one_port_tree_depth(n) == _heap_depth2(n)
+
+
+def _hand_rounds(algorithm, n, s, ports):
+    if algorithm == "pipelined_chain" or n == 2:
+        return n - 2 + s  # segment s - 1 leaves the root in round s - 1 and needs n - 1 hops
+    if ports == 1:
+        return 2 * (s - 1) + _heap_depth2(n)  # a segment every other round; D2 rounds for the first
+    return (n.bit_length() - 1) + s - 1  # depth floor(log2 N), a segment a round
+
+
+@pytest.mark.parametrize("algorithm", ["pipelined_chain", "pipelined_binary_tree"])
+@pytest.mark.parametrize("ports", [1, 2])
+@pytest.mark.parametrize("n", NS)
+def test_pipelined_byte_exact_with_hand_rounds(algorithm, ports, n):
+    for s in (1, 3, 8):
+        rounds = _hand_rounds(algorithm, n, s, ports)
+        m = 8 * s
+        for primitive in ("broadcast", "reduce"):
+            r = ccb.simulate(algorithm, primitive, n, m, ports=ports, chunks=s, root=(n // 3))
+            assert r.correct, r.errors
+            assert r.rounds == rounds
+            assert r.bandwidth_bytes == rounds * 8  # one segment in every round
+            cost = ccb.algorithm_terms(algorithm, primitive, n, m, ports=ports, chunks=s)
+            assert (cost.steps, cost.bandwidth_bytes, cost.reduce_bytes) == (
+                r.rounds,
+                r.bandwidth_bytes,
+                r.reduce_bytes,
+            )
+        assert ccb.simulate(algorithm, "reduce", n, m + 5, ports=ports, chunks=s).correct
+
+
+@pytest.mark.parametrize("algorithm", ["pipelined_chain", "pipelined_binary_tree"])
+@pytest.mark.parametrize("ports", [1, 2])
+@pytest.mark.parametrize("n", [2, 3, 4, 7, 8, 12, 33, 100])
+@pytest.mark.parametrize("ratio", [1e2, 1e4, 1e6, 3e7])
+def test_optimal_segments_is_the_brute_force_minimum(algorithm, ports, n, ratio):
+    alpha, beta = 5e-6, 25e9
+    m = ratio * alpha * beta / 1e3
+    for primitive, gamma in (("broadcast", 0.0), ("reduce", 0.0), ("reduce", 4e-11)):
+        s = ccb.optimal_segments(algorithm, primitive, n, m, alpha, beta, ports=ports, gamma=gamma)
+        every = np.arange(1, int(min(m, 20000)) + 1)  # every count a segment of a byte or more allows
+        times = ccb.algorithm_cost(algorithm, primitive, n, m, alpha, beta, ports=ports, chunks=every, gamma=gamma)
+        assert s < every[-1]  # the minimum lies inside the range searched
+        assert ccb.algorithm_cost(algorithm, primitive, n, m, alpha, beta, ports=ports, chunks=s, gamma=gamma) == (
+            pytest.approx(times.min(), rel=1e-12)
+        )
+        # algorithm_cost without chunks uses that count
+        assert ccb.algorithm_cost(algorithm, primitive, n, m, alpha, beta, ports=ports, gamma=gamma) == pytest.approx(
+            times.min(), rel=1e-12
+        )
+
+
+@pytest.mark.parametrize("n", [4, 10, 64, 1000])
+def test_chain_optimum_closed_form(n):
+    # T* = (sqrt((N - 2) alpha) + sqrt(M / beta))^2 at the real optimum s*; the whole s is within
+    # the convexity gap of it, and never below it.
+    alpha, beta, m = 5e-6, 25e9, 2.0**26
+    star = (math.sqrt((n - 2) * alpha) + math.sqrt(m / beta)) ** 2
+    best = ccb.algorithm_cost("pipelined_chain", "broadcast", n, m, alpha, beta)
+    assert star <= best <= star * 1.01
+    s_real = math.sqrt((n - 2) * m / (alpha * beta))
+    assert abs(ccb.optimal_segments("pipelined_chain", "broadcast", n, m, alpha, beta) - s_real) <= 1
+
+
+def test_pipelined_optimum_limits():
+    # alpha = 0: as many segments as bytes allow; m = 0 or a chain of two: one segment.
+    assert ccb.optimal_segments("pipelined_chain", "broadcast", 8, 1000, 0.0, 1e9) == 1000
+    assert ccb.optimal_segments("pipelined_chain", "broadcast", 8, 0, 1e-6, 1e9) == 1
+    assert ccb.optimal_segments("pipelined_chain", "broadcast", 2, 2**30, 1e-6, 1e9) == 1
+    with pytest.raises(ValueError, match="primitive"):
+        ccb.optimal_segments("pipelined_chain", "all_reduce", 8, 10, 1e-6, 1e9)
+    with pytest.raises(ValueError, match="n"):
+        ccb.optimal_segments("pipelined_chain", "broadcast", 1, 10, 1e-6, 1e9)
+    with pytest.raises(ValueError, match="chunks is required"):
+        ccb.algorithm_terms("pipelined_chain", "broadcast", 8, 10)
+    with pytest.raises(ValueError, match="pipelined algorithms"):
+        ccb.algorithm_terms("ring", "all_reduce", 8, 10, chunks=2)
+
+
+def test_pipelined_algorithms_list():
+    assert ccb.pipelined_algorithms() == ["double_binary_tree", "pipelined_chain", "pipelined_binary_tree"]
+    assert ccb.pipelined_algorithms("broadcast") == ["pipelined_chain", "pipelined_binary_tree"]
+
+
+# -- the computation term ------------------------------------------------------------------------
+
+
+def test_computation_bound_by_hand():
+    # (N - 1) / N M gamma: 7/8 of 8 MB at 1 ns a byte = 7 ms; copy primitives pay nothing.
+    assert ccb.computation_lower_bound("all_reduce", 8, 8e6, 1e-9) == pytest.approx(7e-3)
+    assert ccb.computation_lower_bound("reduce_scatter", 4, 4e6, 1e-9) == pytest.approx(3e-3)
+    assert ccb.computation_lower_bound("broadcast", 8, 8e6, 1e-9) == 0.0
+    # gamma = 0 leaves the bounds as they were, bit for bit.
+    for f in (ccb.combined_lower_bound, ccb.round_lower_bound):
+        assert f("all_reduce", 12, 3e6, 2e-6, 5e10, gamma=0.0) == f("all_reduce", 12, 3e6, 2e-6, 5e10)
+    # The sum form adds it, the max form takes the largest term.
+    lat, bw, comp = 4 * 2e-6, 2 * 11 / 12 * 3e6 / 5e10, 11 / 12 * 3e6 * 1e-10
+    assert ccb.round_lower_bound("all_reduce", 12, 3e6, 2e-6, 5e10, gamma=1e-10) == pytest.approx(lat + bw + comp)
+    assert ccb.combined_lower_bound("all_reduce", 12, 3e6, 2e-6, 5e10, gamma=1e-9) == pytest.approx(
+        max(lat, bw, 11 / 12 * 3e6 * 1e-9)
+    )
+
+
+def test_reduced_bytes_by_hand():
+    m = 1680.0
+    assert ccb.algorithm_terms("ring", "all_reduce", 8, m).reduce_bytes == 7 * m / 8
+    assert ccb.algorithm_terms("binomial_tree", "reduce", 8, m).reduce_bytes == 3 * m  # M a round, 3 rounds
+    # 3-nomial on 9 nodes with 2 ports: node 0 adds two children's M in each of 2 rounds.
+    assert ccb.algorithm_terms("binomial_tree", "reduce", 9, m, ports=2).reduce_bytes == 4 * m
+    assert ccb.algorithm_terms("recursive_doubling", "all_reduce", 8, m).reduce_bytes == 3 * m
+    assert ccb.algorithm_terms("recursive_doubling", "all_reduce", 12, m).reduce_bytes == 4 * m  # fold + 3
+    assert ccb.algorithm_terms("recursive_halving_doubling", "all_reduce", 12, m).reduce_bytes == m + 7 * m / 8
+    assert ccb.algorithm_terms("bruck", "all_gather", 8, m).reduce_bytes == 0.0
+
+
+@pytest.mark.parametrize(
+    "algorithm, primitive, ports",
+    [(a, p, m.min_ports) for a, ms in ccb.ALGORITHMS.items() for p, m in ms.items() if p in ("reduce", "all_reduce")],
+)
+@pytest.mark.parametrize("n", [2, 3, 6, 8, 13, 32])
+def test_every_reduction_adds_at_least_the_computation_bound(algorithm, primitive, ports, n):
+    if ccb.ALGORITHMS[algorithm][primitive].power_of_two and n & (n - 1):
+        return
+    chunks = {"chunks": 4} if algorithm in ccb.pipelined_algorithms() else {}
+    cost = ccb.algorithm_terms(algorithm, primitive, n, 48.0 * n, ports=ports, **chunks)
+    assert cost.reduce_bytes >= (n - 1) * 48.0 * (1 - 1e-12)
+
+
+def _dbt_two_port_units_on_the_trees(n, chunks):
+    from ccb_helpers.double_binary_tree import _dbt_trees, _heights_depths
+
+    height = (n - 1).bit_length()
+    starts = np.zeros((n, height + chunks), dtype=int)  # +1 where a child starts sending, -1 after
+    for parent in _dbt_trees(n):
+        h, _ = _heights_depths(parent)
+        child = np.nonzero(parent != -1)[0]
+        np.add.at(starts, (parent[child], h[child]), 1)  # chunk c goes up in round c + h(child)
+        np.add.at(starts, (parent[child], h[child] + chunks), -1)
+    work = np.cumsum(starts, axis=1)[:, : height + chunks - 1]  # chunks a rank adds, per round
+    return int(work.max(axis=0).sum())
+
+
+@pytest.mark.parametrize("chunks", [1, 2, 5])
+def test_dbt_two_port_reduced_closed_form_against_the_trees(chunks):
+    from ccb_helpers.algorithms.double_tree import _dbt_two_port_reduce_chunks
+
+    ns = list(range(2, 1100)) + [2**12 - 1, 2**12, 2**12 + 1, 2**12 + 2, 3 * 2**10, 3 * 2**10 + 1]
+    found = [int(_dbt_two_port_reduce_chunks(n, chunks)) for n in ns]
+    assert found == [_dbt_two_port_units_on_the_trees(n, chunks) for n in ns]
+
+
+def test_gamma_moves_the_map():
+    # With a slow adder the bandwidth-optimal reductions gain on those that add M a round.
+    a = ccb.algorithm_cost("recursive_doubling", "all_reduce", 64, 2**16, 5e-6, 25e9)
+    b = ccb.algorithm_cost("recursive_doubling", "all_reduce", 64, 2**16, 5e-6, 25e9, gamma=1e-9)
+    assert b == pytest.approx(a + 6 * 2**16 * 1e-9)
+    assert ccb.best_algorithm("all_reduce", 64, 2**16, 5e-6, 25e9)[0] == "recursive_doubling"
+    assert ccb.best_algorithm("all_reduce", 64, 2**16, 5e-6, 25e9, gamma=1e-9)[0] != "recursive_doubling"
