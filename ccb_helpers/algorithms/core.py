@@ -29,7 +29,7 @@ MAX_NODES = 2**62
 MAX_CHUNKS = 2**40
 
 
-@check_record(steps="int[]", bandwidth_bytes="real[]")
+@check_record(steps="int[]", bandwidth_bytes="real[]", reduce_bytes="real[]")
 class Cost(NamedTuple):
     """Rounds, bandwidth bytes and reduced bytes of one run (the α-β-γ cost model).
 
