@@ -12,7 +12,8 @@ computation). Every round is checked before it runs:
 * every region lies inside its buffer;
 * for a schedule with ``step_rounds`` (synthesized, :mod:`ccb_helpers.synthesis`): in round ``i``
   a link of multiplicity ``b`` carries at most ``b * step_rounds[i] * chunk_bytes`` bytes in each
-  direction (through a switch: each endpoint's uplink and downlink).
+  direction (through a switch: each endpoint's uplink and downlink), and a node at most
+  ``min(ports, its links)`` times that (a port drives one link, parallel links included).
 
 **What a round costs** (the book's synchronous round model): ``alpha`` plus
 ``SimulationResult.charged_bytes`` over ``beta``. A generated schedule's message travels on one
@@ -416,9 +417,11 @@ def run_schedule(
     schedule : Schedule
         The schedule (hand-written or generated).
     ports : int, optional
-        ``k``: distinct destinations (and sources) per node per round. Default 1, except for a
+        ``k``: distinct destinations (and sources) per node per round, and, for a schedule with
+        ``step_rounds``, links a node drives at once (a port is one link). Default 1, except for a
         schedule that carries the topology it was synthesized for (``schedule.topology``, set by
-        ``synthesize`` and ``stored_schedule``): there every node uses all its links, ``n - 1``.
+        ``synthesize`` and ``stored_schedule``): there every node uses all its links,
+        ``max(n - 1, topology.degree)``.
     topology : Topology, optional
         When given, every message must use one of its links, and its ``n`` must match. Parallel
         links (edge attribute ``links``) are capacity: see ``Schedule.step_rounds``. Default:
@@ -463,7 +466,8 @@ def run_schedule(
         topology = schedule.topology
     if ports is None:
         # A synthesized schedule is made for nodes that drive all their links in a step (#26).
-        ports = max(1, schedule.n - 1) if carried and schedule.step_rounds is not None else 1
+        # (every peer and every link: a port is one link, #37 audit)
+        ports = max(1, schedule.n - 1, topology.degree) if carried and schedule.step_rounds is not None else 1
     ports = check_int("ports", ports, minimum=1, scalar=True)
     seed = check_int("seed", seed, minimum=0, maximum=2**64 - 1, scalar=True)
     max_bytes = check_int("max_bytes", max_bytes, minimum=0, scalar=True)
@@ -514,7 +518,7 @@ def run_schedule(
             raise ScheduleError(
                 f"{error}; this schedule was synthesized on a topology whose nodes use all their "
                 "links in a round: run it with ccb.verify_synthesized(schedule, topology), or "
-                "run_schedule(schedule, ports=topology.n - 1, topology=topology)"
+                "run_schedule(schedule, ports=max(topology.n - 1, topology.degree), topology=topology)"
             ) from None
         raise
 
@@ -537,6 +541,20 @@ def _capacity_bytes(n: int, topology, capacity: bool) -> int:
     return routing_bytes(topology, n)
 
 
+def _check_driven_links(index, sent, received, driven, ports, schedule) -> None:
+    """A node of a step moves at most ``min(ports, its links) * step_rounds * chunk_bytes`` each way."""
+    limit = driven * int(schedule.step_rounds[index]) * int(schedule.chunk_bytes)
+    for side, volume in (("sends", sent), ("receives", received)):
+        over = np.nonzero(volume > limit)[0]
+        if over.size:
+            v = int(over[0])
+            raise ScheduleError(
+                f"round {index + 1}: node {v} {side} {int(volume[v])} bytes but it drives {int(driven[v])} link(s) "
+                f"(ports={ports}: a port is one link) x {schedule.step_rounds[index]} round(s) x "
+                f"{schedule.chunk_bytes} bytes allow {int(limit[v])}"
+            )
+
+
 def _run_schedule(schedule: Schedule, ports: int, topology: Topology | None, seed: int) -> SimulationResult:
     capacity = schedule.step_rounds is not None
     links = link_model(topology, schedule.n, every_pair=capacity)
@@ -548,6 +566,15 @@ def _run_schedule(schedule: Schedule, ports: int, topology: Topology | None, see
     uplinks = None
     if topology is not None and topology.switched:
         uplinks = links.ups if links.kind in ("switch", "fat_tree") else endpoint_links(topology)
+    driven = None
+    if capacity:
+        # A port drives one link (the book's k-port model, and the presets' rule): in the steps
+        # model a message is spread over a pair's parallel links, so a node with fewer ports than
+        # links moves at most ``ports`` links' worth a round, however few peers it talks to. Without
+        # this, one "port" to a double NVLink (or to a switch by two links) moved two links' bytes
+        # and a 1-port run beat the 1-port bandwidth bound by 2x (#37 audit).
+        own = np.full(schedule.n, max(schedule.n - 1, 1)) if topology is None else endpoint_links(topology)
+        driven = np.minimum(own, ports)
     bufs = _initial_state(schedule, rng)
     expected = _expected(schedule, bufs)
     sizes = [b.shape[1] for b in bufs]
@@ -567,6 +594,8 @@ def _run_schedule(schedule: Schedule, ports: int, topology: Topology | None, see
             continue
         sent[i] = np.bincount(r.src[remote], weights=r.length[remote], minlength=n)
         received[i] = np.bincount(r.dst[remote], weights=r.length[remote], minlength=n)
+        if driven is not None:
+            _check_driven_links(i, sent[i], received[i], driven, ports, schedule)
         pair = r.src[remote] * n + r.dst[remote]
         if messages == pair.size and links is None:  # one piece per message
             max_message[i] = int(r.length[remote].max())
