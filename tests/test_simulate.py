@@ -546,7 +546,6 @@ def test_all_reduce_on_an_oversubscribed_fat_tree_pays_only_for_its_link_conflic
     assert rhd.time(0.0, 1.0) == expected == {1: 30720, 2: 55296, 4: 104448}[oversubscription]
 
 
-
 def _ring_all_gather_steps(order, m, chunk_bytes):
     """AllGather along the cycle ``order`` (each node sends to the next), one block per step."""
     import dataclasses
