@@ -197,3 +197,11 @@ def test_the_ceiling_holds_where_not_every_gpu_moves_c_n_m():
     # Full nodes and one NIC per GPU: unchanged (the totals and the shares agree there).
     assert ccb.two_level_busbw_ceiling("all_reduce", 16, 2, 450 * GB, rail_beta=50 * GB) == pytest.approx(500 * GB)
     assert ccb.two_level_busbw_ceiling("scatter", 16, 2, 450 * GB, rail_beta=50 * GB) == pytest.approx(500 * GB)
+
+
+def test_nccl_units_bound_on_nodes_of_unequal_size():
+    # 9 ranks on 2 nodes (5 + 4), ib_h100: beta = node_beta = 384 GB/s. An AllReduce forces only the
+    # total 2 (N-1) M, over 9 GPUs' links and 2 nodes' networks: per GPU 384 + 2 x 384 / 9 GB/s, not
+    # 384 + 384 / 5 (the fullest node's share). c(9) = 16/9; the node term M / 384 GB/s is smaller.
+    r = ccb.nccl_vs_bound("all_reduce", 9, 2, 2**30, "ib_h100")
+    assert r.bound_time == pytest.approx(16 / 9 * 2**30 / ((384 + 2 * 384 / 9) * GB))
