@@ -595,3 +595,15 @@ def test_every_algorithm_of_the_catalogue_has_a_schedule_generator():
     from ccb_helpers.generators import GENERATORS
 
     assert list(GENERATORS) == list(ccb.ALGORITHMS)
+
+
+def test_a_wrong_schedule_cannot_be_made_correct_by_choosing_the_seed():
+    # Audit of #37: a 1-byte Broadcast on 2 nodes with no round at all: node 1's byte is random,
+    # equal to the root's with probability 1/256, so one seed in 256 or so called it correct (seed
+    # 374 here), in time 0, below every bound. A correct result is confirmed on fresh inputs.
+    empty = ccb.Schedule.from_transfers("broadcast", 2, 1, [])
+    assert not any(ccb.run_schedule(empty, seed=seed).correct for seed in range(512))
+    assert "other random inputs" in ccb.run_schedule(empty, seed=374).errors[0]
+    # A correct schedule stays correct (the confirmation draws fresh inputs every call).
+    whole = ccb.Schedule.from_transfers("broadcast", 2, 1, [[ccb.Transfer(0, 1, 0, 1)]])
+    assert all(ccb.run_schedule(whole, seed=seed).correct for seed in range(20))
