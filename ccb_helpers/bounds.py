@@ -152,6 +152,30 @@ def _latency_steps(n, ports, diameter, degree):
     return max(steps, diameter if n > 1 else 0)
 
 
+def _moving_steps(primitive, n, m, ports, diameter, degree):
+    """:func:`_latency_steps` for ``m`` bytes of ``primitive``: the rounds some data must travel.
+
+    The latency bound counts the rounds a node's data needs to reach the nodes that need it; a
+    message of ``M`` whole bytes with ``M < N`` leaves blocks empty (#37 audit). ``M = 0``: nothing
+    moves, zero rounds. Scatter / Gather with ``M < N``: only the ``M`` nodes with a byte (the root
+    may own one) exchange anything, ``ceil(log_{p+1} M)`` rounds, and they may be neighbours.
+    AllGather / ReduceScatter with ``M < N``: node ``N - 1`` always owns a byte that all need, but
+    the distance to cross is that node's eccentricity, at least ``ceil(D / 2)``, not ``D`` (a star
+    whose centre owns the only byte gathers it in one round). Non-integral ``M`` is the continuous
+    model (every block non-empty).
+    """
+    steps = _latency_steps(n, ports, diameter, degree)
+    whole = np.mod(m, 1) == 0
+    few = whole & (np.asarray(m) < np.asarray(n))
+    if primitive in ("scatter", "gather"):
+        parties = np.minimum(n, np.maximum(np.asarray(m, dtype=float), 1.0)).astype(np.int64)
+        steps = np.where(few, _latency_steps(parties, ports, 0, degree), steps)
+    elif primitive in ("all_gather", "reduce_scatter"):
+        steps = np.where(few, _latency_steps(n, ports, (np.asarray(diameter) + 1) // 2, degree), steps)
+    steps = np.where(np.asarray(m) > 0, steps, 0)
+    return steps if steps.ndim else int(steps)
+
+
 def latency_lower_bound(primitive, n, alpha, ports=1, diameter=0, degree=None, eccentricity=None):
     """:math:`T_\\alpha^{\\min} = \\max(\\lceil \\log_{p+1} N \\rceil, D) \\cdot \\alpha` in seconds.
 
@@ -162,6 +186,9 @@ def latency_lower_bound(primitive, n, alpha, ports=1, diameter=0, degree=None, e
     ``Topology.step_diameter``), the model of :func:`ccb_helpers.simulate` and of the synthesized
     schedules' steps. With cut-through routing see :func:`cut_through_latency_bound`; under LogP
     (no rounds) only the information bound's chain of messages carries over (chapter 6).
+    It assumes every block holds data (``M >= N`` bytes): with ``M = 0`` nothing moves, and with
+    ``M < N`` some blocks are empty; :func:`round_lower_bound` and :func:`combined_lower_bound`,
+    which know ``M``, count only the rounds the data needs (#37 audit).
 
     >>> latency_lower_bound("all_gather", 8, 1e-6, diameter=4)
     4e-06
@@ -315,7 +342,7 @@ def _computation_lower_bound(primitive, n, m, gamma):
 
 
 def _combined_lower_bound(primitive, n, m, alpha, beta, ports, diameter, degree, gamma=0.0):
-    t_alpha = _latency_steps(n, ports, diameter, degree) * alpha
+    t_alpha = _moving_steps(primitive, n, m, ports, diameter, degree) * alpha
     if (
         is_array(m)
         and not (is_array(beta) or is_array(ports) or is_array(degree))
@@ -381,8 +408,15 @@ def round_lower_bound(primitive, n, m, alpha, beta, ports=1, diameter=0, degree=
     88.4
     >>> round(t / combined_lower_bound("all_reduce", 8, 2**20, 5e-6, 25e9), 4)
     1.2044
-    >>> round_lower_bound("all_gather", [2, 4], 0.0, 1e-6, 1e9).tolist()   # 1 and 2 rounds
-    [1e-06, 2e-06]
+    >>> round_lower_bound("all_gather", [2, 4], 8.0, 1.0, 1.0).tolist()   # 1 and 2 rounds + 4 and 6 bytes
+    [5.0, 8.0]
+
+    What moves decides the rounds: nothing at ``M = 0``; a 2-byte Scatter on 4 nodes has two
+    blocks of a byte (nodes 1 and 3): rooted at one of them it is one round of one byte, not
+    ``ceil(log2 4) = 2`` rounds (the bound takes the most favourable root).
+
+    >>> round_lower_bound("all_gather", 4, 0.0, 1.0, 1.0), round_lower_bound("scatter", 4, 2.0, 1.0, 1.0)
+    (0.0, 2.0)
     """
     primitive, n, m, alpha, beta, ports, diameter, degree = _check_bound_args(
         primitive, n, m, alpha, beta, ports, diameter, degree, eccentricity
@@ -392,7 +426,7 @@ def round_lower_bound(primitive, n, m, alpha, beta, ports=1, diameter=0, degree=
 
 
 def _round_lower_bound(primitive, n, m, alpha, beta, ports, diameter, degree, gamma=0.0):
-    t_alpha = _latency_steps(n, ports, diameter, degree) * alpha
+    t_alpha = _moving_steps(primitive, n, m, ports, diameter, degree) * alpha
     t_beta = _bandwidth_lower_bound(primitive, n, m, beta, ports, degree)
     if primitive in REDUCING_PRIMITIVES and not (np.ndim(gamma) == 0 and gamma == 0):
         t_beta = np.asarray(t_beta) + _computation_lower_bound(primitive, n, m, gamma)
@@ -449,7 +483,7 @@ def regime(primitive, n, m, alpha, beta, ports=1, diameter=0, degree=None, eccen
     primitive, n, m, alpha, beta, ports, diameter, degree = _check_bound_args(
         primitive, n, m, alpha, beta, ports, diameter, degree, eccentricity
     )
-    t_alpha = _latency_steps(n, ports, diameter, degree) * alpha
+    t_alpha = _moving_steps(primitive, n, m, ports, diameter, degree) * alpha
     t_beta = _bandwidth_lower_bound(primitive, n, m, beta, ports, degree)
     if is_array(t_alpha) or is_array(t_beta):
         return np.where(np.asarray(t_alpha) > np.asarray(t_beta), "latency", "bandwidth")

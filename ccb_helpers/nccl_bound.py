@@ -8,7 +8,6 @@ from :mod:`ccb_helpers.nccl_model` (which it imports; the model never imports th
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 from ._validation import check_int, check_record
@@ -93,12 +92,17 @@ class NcclVsBound(NamedTuple):
     line_efficiency: float | None = None
 
 
-def _egress(n_ranks, n_nodes, beta, node_beta):
+def _egress(n_ranks, n_nodes, beta, node_beta, primitive="all_gather"):
     """A GPU's two ways out: its links ``beta`` and, on several nodes, its share of the node's
-    network, ``node_beta / ceil(N / K)`` (``eq:cc-nccl-two-level``; the live explorer exports it)."""
+    network, ``node_beta / ceil(N / K)`` when every GPU moves the forced volume (the default; the
+    live explorer exports it), the share :func:`ccb_helpers.nccl_tests.ceilings.nic_share` derives
+    for ``primitive`` otherwise (``eq:cc-nccl-two-level``; AllReduce on nodes of unequal size: ``K
+    node_beta / N``, #37 audit)."""
+    from .nccl_tests.ceilings import nic_share
+
     if n_nodes <= 1:
         return beta
-    return beta + node_beta / math.ceil(n_ranks / n_nodes)
+    return beta + nic_share(n_ranks, n_nodes, node_beta, primitive)
 
 
 def _two_level_bound(primitive, n_ranks, n_nodes, m, alpha, beta, node_beta):
@@ -106,7 +110,7 @@ def _two_level_bound(primitive, n_ranks, n_nodes, m, alpha, beta, node_beta):
     from .propagation import info_steps
 
     t_alpha = info_steps(n_ranks, 1) * alpha
-    t_gpu = volume_coefficient(primitive, n_ranks) * m / _egress(n_ranks, n_nodes, beta, node_beta)
+    t_gpu = volume_coefficient(primitive, n_ranks) * m / _egress(n_ranks, n_nodes, beta, node_beta, primitive)
     t_node = volume_coefficient(primitive, n_nodes) * m / node_beta if n_nodes > 1 else 0.0
     return max(t_alpha, t_gpu, t_node)
 

@@ -12,7 +12,8 @@ computation). Every round is checked before it runs:
 * every region lies inside its buffer;
 * for a schedule with ``step_rounds`` (synthesized, :mod:`ccb_helpers.synthesis`): in round ``i``
   a link of multiplicity ``b`` carries at most ``b * step_rounds[i] * chunk_bytes`` bytes in each
-  direction (through a switch: each endpoint's uplink and downlink).
+  direction (through a switch: each endpoint's uplink and downlink), and a node at most
+  ``min(ports, its links)`` times that (a port drives one link, parallel links included).
 
 **What a round costs** (the book's synchronous round model): ``alpha`` plus
 ``SimulationResult.charged_bytes`` over ``beta``. A generated schedule's message travels on one
@@ -430,15 +431,20 @@ def run_schedule(
     schedule : Schedule
         The schedule (hand-written or generated).
     ports : int, optional
-        ``k``: distinct destinations (and sources) per node per round. Default 1, except for a
+        ``k``: distinct destinations (and sources) per node per round, and, for a schedule with
+        ``step_rounds``, links a node drives at once (a port is one link). Default 1, except for a
         schedule that carries the topology it was synthesized for (``schedule.topology``, set by
-        ``synthesize`` and ``stored_schedule``): there every node uses all its links, ``n - 1``.
+        ``synthesize`` and ``stored_schedule``): there every node uses all its links,
+        ``max(n - 1, topology.degree)``.
     topology : Topology, optional
         When given, every message must use one of its links, and its ``n`` must match. Parallel
         links (edge attribute ``links``) are capacity: see ``Schedule.step_rounds``. Default:
         ``schedule.topology`` (``None`` for hand-written and generated schedules).
     seed : int, default 0
-        Seed of the random input bytes.
+        Seed of the random input bytes. A result found correct on them is confirmed on
+        ``CONFIRM_DRAWS = 4`` more draws of fresh entropy (one above ``CONFIRM_ALL_BYTES`` =
+        16 MiB of buffers), which the caller cannot choose: a wrong byte matches a random one
+        with probability 1/256, so a seed could otherwise be searched for (#37 audit).
     max_bytes : int, default 2 GiB
         Memory budget. The estimate ``(buffers + 3) * n * m + 64 * transfers + 16 * rounds * n`` bytes
         (the buffers, the required result and masks to check against, one round's reads, the
@@ -477,7 +483,8 @@ def run_schedule(
         topology = schedule.topology
     if ports is None:
         # A synthesized schedule is made for nodes that drive all their links in a step (#26).
-        ports = max(1, schedule.n - 1) if carried and schedule.step_rounds is not None else 1
+        # (every peer and every link: a port is one link, #37 audit)
+        ports = max(1, schedule.n - 1, topology.degree) if carried and schedule.step_rounds is not None else 1
     ports = check_int("ports", ports, minimum=1, scalar=True)
     seed = check_int("seed", seed, minimum=0, maximum=2**64 - 1, scalar=True)
     max_bytes = check_int("max_bytes", max_bytes, minimum=0, scalar=True)
@@ -515,7 +522,7 @@ def run_schedule(
         estimate += schedule.n * (schedule.work_size - schedule.m)
     _check_budget(what, estimate, max_bytes)
     try:
-        return _run_schedule(schedule, ports, topology, seed)
+        result = _run_schedule(schedule, ports, topology, seed)
     except ScheduleError as error:
         if schedule.step_rounds is not None and "but ports=" in str(error) and schedule.topology is not None:
             raise ScheduleError(
@@ -528,9 +535,44 @@ def run_schedule(
             raise ScheduleError(
                 f"{error}; this schedule was synthesized on a topology whose nodes use all their "
                 "links in a round: run it with ccb.verify_synthesized(schedule, topology), or "
-                "run_schedule(schedule, ports=topology.n - 1, topology=topology)"
+                "run_schedule(schedule, ports=max(topology.n - 1, topology.degree), topology=topology)"
             ) from None
         raise
+    if result.correct:
+        _confirm_on_fresh_inputs(schedule, result)
+    return result
+
+
+#: Extra input draws a correct result is confirmed on (fresh entropy, not the caller's seed), and
+#: the buffer bytes up to which all of them run (one draw above it).
+CONFIRM_DRAWS = 4
+CONFIRM_ALL_BYTES = 2**24
+
+
+def _confirm_on_fresh_inputs(schedule: Schedule, result: SimulationResult) -> None:
+    """Re-run a correct hand-written schedule on inputs the caller cannot choose; a wrong byte fails.
+
+    The check compares random bytes: a wrong output byte matches by chance with probability
+    1/256, and the caller picks ``seed``. So a schedule that skipped its last byte, run with
+    ``seed`` after ``seed`` until one matched, was "correct" in less time than the bound (#37
+    audit: an empty 1-byte Broadcast on 2 nodes passed with seed 374). Fresh draws from the
+    operating system's entropy make that a 256**-draws chance per call. Only the data moves here:
+    the rules and the time were checked in the first run.
+    """
+    import secrets
+
+    draws = CONFIRM_DRAWS if schedule.n * schedule.m * len(schedule.buffers) <= CONFIRM_ALL_BYTES else 1
+    for _ in range(draws):
+        rng = np.random.Generator(np.random.SFC64(secrets.randbits(128)))
+        bufs = _initial_state(schedule, rng)
+        expected = _expected(schedule, bufs)
+        for r in (schedule.prologue, *schedule.rounds, schedule.epilogue):
+            _apply(r, bufs)
+        errors = _compare(schedule, expected, bufs)
+        if errors:
+            result.correct = False
+            result.errors = [f"on other random inputs: {errors[0]} (the seed's inputs hid it by chance)"] + errors[1:10]
+            return
 
 
 def _simulate_estimate(algorithm: str, primitive: str, n: int, m: int, rounds: int, transfers: int, topology) -> int:
@@ -551,6 +593,20 @@ def _capacity_bytes(n: int, topology, capacity: bool) -> int:
     return routing_bytes(topology, n)
 
 
+def _check_driven_links(index, sent, received, driven, ports, schedule) -> None:
+    """A node of a step moves at most ``min(ports, its links) * step_rounds * chunk_bytes`` each way."""
+    limit = driven * int(schedule.step_rounds[index]) * int(schedule.chunk_bytes)
+    for side, volume in (("sends", sent), ("receives", received)):
+        over = np.nonzero(volume > limit)[0]
+        if over.size:
+            v = int(over[0])
+            raise ScheduleError(
+                f"round {index + 1}: node {v} {side} {int(volume[v])} bytes but it drives {int(driven[v])} link(s) "
+                f"(ports={ports}: a port is one link) x {schedule.step_rounds[index]} round(s) x "
+                f"{schedule.chunk_bytes} bytes allow {int(limit[v])}"
+            )
+
+
 def _run_schedule(schedule: Schedule, ports: int, topology: Topology | None, seed: int) -> SimulationResult:
     capacity = schedule.step_rounds is not None
     links = link_model(topology, schedule.n, every_pair=capacity)
@@ -562,6 +618,15 @@ def _run_schedule(schedule: Schedule, ports: int, topology: Topology | None, see
     uplinks = None
     if topology is not None and topology.switched:
         uplinks = links.ups if links.kind in ("switch", "fat_tree") else endpoint_links(topology)
+    driven = None
+    if capacity:
+        # A port drives one link (the book's k-port model, and the presets' rule): in the steps
+        # model a message is spread over a pair's parallel links, so a node with fewer ports than
+        # links moves at most ``ports`` links' worth a round, however few peers it talks to. Without
+        # this, one "port" to a double NVLink (or to a switch by two links) moved two links' bytes
+        # and a 1-port run beat the 1-port bandwidth bound by 2x (#37 audit).
+        own = np.full(schedule.n, max(schedule.n - 1, 1)) if topology is None else endpoint_links(topology)
+        driven = np.minimum(own, ports)
     bufs = _initial_state(schedule, rng)
     expected = _expected(schedule, bufs)
     sizes = [b.shape[1] for b in bufs]
@@ -584,6 +649,8 @@ def _run_schedule(schedule: Schedule, ports: int, topology: Topology | None, see
             continue
         sent[i] = np.bincount(r.src[remote], weights=r.length[remote], minlength=n)
         received[i] = np.bincount(r.dst[remote], weights=r.length[remote], minlength=n)
+        if driven is not None:
+            _check_driven_links(i, sent[i], received[i], driven, ports, schedule)
         pair = r.src[remote] * n + r.dst[remote]
         if messages == pair.size and links is None:  # one piece per message
             max_message[i] = int(r.length[remote].max())

@@ -287,7 +287,10 @@ def test_vectorised_cost_matches_scalar():
 
 
 def test_efficiency():
-    assert ccb.efficiency("recursive_halving_doubling", "all_reduce", 8, 0.0, 1e-6, 1e9) == pytest.approx(3 / 6)
+    # latency-bound (1 byte, beta so large that its term vanishes): 3 alpha of the bound over 6 alpha
+    assert ccb.efficiency("recursive_halving_doubling", "all_reduce", 8, 1.0, 1e-6, 1e15) == pytest.approx(3 / 6)
+    # 0 bytes: doing nothing is a correct AllReduce, the bound is 0 (#37 audit)
+    assert ccb.efficiency("recursive_halving_doubling", "all_reduce", 8, 0.0, 1e-6, 1e9) == 0.0
     # RHD at M*, N = 64: cost 2a + b with a = b = 6 alpha: 1/3 of the max, 2/3 of the sum.
     n, alpha, beta = 64, 2e-6, 50e9
     m_star = ccb.crossover_size("all_reduce", n, alpha, beta)

@@ -176,3 +176,62 @@ def test_nvswitch_domain_gains_bisection_not_links_per_node():
     assert ccb.bisection_lower_bound("all_to_all", ring, M, 9 * beta) == pytest.approx(2 * M / (18 * beta))
     assert ccb.tighter_bound("all_to_all", ring, M, 9 * beta, ports=2) == "bisection"
     assert ccb.tighter_bound("all_to_all", switch, M, beta, ports=18) == "node"
+
+
+# --------------------------------------------------------------------------- uneven blocks (#37 audit)
+
+
+def _ones(node_pairs_bytes):
+    """One-byte copies ``(src, dst, byte)`` grouped by round, as Transfers."""
+    return [[ccb.Transfer(s, d, b, 1) for s, d, b in step] for step in node_pairs_bytes]
+
+
+def test_uneven_blocks_node_bound_on_a_graph_whose_nodes_differ():
+    # Leaves 1 and 3 (one link each) hang off hubs 0 and 2, which share a double link. M = 6 over
+    # 4 nodes: blocks of 1, 2, 1, 2 bytes (nodes 1 and 3 own the 2-byte ones). A leaf needs only
+    # the other 4 bytes, not (N-1) M / N = 4.5. By hand, four rounds of 1-byte messages:
+    links = ccb.topology_from_links([[0, 1, 2, 0], [1, 0, 0, 0], [2, 0, 0, 1], [0, 0, 1, 0]], name="two leaves")
+    steps = _ones(
+        [
+            [(1, 0, 1), (3, 2, 4), (0, 1, 0), (2, 3, 3), (0, 2, 0), (2, 0, 3)],
+            [(1, 0, 2), (3, 2, 5), (0, 1, 3), (2, 3, 0), (0, 2, 1), (2, 0, 4)],
+            [(0, 1, 4), (2, 3, 1), (0, 2, 2), (2, 0, 5)],
+            [(0, 1, 5), (2, 3, 2)],
+        ]
+    )
+    run = ccb.run_schedule(ccb.Schedule.from_transfers("all_gather", 4, 6, steps), ports=2, topology=links)
+    assert run.correct and run.time(0.0, 1.0) == 4.0
+    # the bound, by hand: a leaf needs 6 - 2 = 4 bytes over its one link; a hub 5 over 2 ports
+    assert ccb.node_lower_bound("all_gather", links, 6, 1.0, ports=2) == 4.0
+    assert ccb.node_lower_bound("reduce_scatter", links, 6, 1.0, ports=2) == 4.0
+    # with one port every class holds a node that owns a 1-byte block: 5 bytes over one link
+    assert ccb.node_lower_bound("all_gather", links, 6, 1.0, ports=1) >= 4.5
+
+
+def test_uneven_blocks_bisection_bound_on_a_graph_whose_nodes_differ():
+    # A triangle: 0 - 1 by 3 links, 2 joined to each by 1. M = 10 over 3 nodes: blocks of 3, 3, 4
+    # bytes. The minimum balanced cut is {2} (2 links); node 2 owns the 4-byte block, so only 3 + 3
+    # bytes must cross into it, and 4 out: 6 / 2 links = 3, not ceil(3/2) M / N / 2 = 10/3. By hand,
+    # three steps of one round of 1-byte chunks (0 and 1 trade node 2's block over their 3 links):
+    import dataclasses
+
+    tri = ccb.topology_from_links([[0, 3, 1], [3, 0, 1], [1, 1, 0]], name="triangle 3-1-1")
+    steps = _ones(
+        [
+            [(0, 2, 0), (1, 2, 3), (2, 0, 6), (2, 1, 8), (0, 1, 0), (0, 1, 1), (0, 1, 2)]
+            + [(1, 0, 3), (1, 0, 4), (1, 0, 5)],
+            [(0, 2, 1), (1, 2, 4), (2, 0, 7), (2, 1, 9), (0, 1, 6), (1, 0, 8)],
+            [(0, 2, 2), (1, 2, 5), (0, 1, 7), (1, 0, 9)],
+        ]
+    )
+    schedule = dataclasses.replace(
+        ccb.Schedule.from_transfers("all_gather", 3, 10, steps), step_rounds=(1, 1, 1), chunk_bytes=1
+    )
+    run = ccb.run_schedule(schedule, ports=4, topology=tri)
+    assert run.correct and run.time(0.0, 1.0) == 3.0
+    assert tri.bisection_links == 2
+    assert ccb.bisection_lower_bound("all_gather", tri, 10, 1.0) == 3.0
+    assert ccb.bisection_lower_bound("reduce_scatter", tri, 10, 1.0) == 3.0
+    assert ccb.node_lower_bound("all_gather", tri, 10, 1.0, ports=4) == 3.0  # node 2: 6 bytes, 2 links
+    # where every node looks alike (a ring of 3) the cut can be turned: ceil(3/2) M / N stays
+    assert ccb.bisection_lower_bound("all_gather", ccb.ring(3), 10, 1.0) == pytest.approx(2 * 10 / 3 / 2)

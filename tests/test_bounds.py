@@ -83,10 +83,12 @@ def test_errors():
 def test_round_bound_is_the_sum_of_the_terms():
     # N = 16, 1 port: 4 rounds; 2 * 15/16 * M / beta.
     n, alpha, beta = 16, 2e-6, 50e9
-    for m in (0.0, 1e3, 1e6, 1e9):
+    for m in (1.0, 1e3, 1e6, 1e9):
         assert ccb.round_lower_bound("all_reduce", n, m, alpha, beta) == pytest.approx(
             4 * alpha + 2 * 15 / 16 * m / beta
         )
+    # M = 0: nothing moves (an empty schedule is a correct 0-byte AllReduce), so no round either
+    assert ccb.round_lower_bound("all_reduce", n, 0.0, alpha, beta) == 0.0
     # Ring of 8 with 2 ports: D = 4 rounds; AllGather 7/8 M over 2 links.
     assert ccb.round_lower_bound("all_gather", 8, 8e6, 1e-6, 1e9, ports=2, diameter=4) == pytest.approx(4e-6 + 3.5e-3)
 
@@ -108,8 +110,8 @@ def test_round_bound_broadcasts_arrays():
     n = np.array([2, 4, 8])[:, None]
     m = np.array([0.0, 8e3])[None, :]
     t = ccb.round_lower_bound("all_gather", n, m, 1e-6, 1e9)
-    # rounds 1, 2, 3; bytes (N-1)/N * 8000 = 4000, 6000, 7000
-    assert np.allclose(t, [[1e-6, 1e-6 + 4e-6], [2e-6, 2e-6 + 6e-6], [3e-6, 3e-6 + 7e-6]])
+    # rounds 1, 2, 3; bytes (N-1)/N * 8000 = 4000, 6000, 7000; M = 0 moves nothing: 0
+    assert np.allclose(t, [[0.0, 1e-6 + 4e-6], [0.0, 2e-6 + 6e-6], [0.0, 3e-6 + 7e-6]])
     assert ccb.round_lower_bound("all_reduce", 1, 1e9, 1e-6, 1e9) == 0.0
     with pytest.raises(ValueError, match="alpha"):
         ccb.round_lower_bound("all_reduce", 8, 1e6, -1.0, 1e9)
@@ -283,3 +285,42 @@ def test_eccentricity_must_fit_the_diameter():
     assert ccb.latency_steps_lower_bound("all_reduce", 9, diameter=8, eccentricity=4) == 8
     assert ccb.latency_steps_lower_bound("reduce", [9, 9], diameter=[8, 7]).tolist() == [4, 4]
     assert ccb.cut_through_latency_bound("scatter", 2, 1e-6, 1e-6, diameter=3) == pytest.approx(3e-6)  # alpha + 2 h
+
+
+# --------------------------------------------------------------------------- what moves decides the rounds (#37 audit)
+
+
+def test_the_latency_term_counts_only_what_must_move():
+    T = ccb.Transfer
+    # A star whose centre is node 4: a 1-byte AllGather's only byte is node 4's (blocks 0,0,0,0,1),
+    # so one round of the centre sending it to every leaf (4 ports) does it: alpha + 1 / beta. The
+    # old bound took the diameter, 2 rounds: 2 alpha + (4/5) / 4 beta = 2.2 > 2.
+    n = 5
+    links = np.zeros((n, n), dtype=int)
+    links[n - 1, : n - 1] = links[: n - 1, n - 1] = 1
+    star = ccb.topology_from_links(links, name="star, centre 4")
+    run = ccb.run_schedule(
+        ccb.Schedule.from_transfers("all_gather", n, 1, [[T(n - 1, v, 0, 1) for v in range(n - 1)]]),
+        ports=n - 1,
+        topology=star,
+    )
+    assert run.correct and run.time(1.0, 1.0) == 2.0
+    common = dict(ports=n - 1, diameter=star.step_diameter, degree=star.degree)
+    # by hand: 1 round (ceil(log_5 5) = 1, the centre's eccentricity 1) + 4/5 byte over 4 ports
+    assert ccb.round_lower_bound("all_gather", n, 1, 1.0, 1.0, **common) == pytest.approx(1 + 0.8 / 4)
+    assert ccb.round_lower_bound("reduce_scatter", n, 1, 1.0, 1.0, **common) == pytest.approx(1 + 0.8 / 4)
+    # with every block non-empty the diameter counts again: 2 rounds
+    assert ccb.round_lower_bound("all_gather", n, 5, 1.0, 1e15, **common) == pytest.approx(2.0)
+    # A 2-byte Scatter on 4 nodes: blocks of 0, 1, 0, 1 bytes; root 1 sends node 3 its byte.
+    scatter = ccb.Schedule.from_transfers("scatter", 4, 2, [[T(1, 3, 1, 1)]], root=1)
+    run = ccb.run_schedule(scatter)
+    assert run.correct and run.time(1.0, 1.0) == 2.0
+    assert ccb.round_lower_bound("scatter", 4, 2, 1.0, 1.0) == 2.0  # was 2 rounds + 1 byte = 3
+    assert ccb.combined_lower_bound("gather", 4, 2, 1.0, 1e15) == 1.0
+    # 0 bytes: an empty schedule is correct, and no bound may exceed its time of 0
+    for primitive in ccb.PRIMITIVES:
+        empty = ccb.Schedule.from_transfers(primitive, 4, 0, [], root=0)
+        assert ccb.run_schedule(empty).correct
+        assert ccb.round_lower_bound(primitive, 4, 0, 1.0, 1.0) == 0.0
+        assert ccb.combined_lower_bound(primitive, 4, 0, 1.0, 1.0) == 0.0
+        assert ccb.regime(primitive, 4, 0, 1.0, 1.0) == "bandwidth"  # both terms 0: a tie

@@ -154,3 +154,54 @@ def test_published_table_efficiencies_with_both_ways_out():
     # One T4 per node behind PCIe: the link is the only way out: min(15.75, 12.5) = 12.5 either way.
     assert ccb.PUBLISHED_LOGS["eks_efa_t4_2node_all_reduce"].nic_shares_link
     assert by_key["eks_efa_t4_2node_all_reduce"]["ceiling"] == pytest.approx(12.5 * GB)
+
+
+def _fluid_busbw(factor, resources):
+    """busbw of a pipelined schedule given ``{resource: (bytes per M, bytes/s)}``: ``c M / T``, ``T``
+    the busiest resource's bytes over its rate (M = 1, large messages: start-up neglected)."""
+    time = max(Fraction(volume) / Fraction(rate) for volume, rate in resources.values())
+    return float(Fraction(factor) / time)
+
+
+def test_the_ceiling_holds_where_not_every_gpu_moves_c_n_m():
+    # Audit of #37. Nodes A and B, each with a shared network of node_beta = 100 GB/s each way;
+    # GPUs a1 (the root where there is one), a2 on A, b (and b2) on B. Each schedule is counted by
+    # hand: the bytes (per byte of M) each resource carries.
+    nvlink, net = 1 * GB, 100 * GB
+    # AllReduce on 3 ranks, 2 nodes: a1 and a2 send their inputs to b over A's network, b sums and
+    # sends the result to both: A out 2 M, B in 2 M, B out 2 M, A in 2 M, NVLink idle. c(3) = 4/3:
+    # busbw = (4/3) / (2 / 100 GB/s) = 66.7 GB/s, above 1 + 100 / 2 = 51. Only the total 2 (N-1) M is
+    # forced: over 3 GPUs' links and 2 networks, busbw <= 1 + 2 x 100 / 3 = 67.7.
+    busbw = _fluid_busbw(Fraction(4, 3), {"A out": (2, net), "A in": (2, net), "B in": (2, net), "B out": (2, net)})
+    assert busbw == pytest.approx(200 / 3 * GB)
+    assert ccb.two_level_busbw_ceiling("all_reduce", 3, 2, nvlink, net) >= busbw * (1 - 1e-12)
+    assert ccb.two_level_busbw_ceiling("all_reduce", 3, 2, nvlink, net) == pytest.approx((1 + 200 / 3) * GB)
+    # Broadcast on 3 ranks from a1: a1 -> b over the network, b -> a2 over it (A out M, B in M, B out
+    # M, A in M): busbw = 1 / (1 / 100) = 100 GB/s; b alone on B owns B's whole network.
+    busbw = _fluid_busbw(1, {"A out": (1, net), "B in": (1, net), "B out": (1, net), "A in": (1, net)})
+    assert busbw == pytest.approx(100 * GB)
+    assert busbw <= ccb.two_level_busbw_ceiling("broadcast", 3, 2, nvlink, net) * (1 + 1e-12)
+    # Scatter on 4 ranks (2 + 2), NVLink 50 GB/s: a1 sends a2's quarter over NVLink and B's two
+    # quarters over A's network: T = max(1/4 / 50, 1/2 / 100) = 1/200; busbw = (3/4) x 200 = 150 GB/s,
+    # above 50 + 100 / 2 = 100: only the root moves c(N) M, through its links and its node's network.
+    busbw = _fluid_busbw(Fraction(3, 4), {"a1 NVLink": (Fraction(1, 4), 50 * GB), "A out": (Fraction(1, 2), net)})
+    assert busbw == pytest.approx(150 * GB)
+    assert ccb.two_level_busbw_ceiling("scatter", 4, 2, 50 * GB, net) == pytest.approx(150 * GB)
+    assert ccb.two_level_busbw_ceiling("gather", 4, 2, 50 * GB, net) == pytest.approx(150 * GB)
+    # Scatter on 3 ranks (2 + 1), NVLink 100 GB/s: a2's third over NVLink, b's over the network:
+    # busbw = (2/3) / (1/3 / 100) = 200 GB/s; A sends only M / 3 across, not c(2) M = M / 2 (the old
+    # node cut, (2/3) / (1/2) x 100 = 133).
+    busbw = _fluid_busbw(Fraction(2, 3), {"a1 NVLink": (Fraction(1, 3), 100 * GB), "A out": (Fraction(1, 3), net)})
+    assert busbw == pytest.approx(200 * GB)
+    assert ccb.two_level_busbw_ceiling("scatter", 3, 2, 100 * GB, net) == pytest.approx(200 * GB)
+    # Full nodes and one NIC per GPU: unchanged (the totals and the shares agree there).
+    assert ccb.two_level_busbw_ceiling("all_reduce", 16, 2, 450 * GB, rail_beta=50 * GB) == pytest.approx(500 * GB)
+    assert ccb.two_level_busbw_ceiling("scatter", 16, 2, 450 * GB, rail_beta=50 * GB) == pytest.approx(500 * GB)
+
+
+def test_nccl_units_bound_on_nodes_of_unequal_size():
+    # 9 ranks on 2 nodes (5 + 4), ib_h100: beta = node_beta = 384 GB/s. An AllReduce forces only the
+    # total 2 (N-1) M, over 9 GPUs' links and 2 nodes' networks: per GPU 384 + 2 x 384 / 9 GB/s, not
+    # 384 + 384 / 5 (the fullest node's share). c(9) = 16/9; the node term M / 384 GB/s is smaller.
+    r = ccb.nccl_vs_bound("all_reduce", 9, 2, 2**30, "ib_h100")
+    assert r.bound_time == pytest.approx(16 / 9 * 2**30 / ((384 + 2 * 384 / 9) * GB))

@@ -547,9 +547,64 @@ def test_all_reduce_on_an_oversubscribed_fat_tree_pays_only_for_its_link_conflic
     assert rhd.time(0.0, 1.0) == expected == {1: 30720, 2: 55296, 4: 104448}[oversubscription]
 
 
+def _ring_all_gather_steps(order, m, chunk_bytes):
+    """AllGather along the cycle ``order`` (each node sends to the next), one block per step."""
+    import dataclasses
+
+    n = len(order)
+    bounds = ccb.block_bounds(m, n)
+    steps = []
+    for s in range(n - 1):
+        step = []
+        for i, v in enumerate(order):
+            block = order[(i - s) % n]
+            lo, hi = int(bounds[block]), int(bounds[block + 1])
+            step.append(ccb.Transfer(v, order[(i + 1) % n], lo, hi - lo))
+        steps.append(step)
+    schedule = ccb.Schedule.from_transfers("all_gather", n, m, steps)
+    return dataclasses.replace(schedule, step_rounds=(1,) * (n - 1), chunk_bytes=chunk_bytes)
+
+
+@pytest.mark.parametrize(
+    "topology, order",
+    [
+        (ccb.single_switch(4, links=2), [0, 1, 2, 3]),
+        # DGX-1: a Hamiltonian cycle of double NVLinks (0-1, 1-3, 3-2, 2-6, 6-7, 7-5, 5-4, 4-0)
+        (ccb.dgx1(), [0, 1, 3, 2, 6, 7, 5, 4]),
+    ],
+    ids=["single_switch(4, links=2)", "dgx1"],
+)
+def test_a_port_drives_one_link_in_the_steps_model(topology, order):
+    # Audit of #37: one peer per step over a pair of links, each block of 8 bytes split over both
+    # links (4 bytes a link a step): 1-port, yet (N-1) steps x 4 bytes = (N-1) M / (2 N), half the
+    # 1-port bound (N-1) M / N. A port is one link: with ports=1 the step is refused.
+    n = topology.n
+    m = 8 * n
+    schedule = _ring_all_gather_steps(order, m, chunk_bytes=4)
+    with pytest.raises(ccb.ScheduleError, match=r"drives 1 link\(s\) \(ports=1"):
+        ccb.run_schedule(schedule, ports=1, topology=topology)
+    # With two ports the same steps are legal and meet the 2-port bound exactly (by hand: N - 1
+    # steps of 4 bytes; (N-1) x 8 bytes over 2 links).
+    run = ccb.run_schedule(schedule, ports=2, topology=topology)
+    assert run.correct and run.time(0.0, 1.0) == 4 * (n - 1) == (n - 1) * 8 / 2
+    assert run.time(0.0, 1.0) >= ccb.bandwidth_lower_bound("all_gather", n, m, 1.0, ports=2, degree=topology.degree)
+
+
 def test_every_algorithm_of_the_catalogue_has_a_schedule_generator():
     # The two registries are kept in step by name: a cost model without rounds (or rounds without
     # a cost model) would leave a pair unchecked by the tests above.
     from ccb_helpers.generators import GENERATORS
 
     assert list(GENERATORS) == list(ccb.ALGORITHMS)
+
+
+def test_a_wrong_schedule_cannot_be_made_correct_by_choosing_the_seed():
+    # Audit of #37: a 1-byte Broadcast on 2 nodes with no round at all: node 1's byte is random,
+    # equal to the root's with probability 1/256, so one seed in 256 or so called it correct (seed
+    # 374 here), in time 0, below every bound. A correct result is confirmed on fresh inputs.
+    empty = ccb.Schedule.from_transfers("broadcast", 2, 1, [])
+    assert not any(ccb.run_schedule(empty, seed=seed).correct for seed in range(512))
+    assert "other random inputs" in ccb.run_schedule(empty, seed=374).errors[0]
+    # A correct schedule stays correct (the confirmation draws fresh inputs every call).
+    whole = ccb.Schedule.from_transfers("broadcast", 2, 1, [[ccb.Transfer(0, 1, 0, 1)]])
+    assert all(ccb.run_schedule(whole, seed=seed).correct for seed in range(20))

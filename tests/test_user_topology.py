@@ -537,3 +537,23 @@ def test_pcie_star_is_read_from_the_levels_as_the_tree_would_build_it():
         stars += star
         assert ut._pcie_is_star(n, levels) == star, levels
     assert 30 < stars < 270  # both kinds were tried
+
+
+def test_a_claimed_bisection_below_the_minimum_cut_is_refused():
+    # Audit of #37: K4 declared with 1 link across. Its balanced cuts ({0, 1} | {2, 3} and the
+    # others) cut 4 links; with the claim, pairwise AllToAll (ports 3) ran in 3 rounds of 64 bytes
+    # = 192 B / beta, below the "bisection bound" 2 x 2 x 256 / 4 bytes over 1 link = 256.
+    k4 = np.ones((4, 4), dtype=int) - np.eye(4, dtype=int)
+    with pytest.raises(ValueError, match=r"bisection_links=1 is below the minimum balanced cut .* 4 links"):
+        ccb.topology_from_links(k4, bisection_links=1)
+    honest = ccb.topology_from_links(k4, bisection_links=4)
+    run = ccb.simulate("pairwise", "all_to_all", 4, 256, ports=3, topology=honest)
+    assert run.time(0.0, 1.0) == 192.0 >= ccb.bisection_lower_bound("all_to_all", honest, 256, 1.0) == 64.0
+    # a larger claim only weakens the bound: kept; a star with uplinks 1, 1, 2, 3 cuts 1 + 1 = 2
+    assert ccb.topology_from_links(k4, bisection_links=6).bisection_links == 6
+    star = nx.Graph()
+    star.add_node("sw", kind="switch")
+    for v, b in enumerate((1, 1, 2, 3)):
+        star.add_edge(v, "sw", links=b)
+    with pytest.raises(ValueError, match="2 links"):
+        ccb.topology_from_graph(star, bisection_links=1)

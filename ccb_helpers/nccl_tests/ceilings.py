@@ -137,6 +137,11 @@ def node_volume_coefficient(collective: str, n_ranks: int, n_nodes: int) -> floa
         return per_node * (n_ranks - per_node) / n_ranks
     if collective == "sendrecv":
         return 1.0
+    if collective in ("scatter", "gather"):
+        # The root's node sends (receives) the blocks of the ranks elsewhere, (N - r) M / N with the
+        # root among the r ranks of a fullest node: c(K) M only when every node holds N / K ranks
+        # (#37 audit: 3 ranks on 2 nodes move M / 3, not M / 2, across).
+        return (n_ranks - math.ceil(n_ranks / n_nodes)) / n_ranks
     return volume_coefficient(collective, n_nodes)
 
 
@@ -183,7 +188,10 @@ def two_level_ceiling_terms(
       (chapter 3). Summed over the ``r = ceil(N / K)`` GPUs of the fullest node, those bytes leave
       through ``r p β`` of links and ``β_node`` of network, so
       ``r c(N) M <= T (r p β + β_node)`` and ``busbw = c(N) M / T <= p β + β_node / r``
-      (``p β + rail_beta`` with one NIC per GPU);
+      (``p β + rail_beta`` with one NIC per GPU). That holds where every GPU must move
+      ``c(N) M``; with a shared ``node_beta`` and an AllReduce on nodes of unequal size, or a
+      rooted primitive, the GPU's share of the network is what :func:`nic_share` derives (the
+      total for AllReduce, the root's whole node for Scatter / Gather);
     * **node cut**: every node moves ``V_node`` (:func:`node_volume_coefficient`) through its
       network alone, so ``T >= V_node / β_node`` and ``busbw <= c(N) M / V_node × β_node``.
 
@@ -238,9 +246,10 @@ def two_level_ceiling_terms(
     n_nodes = check_int("n_nodes", n_nodes, minimum=1, maximum=n_ranks, scalar=True)
     beta, ports = check_link(beta, ports)
     nic_shares_link = check_bool("nic_shares_link", nic_shares_link)
+    rails = rail_beta is not None
     node_beta = network_per_node(n_ranks, n_nodes, node_beta, rail_beta)
     links = float(ports * beta)
-    nic = 0.0 if n_nodes == 1 or nic_shares_link else nic_share(n_ranks, n_nodes, node_beta)
+    nic = 0.0 if n_nodes == 1 or nic_shares_link else nic_share(n_ranks, n_nodes, node_beta, primitive, rails)
     endpoint = links + nic
     node_cut = node_cut_ceiling(primitive, n_ranks, n_nodes, node_beta) if n_nodes > 1 else None
     if node_cut is not None and node_cut < endpoint:
@@ -296,15 +305,39 @@ def two_level_busbw_ceiling(
     ).ceiling
 
 
-def nic_share(n_ranks: int, n_nodes: int, node_beta: float) -> float:
-    """A GPU's share of its node's network egress: ``node_beta / ceil(n_ranks / n_nodes)`` (bytes/s).
+def nic_share(
+    n_ranks: int, n_nodes: int, node_beta: float, collective: str = "all_gather", rails: bool = False
+) -> float:
+    """The network egress of one GPU in the endpoint term, bytes/s: its share of the node's network.
 
-    The fullest node's GPUs share the least (the endpoint term of :func:`two_level_ceiling_terms`).
+    With one NIC per GPU (``rails``) it is that NIC, ``node_beta / r`` (``r = ceil(n_ranks /
+    n_nodes)``, the node's ``r`` NICs). With ``node_beta`` shared by the node's GPUs, the
+    ``r`` GPUs of a fullest node share it when each of them must move ``c(N) M``
+    (AllGather, ReduceScatter, AllToAll, SendRecv): ``node_beta / r``. When only some must (#37
+    audit), the share is what the argument allows:
+
+    * AllReduce: only the total ``2 (N-1) M`` is forced (chapter 5), over the ``N`` GPUs' links and
+      the ``K`` nodes' networks: ``K node_beta / N`` (``node_beta / r`` when the nodes are full);
+    * Scatter / Gather: only the root moves ``c(N) M``, and its node's whole network is its own:
+      ``node_beta``;
+    * Broadcast / Reduce: every rank but the root receives (sends) ``M``: ``node_beta / r`` over
+      a fullest node without the root, ``node_beta / (r - 1)`` when the root may hold the only one.
 
     >>> nic_share(16, 2, 400e9) / 1e9
     50.0
+    >>> round(nic_share(3, 2, 100e9, "all_reduce") / 1e9, 6), nic_share(16, 2, 400e9, "scatter") / 1e9
+    (66.666667, 400.0)
     """
-    return node_beta / math.ceil(n_ranks / n_nodes)
+    full = math.ceil(n_ranks / n_nodes)
+    if rails:
+        return node_beta / full
+    if collective == "all_reduce":
+        return n_nodes * node_beta / n_ranks
+    if collective in ("scatter", "gather"):
+        return node_beta
+    if collective in ("broadcast", "reduce") and n_ranks % n_nodes == 1 and full > 1:
+        return node_beta / (full - 1)
+    return node_beta / full
 
 
 def network_per_node(n_ranks, n_nodes, node_beta=None, rail_beta=None):

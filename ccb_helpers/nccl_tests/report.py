@@ -161,7 +161,7 @@ def nccl_tests_report(
     # The GPU's egress: its links, and beside them its share of the node's network (eq:cc-nccl-two-level).
     egress = ports * beta
     if node_beta is not None and n_nodes > 1 and not nic_shares_link:
-        egress += nic_share(n, n_nodes, node_beta)
+        egress += nic_share(n, n_nodes, node_beta, primitive, rails=rail_beta is not None)
     coefficient = _busbw_factor(primitive, n)
     node_coefficient = node_volume_coefficient(primitive, n, n_nodes) if node_beta is not None else 0.0
     node_ceiling = node_cut_ceiling(primitive, n, n_nodes, node_beta) if node_coefficient else None
@@ -363,7 +363,7 @@ def run_report(
     fit, fit_error = _fit_or_error(log, n, primitive)
     endpoint = float(ports * beta)
     if per_node is not None and k > 1 and not nic_shares_link:
-        endpoint += nic_share(n, k, per_node)
+        endpoint += nic_share(n, k, per_node, primitive, rails=rail_beta is not None)
     return RunReport(
         log,
         n,

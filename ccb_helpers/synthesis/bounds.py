@@ -184,7 +184,10 @@ def rounds_per_chunk_bound(topology, primitive, root=0) -> Fraction:
     Returns
     -------
     fractions.Fraction
-        Multiply by ``u / β`` (``u = M/N``, or ``M`` for Broadcast / Reduce) for seconds.
+        Multiply by ``u / β`` (``u = M/N``, or ``M`` for Broadcast / Reduce) for seconds; when
+        ``N`` does not divide ``M``, by the smallest block ``floor(M/N)`` (the blocks that must
+        enter ``X`` may be the smallest ones: the #37 audit's triangle needs 3 + 3 bytes, not
+        2 x 10/3).
 
     Examples
     --------

@@ -51,7 +51,8 @@ def _check_chunk_capacity(schedule: Schedule, topology: Topology) -> None:
 def verify_synthesized(schedule: Schedule, topology: Topology, seed: int = 0):
     """Run a synthesized schedule in the simulator with its link capacities: the result (``.correct``).
 
-    Every node may use all its links at once (``ports = n - 1``); ``step_rounds`` limits each link:
+    Every node may use all its links at once (``ports = max(n - 1, degree)``: every peer, and every
+    one of its parallel links, a port being one link); ``step_rounds`` limits each link:
     in chunks (a step of ``r`` rounds sends at most ``b * r`` chunks over ``b`` parallel links,
     counted here) and in bytes (checked by :func:`ccb_helpers.run_schedule`). A violation raises
     :class:`ccb_helpers.ScheduleError`; a wrong result gives ``.correct == False``.
@@ -74,7 +75,17 @@ def verify_synthesized(schedule: Schedule, topology: Topology, seed: int = 0):
         raise ValueError("schedule has no step_rounds / chunk_bytes: not a synthesized schedule")
     seed = check_int("seed", seed, minimum=0, scalar=True)
     _check_chunk_capacity(schedule, topology)
-    return run_schedule(schedule, ports=max(1, topology.n - 1), topology=topology, seed=seed)
+    return run_schedule(schedule, ports=_all_ports(topology), topology=topology, seed=seed)
+
+
+def _all_ports(topology: Topology) -> int:
+    """Ports of an all-port node of ``topology``: every peer and every link, ``max(n - 1, degree)``.
+
+    >>> import ccb_helpers as ccb
+    >>> _all_ports(ccb.ring(5)), _all_ports(ccb.single_switch(4, links=18))
+    (4, 18)
+    """
+    return max(1, topology.n - 1, topology.degree)
 
 
 def synthesized_time(schedule: Schedule, alpha, beta) -> float:
