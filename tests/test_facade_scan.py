@@ -91,6 +91,12 @@ def _baselines() -> dict:
 
     prim, ar = "all_reduce", dict(alpha=1e-6, beta=1e9)
     bound_options = dict(ports=1, diameter=0, degree=None, eccentricity=None)
+    # Chapter 9 and the catalogue (#38): two-level hardware, routed tori, fat trees.
+    two, hardware = ccb.two_level(2, 4), ccb.two_level_hardware()
+    two_run = ccb.simulate("hierarchical_ring", prim, 8, 64, topology=two)
+    two_map = ccb.two_level_map([1, 2], 4, [1024.0, 2.0**20], hardware, algorithms=("ring", "hierarchical_ring"))
+    fat8 = ccb.fat_tree(8)
+    ring_schedule8 = ccb.generate("ring", prim, 8, 64)
     return {
         "algorithm_bandwidth": ((1024, 1e-3), {}),
         "algorithm_comparison_table": ((), dict(ports=1, ns=(8,), m=1024, chunks=4)),
@@ -269,6 +275,63 @@ def _baselines() -> dict:
         "use_book_style": ((), {}),
         "verify_synthesized": ((synthesized, dgx1), dict(seed=0)),
         "volume_coefficient": ((prim, 8), {}),
+        # chapter 9: trade-off bounds, two-level hardware, Swing, PAT, hierarchical algorithms, routing
+        "all_gather_tradeoff_bound": ((8, 1024, 3), dict(ports=1)),
+        "all_to_all_min_hops": ((8, 3), dict(ports=1)),
+        "all_to_all_tradeoff_bound": ((8, 1024, 3), dict(ports=1)),
+        "all_to_all_tradeoff_curve": ((8, 1024), dict(ports=1)),
+        "all_to_all_tradeoff_rounds": ((8, 1024, 2048), dict(ports=1)),
+        "all_to_all_tradeoff_time": ((8, 1024, 1e-6, 1e9), dict(ports=1)),
+        "bruck_index_cost": ((8, 1024), dict(radix=2, ports=1)),
+        "bruck_index_schedule": ((8, 64), dict(radix=2, ports=1)),
+        "hierarchical_schedule": (("hierarchical_ring", two, 64), dict(chunks=None)),
+        "hierarchical_terms": (("hierarchical_ring", 2, 4, 1024.0), dict(chunks=None)),
+        "in_network_bound": (
+            (prim, 8, 1024, 1e-6, 1e9),
+            dict(ports=1, degree=None, cut_links=None, switch_throughput=None),
+        ),
+        "pat_aggregation": ((8,), {}),
+        "pat_messages": (("all_gather", 8), dict(aggregation=None)),
+        "pat_operations": (("all_gather", 8), dict(aggregation=None)),
+        "pat_schedule": (("all_gather", 8, 64), dict(aggregation=None)),
+        "pat_terms": (("all_gather", 8, 1024), dict(aggregation=None)),
+        "plot_tradeoff": ((), dict(n=16, ports=1, ax=None)),
+        "plot_two_level_map": ((two_map,), dict(annotate=True, axes=None)),
+        "round_profile": (("ring", two), dict(chunks=None)),
+        "routed_loads": ((ring_schedule8, ccb.torus(2, 4)), {}),
+        "routed_lower_bound": ((prim, ccb.torus(2, 4), 1024, 1e-6, 1e9), {}),
+        "routed_time": ((ring_schedule8, ccb.torus(2, 4), 1e-6, 1e9), {}),
+        "swing_peer": ((1, 2, 8), {}),
+        "swing_rho": ((3,), {}),
+        "swing_schedule": ((8, 64), dict(dims=None, variant="bandwidth")),
+        "swing_terms": ((8, 1024), dict(variant="bandwidth")),
+        "two_level": ((2, 4), dict(nic="gpu", nvlink_links=1, nic_links=1)),
+        "two_level_algorithm_time": (("hierarchical_ring", two, 1024.0, hardware), dict(chunks=None)),
+        "two_level_hardware": ((), dict(gpu="h100_nvswitch", network="ib_ndr_8x400", network_alpha=None)),
+        "two_level_lower_bound": ((prim, two, 1024.0, hardware), dict(ports=1)),
+        "two_level_map": (
+            ([1, 2], 4, [1024.0, 2.0**20], hardware),
+            dict(nic="gpu", algorithms=("ring", "hierarchical_ring"), ports=1),
+        ),
+        "two_level_round_costs": ((two_run, two, hardware), {}),
+        "two_level_time": ((two_run, two, hardware), {}),
+        "two_level_times": ((two, 1024.0, hardware), dict(algorithms=("ring", "hierarchical_ring"), ports=1)),
+        # the catalogue (#38): every N, pipelined rooted collectives, gamma, fat-tree AllReduce
+        "computation_lower_bound": ((prim, 8, 1024, 1e-12), {}),
+        "computation_table": ((), dict(preset_keys=("h100_nvswitch",), n=8, m=2.0**20)),
+        "fat_tree_allreduce_table": ((), dict(n=8, oversubscriptions=(2,), m=1024, preset_key="ib_ndr")),
+        "non_power_of_two_table": ((), dict(ns=(6,), sizes=(65536.0,), preset_key="a100_nvlink")),
+        "one_port_tree_depth": ((8,), {}),
+        "optimal_segments": (("pipelined_chain", "broadcast", 8, 2.0**20, 1e-6, 1e9), dict(ports=1, gamma=0.0)),
+        "patarasuk_yuan": ((fat8, 64), {}),
+        "pipeline_constants": (("pipelined_chain", 8), dict(ports=1)),
+        "pipelined_algorithms": ((), dict(primitive=None)),
+        "pipelined_rooted_table": (
+            (),
+            dict(n=8, m=2.0**20, preset_key="a100_nvlink", primitive="broadcast", gamma=0.0),
+        ),
+        "place": ((ring_schedule8, [7, 6, 5, 4, 3, 2, 1, 0]), {}),
+        "tree_ring_order": ((fat8,), {}),
     }
 
 
@@ -318,6 +381,13 @@ def _record_baselines() -> dict:
         "Topology": ccb.ring(4),
         "Transfer": ccb.Transfer(0, 1, 0, 4, op="reduce", buffer="data", dst_offset=4, dst_buffer="data"),
         "Volume": ccb.forced_volume("all_reduce", 8, 1024),
+        "InNetworkBound": ccb.in_network_bound("all_reduce", 8, 1024, 1e-6, 1e9),
+        "RoundProfile": ccb.round_profile("ring", ccb.two_level(2, 2)),
+        "RoutedLoads": ccb.routed_loads(schedule, ccb.ring(4)),
+        "TwoLevelBound": ccb.two_level_lower_bound("all_reduce", ccb.two_level(2, 4), 1024.0, ccb.two_level_hardware()),
+        "TwoLevelHardware": ccb.two_level_hardware(),
+        "TwoLevelMap": ccb.two_level_map([1], 2, [1024.0], ccb.two_level_hardware(), algorithms=("ring",)),
+        "TwoLevelTopology": ccb.two_level(2, 4),
     }
     baselines = {}
     for name, instance in instances.items():
@@ -354,11 +424,16 @@ def _on_alarm(signum, frame):
 
 
 def _has_nan(value, depth=0) -> bool:
-    """NaN anywhere in a returned number, array, tuple, list or dict (a wrong result, not an error)."""
+    """NaN anywhere in a returned number, array, tuple, list, dict or dataclass record (a wrong
+    result, not an error)."""
+    import dataclasses
+
     if depth > 4:
         return False
     if isinstance(value, float):
         return math.isnan(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return any(_has_nan(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value))
     if isinstance(value, np.ndarray):
         return value.dtype.kind in "fc" and bool(np.isnan(value).any())
     if isinstance(value, (list, tuple)):
@@ -392,6 +467,52 @@ def _variants(function, args, kwargs):
                 yield parameter.name, label, args, {**kwargs, parameter.name: bad}
 
 
+def _kind(value) -> str:
+    """What a record's field holds, coarsely: a number, a bool, a string, an array of some
+    dimension and dtype kind, a sequence, a mapping, or an instance of one class."""
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return "number"
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, np.ndarray):
+        return f"{value.ndim}-d {'i' if value.dtype.kind in 'iu' else value.dtype.kind} array"
+    if isinstance(value, (list, tuple)):
+        return "sequence"
+    if isinstance(value, dict):
+        return "dict"
+    return type(value).__name__
+
+
+def _non_finite(value, depth=0) -> bool:
+    """NaN or ±inf anywhere in a field's value."""
+    if depth > 3:
+        return False
+    if isinstance(value, (float, np.floating)):
+        return not math.isfinite(value)
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "fc" and not bool(np.isfinite(value).all())
+    if isinstance(value, (list, tuple)):
+        return any(_non_finite(v, depth + 1) for v in value[:1000])
+    if isinstance(value, dict):
+        return any(_non_finite(v, depth + 1) for v in list(value.values())[:1000])
+    return False
+
+
+def _record_problem(record, field, baseline) -> str | None:
+    """What is wrong with a record that accepted a hostile value for ``field``: it holds NaN or
+    ±inf where its real instance holds finite values, or a value of another kind than the real
+    instance's (an array where a number belongs, a string for a count, a 2-d array for a 1-d one).
+    ``None`` in the real instance (an optional field) takes any kind."""
+    stored = getattr(record, field)
+    if _non_finite(stored) and not _non_finite(baseline):
+        return "accepted a non-finite value"
+    if baseline is not None and _kind(stored) != _kind(baseline):
+        return f"accepted {_kind(stored)} where {_kind(baseline)} belongs"
+    return None
+
+
 def _call(function, args, kwargs):
     """The call's outcome: ``("ok", None)``, ``("error", exception)``."""
     result = function(*args, **kwargs)
@@ -414,15 +535,18 @@ def scan(names) -> tuple[list[tuple], float]:
         for name in names:
             function = getattr(ccb, name)
             args, kwargs = baselines[name]
+            record = inspect.isclass(function)
             for parameter, label, new_args, new_kwargs in _variants(function, args, kwargs):
                 outcome = None
                 signal.setitimer(signal.ITIMER_REAL, CALL_SECONDS)
                 try:
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
-                        state, _ = _call(function, new_args, new_kwargs)
-                    if state == "nan":
-                        outcome = "returned NaN"
+                        if record:  # the instance is what the record holds: look at the field
+                            outcome = _record_problem(function(**new_kwargs), parameter, kwargs[parameter])
+                        else:
+                            state, _ = _call(function, new_args, new_kwargs)
+                            outcome = "returned NaN" if state == "nan" else None
                 except _Timeout:
                     outcome = f"ran longer than {CALL_SECONDS:g} s"
                 except (ValueError, TypeError) as error:
