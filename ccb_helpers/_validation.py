@@ -67,6 +67,7 @@ Caps left without an estimate of their own, on purpose:
 from __future__ import annotations
 
 import functools
+import math
 import numbers
 from typing import Iterable
 
@@ -250,6 +251,47 @@ def check_sequence(name: str, value, *, max_length: int, min_length: int = 1) ->
     return list(value.tolist() if isinstance(value, np.ndarray) else value)
 
 
+def check_array(name: str, value, *, ndim: int, kind: str = "real", minimum: float | None = 0.0) -> np.ndarray:
+    """An array a record holds (a result, not an argument to broadcast): a numpy array of exactly
+    ``ndim`` dimensions whose dtype is of ``kind`` — ``"real"`` (integers or floats, finite, each
+    ``>= minimum`` unless ``minimum`` is None), ``"int"`` (integers fitting int64, ``>= minimum``),
+    ``"bool"`` or ``"str"`` (strings, also in an object array) — returned unchanged. Empty arrays
+    are allowed (a schedule of no rounds). The message names ``name`` and what it got.
+
+    >>> check_array("RoundProfile.fabric", np.zeros((2, 2)), ndim=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: RoundProfile.fabric must be a 1-d array, got shape (2, 2)
+    """
+    if not isinstance(value, np.ndarray):
+        raise TypeError(
+            f"{name} must be a {ndim}-d numpy array of {kind} values, got {type(value).__name__} {_short(value)}"
+        )
+    if value.ndim != ndim:
+        raise ValueError(f"{name} must be a {ndim}-d array, got shape {value.shape}")
+    dtype = value.dtype.kind
+    if kind == "bool":
+        if dtype != "b":
+            raise TypeError(f"{name} must be an array of bools, got dtype {value.dtype}")
+        return value
+    if kind == "str":
+        if not (dtype == "U" or (dtype == "O" and all(isinstance(v, str) for v in value.flat))):
+            raise TypeError(f"{name} must be an array of strings, got dtype {value.dtype}")
+        return value
+    allowed = "iu" if kind == "int" else "iuf"
+    if dtype not in allowed:
+        what = "integers" if kind == "int" else "real numbers"
+        raise TypeError(f"{name} must be an array of {what}, got dtype {value.dtype}")
+    if value.size:
+        if dtype == "f" and not np.isfinite(value).all():
+            raise ValueError(f"{name} must be finite (no inf or nan)")
+        if dtype == "u" and value.max() > INT64_MAX:
+            raise ValueError(f"{name} must be <= {INT64_MAX} (int64), got max {value.max()}")
+        if minimum is not None and value.min() < minimum:
+            raise ValueError(f"{name} must be >= {minimum:g}, got min {value.min():g}")
+    return value
+
+
 def check_shapes(*, bytes_per_element: int = ARRAY_BYTES_PER_ELEMENT, fixed_bytes: int = 0, **named) -> tuple:
     """The broadcast shape of the array arguments ``named``; a clear error if they do not broadcast,
     if the result would exceed :data:`MAX_ELEMENTS` elements, or if the call's memory estimate,
@@ -327,9 +369,10 @@ def check_fields(record, spec: dict) -> None:
     """Validate the fields of a record (a dataclass) in its ``__post_init__``.
 
     ``spec`` maps a field name to a kind: ``"str"``, ``"int"`` (``>= 0``), ``"real"`` (finite,
-    ``>= 0``), ``"number"`` (any real, NaN and inf included: a fitted or printed value),
-    ``"bool"`` or ``"tuple"``; a trailing ``"?"`` also allows ``None``. Look-alikes are refused:
-    a bool is not an int, a str subclass is turned into a plain ``str`` (frozen dataclasses too).
+    ``>= 0``), ``"finite"`` (any finite real: a fitted slope), ``"real+inf"`` (``>= 0`` or
+    ``+inf``: a rate or a time a model may leave unbounded), ``"bool"`` or ``"tuple"``; a
+    trailing ``"?"`` also allows ``None``. NaN is never a value. Look-alikes are refused: a bool is
+    not an int, a str subclass is turned into a plain ``str`` (frozen dataclasses too).
     """
     for name, kind in spec.items():
         value = getattr(record, name)
@@ -347,13 +390,13 @@ def check_fields(record, spec: dict) -> None:
             value = check_int(name, value, minimum=0, scalar=True)
         elif kind == "real":
             value = check_real(name, value, minimum=0.0, scalar=True)
-        elif kind == "number":
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                raise TypeError(f"{name} must be a real number, got {type(value).__name__} {_short(value)}")
-            try:
-                value = float(value)
-            except OverflowError:  # a Fraction or int beyond float64 (#28: it escaped as OverflowError)
-                raise ValueError(f"{name} must fit a float64 (|x| < 1.8e308), got {_short(value)}") from None
+        elif kind == "finite":
+            value = check_real(name, value, minimum=-math.inf, scalar=True)
+        elif kind == "real+inf":
+            if isinstance(value, (float, np.floating)) and value == math.inf:
+                value = math.inf
+            else:
+                value = check_real(name, value, minimum=0.0, scalar=True)
         elif kind == "bool":
             value = check_bool(name, value)
         elif kind == "tuple":
@@ -408,6 +451,7 @@ def check_record(**spec):
 
         cls.__new__ = __new__
         cls._make = classmethod(_make)
+        cls._field_kinds = dict(spec)  # what each field holds (tests/test_facade_scan.py reads it)
         return cls
 
     return decorate

@@ -29,8 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ._intmath import ceil_log_int
-from ._validation import check_bandwidth, check_int, check_real, check_seconds, check_size
-from .bandwidth import _check_ports_degree, _effective_ports, _forced_volume
+from ._validation import INT64_MAX, check_bandwidth, check_int, check_real, check_seconds, check_size
+from .bandwidth import _forced_volume
 from .bisection import _bisection_bytes
 from .in_network import _in_network_volume
 from .primitives import check_primitive
@@ -120,8 +120,10 @@ def in_network_bound(
     m = check_size("m", m, scalar=True)
     alpha = check_seconds("alpha", alpha, scalar=True)
     beta = check_bandwidth("beta", beta, scalar=True)
-    ports, degree = _check_ports_degree(ports, degree)
-    p = int(_effective_ports(ports, degree))
+    ports = check_int("ports", ports, minimum=1, maximum=INT64_MAX, scalar=True)
+    if degree is not None:
+        degree = check_int("degree", degree, minimum=1, maximum=INT64_MAX, scalar=True)
+    p = ports if degree is None else min(ports, degree)
     if cut_links is not None:
         cut_links = check_int("cut_links", cut_links, minimum=1, maximum=2**62, scalar=True)
     if switch_throughput is not None:

@@ -170,7 +170,7 @@ class NcclPrediction:
                 "topology": "str",
                 "algorithm": "str",
                 "protocol": "str",
-                "time": "number",
+                "time": "real+inf",  # inf: no algorithm/protocol available
                 "version": "str",
             },
         )

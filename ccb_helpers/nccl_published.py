@@ -93,6 +93,10 @@ class PublishedLog:
             },
         )
         object.__setattr__(self, "n_nodes", check_int("n_nodes", self.n_nodes, minimum=1, maximum=2**40, scalar=True))
+        if self.n_ranks is not None:
+            object.__setattr__(
+                self, "n_ranks", check_int("n_ranks", self.n_ranks, minimum=1, maximum=2**40, scalar=True)
+            )
 
 
 PUBLISHED_LOGS: dict[str, PublishedLog] = {

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_bandwidth, check_cap, check_seconds
+from ._validation import check_array, check_bandwidth, check_cap, check_seconds
 from .schedule import Schedule
 from .topology import Topology, check_topology
 
@@ -25,7 +25,7 @@ __all__ = ["RoutedLoads", "routed_loads", "routed_time"]
 MAX_ROUTED_MESSAGES = 2**20
 
 
-@dataclass
+@dataclass(frozen=True)
 class RoutedLoads:
     """Per round: the most bytes one directed link carries and the most messages sharing one.
 
@@ -43,6 +43,28 @@ class RoutedLoads:
     link_bytes: np.ndarray
     link_messages: np.ndarray
     busiest: list
+
+    def __post_init__(self):
+        # A record of one routing: one entry per round in each field, finite non-negative loads.
+        check_array("RoutedLoads.link_bytes", self.link_bytes, ndim=1)
+        check_array("RoutedLoads.link_messages", self.link_messages, ndim=1, kind="int")
+        if not isinstance(self.busiest, (list, tuple)):
+            raise TypeError(
+                f"RoutedLoads.busiest must be a list of (u, v) links or None, got {type(self.busiest).__name__}"
+            )
+        rounds = len(self.link_bytes)
+        if not len(self.link_messages) == len(self.busiest) == rounds:
+            raise ValueError(
+                "RoutedLoads.link_messages and RoutedLoads.busiest must have one entry per round of "
+                f"RoutedLoads.link_bytes ({rounds}), got {len(self.link_messages)} and {len(self.busiest)}"
+            )
+        for i, link in enumerate(self.busiest):
+            if link is None:
+                if self.link_messages[i] != 0:
+                    raise ValueError(f"RoutedLoads.busiest[{i}] is None (no message) but link_messages[{i}] > 0")
+            elif not (isinstance(link, tuple) and len(link) == 2):
+                raise TypeError(f"RoutedLoads.busiest[{i}] must be a (u, v) link or None, got {link!r:.60}")
+        object.__setattr__(self, "busiest", list(self.busiest))
 
     @property
     def bandwidth_bytes(self) -> float:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_bandwidth, check_cap, check_int, check_seconds
+from ._validation import check_array, check_bandwidth, check_cap, check_int, check_seconds
 from .generators import BYTES_PER_GENERATED_TRANSFER
 from .routing import check_routing_work, endpoint_links, link_model, routing_bytes, routing_kind
 from .schedule import Schedule, _block_bounds, _check_schedule
@@ -124,9 +124,9 @@ class SimulationResult:
         largest message (twice a link's load) no longer doubles the time (#37), and the run's
         :meth:`time` equals :func:`ccb_helpers.synthesized_time`.
         """
-        if self.charged_bytes is not None and self.charged_bytes.shape == self.max_message.shape:
+        if self.charged_bytes is not None:  # shapes: checked when the result is built
             return float(self.charged_bytes.sum())
-        if self.link_load is None or self.link_load.shape != self.max_message.shape:
+        if self.link_load is None:
             return float(self.max_message.sum())
         return float(np.maximum(self.max_message, self.link_load).sum())
 
@@ -134,16 +134,29 @@ class SimulationResult:
         if not isinstance(self.schedule, Schedule):
             raise TypeError(f"schedule must be a Schedule, got {type(self.schedule).__name__}")
         self.rounds = check_int("rounds", self.rounds, minimum=0, scalar=True)
-        for name in ("bytes_sent", "bytes_received", "sent_per_round", "received_per_round", "max_message"):
-            if not isinstance(getattr(self, name), np.ndarray):
-                raise TypeError(f"{name} must be a numpy array, got {type(getattr(self, name)).__name__}")
+        # Byte counts: finite, >= 0, one per node, per (round, node) or per round.
+        n, rounds = self.schedule.n, self.rounds
+        shapes = {
+            "bytes_sent": (n,),
+            "bytes_received": (n,),
+            "sent_per_round": (rounds, n),
+            "received_per_round": (rounds, n),
+            "max_message": (rounds,),
+            "link_load": (rounds,),
+            "reduced_per_round": (rounds,),
+            "charged_bytes": (rounds,),
+        }
+        for name, shape in shapes.items():
+            value = getattr(self, name)
+            if value is None and name in ("link_load", "reduced_per_round", "charged_bytes"):
+                continue
+            check_array(f"SimulationResult.{name}", value, ndim=len(shape))
+            if value.shape != shape:
+                raise ValueError(f"SimulationResult.{name} must have shape {shape} (rounds, n), got {value.shape}")
         if not isinstance(self.correct, (bool, np.bool_)):
             raise TypeError(f"correct must be True or False, got {type(self.correct).__name__}")
         if not isinstance(self.errors, list):
             raise TypeError(f"errors must be a list of str, got {type(self.errors).__name__}")
-        for name in ("link_load", "charged_bytes", "reduced_per_round"):
-            if getattr(self, name) is not None and not isinstance(getattr(self, name), np.ndarray):
-                raise TypeError(f"{name} must be a numpy array or None, got {type(getattr(self, name)).__name__}")
 
     def time(self, alpha, beta, gamma=0.0) -> float:
         """α-β(-γ) time in seconds: ``rounds * alpha + bandwidth_bytes / beta + reduce_bytes * gamma``.

@@ -121,6 +121,11 @@ class Topology:
             raise TypeError("_builder must be a function returning a networkx graph")
         if not isinstance(self.dims, tuple):
             raise TypeError(f"dims must be a tuple of side lengths, got {type(self.dims).__name__}")
+        if self._graph_size is not None:  # (vertices, edges): what the graph's cap is checked on
+            if not (isinstance(self._graph_size, tuple) and len(self._graph_size) == 2):
+                raise TypeError(f"_graph_size must be None or a (vertices, edges) tuple, got {self._graph_size!r:.60}")
+            for i, count in enumerate(self._graph_size):
+                check_int(f"_graph_size[{i}]", count, minimum=0, scalar=True)
 
     @cached_property
     def graph(self) -> nx.Graph:

@@ -172,7 +172,8 @@ def all_to_all_tradeoff_rounds(n, m, volume, ports=1):
     floor_volume = Fraction(n - 1, ports) * Fraction(m) / n
     if Fraction(volume) < floor_volume:
         raise ValueError(
-            f"volume must be >= (N-1)M/(N k) = {float(floor_volume):g} bytes, the least any AllToAll sends"
+            f"volume must be >= (n - 1) m / (n ports) = {float(floor_volume):g} bytes for n={n}, m={m:g}, "
+            f"ports={ports} (the least any AllToAll sends), got {volume:g}"
         )
     if m == 0:
         return _min_rounds(n, ports)

@@ -21,7 +21,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ._validation import check_cap, check_choice, check_int, check_sequence, check_size
+from ._validation import check_array, check_cap, check_choice, check_int, check_sequence, check_size
 from .generators import generate, hierarchical_schedule, swing_schedule
 from .two_level_network import TwoLevelHardware, check_two_level, two_level, two_level_lower_bound
 
@@ -64,9 +64,14 @@ class RoundProfile:
     nic: np.ndarray
 
     def __post_init__(self):
-        for name in ("network", "fabric", "nic"):
-            if not isinstance(getattr(self, name), np.ndarray):
-                raise TypeError(f"{name} must be a numpy array")
+        check_array("RoundProfile.network", self.network, ndim=1, kind="bool")
+        for name in ("fabric", "nic"):  # fractions of M on the busiest link: finite, >= 0
+            check_array(f"RoundProfile.{name}", getattr(self, name), ndim=1)
+        if not self.network.shape == self.fabric.shape == self.nic.shape:
+            raise ValueError(
+                "RoundProfile.network, fabric and nic must have one entry per round each, got shapes "
+                f"{self.network.shape}, {self.fabric.shape}, {self.nic.shape}"
+            )
 
     def time(self, m, hardware: TwoLevelHardware):
         """Seconds for ``m`` bytes (scalar or array) in the two-level model."""
@@ -185,8 +190,27 @@ class TwoLevelMap:
     times: dict
 
     def __post_init__(self):
-        if not isinstance(self.nodes, tuple) or not isinstance(self.times, dict):
-            raise TypeError("nodes must be a tuple and times a dict")
+        if not isinstance(self.nodes, tuple):
+            raise TypeError(f"TwoLevelMap.nodes must be a tuple of node counts, got {type(self.nodes).__name__}")
+        for i, k in enumerate(self.nodes):
+            check_int(f"TwoLevelMap.nodes[{i}]", k, minimum=1, scalar=True)
+        check_array("TwoLevelMap.sizes", self.sizes, ndim=1)
+        grid = (len(self.nodes), self.sizes.size)
+        for name, kind in (("winner", "str"), ("best", "real"), ("bound", "real")):
+            value = check_array(f"TwoLevelMap.{name}", getattr(self, name), ndim=2, kind=kind)
+            if value.shape != grid:
+                raise ValueError(f"TwoLevelMap.{name} must have shape (nodes, sizes) = {grid}, got {value.shape}")
+        if not isinstance(self.times, dict) or set(self.times) != set(self.nodes):
+            raise TypeError("TwoLevelMap.times must be a dict with one entry per node count of TwoLevelMap.nodes")
+        for k, per in self.times.items():
+            if not isinstance(per, dict):
+                raise TypeError(
+                    f"TwoLevelMap.times[{k}] must be a dict of algorithm -> times, got {type(per).__name__}"
+                )
+            for name, value in per.items():
+                value = check_array(f"TwoLevelMap.times[{k}][{name!r}]", np.atleast_1d(value), ndim=1)
+                if value.shape != self.sizes.shape:
+                    raise ValueError(f"TwoLevelMap.times[{k}][{name!r}] must have one time per size, got {value.shape}")
 
     @property
     def ratio(self) -> np.ndarray:

@@ -96,6 +96,93 @@ def test_every_public_dataclass_has_a_post_init():
     assert not missing, f"public dataclasses that do not validate their fields: {missing}"
 
 
+def _array_records():
+    """Records that hold arrays, each with replacements of consistent kind but inconsistent shape
+    (what the facade scan's one-value-at-a-time replacement cannot make)."""
+    schedule = ccb.generate("ring", "all_reduce", 4, 8)  # 6 rounds of 4 nodes
+    result = ccb.run_schedule(schedule)
+    loads = ccb.routed_loads(schedule, ccb.ring(4))
+    profile = ccb.round_profile("ring", ccb.two_level(2, 2))
+    grid = ccb.two_level_map([1, 2], 2, [1024.0, 2048.0], ccb.two_level_hardware(), algorithms=("ring",))
+    return {
+        "SimulationResult": (
+            result,
+            [
+                ("bytes_sent", np.zeros(5, dtype=np.int64)),  # 5 nodes of 4
+                ("sent_per_round", np.zeros((5, 4), dtype=np.int64)),  # 5 rounds of 6
+                ("max_message", np.array([1, 2, 3, 4, 5, -6])),  # a negative byte count
+                ("charged_bytes", np.zeros(3)),
+                ("reduced_per_round", np.full(6, np.nan)),
+            ],
+        ),
+        "RoutedLoads": (
+            loads,
+            [
+                ("link_messages", np.zeros(5, dtype=np.int64)),  # 5 rounds of 6
+                ("busiest", [None] * 5),
+                ("link_bytes", np.array([16.0, -1.0, 16.0, 16.0, 16.0, 16.0])),
+                ("link_messages", loads.link_messages.astype(float)),  # a count as a float
+            ],
+        ),
+        "RoundProfile": (profile, [("fabric", profile.fabric[:-1]), ("network", profile.network.astype(int))]),
+        "TwoLevelMap": (
+            grid,
+            [
+                ("winner", grid.winner[:, :1]),  # one size of two
+                ("best", grid.best.T[:1]),
+                ("bound", np.full((2, 2), np.inf)),
+                ("nodes", (1, 0)),
+                ("times", {1: grid.times[1]}),  # no entry for 2 nodes
+                ("times", {1: grid.times[1], 2: {"ring": np.ones(3)}}),  # three times for two sizes
+            ],
+        ),
+    }
+
+
+@pytest.mark.parametrize("name", ["SimulationResult", "RoutedLoads", "RoundProfile", "TwoLevelMap"])
+def test_array_records_refuse_inconsistent_shapes_naming_the_field(name):
+    # #42 (scan): RoutedLoads, RoundProfile and TwoLevelMap held whatever they were given (NaN, a
+    # 2-d array for a per-round one, fields of different lengths); SimulationResult any ndarray.
+    record, bad = _array_records()[name]
+    dataclasses.replace(record)  # the real record passes its own checks
+    for field, value in bad:
+        with pytest.raises((ValueError, TypeError), match=rf"\b{field}\b"):
+            dataclasses.replace(record, **{field: value})
+
+
+def test_routed_loads_busiest_is_none_only_in_a_silent_round():
+    loads = ccb.routed_loads(ccb.generate("ring", "all_gather", 4, 64), ccb.ring(4))
+    with pytest.raises(ValueError, match=r"RoutedLoads\.busiest\[1\] is None"):
+        dataclasses.replace(loads, busiest=[loads.busiest[0], None, loads.busiest[2]])
+    with pytest.raises(TypeError, match=r"RoutedLoads\.busiest\[0\]"):
+        dataclasses.replace(loads, busiest=[(0,), *loads.busiest[1:]])
+
+
+def test_topology_graph_size_is_a_pair_of_counts():
+    # The graph's cap is checked on _graph_size: NaN there failed inside check_cap, naming nothing.
+    for bad, error in (((float("nan"), 3), TypeError), ((3,), TypeError), ((-1, 3), ValueError), ([4, 4], TypeError)):
+        with pytest.raises(error, match="_graph_size"):
+            dataclasses.replace(ccb.ring(4), _graph_size=bad)
+
+
+def test_fit_and_model_records_take_inf_only_where_it_is_a_value():
+    # "number" fields took NaN and -inf: an AlphaBeta's beta is inf when the times do not grow with
+    # M, an NcclPrediction's time inf for an unavailable algorithm; nothing is NaN.
+    from ccb_helpers.nccl_tests import read_nccl_tests
+    from ccb_helpers.nccl_tests.records import _EXAMPLE
+
+    fit = ccb.fit_alpha_beta(read_nccl_tests(_EXAMPLE), collective="all_reduce")
+    assert dataclasses.replace(fit, beta=float("inf")).beta == float("inf")
+    for field in ("alpha", "beta", "intercept_s", "seconds_per_byte", "rms_relative_error"):
+        for bad in (float("nan"), -float("inf")):
+            with pytest.raises(ValueError, match=field):
+                dataclasses.replace(fit, **{field: bad})
+    prediction = ccb.nccl_predict("all_reduce", 8, 1, 1024)
+    assert dataclasses.replace(prediction, time=float("inf")).time == float("inf")
+    with pytest.raises(ValueError, match="time"):
+        dataclasses.replace(prediction, time=float("nan"))
+
+
 # -- time and memory caps ------------------------------------------------------------------------
 
 

@@ -68,12 +68,12 @@ class AlphaBeta:
         check_fields(
             self,
             {
-                "alpha": "number",
-                "beta": "number",
+                "alpha": "real",
+                "beta": "real+inf",  # inf: the times do not grow with M
                 "steps": "int",
-                "intercept_s": "number",
-                "seconds_per_byte": "number",
-                "rms_relative_error": "number",
+                "intercept_s": "real",
+                "seconds_per_byte": "real",
+                "rms_relative_error": "real",
                 "points": "int",
                 "alpha_determined": "bool",
                 "beta_determined": "bool",

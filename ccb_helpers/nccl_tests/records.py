@@ -80,11 +80,11 @@ class NcclTestsRow:
                 "time_s": "real",
                 "algbw_Bps": "real",
                 "busbw_Bps": "real",
-                "wrong": "number?",
+                "wrong": "finite?",
                 "time_s_inplace": "real?",
                 "algbw_Bps_inplace": "real?",
                 "busbw_Bps_inplace": "real?",
-                "wrong_inplace": "number?",
+                "wrong_inplace": "finite?",
                 "line": "int",
                 "printed": "tuple",
             },
@@ -177,18 +177,25 @@ class NcclTestsLog:
                 "time_unit_s": "real",
                 "nccl_version": "str?",
                 "tests_version": "str?",
-                "avg_busbw_Bps": "number?",
+                "avg_busbw_Bps": "finite?",
                 "out_of_bounds": "int?",
                 "header_line": "int",
                 "program": "str?",
                 "n_ranks_source": "str?",
                 "warnings": "tuple",
+                "collective_candidates": "tuple",
                 "hosts_complete": "bool",
                 "node_count": "int?",
             },
         )
         if not all(isinstance(row, NcclTestsRow) for row in self.rows):
             raise TypeError("rows must be a tuple of NcclTestsRow")
+        if not all(isinstance(c, str) for c in self.collective_candidates):
+            raise TypeError("collective_candidates must be a tuple of collective names (str)")
+        from .nccl_info import NcclInfo
+
+        if self.nccl is not None and not isinstance(self.nccl, NcclInfo):
+            raise TypeError(f"nccl must be an NcclInfo or None, got {type(self.nccl).__name__}")
 
     def __len__(self) -> int:
         return len(self.rows)

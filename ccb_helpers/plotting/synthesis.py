@@ -84,9 +84,11 @@ def draw_synthesized_step(schedule, topology, step: int, ax=None):
     from matplotlib.patches import FancyArrowPatch
 
     from .._validation import check_int
+    from ._checks import _check_ax
 
     _check_drawable(schedule, topology)
     step = check_int("step", step, minimum=1, maximum=len(schedule.rounds), scalar=True)
+    _check_ax(ax)  # before drawing: any other object fails inside matplotlib, naming nothing
     use_book_style()
     if ax is None:
         _, ax = plt.subplots(figsize=(4.6, 4.6))
@@ -390,6 +392,8 @@ def plot_synthesis_plane(
     from ._checks import _check_ax
 
     _check_ax(ax)  # before drawing (#28: an int reached ax.axhspan)
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be a string or None, got {type(title).__name__}")
     use_book_style()
     if ax is None:
         _, ax = plt.subplots(figsize=(5.2, 4.0))

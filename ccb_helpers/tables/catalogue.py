@@ -105,8 +105,9 @@ def pipelined_rooted_table(
     n = check_int("n", n, minimum=2, maximum=2**20, scalar=True)
     m = check_real("m", m, minimum=1.0, maximum=2.0**60, scalar=True)
     p = _preset(preset_key)
-    if primitive not in ("broadcast", "reduce"):
-        raise ValueError(f"primitive must be 'broadcast' or 'reduce', got {primitive!r}")
+    from .._validation import check_choice
+
+    primitive = check_choice("primitive", primitive, ("broadcast", "reduce"))
     gamma = check_real("gamma", gamma, minimum=0.0, maximum=1e9, scalar=True)
     rows, values = [], []
     for algorithm, ports in _ROOTED:
