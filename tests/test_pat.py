@@ -53,3 +53,25 @@ def test_one_gpu_per_node_only():
         ccb.simulate("pat", "all_gather", 8, 80, topology=ccb.two_level(4, 2))
     r = ccb.simulate("pat", "reduce_scatter", 8, 80, topology=ccb.two_level(8, 1))
     assert r.correct and r.time(1e-6, 1e9) >= ccb.round_lower_bound("reduce_scatter", 8, 80, 1e-6, 1e9)
+
+
+def test_pat_op_refuses_what_an_operation_cannot_hold_naming_the_field():
+    # #42 (scan): PatOp, the record pat_operations returns, held NaN, arrays and strings.
+    import dataclasses
+
+    import numpy as np
+
+    op = ccb.pat_operations("all_gather", 8)[0]
+    assert dataclasses.replace(op) == op
+    for field, bad in [
+        ("phase", float("nan")),
+        ("phase", 5),
+        ("data", np.ones((2, 2), dtype=int)),
+        ("data", -1),
+        ("send_dim", "1"),
+        ("recv_dim", -2),
+        ("post_send", 1),
+        ("skip", np.array([True])),
+    ]:
+        with pytest.raises((ValueError, TypeError), match=rf"PatOp\.{field}\b"):
+            dataclasses.replace(op, **{field: bad})

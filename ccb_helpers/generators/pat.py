@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_cap, check_choice, check_int, check_size
+from .._validation import check_bool, check_cap, check_choice, check_int, check_size
 from ..algorithms.pat import pat_aggregation
 from ..schedule import MAX_BUFFER_BYTES, Round, Schedule, _block_bounds
 from .core import ScheduleGenerator
@@ -58,6 +58,15 @@ class PatOp:
     recv_dim: int
     post_send: bool
     skip: bool
+
+    def __post_init__(self):
+        set_ = object.__setattr__
+        set_(self, "phase", check_int("PatOp.phase", self.phase, minimum=0, maximum=4, scalar=True))
+        set_(self, "data", check_int("PatOp.data", self.data, minimum=0, maximum=2 * MAX_PAT_RANKS, scalar=True))
+        for name in ("send_dim", "recv_dim"):  # -1: no peer; else the peer 2**d away
+            set_(self, name, check_int(f"PatOp.{name}", getattr(self, name), minimum=-1, maximum=62, scalar=True))
+        for name in ("post_send", "skip"):
+            set_(self, name, check_bool(f"PatOp.{name}", getattr(self, name)))
 
 
 def _log2_up(n: int) -> int:
