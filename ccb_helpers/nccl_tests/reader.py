@@ -208,12 +208,14 @@ def read_nccl_tests(text, collective=None, n_ranks=None, force=False) -> NcclTes
     --------
     >>> log = read_nccl_tests(_EXAMPLE)
     >>> log.n_ranks, log.n_ranks_source, log.collective, len(log.rows)
-    (2, 'rank lines', None, 2)
+    (2, 'rank lines', 'sendrecv', 2)
     >>> row = log.rows[1]
     >>> row.size, row.type, row.redop, row.root, row.time_s, row.busbw_Bps, row.wrong, row.wrong_inplace
     (1048576, 'float', 'sum', -1, 0.0001049, 10000000000.0, 0.0, None)
 
-    Two ranks, busbw = algbw: AllReduce on 2 ranks, or SendRecv. A caller's AllGather does not fit
+    Two ranks, busbw = algbw: AllReduce on 2 ranks, or SendRecv; its in-place check printed ``N/A``
+    beside a checked out-of-place half, which nccl-tests does for SendRecv and AllToAll only, so the
+    reader takes SendRecv. A caller's AllReduce is taken; a caller's AllGather does not fit
     (AllGather prints a count per rank, so its size would be twice count × 4 bytes):
 
     >>> read_nccl_tests(_EXAMPLE, collective="all_reduce").collective
@@ -278,7 +280,7 @@ def _check_args(text, collective, n_ranks, force):
     return text, collective, n_ranks, check_bool("force", force)
 
 
-def read_nccl_tests_runs(text, collective=None, n_ranks=None, force=False) -> tuple[NcclTestsLog, ...]:
+def read_nccl_tests_runs(text, collective=None, n_ranks=None, force=False, *, run=None) -> tuple[NcclTestsLog, ...]:
     """Parse a text holding one or more nccl-tests runs: one :class:`NcclTestsLog` per result table.
 
     Runs are separated after the last row (or footer) of one table; everything from there to the
@@ -293,12 +295,16 @@ def read_nccl_tests_runs(text, collective=None, n_ranks=None, force=False) -> tu
     text : str
         As for :func:`read_nccl_tests` (same caps, counted over the whole text).
     collective, n_ranks, force
-        Applied to every run (only when the runs are of one collective and rank count).
+        Applied to every run read (only when the runs are of one collective and rank count, or
+        with ``run``).
+    run : int, optional
+        Read only the ``run``-th run (1-based, as printed) and apply ``collective`` / ``n_ranks``
+        to it alone; the other runs are not read. ``ValueError`` if the text holds fewer runs.
 
     Returns
     -------
     tuple of NcclTestsLog
-        In the order printed.
+        In the order printed (one, with ``run``).
 
     Examples
     --------
@@ -310,10 +316,16 @@ def read_nccl_tests_runs(text, collective=None, n_ranks=None, force=False) -> tu
     lines = text.splitlines()
     _refuse_other_tools(text, lines)
     starts = run_starts(lines)
+    if run is not None:
+        run = check_int("run", run, minimum=1, scalar=True)
+        if run > len(starts):
+            raise ValueError(f"run={run}: the text holds {len(starts)} run{'s' if len(starts) != 1 else ''}")
     versions = set(_NCCL_VERSION_RE.findall(text))
     default_version = versions.pop() if len(versions) == 1 else None
     logs = []
     for i, start in enumerate(starts):
+        if run is not None and i != run - 1:
+            continue
         end = starts[i + 1] if i + 1 < len(starts) else len(lines)
         logs.append(
             _text_errors(functools.partial(_read, lines, start, end, collective, n_ranks, force, default_version))

@@ -17,6 +17,7 @@ import itertools
 
 from .._tokens import read_number
 from .formats import (
+    _CONCLUDED_RE,
     _FLOAT_RE,
     _FOOTER_AVG_RE,
     _FOOTER_OOB_RE,
@@ -76,6 +77,15 @@ def _is_bare_row(raw: str, derived) -> bool:
     return bool(stripped) and not stripped.startswith("#") and bare_row_tokens(stripped) is not None
 
 
+def _ends_a_table(raw: str, derived) -> bool:
+    """A line of a table's end after its first footer line: ``# Out of bounds values``, ``# Avg bus
+    bandwidth`` (also another process's) and ``# Collective test concluded: …``."""
+    if "bandwidth" not in raw and "Out of bounds" not in raw and "concluded" not in raw:
+        return False  # most lines between runs: one C-level scan each
+    stripped = _normalize(raw, derived)[0]
+    return bool(_FOOTER_OOB_RE.match(stripped) or _FOOTER_AVG_RE.match(stripped) or _CONCLUDED_RE.match(stripped))
+
+
 def _starts_a_run(stripped: str) -> bool:
     """A line that belongs to the start of a run (its command, ``# nThread`` or rank lines)."""
     return bool(_RANK_RE.match(stripped) or _THREADS_RE.match(stripped) or _PROGRAM_RE.search(stripped))
@@ -99,6 +109,9 @@ def run_starts(lines) -> list[int]:
     bare_last = 0
     for index, raw in nonblank(lines, 0, len(lines), 0):
         if state in ("before", "after", "bare") and "busbw" not in raw:
+            if state == "after" and _ends_a_table(raw, derived):
+                last_table_line = index  # the footer's other line, or "Collective test concluded"
+                continue
             if _is_bare_row(raw, derived):
                 if state == "after":
                     starts.append(last_table_line + 1)
@@ -124,8 +137,6 @@ def run_starts(lines) -> list[int]:
             last_table_line, rows = index, rows + 1
         elif state == "table" and not rows and _starts_a_run(stripped):
             new_run_since_header = True
-        elif state == "after" and (_FOOTER_OOB_RE.match(stripped) or _FOOTER_AVG_RE.match(stripped)):
-            last_table_line = index  # a second footer (another process's)
     if not seen_header:
         return _bare_run_starts(lines)
     return starts

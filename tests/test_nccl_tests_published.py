@@ -1,0 +1,196 @@
+"""The nccl-tests reader and CLI on published logs a practitioner reviewer brought (round 5).
+
+Each log is in tests/data/nccl_tests/ with its source in SOURCES ("Round 5"). Expected values are
+worked by hand from the logs' own text in the comments: N from busbw / algbw = c(N) (nccl-tests'
+doc/PERFORMANCE.md) or from size / (count x 4 bytes) where the collective prints a count per rank;
+averages are the footer's own numbers.
+"""
+
+from pathlib import Path
+
+import pytest
+
+import ccb_helpers as ccb
+from ccb_helpers.nccl_tests import main
+from ccb_helpers.nccl_tests.command import find_command
+
+CORPUS = Path(__file__).parent / "data" / "nccl_tests"
+
+
+def _runs(name, **kwargs):
+    return ccb.read_nccl_tests_runs((CORPUS / name).read_text(), **kwargs)
+
+
+# -- each run's footer is its own ------------------------------------------------------------------
+
+
+def test_each_footer_belongs_to_its_own_run():
+    # Two runs of eunomia-bpf/nccl-eBPF, each ending "# Out of bounds values", "# Avg bus bandwidth",
+    # "# Collective test concluded". The second footer line went to the next run: run 2 was held
+    # against run 1's average (1.57614) and warned of rows "left out of the paste".
+    runs = _runs("ebpf_rtx5090_2rank_one_gpu_two_runs_excerpt.txt")
+    assert [r.avg_busbw_Bps for r in runs] == [1.57614e9, 1.58183e9]
+    for run in runs:
+        assert run.collective == "all_reduce" and run.n_ranks == 2 and len(run.rows) == 8
+        assert not any("footer" in w for w in run.warnings), run.warnings
+        # two processes on device 0, bus 0000:02:00, of host "lab": one GPU, and the log says so
+        assert any("ranks 0 and 1 run on the same GPU" in w for w in run.warnings)
+
+
+def test_concluded_line_names_its_own_run():
+    # OCI's MI355X page: six runs, AllReduce and AllToAll alternating, no program named but the
+    # "# Collective test concluded: X" after each footer. That line went to the next run, which then
+    # read as the other collective (the AllToAll runs as AllReduce, "the rows do not fit").
+    runs = _runs("oci_mi355x_pollara_six_runs_excerpt.txt")
+    # busbw / algbw: 407.79 / 233.02 = 1.75 = 2 x 7/8; 368.78 / 196.68 = 1.875 = 2 x 15/16;
+    # 370.24 / 191.09 = 1.9375 = 2 x 31/32. AllToAll count per rank: 8589934592 / (268435456 x 4) = 8,
+    # / (134217728 x 4) = 16, / (67108864 x 4) = 32.
+    assert [(r.collective, r.n_ranks) for r in runs] == [
+        ("all_reduce", 8),
+        ("all_to_all", 8),
+        ("all_reduce", 16),
+        ("all_to_all", 16),
+        ("all_reduce", 32),
+        ("all_to_all", 32),
+    ]
+    assert [r.avg_busbw_Bps / 1e9 for r in runs] == [169.455, 133.643, 135.701, 35.7757, 117.167, 20.8042]
+    for run in runs:
+        assert not any("do not fit" in w for w in run.warnings), run.warnings
+
+
+# -- the command line: continued lines and MPMD ------------------------------------------------------
+
+
+def test_command_continued_over_lines_is_read_whole():
+    # OCI's GB200 page: "mpirun --bind-to none \" ... "--np 8 \" ... ".../alltoall_perf ... -g 1".
+    # Read line by line, the program's line has no launcher: N = 1, and the CLI said "one GPU
+    # measures no communication" for an 8-rank run.
+    runs = _runs("oci_gb200_nine_runs_edited_rows_excerpt.txt")
+    six = runs[5]
+    assert (six.collective, six.n_ranks, six.n_ranks_source) == ("all_to_all", 8, "command line")
+    # the AllReduce under the same kind of command: its rows say 2 x 63/64 (855.95 / 434.77 = 1.96875)
+    two = runs[1]
+    assert (two.n_ranks, two.n_ranks_source) == (64, "busbw factor")
+    assert any("starts N = 8 ranks, but the rows give N = 64" in w for w in two.warnings), two.warnings
+
+
+def test_find_command_joins_backslash_lines_and_sums_mpmd_contexts():
+    lines = ["mpirun --bind-to none \\", " --mca coll ^hcoll \\", " --np 8 \\", " -x A=1 \\", " ./alltoall_perf -g 1"]
+    assert find_command(lines, 10) == ((8, 1, 1), 15, None)  # the program's physical line, 1-based
+    assert find_command(["./all_reduce_perf \\", "  -b 8 -e 1G \\", "  -g 4"], 0)[0] == (1, 1, 4)
+    # eunomia-bpf's MPMD launch: two contexts of one process each, same -g
+    mpmd = (
+        "mpirun --oversubscribe --tag-output -np 1 /usr/bin/env A=0 ./all_reduce_perf_mpi -b 1M -g 1 "
+        ": -np 1 /usr/bin/env A=1 ./all_reduce_perf_mpi -b 1M -g 1"
+    )
+    assert find_command([mpmd], 0)[0] == (2, 1, 1)
+    # contexts with different -g: not one (processes, threads, GPUs) triple: not read
+    assert find_command([mpmd.replace("-g 1 :", "-g 2 :")], 0)[0] is None
+    # a trailing backslash on the last line of the text ends the command
+    assert find_command(["./all_reduce_perf -g 2 \\"], 0)[0] == (1, 1, 2)
+
+
+# -- rows that contradict each other -----------------------------------------------------------------
+
+
+def test_edited_rows_are_named_not_blamed_on_the_collective():
+    runs = _runs("oci_gb200_nine_runs_edited_rows_excerpt.txt")
+    # "4294967296  107374124": 107374124 x 4 = 429496496 does not divide 4294967296 (a digit lost).
+    first = runs[0]
+    assert any(
+        w.startswith("line 29: size 4294967296 is not a whole multiple of count 107374124") for w in first.warnings
+    ), first.warnings
+    # Run 6: 8589934592 / (2147483648 x 4) = 1 but 17179869184 / (536870912 x 4) = 8; and its in-place
+    # 658.30 / 752.324 = 0.87503 is outside out-of-place 662.27 / 756.88 = 0.87500 +- 0.00001: edited.
+    six = runs[5]
+    assert any("size / (count × type size) is 1 at line 143 and 8 at line 144" in w for w in six.warnings)
+    assert any("busbw / algbw differs between rows by more than the printed rounding" in w for w in six.warnings)
+    assert not any("do not fit" in w or "± -" in w for w in six.warnings), six.warnings
+
+
+def test_in_place_na_beside_a_checked_out_of_place_is_alltoall_or_sendrecv():
+    # nccl-tests src/alltoall.cu and src/sendrecv.cu: "args->reportErrors = in_place ? 0 : 1"; every
+    # other program checks both halves. GB200's AllToAll runs name no program and their redop 'none'
+    # fits AllGather too; their in-place "N/A" decides.
+    runs = _runs("oci_gb200_nine_runs_edited_rows_excerpt.txt")
+    assert [r.collective for r in runs[6:]] == ["all_to_all"] * 3
+    # 566.30 / 575.29 = 0.98437 = 63/64; 88.63 / 89.33 = 0.99216 = 127/128
+    assert [r.n_ranks for r in runs[6:8]] == [64, 128]
+    assert runs[8].n_ranks is None  # 60.90 / 61.22 fits 191/192 and its neighbours: the caller says
+
+
+def test_cli_names_the_run_to_pick_and_reads_it_alone(capsys):
+    path = str(CORPUS / "oci_gb200_nine_runs_edited_rows_excerpt.txt")
+    assert main([path, "--preset", "b200_nvlink5"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and err.endswith("pass --run 9 --ranks N") and "(run 9 of 9, all_to_all)" in err
+    # --ranks for run 9 only: runs 1-8, whose rows give other N, are not read against it
+    assert main([path, "--preset", "b200_nvlink5", "--run", "9", "--ranks", "192"]) == 0
+    out = capsys.readouterr().out
+    assert "collective all_to_all, 192 ranks (caller), 2 rows" in out
+    assert main([path, "--preset", "b200_nvlink5", "--run", "10"]) == 2
+    assert capsys.readouterr().err.strip() == f"error: --run 10: {path} holds 9 runs (1 to 9)"
+
+
+def test_read_runs_picks_one_run():
+    text = (CORPUS / "oci_mi355x_pollara_six_runs_excerpt.txt").read_text()
+    (four,) = ccb.read_nccl_tests_runs(text, run=4)
+    assert (four.collective, four.n_ranks, four.header_line) == ("all_to_all", 16, 50)
+    # the caller's values apply to that run alone
+    (two,) = ccb.read_nccl_tests_runs(text, collective="all_to_all", run=2)
+    assert two.n_ranks == 8
+    with pytest.raises(ValueError, match=r"^run=7: the text holds 6 runs$"):
+        ccb.read_nccl_tests_runs(text, run=7)
+    with pytest.raises(ValueError, match=r"run must be"):
+        ccb.read_nccl_tests_runs(text, run=0)
+    with pytest.raises(TypeError, match=r"run"):
+        ccb.read_nccl_tests_runs(text, run="2")
+
+
+# -- logs that read right: pinned so they stay so -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        # B300: no rank lines. Run 1: "-g 8" in nThread; run 2: 766.54 / 408.82 = 1.875 (N = 16);
+        # run 3: AllToAll count 268435456 x 4 x 8 = 8589934592; run 4: x 16.
+        (
+            "oci_b300_four_runs_excerpt.txt",
+            [("all_reduce", 8), ("all_reduce", 16), ("all_to_all", 8), ("all_to_all", 16)],
+        ),
+        # GB300: 4 GPUs a node; rank lines elided ("...") after ranks 0, 1 and before the last two.
+        (
+            "oci_gb300_elided_rank_lines_eight_runs_excerpt.txt",
+            [("all_reduce", 4), ("all_reduce", 8), ("all_reduce", 64), ("all_reduce", 128)]
+            + [("all_to_all", 4), ("all_to_all", 8), ("all_to_all", 64), ("all_to_all", 128)],
+        ),
+        # MI355X, one node: eight rank lines each
+        ("oci_mi355x_two_runs_excerpt.txt", [("all_reduce", 8), ("all_to_all", 8)]),
+    ],
+)
+def test_published_multi_run_pages_read_right(name, expected):
+    runs = _runs(name)
+    assert [(r.collective, r.n_ranks) for r in runs] == expected
+    for run in runs:
+        # every page pasted only its largest sizes ("<smaller message sizes truncated>"): the footer says so
+        assert any("rows were left out of the paste" in w for w in run.warnings), run.warnings
+        assert not any("do not fit" in w for w in run.warnings), run.warnings
+
+
+def test_one_row_fit_message_names_no_parameter_the_user_never_set(capsys):
+    # B300's single-node AllReduce pasted one row: the fit cannot run, and the line said
+    # "in [min_size, max_size] = [1.0, inf] bytes … got 1 rows of 1 size".
+    path = str(CORPUS / "oci_b300_four_runs_excerpt.txt")
+    assert main([path, "--preset", "b200_nvlink5", "--run", "1"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "fit: not possible: log: need at least two rows of different sizes to fit alpha and beta, got 1 row of 1 size"
+        in out
+    )
+    assert "min_size" not in out
+    one = _runs("oci_b300_four_runs_excerpt.txt")[0]
+    with pytest.raises(
+        ValueError, match=r"in \[min_size, max_size\] = \[1e\+06, 2e\+06\] bytes .* got 0 rows of 0 sizes"
+    ):
+        ccb.fit_alpha_beta(one, min_size=1e6, max_size=2e6)
