@@ -194,3 +194,39 @@ def test_one_row_fit_message_names_no_parameter_the_user_never_set(capsys):
         ValueError, match=r"in \[min_size, max_size\] = \[1e\+06, 2e\+06\] bytes .* got 0 rows of 0 sizes"
     ):
         ccb.fit_alpha_beta(one, min_size=1e6, max_size=2e6)
+
+
+# -- topology printouts --------------------------------------------------------------------------
+
+TOPO = Path(__file__).parent / "data"
+
+
+def test_published_topology_printouts_parse():
+    h100 = ccb.parse_nvidia_smi_topo((TOPO / "nvidia_smi" / "h100_stas_ml_engineering_with_prompt.txt").read_text())
+    assert h100.n == 8 and h100.switched  # NV18 to every other GPU: an NVSwitch
+    pair = ccb.parse_nvidia_smi_topo((TOPO / "nvidia_smi" / "two_gpu_nv2_stas_ml_engineering.txt").read_text())
+    assert pair.n == 2 and pair.degree == 2  # NV2: two links to the one peer
+    mi300a = ccb.parse_rocm_smi_topo((TOPO / "rocm_smi" / "mi300a_4apu_gpu_benchmarks_hip.txt").read_text())
+    assert (mi300a.n, mi300a.degree, mi300a.diameter) == (4, 3, 1)  # XGMI between every pair of 4
+
+
+def test_topology_of_another_machine_is_named(capsys):
+    # The 4-APU MI300A printout held against RCCL's 8 x MI300X run on one host: 3 links per GPU would
+    # be used silently, for a node of 8 GPUs. 8 ranks on 1 host > 4 GPUs: not this run's node.
+    topo = str(TOPO / "rocm_smi" / "mi300a_4apu_gpu_benchmarks_hip.txt")
+    log = str(CORPUS / "rccl_mi300x_1node_all_reduce.txt")
+    assert main([log, "--preset", "auto", "--topology", topo]) == 0
+    out = capsys.readouterr().out
+    assert "note: --topology lists 4 GPUs, but the log runs 8 ranks on 1 host (8 on a host)" in out
+    # an NVIDIA preset with a rocm-smi printout: links of one vendor counted at the other's rate
+    assert main([log, "--preset", "h100_nvswitch", "--topology", topo]) == 0
+    out = capsys.readouterr().out
+    assert "note: --topology is rocm-smi --showtopo output, and preset h100_nvswitch is for NVIDIA GPUs" in out
+    # PCIe presets fit either vendor; the right node says nothing of the kind
+    assert main([log, "--preset", "pcie_gen5", "--topology", topo]) == 0
+    assert "output, and preset" not in capsys.readouterr().out
+    h100 = str(TOPO / "nvidia_smi" / "h100_stas_ml_engineering_with_prompt.txt")
+    a3 = str(Path(ccb.__file__).parent / "data" / "nccl_tests" / "a3mega_h100_2node_all_reduce.txt")
+    assert main([a3, "--preset", "auto", "--topology", h100]) == 0
+    out = capsys.readouterr().out
+    assert "18 links per GPU at 25 GB/s = 450 GB/s per GPU" in out and "another machine" not in out

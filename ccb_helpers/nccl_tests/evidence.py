@@ -376,9 +376,12 @@ def resolve(
             warnings.append(
                 f"the rows do not fit {collective}" + (f" on {n_hint} ranks" if n_hint else "") + f": {why}"
             )
-    if collective is None and len(fitting) > 1 and evidence.in_place_unchecked():
-        # a clue, not a proof (a later nccl-tests may check less): it narrows, it does not refuse
-        fitting = [c for c in fitting if c in _IN_PLACE_UNCHECKED] or fitting
+    if collective is None and len(fitting) > 1:
+        # the check columns: a clue, not a proof (a later nccl-tests may check more or less), so it
+        # narrows the candidates and refuses nothing
+        # (not the converse: DeepEP#303's AllToAll rows print a checked in-place half)
+        if evidence.in_place_unchecked():
+            fitting = [c for c in fitting if c in _IN_PLACE_UNCHECKED] or fitting
     if collective is None:
         if len(fitting) == 1:
             collective = fitting[0]
