@@ -230,3 +230,19 @@ def test_topology_of_another_machine_is_named(capsys):
     assert main([a3, "--preset", "auto", "--topology", h100]) == 0
     out = capsys.readouterr().out
     assert "18 links per GPU at 25 GB/s = 450 GB/s per GPU" in out and "another machine" not in out
+
+
+def test_a_footer_that_is_not_a_number_is_named_and_left_out():
+    runs = _runs("ebpf_rtx5090_reduce_scatter_edited_footers_excerpt.txt")
+    # busbw / algbw = 0.24 / 0.48 = 1/2 = (N-1)/N: N = 2, as the two rank lines say
+    assert [(r.collective, r.n_ranks, len(r.rows)) for r in runs] == [("reduce_scatter", 2, 8)] * 2 + [
+        ("reduce_scatter", 2, 3)
+    ]
+    assert runs[0].avg_busbw_Bps == 1.73537e9  # "1.73537 GB/s": a unit after the number is fine
+    assert runs[1].avg_busbw_Bps is None and runs[2].avg_busbw_Bps is None
+    assert any(w.startswith("line 44: the average bus bandwidth needs a number, got '~2.0'") for w in runs[1].warnings)
+    assert any("got '~0.06'" in w and w.endswith("the footer is not used") for w in runs[2].warnings)
+    # and a footer beyond a double: named too, the rows still read
+    text = (CORPUS / "ebpf_rtx5090_reduce_scatter_edited_footers_excerpt.txt").read_text().replace("~2.0", "1e400")
+    runs = ccb.read_nccl_tests_runs(text)
+    assert any("'1e400' is beyond the largest double" in w for w in runs[1].warnings)
