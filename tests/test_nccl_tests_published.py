@@ -246,3 +246,37 @@ def test_a_footer_that_is_not_a_number_is_named_and_left_out():
     text = (CORPUS / "ebpf_rtx5090_reduce_scatter_edited_footers_excerpt.txt").read_text().replace("~2.0", "1e400")
     runs = ccb.read_nccl_tests_runs(text)
     assert any("'1e400' is beyond the largest double" in w for w in runs[1].warnings)
+
+
+def test_a_continued_command_with_shell_variables_says_nothing_of_n():
+    # dstack's Lambda task: "mpirun \ … -n $DSTACK_GPUS_NUM \ … all_reduce_perf … -g 1". Read line by
+    # line it was a command without a launcher (N = 1, and a warning against the rows' N = 16); read
+    # whole, "$DSTACK_GPUS_NUM" is no number, so the command says nothing and the rows decide.
+    log = ccb.read_nccl_tests((CORPUS / "dstack_lambda_b200_2node_continued_command_excerpt.txt").read_text())
+    assert (log.collective, log.n_ranks, log.n_ranks_source) == ("all_reduce", 16, "busbw factor")
+    assert not any("command line" in w for w in log.warnings), log.warnings
+    assert log.tests_version == "2.17.6" and log.nccl_version == "2.26.2"  # nccl-library=22602
+
+
+@pytest.mark.parametrize(
+    "name, collective, root",
+    [
+        ("superbench_a100_8gpu_broadcast_2020_format.txt", "broadcast", 0),
+        ("superbench_a100_8gpu_reduce_2020_format.txt", "reduce", 0),
+    ],
+)
+def test_rooted_collectives_of_2020_without_a_program_name(name, collective, root):
+    # Header "size count type root" (broadcast) / "size count type redop root" (reduce): each program
+    # printed its own columns until 2022; size = count x 4 (the whole buffer); 8 rank lines.
+    log = ccb.read_nccl_tests((CORPUS / name).read_text())
+    assert (log.collective, log.n_ranks, log.n_ranks_source, len(log.rows)) == (collective, 8, "rank lines", 34)
+    assert {r.root for r in log.rows} == {root} and log.check_column == "error"
+    assert any("the data were not checked" in w for w in log.warnings)
+    assert not any("same GPU" in w for w in log.warnings)  # "[0x00]" eight times: the old bus byte
+
+
+def test_256_ranks_from_the_launcher_with_checks_off():
+    log = ccb.read_nccl_tests((CORPUS / "issue78_256rank_all_reduce_c0_2021_format_excerpt.txt").read_text())
+    assert (log.collective, log.n_ranks, log.n_ranks_source, len(log.rows)) == ("all_reduce", 256, "command line", 6)
+    assert log.nccl_version == "2.8.4" and any("-c 0" in w for w in log.warnings)
+    assert not any("rows give" in w for w in log.warnings)  # 45.65 / 22.92 = 2 x 255/256 agrees

@@ -637,7 +637,12 @@ def _metadata(stripped, lineno, raw, table, ranks, info, notes) -> bool:
         if table.columns is not None and table.unit is None:
             table.unit = 1e-3 if "(ms)" in stripped.split() else 1e-6
         return True
-    return bool(_FOOTER_OOB_RE.match(stripped) or _FOOTER_AVG_RE.match(stripped) or _THREADS_RE.match(stripped))
+    return bool(
+        _FOOTER_OOB_RE.match(stripped)
+        or _FOOTER_AVG_RE.match(stripped)
+        or _THREADS_RE.match(stripped)
+        or _TESTS_VERSION_RE.match(stripped)  # also when a Markdown renderer ate its "#"
+    )
 
 
 def _row_tokens(table: _Table, tokens, lineno, lines, base):
