@@ -26,7 +26,7 @@ from __future__ import annotations
 import heapq
 from typing import NamedTuple
 
-from ._validation import check_choice, check_int, check_memory, check_seconds
+from ._validation import check_choice, check_int, check_memory, check_record, check_seconds
 
 __all__ = ["LOGP_TREES", "LogPBroadcast", "logp_broadcast", "logp_tree_broadcast"]
 
@@ -39,6 +39,7 @@ MAX_LOGP_NODES = 2**18
 _BYTES_PER_NODE = 512
 
 
+@check_record(tree="str", children="tuple", send_start="tuple", ready="tuple", time="real")
 class LogPBroadcast(NamedTuple):
     """A tree broadcast timed in LogP (seconds).
 
@@ -143,8 +144,8 @@ def logp_tree_broadcast(children, latency, overhead, gap) -> LogPBroadcast:
     8.0
     """
     latency, overhead, gap = _check_costs(latency, overhead, gap)
-    if isinstance(children, (str, bytes)) or not hasattr(children, "__len__"):
-        raise TypeError(f"children must be a sequence of child lists, got {type(children).__name__}")
+    if not isinstance(children, (list, tuple)):
+        raise TypeError(f"children must be a sequence (list or tuple) of child lists, got {type(children).__name__}")
     n = len(children)
     if not 1 <= n <= MAX_LOGP_NODES:
         raise ValueError(f"children must list 1 to {MAX_LOGP_NODES} nodes, got {n}")
@@ -157,13 +158,15 @@ def logp_tree_broadcast(children, latency, overhead, gap) -> LogPBroadcast:
         kids = tuple(check_int(f"children[{v}]", c, minimum=1, maximum=n - 1, scalar=True) for c in kids)
         for c in kids:
             if parent[c] is not None:
-                raise ValueError(f"node {c} has two parents ({parent[c]} and {v}): a broadcast tree has one")
+                raise ValueError(f"children: node {c} has two parents ({parent[c]} and {v}): a broadcast tree has one")
             parent[c] = v
         tree.append(kids)
     result = _time_tree("given", tuple(tree), latency, overhead, max(gap, overhead))
     unreached = [v for v, t in enumerate(result.ready) if t is None]
     if unreached:
-        raise ValueError(f"nodes {unreached[:5]} are not reachable from the root 0 (a cycle or a detached part)")
+        raise ValueError(
+            f"children: nodes {unreached[:5]} are not reachable from the root 0 (a cycle or a detached part)"
+        )
     return result
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from ._validation import check_int
+from ._validation import check_int, check_record
 from .nccl_model import (
     HW_LATENCY_US,
     MAX_RANKS,
@@ -52,6 +52,19 @@ def _bound_parameters(topo):
     return alpha, topo.ring_bus_bandwidth, topo.node_bandwidth
 
 
+@check_record(
+    pick="str",
+    nccl_time="real",
+    bound_time="real",
+    in_network_bound_time="real",
+    efficiency="real?",
+    in_network="bool",
+    book_algorithm="str?",
+    book_time="real?",
+    flag="str?",
+    line_bound_time="real?",
+    line_efficiency="real?",
+)
 class NcclVsBound(NamedTuple):
     """NCCL's predicted time for one call against the lower bound (seconds).
 

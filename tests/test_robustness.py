@@ -243,11 +243,12 @@ def test_explorer_controls_take_scalars_only(value):
                 e.update(**{name: value})
 
 
-# -- the MPI command line: one validation, up front, with the later limits (changes in mpi/_cli.py) --
+# -- the MPI command line: one validation, up front, with the later limits (mpi/_args.py, mpi/_budget.py) --
 
 
 def _mpi_check(argv, n=4):
-    from ccb_helpers.mpi._cli import _check_traffic, check_case_for, parse_static
+    from ccb_helpers.mpi._args import parse_static
+    from ccb_helpers.mpi._budget import _check_traffic, check_case_for
 
     config = parse_static(argv)
     for case in config.get("cases", []):
@@ -302,7 +303,7 @@ RUN = ["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size"]
     ],
 )
 def test_mpi_cli_refuses_up_front(argv, words):
-    from ccb_helpers.mpi._cli import InputError
+    from ccb_helpers.mpi._args import InputError
 
     with pytest.raises(InputError, match=words):
         _mpi_check(argv)
@@ -314,7 +315,7 @@ def test_mpi_cli_accepts_a_good_launch():
 
 
 def test_mpi_cli_json_target_must_be_a_regular_file(tmp_path):
-    from ccb_helpers.mpi._cli import _json_target_problem
+    from ccb_helpers.mpi._budget import _json_target_problem
 
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
@@ -375,3 +376,29 @@ def test_mpi_and_synthesis_plots_check_axes_and_fit(bad):
                 call()
     finally:
         plt.close("all")
+
+
+# -- issue #42: errors name the parameter ------------------------------------------------------
+
+
+def _mpi_example():
+    return ccb.load_mpi_result(Path(__file__).parent.parent / "ccb_helpers" / "data" / "mpi" / "mpi_sweep_example.json")
+
+
+@pytest.mark.parametrize(
+    "call, parameter",
+    [
+        (lambda: ccb.draw_knomial_tree(8, k=np.array(5)), "k"),  # was "unhashable type"
+        (lambda: ccb.draw_knomial_tree(np.array([8, 9]), k=1), "n"),
+        (
+            lambda: ccb.draw_schedule(ccb.generate("ring", "all_reduce", 4, 8), max_messages=np.ones((2, 2), int)),
+            "max_messages",
+        ),
+        (lambda: ccb.plot_mpi_runs(_mpi_example(), ncols=[1, 2]), "ncols"),  # was numpy's "inhomogeneous shape"
+        (lambda: ccb.block_bounds(100, 7, parts=np.uint64(2**63)), "parts"),  # named "blocks"
+        (lambda: ccb.block_bounds(100, 2**40), "n"),  # parts defaults to n: the cap is n's
+    ],
+)
+def test_errors_name_the_parameter(call, parameter):
+    with pytest.raises((ValueError, TypeError), match=rf"^{parameter}\b"):
+        call()

@@ -363,12 +363,12 @@ def test_model_invalid_is_neither_a_proof_nor_a_time_out():
 def test_topology_size_is_refused_before_any_work():
     import time
 
-    start = time.perf_counter()
+    start = time.process_time()  # the work done, on this process's CPU clock: a busy machine does not add to it
     with pytest.raises(ValueError, match="n <= 1024"):
         ccb.steps_lower_bound(ccb.ring(5000), "all_gather")  # took 99 s before the cap
     with pytest.raises(ValueError, match="n <= 20"):
         ccb.rounds_per_chunk_bound(ccb.ring(1000), "all_gather")
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5
 
 
 def test_chunk_counts_are_checked_even_when_bytes_would_pass():

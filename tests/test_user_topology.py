@@ -296,10 +296,10 @@ def test_work_caps_refuse_before_building():
     import time
 
     dense = np.ones((1024, 1024), dtype=np.int64) - np.eye(1024, dtype=np.int64)
-    start = time.perf_counter()
+    start = time.process_time()  # the work done, on this process's CPU clock: a busy machine does not add to it
     with pytest.raises(ValueError, match=r"BFS steps, cap"):
         ccb.topology_from_links(dense, bisection_links=1)
-    assert time.perf_counter() - start < 5  # refused from the estimate, not after minutes of BFS
+    assert time.process_time() - start < 5  # refused from the estimate, not after minutes of BFS
     g = nx.MultiGraph([(0, 1)] * 1025)
     with pytest.raises(ValueError, match="at most 1024 per pair"):
         ccb.topology_from_graph(g)

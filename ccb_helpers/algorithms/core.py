@@ -15,6 +15,7 @@ from .._validation import (
     INT64_MAX,
     check_bandwidth,
     check_int,
+    check_record,
     check_seconds,
     check_shapes,
     check_size,
@@ -26,6 +27,7 @@ MAX_NODES = 2**62
 MAX_CHUNKS = 2**40
 
 
+@check_record(steps="int[]", bandwidth_bytes="real[]")
 class Cost(NamedTuple):
     """Rounds and bandwidth bytes (sum over rounds of the largest message) of one run."""
 

@@ -38,6 +38,10 @@ their host has available — ``--memory-limit`` sets that cap) prints one line f
 exits with code 2, before any buffer is allocated; so does a command started without
 ``mpiexec``. Rank 0 prints an OSU-shaped table (:func:`~ccb_helpers.mpi.report.format_report`)
 and warnings on stderr; ``--json FILE`` also writes the JSON (``--json -``: to stdout instead).
+Every result records the machine's load per host (``load``: the load averages at the start and
+the end, the cores other processes used during the run and the busiest of them by name and pid,
+:mod:`ccb_helpers.mpi._load`); the table's header shows it, and a warning names outside load that
+took cores from the ranks.
 
 From Python, :func:`launch` runs one of these commands under the environment's ``mpiexec`` and
 returns the JSON; :func:`load_mpi_result` reads a saved result (e.g. from a cluster) for

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validation import check_bandwidth, check_bool, check_choice, check_int, check_memory, check_real
+from .._validation import check_bandwidth, check_bool, check_choice, check_int, check_memory, check_real, check_record
 from ..bandwidth import volume_coefficient
 from ..bounds import latency_lower_bound
 from .records import COLLECTIVES
@@ -140,6 +140,7 @@ def node_volume_coefficient(collective: str, n_ranks: int, n_nodes: int) -> floa
     return volume_coefficient(collective, n_nodes)
 
 
+@check_record(links="real", nic="real", endpoint="real", node_cut="real?", ceiling="real", binding="str")
 class TwoLevelCeiling(NamedTuple):
     """The terms of :func:`two_level_ceiling_terms` (bytes/s of busbw), and which one binds.
 

@@ -248,7 +248,7 @@ def _in_network_for(in_network, primitive: str, size: int):
     if in_network is None or primitive != "all_reduce":
         return None
     kind = in_network.get(size) if isinstance(in_network, dict) else in_network
-    if kind not in (None, "nvls", "collnet", "nvls+collnet"):
+    if not (kind is None or isinstance(kind, str)) or kind not in (None, "nvls", "collnet", "nvls+collnet"):
         raise ValueError(
             f"in_network must be None, 'nvls', 'collnet', 'nvls+collnet' or a dict of them by size, got {kind!r}"[:200]
         )
