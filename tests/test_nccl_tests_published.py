@@ -280,3 +280,29 @@ def test_256_ranks_from_the_launcher_with_checks_off():
     assert (log.collective, log.n_ranks, log.n_ranks_source, len(log.rows)) == ("all_reduce", 256, "command line", 6)
     assert log.nccl_version == "2.8.4" and any("-c 0" in w for w in log.warnings)
     assert not any("rows give" in w for w in log.warnings)  # 45.65 / 22.92 = 2 x 255/256 agrees
+
+
+def test_readme_multi_run_example_is_what_the_cli_prints(capsys):
+    # README's "Your own nccl-tests output" pastes the GB200 page's two commands: every line it shows
+    # (but "...") is a line the CLI prints, in order.
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    block = readme.split("oci_gb200_nine_runs_edited_rows_excerpt.txt --preset b200_nvlink5\n", 1)[1].split("```", 1)[0]
+    first, second = block.split("$ python -m ccb_helpers.nccl_tests ")
+    root = Path(__file__).parents[1]
+    assert (
+        main(
+            [
+                str(root / "tests/data/nccl_tests/oci_gb200_nine_runs_edited_rows_excerpt.txt"),
+                "--preset",
+                "b200_nvlink5",
+            ]
+        )
+        == 2
+    )
+    assert capsys.readouterr().err.strip() == first.strip()
+    argv = second.splitlines()[0].split()
+    shown = [line for line in second.splitlines()[1:] if line.strip() and line != "..."]
+    assert main([str(root / argv[0])] + argv[1:]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    positions = [printed.index(line) for line in shown]
+    assert positions == sorted(positions)
