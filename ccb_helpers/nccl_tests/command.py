@@ -59,7 +59,7 @@ def _options(tokens) -> dict:
 
 
 def _count(value, where: str) -> int | None:
-    if value is None or not value.isdigit():
+    if value is None or not (value.isascii() and value.isdigit()):  # "$NP", "²", "١٦": no count
         return None
     return read_number(value, where, integer=True).value
 
@@ -85,7 +85,7 @@ def _processes(launcher: str, options: dict, where: str) -> int | None:
         slots = [h.rsplit(":", 1)[1] for h in names if ":" in h]
         if per_node is not None:
             return per_node * len(names)
-        if slots and len(slots) == len(names) and all(s.isdigit() for s in slots):
+        if slots and len(slots) == len(names) and all(s.isascii() and s.isdigit() for s in slots):
             return sum(_count(s, where) for s in slots)
     return None
 
@@ -129,7 +129,7 @@ def command_ranks(line: str, program_at: int, lineno: int = 0) -> tuple[int, int
     for i, token in enumerate(after):
         key = {"-t": "-t", "--nthreads": "-t", "-g": "-g", "--ngpus": "-g"}.get(token)
         if key and i + 1 < len(after):
-            if not after[i + 1].isdigit():
+            if not (after[i + 1].isascii() and after[i + 1].isdigit()):
                 return None
             per_process[key] = read_number(after[i + 1], f"{where} {token}", integer=True).value
     n = procs * per_process["-t"] * per_process["-g"]

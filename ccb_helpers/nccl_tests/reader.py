@@ -590,7 +590,7 @@ def _library_version(segment, default_version, rccl_version, library_code):
         return sorted(found_versions)[0]
     if rccl_version is not None:
         return rccl_version
-    if library_code and library_code.isdigit() and len(library_code) <= 9:
+    if library_code and library_code.isascii() and library_code.isdigit() and len(library_code) <= 9:
         code = read_number(library_code, "nccl-library", integer=True).value
         if code >= 20900:
             return f"{code // 10000}.{code // 100 % 100}.{code % 100}"
