@@ -306,3 +306,11 @@ def test_readme_multi_run_example_is_what_the_cli_prints(capsys):
     printed = capsys.readouterr().out.splitlines()
     positions = [printed.index(line) for line in shown]
     assert positions == sorted(positions)
+
+
+def test_preset_auto_without_device_names_says_which_keys(capsys):
+    # OCI's B300 page prints no rank lines: a practitioner's first "--preset auto" is told what to pass.
+    assert main([str(CORPUS / "oci_b300_four_runs_excerpt.txt"), "--preset", "auto"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the log names no devices" in err
+    assert "pass --preset KEY, or --alpha and --beta (KEY one of a100_nvlink, b200_nvlink5," in err

@@ -152,7 +152,9 @@ def bound_for_run(log, bound: Bound) -> RunBound:
     if key == "auto":
         key, how = preset_for_devices(log.devices)
         if key is None:
-            raise Refused(f"--preset auto: {how}")
+            keys = ", ".join(sorted(k for k in PRESETS if k != "auto"))
+            hint = "" if "pass --preset" in how else ": pass --preset KEY, or --alpha and --beta"
+            raise Refused(f"--preset auto: {how}{hint} (KEY one of {keys})")
         notes.append(f"preset {key} {how}")
     elif key is not None and (why := preset_contradiction(key, log.devices)):
         notes.append(why)
