@@ -338,3 +338,12 @@ def test_mpi_command_line_gives_a_configuration_or_one_line(argv, token):
         assert str(error) and "\n" not in str(error)
     except SystemExit as done:  # argparse's own refusal: its usage and one line, exit 2
         assert done.code == 2
+
+
+def test_tens_of_thousands_of_rank_lines():
+    # The outside fuzzer's hang (round 5): 40,000 rank lines pasted before a log took 93 s, each index
+    # counted over the whole list (benchmarks/bench_nccl_reader.py --shapes times it, linear now).
+    log = ccb.published_log_text("a3mega_h100_2node_all_reduce")
+    repeated = "#  Rank  0 Group  0 Pid 1 on node0 device  0 [0x07] NVIDIA H100 80GB HBM3\n" * 20_000
+    read = ccb.read_nccl_tests(repeated + log)
+    assert read.n_ranks == 16 and any("list rank 0 more than once" in w for w in read.warnings)
