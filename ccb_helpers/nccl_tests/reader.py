@@ -311,6 +311,12 @@ def read_nccl_tests_runs(text, collective=None, n_ranks=None, force=False, *, ru
     >>> runs = read_nccl_tests_runs("./sendrecv_perf\\n" + _EXAMPLE + "./all_reduce_perf -b 8\\n" + _EXAMPLE)
     >>> [(run.collective, len(run.rows), run.rows[0].line) for run in runs]
     [('sendrecv', 2, 11), ('all_reduce', 2, 26)]
+
+    One run alone, with the caller's values for it only:
+
+    >>> text = "./sendrecv_perf\n" + _EXAMPLE + "./all_reduce_perf -b 8\n" + _EXAMPLE
+    >>> [(run.collective, run.n_ranks) for run in read_nccl_tests_runs(text, n_ranks=2, run=2)]
+    [('all_reduce', 2)]
     """
     text, collective, n_ranks, force = _check_args(text, collective, n_ranks, force)
     lines = text.splitlines()
