@@ -314,7 +314,7 @@ def read_nccl_tests_runs(text, collective=None, n_ranks=None, force=False, *, ru
 
     One run alone, with the caller's values for it only:
 
-    >>> text = "./sendrecv_perf\n" + _EXAMPLE + "./all_reduce_perf -b 8\n" + _EXAMPLE
+    >>> text = "./sendrecv_perf\\n" + _EXAMPLE + "./all_reduce_perf -b 8\\n" + _EXAMPLE
     >>> [(run.collective, run.n_ranks) for run in read_nccl_tests_runs(text, n_ranks=2, run=2)]
     [('all_reduce', 2)]
     """
