@@ -314,3 +314,11 @@ def test_preset_auto_without_device_names_says_which_keys(capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "the log names no devices" in err
     assert "pass --preset KEY, or --alpha and --beta (KEY one of a100_nvlink, b200_nvlink5," in err
+
+
+def test_an_alltoall_without_its_program_name_told_by_its_check_columns():
+    # nccl-tests#314: 1048576 / (32768 x 4) = 8 = N for AllGather and AllToAll alike; 15.78 / 18.04 =
+    # 0.875 = 7/8 for both. The in-place half says N/A, the out-of-place one 0: alltoall_perf.
+    log = ccb.read_nccl_tests((CORPUS / "nccl_tests314_h20_8gpu_alltoall_excerpt.txt").read_text())
+    assert (log.collective, log.n_ranks, log.n_ranks_source, len(log.rows)) == ("all_to_all", 8, "rank lines", 3)
+    assert [r.wrong for r in log.rows] == [0, 0, 0] and [r.wrong_inplace for r in log.rows] == [None] * 3
