@@ -322,3 +322,24 @@ def test_an_alltoall_without_its_program_name_told_by_its_check_columns():
     log = ccb.read_nccl_tests((CORPUS / "nccl_tests314_h20_8gpu_alltoall_excerpt.txt").read_text())
     assert (log.collective, log.n_ranks, log.n_ranks_source, len(log.rows)) == ("all_to_all", 8, "rank lines", 3)
     assert [r.wrong for r in log.rows] == [0, 0, 0] and [r.wrong_inplace for r in log.rows] == [None] * 3
+
+
+def test_rows_below_a_table_without_footer_start_again_as_a_run_of_their_own():
+    # nccl-tests#232's five headed rows (2 ranks, no footer in the paste), then Mooncake#3484's
+    # rows under "```" and a sentence: they were appended to the 2-rank table, and the report held
+    # 8-rank rows against N = 2 (two warnings said the table joined runs).
+    headed = (CORPUS / "issue232_h100_2node_tree_all_reduce_excerpt.txt").read_text()
+    bare = (CORPUS / "mooncake3484_8gpu_all_reduce_rows_excerpt.txt").read_text()
+    for between in ("\n", "\nand on the other cluster:\n"):
+        runs = ccb.read_nccl_tests_runs(headed + between + bare)
+        # 3.07 / 1.76 = 1.74 ~ 2 x 7/8: the Mooncake rows are 8 ranks' (SOURCES: busbw factor 1.75)
+        assert [(len(r.rows), r.n_ranks) for r in runs] == [(5, 2), (len(ccb.read_nccl_tests(bare).rows), 8)]
+        assert not any(r.warnings for r in runs)
+    # rows that go on growing after a line of text stay in their table; sizes that start again
+    # with no text between (cycles, two processes' rows) stay too
+    lines = headed.splitlines()
+    last = max(i for i, line in enumerate(lines) if line.strip()[:1].isdigit())
+    grown = lines[: last + 1] + ["some launcher noise"] + [lines[last].replace("33554432", "67108864", 1)]
+    assert [len(r.rows) for r in ccb.read_nccl_tests_runs("\n".join(grown) + "\n")] == [6]
+    again = lines[: last + 1] + [lines[last - 4]]
+    assert [len(r.rows) for r in ccb.read_nccl_tests_runs("\n".join(again) + "\n")] == [6]
