@@ -60,6 +60,16 @@ def shapes(size: int) -> None:
         "header + '#' lines": head + fill("#\n", size - len(head)),
         "header + '0: ' label lines": head + fill("0: \n", size - len(head)),
         "nine-character lines": fill("abcdefghi\n"),
+        # round 5: the repeated-rank check counted each index over all of them (40,000 lines: 93 s)
+        "'# Rank 0' lines + the log": fill(
+            "#  Rank  0 Group  0 Pid 1 on node0 device  0 [0x07] NVIDIA H100\n", size - len(log)
+        )
+        + log,
+        "distinct '# Rank' lines + the log": "".join(
+            f"#  Rank {k:7d} Group  0 Pid {k} on node{k // 8} device {k % 8} [0x07] NVIDIA H100\n"
+            for k in range((size - len(log)) // 76)
+        )
+        + log,
     }
     baseline = None
     for name, text in texts.items():

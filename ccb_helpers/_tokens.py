@@ -4,8 +4,9 @@ Every reader of printed output — the nccl-tests reader (:mod:`ccb_helpers.nccl
 ``nvidia-smi`` / ``rocm-smi`` printouts (:mod:`ccb_helpers.smi`) — turns each number token into
 a value here, with :func:`read_number`, so that one set of rules holds for all of them:
 
-* the token is a plain decimal (``12``, ``-1``, ``0.05``, ``1.2e+03``): no ``nan``, ``inf``, hex,
-  thousands separators or more than :data:`MAX_TOKEN_CHARS` characters;
+* the token is a plain decimal of ASCII digits (``12``, ``-1``, ``0.05``, ``1.2e+03``): no ``nan``,
+  ``inf``, hex, thousands separators, other scripts' digits (``١٢``, ``１２``) or more than
+  :data:`MAX_TOKEN_CHARS` characters;
 * its value is exactly zero or a **normal** double: ``1e400`` (overflows to infinity), ``1e-320``
   (a subnormal, with fewer significant bits than the token has) and ``1e-400`` (rounds to 0) are
   refused, since what would be read is not what was printed;
@@ -28,12 +29,14 @@ __all__ = ["PrintedNumber", "read_number", "MAX_TOKEN_CHARS"]
 
 #: Longest number token read (characters); a printed table's numbers are far shorter.
 MAX_TOKEN_CHARS = 64
-_INTEGER = re.compile(r"^[-+]?\d+$")
-_DECIMAL = re.compile(r"^([-+]?)(\d+\.?\d*|\.\d+)(?:[eE]([-+]?\d+))?$")
+# ASCII digits only: C's printf prints no other, and Python's float() and int() would read
+# "١٢٣" (Arabic-Indic) or "１２３" (fullwidth) as 123 — text no table printed.
+_INTEGER = re.compile(r"^[-+]?\d+$", re.ASCII)
+_DECIMAL = re.compile(r"^([-+]?)(\d+\.?\d*|\.\d+)(?:[eE]([-+]?\d+))?$", re.ASCII)
 #: Smallest and largest decimal exponents a normal double spans (2.2e-308 .. 1.8e308).
 _MIN_NORMAL = sys.float_info.min
 #: A plain decimal of at most 15 digits each side: always a normal double (or zero), read at once.
-_SIMPLE = re.compile(r"^-?\d{1,15}(?:\.(\d{0,15}))?$")
+_SIMPLE = re.compile(r"^-?\d{1,15}(?:\.(\d{0,15}))?$", re.ASCII)
 _HALF_PLACES = tuple(0.5 * 10.0**-k for k in range(16))
 _NON_FINITE = {"nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"}
 

@@ -228,7 +228,18 @@ def test_parse_size():
     assert _args.parse_size("0.0009765625MiB") == 1024  # 2**-10 MiB exactly
     # "Whole number of bytes" in exact arithmetic: 1.0000000000000001 KiB is 1024.0000000000001
     # bytes, which float64 rounds to 1024 (#42).
-    for bad in ("", "1.3B", "-1", "MiB", "1e3", "1.0000000000000001KiB", "0.1", "1.000000000000000000001GiB"):
+    # Other scripts' digits ("١" is ARABIC-INDIC DIGIT ONE) are not ASCII byte counts.
+    for bad in (
+        "",
+        "1.3B",
+        "-1",
+        "MiB",
+        "1e3",
+        "1.0000000000000001KiB",
+        "0.1",
+        "1.000000000000000000001GiB",
+        "\u0661KiB",
+    ):
         with pytest.raises(_args.InputError):
             _args.parse_size(bad)
 

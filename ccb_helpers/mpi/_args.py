@@ -63,7 +63,8 @@ def parse_size(text: str, cap: int = MAX_SIZE) -> int:
     """
     if len(text) > 40:  # a 400-digit size became float inf and raised OverflowError on every rank (#28)
         raise InputError(f"size {text[:20]!r}... has {len(text)} characters; a byte count has at most 40")
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", text)
+    # ASCII digits only: re's \d (and int()) also take other scripts' digits ("١KiB" read as 1 KiB).
+    match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*", text, flags=re.ASCII)
     if not match or match.group(2) not in _UNITS:
         raise InputError(f"size {text!r} is not a byte count (e.g. 4096, 64KiB, 16MiB)")
     # Exact arithmetic: in float64 1.0000000000000001 KiB is 1024 bytes (#42). 40 characters

@@ -21,6 +21,7 @@ from .formatters import format_compare, format_csv, format_json, format_text
 from .reader import read_nccl_tests_runs
 from .records import COLLECTIVES
 from .report import compare_runs, run_report
+from .runs import run_starts
 
 _USAGE_EXAMPLE = "python -m ccb_helpers.nccl_tests all_reduce.log --preset h100_nvswitch --plot report.png"
 #: Exit code of a run whose gate (``--fail-below``, ``--fail-below-busbw``) failed.
@@ -29,30 +30,34 @@ GATE_FAILED = 3
 _Refused, _read_log, _check_output, _plot_paths = Refused, read_log, check_output, plot_paths
 
 
-def _select(runs, run: int | None, path: str):
-    """``runs``, or the one ``--run K`` picks (1-based)."""
-    if run is None:
-        return runs
-    if not 1 <= run <= len(runs):
-        raise Refused(f"--run {run}: {path} holds {len(runs)} run{'s' if len(runs) != 1 else ''} (1 to {len(runs)})")
-    return runs[run - 1 : run]
-
-
 def _reports(path, bound, args, run=None):
-    runs = read_nccl_tests_runs(read_log(path), collective=args.collective, n_ranks=bound.ranks, force=args.force)
+    text = read_log(path)
+    if run is None:
+        runs = read_nccl_tests_runs(text, collective=args.collective, n_ranks=bound.ranks, force=args.force)
+        selected, total = list(enumerate(runs, 1)), len(runs)
+    else:  # --collective / --ranks for that run alone; the other runs are not read
+        total = len(run_starts(text.splitlines()))
+        if not 1 <= run <= total:
+            raise Refused(f"--run {run}: {path} holds {total} run{'s' if total != 1 else ''} (1 to {total})")
+        log = read_nccl_tests_runs(text, collective=args.collective, n_ranks=bound.ranks, force=args.force, run=run)
+        selected = [(run, log[0])]
     reports = []
-    for log in _select(runs, run, path):
+    for index, log in selected:
+        # In a file of several runs, --collective / --ranks hold for every run: name the one to pick.
+        which = f"run {index} of {total}, " if total > 1 else ""
+        pick = f"--run {index} " if total > 1 and run is None else ""
         if log.collective is None:
             raise Refused(
                 "the log does not name its program (no '..._perf' command, no 'Collective test starting' "
-                f"line) and its numbers fit several collectives, for the table at line {log.header_line}: "
-                "pass --collective, one of " + ", ".join(log.collective_candidates or COLLECTIVES)
+                f"line) and its numbers fit several collectives, for the table at line {log.header_line} "
+                f"({which}{log.n_ranks or 'unknown'} ranks): pass {pick}--collective C, C one of "
+                + ", ".join(log.collective_candidates or COLLECTIVES)
             )
         if log.n_ranks is None:
             raise Refused(
-                f"the table at line {log.header_line} does not determine its rank count (no complete "
-                "'# Rank ... device ...' lines, NCCL nranks or command line, and the rows cannot tell): "
-                "pass --ranks N"
+                f"the table at line {log.header_line} ({which}{log.collective}) does not determine its rank "
+                "count (no complete '# Rank ... device ...' lines, NCCL nranks or command line, and the rows "
+                f"cannot tell): pass {pick}--ranks N"
             )
         this = bound_for_run(log, bound)
         report = run_report(

@@ -152,7 +152,9 @@ def bound_for_run(log, bound: Bound) -> RunBound:
     if key == "auto":
         key, how = preset_for_devices(log.devices)
         if key is None:
-            raise Refused(f"--preset auto: {how}")
+            keys = ", ".join(sorted(k for k in PRESETS if k != "auto"))
+            hint = "" if "pass --preset" in how else ": pass --preset KEY, or --alpha and --beta"
+            raise Refused(f"--preset auto: {how}{hint} (KEY one of {keys})")
         notes.append(f"preset {key} {how}")
     elif key is not None and (why := preset_contradiction(key, log.devices)):
         notes.append(why)
@@ -167,12 +169,41 @@ def bound_for_run(log, bound: Bound) -> RunBound:
     run = RunBound(alpha, beta, ports, latency_ports, label, bound.node_beta, bound.rail_beta, bound.nodes)
     if bound.machine is not None:
         _apply_topology(run, bound, key, n, log.collective, notes)
+        if (why := topology_contradiction(bound.machine, key, n, log.n_hosts)) is not None:
+            notes.append(why)
     _apply_network(run, bound, log, key, notes)
     run.in_network, note = in_network_from_info(log.nccl, log.collective or "", (run.nodes or log.n_hosts or 1) > 1)
     if note:
         notes.append(note)
     run.notes = notes
     return run
+
+
+#: Presets of one vendor's GPU links (``rocm-smi --showtopo`` prints AMD's, ``nvidia-smi topo -m``
+#: NVIDIA's); the PCIe and network presets fit either.
+_AMD_PRESETS = ("mi300x_xgmi", "mi355x_xgmi")
+_NVIDIA_PRESETS = ("a100_nvlink", "b200_nvlink5", "h100_nvswitch", "v100_nvlink2")
+
+
+def topology_contradiction(machine, key: str | None, n: int | None, hosts: int | None) -> str | None:
+    """A warning when ``--topology`` cannot be a node of this run: more ranks a host than it has
+    GPUs, or another vendor's printout than the preset's GPUs; else ``None``."""
+    amd = machine.source == "rocm-smi --showtopo"
+    if key in (_NVIDIA_PRESETS if amd else _AMD_PRESETS):
+        return (
+            f"--topology is {machine.source} output, and preset {key} is for {'NVIDIA' if amd else 'AMD'} GPUs: "
+            "the printout is of another machine than the preset's, and its links are counted at the preset's "
+            "link rate"
+        )
+    if n is not None and hosts:
+        per_host = -(-n // hosts)  # at least one host runs this many ranks
+        if per_host > machine.gpus:
+            return (
+                f"--topology lists {machine.gpus} GPUs, but the log runs {n} ranks on {hosts} host"
+                f"{'s' if hosts != 1 else ''} ({per_host} on a host): unless ranks share GPUs, the printout is of "
+                "another machine, and the ceilings from its links are not this run's"
+            )
+    return None
 
 
 def _apply_topology(run: RunBound, bound: Bound, key: str | None, n: int | None, collective, notes: list) -> None:

@@ -12,6 +12,7 @@ line says nothing about the rank count then: the rows (their busbw factor) decid
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from .._tokens import read_number
@@ -58,7 +59,7 @@ def _options(tokens) -> dict:
 
 
 def _count(value, where: str) -> int | None:
-    if value is None or not value.isdigit():
+    if value is None or not (value.isascii() and value.isdigit()):  # "$NP", "²", "١٦": no count
         return None
     return read_number(value, where, integer=True).value
 
@@ -84,7 +85,7 @@ def _processes(launcher: str, options: dict, where: str) -> int | None:
         slots = [h.rsplit(":", 1)[1] for h in names if ":" in h]
         if per_node is not None:
             return per_node * len(names)
-        if slots and len(slots) == len(names) and all(s.isdigit() for s in slots):
+        if slots and len(slots) == len(names) and all(s.isascii() and s.isdigit() for s in slots):
             return sum(_count(s, where) for s in slots)
     return None
 
@@ -128,24 +129,87 @@ def command_ranks(line: str, program_at: int, lineno: int = 0) -> tuple[int, int
     for i, token in enumerate(after):
         key = {"-t": "-t", "--nthreads": "-t", "-g": "-g", "--ngpus": "-g"}.get(token)
         if key and i + 1 < len(after):
-            if not after[i + 1].isdigit():
+            if not (after[i + 1].isascii() and after[i + 1].isdigit()):
                 return None
             per_process[key] = read_number(after[i + 1], f"{where} {token}", integer=True).value
     n = procs * per_process["-t"] * per_process["-g"]
     return (procs, per_process["-t"], per_process["-g"]) if 1 <= n <= MAX_RANKS else None
 
 
-def find_command(lines, start: int) -> tuple[tuple[int, int, int] | None, int, str | None]:
-    """:func:`command_ranks` of the last command line (one that runs an ``…_perf`` program), its
-    line number, and a note when a command line names the program but not the rank count."""
-    found, where, note = None, 0, None
+#: Most physical lines one command may span with ``\`` continuations (a README's ``mpirun \``
+#: with one ``-x`` option a line runs to a few dozen); a longer chain is read in pieces.
+MAX_CONTINUED_LINES = 256
+
+
+def _logical_lines(lines):
+    """``(offset of the first physical line, text, where each physical line starts in text)`` of
+    each shell command line: lines ending in a backslash are joined with the next, as the shell
+    does (at most :data:`MAX_CONTINUED_LINES`)."""
+    parts, starts, first, width = [], [], 0, 0
     for offset, line in enumerate(lines):
+        if not parts:
+            first, width = offset, 0
+        body = line.rstrip()
+        starts.append(width)
+        if body.endswith("\\") and len(parts) < MAX_CONTINUED_LINES - 1:
+            parts.append(body[:-1])
+            width += len(body)  # the part and the blank that joins it
+            continue
+        parts.append(line)
+        yield first, " ".join(parts) if len(parts) > 1 else line, starts
+        parts, starts = [], []
+    if parts:
+        yield first, " ".join(parts), starts
+
+
+def _app_contexts(line: str, program_at: int):
+    """An MPMD command (``mpirun -np 1 prog … : -np 1 prog …``) split at its ``:`` tokens into one
+    ``(text, program_at)`` per application context; a single context otherwise."""
+    if " : " not in line[program_at:]:
+        return [(line, program_at)]
+    pieces = re.split(r"\s:\s", line)
+    contexts, launcher = [], None
+    for piece in pieces:
+        match = _PROGRAM_TOKEN_RE.search(piece)
+        if match is None:
+            return None  # a context that runs no nccl-tests program: not read
+        if launcher is None:
+            launcher_at = next((m.start() for m in re.finditer(r"\S+", piece) if _stem(m.group()) in LAUNCHERS), None)
+            if launcher_at is None:
+                return None
+            launcher = piece[launcher_at:].split()[0]
+            contexts.append((piece, match.start(1)))
+        else:  # the next context's options, under the first context's launcher
+            contexts.append((f"{launcher} {piece}", len(launcher) + 1 + match.start(1)))
+    return contexts
+
+
+def find_command(lines, start: int) -> tuple[tuple[int, int, int] | None, int, str | None]:
+    r""":func:`command_ranks` of the last command line (one that runs an ``…_perf`` program), its
+    line number, and a note when a command line names the program but not the rank count.
+
+    A command continued over several lines with ``\`` is read whole (its line number is the
+    program's); an MPMD command (``mpirun -np 1 prog : -np 1 prog``) starts the sum of its
+    contexts' ranks.
+
+    >>> find_command(["mpirun --bind-to none \\", "  --np 8 \\", "  ./all_reduce_perf -b 8 -g 1"], 0)[:2]
+    ((8, 1, 1), 3)
+    >>> find_command(["mpirun -np 1 env A=1 ./all_reduce_perf -g 1 : -np 1 env A=2 ./all_reduce_perf -g 1"], 0)[:2]
+    ((2, 1, 1), 1)
+    """
+    found, where, note = None, 0, None
+    for first, line, starts in _logical_lines(lines):
         if "_perf" not in line:  # a C-level scan before the regular expression
             continue
         match = _PROGRAM_TOKEN_RE.search(line)
         if match is None or "Collective test" in line:
             continue
-        ranks = command_ranks(line, match.start(1), start + offset + 1)
-        if ranks is not None:
-            found, where = ranks, start + offset + 1
+        program_line = start + first + bisect.bisect_right(starts, match.start(1))  # 1-based
+        contexts = _app_contexts(line, match.start(1))
+        if contexts is None:
+            continue
+        counted = [command_ranks(text, at, program_line) for text, at in contexts]
+        if any(c is None for c in counted) or len({c[1:] for c in counted}) != 1:
+            continue
+        found, where = (sum(c[0] for c in counted), *counted[0][1:]), program_line
     return found, where, note

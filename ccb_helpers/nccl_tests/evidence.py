@@ -17,6 +17,7 @@ the program name, and with what the caller passes; a caller's value the log cont
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 
 from .command import MAX_RANKS, command_ranks, find_command  # noqa: F401  (re-exported)
@@ -29,6 +30,8 @@ _SPLIT = ("all_gather", "reduce_scatter", "all_to_all", "gather", "scatter")
 _WHOLE = ("broadcast", "reduce", "sendrecv")
 _ROOTED = ("broadcast", "reduce", "gather", "scatter")
 _REDUCING = ("all_reduce", "reduce_scatter", "reduce")
+# The collectives whose in-place half nccl-tests does not check (N/A beside a checked out-of-place).
+_IN_PLACE_UNCHECKED = ("all_to_all", "sendrecv")
 # Relative slack on the factor interval: the printed numbers are rounded from doubles.
 _SLACK = 1e-9
 
@@ -108,12 +111,13 @@ class Evidence:
                 used += 1
         return (lo, hi, used) if used else None
 
-    def algbw_interval(self):
+    def algbw_interval(self, raw: bool = False):
         """``(lo, hi)`` of busbw / algbw over every row and half (each to its printed rounding), or ``None``.
 
         nccl-tests prints busbw = c(N) algbw, except AllGather and ReduceScatter before June 2020
         (busbw = algbw, both ``(N-1)/N`` size / time): :meth:`interval_for` uses this ratio only
-        where the convention is known.
+        where the convention is known. Rows whose ratios differ by more than their rounding (edited
+        numbers, rows of several runs) give an empty interval: ``None`` then, unless ``raw``.
         """
         lo, hi, used = 0.0, math.inf, 0
         for row in self.rows:
@@ -123,7 +127,9 @@ class Evidence:
                 lo = max(lo, (busbw.value - busbw.half_ulp) / (algbw.value + algbw.half_ulp) * (1 - _SLACK))
                 hi = min(hi, (busbw.value + busbw.half_ulp) / (algbw.value - algbw.half_ulp) * (1 + _SLACK))
                 used += 1
-        return (lo, hi) if used else None
+        if not used or (lo > hi and not raw):
+            return None
+        return lo, hi
 
     def interval_for(self, collective: str):
         """The factor interval of :meth:`factor_interval`, narrowed by busbw / algbw where that ratio is
@@ -151,6 +157,35 @@ class Evidence:
         if len(ratios) > 1 or -1 in ratios:
             return False
         return ratios.pop()
+
+    def count_mismatch(self) -> str | None:
+        """What is wrong when the rows' size / (count × type size) is not one whole number for all
+        (nccl-tests derives count from size), else ``None``."""
+        ratios = {}
+        for row in self.rows:
+            width = TYPE_SIZES.get(row.type or "")
+            if row.size > 0 and row.count and width:
+                ratio, rest = divmod(row.size, row.count * width)
+                if rest or ratio < 1:
+                    return (
+                        f"line {row.line}: size {row.size} is not a whole multiple of count {row.count} × "
+                        f"{width} bytes ({row.type}): nccl-tests derives count from size, so the row was edited"
+                    )
+                ratios.setdefault(ratio, row.line)
+        if len(ratios) > 1:
+            (a, line_a), (b, line_b) = sorted(ratios.items(), key=lambda item: item[1])[:2]
+            return (
+                f"size / (count × type size) is {a} at line {line_a} and {b} at line {line_b}: one run prints "
+                "one ratio, so the rows were edited or come from different runs"
+            )
+        return None
+
+    def in_place_unchecked(self) -> bool:
+        """Whether every row's out-of-place half was checked and its in-place half printed ``N/A``:
+        nccl-tests (and rccl-tests) skip the in-place check of AllToAll (since 2020) and SendRecv
+        (since 2021) only (``args->reportErrors = in_place ? 0 : 1``); ``-c 0`` prints N/A in both."""
+        halves = [row for row in self.rows if row.time_s is not None and row.time_s_inplace is not None]
+        return bool(halves) and all(row.wrong is not None and row.wrong_inplace is None for row in halves)
 
     def roots(self) -> set:
         return {row.root for row in self.rows if row.root is not None}
@@ -301,7 +336,8 @@ def resolve(
     elided_bound = None
     elided_note = None
     if distinct:
-        repeated = sorted({i for i in indices if indices.count(i) > 1}) if len(distinct) < len(indices) else []
+        # counted once (indices.count per index was quadratic: 40,000 rank lines took 93 s)
+        repeated = sorted(i for i, k in Counter(indices).items() if k > 1) if len(distinct) < len(indices) else []
         if repeated:
             warnings.append(
                 f"the '# Rank' lines list rank {repeated[0]} more than once: several processes each "
@@ -342,6 +378,12 @@ def resolve(
             warnings.append(
                 f"the rows do not fit {collective}" + (f" on {n_hint} ranks" if n_hint else "") + f": {why}"
             )
+    if collective is None and len(fitting) > 1:
+        # the check columns: a clue, not a proof (a later nccl-tests may check more or less), so it
+        # narrows the candidates and refuses nothing
+        # (not the converse: DeepEP#303's AllToAll rows print a checked in-place half)
+        if evidence.in_place_unchecked():
+            fitting = [c for c in fitting if c in _IN_PLACE_UNCHECKED] or fitting
     if collective is None:
         if len(fitting) == 1:
             collective = fitting[0]
@@ -412,11 +454,20 @@ def resolve(
                 if len(fits) == 1:
                     collective = fits[0]
             n, n_source = caller_n, "caller"
+    if (mismatch := evidence.count_mismatch()) is not None:
+        warnings.append(mismatch)
     interval = evidence.factor_interval()
     if interval is not None and interval[0] > interval[1]:
         warnings.append(
             "busbw × time / size differs between rows by more than the printed rounding: the table joins "
             "rows of different runs or rank counts"
         )
+    else:
+        ratio = evidence.algbw_interval(raw=True)
+        if ratio is not None and ratio[0] > ratio[1]:
+            warnings.append(
+                "busbw / algbw differs between rows by more than the printed rounding (nccl-tests prints one "
+                "factor for a whole run): numbers in the table were edited, or it joins rows of different runs"
+            )
     candidates = tuple(fitting) if collective is None else ()
     return collective, n, n_source, warnings, candidates

@@ -137,9 +137,16 @@ def fit_alpha_beta(log, n_ranks=None, collective=None, min_size=1, max_size=None
             sizes.append(float(row.size))
             times.append(t)
     if len(set(sizes)) < 2:
+        # the window is named only when the caller narrowed it (the CLI never does)
+        window = (
+            ""
+            if min_size <= 1 and max_size == math.inf
+            else f" in [min_size, max_size] = [{min_size:g}, {max_size:g}] bytes"
+        )
+        kinds = len(set(sizes))
         raise ValueError(
-            f"log: need at least two rows of different sizes in [min_size, max_size] = [{min_size}, {max_size}] "
-            f"bytes to fit alpha and beta, got {len(sizes)} rows of {len(set(sizes))} size{'s' if len(set(sizes)) != 1 else ''}"
+            f"log: need at least two rows of different sizes{window} to fit alpha and beta, got {len(sizes)} "
+            f"row{'s' if len(sizes) != 1 else ''} of {kinds} size{'s' if kinds != 1 else ''}"
         )
     return _fit(np.array(sizes), np.array(times), n, primitive)
 

@@ -49,6 +49,7 @@ _PROGRAM_RE = re.compile(
 #: AWS Neuron's nccom-test prints a table much like nccl-tests' with units in its column names.
 _NCCOM_RE = re.compile(r"\bsize\(B\)\s+count\(elems\)|\bbusbw\(GB/s\)")
 _STARTING_RE = re.compile(r"#?\s*Collective test starting:\s*(\S+)")
+_CONCLUDED_RE = re.compile(r"#?\s*Collective test concluded:\s*(\S+)")
 _NCCL_VERSION_RE = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
 _RCCL_VERSION_RE = re.compile(r"^RCCL version\s*:\s*(\d+\.\d+\.\d+)")
 _TESTS_VERSION_RE = re.compile(r"#?\s*nccl-tests version (\S+)(?:.*?nccl-library=(\d+))?")

@@ -17,6 +17,7 @@ import itertools
 
 from .._tokens import read_number
 from .formats import (
+    _CONCLUDED_RE,
     _FLOAT_RE,
     _FOOTER_AVG_RE,
     _FOOTER_OOB_RE,
@@ -76,6 +77,15 @@ def _is_bare_row(raw: str, derived) -> bool:
     return bool(stripped) and not stripped.startswith("#") and bare_row_tokens(stripped) is not None
 
 
+def _ends_a_table(raw: str, derived) -> bool:
+    """A line of a table's end after its first footer line: ``# Out of bounds values``, ``# Avg bus
+    bandwidth`` (also another process's) and ``# Collective test concluded: …``."""
+    if "bandwidth" not in raw and "Out of bounds" not in raw and "concluded" not in raw:
+        return False  # most lines between runs: one C-level scan each
+    stripped = _normalize(raw, derived)[0]
+    return bool(_FOOTER_OOB_RE.match(stripped) or _FOOTER_AVG_RE.match(stripped) or _CONCLUDED_RE.match(stripped))
+
+
 def _starts_a_run(stripped: str) -> bool:
     """A line that belongs to the start of a run (its command, ``# nThread`` or rank lines)."""
     return bool(_RANK_RE.match(stripped) or _THREADS_RE.match(stripped) or _PROGRAM_RE.search(stripped))
@@ -87,7 +97,10 @@ def run_starts(lines) -> list[int]:
     A headed table runs from its header to its last row or footer. A second header right after
     the first, with no row and no line that starts a run between them, is the same table printed
     by another process (two single-rank processes, nccl-tests#329), not a new run. Headerless rows
-    before the first header, or after a footer, form a run of their own.
+    before the first header, or after a footer, form a run of their own; so do rows whose sizes
+    start again after a line of text below a table without a footer (a "Before:" table and the
+    "After:" rows pasted under it; nccl-tests prints no text between its rows, and its cycles,
+    ``-N``, and the rows of two processes follow each other without any).
     """
     derived = _derive_prefix(lines)
     starts = [0]
@@ -97,8 +110,12 @@ def run_starts(lines) -> list[int]:
     rows = 0  # rows of the current table
     new_run_since_header = False
     bare_last = 0
+    last_size, gap = -1, False  # the table's last row's size; text seen since that row
     for index, raw in nonblank(lines, 0, len(lines), 0):
         if state in ("before", "after", "bare") and "busbw" not in raw:
+            if state == "after" and _ends_a_table(raw, derived):
+                last_table_line = index  # the footer's other line, or "Collective test concluded"
+                continue
             if _is_bare_row(raw, derived):
                 if state == "after":
                     starts.append(last_table_line + 1)
@@ -109,6 +126,8 @@ def run_starts(lines) -> list[int]:
                 stripped = _normalize(raw, derived)[0]
                 if stripped[:1] in ROW_START and _INT_RE.match(stripped.split()[0]):
                     last_table_line, rows = index, rows + 1
+                elif rows and stripped and not stripped.startswith("#"):
+                    gap = True  # a code fence, a word
             continue
         stripped, _ = _normalize(raw, derived)
         if _header_tokens(stripped) is not None:
@@ -117,18 +136,29 @@ def run_starts(lines) -> list[int]:
             elif state == "after" or (state == "table" and (rows or new_run_since_header)):
                 starts.append(last_table_line + 1)
             state, seen_header, rows, new_run_since_header = "table", True, 0, False
-            last_table_line = index
+            last_table_line, last_size, gap = index, -1, False
         elif state == "table" and (_FOOTER_OOB_RE.match(stripped) or _FOOTER_AVG_RE.match(stripped)):
             last_table_line, state = index, "after"
         elif state == "table" and stripped and not stripped.startswith("#") and _INT_RE.match(stripped.split()[0]):
-            last_table_line, rows = index, rows + 1
+            size = _size_of(stripped)
+            if gap and rows and size is not None and size <= last_size and bare_row_tokens(stripped) is not None:
+                starts.append(index)  # sizes start again after text: another run's rows
+                state, bare_last = "bare", index
+                continue
+            last_table_line, rows, last_size, gap = index, rows + 1, size if size is not None else last_size, False
         elif state == "table" and not rows and _starts_a_run(stripped):
             new_run_since_header = True
-        elif state == "after" and (_FOOTER_OOB_RE.match(stripped) or _FOOTER_AVG_RE.match(stripped)):
-            last_table_line = index  # a second footer (another process's)
+        elif state == "table" and rows and stripped and not stripped.startswith("#") and "NCCL" not in raw:
+            gap = True  # text below the rows (not NCCL's own lines, which can cut into a row)
     if not seen_header:
         return _bare_run_starts(lines)
     return starts
+
+
+def _size_of(stripped: str) -> int | None:
+    """The size a row starts with, when it is a plain decimal (the row's reader checks the rest)."""
+    token = stripped.split()[0]
+    return int(token) if token.isascii() and token.isdigit() and len(token) <= 20 else None
 
 
 def _bare_run_starts(lines) -> list[int]:
