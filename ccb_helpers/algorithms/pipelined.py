@@ -243,8 +243,8 @@ def optimal_segments(algorithm, primitive, n, m, alpha, beta, ports=1, gamma=0.0
     return _optimal(algorithm, primitive == "reduce")(n, m, alpha, beta, gamma, ports)
 
 
-_CHAIN = "pipelined chain (Thakur, Rabenseifner & Gropp 2005; Pješivac-Grbović et al. 2007)"
-_TREE = "pipelined binary tree (Pješivac-Grbović et al. 2007; Open MPI tuned)"
+_CHAIN = "pipelined chain, segmented as MPI libraries do; rounds and optimum derived here"
+_TREE = "pipelined binary tree (heap order), segmented; rounds and optimum derived here"
 
 PIPELINED_CHAIN = {
     "broadcast": _Model(_chain_terms, reference=_CHAIN, optimal_chunks=_optimal("pipelined_chain", False)),
