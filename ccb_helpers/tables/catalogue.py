@@ -211,7 +211,7 @@ def fat_tree_allreduce_table(
     from ..simulator import run_schedule
     from ..topology import fat_tree
     from ..tree_allreduce import patarasuk_yuan, place
-    from ..units import format_time
+    from ..units import format_bytes, format_time
 
     n = check_int("n", n, minimum=4, maximum=256, scalar=True)
     m = check_int("m", m, minimum=0, maximum=2**30, scalar=True)
@@ -271,7 +271,9 @@ def fat_tree_allreduce_table(
         "Bisection 下界",
         "结果",
     ]
-    return Table(headers, rows, f"{n} 个端点的 fat-tree 上的 AllReduce，M = {m} B，{p.label} 的 α、β", values)
+    return Table(
+        headers, rows, f"{n} 个端点的 fat-tree 上的 AllReduce，M = {format_bytes(m)}，{p.label} 的 α、β", values
+    )
 
 
 def _hosts_per_leaf(topology) -> int:
