@@ -5,18 +5,16 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from .._validation import check_int, check_real
+from .._validation import check_choice, check_int, check_real, check_sequence
 from ..algorithms import ALGORITHM_LABELS
-from ._common import _ints, _preset
+from ..hardware import PRESETS
+from ._common import MAX_ROWS, _ints, _preset
 from .table import Table
 
 __all__ = ["non_power_of_two_table", "pipelined_rooted_table", "computation_table", "fat_tree_allreduce_table"]
 
 
 def _reals(name: str, values, minimum: float, maximum: float) -> list[float]:
-    from .._validation import check_sequence
-    from ._common import MAX_ROWS
-
     items = check_sequence(name, values, max_length=MAX_ROWS)
     return [check_real(f"{name}[{i}]", v, minimum=minimum, maximum=maximum, scalar=True) for i, v in enumerate(items)]
 
@@ -153,21 +151,19 @@ def computation_table(
     >>> round(v[1] * 1e12, 3), round(v[2] * 1e12)   # 0.896 ps a byte added, 40 ps a byte sent
     (0.896, 40)
     """
-    from .._validation import check_sequence
     from ..algorithms import _best_algorithm
     from ..bandwidth import _bandwidth_lower_bound
     from ..bounds import _computation_lower_bound
     from ..units import format_time
-    from ._common import MAX_ROWS
 
     keys = check_sequence("preset_keys", preset_keys, max_length=MAX_ROWS)
     n = check_int("n", n, minimum=2, maximum=2**20, scalar=True)
     m = check_real("m", m, minimum=0.0, maximum=2.0**60, scalar=True)
     rows, values = [], []
-    for key in keys:
-        p = _preset(key)
+    for i, key in enumerate(keys):
+        p = PRESETS[check_choice(f"preset_keys[{i}]", key, PRESETS)]
         if p.gamma is None:
-            raise ValueError(f"preset_keys: preset {key!r} gives no gamma (no processor named)")
+            raise ValueError(f"preset_keys[{i}]: preset {key!r} gives no gamma (no processor named)")
         bandwidth = float(_bandwidth_lower_bound("all_reduce", n, m, p.beta, 1, None))
         compute = float(_computation_lower_bound("all_reduce", n, m, p.gamma))
         plain = _best_algorithm("all_reduce", n, m, p.alpha, p.beta, 1)
@@ -178,7 +174,7 @@ def computation_table(
                 p.label,
                 f"{p.gamma * 1e12:.3g}",
                 f"{1e12 / p.beta:.3g}",
-                f"{compute / bandwidth:.1%}",
+                f"{compute / bandwidth:.1%}" if bandwidth > 0 else "—",  # M = 0: neither term
                 f"{ALGORITHM_LABELS[plain[0]]} {format_time(plain[1])}",
                 f"{ALGORITHM_LABELS[with_gamma[0]]} {format_time(with_gamma[1])}",
             ]
@@ -213,7 +209,7 @@ def fat_tree_allreduce_table(
     from ..tree_allreduce import patarasuk_yuan, place
     from ..units import format_bytes, format_time
 
-    n = check_int("n", n, minimum=4, maximum=256, scalar=True)
+    n = check_int("n", n, minimum=4, maximum=64, scalar=True)  # every schedule is run and routed: seconds
     m = check_int("m", m, minimum=0, maximum=2**30, scalar=True)
     if n * m > 2**26:  # every run holds n buffers of m bytes, the expected result and its masks
         raise ValueError(f"n * m must stay within 2**26 bytes (the byte-checked runs), got n={n}, m={m}")
