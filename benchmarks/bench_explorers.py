@@ -62,7 +62,9 @@ def main(names: list[str]) -> None:
     # process's CPU time is what an idle machine's wall clock would show (one thread works).
     clock = time.process_time if os.getloadavg()[0] > 2.5 else time.perf_counter
     clock_name = "CPU time (machine busy)" if clock is time.process_time else "wall clock"
-    mpi_sweep = str(pathlib.Path(__file__).resolve().parents[1] / "notebooks" / "data" / "mpi_sweep_example.json")
+    mpi_sweep = str(
+        pathlib.Path(__file__).resolve().parents[1] / "ccb_helpers" / "data" / "mpi" / "mpi_sweep_example.json"
+    )
     classes = [
         ccb.PropagationExplorer,
         ccb.TopologyExplorer,

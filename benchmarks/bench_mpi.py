@@ -31,7 +31,7 @@ import ccb_helpers as ccb
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from _timing import best_of  # noqa: E402
 
-EXAMPLE = pathlib.Path(__file__).resolve().parents[1] / "notebooks" / "data" / "mpi_sweep_example.json"
+EXAMPLE = pathlib.Path(__file__).resolve().parents[1] / "ccb_helpers" / "data" / "mpi" / "mpi_sweep_example.json"
 
 
 def bare_redraw() -> None:

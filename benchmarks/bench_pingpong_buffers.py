@@ -134,7 +134,7 @@ def main() -> None:
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     import ccb_helpers as ccb
-    from ccb_helpers.mpi._cli import parse_size
+    from ccb_helpers.mpi._args import parse_size
 
     sizes = [parse_size(s) for s in args.sizes.split(",")]
     if not 3 <= args.samples <= 1000:

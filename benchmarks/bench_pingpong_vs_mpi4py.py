@@ -14,7 +14,7 @@ micro-benchmarks and the book do (the stock benchmark sends from a never-written
 rounds of each one-way time and the ratios book / mpi4py.bench and book / control (goal: within
 15 %, i.e. 0.85 ... 1.15), with the range of the per-round ratios; the load average before and
 after is printed. ``--json OUT`` writes every round (chapter 6 reads
-``notebooks/data/pingpong_vs_mpi4py.json``). Nothing is asserted (shared machine).
+``ccb_helpers/data/mpi/pingpong_vs_mpi4py.json``). Nothing is asserted (shared machine).
 
 On a shared machine the mean of microsecond round trips is dominated by the moments a rank waits
 for a core; ``--max-load L`` starts each round only once the 1-minute load average is at most L

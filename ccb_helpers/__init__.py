@@ -183,13 +183,12 @@ _lazy_from(".tree_allreduce", "patarasuk_yuan, place, tree_ring_order")
 _lazy_from(".routed", "RoutedLoads, routed_loads, routed_time")
 _lazy_from(".selection", "best_algorithm_bands, crossover_between, optimality")
 _lazy_from(".simulator", "ScheduleError, SimulationResult, run_schedule, simulate")
+_lazy_from(".smi", "parse_nvidia_smi_topo, parse_rocm_smi_topo")
 _lazy_from(
     ".user_topology",
     """
     dgx1,
     link_matrix,
-    parse_nvidia_smi_topo,
-    parse_rocm_smi_topo,
     topology_from_graph,
     topology_from_links,
 """,
@@ -231,6 +230,8 @@ _lazy_from(
     read_nccl_tests,
     read_nccl_tests_runs,
     two_level_busbw_ceiling,
+    two_level_ceiling_terms,
+    TwoLevelCeiling,
 """,
 )
 _lazy_from(
@@ -250,6 +251,7 @@ _lazy_from(
 )
 _lazy_from(".nccl_bound", "NcclVsBound, nccl_bound_parameters, nccl_vs_bound, nccl_vs_bound_table")
 _lazy_from(".nccl_search", "NvlsGraph, nvls_graph")
+_lazy_from(".logp", "LOGP_TREES, LogPBroadcast, logp_broadcast, logp_tree_broadcast")
 _lazy_from(
     ".nccl_published",
     """
@@ -266,6 +268,7 @@ _lazy_from(
     ".nccl_figures", "NCCL_PICK_COLORS, NcclExplorer, plot_busbw_against_bound, plot_nccl_pick_map, plot_nccl_times"
 )
 _lazy_from(".mpi", "load_mpi_result, MPIResultExplorer, mpi_runs_table, plot_mpi_ratios, plot_mpi_runs, plot_pingpong")
+_lazy_from(".mpi", "MPI_EXAMPLES, mpi_example")
 
 __version__ = "0.1.0"
 

@@ -42,7 +42,7 @@ Caps left without an estimate of their own, on purpose:
 
 * **ranges, not amounts of work** — :data:`MAX_BYTES`, :data:`MAX_SECONDS`, :data:`MAX_BANDWIDTH`,
   ``algorithms.MAX_NODES`` / ``MAX_CHUNKS``, ``topology.MAX_ENDPOINTS`` / ``MAX_FAT_TREE_HOSTS`` /
-  ``MAX_DIMS``, ``schedule.MAX_BUFFER_BYTES``, ``user_topology.MAX_LINKS_PER_PAIR`` /
+  ``MAX_DIMS``, ``schedule.MAX_BUFFER_BYTES``, ``user_topology.MAX_LINKS_PER_PAIR``, ``smi``'s
   ``MAX_NVLINKS_PER_GPU``, ``nccl_model.MAX_RANKS`` / ``MAX_BYTES``, ``nccl_tests``' ``MAX_RANKS``,
   ``MAX_ROW_BYTES``, ``MAX_TOKEN_CHARS``, ``MAX_PORT_BANDWIDTH``, the MPI CLI's ``MAX_SIZE``,
   ``MAX_REPEATS``, ``MAX_TRAFFIC_BYTES``, ``MAX_LOCAL_RANKS``, ``MAX_TIMEOUT_S``,
@@ -66,6 +66,7 @@ Caps left without an estimate of their own, on purpose:
 
 from __future__ import annotations
 
+import functools
 import numbers
 from typing import Iterable
 
@@ -361,3 +362,74 @@ def check_fields(record, spec: dict) -> None:
         else:  # pragma: no cover - a typo in a spec
             raise AssertionError(kind)
         object.__setattr__(record, name, value)
+
+
+def check_record(**spec):
+    """Class decorator: a ``NamedTuple`` whose fields are checked whenever one is built.
+
+    ``spec`` maps every field to a kind: ``"int"`` (a Python int, ``0 <= x <= 2**63 - 1``), ``"real"`` (finite,
+    ``>= 0``), ``"positive"`` (finite, ``> 0``), ``"str"``, ``"bool"``, ``"dict"`` or ``"tuple"``; a ``"[]"``
+    suffix also accepts a numeric array of such values (a record of a broadcast formula, e.g.
+    :class:`~ccb_helpers.algorithms.Cost`), a ``"?"`` suffix also ``None``. NaN, ±inf, arrays
+    where a scalar belongs, look-alikes (a bool for an int, a str subclass) are refused with a
+    :class:`ValueError` / :class:`TypeError` naming ``Record.field``. Numbers are stored as Python
+    ``int`` / ``float`` (arrays as int64 / float64). The check runs in the constructor, so
+    ``_make``, ``_replace``, copies and pickles are checked too.
+
+    >>> from typing import NamedTuple
+    >>> @check_record(size="int", time_s="positive")
+    ... class Sample(NamedTuple):
+    ...     size: int
+    ...     time_s: float
+    >>> Sample(np.int64(8), 2)
+    Sample(size=8, time_s=2.0)
+    >>> Sample(8, float("nan"))
+    Traceback (most recent call last):
+    ...
+    ValueError: Sample.time_s must be finite, got nan
+    """
+
+    def decorate(cls):
+        if set(spec) != set(cls._fields):  # pragma: no cover - a typo in a spec
+            raise AssertionError(f"{cls.__name__}: spec {sorted(spec)} != fields {sorted(cls._fields)}")
+        build, make = cls.__new__, cls._make
+
+        @functools.wraps(build)
+        def __new__(klass, *args, **kwargs):
+            record = build(klass, *args, **kwargs)
+            values = [
+                _record_value(f"{klass.__name__}.{name}", spec[name], value)
+                for name, value in zip(klass._fields, record)
+            ]
+            return tuple.__new__(klass, values)
+
+        def _make(klass, iterable):
+            return klass(*make(iterable))
+
+        cls.__new__ = __new__
+        cls._make = classmethod(_make)
+        return cls
+
+    return decorate
+
+
+def _record_value(name: str, kind: str, value):
+    if kind.endswith("?"):
+        if value is None:
+            return None
+        kind = kind[:-1]
+    arrays = kind.endswith("[]")
+    kind = kind.removesuffix("[]")
+    if isinstance(value, np.ndarray) and value.ndim == 0 and arrays:
+        value = value[()]  # a 0-d array is a number
+    scalar = not arrays
+    if kind == "int":
+        return check_int(name, value, minimum=0, maximum=INT64_MAX, scalar=scalar)
+    if kind in ("real", "positive"):
+        return check_real(name, value, minimum=0.0, strict=kind == "positive", scalar=scalar)
+    if kind == "bool":
+        return check_bool(name, value)
+    expected = {"str": str, "dict": dict, "tuple": tuple}[kind]
+    if not isinstance(value, expected):
+        raise TypeError(f"{name} must be a {expected.__name__}, got {type(value).__name__} {_short(value)}")
+    return str.__str__(value) if expected is str else value

@@ -32,6 +32,7 @@ from ._validation import (
     check_cap,
     check_int,
     check_real,
+    check_record,
     check_shapes,
     check_size,
     is_array,
@@ -62,6 +63,7 @@ _ROUTING_BYTES_PER_ENTRY = 32
 MIN_SECONDS = 1e-15
 
 
+@check_record(send="real[]", recv="real[]")
 class Volume(NamedTuple):
     """Bytes sent and received by one node (or the busiest node)."""
 

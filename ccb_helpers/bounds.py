@@ -157,7 +157,11 @@ def latency_lower_bound(primitive, n, alpha, ports=1, diameter=0, degree=None, e
 
     Implements ``eq:cc-bound-delay-kport`` combined with ``eq:cc-bound-topo``; ``D`` is the
     distance the primitive must cross (a rooted one: the root's ``eccentricity``, see
-    :func:`latency_steps_lower_bound`).
+    :func:`latency_steps_lower_bound`). Which model: the book's rounds, store-and-forward between
+    endpoints (every hop between endpoints is a round, switches forward within one: use
+    ``Topology.step_diameter``), the model of :func:`ccb_helpers.simulate` and of the synthesized
+    schedules' steps. With cut-through routing see :func:`cut_through_latency_bound`; under LogP
+    (no rounds) only the information bound's chain of messages carries over (chapter 6).
 
     >>> latency_lower_bound("all_gather", 8, 1e-6, diameter=4)
     4e-06
@@ -298,7 +302,8 @@ def computation_lower_bound(primitive, n, m, gamma):
     primitive = check_primitive(primitive)
     n = check_int("n", n, minimum=1, maximum=INT64_MAX)
     m = check_size("m", m)
-    gamma = _check_gamma(gamma, n, m)
+    gamma = check_seconds("gamma", gamma)
+    check_shapes(n=n, m=m, gamma=gamma, bytes_per_element=96)
     return _computation_lower_bound(primitive, n, m, gamma)
 
 

@@ -1,9 +1,16 @@
 """Hardware presets: approximate α, β and port counts of real interconnects.
 
 The figures are rounded public numbers, meant to put the bounds on a realistic scale — not
-measurements. ``beta`` is the bandwidth of **one link (or port) in one direction** (bytes/s);
-``alpha`` is a per-step software + hardware start-up latency of the order NCCL / MPI report.
-Each preset names where its numbers come from.
+measurements. ``alpha`` is a per-step software + hardware start-up latency of the order NCCL /
+MPI report. Each preset names where its numbers come from.
+
+**One rule for ports, every preset**: a port is one physical link — an NVLink, an xGMI link, a
+PCIe link, a NIC port — and ``beta`` is that link's rate **in one direction** (bytes/s);
+``links`` (``d``) counts a GPU's links into the fabric and ``ports`` (``k``) the links it drives
+at once. The switches the links go to are not counted: an HGX A100's 12 NVLinks go two to each
+of 6 NVSwitches and an HGX H100's 18 go to 4 NVSwitch chips, and the presets have 12 × 25 GB/s
+and 18 × 25 GB/s. (The A100 preset counted 6 switch planes of 50 GB/s until issue #37; ``p β`` is
+the same 300 GB/s either way, the rounds ``ceil(log_{k+1} N)`` and the 1-port ``beta`` are not.)
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ class HardwarePreset:
     alpha : float
         Latency per step, seconds.
     beta : float
-        Bandwidth per link (or per port, see ``source``) per direction, bytes/s.
+        Bandwidth of one link (one NIC port) per direction, bytes/s: the module's rule for ports.
     ports : int or None
         ``k``: links a node drives at once; ``None`` means all-port (``k = N - 1``).
     topology : str
@@ -117,17 +124,17 @@ PRESETS: dict[str, HardwarePreset] = {
             key="a100_nvlink",
             gamma=3 / 2.039e12,
             gamma_source="roofline of an add on the GPU's memory: 3 bytes of HBM traffic per byte added (two operands read, the sum written) at the datasheet's 2.039 TB/s (A100 80GB SXM): 3 / 2.039 TB/s (A100 80GB SXM) = 0.00147 ns a byte (NVIDIA A100 datasheet); a real add kernel reaches 80-90 % of the peak, so gamma is a little larger.",
-            label="A100 NVLink3 (12 links = 6 NVSwitch planes, k = 6)",
+            label="A100 NVLink3 + NVSwitch (12 links)",
             alpha=1.5e-6,
-            beta=50e9,
-            ports=6,
-            links=6,
+            beta=25e9,
+            ports=12,
+            links=12,
             topology="single_switch",
             source="NVIDIA A100: 12 third-generation NVLink links, 600 GB/s in total = 25 GB/s per link "
-            "per direction (nvidia.com/data-center/nvlink). In a DGX / HGX A100 each GPU has 2 links to "
-            "each of 6 NVSwitches (NCCL topology dump in NVIDIA/nccl#1505), so this preset counts a "
-            "switch's two links as one 50 GB/s port: 6 planes. The source's 'A100 6 路 NVLink' counts the "
-            "switches, not the 12 links. alpha is of the order of NCCL's intra-node step latency (~1-2 us).",
+            "per direction, 300 GB/s per GPU (nvidia.com/data-center/nvlink). In a DGX / HGX A100 each GPU "
+            "has 2 links to each of 6 NVSwitches (NCCL topology dump in NVIDIA/nccl#1505); like every "
+            "preset this one counts links, not switches (the module's rule). The source's 'A100 6 路 "
+            "NVLink' counts the switches. alpha is of the order of NCCL's intra-node step latency (~1-2 us).",
         ),
         HardwarePreset(
             key="h100_nvswitch",
@@ -159,8 +166,9 @@ PRESETS: dict[str, HardwarePreset] = {
             source="NDR: 400 Gb/s = 50 GB/s per direction per port. Many queue pairs keep messages to many "
             "peers in flight (the source's 'near all-port'), but they leave through one NIC: d = 1, so "
             "p = min(k, d) = 1 for bandwidth and for rounds, and every message pays the LogP per-message "
-            "costs. o and g are of the order of Netgauge's example LogGP measurement of MPI (o_s = 0.27, "
-            "o_r = 0.55, g = 0.45 us; Hoefler et al. 2007); alpha ~ a few us end to end.",
+            "costs. o and g are not NDR measurements: they are the order of a 2007 LogGP measurement of "
+            "MPI on the InfiniBand of that time (Netgauge's example: o_s = 0.27, o_r = 0.55, g = 0.45 us; "
+            "Hoefler et al. 2007), kept as an order of magnitude; alpha ~ a few us end to end.",
         ),
         HardwarePreset(
             key="tpu_torus",
@@ -267,7 +275,7 @@ def preset(key: str) -> HardwarePreset:
 
     >>> p = preset("a100_nvlink")
     >>> p.ports, p.beta
-    (6, 50000000000.0)
+    (12, 25000000000.0)
     >>> preset("ib_ndr").ports_for(16), preset("ib_ndr").effective_ports(16)
     (15, 1)
     """
@@ -279,8 +287,9 @@ class NetworkPreset:
     """A node's network: ``nics`` NICs of ``nic_beta`` bytes/s per direction each.
 
     ``node_beta`` is the node's total (the cut around a node in
-    :func:`~ccb_helpers.two_level_busbw_ceiling`); ``nic_beta`` the rail of one GPU when each
-    GPU has its own NIC. ``source`` names where the figures come from.
+    :func:`~ccb_helpers.two_level_ceiling_terms`); ``nic_beta`` the rail of one GPU when each
+    GPU has its own NIC — beside its NVLink, a second way out of the GPU (the ``nic`` term of
+    the endpoint ceiling). ``source`` names where the figures come from.
     """
 
     key: str

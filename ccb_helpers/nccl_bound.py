@@ -8,9 +8,10 @@ from :mod:`ccb_helpers.nccl_model` (which it imports; the model never imports th
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
-from ._validation import check_int
+from ._validation import check_int, check_record
 from .nccl_model import (
     HW_LATENCY_US,
     MAX_RANKS,
@@ -51,6 +52,19 @@ def _bound_parameters(topo):
     return alpha, topo.ring_bus_bandwidth, topo.node_bandwidth
 
 
+@check_record(
+    pick="str",
+    nccl_time="real",
+    bound_time="real",
+    in_network_bound_time="real",
+    efficiency="real?",
+    in_network="bool",
+    book_algorithm="str?",
+    book_time="real?",
+    flag="str?",
+    line_bound_time="real?",
+    line_efficiency="real?",
+)
 class NcclVsBound(NamedTuple):
     """NCCL's predicted time for one call against the lower bound (seconds).
 
@@ -79,12 +93,20 @@ class NcclVsBound(NamedTuple):
     line_efficiency: float | None = None
 
 
+def _egress(n_ranks, n_nodes, beta, node_beta):
+    """A GPU's two ways out: its links ``beta`` and, on several nodes, its share of the node's
+    network, ``node_beta / ceil(N / K)`` (``eq:cc-nccl-two-level``; the live explorer exports it)."""
+    if n_nodes <= 1:
+        return beta
+    return beta + node_beta / math.ceil(n_ranks / n_nodes)
+
+
 def _two_level_bound(primitive, n_ranks, n_nodes, m, alpha, beta, node_beta):
     from .bandwidth import volume_coefficient
     from .propagation import info_steps
 
     t_alpha = info_steps(n_ranks, 1) * alpha
-    t_gpu = volume_coefficient(primitive, n_ranks) * m / beta
+    t_gpu = volume_coefficient(primitive, n_ranks) * m / _egress(n_ranks, n_nodes, beta, node_beta)
     t_node = volume_coefficient(primitive, n_nodes) * m / node_beta if n_nodes > 1 else 0.0
     return max(t_alpha, t_gpu, t_node)
 
@@ -95,7 +117,8 @@ def _in_network_bound(primitive, n_ranks, n_nodes, m, alpha, beta, node_beta):
     Inside a node the switch adds, so a GPU sends its M bytes and receives the M-byte sum
     (AllReduce: ``max(S, R) = M`` instead of ``2(N-1)M/N``; the other primitives keep their
     forced volume, since copying or adding in the switch does not shrink their busiest
-    direction) and one round of latency suffices. Between nodes the presets have no SHARP
+    direction) and one round of latency suffices; the M bytes leave through both of the GPU's ways
+    out (:func:`_egress`). Between nodes the presets have no SHARP
     (NCCL's CollNet is off without its plugin, and NVLS-Tree reduces across nodes with a tree of
     endpoints), so the node cut keeps the endpoint forced volume ``c(K) M`` of K nodes. These are
     the in-network volumes of the book's model of in-network reduction (chapter 3).
@@ -105,7 +128,7 @@ def _in_network_bound(primitive, n_ranks, n_nodes, m, alpha, beta, node_beta):
     from .bandwidth import volume_coefficient
 
     t_node = volume_coefficient(primitive, n_nodes) * m / node_beta if n_nodes > 1 else 0.0
-    return max(alpha, m / beta, t_node)
+    return max(alpha, m / _egress(n_ranks, n_nodes, beta, node_beta), t_node)
 
 
 def nccl_vs_bound(primitive, n_ranks, n_nodes, m, topology="dgx_h100", **overrides) -> NcclVsBound:
@@ -113,13 +136,15 @@ def nccl_vs_bound(primitive, n_ranks, n_nodes, m, topology="dgx_h100", **overrid
 
     The bound is the combined bound of chapter 4 with :func:`nccl_bound_parameters`, plus, on
     several nodes, the node-level bound (the same forced volume with the node count, over the
-    node's network bandwidth — chapter 5's cut around a node):
+    node's network bandwidth — chapter 5's cut around a node); on several nodes a GPU sends its
+    forced volume through its links and its share ``β_node / G`` of the network
+    (``G = ceil(N / K)``, ``eq:cc-nccl-two-level``):
 
-    .. math:: T \\ge \\max\\Big(\\lceil \\log_2 N \\rceil \\alpha,\\ \\frac{c(N) M}{\\beta},\\
+    .. math:: T \\ge \\max\\Big(\\lceil \\log_2 N \\rceil \\alpha,\\ \\frac{c(N) M}{\\beta + \\beta_{\\text{node}}/G},\\
               \\frac{c(K) M}{\\beta_{\\text{node}}}\\Big).
 
     NVLS and NVLS-Tree reduce inside the switch, which no endpoint bound covers: for them the
-    efficiency is taken against the in-network bound ``max(alpha, M/beta, c(K) M/beta_node)``
+    efficiency is taken against the in-network bound ``max(alpha, M/(beta + beta_node/G), c(K) M/beta_node)``
     (each GPU sends its M bytes and receives the M-byte sum; the network between nodes does not
     reduce). ``efficiency`` = bound / NCCL's time, never above 1 (see :class:`NcclVsBound`).
     On one node, ``book_algorithm`` / ``book_time`` are the book's selector

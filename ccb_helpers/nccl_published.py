@@ -55,9 +55,12 @@ class PublishedLog:
         Ranks, for a log that does not list them (the 2019-2021 format printed no rank lines);
         passed to the reader, which raises if the log's own numbers contradict it.
     in_switch_reduction : bool
-        The NVSwitch can reduce (H100 and later: NVLink SHARP). NCCL 2.18 and later then run
-        NVLS (one node) or NVLS-Tree (several nodes) for large AllReduces by default, which no
+        The NVSwitch can reduce (H100 and later: NVLink SHARP). NCCL runs NVLS there on one node
+        (since 2.17) and NVLS-Tree on several nodes (since 2.18) for large AllReduces by default, which no
         endpoint ceiling covers: the row is held against :func:`in_switch_busbw_ceiling`.
+    nic_shares_link : bool
+        The node's network is reached over the same link ``gpu_beta`` describes (PCIe-only GPUs),
+        so it is no second way out of the GPU (:func:`~ccb_helpers.two_level_ceiling_terms`).
     """
 
     key: str
@@ -71,6 +74,7 @@ class PublishedLog:
     spec: str
     in_switch_reduction: bool = False
     n_ranks: int | None = None
+    nic_shares_link: bool = False
 
     def __post_init__(self):
         check_fields(
@@ -85,6 +89,7 @@ class PublishedLog:
                 "node_beta": "real?",
                 "spec": "str",
                 "in_switch_reduction": "bool",
+                "nic_shares_link": "bool",
             },
         )
         object.__setattr__(self, "n_nodes", check_int("n_nodes", self.n_nodes, minimum=1, maximum=2**40, scalar=True))
@@ -169,7 +174,9 @@ PUBLISHED_LOGS: dict[str, PublishedLog] = {
             2,
             15.75e9,
             12.5e9,
-            "g4dn.metal: T4 on PCIe Gen3 x16 (15.75 GB/s per direction), EFA 100 Gb/s = 12.5 GB/s per node.",
+            "g4dn.metal: T4 on PCIe Gen3 x16 (15.75 GB/s per direction), EFA 100 Gb/s = 12.5 GB/s per node; "
+            "the T4's PCIe link is its only way out, to the NIC too.",
+            nic_shares_link=True,
         ),
         PublishedLog(
             "oke_a100_2node_all_reduce",
@@ -270,42 +277,45 @@ def _nbsp(text: str) -> str:
     return text.replace(" ", "\u00a0")
 
 
-def in_switch_busbw_ceiling(primitive, n_ranks, n_nodes, beta, node_beta=None):
+def in_switch_busbw_ceiling(primitive, n_ranks, n_nodes, beta, node_beta=None, rail_beta=None, nic_shares_link=False):
     """Large-message busbw ceiling when the NVSwitch reduces but the network between nodes does not.
 
-    Both terms of :func:`~ccb_helpers.two_level_busbw_ceiling` assume endpoint reduction: the GPU
+    Both terms of :func:`~ccb_helpers.two_level_ceiling_terms` assume endpoint reduction: the GPU
     term that no switch adds (no NVLS), the node term that no network switch adds (no SHARP).
     NVLS / NVLS-Tree break the first only: a GPU then sends and receives ``max(S, R) = M`` of an
-    AllReduce (chapter 3's in-network volume), so its term becomes
-    :func:`~ccb_helpers.busbw_limit` with ``in_network=True`` (``2(N-1)/N`` times the link rate
-    for AllReduce, unchanged for the other primitives), while NVLS-Tree still reduces *between*
-    nodes with a tree of endpoints, so each node keeps the endpoint forced volume ``c(K) M``:
+    AllReduce (chapter 3's in-network volume) through the same two ways out, its links and its
+    share of the network, so its term becomes :func:`~ccb_helpers.busbw_limit` with
+    ``in_network=True`` of that egress (``2(N-1)/N (β + β_node / r)`` for AllReduce, unchanged
+    for the other primitives), while NVLS-Tree still reduces *between* nodes with a tree of
+    endpoints, so each node keeps the endpoint forced volume ``c(K) M``:
 
-    .. math:: \\text{busbw} \\le \\min\\Big(\\frac{2(N-1)}{N}\\,p\\beta,\\ \\frac{c(N)}{c(K)}\\,\\beta_{\\text{node}}\\Big).
+    .. math:: \\text{busbw} \\le \\min\\Big(\\frac{2(N-1)}{N}\\,\\Big(p\\beta + \\frac{\\beta_{\\text{node}}}{r}\\Big),\\
+              \\frac{c(N)}{c(K)}\\,\\beta_{\\text{node}}\\Big).
 
-    Arguments as in :func:`~ccb_helpers.two_level_busbw_ceiling` (one port).
+    Arguments as in :func:`~ccb_helpers.two_level_ceiling_terms` (one port).
 
     Examples
     --------
     Two nodes of 8 H100 with 8 x 400 Gb/s NICs: the node term 1.875 x 400 = 750 GB/s binds, not
-    NVLink's 1.875 x 450; one node of 8 H100: 1.75 x 450 = 787.5 GB/s.
+    the GPU's 1.875 x (450 + 50); one node of 8 H100: 1.75 x 450 = 787.5 GB/s.
 
     >>> in_switch_busbw_ceiling("all_reduce", 16, 2, 450e9, 400e9) / 1e9
     750.0
     >>> in_switch_busbw_ceiling("all_reduce", 8, 1, 450e9) / 1e9
     787.5
     """
-    from ._validation import check_bandwidth, check_int
+    from ._validation import check_bandwidth
     from .in_network import busbw_limit
-    from .nccl_tests import two_level_busbw_ceiling
+    from .nccl_tests import two_level_ceiling_terms
     from .primitives import PRIMITIVES
 
     primitive = check_choice("primitive", primitive, PRIMITIVES)
-    n_ranks = check_int("n_ranks", n_ranks, minimum=2, maximum=2**24, scalar=True)
-    check_int("n_nodes", n_nodes, minimum=1, maximum=n_ranks, scalar=True)
     beta = check_bandwidth("beta", beta, scalar=True)
-    gpu_term = busbw_limit(primitive, n_ranks, beta, in_network=True)
-    return two_level_busbw_ceiling(primitive, n_ranks, n_nodes, gpu_term, node_beta)
+    terms = two_level_ceiling_terms(
+        primitive, n_ranks, n_nodes, beta, node_beta, rail_beta=rail_beta, nic_shares_link=nic_shares_link
+    )
+    gpu_term = busbw_limit(primitive, n_ranks, terms.endpoint, in_network=True)
+    return float(gpu_term if terms.node_cut is None else min(gpu_term, terms.node_cut))
 
 
 def published_summary_table(keys=None):
@@ -316,7 +326,8 @@ def published_summary_table(keys=None):
     it stays visible on a phone; "超上限" instead of a number above 1, which only in-network
     reduction can produce), the measured busbw (out-of-place, largest size; with several data
     types or operators, the first row of that size), the ceiling of
-    :func:`~ccb_helpers.two_level_busbw_ceiling` with the published link rates, and N.
+    :func:`~ccb_helpers.two_level_busbw_ceiling` with the published link rates (NVLink and each
+    GPU's share of the node's network: both ways out of a GPU), and N.
     A log whose NVSwitch can reduce (``in_switch_reduction``: NCCL runs NVLS / NVLS-Tree there by
     default) is held against :func:`in_switch_busbw_ceiling` instead, its efficiency marked ``†``.
     ``values`` also holds the in-place busbw of the same row (``busbw_inplace``), the endpoint
@@ -348,10 +359,13 @@ def published_summary_table(keys=None):
         log = read_published_log(key)
         largest = max(r.size for r in log.rows)
         last = next(r for r in log.rows if r.size == largest)
-        endpoint = two_level_busbw_ceiling(log.collective, log.n_ranks, entry.n_nodes, entry.gpu_beta, entry.node_beta)
+        link = {"nic_shares_link": entry.nic_shares_link}
+        endpoint = two_level_busbw_ceiling(
+            log.collective, log.n_ranks, entry.n_nodes, entry.gpu_beta, entry.node_beta, **link
+        )
         in_switch = entry.in_switch_reduction
         ceiling = (
-            in_switch_busbw_ceiling(log.collective, log.n_ranks, entry.n_nodes, entry.gpu_beta, entry.node_beta)
+            in_switch_busbw_ceiling(log.collective, log.n_ranks, entry.n_nodes, entry.gpu_beta, entry.node_beta, **link)
             if in_switch
             else endpoint
         )
@@ -384,8 +398,8 @@ def published_summary_table(keys=None):
         )
     headers = ["日志", "效率", "busbw", "上限", "N"]
     caption = (
-        "每个日志最大消息的 busbw，对照两级带宽上限 min(pβ, 节点割)，节点割 = c(N)/c(K)·β_node"
+        "每个日志最大消息的 busbw，对照两级带宽上限 min(pβ + β_node/G, 节点割)，节点割 = c(N)/c(K)·β_node"
         "（AllToAll：(N−1)·β_node/(G(N−G))，G = 每节点的 rank 数）；"
-        "† NVSwitch 能做归约（H100），NCCL 默认用 NVLS / NVLS-Tree：GPU 一项换成网内归约的 2(N−1)/N·pβ"
+        "† NVSwitch 能做归约（H100），NCCL 默认用 NVLS / NVLS-Tree：GPU 一项换成网内归约的 2(N−1)/N·(pβ + β_node/G)"
     )
     return Table(headers, rows, caption, values)

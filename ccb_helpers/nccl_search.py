@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ._validation import check_int, check_real
+from ._validation import check_int, check_real, check_record
 
 __all__ = ["SM90_NVLINK_BW", "SM90_SPEED_ARRAY_INTRA", "SM90_SPEED_ARRAY_INTER", "NvlsGraph", "nvls_graph"]
 
@@ -77,6 +77,7 @@ SM90_SPEED_ARRAY_INTER = (
 MAX_GPUS = 32
 
 
+@check_record(channels="int", bw_intra="real", bw_inter="real")
 class NvlsGraph(NamedTuple):
     """The NVLS graph NCCL's search finds: ``graph->nChannels``, ``bwIntra``, ``bwInter`` (bytes/s).
 

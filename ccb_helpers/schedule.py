@@ -53,9 +53,10 @@ def block_bounds(m: int, n: int, parts: int | None = None) -> np.ndarray:
     """
     m = check_int("m", m, minimum=0, maximum=2**63 - 1, scalar=True)
     n = check_int("n", n, minimum=1, scalar=True)
+    name = "n" if parts is None else "parts"  # the count of blocks, named as the caller gave it
     parts = n if parts is None else check_int("parts", parts, minimum=1, scalar=True)
-    check_cap("block_bounds: blocks", parts, MAX_PARTS)
-    check_memory(f"parts: block_bounds of {parts:,} blocks", _block_bounds_memory(parts))
+    check_cap(f"{name}: block_bounds' blocks", parts, MAX_PARTS)
+    check_memory(f"{name}: block_bounds of {parts:,} blocks", _block_bounds_memory(parts))
     return _block_bounds(m, parts)
 
 

@@ -5,16 +5,25 @@ and order-independent, so the result can be compared bit for bit with a direct n
 computation). Every round is checked before it runs:
 
 * at most ``ports`` distinct destinations and ``ports`` distinct sources per node (pieces
-  between the same two nodes in one round travel as one message, on one port);
-* with a topology, every message uses a link of it (any pair through a switch);
+  between the same two nodes in one round travel as one message, on one port); through switches
+  also at most as many as the node has links;
+* with a topology, every message uses a link of it, or a path through its switches
+  (:mod:`ccb_helpers.routing`);
 * every region lies inside its buffer;
 * for a schedule with ``step_rounds`` (synthesized, :mod:`ccb_helpers.synthesis`): in round ``i``
   a link of multiplicity ``b`` carries at most ``b * step_rounds[i] * chunk_bytes`` bytes in each
   direction (through a switch: each endpoint's uplink and downlink).
 
-A round costs ``alpha`` plus its largest message over ``beta``. With parallel links a message
-spread over ``b`` links takes ``bytes / (b beta)``: ``SimulationResult.link_load`` records, per
-round, the most bytes any single link carries.
+**What a round costs** (the book's synchronous round model): ``alpha`` plus
+``SimulationResult.charged_bytes`` over ``beta``. A generated schedule's message travels on one
+link (one port, the k-port model), so a round is charged its largest message, or the busiest
+link's bytes when more: through a switch several messages may share a link (a fat tree's leaf
+links to its spines, spread evenly over them). A synthesized schedule (all-port, every link at
+once) is charged in its own model, which is the same round model on its links: a step of ``r``
+rounds lasts ``r * chunk_bytes`` over ``beta``, and a message between nodes joined by ``b``
+parallel links is spread over them (``bytes / (b beta)``), so the run's time equals
+:func:`ccb_helpers.synthesized_time`. ``SimulationResult.link_load`` records, per round, the most
+bytes any single link carries.
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ import numpy as np
 
 from ._validation import check_bandwidth, check_cap, check_int, check_seconds
 from .generators import BYTES_PER_GENERATED_TRANSFER
+from .routing import check_routing_work, endpoint_links, link_model, routing_bytes, routing_kind
 from .schedule import Schedule, _block_bounds, _check_schedule
 from .topology import Topology, check_topology
 
@@ -68,8 +78,15 @@ class SimulationResult:
     errors : list of str
         Where the result differs from the required one (empty when correct).
     link_load : ndarray, shape (rounds,), optional
-        With a topology (direct or single switch): the most bytes one link carries in each round,
-        bytes of a pair (or of a switch port) divided by its multiplicity; ``None`` otherwise.
+        With a topology (or for a synthesized schedule): the most bytes one link carries in each
+        round, the bytes of a link group divided by its links (:mod:`ccb_helpers.routing`: a pair's
+        parallel links, a switch port, a fat-tree leaf's links to the spines, or any link of a
+        switched graph); ``None`` otherwise.
+    charged_bytes : ndarray, shape (rounds,), optional
+        The bytes each round's time is charged for (:meth:`time` adds them over ``beta``): the
+        largest message, or the busiest link's load when that is more; for a synthesized
+        schedule ``step_rounds[i] * chunk_bytes`` (its step lasts that many rounds of one chunk per
+        link). ``None`` (a result built by hand): :attr:`bandwidth_bytes` falls back to the same rule.
     reduced_per_round : ndarray, shape (rounds,), optional
         The most bytes one node combined (``reduce`` transfers into it) in each round: the
         computation of the α-β-γ model, a node adding what it received before the round ends.
@@ -85,6 +102,7 @@ class SimulationResult:
     correct: bool
     errors: list
     link_load: np.ndarray | None = None
+    charged_bytes: np.ndarray | None = None
     reduced_per_round: np.ndarray | None = None
 
     @property
@@ -94,13 +112,19 @@ class SimulationResult:
 
     @property
     def bandwidth_bytes(self) -> float:
-        """Sum over rounds of the largest message, or of the busiest link's bytes when more: the bytes that cost time.
+        """Sum over rounds of :attr:`charged_bytes`: the bytes that cost time.
 
-        Through a switch a synthesized step may send several chunks over one uplink; the largest
-        message alone made such a run's :meth:`time` 1/3 of its :func:`ccb_helpers.synthesized_time`
-        and put it below the bandwidth bounds (issue #28). On direct networks and for generated
-        schedules the busiest link never carries more than the largest message.
+        For a generated schedule a round is charged its largest message, or its busiest link's
+        bytes when more: through a switch several messages may share one link (a one-link host's
+        uplink on a single switch; a leaf's links to the spines of an oversubscribed fat tree,
+        whose neglect put ``simulate`` below the bisection bound, #37). For a synthesized schedule
+        a step is charged its ``step_rounds * chunk_bytes``: a message between two nodes joined by
+        ``b`` links is spread over them (``bytes / (b beta)``), so on the DGX-1's double NVLinks the
+        largest message (twice a link's load) no longer doubles the time (#37), and the run's
+        :meth:`time` equals :func:`ccb_helpers.synthesized_time`.
         """
+        if self.charged_bytes is not None and self.charged_bytes.shape == self.max_message.shape:
+            return float(self.charged_bytes.sum())
         if self.link_load is None or self.link_load.shape != self.max_message.shape:
             return float(self.max_message.sum())
         return float(np.maximum(self.max_message, self.link_load).sum())
@@ -116,15 +140,12 @@ class SimulationResult:
             raise TypeError(f"correct must be True or False, got {type(self.correct).__name__}")
         if not isinstance(self.errors, list):
             raise TypeError(f"errors must be a list of str, got {type(self.errors).__name__}")
-        if self.link_load is not None and not isinstance(self.link_load, np.ndarray):
-            raise TypeError(f"link_load must be a numpy array or None, got {type(self.link_load).__name__}")
-        if self.reduced_per_round is not None and not isinstance(self.reduced_per_round, np.ndarray):
-            raise TypeError(
-                f"reduced_per_round must be a numpy array or None, got {type(self.reduced_per_round).__name__}"
-            )
+        for name in ("link_load", "charged_bytes", "reduced_per_round"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), np.ndarray):
+                raise TypeError(f"{name} must be a numpy array or None, got {type(getattr(self, name)).__name__}")
 
     def time(self, alpha, beta, gamma=0.0) -> float:
-        """α-β(-γ) time in seconds: ``rounds * alpha + sum(max_message) / beta + reduce_bytes * gamma``.
+        """α-β(-γ) time in seconds: ``rounds * alpha + bandwidth_bytes / beta + reduce_bytes * gamma``.
 
         β in bytes/s, γ in seconds per byte combined (default 0: the α-β time).
         """
@@ -205,62 +226,13 @@ def _check_round(
                 f"(first offending transfer {first}: {r.src[first]}->{r.dst[first]})"
             )
     if links is not None:
-        missing = ~np.isin(keys, links)
-        if np.any(missing):
-            s, d = divmod(int(keys[np.nonzero(missing)[0][0]]), n)
+        bad = links.unroutable(keys)
+        if bad >= 0:
+            s, d = divmod(int(keys[bad]), n)
             t = np.nonzero(remote & (r.src == s) & (r.dst == d))[0][0]
-            raise ScheduleError(f"{label}: transfer {t} ({s}->{d}) uses no link of {topology.name}")
+            how = "uses no link of" if links.kind == "pairs" else "has no path through the switches of"
+            raise ScheduleError(f"{label}: transfer {t} ({s}->{d}) {how} {topology.name}")
     return keys.size
-
-
-def _capacity_groups(topology: Topology | None, n: int):
-    """How the links limit a round: ``("pairs", key -> multiplicity)`` or ``("switch", uplinks)``.
-
-    ``None`` when there is no topology; raises for switched networks other than a single switch.
-    """
-    if topology is None:
-        return None
-    from .user_topology import _is_single_switch, _link_matrix, endpoint_uplinks
-
-    if not topology.switched:
-        matrix = _link_matrix(topology)
-        keys = np.flatnonzero(matrix)
-        return ("pairs", keys, matrix.ravel()[keys])
-    if _is_single_switch(topology):
-        return ("switch", endpoint_uplinks(topology))
-    return ("unsupported",)
-
-
-def _endpoint_links(topology: Topology) -> np.ndarray:
-    """Links at each endpoint of a switched network, parallel links counted (``(n,)`` ints)."""
-    from .user_topology import _multiplicity
-
-    g = topology.graph
-    return np.array(
-        [sum(_multiplicity(d) for *_, d in g.edges(v, data=True)) for v in range(topology.n)], dtype=np.int64
-    )
-
-
-def _round_load(groups, pair_keys: np.ndarray, pair_bytes: np.ndarray, n: int):
-    """(bytes per capacity group, multiplicity per group, label per group) for one round."""
-    if groups[0] == "pairs":
-        _, keys, mult = groups
-        where = np.searchsorted(keys, pair_keys)
-        return pair_bytes, mult[where], [f"link {k // n}->{k % n}" for k in pair_keys]
-    ups = groups[1]
-    out = np.bincount(pair_keys // n, weights=pair_bytes, minlength=n)
-    inn = np.bincount(pair_keys % n, weights=pair_bytes, minlength=n)
-    labels = [f"uplink of {v}" for v in range(n)] + [f"downlink of {v}" for v in range(n)]
-    return np.concatenate([out, inn]), np.concatenate([ups, ups]), labels
-
-
-def _link_keys(topology: Topology | None):
-    """Sorted ``u * n + v`` keys of both directions of every link (None: any pair may talk)."""
-    if topology is None or topology.switched:
-        return None
-    n = topology.n
-    edges = np.array(list(topology.graph.edges), dtype=np.int64).reshape(-1, 2)
-    return np.sort(np.concatenate([edges[:, 0] * n + edges[:, 1], edges[:, 1] * n + edges[:, 0]]))
 
 
 # --------------------------------------------------------------------------- execution
@@ -523,9 +495,13 @@ def run_schedule(
                 f"step_rounds has {len(schedule.step_rounds)} entries for {len(schedule.rounds)} rounds "
                 f"(chunk_bytes={schedule.chunk_bytes}); give one per round and chunk_bytes"
             )
-        if topology is not None and topology.switched and _capacity_groups(topology, schedule.n)[0] == "unsupported":
+        if topology is not None and routing_kind(topology) not in ("pairs", "switch"):
+            # The (S, R, C) capacities are per link group of a direct network or one switch; synthesis
+            # makes schedules for those only (it refuses several switch levels).
             raise ScheduleError(
-                f"link capacities are checked on direct networks and single switches, not on {topology.name}"
+                f"step_rounds (link capacities in the steps/rounds/chunks model) are defined on direct networks "
+                f"and single switches, not on {topology.name}; run the schedule without step_rounds to have "
+                "every link charged"
             )
     rounds = len(schedule.rounds)
     transfers = sum(len(r) for r in schedule.rounds) + len(schedule.prologue) + len(schedule.epilogue)
@@ -534,6 +510,7 @@ def run_schedule(
     check_cap(f"{what}: transfers", transfers, MAX_RUN_TRANSFERS)
     estimate = _memory_estimate(schedule.n, schedule.m, len(schedule.buffers), transfers, rounds)
     estimate += _capacity_bytes(schedule.n, topology, schedule.step_rounds is not None)
+    check_routing_work(topology, transfers, what)
     if "work" in schedule.buffers and schedule.work_size is not None:
         estimate += schedule.n * (schedule.work_size - schedule.m)
     _check_budget(what, estimate, max_bytes)
@@ -566,28 +543,25 @@ def _simulate_estimate(algorithm: str, primitive: str, n: int, m: int, rounds: i
 
 
 def _capacity_bytes(n: int, topology, capacity: bool) -> int:
-    """Memory of the link-capacity bookkeeping: an n x n matrix of link counts on a direct network."""
-    if capacity or (topology is not None and not topology.switched):
-        return 16 * n * n
-    return 0
+    """Memory of the link model (:func:`ccb_helpers.routing.link_model`): a link matrix on a direct
+    network (or every pair, for a synthesized schedule run without its topology), the shortest-path
+    tables of a general switched graph."""
+    if topology is None:
+        return 16 * n * n if capacity else 0
+    return routing_bytes(topology, n)
 
 
 def _run_schedule(schedule: Schedule, ports: int, topology: Topology | None, seed: int) -> SimulationResult:
     capacity = schedule.step_rounds is not None
-    groups = _capacity_groups(topology, schedule.n)
-    if groups is not None and groups[0] == "unsupported":
-        groups = None  # (with step_rounds, run_schedule refused this topology)
-    if capacity and groups is None:
-        groups = ("pairs", np.arange(schedule.n * schedule.n), np.ones(schedule.n * schedule.n, dtype=np.int64))
-    load = np.zeros(len(schedule.rounds)) if groups is not None else None
+    links = link_model(topology, schedule.n, every_pair=capacity)
     rng = np.random.Generator(np.random.SFC64(seed))
-    links = _link_keys(topology)
     # Through switches an endpoint's own links cap its messages per round, on a single switch and
-    # on a fat tree alike (a fat-tree host with one link sent two messages a round, #28). (A
-    # synthesized schedule's steps may send several chunks over one uplink: capacity rules it.)
+    # on a fat tree alike (a fat-tree host with one link sent two messages a round, #28), for a
+    # synthesized step too: a step is one round of the book, and an endpoint with b links reaches
+    # at most b peers in it (#37). (How many chunks a step may put on those links: capacity.)
     uplinks = None
-    if topology is not None and topology.switched and not capacity:
-        uplinks = groups[1] if groups is not None and groups[0] == "switch" else _endpoint_links(topology)
+    if topology is not None and topology.switched:
+        uplinks = links.ups if links.kind in ("switch", "fat_tree") else endpoint_links(topology)
     bufs = _initial_state(schedule, rng)
     expected = _expected(schedule, bufs)
     sizes = [b.shape[1] for b in bufs]
@@ -596,40 +570,51 @@ def _run_schedule(schedule: Schedule, ports: int, topology: Topology | None, see
     received = np.zeros((count, n), dtype=np.int64)
     max_message = np.zeros(count, dtype=np.int64)
     reduced = np.zeros(count, dtype=np.int64)
+    load = np.zeros(count) if links is not None else None
     _check_round(schedule.prologue, -1, schedule, ports, topology, sizes)
     _apply(schedule.prologue, bufs)
+    routed = links if links is not None and links.kind in ("pairs", "paths") and topology is not None else None
     for i, r in enumerate(schedule.rounds):
-        messages = _check_round(r, i, schedule, ports, topology, sizes, links, uplinks)
+        messages = _check_round(r, i, schedule, ports, topology, sizes, routed, uplinks)
         _apply(r, bufs)
         if np.any(r.reduce):
             reduced[i] = int(np.bincount(r.dst[r.reduce], weights=r.length[r.reduce], minlength=n).max())
         remote = r.src != r.dst
-        if np.any(remote):
-            sent[i] = np.bincount(r.src[remote], weights=r.length[remote], minlength=n)
-            received[i] = np.bincount(r.dst[remote], weights=r.length[remote], minlength=n)
-            pair = r.src[remote] * n + r.dst[remote]
-            if messages == pair.size and groups is None:  # one piece per message
-                max_message[i] = int(r.length[remote].max())
-            else:
-                keys, inverse = np.unique(pair, return_inverse=True)
-                pair_bytes = np.bincount(inverse, weights=r.length[remote])
-                max_message[i] = int(pair_bytes.max())
-                if groups is not None:
-                    volume, mult, labels = _round_load(groups, keys, pair_bytes, n)
-                    used = volume > 0
-                    load[i] = float((volume[used] / mult[used]).max(initial=0.0))  # zero-length pieces: no load
-                    if capacity:
-                        limit = mult * int(schedule.step_rounds[i]) * int(schedule.chunk_bytes)
-                        over = np.nonzero(volume > limit)[0]
-                        if over.size:
-                            g = over[0]
-                            raise ScheduleError(
-                                f"round {i + 1}: {labels[g]} carries {int(volume[g])} bytes but its {int(mult[g])} link(s) x "
-                                f"{schedule.step_rounds[i]} round(s) x {schedule.chunk_bytes} bytes allow {int(limit[g])}"
-                            )
+        if not np.any(remote):
+            continue
+        sent[i] = np.bincount(r.src[remote], weights=r.length[remote], minlength=n)
+        received[i] = np.bincount(r.dst[remote], weights=r.length[remote], minlength=n)
+        pair = r.src[remote] * n + r.dst[remote]
+        if messages == pair.size and links is None:  # one piece per message
+            max_message[i] = int(r.length[remote].max())
+            continue
+        keys, inverse = np.unique(pair, return_inverse=True)
+        pair_bytes = np.bincount(inverse, weights=r.length[remote])
+        max_message[i] = int(pair_bytes.max())
+        if links is None:
+            continue
+        volume, mult = links.loads(keys, pair_bytes)
+        used = volume > 0
+        load[i] = float((volume[used] / mult[used]).max(initial=0.0))  # zero-length pieces: no load
+        if capacity:
+            limit = mult * int(schedule.step_rounds[i]) * int(schedule.chunk_bytes)
+            over = np.nonzero(volume > limit)[0]
+            if over.size:
+                g = over[0]
+                raise ScheduleError(
+                    f"round {i + 1}: {links.label(keys, g)} carries {int(volume[g])} bytes but its {int(mult[g])} "
+                    f"link(s) x {schedule.step_rounds[i]} round(s) x {schedule.chunk_bytes} bytes allow {int(limit[g])}"
+                )
     _check_round(schedule.epilogue, -2, schedule, ports, topology, sizes)
     _apply(schedule.epilogue, bufs)
     errors = _compare(schedule, expected, bufs)
+    if capacity:
+        # The steps/rounds/chunks model: a step of r rounds lasts r rounds of one chunk per link
+        # (its loads were checked against that above), a message spread over its b links.
+        charged = np.asarray(schedule.step_rounds, dtype=float) * float(schedule.chunk_bytes)
+    else:
+        # A message travels on one link (one port); the busiest link may carry more (through switches).
+        charged = max_message.astype(float) if load is None else np.maximum(max_message, load)
     return SimulationResult(
         schedule=schedule,
         rounds=count,
@@ -641,6 +626,7 @@ def _run_schedule(schedule: Schedule, ports: int, topology: Topology | None, see
         correct=not errors,
         errors=errors[:10],
         link_load=load,
+        charged_bytes=charged,
         reduced_per_round=reduced,
     )
 
@@ -697,6 +683,8 @@ def simulate(
         if topology.n != n:
             raise ValueError(f"topology has n={topology.n} nodes but n={n}")
     estimate = _simulate_estimate(algorithm, primitive, n, m, rounds, transfers, topology)
-    _check_budget(f"simulating {algorithm} {primitive} on n={n}, m={m}", estimate, max_bytes)
+    what = f"simulating {algorithm} {primitive} on n={n}, m={m}"
+    _check_budget(what, estimate, max_bytes)
+    check_routing_work(topology, transfers, what)
     schedule = _generate(algorithm, primitive, n, m, ports, root, chunks)
     return _run_schedule(schedule, ports, topology, seed)

@@ -1,4 +1,4 @@
-"""Your own topology: graphs and link-count matrices with parallel links, the DGX-1, ``nvidia-smi topo -m``.
+"""Your own topology: graphs and link-count matrices with parallel links, and the DGX-1.
 
 The families of :mod:`ccb_helpers.topology` have one link per neighbour pair. Real machines bond
 several links between two GPUs: ``nvidia-smi topo -m`` prints ``NV2`` for two NVLinks, and a
@@ -10,10 +10,10 @@ bytes/s per direction, as everywhere in the book). The multiplicity is the edge 
 * :func:`topology_from_links` — a symmetric matrix, entry ``i, j`` = links between ``i`` and ``j``;
 * :func:`topology_from_graph` — a networkx ``Graph`` (edge attribute ``links``) or ``MultiGraph``
   (parallel edges), optionally with switch vertices (``kind="switch"``);
-* :func:`dgx1` — NVIDIA's DGX-1 (V100) hybrid cube-mesh;
-* :func:`parse_nvidia_smi_topo` — the text ``nvidia-smi topo -m`` prints (NVLink, NVSwitch, and
-  PCIe-only or NVLink-bridge boxes, whose PCIe levels become switch vertices);
-* :func:`parse_rocm_smi_topo` — the text ``rocm-smi --showtopo`` prints (AMD xGMI and PCIe).
+* :func:`dgx1` — NVIDIA's DGX-1 (V100) hybrid cube-mesh.
+
+The printouts of the vendors' tools (``nvidia-smi topo -m``, ``rocm-smi --showtopo``) are read
+by :mod:`ccb_helpers.smi`, which builds its topologies with the constructors here.
 
 Degree, diameter and bisection are **measured** on the graph: degree = the largest number of
 links at an endpoint (multiplicities summed), diameter by BFS, bisection by exhaustive search over
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 
 import networkx as nx
 import numpy as np
@@ -36,9 +35,6 @@ __all__ = [
     "topology_from_links",
     "topology_from_graph",
     "dgx1",
-    "parse_nvidia_smi_topo",
-    "parse_rocm_smi_topo",
-    "PCIE_LEVEL_LINKS",
     "link_matrix",
     "DGX1_LINKS",
     "MAX_BISECTION_ENDPOINTS",
@@ -68,9 +64,6 @@ MAX_DIAMETER_WORK = 20_000_000
 #: Most edges (parallel ones counted) :func:`topology_from_graph` reads from its argument: one
 #: Python step each (about 2 s at the cap), checked before the first.
 MAX_GRAPH_INPUT_EDGES = 2**21
-#: No GPU has more NVLinks than this (H100 and B200 have 18): a complete, uniform ``NV#`` matrix
-#: whose per-GPU total would exceed it can only be an NVSwitch fabric.
-MAX_NVLINKS_PER_GPU = 18
 
 #: NVLink counts of the DGX-1 with V100 GPUs (hybrid cube-mesh): two quads 0-3 and 4-7, each GPU
 #: with 6 NVLinks. GPUs 0-1-3-2 form a double-link chain in the first quad and 4-5-7-6 in the
@@ -454,6 +447,12 @@ def _parse_memory(chars: int, n: int) -> int:
     return _PARSE_BYTES_PER_CHAR * chars + 2 * _graph_memory(n, pairs) + max(_from_links_memory(n, built), tree)
 
 
+def _check_parse_memory(what: str, chars: int, n: int) -> None:
+    """Refuse, before reading, an smi printout whose topology would pass :data:`MAX_GRAPH_BYTES`
+    (:func:`_parse_memory`; the parsers of :mod:`ccb_helpers.smi` call this, so the budget is read here)."""
+    check_cap(what, _parse_memory(chars, n), MAX_GRAPH_BYTES, "bytes")
+
+
 def _links_graph(array: np.ndarray) -> nx.Graph:
     g = nx.Graph()
     g.add_nodes_from(range(array.shape[0]), kind="endpoint")
@@ -572,418 +571,3 @@ def dgx1() -> Topology:
         g.nodes[v]["pos"] = (x, y)
         g.nodes[v + 4]["pos"] = (0.55 * x, 0.28 * y)
     return _build(g, 8, "DGX-1 (V100)", None)
-
-
-# --------------------------------------------------------------------------- nvidia-smi
-
-
-_GPU = re.compile(r"^GPU(\d+)$")
-_NV = re.compile(r"NV(\d{1,4})")
-#: Terminal control sequences: recent drivers underline the header (``ESC[4m GPU0 ... ESC[0m``).
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
-_PCIE_LEVELS = {"SYS", "NODE", "PHB", "PXB", "PIX", "SOC", "PSB"}
-# nvidia-smi's PCIe relations from nearest to farthest (SOC: older drivers' name of SYS; PSB: a
-# PCIe switch board, bridged like PXB).
-_LEVEL_ORDER = ("PIX", "PXB", "PHB", "NODE", "SYS")
-_LEVEL_ALIASES = {"SOC": "SYS", "PSB": "PXB"}
-#: Uplink of a group of GPUs at each PCIe level to the next level up, in links of one GPU's PCIe
-#: x16 link (the unit of a PCIe-only topology): a PCIe switch (PIX) has one x16 uplink, as does a
-#: multi-bridge branch (PXB); a host bridge (PHB) and a NUMA node (NODE) reach the CPU's fabric and
-#: the other socket with about two x16 worth (e.g. 3 UPI links x 20.8 GB/s = 62 GB/s against 31.5
-#: GB/s of PCIe Gen4 x16). Rough defaults: pass ``level_links`` with your machine's figures.
-PCIE_LEVEL_LINKS = {"PIX": 1, "PXB": 1, "PHB": 2, "NODE": 2}
-
-
-def parse_nvidia_smi_topo(text, name=None, nvswitch="auto", pcie_links=1, level_links=None) -> Topology:
-    """The GPU topology printed by ``nvidia-smi topo -m`` (``--matrix``), as a Topology.
-
-    Only the GPU x GPU block is read. ``NV#`` = ``#`` bonded NVLinks between the two GPUs. NIC
-    columns, CPU/NUMA affinity and the legend are ignored. When NVLinks join every GPU, the PCIe
-    levels (``SYS``, ``NODE``, ``PHB``, ``PXB``, ``PIX``) are left out (NCCL uses the NVLinks).
-    When they do not — a PCIe-only box, or NVLink bridges joining pairs — the PCIe levels become
-    switch vertices: GPUs at ``PIX`` share a PCIe switch, at ``PXB`` a branch of bridges, at ``PHB``
-    a host bridge, at ``NODE`` a NUMA node, and ``SYS`` joins the sockets. Each GPU's PCIe link
-    has ``pcie_links`` links (the unit is one link of ``β``: 1 on a PCIe-only box; on an
-    NVLink-bridge box, a GPU's PCIe x16 link in NVLink links, e.g. 2), and each group's uplink
-    ``level_links[level] * pcie_links`` (:data:`PCIE_LEVEL_LINKS`).
-
-    NVSwitch machines (DGX/HGX A100, H100) print ``NV12`` / ``NV18`` between *every* pair: those
-    are the GPU's links into the switch fabric, not links per pair. With ``nvswitch="auto"`` a
-    complete matrix with one value ``k`` is read as a single non-blocking switch with ``k`` links
-    per GPU when ``(n - 1) * k`` exceeds :data:`MAX_NVLINKS_PER_GPU` (no GPU has that many
-    links); otherwise as direct links (e.g. four A100 with ``NV4`` to each other). Pass
-    ``nvswitch=True`` / ``False`` to decide yourself.
-
-    Parameters
-    ----------
-    text : str
-        The command's output (a header line with ``GPU0 GPU1 ...`` then one row per device).
-    name : str, optional
-        Display name (default ``"nvidia-smi: n GPUs"``).
-    nvswitch : {"auto", True, False}
-    pcie_links : int, default 1
-        Links (of the topology's ``β``) in one GPU's PCIe connection, 1 to 64.
-    level_links : dict, optional
-        Uplink of each PCIe level's group, in GPU PCIe links (default :data:`PCIE_LEVEL_LINKS`).
-
-    Raises
-    ------
-    ValueError
-        No GPU header, fewer than 2 GPUs, a missing, repeated, truncated or malformed GPU row, an
-        unknown cell, an asymmetric matrix, or ``rocm-smi`` output (read that with
-        :func:`parse_rocm_smi_topo`); a message about a row names its line number and text.
-        Terminal escape sequences (recent drivers underline the header) are ignored.
-
-    Examples
-    --------
-    >>> text = '''
-    ...         GPU0    GPU1    GPU2    CPU Affinity
-    ... GPU0     X      NV2     NV1     0-11
-    ... GPU1    NV2      X      SYS     0-11
-    ... GPU2    NV1     SYS      X      0-11
-    ... '''
-    >>> t = parse_nvidia_smi_topo(text)
-    >>> link_matrix(t).tolist(), t.degree
-    ([[0, 2, 1], [2, 0, 0], [1, 0, 0]], 3)
-
-    A PCIe-only box: two PCIe switches of two GPUs each, under one CPU:
-
-    >>> pcie = parse_nvidia_smi_topo('''
-    ...         GPU0    GPU1    GPU2    GPU3
-    ... GPU0     X      PIX     NODE    NODE
-    ... GPU1    PIX      X      NODE    NODE
-    ... GPU2    NODE    NODE     X      PIX
-    ... GPU3    NODE    NODE    PIX      X
-    ... ''')
-    >>> pcie.switched, pcie.degree, pcie.diameter, pcie.bisection_links
-    (True, 1, 4, 1)
-    """
-    try:
-        return _parse_nvidia_smi_topo(text, name, nvswitch, pcie_links, level_links)
-    except ValueError as err:  # what is wrong is in the text (or says which argument it is about)
-        message = str(err)
-        if message.startswith(("text", "name", "nvswitch", "matrix", "bisection_links")):
-            raise
-        raise ValueError(f"text: {message}") from None
-
-
-def _parse_nvidia_smi_topo(text, name, nvswitch, pcie_links=1, level_links=None) -> Topology:
-    if not isinstance(text, str):
-        raise TypeError(f"text must be the output of `nvidia-smi topo -m` as a string, got {type(text).__name__}")
-    # ``in`` compares with ==: 1, 1.0 and np.True_ passed and then acted as False (``is True``
-    # below), a str equal to everything as "auto" (#28). Only the three values themselves.
-    if isinstance(nvswitch, (bool, np.bool_)):
-        nvswitch = bool(nvswitch)
-    elif isinstance(nvswitch, str) and str.__str__(nvswitch) == "auto":  # the plain str's data
-        nvswitch = "auto"
-    else:
-        raise ValueError(f"nvswitch must be 'auto', True or False, got {nvswitch!r}"[:200])
-    pcie_links = check_int("pcie_links", pcie_links, minimum=1, maximum=64, scalar=True)
-    level_links = _check_level_links(level_links)
-    if len(text) > 1_000_000:
-        raise ValueError(f"text is {len(text)} characters; an `nvidia-smi topo -m` output is a few kB (cap 1 000 000)")
-    if "Link Type between two GPUs" in text or "ROCm System Management Interface" in text:
-        raise ValueError(
-            "text is rocm-smi output (AMD GPUs), not nvidia-smi's: read it with ccb.parse_rocm_smi_topo(text)"
-        )
-    # Recent drivers underline the header with terminal escapes even in a pipe; drop them.
-    lines = [_ANSI.sub("", line).replace("\t", " ") for line in text.splitlines()]
-    header_at, gpus = None, []
-    for i, line in enumerate(lines):
-        tokens = line.split()
-        # The header starts "GPU0 GPU1 ..." ("GPU0 CPU Affinity ..." on a 1-GPU machine); rows start "GPU0 X ...".
-        if tokens and tokens[0] == "GPU0" and (len(tokens) == 1 or tokens[1] != "X"):
-            header_at = i
-            gpus = list(itertools.takewhile(lambda t: _GPU.match(t) is not None, tokens))
-            break
-    if header_at is None:
-        raise ValueError("no header line with GPU0 GPU1 ... found: pass the output of `nvidia-smi topo -m`")
-    n = len(gpus)
-    if n < 2:
-        raise ValueError(f"line {header_at + 1}: the header lists {n} GPU; an NVLink topology needs at least 2 GPUs")
-    if [int(_GPU.match(g).group(1)) for g in gpus] != list(range(n)):
-        raise ValueError(f"GPU columns must be GPU0 .. GPU{n - 1} in order, got {gpus}")
-    if n > MAX_ENDPOINTS:
-        raise ValueError(f"{n} GPUs; at most {MAX_ENDPOINTS} are supported")
-    check_cap(f"text: {len(text)} characters, {n} GPUs: memory", _parse_memory(len(text), n), MAX_GRAPH_BYTES, "bytes")
-    rows = {}  # GPU index -> (line number, the line, its GPU cells)
-    for number, line in enumerate(lines[header_at + 1 :], start=header_at + 2):
-        tokens = line.split()
-        if tokens and _GPU.match(tokens[0]):
-            i = int(_GPU.match(tokens[0]).group(1))
-            where = f"line {number} ({line.strip()[:80]!r})"
-            if i >= n:
-                raise ValueError(f"{where}: row GPU{i} but the header has only GPU0 .. GPU{n - 1}")
-            if i in rows:
-                raise ValueError(f"{where}: row GPU{i} appears twice (first on line {rows[i][0]})")
-            rows[i] = (number, where, tokens[1 : n + 1])
-    matrix = np.zeros((n, n), dtype=np.int64)
-    levels: dict[tuple[int, int], str] = {}
-    for i in range(n):
-        if i not in rows:
-            raise ValueError(f"row GPU{i} is missing (header on line {header_at + 1} lists {n} GPUs)")
-        _, where, cells = rows[i]
-        if len(cells) < n:
-            raise ValueError(f"{where}: row GPU{i} has {len(cells)} cells for {n} GPU columns (truncated?)")
-        for j, cell in enumerate(cells):
-            if i == j:
-                if cell != "X":
-                    raise ValueError(f"{where}: column GPU{j} should be 'X' on the diagonal, got {cell!r}")
-                continue
-            if cell in _PCIE_LEVELS:  # the common cell first: a set lookup, no regex
-                levels[(i, j)] = _LEVEL_ALIASES.get(cell, cell)
-            elif match := _NV.fullmatch(cell):
-                matrix[i, j] = int(match.group(1))
-                if matrix[i, j] > MAX_LINKS_PER_PAIR:
-                    raise ValueError(f"{where}: column GPU{j}: {cell} exceeds {MAX_LINKS_PER_PAIR} links per pair")
-            else:
-                raise ValueError(f"{where}: column GPU{j}: unknown cell {cell!r} (expected NV#, X or a PCIe level)")
-    if not np.array_equal(matrix, matrix.T):
-        i, j = map(int, np.argwhere(matrix != matrix.T)[0])
-        raise ValueError(
-            f"NVLink counts are not symmetric: GPU{i}-GPU{j} is NV{matrix[i, j]} but GPU{j}-GPU{i} is NV{matrix[j, i]}"
-        )
-    off = matrix[~np.eye(n, dtype=bool)]
-    uniform = n >= 2 and off.size and off.min() == off.max() and off.min() > 0
-    switched = nvswitch is True or (nvswitch == "auto" and uniform and (n - 1) * int(off.max()) > MAX_NVLINKS_PER_GPU)
-    named = name is not None
-    name = _check_name(name, f"nvidia-smi: {n} GPUs" + (" (NVSwitch)" if switched else ""))
-    if switched:
-        if not uniform:
-            raise ValueError("nvswitch=True needs the same NV# between every pair of GPUs")
-        g = nx.Graph()
-        g.add_nodes_from(range(n), kind="endpoint")
-        g.add_node(("switch", 0), kind="switch")
-        for v in range(n):
-            g.add_edge(v, ("switch", 0), links=int(off.max()))
-        return _build(g, n, name, None, "text")
-    nvlinked = nx.Graph()
-    nvlinked.add_nodes_from(range(n))
-    nvlinked.add_edges_from((i, j) for i in range(n) for j in range(i + 1, n) if matrix[i, j])
-    if nx.is_connected(nvlinked):
-        return topology_from_links(matrix, name=name)
-    # NVLinks do not join every GPU (a PCIe-only box, NVLink bridges on pairs): the PCIe tree does.
-    _check_work(n, nvlinked.number_of_edges() + 2 * n)  # the NVLink pairs and the PCIe tree's edges
-    _check_pcie_bisection(n, levels, nvlinked.number_of_edges())
-    g = _pcie_tree(n, levels, pcie_links, level_links)
-    for i, j in nvlinked.edges:
-        g.add_edge(i, j, links=int(matrix[i, j]))
-    kind = "PCIe" if not nvlinked.number_of_edges() else "NVLink bridges + PCIe"
-    return _build(g, n, name if named else f"nvidia-smi: {n} GPUs ({kind})", None, "text")
-
-
-def _check_level_links(level_links) -> dict:
-    if level_links is None:
-        return dict(PCIE_LEVEL_LINKS)
-    if not isinstance(level_links, dict):
-        raise TypeError(f"level_links must be a dict of PCIe level -> links, got {type(level_links).__name__}")
-    merged = dict(PCIE_LEVEL_LINKS)
-    for level, links in level_links.items():
-        if level not in PCIE_LEVEL_LINKS:
-            raise ValueError(f"level_links: unknown level {level!r}; allowed: {', '.join(PCIE_LEVEL_LINKS)}")
-        merged[level] = check_int(f"level_links[{level!r}]", links, minimum=1, maximum=1024, scalar=True)
-    return merged
-
-
-def _pcie_is_star(n: int, levels: dict) -> bool:
-    """Whether :func:`_pcie_tree` makes one switch for all ``n`` GPUs, read from the levels alone.
-
-    The tree's first switch is made at the nearest level any pair has; it holds every GPU (and no
-    other switch follows) exactly when the pairs at that level join all of them. Every pair at
-    ``SYS``: the ``SYS`` vertex alone.
-    """
-    if not levels:
-        return False
-    nearest = min(_LEVEL_ORDER.index(level) for level in levels.values())
-    if nearest == len(_LEVEL_ORDER) - 1:
-        return True
-    parent = list(range(n))  # union-find over the pairs at the nearest level (no graph built)
-
-    def root(v):
-        while parent[v] != v:
-            parent[v] = parent[parent[v]]
-            v = parent[v]
-        return v
-
-    groups = n
-    name = _LEVEL_ORDER[nearest]
-    for (i, j), level in levels.items():
-        if level == name and (a := root(i)) != (b := root(j)):
-            parent[a] = b
-            groups -= 1
-    return groups == 1
-
-
-def _check_pcie_bisection(n: int, levels: dict, direct_pairs: int) -> None:
-    """Refuse a PCIe tree whose bisection cannot be measured before building it or its diameter.
-
-    The tree has at most ``2 n - 1`` vertices (each switch joins two tops or more) and as many
-    edges, besides the ``direct_pairs`` (NVLink / xGMI) links; at ``n <= 12`` that is always within
-    :data:`MAX_SWITCHED_BISECTION_WORK`, so what is refused is more than 12 GPUs not on one switch.
-    """
-    star = direct_pairs == 0 and _pcie_is_star(n, levels)
-    _check_bisection(n, True, star, 2 * n, 2 * n + direct_pairs, "text")
-
-
-def _pcie_tree(n: int, levels: dict, pcie_links: int, level_links: dict) -> nx.Graph:
-    """GPUs under switch vertices, one per group of GPUs that are at most a PCIe level apart.
-
-    Groups grow level by level (PIX, then PXB, PHB, NODE): a group is a connected component of the
-    pairs at that level or nearer. A new vertex joins the groups' tops; the remaining tops meet at
-    a ``SYS`` vertex. Pairs joined by NVLink print no PCIe level and only group through others.
-    """
-    g = nx.Graph()
-    g.add_nodes_from(range(n), kind="endpoint")
-    top = list(range(n))  # each GPU's current top vertex
-    uplink = {v: pcie_links for v in range(n)}  # links from a top vertex to its parent
-    for rank, level in enumerate(_LEVEL_ORDER[:-1]):
-        near = nx.Graph()
-        near.add_nodes_from(range(n))
-        near.add_edges_from(pair for pair, lv in levels.items() if _LEVEL_ORDER.index(lv) <= rank)
-        for index, group in enumerate(nx.connected_components(near)):
-            tops = sorted({top[v] for v in group}, key=str)
-            if len(tops) < 2:
-                continue
-            switch = (level, index)
-            g.add_node(switch, kind="switch")
-            for t in tops:
-                g.add_edge(t, switch, links=uplink[t])
-            uplink[switch] = level_links[level] * pcie_links
-            for v in group:
-                top[v] = switch
-    tops = sorted(set(top), key=str)
-    if len(tops) > 1:
-        g.add_node(("SYS", 0), kind="switch")
-        for t in tops:
-            g.add_edge(t, ("SYS", 0), links=uplink[t])
-    return g
-
-
-_ROCM_BLOCK = re.compile(r"^=+\s*(Weight|Hops|Link Type) between two GPUs\s*=+\s*$")
-
-
-def _rocm_blocks(lines) -> dict:
-    """``{"Weight" | "Hops" | "Link Type": (line number of the header, {(i, j): cell})}`` of rocm-smi's matrices."""
-    blocks, current, columns = {}, None, []
-    for number, line in enumerate(lines, start=1):
-        stripped = line.strip()
-        if (m := _ROCM_BLOCK.match(stripped)) is not None:
-            current, columns = m.group(1), []
-            blocks[current] = (number, {})
-            continue
-        if stripped.startswith("="):
-            current = None
-            continue
-        if current is None or not stripped:
-            continue
-        tokens = stripped.split()
-        if all(_GPU.match(t) for t in tokens):
-            columns = [int(_GPU.match(t).group(1)) for t in tokens]
-            continue
-        if tokens and _GPU.match(tokens[0]) and columns:
-            i = int(_GPU.match(tokens[0]).group(1))
-            cells = tokens[1:]
-            if len(cells) != len(columns):
-                raise ValueError(
-                    f"line {number} ({stripped[:80]!r}): {len(cells)} cells for {len(columns)} GPU columns"
-                )
-            for j, cell in zip(columns, cells):
-                blocks[current][1][(i, j)] = cell
-    return blocks
-
-
-def parse_rocm_smi_topo(text, name=None, pcie_links=1, level_links=None) -> Topology:
-    """The GPU topology printed by ``rocm-smi --showtopo`` (AMD GPUs), as a Topology.
-
-    The ``Link Type between two GPUs`` matrix says ``XGMI`` or ``PCIE`` for each pair; the
-    ``Weight`` matrix tells a direct xGMI link (weight 15, one xGMI hop) from a route through other
-    GPUs (a multiple of 15), and the ``Hops`` matrix how far a PCIe pair is (2: through one CPU
-    socket, 3: through both). Direct xGMI pairs become links (one each: ``--showtopo`` does not
-    count parallel links); when they do not join every GPU, the PCIe pairs become the switch tree
-    of :func:`parse_nvidia_smi_topo` (hops 2 as ``NODE``, 3 as ``SYS``).
-
-    Parameters
-    ----------
-    text : str
-        The command's output.
-    name : str, optional
-        Display name (default ``"rocm-smi: n GPUs"``).
-    pcie_links, level_links
-        As in :func:`parse_nvidia_smi_topo`.
-
-    Raises
-    ------
-    ValueError
-        No ``Link Type`` matrix, fewer than 2 GPUs, a missing or unknown cell, an asymmetric
-        matrix; ``nvidia-smi topo -m`` output (read that with :func:`parse_nvidia_smi_topo`).
-
-    Examples
-    --------
-    Four GPUs of an MI300X-style hive (every pair one direct xGMI link):
-
-    >>> rows = "\\n".join("GPU%d   " % i + "   ".join("0" if i == j else "%s" for j in range(4)) for i in range(4))
-    >>> text = ("=== Weight between two GPUs ===\\n       GPU0   GPU1   GPU2   GPU3\\n" + rows.replace("%s", "15") +
-    ...         "\\n=== Link Type between two GPUs ===\\n       GPU0   GPU1   GPU2   GPU3\\n" + rows.replace("%s", "XGMI"))
-    >>> t = parse_rocm_smi_topo(text)
-    >>> link_matrix(t).tolist()[0], t.degree, t.diameter
-    ([0, 1, 1, 1], 3, 1)
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be the output of `rocm-smi --showtopo` as a string, got {type(text).__name__}")
-    pcie_links = check_int("pcie_links", pcie_links, minimum=1, maximum=64, scalar=True)
-    level_links = _check_level_links(level_links)
-    if len(text) > 1_000_000:
-        raise ValueError(f"text is {len(text)} characters; a `rocm-smi --showtopo` output is a few kB (cap 1 000 000)")
-    lines = [_ANSI.sub("", line).replace("\t", " ") for line in text.splitlines()]
-    # n is known only after reading: a matrix of n x n cells of at least two characters bounds it.
-    gpus = min(MAX_ENDPOINTS, math.isqrt(len(text) // 2) + 1)
-    check_cap(f"text: {len(text)} characters: memory", _parse_memory(len(text), gpus), MAX_GRAPH_BYTES, "bytes")
-    blocks = _rocm_blocks(lines)
-    if "Link Type" not in blocks:
-        if any(line.split()[:2] == ["GPU0", "X"] or "NV#" in line for line in lines if line.split()):
-            raise ValueError(
-                "text: this is nvidia-smi output, not rocm-smi's: read it with ccb.parse_nvidia_smi_topo(text)"
-            )
-        raise ValueError("text: no 'Link Type between two GPUs' matrix found: pass the output of `rocm-smi --showtopo`")
-    header, links = blocks["Link Type"]
-    n = 1 + max(max(pair) for pair in links) if links else 0
-    if n < 2:
-        raise ValueError(f"text: line {header}: the Link Type matrix lists {n} GPU; a topology needs at least 2")
-    if n > MAX_ENDPOINTS:
-        raise ValueError(f"text: {n} GPUs; at most {MAX_ENDPOINTS} are supported")
-    weights = blocks.get("Weight", (0, {}))[1]
-    hops = blocks.get("Hops", (0, {}))[1]
-    matrix = np.zeros((n, n), dtype=np.int64)
-    levels = {}
-    for i in range(n):
-        for j in range(n):
-            if i == j:
-                continue
-            cell = links.get((i, j))
-            if cell is None:
-                raise ValueError(f"text: the Link Type matrix (line {header}) has no cell for GPU{i}-GPU{j}")
-            if cell == "XGMI":
-                weight = weights.get((i, j))
-                if weight is None or weight == "15":
-                    matrix[i, j] = 1
-            elif cell == "PCIE":
-                levels[(i, j)] = {"2": "NODE", "3": "SYS"}.get(hops.get((i, j), ""), "PHB")
-            else:
-                raise ValueError(
-                    f"text: the Link Type matrix (line {header}): GPU{i}-GPU{j} is {cell!r}; expected XGMI or PCIE"
-                )
-    if not np.array_equal(matrix, matrix.T):
-        i, j = map(int, np.argwhere(matrix != matrix.T)[0])
-        raise ValueError(f"text: xGMI links are not symmetric between GPU{i} and GPU{j}")
-    name = _check_name(name, f"rocm-smi: {n} GPUs")
-    linked = nx.Graph()
-    linked.add_nodes_from(range(n))
-    linked.add_edges_from((i, j) for i in range(n) for j in range(i + 1, n) if matrix[i, j])
-    if nx.is_connected(linked):
-        return topology_from_links(matrix, name=name)
-    _check_work(n, linked.number_of_edges() + 2 * n)  # the xGMI pairs and the PCIe tree's edges
-    _check_pcie_bisection(n, levels, linked.number_of_edges())
-    g = _pcie_tree(n, levels, pcie_links, level_links)
-    for i, j in linked.edges:
-        g.add_edge(i, j, links=1)
-    return _build(g, n, name, None, "text")

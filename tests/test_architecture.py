@@ -227,3 +227,44 @@ def test_the_circle_finder_reads_lazy_registries(tmp_path):
     )
     assert circles(import_graph(root)) == []
     assert circles(import_graph(root, {"pkg": {"plot": "figures"}})) == [["pkg", "pkg.figures"]]
+
+
+# --------------------------------------------------------------------------- module size (#44)
+
+#: Longest module the package allows (README, Architecture: ≲ 500 lines as a guide, 800 at most):
+#: past it a module holds several concepts, and a new chapter's code has no room beside them.
+MAX_MODULE_LINES = 800
+
+
+def oversized_modules(root: Path, limit: int = MAX_MODULE_LINES) -> dict[str, int]:
+    """``{path relative to root's parent: lines}`` of the Python modules under ``root`` longer than ``limit``."""
+    sizes = {}
+    for path in sorted(root.rglob("*.py")):
+        if ".ipynb_checkpoints" in path.parts:
+            continue
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        if lines > limit:
+            sizes[path.relative_to(root.parent).as_posix()] = lines
+    return sizes
+
+
+def test_no_module_is_longer_than_800_lines():
+    oversized = oversized_modules(PACKAGE_DIR)
+    assert not oversized, (
+        f"modules over {MAX_MODULE_LINES} lines (split them by concept, README's Architecture): "
+        + ", ".join(f"{path} {lines}" for path, lines in sorted(oversized.items(), key=lambda item: -item[1]))
+    )
+
+
+def test_the_size_check_counts_lines_of_every_module(tmp_path):
+    root = _write_package(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "small.py": "x = 1\n" * 800,
+            "big.py": "x = 1\n" * 801,
+            "sub/__init__.py": "",
+            "sub/deep.py": "\n" * 900,
+        },
+    )
+    assert oversized_modules(root) == {"pkg/big.py": 801, "pkg/sub/deep.py": 900}

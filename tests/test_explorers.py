@@ -37,7 +37,7 @@ EXPLORERS = [
     ccb.BisectionExplorer,
 ]
 #: Chapters 6-8's explorers; the MPI one browses the chapter's stored sweep.
-MPI_SWEEP = str(pathlib.Path(__file__).resolve().parents[1] / "notebooks" / "data" / "mpi_sweep_example.json")
+MPI_SWEEP = str(pathlib.Path(__file__).resolve().parents[1] / "ccb_helpers" / "data" / "mpi" / "mpi_sweep_example.json")
 NEW_EXPLORERS = {
     "MPIResultExplorer": lambda **values: ccb.MPIResultExplorer(MPI_SWEEP, **values),
     "SynthesisExplorer": lambda **values: ccb.SynthesisExplorer(**values),

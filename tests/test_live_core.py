@@ -177,6 +177,18 @@ def _floats(rng: random.Random, count: int) -> list[float]:
         0.0183,
         450e9,
         2.5e7,
+        # The unit formatters' boundaries (#42): a carry into the next unit, never an exponent.
+        0.99995,
+        999.9999,
+        1023.96,
+        1048575.9,
+        0.04,
+        1.5288e13,
+        1234.5e9,
+        5e-324,
+        1e-15,
+        2.0**96,
+        1e300,
     ]
     while len(values) < count:
         mode = rng.random()

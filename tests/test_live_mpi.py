@@ -15,7 +15,7 @@ from ccb_helpers.mpi.plots import runs_by_pair
 
 pytestmark = pytest.mark.browser
 
-RESULT = ROOT / "notebooks" / "data" / "mpi_sweep_example.json"
+RESULT = ROOT / "ccb_helpers" / "data" / "mpi" / "mpi_sweep_example.json"
 STATES = 1000
 PAGE = "notebooks/06_mpi_runs"
 KINDS = {"pair": "", "m": 1, "alpha_us": 1.0, "beta_gbps": 1.0, "ratio": False}
@@ -109,7 +109,7 @@ def test_live_on_the_site_follows_a_drag_through_20_states(live_site_page):
         expected_text,
         python_text,
         seed=23,
-        args=["notebooks/data/mpi_sweep_example.json"],
+        args=["mpi_sweep_example"],  # the notebook names the shipped example (ccb.MPI_EXAMPLES)
     )
 
 

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import ccb_helpers as ccb
 from ccb_helpers.algorithms import ALGORITHMS
-from ccb_helpers.mpi import _cli, mpiexec_command, oversubscription_settings, run_with_timeout
+from ccb_helpers.mpi import _args, _budget, _cli, mpiexec_command, oversubscription_settings, run_with_timeout
 from ccb_helpers.mpi._plan import compile_rank_plan, run_loopback, scratch_bytes
 from ccb_helpers.mpi._reference import compare, expected_regions, rank_input
 from ccb_helpers.simulator import _apply
@@ -193,6 +193,14 @@ def test_expected_regions_by_hand():
         ),
         (["sweep", "--pairs", "ring", "--sizes", "8"], "not algorithm:primitive"),
         (["selftest", "--ns", "0"], "rank counts >= 1"),
+        # One distinct size cannot separate alpha from beta: refused before the launch (#42).
+        (["pingpong", "--sizes", "0"], "--sizes needs at least two different sizes"),
+        (["pingpong", "--sizes", "4KiB,4096"], "--sizes needs at least two different sizes"),
+        (["sweep", "--pairs", "ring:all_reduce", "--sizes", "8", "--pingpong-sizes", "1MiB"], "--pingpong-sizes needs"),
+        (
+            ["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "1.0000000000000001KiB"],
+            "is not a whole number of bytes (1024.0000000000001024 bytes)",
+        ),
         (["frobnicate"], "invalid choice"),
         (["run", "--algorithm", "ring"], "required"),
     ],
@@ -213,49 +221,53 @@ def test_a_failed_fit_is_reported_not_raised():
 
 
 def test_parse_size():
-    assert _cli.parse_size("16MiB") == 16 * 2**20
-    assert _cli.parse_size("1MB") == 10**6
-    assert _cli.parse_size("0") == 0
-    for bad in ("", "1.3B", "-1", "MiB", "1e3"):
-        with pytest.raises(_cli.InputError):
-            _cli.parse_size(bad)
+    assert _args.parse_size("16MiB") == 16 * 2**20
+    assert _args.parse_size("1MB") == 10**6
+    assert _args.parse_size("0") == 0
+    assert _args.parse_size("1.5KiB") == 1536
+    assert _args.parse_size("0.0009765625MiB") == 1024  # 2**-10 MiB exactly
+    # "Whole number of bytes" in exact arithmetic: 1.0000000000000001 KiB is 1024.0000000000001
+    # bytes, which float64 rounds to 1024 (#42).
+    for bad in ("", "1.3B", "-1", "MiB", "1e3", "1.0000000000000001KiB", "0.1", "1.000000000000000000001GiB"):
+        with pytest.raises(_args.InputError):
+            _args.parse_size(bad)
 
 
 def test_memory_limit_and_traffic_are_checked():
     argv = ["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size", "1GiB"]
-    assert _cli.parse_static(argv + ["--memory-limit", "3GiB"])["memory_limit"] == 3 * 2**30
-    with pytest.raises(_cli.InputError, match="--memory-limit: size 'lots' is not a byte count"):
-        _cli.parse_static(argv + ["--memory-limit", "lots"])
+    assert _args.parse_static(argv + ["--memory-limit", "3GiB"])["memory_limit"] == 3 * 2**30
+    with pytest.raises(_args.InputError, match="--memory-limit: size 'lots' is not a byte count"):
+        _args.parse_static(argv + ["--memory-limit", "lots"])
     # 1 GiB ring AllReduce on 4 ranks sends 1.5 GiB per run (2 (N-1)/N M); with the library's
     # runs too, 10000 repeats + 2 warm-ups send 2 * 10002 * 1.5 GiB = 30006 GiB > 1 TiB.
-    config = _cli.parse_static(argv + ["--repeats", "10000", "--alpha", "1e-6", "--beta", "1e9"])
+    config = _args.parse_static(argv + ["--repeats", "10000", "--alpha", "1e-6", "--beta", "1e9"])
     with pytest.raises(
-        _cli.InputError, match=r"about 32218697170944 bytes per rank, more than the cap of 1099511627776"
+        _args.InputError, match=r"about 32218697170944 bytes per rank, more than the cap of 1099511627776"
     ):
-        _cli._check_traffic(config, 4)
-    config = _cli.parse_static(argv + ["--repeats", "300", "--alpha", "1e-6", "--beta", "1e9"])
-    _cli._check_traffic(config, 4)  # 2 * 302 * 1.5 GiB = 906 GiB: under the cap
-    # A 1 GiB ping-pong: 2 warm-up round trips, then one per sample: 1000 samples send 1002 GiB (under),
+        _budget._check_traffic(config, 4)
+    config = _args.parse_static(argv + ["--repeats", "300", "--alpha", "1e-6", "--beta", "1e9"])
+    _budget._check_traffic(config, 4)  # 2 * 302 * 1.5 GiB = 906 GiB: under the cap
+    # A 1 GiB ping-pong (and 0 bytes, which sends none): 2 warm-up round trips, then one per sample: 1000 samples send 1002 GiB (under),
     # 1100 send 1102 GiB (over).
-    _cli._check_traffic(_cli.parse_static(["pingpong", "--sizes", "1GiB", "--repeats", "1000"]), 2)
-    with pytest.raises(_cli.InputError, match="per rank, more than the cap"):
-        _cli._check_traffic(_cli.parse_static(["pingpong", "--sizes", "1GiB", "--repeats", "1100"]), 2)
+    _budget._check_traffic(_args.parse_static(["pingpong", "--sizes", "0,1GiB", "--repeats", "1000"]), 2)
+    with pytest.raises(_args.InputError, match="per rank, more than the cap"):
+        _budget._check_traffic(_args.parse_static(["pingpong", "--sizes", "0,1GiB", "--repeats", "1100"]), 2)
 
 
 def test_rank_memory_estimate_by_hand():
-    case = _cli._case("bruck", "all_to_all", 12 * 2**20, None, 0, None)
+    case = _args._case("bruck", "all_to_all", 12 * 2**20, None, 0, None)
     # Bruck AllToAll has 3 buffers (send, recv, work): (2 * 3 + 3) M = 9 M, plus the scratch of its rank.
     schedule = ccb.generate("bruck", "all_to_all", 4, 12 * 2**20)
-    assert _cli.case_rank_bytes(case, 4, 1) == 9 * 12 * 2**20 + scratch_bytes(schedule, 1)
+    assert _budget.case_rank_bytes(case, 4, 1) == 9 * 12 * 2**20 + scratch_bytes(schedule, 1)
     # Recursive doubling AllReduce on 4 ranks receives the whole M in a round into scratch: 5 M + M.
-    case = _cli._case("recursive_doubling", "all_reduce", 2**20, None, 0, None)
-    assert _cli.case_rank_bytes(case, 4, 0) == 6 * 2**20
+    case = _args._case("recursive_doubling", "all_reduce", 2**20, None, 0, None)
+    assert _budget.case_rank_bytes(case, 4, 0) == 6 * 2**20
     # A sweep's need is its largest case plus the ranks' baseline; ranks 0 and 1 also hold the ping-pong's
     # send and receive buffers, 2 x 4 MiB for the quick ping-pong's largest size.
-    config = _cli.parse_static(["sweep", "--pairs", "recursive_doubling:all_reduce", "--sizes", "1KiB,1MiB"])
-    assert _cli._rank_needs(config, 4, 2) == _cli.RANK_BASELINE_BYTES + 6 * 2**20
-    assert _cli._rank_needs(config, 4, 0) == _cli.RANK_BASELINE_BYTES + 8 * 2**20  # 2 x 4 MiB ping-pong > 6 MiB
-    assert _cli.available_memory() is None or _cli.available_memory() > 0
+    config = _args.parse_static(["sweep", "--pairs", "recursive_doubling:all_reduce", "--sizes", "1KiB,1MiB"])
+    assert _budget._rank_needs(config, 4, 2) == _budget.RANK_BASELINE_BYTES + 6 * 2**20
+    assert _budget._rank_needs(config, 4, 0) == _budget.RANK_BASELINE_BYTES + 8 * 2**20  # 2 x 4 MiB ping-pong > 6 MiB
+    assert _budget.available_memory() is None or _budget.available_memory() > 0
 
 
 def test_pairwise_all_to_all_refuses_unequal_blocks():
@@ -293,7 +305,7 @@ def test_import_is_lazy_about_figures():
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6, 8])
 def test_selftest_covers_every_pair_that_runs_on_n(n):
-    cases_n, skipped = _cli.selftest_cases(n)
+    cases_n, skipped = _budget.selftest_cases(n)
     covered = {(c["algorithm"], c["primitive"]) for c in cases_n}
     power_of_two = n & (n - 1) == 0
     assert covered == {p for p in PAIRS if power_of_two or p not in POWER_OF_TWO_ONLY}
@@ -463,7 +475,7 @@ def test_run_measures_alpha_beta_when_not_given(tmp_path):
     assert r["alpha_beta_source"].startswith("measured")
     assert r["alpha_s"] >= 0 and r["beta_Bps"] > 0
     assert r["model_s"] == pytest.approx(r["alpha_s"] + 2**16 / r["beta_Bps"], rel=1e-12)  # 1 round of M
-    assert r["pingpong"]["sizes"] == _cli.QUICK_PINGPONG_SIZES
+    assert r["pingpong"]["sizes"] == _args.QUICK_PINGPONG_SIZES
 
 
 def test_pingpong_and_sweep(tmp_path):
@@ -615,19 +627,20 @@ _MEMORY = """
 import json, sys, tracemalloc
 from mpi4py import MPI
 from ccb_helpers.algorithms import ALGORITHMS
-from ccb_helpers.mpi import _cli, _runner
+from ccb_helpers.mpi import _args, _budget, _runner
+from ccb_helpers.primitives import ROOTED_PRIMITIVES
 
 comm, m = MPI.COMM_WORLD, int(sys.argv[1])
 tracemalloc.start()
 rows = []
 for algorithm, models in ALGORITHMS.items():
     for primitive in models:
-        case = _cli._case(algorithm, primitive, m, None, comm.size - 1 if primitive in _cli.ROOTED_PRIMITIVES else 0, None)
+        case = _args._case(algorithm, primitive, m, None, comm.size - 1 if primitive in ROOTED_PRIMITIVES else 0, None)
         tracemalloc.reset_peak()
         before = tracemalloc.get_traced_memory()[0]
         _runner.run_case(comm, case, 1, 1, 0, None, None)
         rows.append((algorithm, primitive, comm.rank, tracemalloc.get_traced_memory()[1] - before,
-                     _cli.case_rank_bytes(case, comm.size, comm.rank)))
+                     _budget.case_rank_bytes(case, comm.size, comm.rank)))
 rows = comm.gather(rows)
 if comm.rank == 0:
     print(json.dumps([r for per_rank in rows for r in per_rank]))
@@ -700,11 +713,24 @@ def test_load_mpi_result_checks_files(tmp_path):
         ccb.load_mpi_result(broken)
     with pytest.raises(TypeError):
         ccb.load_mpi_result(42)
+    # The machine's load (#41): read back as written, refused by name when malformed.
+    host = {"host": "n1", "cores": 2, "ranks": 2, "load_average_start": [1.0, 0.5, 0.2], "load_average_end": None}
+    host |= {"busy_cores": 1.5, "own_cores": 1.0, "outside_cores": 0.5}
+    host["outside_processes"] = [{"pid": 20, "name": "stress", "cores": 0.5}]
+    assert ccb.load_mpi_result({**_fake_sweep(), "load": [host]})["load"] == [host]
+    for bad, where in [
+        ({**host, "cores": "2"}, "'cores'"),
+        ({**host, "load_average_start": [1.0]}, "'load_average_start'"),
+        ({**host, "outside_cores": float("nan")}, "'outside_cores'"),
+        ({**host, "outside_processes": [{"pid": -1, "name": "x", "cores": 0.1}]}, "'outside_processes'\\[0\\] 'pid'"),
+    ]:
+        with pytest.raises(ValueError, match=rf"field 'load'\[0\] {where}"):
+            ccb.load_mpi_result({**_fake_sweep(), "load": [bad]})
 
 
 def test_example_result_file_loads_and_is_correct():
     example = ccb.load_mpi_result(
-        os.path.join(os.path.dirname(__file__), "..", "notebooks", "data", "mpi_sweep_example.json")
+        os.path.join(os.path.dirname(__file__), "..", "ccb_helpers", "data", "mpi", "mpi_sweep_example.json")
     )
     assert example["command"] == "sweep" and example["n"] == 4 and example["all_correct"]
     assert {"ring", "recursive_halving_doubling", "recursive_doubling", "binomial_tree", "bruck"} <= {

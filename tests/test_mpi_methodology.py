@@ -204,7 +204,7 @@ def test_agreement_rejects(book, bench, error, words):
 
 
 def test_shipped_comparison_loads():
-    path = os.path.join(os.path.dirname(__file__), "..", "notebooks", "data", "pingpong_vs_mpi4py.json")
+    path = os.path.join(os.path.dirname(__file__), "..", "ccb_helpers", "data", "mpi", "pingpong_vs_mpi4py.json")
     record = json.loads(open(path, encoding="utf-8").read())
     rows = ccb.mpi.pingpong_agreement(record["book"], record["bench"])
     assert [row.size for row in rows] == [2**k for k in range(14, 25)]
@@ -291,6 +291,8 @@ def test_pingpong_prints_a_table_without_json():
     done = run_with_timeout(mpiexec_command(2, "pingpong", "--sizes", "0,16MiB", "--repeats", "2"), TIMEOUT, env)
     assert done.returncode == 0 or "no alpha-beta fit" in done.stderr, done.stderr
     lines = done.stdout.strip().splitlines()
+    assert lines[1].startswith("# load on ")  # the machine's load under the title (#41)
+    del lines[1]
     assert lines[0].startswith("# ccb_helpers.mpi pingpong, N = 2") and "time(us)" in lines[1]
     assert [line.split()[0] for line in lines[2:]] == ["0", "16"] and lines[3].split()[1] == "MiB"
     done = run_with_timeout(
@@ -313,6 +315,9 @@ def test_report_of_a_sweep_by_hand():
         "median_s": 0.012,
         "library_median_s": 0.01,
         "library_correct": True,
+        "rank_mean_avg_s": 0.011,
+        "rank_mean_min_s": 0.0105,
+        "rank_mean_max_s": 0.0125,
     }
     sweep = {
         "command": "sweep",
@@ -327,7 +332,21 @@ def test_report_of_a_sweep_by_hand():
     row = [line for line in text.splitlines() if not line.startswith(("#", "WARNING"))][0].split()
     # 4e6 B in 12 ms: algbw 0.333 GB/s, busbw 2 (N-1)/N = 1.5 times that = 0.5 GB/s; model 6 alpha + 1.5 M/beta
     # = 6006 µs, bound max(2 alpha, 1.5 M/beta) = 6000 µs, 12000 / 6000 = 2.00; the library 10000 µs.
-    assert row == ["3.8", "MiB", "12000.00", "0.333", "0.500", "6006.00", "6000.00", "2.00", "10000.00"]
+    # OSU's avg / min / max of the ranks' mean times come after the median (#41).
+    assert row == [
+        "3.8",
+        "MiB",
+        "12000.00",
+        "11000.00",
+        "10500.00",
+        "12500.00",
+        "0.333",
+        "0.500",
+        "6006.00",
+        "6000.00",
+        "2.00",
+        "10000.00",
+    ]
     assert report_warnings(sweep) == [
         "WARNING: 4 ranks on 2 cores (oversubscribed): ranks wait to be scheduled, times include "
         "that wait; use at most one rank per core for timings"
@@ -338,3 +357,131 @@ def test_report_of_a_sweep_by_hand():
     assert len(warnings) == 3 and "30%" in warnings[1] and "wrong result" in warnings[2]
     with pytest.raises(ValueError, match="result dict"):
         format_report({"command": "nope"})
+
+
+# --------------------------------------------------------------------------- the machine's load (#41)
+
+
+def _snapshot(wall, load, busy, processes):
+    return {"wall": wall, "load_average": load, "busy_ticks": busy, "processes": processes}
+
+
+def test_load_summary_separates_the_launch_from_other_processes_by_hand():
+    from ccb_helpers.mpi._load import _clock_ticks, summarize_host
+
+    hz = _clock_ticks()
+    # 4 s on 2 cores. Ranks 10 and 11 used 3.2 CPU-s (their own clocks), the MPI proxy 9 used
+    # 0.4 s, "stress" 20 used 2.0 s, "sshd" 21 0.04 s (0.01 cores: below the named threshold),
+    # pid 30 was "cron" at the start and is "make" at the end (reused): all 1.0 s counts.
+    # Busy: 3.2 + 0.4 + 2.0 + 0.04 + 1.0 = 6.64 CPU-s = 1.66 cores; the launch's 3.6 s = 0.9 cores;
+    # outside 0.76 cores.
+    start = _snapshot(
+        100.0,
+        [3.0, 2.0, 1.0],
+        10_000,
+        {9: ("hydra_pmi_proxy", 8, 5), 20: ("stress", 1, 70), 21: ("sshd", 1, 0), 30: ("cron", 1, 50)},
+    )
+    end = _snapshot(
+        104.0,
+        [3.5, 2.2, 1.1],
+        10_000 + round(6.64 * hz),
+        {
+            9: ("hydra_pmi_proxy", 8, 5 + round(0.4 * hz)),
+            10: ("python", 9, 999),
+            11: ("python", 9, 999),
+            20: ("stress", 1, 70 + round(2.0 * hz)),
+            21: ("sshd", 1, round(0.04 * hz)),
+            30: ("make", 1, round(1.0 * hz)),
+        },
+    )
+    s = summarize_host(start, end, 3.2, rank_pids={10, 11}, helper_pids={9}, cores=2, host="n1", ranks=2)
+    assert (s["busy_cores"], s["own_cores"], s["outside_cores"]) == (1.66, 0.9, 0.76)
+    assert s["outside_processes"] == [
+        {"pid": 20, "name": "stress", "cores": 0.5},
+        {"pid": 30, "name": "make", "cores": 0.25},
+    ]
+    assert (s["load_average_start"], s["load_average_end"], s["elapsed_s"]) == ([3.0, 2.0, 1.0], [3.5, 2.2, 1.1], 4.0)
+    # Without /proc (not Linux): the load averages and the launch's own CPU only.
+    bare = summarize_host(
+        _snapshot(0.0, [1.0, 1.0, 1.0], None, None),
+        _snapshot(2.0, [1.0, 1.0, 1.0], None, None),
+        1.0,
+        {1},
+        set(),
+        2,
+        "m",
+        2,
+    )
+    assert (bare["busy_cores"], bare["outside_cores"], bare["own_cores"], bare["outside_processes"]) == (
+        None,
+        None,
+        0.5,
+        [],
+    )
+
+
+def _loaded(outside, processes=(), load=(2.4, 1.5, 1.0), cores=2, ranks=2):
+    return {
+        "host": "n1",
+        "cores": cores,
+        "ranks": ranks,
+        "load_average_start": list(load),
+        "load_average_end": [2.5, 1.6, 1.0],
+        "busy_cores": None if outside is None else 2.0,
+        "own_cores": 1.0,
+        "outside_cores": outside,
+        "outside_processes": [{"pid": p, "name": n, "cores": c} for p, n, c in processes],
+    }
+
+
+def test_report_names_the_outside_load():
+    from ccb_helpers.mpi.report import format_report, report_warnings
+
+    pingpong = {"command": "pingpong", "n": 2, "sizes": [0, 1000], "times_s": [1e-6, 2e-6], "alpha_s": None}
+    busy = _loaded(1.0, [(20, "stress", 0.7), (31, "make", 0.2), (40, "cc1", 0.05), (41, "ld", 0.05)])
+    lines = format_report({**pingpong, "load": [busy]}, warnings=False).splitlines()
+    assert lines[1] == (
+        "# load on n1 (2 cores, 2 ranks): load average 2.40 1.50 1.00 (1, 5, 15 min) at the start, 2.50 1.60 1.00 "
+        "at the end; during the run 2.00 cores busy, 1.00 of them this launch's, other processes 1.00 (busiest: "
+        "stress (pid 20, 0.70 cores), make (pid 31, 0.20 cores), cc1 (pid 40, 0.05 cores))"
+    )
+    assert "time(us)" in lines[2]
+    assert report_warnings({**pingpong, "load": [busy]}) == [
+        "WARNING: other processes used 1.00 of the 2 cores of n1 during the run (stress (pid 20, 0.70 cores), "
+        "make (pid 31, 0.20 cores), cc1 (pid 40, 0.05 cores)), 1-minute load average 2.40 at the start: the times "
+        "include waiting for a core, and alpha and beta measured now describe the machine under that load"
+    ]
+    assert report_warnings({**pingpong, "load": [_loaded(0.1)]}) == []  # a quiet machine: nothing to say
+    # No CPU counters (not Linux): the load average before the launch tells, when it exceeds the free cores.
+    assert (
+        "n1 was busy before the launch, 1-minute load average 2.40"
+        in report_warnings({**pingpong, "load": [_loaded(None)]})[0]
+    )
+    assert report_warnings({**pingpong, "load": [_loaded(None, load=(0.2, 0.2, 0.2))]}) == []
+
+
+def test_a_launch_names_a_busy_process_beside_it(tmp_path):
+    """The way #41 found it: α and β measured while something else runs. A busy loop started next
+    to the ping-pong is named in the result's load, with its pid, and the report warns."""
+    import subprocess
+    import sys
+
+    busy = subprocess.Popen(
+        [sys.executable, "-c", "import time\nend = time.time() + 120\nwhile time.time() < end:\n    pass"]
+    )
+    try:
+        out = tmp_path / "result.json"
+        env = {**os.environ, **oversubscription_settings(2)}
+        command = mpiexec_command(2, "pingpong", "--sizes", "0,64KiB", "--repeats", "3", "--json", str(out))
+        done = run_with_timeout(command, TIMEOUT, env)
+    finally:
+        busy.kill()
+        busy.wait()
+    assert done.returncode in (0, 1) and not done.timed_out, done.stderr[-2000:]
+    (host,) = json.loads(out.read_text())["load"]
+    assert host["cores"] == os.cpu_count() and host["ranks"] == 2 and len(host["load_average_start"]) == 3
+    named = {p["pid"]: p for p in host["outside_processes"]}
+    assert busy.pid in named and named[busy.pid]["cores"] > 0, host
+    assert host["outside_cores"] >= named[busy.pid]["cores"] - 0.05, host  # tick rounding
+    assert "WARNING: other processes used" in done.stderr, done.stderr
+    assert done.stdout.splitlines()[1].startswith("# load on ")

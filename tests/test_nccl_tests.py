@@ -491,24 +491,30 @@ def test_cli_main_in_process(capsys):
     # In-process, so coverage sees it: NCCL 1's README, 4 ranks, one size; several types and ops.
     assert main([str(DATA / "nccl1_titanx_all_reduce.txt"), "--alpha", "5e-6", "--beta", "12e9", "--ports", "1"]) == 0
     out = capsys.readouterr().out
-    assert "type/op" in out and "char/sum" in out and "fit: needs at least two" in out
+    assert "type/op" in out and "char/sum" in out
+    assert "fit: not possible: log: need at least two rows of different sizes" in out and "got 20 rows of 1 size" in out
 
 
 def test_cli_says_what_a_fit_cannot_tell_and_which_collectives_fit(capsys):
-    # nccl-tests#78's AllToAll: 2 sizes, both bandwidth-bound, no program name, no rank lines.
+    # nccl-tests#78's AllToAll: 2 sizes, both bandwidth-bound, no program name, no rank lines. Its
+    # 2019-2021 header has a redop column and the rows leave it blank: nccl-tests printed that for
+    # AllToAll only (AllReduce and ReduceScatter print their operator), so no --collective is needed.
     log = str(DATA / "issue78_v100_8node_alltoall.txt")
-    assert main([log, "--alpha", "1e-6", "--beta", "150e9"]) == 2
-    err = capsys.readouterr().err
-    # busbw/algbw = 0.51/0.52 is the (N-1)/N family; nccl-tests gives it to these five collectives.
-    offered = err.rsplit("one of ", 1)[1].strip().split(", ")
-    assert sorted(offered) == sorted(["scatter", "gather", "reduce_scatter", "all_gather", "all_to_all"])
-    assert main([log, "--alpha", "1e-6", "--beta", "150e9", "--collective", "all_to_all"]) == 0
+    assert main([log, "--alpha", "1e-6", "--beta", "150e9"]) == 0
     out = capsys.readouterr().out
-    assert "only 2 rows" in out and "alpha not resolved" in out
-    # A log with a latency regime gets neither note.
+    assert out.splitlines()[1].startswith("collective all_to_all, 64 ranks (count vs size)")
+    fit = next(line for line in out.splitlines() if line.startswith("fit"))
+    assert "beta = 0.5072 GB/s" in fit and "alpha" not in fit
+    assert "not determined: alpha: 2 sizes, and the line passes through them exactly" in out
+    # redop 'none' and root -1 with size = 8 x count x 4: AllGather or AllToAll, which rows cannot tell.
+    rows = str(CORPUS / "deepep303_h20_8gpu_alltoall_rows_excerpt.txt")
+    assert main([rows, "--alpha", "1e-6", "--beta", "150e9"]) == 2
+    offered = capsys.readouterr().err.rsplit("one of ", 1)[1].strip().split(", ")
+    assert sorted(offered) == ["all_gather", "all_to_all"]
+    # A log with a latency regime determines both.
     assert main([str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--alpha", "1e-6", "--beta", "450e9"]) == 0
     out = capsys.readouterr().out
-    assert "fit (ring" in out and "only 2 rows" not in out and "alpha not resolved" not in out
+    assert "fit (ring" in out and "alpha = " in out and "beta = " in out and "not determined" not in out
 
 
 @pytest.mark.parametrize(
@@ -861,7 +867,7 @@ REAL_MORE = {
         None,
         64,
         "count vs size",
-        None,
+        "all_to_all",
         2,
         (268435456, 1048576, "float", None, None),
         ("1041974", "0.52", "0.51"),
@@ -1033,7 +1039,16 @@ def _read_more(name, **kwargs):
 
 def test_corpus_has_its_sources():
     files = {p.name for p in CORPUS.glob("*.txt")}
-    assert files == set(REAL_MORE) | {"rccl_mi325x_egrep_rows_1_2_4_8_nodes.txt"} and len(files) >= 20
+    round4 = {
+        "rccl929_mi250x_16rank_mpich_all_reduce_2021_format_excerpt.txt",
+        "rccl930_mi250x_16rank_mpich_all_gather_2021_format_excerpt.txt",
+        "issue37_v100_8gpu_all_gather_error_column_2020.txt",
+        "nccl583_a100_8rank_bus_0x00_rank_lines_excerpt.txt",
+        "issue107_two_single_rank_processes_excerpt.txt",
+        "neuron_nccom_test_allr_doc.txt",
+        "nccl_info_lines_excerpts.txt",
+    }  # read by the "#41" tests below
+    assert files == set(REAL_MORE) | {"rccl_mi325x_egrep_rows_1_2_4_8_nodes.txt"} | round4 and len(files) >= 20
     sources = (CORPUS / "SOURCES").read_text()
     assert all(name in sources for name in files)
 
@@ -1241,7 +1256,7 @@ def _warned(text, fragment, **kwargs):
 
 def test_warning_two_ranks_on_one_gpu():
     same = _SYNTH.replace("device  1 [0x0a]", "device  0 [0x07]")
-    _warned(same, "ranks 0 and 1 run on the same GPU (node0 [0x07])")
+    _warned(same, "ranks 0 and 1 run on the same GPU (node0 device 0 [0x07])")
     assert not any("same GPU" in w for w in ccb.read_nccl_tests(_SYNTH).warnings)
 
 
@@ -1536,3 +1551,490 @@ def test_short_and_blank_lines_read_as_before_the_per_line_cut():
     rows = "1024 256 float sum 1.0 0.0 0.0 0e+00 1.0 0.0 0.0 0e+00"
     assert ccb.read_nccl_tests(f"{header}\n#(ms)\n{rows}").rows[0].time_s == pytest.approx(1e-3)
     assert ccb.read_nccl_tests(f"{header}\n#(us)\n{rows}").rows[0].time_s == pytest.approx(1e-6)
+
+
+# --------------------------------------------------------------------------- #42: number tokens, zero counts, rows outside a run
+# Each case is a published log with one line changed the way the outside fuzzer changed it.
+
+
+def _a3mega():
+    return (DATA / "a3mega_h100_2node_all_reduce.txt").read_text()
+
+
+def _row_line(text, size):
+    """The 0-based index and text of the row of ``size`` bytes (first half's busbw is token -6)."""
+    lines = text.splitlines()
+    index = next(i for i, line in enumerate(lines) if line.split()[:1] == [str(size)])
+    return lines, index
+
+
+def _with_token(text, size, position, token):
+    lines, i = _row_line(text, size)
+    tokens = lines[i].split()
+    tokens[position] = token
+    lines[i] = "   ".join(tokens)
+    return "\n".join(lines) + "\n", i + 1
+
+
+@pytest.mark.parametrize("footer", [True, False])
+def test_zero_with_a_huge_exponent_is_refused_naming_the_line(footer, capsys, tmp_path):
+    # '0e400' is a finite zero, but printed to the place 1e400: its rounding (which the footer's
+    # average and the busbw-factor interval use) overflowed 10.0 ** 400 in both places (#42).
+    text, line = _with_token(_a3mega(), 1048576, 7, "0e400")
+    if not footer:
+        text = "\n".join(x for x in text.splitlines() if "Avg bus bandwidth" not in x) + "\n"
+    with pytest.raises(ValueError, match=rf"^line {line}: column 'busbw': '0e400' is printed to a place of 1e400"):
+        ccb.read_nccl_tests(text)
+    path = tmp_path / "log.txt"
+    path.write_text(text)
+    assert main([str(path), "--preset", "h100_nvswitch"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"error: line {line}: column 'busbw'")
+
+
+@pytest.mark.parametrize("token", ["1e-320", "1e-310", "2e-308"])
+def test_subnormal_times_are_refused_naming_the_line(token, capsys, tmp_path):
+    # 1e-320 us was accepted, became 0.0 s after the unit conversion and the report divided by it;
+    # 1e-310 made the CLI name an internal parameter ("bytes_per_second must be finite").
+    text, line = _with_token(_a3mega(), 1048576, 5, token)
+    with pytest.raises(
+        ValueError, match=rf"^line {line}: column 'time': '{token}' is below the smallest normal double"
+    ):
+        ccb.read_nccl_tests(text)
+    path = tmp_path / "log.txt"
+    path.write_text(text)
+    assert main([str(path), "--preset", "h100_nvswitch"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: line {line}: column 'time'") and "bytes_per_second" not in err
+
+
+def test_a_normal_but_tiny_time_is_refused_before_any_division():
+    # 1e-300 us is a normal double; 8 GiB in 1e-306 s is 8.6e315 bytes/s, beyond any float.
+    text, line = _with_token(_a3mega(), 8589934592, 5, "1e-300")
+    with pytest.raises(ValueError, match=rf"^line {line}: time '1e-300' for a 8589934592-byte message implies"):
+        ccb.read_nccl_tests(text)
+    text, line = _with_token(_a3mega(), 8589934592, 7, "1e300")
+    with pytest.raises(ValueError, match=rf"^line {line}: busbw '1e300' GB/s is above"):
+        ccb.read_nccl_tests(text)
+
+
+def _issue232_with(line):
+    text = (CORPUS / "issue232_h100_2node_tree_all_reduce_excerpt.txt").read_text().splitlines()
+    return "\n".join(text[:2] + [line] + text[2:]) + "\n"
+
+
+@pytest.mark.parametrize(
+    "threads, note",
+    [
+        ("# nThread 1 nGpus 0 minBytes 2097152 maxBytes 17179869184", "starts 0 GPUs per process"),
+        ("# nThread 0 nGpus 1 minBytes 2097152 maxBytes 17179869184", "starts 0 GPUs per process"),
+        ("# nThread 1 nGpus 99999999999 minBytes 2097152 maxBytes 17179869184", "starts 99999999999 GPUs per process"),
+    ],
+)
+def test_thread_line_counts_outside_the_rank_range_are_not_used(threads, note):
+    # nccl-tests#232's run: "mpirun ... -np 2 ./all_reduce_perf ... -g 1" and busbw = algbw (c = 1,
+    # N = 2). A "# nThread" line giving 0 GPUs per process divided by zero (#42); one giving
+    # 99999999999 made N = 2e11, above MAX_RANKS, and outranked the rows.
+    log = ccb.read_nccl_tests(_issue232_with(threads))
+    assert (log.collective, log.n_ranks) == ("all_reduce", 2)
+    assert any(w.startswith("line 3: '# nThread") and note in w for w in log.warnings), log.warnings
+    run = ccb.nccl_tests.run_report(log, 1e-6, 50e9)
+    assert run.n_ranks == 2
+
+
+def test_nranks_zero_from_nccl_info_is_not_used():
+    text = _issue232_with("host:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 0 cudaDev 0 busId 1000 - Init COMPLETE")
+    log = ccb.read_nccl_tests(text)
+    assert log.n_ranks == 2 and any("NCCL INFO nranks 0 is outside 1 to" in w for w in log.warnings)
+
+
+def test_headerless_rows_after_a_footer_are_a_run_of_their_own():
+    # 31 headed rows of the A3 Mega log, then nccl-tests#214's five rows pasted under it without a
+    # header: the five vanished (#42). They are a second run; read_nccl_tests names their lines.
+    rows = [line for line in (CORPUS / "issue214_a40_2node_sendrecv_excerpt.txt").read_text().splitlines()]
+    bare = [line for line in rows if line.strip()[:1].isdigit()]
+    assert len(bare) == 5
+    text = _a3mega().rstrip("\n") + "\n\nand the other cluster:\n" + "\n".join(bare) + "\n"
+    runs = ccb.read_nccl_tests_runs(text)
+    assert [len(r.rows) for r in runs] == [31, 5]
+    assert runs[1].rows[0].size == 256 and runs[1].rows[-1].size == 4096
+    first = len(_a3mega().splitlines()) + 3
+    with pytest.raises(
+        ValueError, match=rf"^line {first}: 5 rows without a header after its footer \(lines {first}-{first + 4}\)"
+    ):
+        ccb.read_nccl_tests(text)
+
+
+def test_headerless_rows_before_a_headed_table_are_a_run_of_their_own():
+    # nccl-tests#232's five headed rows under ten headerless rows of Mooncake#3484 (#42: 10 + 5 came back as 5).
+    bare = (CORPUS / "mooncake3484_8gpu_all_reduce_rows_excerpt.txt").read_text()
+    headed = (CORPUS / "issue232_h100_2node_tree_all_reduce_excerpt.txt").read_text()
+    n_bare = len(ccb.read_nccl_tests(bare).rows)
+    runs = ccb.read_nccl_tests_runs(bare + "\n" + headed)
+    assert [len(r.rows) for r in runs] == [n_bare, 5]
+    assert runs[1].n_ranks == 2 and runs[1].rows[0].size == 2097152
+    with pytest.raises(ValueError, match=r"rows without a header before its header"):
+        ccb.read_nccl_tests(bare + "\n" + headed)
+
+
+def test_sendrecv_logs_are_fitted_with_one_round(capsys, tmp_path):
+    # nccl-tests#214 (sendrecv_perf on 2 x A40): fit_alpha_beta refused 'sendrecv' ("unknown
+    # primitive") and the CLI then printed "needs at least two non-empty rows of different sizes"
+    # for five distinct sizes (#42). A SendRecv is one message: one round, busbw factor 1.
+    log = ccb.read_nccl_tests((CORPUS / "issue214_a40_2node_sendrecv_excerpt.txt").read_text(), collective="sendrecv")
+    fit = ccb.fit_alpha_beta(log)
+    assert fit.steps == 1 and fit.points == 5
+    # The times fall from 34.24 to 30.74 us as the size grows: no slope, so no beta.
+    assert not fit.beta_determined
+    path = tmp_path / "sendrecv.txt"
+    path.write_text((CORPUS / "issue214_a40_2node_sendrecv_excerpt.txt").read_text())
+    assert main([str(path), "--preset", "pcie_gen4", "--collective", "sendrecv"]) == 0
+    out = capsys.readouterr().out
+    assert "fit (one round" in out and "needs at least two" not in out
+    assert "beta: the times do not grow with size" in out
+
+
+def test_each_fit_failure_says_its_own_reason(capsys):
+    # NCCL 1's README run: 20 rows, all of 1 size (5 types x 4 operators).
+    assert main([str(DATA / "nccl1_titanx_all_reduce.txt"), "--alpha", "5e-6", "--beta", "12e9"]) == 0
+    out = capsys.readouterr().out
+    assert "fit: not possible: log: need at least two rows of different sizes" in out and "got 20 rows of 1 size" in out
+
+
+# --------------------------------------------------------------------------- #41: what real logs showed wrong
+
+
+def _corpus(name):
+    return (CORPUS / name).read_text()
+
+
+@pytest.mark.parametrize(
+    "name, collective",
+    [
+        ("rccl929_mi250x_16rank_mpich_all_reduce_2021_format_excerpt.txt", "all_reduce"),
+        ("rccl930_mi250x_16rank_mpich_all_gather_2021_format_excerpt.txt", "all_gather"),
+    ],
+)
+def test_launchers_with_a_suffix_start_their_process_count(name, collective, capsys):
+    # "mpirun.mpich -np 16 ... -g 1" (ROCm/rccl#929, #930): the suffix hid the launcher, so the
+    # line read as one process, N = 1, and the true --ranks 16 was refused as a contradiction.
+    log = ccb.read_nccl_tests(_corpus(name))
+    assert (log.collective, log.n_ranks, log.n_ranks_source) == (collective, 16, "command line")
+    assert main([str(CORPUS / name), "--preset", "mi300x_xgmi", "--ranks", "16"]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        ("mpirun.openmpi -np 8 ./build/all_reduce_perf -g 1", (8, 1, 1)),
+        ("/usr/bin/mpirun.openmpi --allow-run-as-root -np 4 ./all_reduce_perf -g 2", (4, 1, 2)),
+        ("mpiexec.hydra -n 16 -ppn 8 ./all_reduce_perf -g 1", (16, 1, 1)),
+        ("mpiexec.hydra -ppn 8 -hosts a,b ./all_reduce_perf -g 1", (16, 1, 1)),
+        ("srun -N 2 --ntasks-per-node=8 ./all_reduce_perf -g 1", (16, 1, 1)),
+        ("user@host:~/nccl-tests$ ./build/all_reduce_perf -b 8 -g 8", (1, 1, 8)),
+        ("NCCL_DEBUG=INFO numactl --interleave=all ./build/all_reduce_perf -g 4", (1, 1, 4)),
+        ("ibrun ./build/all_reduce_perf -g 1", None),  # TACC's launcher: its count is the allocation's
+        ("charmrun +p4 ./build/all_reduce_perf -g 1", None),
+    ],
+)
+def test_command_lines_by_hand(line, expected):
+    from ccb_helpers.nccl_tests.command import _PROGRAM_TOKEN_RE, command_ranks
+
+    assert command_ranks(line, _PROGRAM_TOKEN_RE.search(line).start(1)) == expected
+
+
+def test_an_unknown_launcher_does_not_win_over_the_rows():
+    # nccl-tests#232's two ranks run by a launcher the reader does not know: the line is no evidence,
+    # and busbw = algbw (c = 2(N-1)/N = 1) gives N = 2. Before: one process, N = 1.
+    text = _corpus("issue232_h100_2node_tree_all_reduce_excerpt.txt").replace("$ mpirun ", "$ ibrun ", 1)
+    log = ccb.read_nccl_tests(text)
+    assert (log.n_ranks, log.n_ranks_source) == (2, "busbw factor")
+
+
+def test_old_pci_bus_byte_shared_by_several_gpus_is_not_one_gpu():
+    # NVIDIA/nccl#583: eight A100 on one host, each rank line "[0x00]" (the bus byte only): devices
+    # 0..7 are eight GPUs. Two ranks on one host with the same bus byte *and* device are one GPU.
+    from ccb_helpers.nccl_tests.checks import _same_gpu
+    from ccb_helpers.nccl_tests.formats import _RANK_RE
+
+    ranks = []
+    for number, line in enumerate(_corpus("nccl583_a100_8rank_bus_0x00_rank_lines_excerpt.txt").splitlines(), 1):
+        if m := _RANK_RE.match(line.strip()):
+            ranks.append((int(m.group(1)), m.group(2), m.group(3), m.group(4), m.group(5), number))
+    assert len(ranks) == 8 and {r[3] for r in ranks} == {"0x00"}
+    assert _same_gpu(ranks) is None
+    assert _same_gpu(ranks + [(8, "AI-A100-Beethoven01", "3", "0x00", "A100", 99)]) == (
+        3,
+        8,
+        "AI-A100-Beethoven01 device 3 [0x00]",
+    )
+
+
+def test_error_column_of_2020_is_checked_against_nccl_tests_own_limit():
+    # nccl-tests#37: all_gather_perf -g 8, error 1e+00 in both halves; nccl-tests' limit for float
+    # is DeltaMaxValue(float) x (N-1) = 1e-5 x 7 = 7e-05 (src/common.cu of 2019-2021).
+    log = ccb.read_nccl_tests(_corpus("issue37_v100_8gpu_all_gather_error_column_2020.txt"))
+    assert (log.collective, log.n_ranks) == ("all_gather", 8)
+    failed = [w for w in log.warnings if "DeltaMaxValue(float) x (N-1) = 7e-05" in w]
+    assert len(failed) == 1 and "2 results (in-place and out-of-place)" in failed[0]
+    # An AllToAll's in-place column of that era is not checked (nccl-tests did not check it either).
+    assert not any("DeltaMaxValue" in w for w in ccb.read_published_log("issue78_v100_8node_alltoall").warnings)
+
+
+def test_rank_zero_from_every_process_is_one_rank_each():
+    from ccb_helpers.nccl_tests.evidence import Evidence, resolve
+
+    # Two processes that each ran alone print "Rank 0" each: N = 1 per process (the CLI then
+    # says nccl-tests was built without MPI=1), not an unknown rank count.
+    rows = ccb.read_published_log("a3mega_h100_2node_all_reduce").rows
+    _, n, source, warnings, _ = resolve(Evidence(rows=rows, rank_indices=(0, 0)), "all_reduce", None, None)
+    assert (n, source) == (1, "rank lines") and any("rank 0 more than once" in w for w in warnings)
+
+
+def test_two_processes_that_each_ran_alone_get_the_one_rank_message():
+    # nccl-tests#107 (and #329): two single-rank processes, "Rank 0" twice, the header printed twice.
+    with pytest.raises(ValueError, match=r"every process ran alone \(its rank lines all say rank 0\).*make MPI=1"):
+        ccb.read_nccl_tests(_corpus("issue107_two_single_rank_processes_excerpt.txt"))
+
+
+def test_elided_rank_lines_do_not_count_hosts(capsys):
+    # CoreWeave's "2 Racks" GB200 run: 128 ranks, one rank line (rank 143, from another run). It was
+    # reported "on 1 host", and --node-beta then applied no network cut, silently.
+    path = CORPUS / "coreweave_gb200_2rack_all_reduce.txt"
+    log = ccb.read_nccl_tests(path.read_text())
+    assert log.n_ranks == 128 and log.n_hosts is None and not log.hosts_complete
+    assert any("the node count is not known from the log" in w for w in log.warnings)
+    assert main([str(path), "--preset", "b200_nvlink5", "--node-beta", "400e9"]) == 2
+    assert "pass n_nodes (--nodes)" in capsys.readouterr().err
+    assert main([str(path), "--preset", "b200_nvlink5", "--node-beta", "400e9", "--nodes", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "network cut: 2 nodes" in out and " host" not in out.splitlines()[1]
+
+
+def test_the_redop_column_narrows_the_collective():
+    # rccl#929's table without its command line: a 'redop' column (no root) holding 'sum' is
+    # AllReduce or ReduceScatter (AllToAll leaves it blank, AllGather has none); count vs size = 1
+    # rules out ReduceScatter.
+    rows = _corpus("rccl929_mi250x_16rank_mpich_all_reduce_2021_format_excerpt.txt").split("\n", 1)[1]
+    log = ccb.read_nccl_tests(rows)
+    assert log.collective == "all_reduce"
+    with pytest.raises(ValueError, match=r"collective='all_gather' contradicts the log"):
+        ccb.read_nccl_tests(rows, collective="all_gather")
+    from ccb_helpers.nccl_tests.evidence import Evidence
+
+    evidence = Evidence(rows=log.rows, header_columns=("size", "count", "type", "redop", "time"), header_printed=True)
+    assert "its header's columns (size type redop …) are those nccl-tests printed for all_reduce" in (
+        evidence._columns_contradiction("all_gather")
+    )
+    assert "are those nccl-tests printed for all_reduce, reduce_scatter, all_to_all" in evidence._columns_contradiction(
+        "broadcast"
+    )
+    assert evidence._columns_contradiction("all_to_all") == "its rows have redop 'sum', and all_to_all does not reduce"
+    # rccl#930's AllGather table without its command line: "size count type" is AllGather's (or
+    # SendRecv's) header, and size = 16 x count x 4.
+    rows = _corpus("rccl930_mi250x_16rank_mpich_all_gather_2021_format_excerpt.txt").split("\n", 1)[1]
+    log = ccb.read_nccl_tests(rows)
+    assert (log.collective, log.n_ranks, log.n_ranks_source) == ("all_gather", 16, "count vs size")
+
+
+def test_alpha_is_not_printed_from_bandwidth_bound_rows(capsys):
+    # The A3 Mega log's rows of 1 GiB and more are bandwidth-bound: an intercept fitted to them is
+    # an extrapolation, not a latency.
+    log = ccb.read_published_log("a3mega_h100_2node_all_reduce")
+    fit = ccb.fit_alpha_beta(log, min_size=2**30)
+    assert fit.points == 4 and not fit.alpha_determined and fit.beta_determined
+    full = ccb.fit_alpha_beta(log)
+    assert full.alpha_determined and full.beta_determined
+
+
+def test_topo_m_with_topo_p2p_pasted_after_it(tmp_path):
+    # aikitoria/open-gpu-kernel-modules#13: "nvidia-smi topo -m" then "nvidia-smi topo -p2p p":
+    # the second matrix repeated GPU0 .. GPU4 ("row GPU0 appears twice").
+    text = (Path(__file__).parent / "data" / "nvidia_smi" / "rtx5060ti_topo_m_then_p2p_p.txt").read_text()
+    topology = ccb.parse_nvidia_smi_topo(text)
+    assert (topology.n, topology.switched) == (5, True)
+
+
+def test_nccom_test_output_is_named():
+    with pytest.raises(ValueError, match=r"^line 2: this is AWS Neuron's nccom-test output .*not nccl-tests output"):
+        ccb.read_nccl_tests(_corpus("neuron_nccom_test_allr_doc.txt"))
+
+
+def test_wrong_column_whose_hash_was_lost():
+    text = ccb.published_log_text("a3mega_h100_2node_all_reduce")
+    assert "#wrong" in text
+    lost = ccb.read_nccl_tests(text.replace("#wrong", "wrong"))
+    assert lost.rows == ccb.read_nccl_tests(text).rows and lost.check_column == "#wrong"
+
+
+def test_busbw_over_algbw_narrows_the_factor_only_where_its_convention_is_known():
+    from ccb_helpers.nccl_tests.evidence import Evidence
+
+    # DGX-2 AllGather of 2019: busbw = algbw (the old convention), so the ratio (1) is not c(N).
+    old = Evidence(rows=ccb.read_published_log("dgx2_v100_all_gather").rows)
+    assert old.interval_for("all_gather")[:2] == old.factor_interval()[:2]
+    assert ccb.read_published_log("dgx2_v100_all_gather").n_ranks == 12
+    # A3 Mega AllReduce: both intervals hold 2 x 15/16 = 1.875; the narrowed one is inside the other.
+    new = Evidence(rows=ccb.read_published_log("a3mega_h100_2node_all_reduce").rows)
+    lo, hi, _ = new.factor_interval()
+    nlo, nhi, _ = new.interval_for("all_reduce")
+    assert lo <= nlo <= 1.875 <= nhi <= hi
+
+
+# --------------------------------------------------------------------------- #41: what a practitioner builds on
+
+
+SMI_DATA = Path(__file__).parent / "data" / "nvidia_smi"
+
+
+def test_preset_auto_from_the_devices_and_a_warning_when_a_preset_contradicts_them(capsys):
+    assert main([str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--preset", "auto"]) == 0
+    out = capsys.readouterr().out
+    assert "preset h100_nvswitch chosen from the devices the rank lines name (NVIDIA H100 80GB HBM3)" in out
+    assert main([str(CORPUS / "rccl_mi300x_1node_all_reduce.txt"), "--preset", "auto"]) == 0
+    assert "bound: preset mi300x_xgmi" in capsys.readouterr().out
+    # An A100 log held against an MI355X preset: said, not silently bounded by other links.
+    assert (
+        main([str(DATA / "oke_a100_2node_all_reduce.txt"), "--preset", "mi355x_xgmi", "--collective", "all_reduce"])
+        == 0
+    )
+    assert "--preset mi355x_xgmi is not the hardware the log names (NVIDIA A100-SXM4-40GB: preset a100_nvlink)" in (
+        capsys.readouterr().out
+    )
+    # T4 (PCIe Gen3) has no preset; a log without device names has nothing to choose from.
+    assert main([str(DATA / "eks_efa_t4_2node_all_reduce.txt"), "--preset", "auto", "--collective", "all_reduce"]) == 2
+    assert "--preset auto: a PCIe Gen3 card, no preset" in capsys.readouterr().err
+    assert main([str(CORPUS / "deepep303_h20_8gpu_all_reduce_rows_excerpt.txt"), "--preset", "auto"]) == 2
+    assert "the log names no devices" in capsys.readouterr().err
+
+
+def test_nccl_info_lines_read_from_real_logs():
+    from ccb_helpers.nccl_tests.nccl_info import NcclInfo, in_network_from_info, network_kind, read_info_line
+
+    blocks = (CORPUS / "nccl_info_lines_excerpts.txt").read_text().split("# https://github.com/NVIDIA/nccl/issues/")[1:]
+    infos = {}
+    for block in blocks:
+        info = NcclInfo()
+        for number, line in enumerate(block.splitlines()[1:], start=2):
+            read_info_line(line, number, info)
+        infos[block.split()[0]] = info
+    assert (infos["1357"].nranks, infos["1357"].nodes, infos["1357"].local_ranks, infos["1357"].nvls) == (
+        {16},
+        {2},
+        {8},
+        True,
+    )
+    assert (infos["1814"].nranks, infos["1814"].nvls, infos["1814"].collnet) == ({64}, True, False)
+    assert (infos["1706"].nvls, infos["1706"].collnet) == (False, True)
+    assert network_kind(infos["1291"]) == "InfiniBand" and infos["1291"].nics == ("[0]mlx5_2:1/IB/SHARP",)
+    assert infos["1453"].nvls and "NET/IBext_v8" in infos["1453"].transports
+    assert network_kind(ccb.read_published_log("eks_efa_t4_2node_all_reduce").nccl) == "EFA"
+    # NVLS on: an AllReduce may reduce in the NVSwitch; CollNet counts on several nodes only.
+    assert in_network_from_info(infos["1814"], "all_reduce", True)[0] == "nvls"
+    assert in_network_from_info(infos["1706"], "all_reduce", False) == (None, "")
+    assert in_network_from_info(infos["1814"], "all_gather", True) == (None, "")
+
+
+def test_nvls_on_raises_the_allreduce_ceiling_by_c_of_n():
+    # The A3 Mega log (16 x H100, 2 nodes) with nccl#1453's "NVLS comm ... headRank" line after
+    # it: each GPU then moves M, not 2 x 15/16 M, so the large-message endpoint term is
+    # 1.875 x (450 + 25) = 890.625 GB/s and the node cut (375) binds as before.
+    line = (CORPUS / "nccl_info_lines_excerpts.txt").read_text().splitlines()[-2]
+    assert "NVLS comm" in line
+    log = ccb.read_nccl_tests(ccb.published_log_text("a3mega_h100_2node_all_reduce") + line + "\n")
+    assert log.nccl.nvls
+    run = ccb.nccl_tests.run_report(log, 1e-6, 25e9, ports=18, node_beta=200e9, in_network="nvls")
+    big = run.table.values[-1]
+    assert big["in_network"] == "nvls" and big["ceiling"] == pytest.approx(375e9, rel=1e-12)
+    alone = ccb.nccl_tests.run_report(log, 1e-6, 25e9, ports=18, in_network="nvls")
+    assert alone.table.values[-1]["ceiling"] == pytest.approx(1.875 * 450e9, rel=1e-12)
+    # per size: the tuner's lines name the algorithm (NCCL's "%s: %ld Bytes -> Algo %s proto %s" format)
+    tuned = ccb.read_nccl_tests(
+        ccb.published_log_text("a3mega_h100_2node_all_reduce")
+        + "host:1:1 [0] NCCL INFO AllReduce: 8589934592 Bytes -> Algo NVLS proto SIMPLE channel{Lo..Hi}={0..15}\n"
+        + "host:1:1 [0] NCCL INFO AllReduce: 8 Bytes -> Algo 1 proto 0 time 12.345000\n"
+    )
+    assert tuned.nccl.algorithms == {("all_reduce", 8589934592): ("NVLS", "SIMPLE"), ("all_reduce", 8): ("RING", "LL")}
+
+
+def test_topology_file_gives_the_endpoint_and_nic_ceilings(capsys, tmp_path):
+    # nccl-tests#319's 2 x 8 H100 with the H100 node of nccl#1453 (NV18, 8 NICs each PIX to one
+    # GPU) and 400 Gb/s NICs: 18 x 25 = 450 GB/s of NVLink and 8 x 50 / 8 = 50 GB/s of network per
+    # GPU: endpoint 500 GB/s; the node cut 2 x 15/16 / 1 x 400 = 750 GB/s does not bind.
+    topo = str(SMI_DATA / "h100_nics_nccl1453_excerpt.txt")
+    log = str(DATA / "hgx_h100_2node_all_reduce_issue319.txt")
+    assert main([log, "--preset", "auto", "--topology", topo, "--nic-gbps", "400", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)["runs"][0]
+    assert data["bound"]["ports"] == 18 and data["bound"]["beta_Bps"] == 25e9
+    assert data["bound"]["node_beta_Bps"] == pytest.approx(400e9) and data["bound"][
+        "node_ceiling_Bps"
+    ] == pytest.approx(750e9)
+    assert data["rows"][-1]["ceiling"] == pytest.approx(500e9, rel=1e-12)
+    # Without a NIC rate: said, and no network cut invented.
+    assert main([log, "--preset", "auto", "--topology", topo]) == 0
+    assert "8 NICs at PIX/PXB of the GPUs, but no rate (no 'Rate:' lines): pass --nic-gbps" in capsys.readouterr().out
+    # One node, all its GPUs: the topology's own ceiling (p5.48xlarge: 18 links x 25 GB/s).
+    rows = str(CORPUS / "deepep303_h20_8gpu_all_reduce_rows_excerpt.txt")
+    assert main([rows, "--preset", "h100_nvswitch", "--topology", str(SMI_DATA / "h100_p5_48xlarge.txt")]) == 0
+    assert "one node: the ceiling is 450 GB/s, set by each GPU's 18 links" in capsys.readouterr().out
+    # rocm-smi --showtopo of an MI300X hive (7 xGMI links per GPU at 64 GB/s) with RCCL's one-node run.
+    rows = "\n".join(f"GPU{i}   " + "   ".join("0" if i == j else "%s" for j in range(8)) for i in range(8))
+    head = "       " + "   ".join(f"GPU{i}" for i in range(8))
+    rocm = tmp_path / "rocm.txt"
+    rocm.write_text(
+        f"=== Weight between two GPUs ===\n{head}\n"
+        + rows.replace("%s", "15")
+        + f"\n=== Link Type between two GPUs ===\n{head}\n"
+        + rows.replace("%s", "XGMI")
+        + "\n"
+    )
+    assert main([str(CORPUS / "rccl_mi300x_1node_all_reduce.txt"), "--preset", "auto", "--topology", str(rocm)]) == 0
+    assert "one node: the ceiling is 448 GB/s, set by each GPU's 7 links" in capsys.readouterr().out
+    assert main([log, "--preset", "auto", "--topology", str(CORPUS / "SOURCES")]) == 2
+    assert "no header line with GPU0 GPU1" in capsys.readouterr().err
+
+
+def test_ci_gate_exit_codes(capsys):
+    # A3 Mega, 8 x 200 Gb/s per node: the 8 GiB row's efficiency is 338.83 / 375 = 0.904, its busbw
+    # 338.83 GB/s; the 1 GiB row's 297.86 / 375 = 0.794.
+    log = [str(DATA / "a3mega_h100_2node_all_reduce.txt"), "--preset", "h100_nvswitch", "--network", "roce_8x200"]
+    assert main(log + ["--fail-below", "0.95"]) == 3
+    assert (
+        "gate: FAIL: the run: 1 of 1 gated rows fail; worst at 8589934592 bytes (line 60): efficiency 0.904 < 0.95"
+        in (capsys.readouterr().out)
+    )
+    assert main(log + ["--fail-below", "0.85"]) == 0 and "gate: PASS" in capsys.readouterr().out
+    assert main(log + ["--fail-below", "0.85", "--gate-from", str(2**30)]) == 3
+    assert "worst at 1073741824 bytes" in capsys.readouterr().out
+    assert main(log + ["--fail-below-busbw", "350", "--format", "json"]) == 3
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["runs"] and "busbw 338.83 GB/s < 350 GB/s" in captured.err
+    assert main(log + ["--fail-below", "1.5"]) == 2 and "fail_below must be <= 1" in capsys.readouterr().err
+
+
+def test_run_k_picks_one_run(capsys):
+    egrep = str(CORPUS / "rccl_mi325x_egrep_rows_1_2_4_8_nodes.txt")
+    assert main([egrep, "--preset", "mi300x_xgmi", "--run", "2", "--collective", "all_reduce"]) == 0
+    out = capsys.readouterr().out
+    assert "16 ranks" in out and "=== run" not in out
+    assert main([egrep, "--preset", "mi300x_xgmi", "--run", "5", "--collective", "all_reduce"]) == 2
+    assert "--run 5: " in (err := capsys.readouterr().err) and "holds 4 runs (1 to 4)" in err
+
+
+def test_compare_across_collectives_runs_and_presets(capsys):
+    # DGX-2 AllReduce against Reduce (same sizes; roots and operators differ): matched by size.
+    before, after = str(DATA / "dgx2_v100_all_reduce.txt"), str(DATA / "dgx2_v100_reduce.txt")
+    assert main(["compare", before, after, "--preset", "v100_nvlink2"]) == 0
+    out = capsys.readouterr().out
+    assert "all_reduce against reduce, matched by size" in out and "(no size appears in both logs)" not in out
+    # Two kinds of hardware, one preset each; the K-th run of a file of several.
+    egrep = str(CORPUS / "rccl_mi325x_egrep_rows_1_2_4_8_nodes.txt")
+    mi355x = str(CORPUS / "rccl_mi355x_pollara_2node_all_reduce.txt")
+    args = ["compare", egrep, mi355x, "--before-preset", "mi300x_xgmi", "--after-preset", "mi355x_xgmi"]
+    assert (
+        main(args + ["--collective", "all_reduce"]) == 2 and "pick one with --before-run K" in capsys.readouterr().err
+    )
+    assert main(args + ["--collective", "all_reduce", "--before-run", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "bound before: preset mi300x_xgmi" in out and "bound after:  preset mi355x_xgmi" in out

@@ -146,20 +146,23 @@ class _FakeClock:
 
 def test_synthesize_time_limit_covers_building_the_model(monkeypatch):
     # Before #28 the limit started with the solver: 11-42 s and 0.9 GB went into building first.
-    import ccb_helpers.synthesis as synthesis
+    from ccb_helpers.synthesis import encoding, frontier, model, solve
 
-    monkeypatch.setattr(synthesis, "time", _FakeClock())
+    clock = _FakeClock()
+    for module in (encoding, frontier, model, solve):  # every module of the package that reads the clock
+        monkeypatch.setattr(module, "time", clock)
     with pytest.raises(ccb.SynthesisTimeout, match="time_limit=1 s"):
         ccb.synthesize(ccb.ring(6), "all_gather", 3, 3, 1, time_limit=1.0)
 
 
 def test_synthesize_checks_the_model_size_before_building_anything(monkeypatch):
-    import ccb_helpers.synthesis as synthesis
+    from ccb_helpers.synthesis import encoding, model
 
     def built(*args, **kwargs):
         raise AssertionError("the network was built before the size cap was checked")
 
-    monkeypatch.setattr(synthesis, "_network", built)
+    for module in (encoding, model):  # where the solve path looks _network up
+        monkeypatch.setattr(module, "_network", built)
     with pytest.raises(ValueError, match="send variables"):
         ccb.synthesize(ccb.single_switch(1024), "broadcast", 1, 1, 1, time_limit=0.01)
 
@@ -240,11 +243,12 @@ def test_explorer_controls_take_scalars_only(value):
                 e.update(**{name: value})
 
 
-# -- the MPI command line: one validation, up front, with the later limits (changes in mpi/_cli.py) --
+# -- the MPI command line: one validation, up front, with the later limits (mpi/_args.py, mpi/_budget.py) --
 
 
 def _mpi_check(argv, n=4):
-    from ccb_helpers.mpi._cli import _check_traffic, check_case_for, parse_static
+    from ccb_helpers.mpi._args import parse_static
+    from ccb_helpers.mpi._budget import _check_traffic, check_case_for
 
     config = parse_static(argv)
     for case in config.get("cases", []):
@@ -299,7 +303,7 @@ RUN = ["run", "--algorithm", "ring", "--primitive", "all_reduce", "--size"]
     ],
 )
 def test_mpi_cli_refuses_up_front(argv, words):
-    from ccb_helpers.mpi._cli import InputError
+    from ccb_helpers.mpi._args import InputError
 
     with pytest.raises(InputError, match=words):
         _mpi_check(argv)
@@ -311,7 +315,7 @@ def test_mpi_cli_accepts_a_good_launch():
 
 
 def test_mpi_cli_json_target_must_be_a_regular_file(tmp_path):
-    from ccb_helpers.mpi._cli import _json_target_problem
+    from ccb_helpers.mpi._budget import _json_target_problem
 
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
@@ -357,7 +361,9 @@ def test_mpi_and_synthesis_plots_check_axes_and_fit(bad):
     # An int, a 0-d array or an iterator reached matplotlib ("'int' object has no attribute 'plot'").
     import matplotlib.pyplot as plt
 
-    result = ccb.load_mpi_result(Path(__file__).parent.parent / "notebooks" / "data" / "mpi_sweep_example.json")
+    result = ccb.load_mpi_result(
+        Path(__file__).parent.parent / "ccb_helpers" / "data" / "mpi" / "mpi_sweep_example.json"
+    )
     calls = [
         (lambda: ccb.plot_mpi_ratios(result, axes=bad), "axes"),
         (lambda: ccb.plot_pingpong(result, axes=bad), "axes"),
@@ -370,3 +376,29 @@ def test_mpi_and_synthesis_plots_check_axes_and_fit(bad):
                 call()
     finally:
         plt.close("all")
+
+
+# -- issue #42: errors name the parameter ------------------------------------------------------
+
+
+def _mpi_example():
+    return ccb.load_mpi_result(Path(__file__).parent.parent / "ccb_helpers" / "data" / "mpi" / "mpi_sweep_example.json")
+
+
+@pytest.mark.parametrize(
+    "call, parameter",
+    [
+        (lambda: ccb.draw_knomial_tree(8, k=np.array(5)), "k"),  # was "unhashable type"
+        (lambda: ccb.draw_knomial_tree(np.array([8, 9]), k=1), "n"),
+        (
+            lambda: ccb.draw_schedule(ccb.generate("ring", "all_reduce", 4, 8), max_messages=np.ones((2, 2), int)),
+            "max_messages",
+        ),
+        (lambda: ccb.plot_mpi_runs(_mpi_example(), ncols=[1, 2]), "ncols"),  # was numpy's "inhomogeneous shape"
+        (lambda: ccb.block_bounds(100, 7, parts=np.uint64(2**63)), "parts"),  # named "blocks"
+        (lambda: ccb.block_bounds(100, 2**40), "n"),  # parts defaults to n: the cap is n's
+    ],
+)
+def test_errors_name_the_parameter(call, parameter):
+    with pytest.raises((ValueError, TypeError), match=rf"^{parameter}\b"):
+        call()

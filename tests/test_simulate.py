@@ -405,18 +405,146 @@ def test_all_to_all_with_m_not_divisible_by_n_is_a_clear_error(algorithm):
 def test_switch_step_time_counts_the_uplink():
     """Issue #28 (outside fuzzer): a synthesized-style step on a single switch sends three 1-byte
     blocks into the root's one downlink; run.time counted the largest message (1 byte), a third
-    of synthesized_time and below the gather's bandwidth bound of 3 B over one link."""
+    of synthesized_time and below the gather's bandwidth bound of 3 B over one link. Issue #37:
+    such a step is not one round of the book either (a one-link node hears one peer a round), so
+    it is refused; as three steps of one round it costs 3 alpha + 3 B / beta, above the round bound."""
     import dataclasses
 
     T = ccb.Transfer
     gather = ccb.Schedule.from_transfers("gather", 4, 4, [[T(1, 0, 1, 1), T(2, 0, 2, 1), T(3, 0, 3, 1)]])
     step = dataclasses.replace(gather, step_rounds=(3,), chunk_bytes=1)
-    run = ccb.run_schedule(step, ports=3, topology=ccb.single_switch(4))
-    assert run.correct and run.bandwidth_bytes == 3  # 3 bytes through one link, one after another
-    assert run.time(1.0, 1.0) == 4.0 == ccb.synthesized_time(step, 1.0, 1.0)
-    assert run.time(1e-12, 1.0) >= ccb.bandwidth_lower_bound("gather", 4, 4, 1.0, degree=1)
+    with pytest.raises(ccb.ScheduleError, match="receives from 3 nodes .* 1 link"):
+        ccb.run_schedule(step, ports=3, topology=ccb.single_switch(4))
     with pytest.raises(ccb.ScheduleError, match="1 link"):  # without steps: one message per link
         ccb.run_schedule(gather, ports=3, topology=ccb.single_switch(4))
+    one_by_one = ccb.Schedule.from_transfers("gather", 4, 4, [[T(1, 0, 1, 1)], [T(2, 0, 2, 1)], [T(3, 0, 3, 1)]])
+    steps = dataclasses.replace(one_by_one, step_rounds=(1, 1, 1), chunk_bytes=1)
+    run = ccb.run_schedule(steps, ports=3, topology=ccb.single_switch(4))
+    assert run.correct and run.bandwidth_bytes == 3  # 3 bytes through one link, one after another
+    assert run.time(1.0, 1.0) == 6.0 == ccb.synthesized_time(steps, 1.0, 1.0)  # by hand: 3 x (1 + 1)
+    bound = ccb.round_lower_bound("gather", 4, 4, 1.0, 1.0, ports=3, diameter=1, degree=1)
+    assert bound == 2.0 + 3.0  # ceil(log2 4) rounds + 3 bytes over one link
+    assert run.time(1.0, 1.0) >= bound
+
+
+# --------------------------------------------------------------------------- links beyond the endpoints (#37)
+
+
+def _pairwise_fat_tree_bytes(n, hosts_per_leaf, spines, block):
+    """By hand: in round k of pairwise AllToAll host i sends one block to i + k mod n. A leaf's
+    hosts whose peer sits under another leaf send through its `spines` uplinks, spread evenly;
+    a round costs its largest message (one block) or that share, whichever is more."""
+    total = 0
+    for k in range(1, n):
+        crossing = sum((i + k) % n // hosts_per_leaf != i // hosts_per_leaf for i in range(hosts_per_leaf))
+        total += max(block, crossing * block / spines)
+    return total
+
+
+@pytest.mark.parametrize("oversubscription, spines", [(1, 4), (2, 2), (4, 1)])
+def test_oversubscribed_fat_tree_charges_the_leaf_links(oversubscription, spines):
+    # Issue #37: 2:1 simulated 15,360 below the bisection bound 16,384 (4:1: 15,360 vs 32,768).
+    tree = ccb.fat_tree(16, oversubscription=oversubscription)
+    run = ccb.simulate("pairwise", "all_to_all", 16, 16384, topology=tree)
+    assert run.correct
+    assert run.time(0.0, 1.0) == _pairwise_fat_tree_bytes(16, 4, spines, 1024)
+    assert run.time(0.0, 1.0) == {1: 15360, 2: 25600, 4: 49152}[oversubscription]
+    assert run.time(0.0, 1.0) >= ccb.bisection_lower_bound("all_to_all", tree, 16384, 1.0)
+    # run_schedule is the same run (no step_rounds): the same charge
+    again = ccb.run_schedule(ccb.generate("pairwise", "all_to_all", 16, 16384), topology=tree)
+    assert again.time(0.0, 1.0) == run.time(0.0, 1.0)
+
+
+def test_fat_tree_closed_form_equals_shortest_path_routing():
+    # The same fat tree as a user graph goes through the general router (every shortest path
+    # through the switches, split evenly): the two link models agree.
+    tree = ccb.fat_tree(16, oversubscription=2)
+    custom = ccb.topology_from_graph(tree.graph, name="fat tree by hand", bisection_links=tree.bisection_links)
+    for algorithm, primitive in (("pairwise", "all_to_all"), ("ring", "all_reduce"), ("bruck", "all_gather")):
+        a = ccb.simulate(algorithm, primitive, 16, 16 * 64, topology=tree)
+        b = ccb.simulate(algorithm, primitive, 16, 16 * 64, topology=custom)
+        assert a.time(0.0, 1.0) == b.time(0.0, 1.0) and a.correct and b.correct
+
+
+def _pcie_tree():
+    """Two PCIe switches of two GPUs each under one root switch: one link between the halves."""
+    import networkx as nx
+
+    g = nx.Graph()
+    for v in ("A", "B", "root"):
+        g.add_node(v, kind="switch")
+    g.add_edges_from([(0, "A"), (1, "A"), (2, "B"), (3, "B"), ("A", "root"), ("B", "root")])
+    return ccb.topology_from_graph(g, name="PCIe tree")
+
+
+def test_switch_to_switch_links_of_any_graph_are_charged():
+    # Before #37 only the GPUs' own links counted: 3 blocks, below the bisection bound of 4.
+    tree = _pcie_tree()
+    assert tree.bisection_links == 1
+    run = ccb.simulate("pairwise", "all_to_all", 4, 4096, topology=tree)
+    # By hand: round 1 (i -> i+1) sends one block A -> B (1 -> 2) and one B -> A (3 -> 0); round 2
+    # (i -> i+2) two blocks each way over the one link; round 3 one block each way.
+    assert run.link_load.tolist() == [1024.0, 2048.0, 1024.0]
+    assert run.time(0.0, 1.0) == 4096 == ccb.bisection_lower_bound("all_to_all", tree, 4096, 1.0)
+
+
+def test_a_pair_without_a_switch_path_is_refused():
+    import networkx as nx
+
+    g = nx.Graph()
+    g.add_node("s", kind="switch")
+    g.add_edges_from([(0, "s"), (1, "s"), (1, 2)])  # 2 hangs off endpoint 1, which does not forward
+    t = ccb.topology_from_graph(g, name="pendant")
+    schedule = ccb.Schedule.from_transfers("broadcast", 3, 4, [[T(0, 2, 0, 4)]])
+    with pytest.raises(ccb.ScheduleError, match=r"0->2\) has no path through the switches of pendant"):
+        ccb.run_schedule(schedule, topology=t)
+
+
+def test_step_rounds_are_refused_on_several_switch_levels_with_the_reason():
+    s = ccb.Schedule.from_transfers("broadcast", 16, 16, [[T(0, 5, 0, 16)]])
+    s = dataclasses.replace(s, step_rounds=(1,), chunk_bytes=16)
+    with pytest.raises(ccb.ScheduleError, match="direct networks and single switches.*without step_rounds"):
+        ccb.run_schedule(s, ports=15, topology=ccb.fat_tree(16, oversubscription=2))
+
+
+def test_routing_work_is_capped_before_the_run(monkeypatch):
+    from ccb_helpers import routing
+
+    monkeypatch.setattr(routing, "MAX_ROUTING_WORK", 10)
+    with pytest.raises(ValueError, match="routing every message"):
+        ccb.simulate("pairwise", "all_to_all", 4, 4096, topology=_pcie_tree())
+
+
+@pytest.mark.parametrize("steps, chunks, rounds", [(2, 2, 3), (3, 6, 7)])
+def test_synthesized_time_and_the_simulator_agree_on_parallel_links(steps, chunks, rounds):
+    # Issue #37: on the DGX-1's double NVLinks the simulator charged the largest message (twice a
+    # link's load): 6.0 against synthesized_time's 3.0 for (2, 3, 2), 14 against 7 for (3, 7, 6).
+    # By SCCL's cost model the bandwidth time is R chunks: 3 and 7 (chunk_bytes = 1 here).
+    t = ccb.dgx1()
+    s = ccb.stored_schedule(t, "all_gather", steps, chunks)
+    run = ccb.verify_synthesized(s, t)
+    assert s.chunk_bytes == 1 and run.correct
+    assert run.time(0.0, 1.0) == ccb.synthesized_time(s, 0.0, 1.0) == rounds
+    assert run.time(1.0, 1.0) == ccb.synthesized_time(s, 1.0, 1.0) == steps + rounds
+    # and the measured busiest link fills the declared rounds exactly (no padding)
+    assert run.link_load.tolist() == [float(r) for r in s.step_rounds]
+
+
+@pytest.mark.parametrize("oversubscription, spines", [(1, 4), (2, 2), (4, 1)])
+def test_all_reduce_on_an_oversubscribed_fat_tree_pays_only_for_its_link_conflicts(oversubscription, spines):
+    # Chapter 5's table (16 hosts, 4 per leaf, M = 16 KiB, alpha = 0, beta = 1), by hand.
+    n, m, per_leaf = 16, 16384, 4
+    tree = ccb.fat_tree(n, oversubscription=oversubscription)
+    # Ring: in every round one host per leaf sends out of it, one message per uplink: 2 (N-1) M / N.
+    ring = ccb.simulate("ring", "all_reduce", n, m, topology=tree)
+    assert ring.time(0.0, 1.0) == 2 * (n - 1) * m / n == ccb.node_lower_bound("all_reduce", tree, m, 1.0)
+    # Recursive halving: partners N/2, N/4, N/8, N/16 away exchange M/2, M/4, M/8, M/16; the
+    # first two cross leaves (all 4 hosts of a leaf share its `spines` uplinks), the last two stay
+    # inside; the AllGather mirrors the ReduceScatter.
+    halving = [(m / 2, True), (m / 4, True), (m / 8, False), (m / 16, False)]
+    expected = 2 * sum(max(size, per_leaf * size / spines) if across else size for size, across in halving)
+    rhd = ccb.simulate("recursive_halving_doubling", "all_reduce", n, m, topology=tree)
+    assert rhd.time(0.0, 1.0) == expected == {1: 30720, 2: 55296, 4: 104448}[oversubscription]
 
 
 def test_every_algorithm_of_the_catalogue_has_a_schedule_generator():

@@ -21,9 +21,10 @@ def test_info_propagation_table_reproduces_the_source():
 
 def test_preset_steps_table():
     t = ccb.preset_steps_table(ns=(1024,), keys=("sg2260", "a100_nvlink", "ib_ndr"))
-    # 3^6 = 729 < 1024 <= 2187: 7 steps; 7^3 = 343 < 1024 <= 2401: 4; InfiniBand: all-port k, but
-    # one NIC (d = 1), so p = 1 and 2^10 = 1024: 10 steps (the source's "1 round" needs N - 1 links).
-    assert [(v[2], v[3], v[4]) for v in t.values] == [(2, 2, 7), (6, 6, 4), (1023, 1, 10)]
+    # 3^6 = 729 < 1024 <= 2187: 7 steps; A100's 12 links: 13^2 = 169 < 1024 <= 2197: 3; InfiniBand:
+    # all-port k, but one NIC (d = 1), so p = 1 and 2^10 = 1024: 10 steps (the source's "1 round"
+    # needs N - 1 links).
+    assert [(v[2], v[3], v[4]) for v in t.values] == [(2, 2, 7), (12, 12, 3), (1023, 1, 10)]
 
 
 def test_broadcast_attainment_table_runs_the_simulator():

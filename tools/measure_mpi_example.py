@@ -1,4 +1,4 @@
-"""Re-measure chapter 6's shipped example run, ``notebooks/data/mpi_sweep_example.json``.
+"""Re-measure chapter 6's shipped example run, ``ccb_helpers/data/mpi/mpi_sweep_example.json``.
 
 One launch on this machine, N = 4 ranks: the ping-pong between ranks 0 and 1 (ranks 2 and 3
 asleep) that gives α and β, then the sweep of seven algorithm × primitive pairs over ten sizes,
@@ -6,7 +6,7 @@ asleep) that gives α and β, then the sweep of seven algorithm × primitive pai
 the same buffers. It takes about 5 minutes on a loaded 2-core machine; run it when the machine is
 quiet, then re-execute chapter 6 (``python tools/execute_notebooks.py notebooks/06_mpi_runs.ipynb``).
 
-Usage: python tools/measure_mpi_example.py [--out notebooks/data/mpi_sweep_example.json]
+Usage: python tools/measure_mpi_example.py [--out ccb_helpers/data/mpi/mpi_sweep_example.json]
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ NOTE = (
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(ROOT / "notebooks" / "data" / "mpi_sweep_example.json"))
+    parser.add_argument("--out", default=str(ROOT / "ccb_helpers" / "data" / "mpi" / "mpi_sweep_example.json"))
     args = parser.parse_args()
     arguments = ["sweep", "--pairs", PAIRS, "--sizes", SIZES, "--repeats", "15", "--warmup", "2"]
     arguments += ["--pingpong-sizes", PINGPONG_SIZES, "--pingpong-repeats", "10", "--note", NOTE]

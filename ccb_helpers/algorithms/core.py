@@ -17,6 +17,7 @@ from .._validation import (
     INT64_MAX,
     check_bandwidth,
     check_int,
+    check_record,
     check_seconds,
     check_shapes,
     check_size,
@@ -28,6 +29,7 @@ MAX_NODES = 2**62
 MAX_CHUNKS = 2**40
 
 
+@check_record(steps="int[]", bandwidth_bytes="real[]", reduce_bytes="real[]")
 class Cost(NamedTuple):
     """Rounds, bandwidth bytes and reduced bytes of one run (the α-β-γ cost model).
 

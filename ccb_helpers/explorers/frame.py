@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from .._validation import check_record
+
 __all__ = ["Frame"]
 
 
+@check_record(readout="str", figure="dict", numbers="dict")
 class Frame(NamedTuple):
     """Readout HTML, FigureSpec (``{"panels": [...]}``) and the numbers behind them, by name.
 

@@ -51,7 +51,7 @@ def export(result) -> dict:
     (sorted by size); ``data["next_m"][pair][m]`` is the size the M slider shows after switching
     to ``pair`` from size ``m``.
 
-    >>> d = export("notebooks/data/mpi_sweep_example.json")["data"]
+    >>> d = export("ccb_helpers/data/mpi/mpi_sweep_example.json")["data"]
     >>> run = d["pairs"]["ring:all_reduce"]["runs"][0]
     >>> d["n"], run["m"], run["steps"], run["bytes"], run["bound_steps"], run["max_sr"]   # 2 (N-1) rounds, 2 (N-1) M / N
     (4, 256, 6, 384.0, 2, 384.0)

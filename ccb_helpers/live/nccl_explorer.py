@@ -18,7 +18,7 @@ numbers equal Python's bit for bit -- pinned by ``tests/test_live_nccl.py`` on >
 from __future__ import annotations
 
 from ..bandwidth import volume_coefficient
-from ..nccl_bound import _bound_parameters
+from ..nccl_bound import _bound_parameters, _egress
 from ..nccl_figures import NCCL_PICK_COLORS, NcclExplorer, _explorer_curves, _label, _nccl_point
 from ..nccl_model import NCCL_MODEL_VERSION, NCCL_TOPOLOGIES, TREE_CORRECTION, _resolve_topology, _tuning
 from ..plotting import COLORS
@@ -58,7 +58,7 @@ def _communicator(preset: str, n: int) -> dict:
         "pairs": [[_label(key), key[0], key[1], float(latency[key]), float(bandwidth[key])] for key in latency],
         "t_alpha": info_steps(n, 1) * alpha,
         "alpha": alpha,
-        "beta": beta,
+        "beta": _egress(n, nodes, beta, node_beta),  # the GPU's links and its share of the network
         "node_beta": node_beta,
         "c_n": float(volume_coefficient("all_reduce", n)),
         "c_k": float(volume_coefficient("all_reduce", nodes)),

@@ -38,10 +38,15 @@ their host has available — ``--memory-limit`` sets that cap) prints one line f
 exits with code 2, before any buffer is allocated; so does a command started without
 ``mpiexec``. Rank 0 prints an OSU-shaped table (:func:`~ccb_helpers.mpi.report.format_report`)
 and warnings on stderr; ``--json FILE`` also writes the JSON (``--json -``: to stdout instead).
+Every result records the machine's load per host (``load``: the load averages at the start and
+the end, the cores other processes used during the run and the busiest of them by name and pid,
+:mod:`ccb_helpers.mpi._load`); the table's header shows it, and a warning names outside load that
+took cores from the ranks.
 
 From Python, :func:`launch` runs one of these commands under the environment's ``mpiexec`` and
 returns the JSON; :func:`load_mpi_result` reads a saved result (e.g. from a cluster) for
-:func:`plot_mpi_runs` and :class:`MPIResultExplorer`.
+:func:`plot_mpi_runs` and :class:`MPIResultExplorer`; :func:`mpi_example` reads the results chapter 6
+ships as package data (:data:`MPI_EXAMPLES`; ``load_mpi_result`` also takes their names).
 """
 
 from __future__ import annotations
@@ -79,6 +84,8 @@ __all__ = [
     "plot_mpi_ratios",
     "plot_mpi_runs",
     "plot_pingpong",
+    "MPI_EXAMPLES",
+    "mpi_example",
 ]
 
 #: Most ranks :func:`launch` starts on this machine, and the longest it waits (s).
@@ -225,6 +232,9 @@ _LAZY = {
     "MPIResultExplorer": "explorer",
     "plots": None,
     "explorer": None,
+    "MPI_EXAMPLES": "examples",
+    "mpi_example": "examples",
+    "examples": None,
 }
 
 

@@ -346,7 +346,7 @@ def _timed(comm, run, reset, check, repeats: int, warmup: int):
 def run_case(comm, case: dict, repeats: int, warmup: int, seed: int, alpha, beta, library: bool = True) -> dict | None:
     """Run one (algorithm, primitive, m, root, ports, chunks) case on real buffers; rank 0 gets the result.
 
-    ``case`` was validated before MPI started (``_cli``); its schedule is generated here on every
+    ``case`` was validated before MPI started (``_args``, ``_budget``); its schedule is generated here on every
     rank (deterministically, so all ranks agree) and compiled for this rank.
     """
     n, rank = comm.size, comm.rank

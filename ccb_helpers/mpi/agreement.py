@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validation import check_int
+from .._validation import check_int, check_record
 from ..tables import Table
 from ..units import format_bytes, format_time
 
@@ -99,6 +99,9 @@ def read_mpi4py_pingpong(text: str) -> dict:
     return {"sizes": sizes, "times_s": times, "stdev_s": stdevs, "samples": samples}
 
 
+@check_record(
+    size="int", book_s="positive", bench_s="positive", ratio="positive", ratio_min="positive", ratio_max="positive"
+)
 class AgreementRow(NamedTuple):
     """One size: medians over the rounds (s), their ratio, and the lowest and highest per-round ratio."""
 
@@ -188,6 +191,7 @@ def pingpong_agreement(book_rounds, bench_rounds, min_size: int = 0) -> list[Agr
     return rows
 
 
+@check_record(within="int", total="int", low="real", high="real", tolerance="positive", met="bool")
 class AgreementSummary(NamedTuple):
     """Sizes within ``tolerance`` of 1 (``within`` of ``total``), the lowest and highest ratio, and whether all are."""
 

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validation import check_memory, check_real
+from .._validation import check_memory, check_real, check_record
 
 #: Most points :func:`fit_alpha_beta` accepts (a ping-pong sweep has a few dozen).
 MAX_FIT_POINTS = 10**6
@@ -22,6 +22,7 @@ def _fit_memory(points: int) -> int:
     return _FIT_BYTES_PER_POINT * points + 2**20
 
 
+@check_record(alpha_s="real", beta_Bps="positive", residual="real")
 class AlphaBetaFit(NamedTuple):
     """``T = alpha_s + M / beta_Bps`` fitted to measured times; ``residual`` is the RMS relative error."""
 

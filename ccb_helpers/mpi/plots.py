@@ -225,7 +225,7 @@ def plot_mpi_runs(result, pairs=None, alpha=None, beta=None, ncols=2, axes=None)
     """
     result = _loaded(result)
     alpha, beta = _alpha_beta(result, alpha, beta)
-    ncols = check_int("ncols", ncols, minimum=1, maximum=2)
+    ncols = check_int("ncols", ncols, minimum=1, maximum=2, scalar=True)
     by_pair = runs_by_pair(result)
     pairs = _pairs(pairs, by_pair)
     missing = [p for p in pairs if p not in by_pair]

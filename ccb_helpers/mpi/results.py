@@ -23,6 +23,12 @@ _REQUIRED = {
 }
 
 
+def _example_names():
+    from .examples import MPI_EXAMPLES
+
+    return MPI_EXAMPLES
+
+
 def load_mpi_result(source) -> dict:
     """Read a result written by ``python -m ccb_helpers.mpi … --json FILE`` (or take its dict).
 
@@ -32,7 +38,9 @@ def load_mpi_result(source) -> dict:
     Parameters
     ----------
     source : str, Path or dict
-        A JSON file (at most 32 MiB) or an already loaded object.
+        A JSON file (at most 32 MiB), an already loaded object, or the name of an example the
+        package ships (a key of :data:`~ccb_helpers.MPI_EXAMPLES`, e.g. ``"mpi_sweep_example"``,
+        read from the package when no file of that name exists).
 
     Examples
     --------
@@ -45,6 +53,10 @@ def load_mpi_result(source) -> dict:
     ...
     ValueError: source: MPI result of command 'run' lacks field(s) algorithm, primitive, n, m, correct, times_s, median_s
     """
+    if isinstance(source, str) and source in _example_names() and not Path(source).exists():
+        from .examples import mpi_example
+
+        source = mpi_example(source)
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
         shown = str(path) if len(str(path)) <= 200 else str(path)[:197] + "..."
@@ -140,6 +152,7 @@ def _check_values(result: dict, command: str) -> None:
             number(f"{where}[{j}]", x)
 
     integer("field 'n'", result.get("n", 1), 1, 2**20)
+    _check_load(result.get("load"), fail, integer, number)
     if command in ("sweep", "pingpong"):
         number("field 'alpha_s'", result.get("alpha_s"), optional=True)
         number("field 'beta_Bps'", result.get("beta_Bps"), optional=True)
@@ -177,3 +190,33 @@ def _check_values(result: dict, command: str) -> None:
             integer(f"{where} 'ports'", run["ports"], 1, 2**20)
         if run.get("chunks") is not None:
             integer(f"{where} 'chunks'", run["chunks"], 1, 2**20)
+
+
+def _check_load(load, fail, integer, number) -> None:
+    """The optional ``load`` field (:mod:`ccb_helpers.mpi._load`): what the report's header reads."""
+    if load is None:
+        return
+    if not isinstance(load, list) or len(load) > 100_000:
+        fail("field 'load'", "must be a list of hosts (at most 100000)")
+    for i, host in enumerate(load):
+        where = f"field 'load'[{i}]"
+        if not isinstance(host, dict) or not isinstance(host.get("host"), str):
+            fail(where, "must be an object with a 'host' name")
+        integer(f"{where} 'cores'", host.get("cores"), 1, 2**20)
+        integer(f"{where} 'ranks'", host.get("ranks"), 0, 2**20)
+        for key in ("busy_cores", "own_cores", "outside_cores"):
+            number(f"{where} '{key}'", host.get(key), optional=True)
+        for key in ("load_average_start", "load_average_end"):
+            averages = host.get(key)
+            if averages is not None and (not isinstance(averages, list) or len(averages) != 3):
+                fail(f"{where} '{key}'", "must be three load averages (1, 5, 15 min) or null")
+            for j, value in enumerate(averages or []):
+                number(f"{where} '{key}'[{j}]", value)
+        processes = host.get("outside_processes", [])
+        if not isinstance(processes, list) or len(processes) > 1000:
+            fail(f"{where} 'outside_processes'", "must be a list (at most 1000)")
+        for j, process in enumerate(processes):
+            if not isinstance(process, dict) or not isinstance(process.get("name"), str):
+                fail(f"{where} 'outside_processes'[{j}]", "must be an object with a 'name'")
+            integer(f"{where} 'outside_processes'[{j}] 'pid'", process.get("pid"), 0)
+            number(f"{where} 'outside_processes'[{j}] 'cores'", process.get("cores"))

@@ -39,18 +39,29 @@ Modules, lowest first (each imports only those above it):
 ================ ===============================================================================
 ``formats``      the layouts of the table: program names, header columns, prefixes, numbers
 ``records``      :class:`NcclTestsRow`, :class:`NcclTestsLog` (what the reader returns)
+``command``      the launcher's process count and the program's ``-t`` / ``-g``
+``nccl_info``    what ``NCCL_DEBUG=INFO`` lines say (ranks, nodes, NVLS, CollNet, network, algorithms)
 ``evidence``     what a log says about its own rank count and collective, cross-checked
+``runs``         where each run of a text starts (headed tables, headerless rows, ``egrep`` output)
+``checks``       the warnings a reviewer would give (failed checks, shared GPUs, rows left out …)
 ``reader``       :func:`read_nccl_tests`, :func:`read_nccl_tests_runs`
 ``ceilings``     :func:`busbw_ceiling`, :func:`two_level_busbw_ceiling` (the node cut, rails)
-``fit``          :func:`fit_alpha_beta`, :class:`AlphaBeta`
+``fit``          :func:`fit_alpha_beta`, :class:`AlphaBeta` (α and β only where the rows determine them)
 ``report``       :func:`nccl_tests_report`, :func:`run_report`, :func:`compare_runs` (data)
 ``formatters``   the reports as a terminal table, CSV, JSON
 ``plot``         the report drawn
-``cli``          ``python -m ccb_helpers.nccl_tests`` (:func:`main`), ``… compare A.log B.log``
+``machines``     device names -> presets, nodes -> network presets (``--preset auto``)
+``topology_file`` a node's ``nvidia-smi topo -m`` / ``rocm-smi --showtopo``: links and NICs (``--topology``)
+``cli_io``       the command line's file and output checks
+``cli_bound``    the command line's bound: preset, α/β, topology, network, INFO lines
+``cli``          ``python -m ccb_helpers.nccl_tests`` (:func:`main`), ``… compare A.log B.log``, the CI gate
 ================ ===============================================================================
+
+Every number token is read by :func:`ccb_helpers._tokens.read_number` (one rule for all the
+readers of printed output: what a double cannot hold is refused, naming the line).
 """
 
-from .ceilings import MAX_SIZES, busbw_ceiling, two_level_busbw_ceiling
+from .ceilings import MAX_SIZES, TwoLevelCeiling, busbw_ceiling, two_level_busbw_ceiling, two_level_ceiling_terms
 from .cli import main
 from .fit import AlphaBeta, fit_alpha_beta
 from .reader import MAX_TEXT_CHARS, read_nccl_tests, read_nccl_tests_runs
@@ -66,6 +77,8 @@ __all__ = [
     "fit_alpha_beta",
     "busbw_ceiling",
     "two_level_busbw_ceiling",
+    "two_level_ceiling_terms",
+    "TwoLevelCeiling",
     "AlphaBeta",
     "main",
     "run_report",

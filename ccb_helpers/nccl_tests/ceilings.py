@@ -2,7 +2,8 @@
 
 busbw is the forced volume of chapter 3 over the time, so the bound's ceiling on busbw is the
 forced volume over the bound's time (``eq:cc-bound-combined``); between nodes, chapter 5's cut
-around a node adds a second ceiling (:func:`two_level_busbw_ceiling`). ``"sendrecv"``
+around a node adds a second ceiling, and the node's network a second way out of each GPU
+(:func:`two_level_ceiling_terms`, :func:`two_level_busbw_ceiling`). ``"sendrecv"``
 (nccl-tests' point-to-point test) is bounded like a message: every rank sends ``M`` to one peer
 and receives ``M`` from another, one round, busbw = algbw.
 """
@@ -10,10 +11,11 @@ and receives ``M`` from another, one round, busbw = algbw.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
-from .._validation import check_bandwidth, check_choice, check_int, check_memory, check_real
+from .._validation import check_bandwidth, check_bool, check_choice, check_int, check_memory, check_real, check_record
 from ..bandwidth import volume_coefficient
 from ..bounds import latency_lower_bound
 from .records import COLLECTIVES
@@ -138,22 +140,67 @@ def node_volume_coefficient(collective: str, n_ranks: int, n_nodes: int) -> floa
     return volume_coefficient(collective, n_nodes)
 
 
-def two_level_busbw_ceiling(primitive, n_ranks, n_nodes, beta, node_beta=None, ports=1, rail_beta=None):
-    """Large-message busbw ceiling of GPUs in nodes: endpoint links and each node's network.
+@check_record(links="real", nic="real", endpoint="real", node_cut="real?", ceiling="real", binding="str")
+class TwoLevelCeiling(NamedTuple):
+    """The terms of :func:`two_level_ceiling_terms` (bytes/s of busbw), and which one binds.
 
-    Two cuts bound the time (chapter 3's endpoint bound, chapter 5's cut around a node): every
-    GPU moves ``c(N) M`` over ``ports * beta``, and every node moves ``V_node`` through its network
-    bandwidth ``node_beta`` (:func:`node_volume_coefficient`). So
+    Attributes
+    ----------
+    links : float
+        ``p β``: the GPU's own links (NVLink: its total into the switch).
+    nic : float
+        The GPU's share of its node's network egress, ``β_node / r`` (with one NIC per GPU,
+        ``rail_beta``); 0 on one node, or when the NIC's traffic crosses the ``β`` link itself
+        (``nic_shares_link=True``).
+    endpoint : float
+        ``links + nic``: the ceiling of the per-GPU forced volume ``c(N) M`` over both egress paths.
+    node_cut : float or None
+        The cut around a node, ``c(N) M / V_node × β_node``; ``None`` on one node.
+    ceiling : float
+        ``min(endpoint, node_cut)``.
+    binding : str
+        ``"endpoint"`` or ``"node_cut"``: the smaller term (``"endpoint"`` on a tie).
+    """
 
-    .. math:: \\text{busbw} = \\frac{c(N) M}{T} \\le \\min\\Big(p\\beta,\\ \\frac{c(N)\\,M}{V_{\\text{node}}}\\,\\beta_{\\text{node}}\\Big).
+    links: float
+    nic: float
+    endpoint: float
+    node_cut: float | None
+    ceiling: float
+    binding: str
 
-    For the collectives that combine data inside a node, ``V_node = c(K) M`` with ``K`` nodes, so
-    the node term is ``c(N)/c(K) β_node``. For AllToAll a node of ``r = N/K`` ranks sends
-    ``r (N - r) M / N``, so busbw ``≤ (N-1) β_node / (r (N - r))``: 16 ranks on 2 nodes of 400 GB/s
-    give 15 × 400 / 64 = 93.75 GB/s, not the 750 GB/s of ``c(N)/c(K)``. With one NIC of
-    ``rail_beta`` per GPU ("rails") the node has ``r rail_beta``, so AllToAll's busbw is at most
-    ``(N-1)/(N-r) rail_beta`` — NCCL's maintainers' "on 2 nodes, BusBW = 2x network bandwidth per
-    GPU" once the busbw factor ``(N-1)/N`` is applied (NVIDIA/nccl-tests#130).
+
+def two_level_ceiling_terms(
+    primitive, n_ranks, n_nodes, beta, node_beta=None, ports=1, rail_beta=None, nic_shares_link=False
+) -> TwoLevelCeiling:
+    """Large-message busbw ceiling of GPUs in nodes, term by term (``eq:cc-nccl-two-level``).
+
+    A GPU has two ways out: its ``ports`` links of ``beta`` inside the node (NVLink) and the
+    node's network, reached through its own NIC (GPUDirect RDMA reads GPU memory over PCIe,
+    beside NVLink). Two cuts bound the time ``T`` of any endpoint algorithm:
+
+    * **endpoint**: every GPU sends (and receives) at least the forced volume ``c(N) M``
+      (chapter 3). Summed over the ``r = ceil(N / K)`` GPUs of the fullest node, those bytes leave
+      through ``r p β`` of links and ``β_node`` of network, so
+      ``r c(N) M <= T (r p β + β_node)`` and ``busbw = c(N) M / T <= p β + β_node / r``
+      (``p β + rail_beta`` with one NIC per GPU);
+    * **node cut**: every node moves ``V_node`` (:func:`node_volume_coefficient`) through its
+      network alone, so ``T >= V_node / β_node`` and ``busbw <= c(N) M / V_node × β_node``.
+
+    .. math:: \\text{busbw} \\le \\min\\Big(p\\beta + \\frac{\\beta_{\\text{node}}}{r},\\
+              \\frac{c(N)\\,M}{V_{\\text{node}}}\\,\\beta_{\\text{node}}\\Big).
+
+    The two cuts together give nothing tighter: a GPU can send ``β_node T / r`` through the NIC and
+    the rest ``c(N) M - β_node T / r`` over its links, which fits both whenever ``T`` meets both terms. On
+    2 × 8 H100 (450 GB/s NVLink, one 400 Gb/s NIC each) AllReduce's endpoint term is 450 + 50 =
+    500 GB/s and binds (the node cut is 1.875 × 400 = 750); it is attained: a hierarchical
+    schedule that sends only the forced ``c(K) M / r`` through each NIC reaches 15/14 × 450 ≈ 482
+    GB/s, and running part of the data on flat rings that cross between nodes on every GPU's NIC
+    fills both paths at once (``tests/test_nccl_ceilings.py`` builds the mixture).
+
+    ``nic_shares_link=True`` is for GPUs whose NIC traffic crosses the same link ``beta``
+    describes (PCIe-only GPUs: the PCIe link is their only way out): the endpoint term is then
+    ``p β`` alone. On one node the network adds nothing (the term is ``p β``).
 
     Parameters
     ----------
@@ -171,14 +218,72 @@ def two_level_busbw_ceiling(primitive, n_ranks, n_nodes, beta, node_beta=None, p
         Network bandwidth of each GPU's own NIC per direction, bytes/s; the node then has
         ``ceil(n_ranks / n_nodes) * rail_beta``. Give ``node_beta`` or ``rail_beta`` (one is
         required when ``n_nodes > 1``).
+    nic_shares_link : bool, default False
+        The NIC's traffic crosses the ``beta`` link (no separate egress path).
+
+    Returns
+    -------
+    TwoLevelCeiling
+
+    Examples
+    --------
+    >>> t = two_level_ceiling_terms("all_reduce", 16, 2, 450e9, rail_beta=50e9)
+    >>> t.links / 1e9, t.nic / 1e9, t.endpoint / 1e9, t.node_cut / 1e9, t.binding
+    (450.0, 50.0, 500.0, 750.0, 'endpoint')
+    >>> two_level_ceiling_terms("all_reduce", 16, 2, 450e9, 200e9).binding   # 8 x 200 Gb/s: 375 < 475
+    'node_cut'
+    """
+    primitive = check_choice("primitive", primitive, COLLECTIVES)
+    n_ranks = check_int("n_ranks", n_ranks, minimum=2, maximum=2**24, scalar=True)
+    n_nodes = check_int("n_nodes", n_nodes, minimum=1, maximum=n_ranks, scalar=True)
+    beta, ports = check_link(beta, ports)
+    nic_shares_link = check_bool("nic_shares_link", nic_shares_link)
+    node_beta = network_per_node(n_ranks, n_nodes, node_beta, rail_beta)
+    links = float(ports * beta)
+    nic = 0.0 if n_nodes == 1 or nic_shares_link else nic_share(n_ranks, n_nodes, node_beta)
+    endpoint = links + nic
+    node_cut = node_cut_ceiling(primitive, n_ranks, n_nodes, node_beta) if n_nodes > 1 else None
+    if node_cut is not None and node_cut < endpoint:
+        return TwoLevelCeiling(links, nic, endpoint, node_cut, node_cut, "node_cut")
+    return TwoLevelCeiling(links, nic, endpoint, node_cut, endpoint, "endpoint")
+
+
+def two_level_busbw_ceiling(
+    primitive, n_ranks, n_nodes, beta, node_beta=None, ports=1, rail_beta=None, nic_shares_link=False
+):
+    """Large-message busbw ceiling of GPUs in nodes: both egress paths of a GPU, and each node's network.
+
+    The ``ceiling`` of :func:`two_level_ceiling_terms` (which gives the derivation and each
+    term): ``min(p β + β_node / r, c(N) M / V_node × β_node)`` with ``r = ceil(N / K)`` GPUs per
+    node (``eq:cc-nccl-two-level``).
+
+    For the collectives that combine data inside a node, ``V_node = c(K) M`` with ``K`` nodes, so
+    the node term is ``c(N)/c(K) β_node``. For AllToAll a node of ``r = N/K`` ranks sends
+    ``r (N - r) M / N``, so busbw ``≤ (N-1) β_node / (r (N - r))``: 16 ranks on 2 nodes of 400 GB/s
+    give 15 × 400 / 64 = 93.75 GB/s, not the 750 GB/s of ``c(N)/c(K)``. With one NIC of
+    ``rail_beta`` per GPU ("rails") the node has ``r rail_beta``, so AllToAll's busbw is at most
+    ``(N-1)/(N-r) rail_beta`` — NCCL's maintainers' "on 2 nodes, BusBW = 2x network bandwidth per
+    GPU" once the busbw factor ``(N-1)/N`` is applied (NVIDIA/nccl-tests#130).
+
+    Parameters
+    ----------
+    primitive, n_ranks, n_nodes, beta, node_beta, ports, rail_beta, nic_shares_link
+        As in :func:`two_level_ceiling_terms`.
+
+    Returns
+    -------
+    float
+        bytes/s.
 
     Examples
     --------
     16 H100 on 2 nodes (450 GB/s NVLink each, 8 x 200 Gb/s NICs = 200 GB/s per node):
-    AllReduce's node term is 1.875 / 1 * 200 = 375 GB/s, below NVLink's 450.
+    AllReduce's node term is 1.875 / 1 * 200 = 375 GB/s, below the endpoint's 450 + 25.
 
     >>> two_level_busbw_ceiling("all_reduce", 16, 2, 450e9, 200e9) / 1e9
     375.0
+    >>> two_level_busbw_ceiling("all_reduce", 16, 2, 450e9, 400e9) / 1e9   # 450 + 400 / 8
+    500.0
     >>> two_level_busbw_ceiling("all_to_all", 16, 2, 450e9, node_beta=400e9) / 1e9
     93.75
     >>> two_level_busbw_ceiling("all_to_all", 16, 2, 450e9, rail_beta=50e9) / 1e9
@@ -186,15 +291,20 @@ def two_level_busbw_ceiling(primitive, n_ranks, n_nodes, beta, node_beta=None, p
     >>> two_level_busbw_ceiling("all_reduce", 8, 1, 450e9) / 1e9
     450.0
     """
-    primitive = check_choice("primitive", primitive, COLLECTIVES)
-    n_ranks = check_int("n_ranks", n_ranks, minimum=2, maximum=2**24, scalar=True)
-    n_nodes = check_int("n_nodes", n_nodes, minimum=1, maximum=n_ranks, scalar=True)
-    beta, ports = check_link(beta, ports)
-    node_beta = network_per_node(n_ranks, n_nodes, node_beta, rail_beta)
-    ceiling = ports * beta
-    if n_nodes > 1:
-        ceiling = min(ceiling, node_cut_ceiling(primitive, n_ranks, n_nodes, node_beta))
-    return float(ceiling)
+    return two_level_ceiling_terms(
+        primitive, n_ranks, n_nodes, beta, node_beta, ports, rail_beta, nic_shares_link
+    ).ceiling
+
+
+def nic_share(n_ranks: int, n_nodes: int, node_beta: float) -> float:
+    """A GPU's share of its node's network egress: ``node_beta / ceil(n_ranks / n_nodes)`` (bytes/s).
+
+    The fullest node's GPUs share the least (the endpoint term of :func:`two_level_ceiling_terms`).
+
+    >>> nic_share(16, 2, 400e9) / 1e9
+    50.0
+    """
+    return node_beta / math.ceil(n_ranks / n_nodes)
 
 
 def network_per_node(n_ranks, n_nodes, node_beta=None, rail_beta=None):

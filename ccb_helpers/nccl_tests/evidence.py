@@ -17,10 +17,10 @@ the program name, and with what the caller passes; a caller's value the log cont
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 
-from .formats import TYPE_SIZES, _half_ulp
+from .command import MAX_RANKS, command_ranks, find_command  # noqa: F401  (re-exported)
+from .formats import TYPE_SIZES
 from .records import COLLECTIVES
 
 # busbw / (size / time) for each collective: the three families.
@@ -29,8 +29,6 @@ _SPLIT = ("all_gather", "reduce_scatter", "all_to_all", "gather", "scatter")
 _WHOLE = ("broadcast", "reduce", "sendrecv")
 _ROOTED = ("broadcast", "reduce", "gather", "scatter")
 _REDUCING = ("all_reduce", "reduce_scatter", "reduce")
-#: Largest rank count the reader infers or accepts (nccl-tests runs reach thousands).
-MAX_RANKS = 2**24
 # Relative slack on the factor interval: the printed numbers are rounded from doubles.
 _SLACK = 1e-9
 
@@ -88,6 +86,7 @@ class Evidence:
     program: str | None = None
     program_line: int = 0
     header_columns: tuple = ()
+    header_printed: bool = False  # the columns come from a printed header (not guessed from bare rows)
     warnings: list = field(default_factory=list)
 
     # -- what the rows say -----------------------------------------------------------------------
@@ -98,9 +97,9 @@ class Evidence:
         for row in self.rows:
             if row.size <= 0 or not row.printed:
                 continue
-            for time_token, _, busbw_token in row.printed:
-                busbw, time = float(busbw_token), float(time_token)
-                d_busbw, d_time = _half_ulp(busbw_token), _half_ulp(time_token)
+            for time_printed, _, busbw_printed in row.printed:  # each number as read, with its rounding
+                busbw, time = busbw_printed.value, time_printed.value
+                d_busbw, d_time = busbw_printed.half_ulp, time_printed.half_ulp
                 if busbw - d_busbw <= 0 or time - d_time <= 0:
                     continue
                 scale = 1e9 * self.time_unit_s / row.size
@@ -108,6 +107,35 @@ class Evidence:
                 hi = min(hi, (busbw + d_busbw) * (time + d_time) * scale * (1 + _SLACK))
                 used += 1
         return (lo, hi, used) if used else None
+
+    def algbw_interval(self):
+        """``(lo, hi)`` of busbw / algbw over every row and half (each to its printed rounding), or ``None``.
+
+        nccl-tests prints busbw = c(N) algbw, except AllGather and ReduceScatter before June 2020
+        (busbw = algbw, both ``(N-1)/N`` size / time): :meth:`interval_for` uses this ratio only
+        where the convention is known.
+        """
+        lo, hi, used = 0.0, math.inf, 0
+        for row in self.rows:
+            for _, algbw, busbw in row.printed:
+                if algbw.value - algbw.half_ulp <= 0 or busbw.value - busbw.half_ulp <= 0:
+                    continue
+                lo = max(lo, (busbw.value - busbw.half_ulp) / (algbw.value + algbw.half_ulp) * (1 - _SLACK))
+                hi = min(hi, (busbw.value + busbw.half_ulp) / (algbw.value - algbw.half_ulp) * (1 + _SLACK))
+                used += 1
+        return (lo, hi) if used else None
+
+    def interval_for(self, collective: str):
+        """The factor interval of :meth:`factor_interval`, narrowed by busbw / algbw where that ratio is
+        ``c(N)`` for ``collective`` (not for the split collectives of the pre-2020 convention, where it is 1)."""
+        interval = self.factor_interval()
+        if interval is None:
+            return None
+        lo, hi, used = interval
+        ratio = self.algbw_interval()
+        if ratio is not None and (collective not in _SPLIT or ratio[1] < 1.0):
+            lo, hi = max(lo, ratio[0]), min(hi, ratio[1])
+        return lo, hi, used
 
     def size_ratio(self) -> int | None | bool:
         """size / (count × type size), the same on every row; ``None`` if no row tells, ``False``
@@ -154,20 +182,22 @@ class Evidence:
                 return f"its rows have root -1 (no root), and {collective} has a root"
             if collective not in _ROOTED and any(r >= 0 for r in roots):
                 return f"its rows have root {max(roots)}, and {collective} has no root"
-        redops = {r for r in self.redops() if r}
-        if redops and "redop" in self.header_columns:
-            reducing = any(r != "none" for r in redops)
-            if collective in _REDUCING and not reducing:
-                return f"its rows have redop 'none', and {collective} reduces"
-            # nccl-tests since 2022 (a root column too) prints "none" for the collectives that do not
-            # reduce; only sendrecv passes its -o operator through.
-            if reducing and "root" in self.header_columns and collective not in _REDUCING + ("sendrecv",):
-                return f"its rows have redop {sorted(r for r in redops if r != 'none')[0]!r}, and {collective} does not reduce"
+        why = self._columns_contradiction(collective)
+        if why is not None:
+            return why
         interval = self.factor_interval()
         if interval is not None:
             lo, hi, _ = interval
             if lo > hi:
                 return None  # the rows contradict each other: no test (a warning says so)
+            narrowed = self.interval_for(collective)
+            if narrowed[0] > narrowed[1]:
+                ratio = self.algbw_interval()
+                return (
+                    f"busbw / algbw = {_interval_text(*ratio)} and busbw × time / size = {_interval_text(lo, hi)} "
+                    f"on its rows: {collective} prints busbw = c(N) algbw, one number for both"
+                )
+            lo, hi = narrowed[0], narrowed[1]
             if n is not None:
                 c = busbw_factor(collective, n)
                 if not lo * (1 - _SLACK) <= c <= hi * (1 + _SLACK):
@@ -179,12 +209,51 @@ class Evidence:
                 return f"busbw × time / size = {_interval_text(lo, hi)} on its rows, which no rank count gives {collective}"
         return None
 
+    def _columns_contradiction(self, collective: str) -> str | None:
+        """Why the table's columns and its redop values rule ``collective`` out, else ``None``.
+
+        Until 2022 each program printed its own header (nccl-tests ``src/*.cu`` ``print_header``):
+        ``size count type`` (AllGather, SendRecv, hypercube), ``… redop`` (AllReduce,
+        ReduceScatter, AllToAll with a blank redop), ``… root`` (Broadcast, Gather, Scatter),
+        ``… redop root`` (Reduce); NCCL 1's ``bytes N type [op] [root]`` the same. Since then every
+        program prints ``redop root``, with ``none`` (or blank) for the collectives that do not
+        reduce; only SendRecv passes its ``-o`` operator through. In every era a reduction
+        operator in the redop column means a reducing collective (or SendRecv), and a redop column
+        left blank or ``none`` means one that does not reduce.
+        """
+        columns = self.header_columns
+        has_redop, has_root = "redop" in columns or "op" in columns, "root" in columns
+        if self.header_printed and not (has_redop and has_root):
+            family = {
+                (False, False): ("all_gather", "sendrecv"),
+                (True, False): ("all_reduce", "reduce_scatter", "all_to_all"),
+                (False, True): ("broadcast", "gather", "scatter"),
+            }[(has_redop, has_root)]
+            if collective not in family:
+                shown = (
+                    " ".join(c for c in columns[: columns.index("time")] if c != "count") if "time" in columns else ""
+                )
+                return (
+                    f"its header's columns ({shown} …) are those nccl-tests printed for "
+                    f"{', '.join(family)} only (each program had its own header until 2022)"
+                )
+        if not has_redop:
+            return None
+        redops = {r for r in self.redops() if r}
+        reducing = sorted(r for r in redops if r != "none")
+        if collective in _REDUCING and not reducing:
+            shown = "'none'" if redops else "blank"
+            return f"its rows have redop {shown}, and {collective} reduces"
+        if reducing and collective not in _REDUCING + ("sendrecv",):
+            return f"its rows have redop {reducing[0]!r}, and {collective} does not reduce"
+        return None
+
     def ranks_from_rows(self, collective: str) -> tuple[int | None, str | None]:
         """N the rows alone determine for ``collective`` (count vs size, then the factor)."""
         ratio = self.size_ratio()
         if ratio and collective in _SPLIT and ratio >= 2:
             return ratio, "count vs size"
-        interval = self.factor_interval()
+        interval = self.interval_for(collective)
         if interval is not None and interval[0] <= interval[1]:
             span = _n_range(collective, interval[0], interval[1])
             if span is not None and span[1] is not None and span[0] == span[1]:
@@ -195,67 +264,6 @@ class Evidence:
 def _interval_text(lo: float, hi: float) -> str:
     middle = (lo + hi) / 2
     return f"{middle:.6g} ± {(hi - lo) / 2:.2g}"
-
-
-_LAUNCHERS = ("mpirun", "mpiexec", "srun", "orterun", "prun", "jsrun")
-
-
-def command_ranks(line: str, program_at: int) -> tuple[int, int, int] | None:
-    """``(processes, threads, GPUs per thread)`` a command line starts: the launcher's process
-    count (1 without a launcher) and the program's ``-t`` and ``-g``.
-
-    ``program_at`` is where the program's name starts. ``None`` when the line has a launcher
-    whose process count it does not give (``srun`` with its allocation's defaults), or options
-    that cannot be read.
-
-    >>> command_ranks("mpirun -np 2 ./build/all_reduce_perf -b 8 -g 4", 13)
-    (2, 1, 4)
-    >>> command_ranks("./build/all_gather_perf -b 16M -g 2 -d bfloat16", 0)
-    (1, 1, 2)
-    """
-    before, after = line[:program_at].split(), line[program_at:].split()[1:]
-    launcher = any(token.rsplit("/", 1)[-1] in _LAUNCHERS for token in before)
-    procs = 1
-    if launcher:
-        procs = None
-        for i, token in enumerate(before):
-            for name in ("-np", "-n", "--np", "--ntasks", "-c"):
-                if token == name and name != "-c" and i + 1 < len(before) and before[i + 1].isdigit():
-                    procs = int(before[i + 1])
-                elif token.startswith(name + "=") and token.split("=", 1)[1].isdigit():
-                    procs = int(token.split("=", 1)[1])
-        if procs is None:
-            return None
-    per_process = {"-t": 1, "-g": 1}
-    for i, token in enumerate(after):
-        key = {"-t": "-t", "--nthreads": "-t", "-g": "-g", "--ngpus": "-g"}.get(token)
-        if key and i + 1 < len(after):
-            if not after[i + 1].isdigit():
-                return None
-            per_process[key] = int(after[i + 1])
-    n = procs * per_process["-t"] * per_process["-g"]
-    return (procs, per_process["-t"], per_process["-g"]) if 1 <= n <= MAX_RANKS else None
-
-
-_PROGRAM_TOKEN_RE = re.compile(
-    r"(?:^|[\s/])((?:all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|gather|"
-    r"scatter|sendrecv|hypercube)_perf(?:_mpi)?)(?=\s|$)"
-)
-
-
-def find_command(lines, start: int) -> tuple[tuple[int, int, int] | None, int]:
-    """:func:`command_ranks` of the last command line (one that runs an ``…_perf`` program) and its line number."""
-    found, where = None, 0
-    for offset, line in enumerate(lines):
-        if "_perf" not in line:  # a C-level scan before the regular expression
-            continue
-        match = _PROGRAM_TOKEN_RE.search(line)
-        if match is None or "Collective test" in line:
-            continue
-        ranks = command_ranks(line, match.start(1))
-        if ranks is not None:
-            found, where = ranks, start + offset + 1
-    return found, where
 
 
 def resolve(
@@ -301,6 +309,8 @@ def resolve(
             )
         if distinct == list(range(len(distinct))) and not repeated:
             stated, source = len(distinct), "rank lines"
+        elif distinct == [0]:  # "Rank 0" from every process: each ran alone (nccl-tests#107, #329)
+            stated, source = 1, "rank lines"
         elif not repeated:
             elided_bound = distinct[-1] + 1
             shown = (
@@ -320,7 +330,9 @@ def resolve(
 
     # -- the collective the numbers allow -----------------------------------------------------------------
     candidates = [collective] if collective is not None else list(COLLECTIVES)
-    n_hint = stated  # an elided rank list only bounds N from below
+    # An elided rank list only bounds N from below; a command line is read by heuristics (launcher
+    # names and options), so the rows, whose busbw nccl-tests computed from its own N, outrank it.
+    n_hint = stated if source != "command line" else None
     fitting = [c for c in candidates if evidence.contradiction(c, n_hint) is None]
     if collective is not None and not fitting:
         why = evidence.contradiction(collective, n_hint)
@@ -364,6 +376,12 @@ def resolve(
             n, n_source = from_rows, rows_source
         elif n is None and elided_bound is not None:
             n, n_source = elided_bound, "rank lines"
+        elif n is not None and from_rows is not None and from_rows != n and source == "command line":
+            warnings.append(
+                f"the command line (line {evidence.command_line}) starts N = {n} ranks, but the rows give "
+                f"N = {from_rows} ({rows_source}), which nccl-tests computed its busbw with: N = {from_rows} used"
+            )
+            n, n_source = from_rows, rows_source
         elif n is not None and from_rows is not None and from_rows != n:
             warnings.append(f"the rows give N = {from_rows} ({rows_source}), but N = {n} from the {source}")
         if (

@@ -18,13 +18,15 @@ NCCL 1 / 2017       ``bytes N type op [root] time algbw busbw res``, time in **m
 Where the ``#`` characters were lost (a Markdown renderer, a documentation site), the header,
 rank and footer lines are recognised without them. nccl-tests prints numbers with ``%.2f`` and
 falls back to fewer decimals, then to ``%.1e``, when a value does not fit its column
-(``src/util.cu``); :func:`_half_ulp` gives the rounding of each printed token.
+(``src/util.cu``); every number token is read by :func:`~ccb_helpers._tokens.read_number`, which
+keeps the rounding of the printed token with its value.
 """
 
 from __future__ import annotations
 
-import math
 import re
+
+from .._tokens import MAX_TOKEN_CHARS, read_number  # noqa: F401  (MAX_TOKEN_CHARS: documented cap)
 
 # nccl-tests program name -> the collective whose bound applies. ``hypercube_perf`` is an AllGather
 # done by recursive doubling with send/receive (src/hypercube.cu), ``sendrecv_perf`` point to point.
@@ -44,6 +46,8 @@ _PROGRAM_RE = re.compile(
     r"(?<![A-Za-z0-9_])(all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|gather|scatter|sendrecv|hypercube)"
     r"_(?:perf|test)(?:_mpi)?(?![A-Za-z0-9_])"
 )
+#: AWS Neuron's nccom-test prints a table much like nccl-tests' with units in its column names.
+_NCCOM_RE = re.compile(r"\bsize\(B\)\s+count\(elems\)|\bbusbw\(GB/s\)")
 _STARTING_RE = re.compile(r"#?\s*Collective test starting:\s*(\S+)")
 _NCCL_VERSION_RE = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
 _RCCL_VERSION_RE = re.compile(r"^RCCL version\s*:\s*(\d+\.\d+\.\d+)")
@@ -90,6 +94,7 @@ _HALF_COLUMNS = {
     "algbw": ("algbw", "float"),
     "busbw": ("busbw", "float"),
     "#wrong": ("wrong", "check"),
+    "wrong": ("wrong", "check"),  # "#wrong" whose "#" a Markdown renderer or a copy lost
     "error": ("wrong", "check"),
     "res": ("wrong", "check"),
     "copybw": (None, "float"),
@@ -127,8 +132,8 @@ TYPE_SIZES = {
 #: Largest message a row may report (bytes): 1 PiB, far above any GPU's memory, so a larger
 #: ``size`` is a misread or corrupted line, not a measurement.
 MAX_ROW_BYTES = 2**50
-#: Longest numeric token read (characters); Python refuses to convert longer digit strings anyway.
-MAX_TOKEN_CHARS = 64
+#: Largest root rank a row may name (the reader's rank cap, ``evidence.MAX_RANKS``).
+MAX_ROOT = 2**24
 #: Characters of a line quoted in an error message (the rest is elided with its length).
 QUOTE_CHARS = 120
 
@@ -196,7 +201,7 @@ def _parse_header(tokens: list[str], lineno: int, text: str) -> tuple[list[_Colu
         elif token in _HALF_COLUMNS and half >= 0:
             f, kind = _HALF_COLUMNS[token]
             if kind == "check":
-                check = token
+                check = "#wrong" if token == "wrong" else token
             columns.append(_Column(token, f, kind, half))
         elif token == "timestamp":
             columns.append(_Column(token, None, "timestamp", None))
@@ -276,46 +281,37 @@ def _split_host(before: str) -> tuple[str, str]:
 
 
 def _number(token: str, kind: str, column: str, lineno: int, line: str):
-    if kind in ("int", "float", "check") and len(token) > MAX_TOKEN_CHARS:
-        raise ValueError(
-            f"line {lineno}: column {column!r} has a {len(token)}-character token, not a number a "
-            f"table prints: {_short_token(token)}"
-        )
-    if kind == "int":
-        if not _INT_RE.match(token):
-            raise ValueError(
-                f"line {lineno}: column {column!r} needs an integer, got {_short_token(token)}: {_quote(line)}"
-            )
-        value = int(token)
-        if column in ("size", "bytes", "count", "N") and not 0 <= value <= MAX_ROW_BYTES:
-            raise ValueError(
-                f"line {lineno}: column {column!r} is {value}; a table row has 0 to {MAX_ROW_BYTES} "
-                f"(2**50) bytes or elements: {_quote(line)}"
-            )
-        return value
+    """One table cell as a value: an ``int`` (``kind`` int), a name (word), ``None`` (a check
+    printed ``N/A``), or a :class:`~ccb_helpers._tokens.PrintedNumber` (float, check) — every number
+    through :func:`~ccb_helpers._tokens.read_number`, which refuses what a double cannot hold."""
+    where = f"line {lineno}: column {column!r}"
     if kind == "word":
         if _FLOAT_RE.match(token):
-            raise ValueError(
-                f"line {lineno}: column {column!r} needs a name, got the number {_short_token(token)}: {_quote(line)}"
-            )
+            raise ValueError(f"{where} needs a name, got the number {_short_token(token)}: {_quote(line)}")
         return token
     if kind == "check" and token.upper() == "N/A":
         return None
-    if not _FLOAT_RE.match(token):
-        raise ValueError(f"line {lineno}: column {column!r} needs a number, got {_short_token(token)}: {_quote(line)}")
-    value = float(token)
-    if not math.isfinite(value) or (kind == "float" and value < 0):
-        raise ValueError(
-            f"line {lineno}: column {column!r} needs a finite number >= 0, got {_short_token(token)}: {_quote(line)}"
-        )
-    return value
+    if kind == "int":
+        value = _read(token, where, line, integer=True).value
+        if column in ("size", "bytes", "count", "N") and not 0 <= value <= MAX_ROW_BYTES:
+            raise ValueError(
+                f"{where} is {value}; a table row has 0 to {MAX_ROW_BYTES} (2**50) bytes or elements: {_quote(line)}"
+            )
+        if column == "root" and not -1 <= value <= MAX_ROOT:
+            raise ValueError(f"{where} is {value}; a root is -1 (none) or a rank 0 to {MAX_ROOT}: {_quote(line)}")
+        return value
+    number = _read(token, where, line)
+    if kind == "float" and number.value < 0:
+        raise ValueError(f"{where} needs a finite number >= 0, got {_short_token(token)}: {_quote(line)}")
+    return number
 
 
-def _half_ulp(token: str) -> float:
-    """Half a unit in the last printed place of a number token (``"12.34"`` → 0.005, ``"1.2e+03"`` → 50)."""
-    mantissa, _, exponent = token.lower().partition("e")
-    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
-    return 0.5 * 10.0 ** (int(exponent or 0) - decimals)
+def _read(token: str, where: str, line: str, integer: bool = False):
+    """:func:`~ccb_helpers._tokens.read_number`, the line quoted only in a refusal (not for every token)."""
+    try:
+        return read_number(token, where, integer=integer)
+    except ValueError as error:
+        raise ValueError(f"{error}: {_quote(line)}") from None
 
 
 def _expected_tokens(columns: list[_Column]) -> int:

@@ -69,7 +69,12 @@ def format_text(run) -> str:
     lines: list[str] = []
     emit = lines.append
     first = log.rows[0]
-    hosts = f" on {len(log.hosts)} host{'s' if len(log.hosts) > 1 else ''}" if log.hosts else ""
+    if log.n_hosts:
+        hosts = f" on {log.n_hosts} host{'s' if log.n_hosts > 1 else ''}"
+    elif log.hosts:
+        hosts = f" (the rank lines list {len(log.devices)} of them)"
+    else:
+        hosts = ""
     source = f" ({log.n_ranks_source})" if log.n_ranks_source not in (None, "rank lines") else ""
     emit(
         f"collective {primitive}, {n} ranks{source}{hosts}, {len(log.rows)} rows"
@@ -80,63 +85,84 @@ def format_text(run) -> str:
         f"bound: {run.label}; alpha = {run.alpha * 1e6:.4g} us, beta = {run.beta / 1e9:.4g} GB/s, ports = {run.ports}"
         f"{f' (latency bound with {run.latency_ports} ports)' if run.latency_ports != run.ports else ''}"
     )
-    emit(f"endpoint busbw ceiling p*beta = {run.ports * run.beta / 1e9:.4g} GB/s")
+    if run.endpoint_ceiling and run.endpoint_ceiling > run.ports * run.beta * (1 + 1e-12):
+        emit(
+            f"endpoint busbw ceiling p*beta + node network / r = {run.ports * run.beta / 1e9:.4g} + "
+            f"{(run.endpoint_ceiling - run.ports * run.beta) / 1e9:.4g} = {run.endpoint_ceiling / 1e9:.4g} GB/s"
+        )
+    else:
+        emit(f"endpoint busbw ceiling p*beta = {run.ports * run.beta / 1e9:.4g} GB/s")
     if run.node_ceiling is not None:
         emit(
             f"network cut: {run.n_nodes} nodes x {run.node_beta / 1e9:.4g} GB/s -> busbw ceiling "
             f"{run.node_ceiling / 1e9:.4g} GB/s"
         )
+    elif run.node_beta is not None:
+        emit("network: one node, so no data crosses the network (no network cut)")
     elif log.n_hosts and log.n_hosts > 1:
         emit(
             f"note: the ranks run on {log.n_hosts} hosts; pass --node-beta BPS (network bandwidth per node), "
             "--rail-beta BPS (per GPU's NIC) or --network KEY to add the network cut around each node"
         )
+    for note in run.notes:
+        emit(f"note: {note}")
     for warning in log.warnings:
         emit(f"WARNING: {warning}")
     emit("")
     varied = len({(r.type, r.redop, r.root) for r in log.rows if r.size > 0}) > 1
     inplace = any(v["busbw_inplace"] is not None for v in run.table.values)
+    algorithms = any(v.get("algorithm") for v in run.table.values)
     emit(
         f"{'size':>10}  {'busbw GB/s':>10}  {'ceiling GB/s':>12}  {'efficiency':>10}  regime   "
         + (f"  {'in-place':>10}  {'efficiency':>10}" if inplace else "")
         + ("  type/op" if varied else "")
+        + ("  NCCL algo/proto" if algorithms else "")
     )
-    notes = []
+    flags = []
     for v in run.table.values:
         for flag in (v["flag"], v["flag_inplace"]):
-            if flag and flag not in notes:
-                notes.append(flag)
+            if flag and flag not in flags:
+                flags.append(flag)
         extra = (
             f"  {_gbps(v['busbw_inplace']):>10}  {_shown(v['efficiency_inplace'], v['flag_inplace']):>10}"
             if inplace
             else ""
         )
         kind = f"  {v['type']}/{v['redop']}" if varied else ""
+        kind += f"  {v.get('algorithm') or '-'}" if algorithms else ""
         emit(
             f"{format_bytes(v['size']):>10}  {v['busbw'] / 1e9:>10.2f}  {v['ceiling'] / 1e9:>12.2f}  "
             f"{_shown(v['efficiency'], v['flag']):>10}  {v['regime']:<9}{extra}{kind}"
         )
     emit("")
-    for flag in notes:
+    for flag in flags:
         emit(flag_explanation(flag, run))
+    lines.extend(fit_lines(run))
+    return "\n".join(lines)
+
+
+def fit_lines(run) -> list[str]:
+    """The fit's lines of the text report: α and β where the rows determine them, else why not."""
     fit = run.fit
     if fit is None:
-        emit("fit: needs at least two non-empty rows of different sizes")
+        return [f"fit: not possible: {run.fit_error}"]
+    shown = []
+    if fit.alpha_determined:
+        shown.append(f"alpha = {fit.alpha * 1e6:.3g} us")
+    if fit.beta_determined:
+        shown.append(f"beta = {fit.beta / 1e9:.4g} GB/s")
+    head = (
+        f"fit (ring, {fit.steps} steps, least squares on relative error over {fit.points} rows): "
+        if fit.steps > 1
+        else f"fit (one round, least squares on relative error over {fit.points} rows): "
+    )
+    if shown:
+        out = [head + ", ".join(shown) + f" (rms relative error {100 * fit.rms_relative_error:.0f} %)"]
     else:
-        emit(
-            f"fit (ring, {fit.steps} steps, least squares on relative error over {fit.points} rows): "
-            f"alpha = {fit.alpha * 1e6:.3g} us, beta = {fit.beta / 1e9:.4g} GB/s "
-            f"(rms relative error {100 * fit.rms_relative_error:.0f} %)"
-        )
-        # A fit that nothing checks, or whose intercept was clipped, must not read like a measurement.
-        if fit.points < 3:
-            emit(f"  only {fit.points} rows: the line passes through them exactly, so the 0 % error checks nothing")
-        if fit.intercept_s == 0:
-            emit(
-                "  alpha not resolved: the fitted intercept was negative (the rows are bandwidth-bound); "
-                "a log with sizes of a few KiB gives alpha"
-            )
-    return "\n".join(lines)
+        out = [head + "neither alpha nor beta is determined by these rows"]
+    if fit.why_not:
+        out.append(f"  not determined: {fit.why_not}")
+    return out
 
 
 CSV_COLUMNS = (
@@ -229,6 +255,7 @@ def run_data(run) -> dict:
         "nccl_version": log.nccl_version,
         "header_line": log.header_line,
         "warnings": list(log.warnings),
+        "notes": list(run.notes),
         "bound": {
             "label": run.label,
             "alpha_s": run.alpha,
@@ -238,12 +265,16 @@ def run_data(run) -> dict:
             "n_nodes": run.n_nodes,
             "node_beta_Bps": run.node_beta,
             "node_ceiling_Bps": run.node_ceiling,
+            "endpoint_ceiling_Bps": run.endpoint_ceiling,
         },
-        "fit": None
+        "fit": {"error": run.fit_error}
         if fit is None
         else {
-            "alpha_s": _plain(fit.alpha),
-            "beta_Bps": _plain(fit.beta),
+            "alpha_s": _plain(fit.alpha) if fit.alpha_determined else None,
+            "beta_Bps": _plain(fit.beta) if fit.beta_determined else None,
+            "alpha_determined": fit.alpha_determined,
+            "beta_determined": fit.beta_determined,
+            "not_determined": fit.why_not or None,
             "steps": fit.steps,
             "rms_relative_error": fit.rms_relative_error,
             "points": fit.points,
@@ -310,14 +341,27 @@ def format_compare(rows, before, after, fmt="table") -> str:
     lines = [
         f"before: {before.collective}, {before.n_ranks} ranks, {len(before.log.rows)} rows; "
         f"after: {after.collective}, {after.n_ranks} ranks, {len(after.log.rows)} rows",
-        f"bound: {before.label}; p*beta = {before.ports * before.beta / 1e9:.4g} GB/s"
-        + (
-            f" (after: {after.ports * after.beta / 1e9:.4g} GB/s)"
-            if after.ports * after.beta != before.ports * before.beta
-            else ""
+        (
+            f"bound: {before.label}; p*beta = {before.ports * before.beta / 1e9:.4g} GB/s"
+            + (
+                f" (after: {after.ports * after.beta / 1e9:.4g} GB/s)"
+                if after.ports * after.beta != before.ports * before.beta
+                else ""
+            )
+        )
+        if before.label == after.label
+        else (
+            f"bound before: {before.label}; p*beta = {before.ports * before.beta / 1e9:.4g} GB/s\n"
+            f"bound after:  {after.label}; p*beta = {after.ports * after.beta / 1e9:.4g} GB/s"
         ),
     ]
+    if before.collective != after.collective:
+        lines.append(
+            f"note: {before.collective} against {after.collective}, matched by size: each busbw is its own "
+            "collective's (its busbw factor), each efficiency against its own bound"
+        )
     for name, run in (("before", before), ("after", after)):
+        lines += [f"note ({name}): {n}" for n in run.notes]
         lines += [f"WARNING ({name}): {w}" for w in run.log.warnings]
     lines.append("")
     varied = len({(r["type"], r["redop"], r["root"]) for r in rows}) > 1

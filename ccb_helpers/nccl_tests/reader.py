@@ -32,10 +32,12 @@ however many runs the text holds (``benchmarks/bench_nccl_reader.py``).
 from __future__ import annotations
 
 import functools
-import itertools
 import re
+import sys
 
+from .._tokens import read_number
 from .._validation import check_bool, check_cap, check_choice, check_int
+from .checks import early_warnings, error_column_failures
 from .evidence import MAX_RANKS, Evidence, find_command, resolve
 from .formats import (
     _DEVICE_RE,
@@ -44,31 +46,29 @@ from .formats import (
     _FOOTER_OOB_RE,
     _INT_RE,
     _NCCL_VERSION_RE,
-    _NO_NVLS_RE,
-    _NRANKS_RE,
+    _NCCOM_RE,
     _PROGRAM_RE,
     _PROGRAMS,
     _RANK_RE,
     _RCCL_VERSION_RE,
     _REDUCED_MAX_RE,
-    _SOCKET_RE,
     _STARTING_RE,
     _TESTS_VERSION_RE,
     _THREADS_RE,
     _VALIDATION_OFF_RE,
-    BARE_LAYOUTS,
     _bare_columns,
     _Column,
     _derive_prefix,
     _expected_tokens,
-    _half_ulp,
     _header_tokens,
     _normalize,
     _number,
     _parse_header,
     _quote,
 )
+from .nccl_info import NcclInfo, read_info_line
 from .records import _EXAMPLE, COLLECTIVES, MAX_ROWS, NcclTestsLog, NcclTestsRow  # noqa: F401  (_EXAMPLE: doctests)
+from .runs import ROW_START, SHORT_BARE_ROW, SHORT_LINE, SHORT_THREE_TOKENS, bare_row_tokens, nonblank, run_starts
 
 #: Largest text the reader accepts (characters): a run with ``NCCL_DEBUG=INFO`` on a few hundred
 #: ranks stays well below; split bigger files by run. Reading time at the cap: 6.6 s idle for 20 MB
@@ -86,36 +86,22 @@ READ_MAX_BYTES = 2**30
 # 1.4 MB of rows, 8 for single-character lines and for published logs (tests/test_memory_caps.py).
 _READ_BYTES_PER_CHAR = 32
 _READ_FIXED_BYTES = 4 * 2**20
-# Per-line work is kept for lines that can matter (issue #28: 20 million empty or one-character
-# lines took 24-31 s, four times a 20 MB log): blank lines are dropped at C level
-# (:func:`_nonblank`) and a line shorter than these cannot be what the passes look for.
-#: Shorter than "NCCL INFO", a program name ("reduce_perf"), a header ("size algbw busbw") and
-#: every metadata line but a "#" comment or a units line: nothing outside a table.
-_SHORT_LINE = 9
-#: Shorter than the fewest tokens of a bare row (11, one character and a blank each).
-_SHORT_BARE_ROW = 2 * min(BARE_LAYOUTS) - 1
-#: Shorter than three tokens: not even a bare row with the wrong number of values.
-_SHORT_THREE_TOKENS = 5
-#: First characters of a row (its size); a short line inside a table that does not continue a
-#: row, start one or begin with "#" or "(" (a comment, a units line) is nothing the reader keeps.
-_ROW_START = frozenset("-0123456789")
+# Per-line work is kept for lines that can matter (blank and short lines: see runs.py).
+_SHORT_LINE, _SHORT_BARE_ROW, _SHORT_THREE_TOKENS, _ROW_START = (
+    SHORT_LINE,
+    SHORT_BARE_ROW,
+    SHORT_THREE_TOKENS,
+    ROW_START,
+)
 
 
-def _nonblank(lines, start: int, end: int, first_number: int):
-    """``(line number, line)`` of ``lines[start:end]`` that hold more than blanks, chosen at C level
-    (no copy of the list: a text of 20 million empty lines is 160 MB of pointers already)."""
-    return itertools.compress(
-        enumerate(itertools.islice(lines, start, end), start=first_number),
-        map(str.strip, itertools.islice(lines, start, end)),
-    )
-
-
-#: In-place and out-of-place busbw further apart than this (relative, rows of 1 MiB and more)
-#: get a warning: one of the two halves did not measure what the other did.
-INPLACE_GAP = 0.25
+#: Largest bandwidth a row may imply (bytes/s): the package's bandwidth range (``_validation``),
+#: a million times any link built. A row whose size over its time is above it has a misprinted time.
+MAX_ROW_BANDWIDTH = 1e30
 
 
 def _build_row(columns, tokens, first_line, unit, lines, base) -> NcclTestsRow:
+    """A row from its tokens ``[text, line, value]``, each value read once by :func:`_row_tokens`."""
     values: dict = {"type": None, "redop": None, "root": None}
     halves = [dict(), dict()]
     printed = [[None, None, None], [None, None, None]]
@@ -124,11 +110,10 @@ def _build_row(columns, tokens, first_line, unit, lines, base) -> NcclTestsRow:
         if col.kind == "timestamp":
             pos += 2
             continue
-        token, lineno = tokens[pos]
+        token, _, value = tokens[pos]
         pos += 1
         if token == "" and col.field == "redop":
             continue  # a blank redop column (alltoall of 2020-2021 prints none)
-        value = _number(token, col.kind, col.name, lineno, lines[lineno - 1 - base])
         if col.field is None:
             continue
         if col.half is None:
@@ -137,21 +122,37 @@ def _build_row(columns, tokens, first_line, unit, lines, base) -> NcclTestsRow:
             halves[col.half][col.field] = value
             slot = {"time": 0, "algbw": 1, "busbw": 2}.get(col.field)
             if slot is not None:
-                printed[col.half][slot] = token
+                printed[col.half][slot] = value
     if "count" not in values:
         values["count"] = None
+    quoted = _quote(lines[first_line - 1 - base])
+    size = values.get("size", 0)
     for h, suffix in ((0, ""), (1, "_inplace")):
         half = halves[h]
-        if "time" in half and half["time"] == 0 and values.get("size", 0) > 0:
+        time = half.get("time")
+        if time is not None and time.value == 0 and size > 0:
             raise ValueError(
-                f"line {first_line}: time {printed[h][0]!r} for a {values['size']}-byte message: the "
-                "table printed a time below its resolution, so no bandwidth follows from it: "
-                f"{_quote(lines[first_line - 1 - base])}"
+                f"line {first_line}: time {time.text!r} for a {size}-byte message: the table printed a time "
+                f"below its resolution, so no bandwidth follows from it: {quoted}"
             )
-        values["time_s" + suffix] = half["time"] * unit if "time" in half else None
-        values["algbw_Bps" + suffix] = half["algbw"] * 1e9 if "algbw" in half else None
-        values["busbw_Bps" + suffix] = half["busbw"] * 1e9 if "busbw" in half else None
-        values["wrong" + suffix] = half.get("wrong")
+        time_s = None if time is None else time.value * unit
+        if time_s is not None and size > 0 and (time_s < sys.float_info.min or size / time_s > MAX_ROW_BANDWIDTH):
+            raise ValueError(
+                f"line {first_line}: time {time.text!r} for a {size}-byte message implies {size} bytes in "
+                f"{time_s:.3g} s, above {MAX_ROW_BANDWIDTH:g} bytes/s (any link's rate a million times over): "
+                f"the time is misprinted: {quoted}"
+            )
+        values["time_s" + suffix] = time_s
+        for field in ("algbw", "busbw"):
+            number = half.get(field)
+            if number is not None and number.value * 1e9 > MAX_ROW_BANDWIDTH:
+                raise ValueError(
+                    f"line {first_line}: {field} {number.text!r} GB/s is above {MAX_ROW_BANDWIDTH / 1e9:g} GB/s "
+                    f"(any link's rate a million times over): {quoted}"
+                )
+            values[f"{field}_Bps{suffix}"] = None if number is None else number.value * 1e9
+        wrong = half.get("wrong")
+        values["wrong" + suffix] = None if wrong is None else wrong.value
     shown = tuple(tuple(p) for p in printed if None not in p)
     return NcclTestsRow(line=first_line, printed=shown, **values)
 
@@ -228,7 +229,21 @@ def read_nccl_tests(text, collective=None, n_ranks=None, force=False) -> NcclTes
     """
     text, collective, n_ranks, force = _check_args(text, collective, n_ranks, force)
     lines = text.splitlines()
+    _refuse_other_tools(text, lines)
     return _text_errors(lambda: _read(lines, 0, len(lines), collective, n_ranks, force, None))
+
+
+def _refuse_other_tools(text: str, lines) -> None:
+    """Refuse, naming it, the output of a tool whose table looks like nccl-tests' but is not."""
+    if "(GB/s)" not in text and "count(elems)" not in text:  # C-level scans first
+        return
+    found = next((i for i, line in enumerate(lines) if _NCCOM_RE.search(line)), None)
+    if found is None or any(_header_tokens(line.strip().lstrip("# ")) for line in lines if "busbw" in line):
+        return
+    raise ValueError(
+        f"line {found + 1}: this is AWS Neuron's nccom-test output (columns size(B) count(elems) … busbw(GB/s)), "
+        f"not nccl-tests output: the reader reads the tables of nccl-tests and rccl-tests: {_quote(lines[found])}"
+    )
 
 
 def _text_errors(read):
@@ -293,7 +308,8 @@ def read_nccl_tests_runs(text, collective=None, n_ranks=None, force=False) -> tu
     """
     text, collective, n_ranks, force = _check_args(text, collective, n_ranks, force)
     lines = text.splitlines()
-    starts = _run_starts(lines)
+    _refuse_other_tools(text, lines)
+    starts = run_starts(lines)
     versions = set(_NCCL_VERSION_RE.findall(text))
     default_version = versions.pop() if len(versions) == 1 else None
     logs = []
@@ -303,71 +319,6 @@ def read_nccl_tests_runs(text, collective=None, n_ranks=None, force=False) -> tu
             _text_errors(functools.partial(_read, lines, start, end, collective, n_ranks, force, default_version))
         )
     return tuple(logs)
-
-
-def _run_starts(lines) -> list[int]:
-    """0-based line index where each run's text starts (the first is 0)."""
-    derived = _derive_prefix(lines)
-    starts = [0]
-    in_table = False
-    seen_header = False
-    last_table_line = 0
-    for index, raw in _nonblank(lines, 0, len(lines), 0):
-        if "busbw" not in raw and not in_table:
-            continue
-        if len(raw) < _SHORT_LINE:  # shorter than a header or a footer: a row, or nothing
-            if in_table:
-                stripped = _normalize(raw, derived)[0]
-                if stripped[:1] in _ROW_START and _INT_RE.match(stripped.split()[0]):
-                    last_table_line = index
-            continue
-        stripped, _ = _normalize(raw, derived)
-        if _header_tokens(stripped) is not None:
-            if in_table:
-                starts.append(last_table_line + 1)
-            in_table = seen_header = True
-            last_table_line = index
-        elif in_table and (_FOOTER_OOB_RE.match(stripped) or _FOOTER_AVG_RE.match(stripped)):
-            last_table_line = index
-        elif in_table and stripped and not stripped.startswith("#") and _INT_RE.match(stripped.split()[0]):
-            last_table_line = index
-    if not seen_header:
-        return _bare_run_starts(lines)
-    return starts
-
-
-def _bare_row_tokens(stripped: str):
-    tokens = stripped.split()
-    if (
-        len(tokens) in BARE_LAYOUTS
-        and _INT_RE.match(tokens[0])
-        and _INT_RE.match(tokens[1])
-        and not _FLOAT_RE.match(tokens[2])
-    ):
-        return tokens
-    return None
-
-
-def _bare_run_starts(lines) -> list[int]:
-    """Runs of headerless rows: a new one where sizes start again after a line that is not a row."""
-    starts, last = [0], {}
-    gap = False
-    for index, raw in _nonblank(lines, 0, len(lines), 0):
-        if len(raw) < _SHORT_BARE_ROW:  # not a row; a gap unless only a launcher's label
-            gap = gap or bool(_normalize(raw, None)[0])
-            continue
-        stripped, _ = _normalize(raw, None)
-        tokens = _bare_row_tokens(stripped) if stripped and not stripped.startswith("#") else None
-        if tokens is None:
-            gap = gap or bool(stripped)
-            continue
-        key, size = tuple(tokens[2:5]), int(tokens[0]) if len(tokens[0]) <= 20 else 0
-        if gap and key in last and size <= last[key]:
-            starts.append(index)
-            last = {}
-        last[key] = size
-        gap = False
-    return starts
 
 
 class _Table:
@@ -387,6 +338,7 @@ class _Table:
         self.finished = False
         self.last_size: dict = {}
         self.repeated_at = 0
+        self.header_printed = False  # a header line was read (not columns guessed from bare rows)
 
 
 def _read(lines, start, end, collective, n_ranks, force, default_version) -> NcclTestsLog:
@@ -394,12 +346,13 @@ def _read(lines, start, end, collective, n_ranks, force, default_version) -> Ncc
     segment = lines[start:end]
     derived = _derive_prefix(segment)
     table = _Table()
-    ranks: list[tuple[int, str, str, str, str]] = []
+    ranks: list[tuple[int, str, str, str, str, int]] = []  # index, host, device, bus id, name, line
     avg = oob = None
     tests_version = library_code = rccl_version = None
-    nranks_info: set = set()
     threads = None
-    info = {"socket": 0, "no_nvls": 0, "reduced": None, "validation_off": False, "starting": None, "programs": {}}
+    nccl = NcclInfo()
+    notes: list[str] = []  # warnings found while reading (counts the log states but cannot be)
+    info = {"reduced": None, "validation_off": False, "starting": None, "programs": {}, "outside": []}
 
     def fail_pending(lineno: int, line: str, why: str):
         raise ValueError(
@@ -407,7 +360,7 @@ def _read(lines, start, end, collective, n_ranks, force, default_version) -> Ncc
             f"{_quote(lines[table.pending_line - 1])}"
         )
 
-    for lineno, raw in _nonblank(segment, 0, len(segment), start + 1):
+    for lineno, raw in nonblank(segment, 0, len(segment), start + 1):
         if len(raw) < _SHORT_LINE:
             if table.columns is None or table.finished:
                 continue  # outside a table a short line is nothing the reader looks for
@@ -416,17 +369,12 @@ def _read(lines, start, end, collective, n_ranks, force, default_version) -> Ncc
                 if stripped[:1] in ("#", "("):
                     # a comment; or the units line, which matters until the unit is known
                     if table.unit is None and any(u in stripped for u in ("(us)", "(ms)", "(B)", "(bytes)")):
-                        _metadata(stripped, lineno, raw, table, ranks, info)
+                        _metadata(stripped, lineno, raw, table, ranks, info, notes)
                     continue
                 if not stripped or stripped[0] not in _ROW_START:
                     continue  # not a row's start, and too short for anything else
         if "NCCL INFO" in raw:
-            if (m := _NRANKS_RE.search(raw)) is not None:
-                nranks_info.add(int(m.group(1)))
-            if not info["socket"] and _SOCKET_RE.search(raw):
-                info["socket"] = lineno
-            if not info["no_nvls"] and _NO_NVLS_RE.search(raw):
-                info["no_nvls"] = lineno
+            read_info_line(raw, lineno, nccl)
         stripped, glued_host = _normalize(raw, derived)
         if not stripped and not glued_host:
             continue
@@ -440,6 +388,8 @@ def _read(lines, start, end, collective, n_ranks, force, default_version) -> Ncc
             if table.pending:
                 fail_pending(lineno, raw, "a header line follows")
             if table.columns is not None:
+                if not table.rows and tuple(header) == table.header_names:
+                    continue  # the same header again before any row: another process's (nccl-tests#329)
                 raise ValueError(
                     f"line {lineno}: a second result table starts here (the first began at line {table.header_line}); "
                     f"read a text of several runs with read_nccl_tests_runs: {_quote(raw)}"
@@ -449,25 +399,22 @@ def _read(lines, start, end, collective, n_ranks, force, default_version) -> Ncc
             table.header_names = tuple(header)
             table.legacy_names = "bytes" in header or "res" in header
             table.expected = _expected_tokens(table.columns)
+            table.header_printed = True
             continue
-        if _metadata(stripped, lineno, raw, table, ranks, info):
+        if _metadata(stripped, lineno, raw, table, ranks, info, notes):
             if table.pending:
                 fail_pending(lineno, raw, "a comment line follows")
             if (m := _FOOTER_OOB_RE.match(stripped)) is not None:
-                oob = int(m.group(1))
+                oob = read_number(m.group(1), f"line {lineno}: out-of-bounds count", integer=True).value
                 table.finished = table.columns is not None
             elif (m := _FOOTER_AVG_RE.match(stripped)) is not None:
-                try:
-                    avg = float(m.group(1)) * 1e9
-                except ValueError:
-                    raise ValueError(
-                        f"line {lineno}: the average bus bandwidth is not a number: {_quote(raw)}"
-                    ) from None
+                avg = read_number(m.group(1), f"line {lineno}: the average bus bandwidth", context=_quote(raw))
+                avg = _footer_average(avg, lineno, raw)
                 table.finished = table.columns is not None
             elif (m := _TESTS_VERSION_RE.match(stripped)) is not None:
                 tests_version, library_code = m.group(1), m.group(2)
             elif (m := _THREADS_RE.match(stripped)) is not None:
-                threads = (int(m.group(1)), int(m.group(2)))
+                threads = _threads(m, lineno, raw, notes)
                 info["validation_off"] = info["validation_off"] or bool(_VALIDATION_OFF_RE.search(stripped))
             elif (m := _RCCL_VERSION_RE.match(stripped)) is not None:
                 rccl_version = m.group(1)
@@ -482,7 +429,11 @@ def _read(lines, start, end, collective, n_ranks, force, default_version) -> Ncc
             if not tokens:
                 continue
         if table.columns is None or table.finished:
-            continue  # command lines, launcher messages, NCCL version lines, text after the footer
+            # Command lines, launcher messages, NCCL version lines, text after the footer; a row of
+            # a known layout here belongs to no table (read_nccl_tests_runs makes it a run of its own).
+            if len(raw) >= _SHORT_BARE_ROW and bare_row_tokens(stripped) is not None:
+                info["outside"].append((lineno, table.columns is not None))
+            continue
         _row_tokens(table, tokens, lineno, lines, 0)
     if table.columns is None:
         _read_bare(table, lines, start, end, derived)
@@ -490,15 +441,30 @@ def _read(lines, start, end, collective, n_ranks, force, default_version) -> Ncc
         raise ValueError(
             f"line {table.pending_line}: the text ends inside this row (truncated?): {_quote(lines[table.pending_line - 1])}"
         )
+    elif info["outside"]:
+        _refuse_rows_outside(info["outside"], table)
     if not table.rows:
+        alone = len(ranks) > 1 and {r[0] for r in ranks} == {0}
+        if alone or nccl.nranks == {1}:
+            raise ValueError(
+                f"line {table.header_line}: the result table has a header but no rows, and every process ran alone "
+                f"({'its rank lines all say rank 0' if alone else 'NCCL INFO says nranks 1'}): one GPU measures no "
+                "communication (if mpirun started several processes, nccl-tests was built without MPI=1; rebuild "
+                "with 'make MPI=1')"
+            )
         raise ValueError(f"line {table.header_line}: the result table has a header but no rows (truncated?)")
 
+    rank_indices = tuple(r[0] for r in ranks if r[0] <= MAX_RANKS)
+    if len(rank_indices) < len(ranks):
+        late = next(r for r in ranks if r[0] > MAX_RANKS)
+        notes.append(f"line {late[5]}: rank {late[0]} is above {MAX_RANKS} ranks: that rank line is not used")
     evidence = Evidence(
         rows=tuple(table.rows),
         time_unit_s=table.unit if table.unit is not None else 1e-6,
-        rank_indices=tuple(r[0] for r in ranks),
-        nranks_info=tuple(sorted(nranks_info)),
+        rank_indices=rank_indices,
+        nranks_info=_counts(nccl.nranks, "NCCL INFO nranks", notes),
         header_columns=table.header_names,
+        header_printed=table.header_printed,
     )
     named = None
     if info["starting"] is not None:
@@ -509,29 +475,40 @@ def _read(lines, start, end, collective, n_ranks, force, default_version) -> Ncc
         evidence.program, evidence.program_line = next(iter(info["programs"].items()))
     if evidence.program is not None:
         named = _PROGRAMS[_PROGRAM_RE.match(evidence.program).group(1)]
-    command, command_line = find_command(segment, start)
+    command, command_line, command_note = find_command(segment, start)
+    if command_note:
+        notes.append(command_note)
     if command is not None:
         procs, per_thread, per_gpu = command
         if threads is not None:  # the program's own "# nThread T nGpus G" line outranks the options
             per_thread, per_gpu = threads
-        evidence.command_ranks, evidence.command_line = procs * per_thread * per_gpu, command_line
-    _early_warnings(evidence.warnings, table, ranks, info, avg, oob)
+        count = procs * per_thread * per_gpu
+        if 1 <= count <= MAX_RANKS:
+            evidence.command_ranks, evidence.command_line = count, command_line
+        else:
+            notes.append(
+                f"line {command_line}: the command line starts {procs} x {per_thread} x {per_gpu} = {count} ranks, "
+                f"outside 1 to {MAX_RANKS}: not used for the rank count"
+            )
+    evidence.warnings.extend(notes)
+    early_warnings(evidence.warnings, table, ranks, info, None if avg is None else avg, oob, nccl)
     collective, n, source, warnings, candidates = resolve(evidence, named, collective, n_ranks, force)
+    failed = error_column_failures(table.rows, table.check, n, collective)
+    if failed:
+        warnings.append(failed)
     hosts = tuple(dict.fromkeys(r[1] for r in sorted(ranks) if r[1]))
-    devices = tuple(r[4] for r in sorted(dict((r[0], r) for r in ranks).values()))
-    nccl_version = default_version
-    found_versions = {m.group(1) for line in segment if "NCCL version" in line for m in _NCCL_VERSION_RE.finditer(line)}
-    if found_versions:
-        nccl_version = sorted(found_versions)[0]
-    elif rccl_version is not None:
-        nccl_version = rccl_version
-    elif library_code and library_code.isdigit():
-        code = int(library_code)
-        nccl_version = (
-            f"{code // 10000}.{code // 100 % 100}.{code % 100}"
-            if code >= 20900
-            else f"{code // 1000}.{code // 100 % 10}.{code % 100}"
+    listed = sorted({r[0] for r in ranks})
+    hosts_complete = bool(hosts) and n is not None and listed == list(range(n))
+    nodes = _counts(nccl.nodes, "NCCL INFO nNodes", warnings)
+    node_count = nodes[0] if len(nodes) == 1 and n is not None and nodes[0] <= n else None
+    if hosts and not hosts_complete and node_count is None:
+        shown = f"ranks {listed[0]} .. {listed[-1]}" if len(listed) > 1 else f"rank {listed[0]}"
+        warnings.append(
+            f"the '# Rank' lines list {len(listed)} of the {n or 'unknown number of'} ranks ({shown}) on "
+            f"{len(hosts)} host{'s' if len(hosts) > 1 else ''}: the node count is not known from the log "
+            "(pass n_nodes, --nodes, for the network cut)"
         )
+    devices = tuple(r[4] for r in sorted(dict((r[0], r) for r in ranks).values()))
     return NcclTestsLog(
         rows=tuple(table.rows),
         n_ranks=n,
@@ -540,7 +517,7 @@ def _read(lines, start, end, collective, n_ranks, force, default_version) -> Ncc
         devices=devices,
         check_column=table.check,
         time_unit_s=table.unit if table.unit is not None else 1e-6,
-        nccl_version=nccl_version,
+        nccl_version=_library_version(segment, default_version, rccl_version, library_code),
         tests_version=tests_version,
         avg_busbw_Bps=avg,
         out_of_bounds=oob,
@@ -549,22 +526,89 @@ def _read(lines, start, end, collective, n_ranks, force, default_version) -> Ncc
         n_ranks_source=source,
         warnings=tuple(dict.fromkeys(warnings)),
         collective_candidates=candidates,
+        hosts_complete=hosts_complete,
+        node_count=node_count,
+        nccl=nccl,
     )
 
 
-def _metadata(stripped, lineno, raw, table, ranks, info) -> bool:
+def _footer_average(number, lineno: int, raw: str) -> float:
+    """The footer's average busbw in bytes/s (its GB/s number read by ``read_number``)."""
+    if number.value < 0 or number.value * 1e9 > MAX_ROW_BANDWIDTH:
+        raise ValueError(
+            f"line {lineno}: the average bus bandwidth {number.text!r} GB/s is outside 0 to "
+            f"{MAX_ROW_BANDWIDTH / 1e9:g} GB/s: {_quote(raw)}"
+        )
+    return number.value * 1e9
+
+
+def _threads(match, lineno: int, raw: str, notes: list):
+    """``(threads, GPUs per thread)`` of a ``# nThread T nGpus G`` line, or ``None`` (with a note)
+    when they start no rank or more than :data:`MAX_RANKS` (a log the program cannot have printed)."""
+    where = f"line {lineno}:"
+    per_thread = read_number(match.group(1), f"{where} nThread", integer=True).value
+    per_gpu = read_number(match.group(2), f"{where} nGpus", integer=True).value
+    if not 1 <= per_thread * per_gpu <= MAX_RANKS:
+        notes.append(
+            f"line {lineno}: '# nThread {per_thread} nGpus {per_gpu}' starts {per_thread * per_gpu} GPUs per "
+            f"process, outside 1 to {MAX_RANKS}: not used for the rank count"
+        )
+        return None
+    return per_thread, per_gpu
+
+
+def _counts(values, what: str, notes: list) -> tuple:
+    """Rank or node counts a log states, those from 1 to :data:`MAX_RANKS` (a note for the others)."""
+    kept = tuple(sorted(v for v in values if 1 <= v <= MAX_RANKS))
+    if len(kept) < len(values):
+        bad = sorted(v for v in values if not 1 <= v <= MAX_RANKS)[0]
+        notes.append(f"{what} {bad} is outside 1 to {MAX_RANKS}: not used")
+    return kept
+
+
+def _library_version(segment, default_version, rccl_version, library_code):
+    found_versions = {m.group(1) for line in segment if "NCCL version" in line for m in _NCCL_VERSION_RE.finditer(line)}
+    if found_versions:
+        return sorted(found_versions)[0]
+    if rccl_version is not None:
+        return rccl_version
+    if library_code and library_code.isdigit() and len(library_code) <= 9:
+        code = read_number(library_code, "nccl-library", integer=True).value
+        if code >= 20900:
+            return f"{code // 10000}.{code // 100 % 100}.{code % 100}"
+        return f"{code // 1000}.{code // 100 % 10}.{code % 100}"
+    return default_version
+
+
+def _refuse_rows_outside(outside, table):
+    """Rows of a known layout before the table's header or after its footer: another run's rows."""
+    first, after = outside[0]
+    last = outside[-1][0]
+    where = "after its footer" if after else "before its header"
+    span = f"line {first}" if first == last else f"lines {first}-{last}"
+    raise ValueError(
+        f"line {first}: {len(outside)} rows without a header {where} ({span}) belong to no table of this run: "
+        f"read a text of several runs with read_nccl_tests_runs, which reads them as a run of their own "
+        f"(the table's header is at line {table.header_line})"
+    )
+
+
+def _metadata(stripped, lineno, raw, table, ranks, info, notes) -> bool:
     """Whether a line is one the table's text carries besides rows (comments, rank lines, footers …);
     rank lines and the units line are taken in here, the rest by the caller."""
     if (m := _RANK_RE.match(stripped)) is not None:
-        ranks.append((int(m.group(1)), m.group(2) or "", m.group(3), m.group(4).strip(), m.group(5).strip()))
+        index = read_number(m.group(1), f"line {lineno}: rank", integer=True).value
+        device = read_number(m.group(3), f"line {lineno}: device", integer=True).text
+        ranks.append((index, m.group(2) or "", device, m.group(4).strip(), m.group(5).strip(), lineno))
         return True
     if (m := _DEVICE_RE.match(stripped)) is not None:
-        ranks.append((int(m.group(1)), "", m.group(2), "", m.group(3).strip()))
+        index = read_number(m.group(1), f"line {lineno}: device", integer=True).value
+        ranks.append((index, "", m.group(2), "", m.group(3).strip(), lineno))
         return True
     if _RCCL_VERSION_RE.match(stripped):
         return True
     if (m := _REDUCED_MAX_RE.match(stripped)) is not None:
-        info["reduced"] = (int(m.group(1)), lineno)
+        info["reduced"] = (read_number(m.group(1), f"line {lineno}: maxBytes", integer=True).value, lineno)
         return True
     if stripped.startswith("#"):
         body = stripped[1:].split()
@@ -582,31 +626,34 @@ def _row_tokens(table: _Table, tokens, lineno, lines, base):
     """Add one line's tokens to the table: continue the pending row or start one, then check them."""
     columns = table.columns
     if table.pending:
-        table.pending.extend((t, lineno) for t in tokens)
+        table.pending.extend([t, lineno] for t in tokens)
     elif _INT_RE.match(tokens[0]):
-        table.pending = [(t, lineno) for t in tokens]
+        table.pending = [[t, lineno] for t in tokens]
         table.pending_line = lineno
     else:
         return  # a message between rows (warnings, launcher noise)
-    # Check the tokens seen so far against their columns, so an error message cut into a row
-    # is reported at once; a number where redop belongs is a blank redop column.
+    # Read the tokens seen so far against their columns (each once: its value is kept with it),
+    # so an error message cut into a row is reported at once; a number where redop belongs is a
+    # blank redop column.
     pos = 0
     for col in columns:
         width = 2 if col.kind == "timestamp" else 1
         if pos >= len(table.pending):
             break
         if col.kind != "timestamp":
-            token, tline = table.pending[pos]
+            item = table.pending[pos]
+            token, tline = item[0], item[1]
             if col.field == "redop" and token != "" and _FLOAT_RE.match(token):
-                table.pending.insert(pos, ("", tline))
+                table.pending.insert(pos, ["", tline, ""])
                 pos += 1
                 continue
-            try:
-                _number(token, col.kind, col.name, tline, lines[tline - 1 - base])
-            except ValueError as error:
-                if tline == table.pending_line:
-                    raise
-                raise ValueError(f"{error} (continuing the row that starts at line {table.pending_line})") from None
+            if len(item) == 2:
+                try:
+                    item.append(_number(token, col.kind, col.name, tline, lines[tline - 1 - base]))
+                except ValueError as error:
+                    if tline == table.pending_line:
+                        raise
+                    raise ValueError(f"{error} (continuing the row that starts at line {table.pending_line})") from None
         pos += width
     if len(table.pending) > table.expected:
         raise ValueError(
@@ -633,7 +680,7 @@ def _row_tokens(table: _Table, tokens, lineno, lines, base):
 def _read_bare(table: _Table, lines, start, end, derived):
     """Rows pasted without their header: the layout from the first row's token count."""
     first = None
-    for lineno, raw in _nonblank(lines, start, end, start + 1):
+    for lineno, raw in nonblank(lines, start, end, start + 1):
         if len(raw) < (_SHORT_BARE_ROW if first is None else _SHORT_THREE_TOKENS):
             continue  # too short for a first row, or for any row after it
         stripped, _ = _normalize(raw, derived)
@@ -641,7 +688,7 @@ def _read_bare(table: _Table, lines, start, end, derived):
             continue
         tokens = stripped.split()
         if first is None:
-            if _bare_row_tokens(stripped) is None:
+            if bare_row_tokens(stripped) is None:
                 continue
             table.columns, table.check = _bare_columns(len(tokens), tokens)
             table.expected = len(tokens)
@@ -666,80 +713,4 @@ def _read_bare(table: _Table, lines, start, end, derived):
         raise ValueError(
             "no nccl-tests result table found (no header line with 'time', 'algbw' and 'busbw', "
             "and no row of a known layout)"
-        )
-
-
-def _early_warnings(warnings, table, ranks, info, avg, oob):
-    rows = table.rows
-    where: dict = {}
-    for index, host, device, busid, _ in ranks:
-        if host or busid:
-            where.setdefault((host, busid or device), []).append(index)
-    shared = [(key, indices) for key, indices in where.items() if len(set(indices)) > 1]
-    if shared:
-        (host, gpu), indices = shared[0]
-        warnings.append(
-            f"ranks {sorted(set(indices))[0]} and {sorted(set(indices))[1]} run on the same GPU "
-            f"({host + ' ' if host else ''}[{gpu}]): they share its links, so busbw does not measure them"
-        )
-    wrong = [r for r in rows if table.check == "#wrong" and any(w for w in (r.wrong, r.wrong_inplace) if w)]
-    if (oob or 0) > 0 or wrong:
-        if oob:
-            count = f"{oob} out-of-bounds values"
-        else:
-            count = f"{sum(int(w) for r in wrong for w in (r.wrong, r.wrong_inplace) if w)} wrong values (first at line {wrong[0].line})"
-        warnings.append(
-            f"the log's own correctness check failed ({count}): these timings come from wrong results "
-            "and do not measure a working collective"
-        )
-    if info["validation_off"] or (rows and all(r.wrong is None for r in rows)):
-        warnings.append(
-            "the data were not checked (-c 0, validation: 0): nothing shows the collective computed the right result"
-        )
-    if avg is not None and rows:
-        values, rounding = [], []
-        for row in rows:
-            for half in row.printed:
-                values.append(float(half[2]))
-                rounding.append(_half_ulp(half[2]))
-        if values:
-            mean = sum(values) / len(values)
-            tolerance = sum(rounding) / len(rounding) + 5e-6 * max(mean, avg / 1e9) + 1e-9
-            if abs(mean - avg / 1e9) > tolerance:
-                warnings.append(
-                    f"the footer's average bus bandwidth {avg / 1e9:.6g} GB/s is not the average of the "
-                    f"rows shown ({mean:.6g} GB/s): rows were left out of the paste, or it joins several runs"
-                )
-    if info["reduced"] is not None:
-        size, line = info["reduced"]
-        warnings.append(
-            f"nccl-tests reduced maxBytes to {size} bytes for lack of GPU memory (line {line}): the largest "
-            "sizes asked for were not run"
-        )
-    if table.repeated_at:
-        warnings.append(
-            f"sizes start again at line {table.repeated_at}: the table holds rows of several runs or cycles "
-            "(interleaved output of two processes, or -N repeats); they are kept in printed order"
-        )
-    gaps = [
-        (abs(r.busbw_Bps - r.busbw_Bps_inplace) / max(r.busbw_Bps, r.busbw_Bps_inplace), r)
-        for r in rows
-        if r.size >= 2**20 and r.busbw_Bps_inplace and r.busbw_Bps and r.busbw_Bps >= 1e9
-    ]
-    if gaps:
-        gap, row = max(gaps, key=lambda g: g[0])
-        if gap > INPLACE_GAP:
-            warnings.append(
-                f"in-place and out-of-place busbw differ by {100 * gap:.0f} % at {row.size} bytes (line "
-                f"{row.line}): the two halves did not measure the same thing; compare both"
-            )
-    if info["socket"]:
-        warnings.append(
-            f"NCCL used its socket (TCP) transport (line {info['socket']}): network numbers are TCP's, "
-            "not the RDMA fabric's (no IB device found, NCCL_IB_DISABLE set, or the net plugin missing)"
-        )
-    if info["no_nvls"]:
-        warnings.append(
-            f"NCCL INFO says NVLS (NVLink SHARP) is not available (line {info['no_nvls']}): AllReduce "
-            "cannot use in-switch reduction here"
         )

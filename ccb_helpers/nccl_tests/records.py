@@ -7,6 +7,7 @@ primitives and ``"sendrecv"`` (nccl-tests' point-to-point test).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -47,8 +48,9 @@ class NcclTestsRow:
     line : int
         Line number (1-based) where the row starts in the text.
     printed : tuple
-        The printed ``(time, algbw, busbw)`` tokens of each half (their rounding bounds what the
-        log can say about itself); ``()`` for rows not read from text.
+        The printed ``(time, algbw, busbw)`` numbers of each half, as read
+        (:class:`~ccb_helpers._tokens.PrintedNumber`: value, rounding, text; the rounding bounds
+        what the log can say about itself); ``()`` for rows not read from text.
     """
 
     size: int
@@ -133,6 +135,13 @@ class NcclTestsLog:
     collective_candidates : tuple of str
         When ``collective`` is ``None``: the collectives whose busbw/algbw factor and count/size
         relation the rows fit (what the caller must choose among); empty otherwise.
+    hosts_complete : bool
+        Whether the rank lines list every rank (so ``hosts`` are all the hosts).
+    node_count : int or None
+        Nodes NCCL's INFO lines state (``nNodes``), if printed.
+    nccl : NcclInfo or None
+        What the ``NCCL INFO`` lines say (:mod:`~ccb_helpers.nccl_tests.nccl_info`): NVLS, CollNet,
+        the network, transports, algorithm and protocol per size.
     """
 
     rows: tuple
@@ -151,6 +160,9 @@ class NcclTestsLog:
     n_ranks_source: str | None = None
     warnings: tuple = ()
     collective_candidates: tuple = ()
+    hosts_complete: bool = True
+    node_count: int | None = None
+    nccl: object = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         check_fields(
@@ -171,6 +183,8 @@ class NcclTestsLog:
                 "program": "str?",
                 "n_ranks_source": "str?",
                 "warnings": "tuple",
+                "hosts_complete": "bool",
+                "node_count": "int?",
             },
         )
         if not all(isinstance(row, NcclTestsRow) for row in self.rows):
@@ -193,8 +207,11 @@ class NcclTestsLog:
 
     @property
     def n_hosts(self) -> int | None:
-        """Distinct hosts in the rank lines (a proxy for the node count), ``None`` if unknown."""
-        return len(self.hosts) or None
+        """Nodes the run used: the hosts of the rank lines when they list every rank, else NCCL's
+        ``nNodes``; ``None`` when the log does not tell (elided rank lines, no INFO lines)."""
+        if self.hosts and self.hosts_complete:
+            return len(self.hosts)
+        return self.node_count
 
 
 # A small table in the 2022+ format, used by the doctests.
@@ -214,6 +231,26 @@ _EXAMPLE = """\
 # Avg bus bandwidth    : 5.05
 #
 """
+
+
+def ratio(numerator: float, denominator: float, what: str) -> float:
+    """``numerator / denominator`` in the reader and report path, refused (naming ``what``, the
+    input it comes from) when the denominator is not positive or the quotient not finite, so no
+    division of a log's numbers ends in ZeroDivisionError, ``inf`` or ``nan``.
+
+    >>> ratio(1.0, 4.0, "row at line 3")
+    0.25
+    >>> ratio(1.0, 0.0, "the row at line 3 (time 0 s)")
+    Traceback (most recent call last):
+    ...
+    ValueError: the row at line 3 (time 0 s): divides by 0, which no measurement gives
+    """
+    if not denominator > 0 or not math.isfinite(denominator):
+        raise ValueError(f"{what}: divides by {denominator:g}, which no measurement gives")
+    quotient = numerator / denominator
+    if not math.isfinite(quotient):
+        raise ValueError(f"{what}: {numerator:g} / {denominator:g} is beyond a float's range")
+    return quotient
 
 
 def _log_context(log, n_ranks, collective):

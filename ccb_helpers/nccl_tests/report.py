@@ -9,17 +9,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .._validation import check_int, check_real
+from .._validation import check_bool, check_int, check_real
 from .ceilings import (
     _busbw_ceiling,
     _busbw_factor,
     _latency_bound,
     check_link,
     network_per_node,
+    nic_share,
     node_cut_ceiling,
     node_volume_coefficient,
 )
-from .records import _EXAMPLE, _log_context  # noqa: F401  (_EXAMPLE: doctests)
+from .records import _EXAMPLE, _log_context, ratio  # noqa: F401  (_EXAMPLE: doctests)
 
 
 def _nbsp(text: str) -> str:
@@ -41,12 +42,12 @@ def _node_context(log, n, n_nodes, node_beta, rail_beta=None):
     return n_nodes, network_per_node(n, n_nodes, node_beta, rail_beta)
 
 
-def _judge(busbw, time, bound_time, ports_beta, node_ceiling):
+def _judge(busbw, time, bound_time, endpoint, node_ceiling, what="a row"):
     """``(efficiency, flag)`` of one measured half: efficiency ≤ 1, or a flag saying which ceiling it passes."""
-    efficiency = bound_time / time
+    efficiency = ratio(bound_time, time, what)
     if efficiency <= 1.0 + 1e-9:
         return efficiency, None
-    if busbw > ports_beta:
+    if busbw > endpoint:
         return None, "endpoint"
     if node_ceiling is not None and busbw > node_ceiling:
         return None, "network"
@@ -64,6 +65,8 @@ def nccl_tests_report(
     n_nodes=None,
     node_beta=None,
     rail_beta=None,
+    nic_shares_link=False,
+    in_network=None,
 ):
     """Each row of a log against the lower bound: busbw, the bound's ceiling, efficiency, regime.
 
@@ -72,12 +75,16 @@ def nccl_tests_report(
     With ``node_beta`` (or ``rail_beta`` per GPU's NIC) the bound also has the network cut around
     each of the ``K = n_nodes`` nodes (:func:`two_level_busbw_ceiling`): every node must move
     ``V_node`` through its network, so ``T >= V_node / node_beta`` (``V_node = c(K) M``, or
-    ``r (N - r) M / N`` for AllToAll with ``r`` ranks per node).
+    ``r (N - r) M / N`` for AllToAll with ``r`` ranks per node), and each GPU has a second way
+    out, its share ``node_beta / r`` of the network, so the endpoint term is
+    ``c(N) M / (ports * beta + node_beta / r)`` (:func:`two_level_ceiling_terms`; not with
+    ``nic_shares_link``, for GPUs whose NIC traffic crosses the ``beta`` link).
 
     A busbw above the ceiling is never reported as an efficiency above 1; the row is flagged
     instead (``efficiency`` is ``None``):
 
-    * ``"endpoint"``: busbw exceeds ``ports * beta``. For AllReduce a switch that reduces in flight
+    * ``"endpoint"``: busbw exceeds the endpoint term ``ports * beta`` (plus ``node_beta / r`` on
+      several nodes). For AllReduce a switch that reduces in flight
       (NVLS, SHARP) lets each endpoint move only ``M``, so busbw can reach ``2(N-1)/N * ports *
       beta``; for every other collective each endpoint must receive (or send) ``c(N) M`` whatever
       the network does, so ``beta`` is below the real rate (or the data took a faster path);
@@ -102,6 +109,14 @@ def nccl_tests_report(
     node_beta, rail_beta : float, optional
         Network bandwidth per node, or per GPU's own NIC, per direction, bytes/s, for the network
         cut; without either only the endpoint bound is used.
+    nic_shares_link : bool, default False
+        As in :func:`two_level_ceiling_terms`: the NIC's traffic crosses the ``beta`` link.
+    in_network : {None, "nvls", "collnet", "nvls+collnet"} or dict, optional
+        In-network reduction of an AllReduce (the other collectives move the same bytes either
+        way): ``"nvls"`` — the NVSwitch reduces, so each GPU sends and receives ``M`` instead of
+        ``c(N) M`` (the endpoint term rises by ``c(N)``); ``"collnet"`` — the network reduces
+        (SHARP), so each node sends ``M`` instead of ``V_node``. A dict maps a size (bytes) to its
+        kind, for the sizes NCCL ran so (its ``NCCL_DEBUG_SUBSYS=TUNING`` lines).
 
     Returns
     -------
@@ -112,7 +127,9 @@ def nccl_tests_report(
         ``"latency"``), ``regime`` (``"latency"``, ``"bandwidth"`` or ``"network"``: the largest term
         of the bound), ``bound_time``, ``time``, the same for the in-place half (``busbw_inplace``,
         ``efficiency_inplace``, ``flag_inplace``, ``time_inplace``; ``None`` without one), and the
-        row's ``line``, ``type``, ``redop``, ``root`` (``None`` for nccl-tests' ``-1``, no root).
+        row's ``line``, ``type``, ``redop``, ``root`` (``None`` for nccl-tests' ``-1``, no root),
+        ``in_network`` (the reduction the row's bound allows) and ``algorithm`` (``"RING/SIMPLE"``
+        … where NCCL's INFO lines name it, else ``None``).
 
     Examples
     --------
@@ -140,23 +157,42 @@ def nccl_tests_report(
         else check_int("latency_ports", latency_ports, minimum=1, maximum=2**62, scalar=True)
     )
     n_nodes, node_beta = _node_context(log, n, n_nodes, node_beta, rail_beta)
+    nic_shares_link = check_bool("nic_shares_link", nic_shares_link)
+    # The GPU's egress: its links, and beside them its share of the node's network (eq:cc-nccl-two-level).
+    egress = ports * beta
+    if node_beta is not None and n_nodes > 1 and not nic_shares_link:
+        egress += nic_share(n, n_nodes, node_beta)
     coefficient = _busbw_factor(primitive, n)
     node_coefficient = node_volume_coefficient(primitive, n, n_nodes) if node_beta is not None else 0.0
     node_ceiling = node_cut_ceiling(primitive, n, n_nodes, node_beta) if node_coefficient else None
     t_alpha = _latency_bound(primitive, n, alpha, latency_ports)
     rows, values = [], []
+    algorithms = getattr(log.nccl, "algorithms", {}) if log.nccl is not None else {}
     for row in log.rows:
         if row.size == 0:
             continue
-        ceiling = _busbw_ceiling(primitive, n, row.size, alpha, beta, ports, latency_ports)
-        t_beta = coefficient * row.size / (ports * beta)
-        t_node = node_coefficient * row.size / node_beta if node_coefficient else 0.0
-        if node_ceiling is not None:
-            ceiling = min(ceiling, node_ceiling)
+        reduction = _in_network_for(in_network, primitive, row.size)
+        # In-network reduction (eq. of chapter 5's in-network bound): NVLS lets each GPU of an
+        # AllReduce send and receive M, not c(N) M; CollNet (SHARP) lets each node send M.
+        endpoint_volume = row.size if reduction in ("nvls", "nvls+collnet") else coefficient * row.size
+        node_volume = row.size if reduction in ("collnet", "nvls+collnet") else node_coefficient * row.size
+        t_beta = ratio(endpoint_volume, egress, "the endpoint egress")
+        t_node = ratio(node_volume, node_beta, "node_beta") if node_coefficient else 0.0
+        if reduction is None:
+            ceiling = _busbw_ceiling(primitive, n, row.size, alpha, egress, 1, latency_ports)
+            if node_ceiling is not None:
+                ceiling = min(ceiling, node_ceiling)
+        else:
+            ceiling = ratio(coefficient * row.size, max(t_alpha, t_beta, t_node), "the bound time")
         bound_time = max(t_alpha, t_beta, t_node)
         regime = "latency" if t_alpha >= max(t_beta, t_node) else ("network" if t_node > t_beta else "bandwidth")
-        busbw = coefficient * row.size / row.time_s
-        efficiency, flag = _judge(busbw, row.time_s, bound_time, ports * beta, node_ceiling)
+        what = f"the row of {row.size} bytes at line {row.line} (time {row.time_s:g} s)"
+        busbw = ratio(coefficient * row.size, row.time_s, what)
+        endpoint_limit = egress * (coefficient if reduction in ("nvls", "nvls+collnet") else 1.0)
+        node_limit = node_ceiling
+        if reduction in ("collnet", "nvls+collnet") and node_ceiling is not None:
+            node_limit = coefficient * node_beta
+        efficiency, flag = _judge(busbw, row.time_s, bound_time, endpoint_limit, node_limit, what)
         value = {
             "size": row.size,
             "busbw": busbw,
@@ -173,11 +209,14 @@ def nccl_tests_report(
             "line": row.line,
             "type": row.type,
             "redop": row.redop,
-            "root": row.root if row.root is not None and row.root >= 0 else None,
-        }  # nccl-tests' -1: no root
+            "root": row.root if row.root is not None and row.root >= 0 else None,  # nccl-tests' -1: no root
+            "in_network": reduction,
+            "algorithm": "/".join(algorithms[(primitive, row.size)]) if (primitive, row.size) in algorithms else None,
+        }
         if row.time_s_inplace:
-            busbw_in = coefficient * row.size / row.time_s_inplace
-            efficiency_in, flag_in = _judge(busbw_in, row.time_s_inplace, bound_time, ports * beta, node_ceiling)
+            what = f"the in-place half of the row at line {row.line} (time {row.time_s_inplace:g} s)"
+            busbw_in = ratio(coefficient * row.size, row.time_s_inplace, what)
+            efficiency_in, flag_in = _judge(busbw_in, row.time_s_inplace, bound_time, endpoint_limit, node_limit, what)
             value.update(
                 busbw_inplace=busbw_in,
                 efficiency_inplace=efficiency_in,
@@ -204,6 +243,18 @@ def nccl_tests_report(
     return Table(headers, rows, caption, values)
 
 
+def _in_network_for(in_network, primitive: str, size: int):
+    """The in-network reduction a row's bound allows: only an AllReduce's, per size when given so."""
+    if in_network is None or primitive != "all_reduce":
+        return None
+    kind = in_network.get(size) if isinstance(in_network, dict) else in_network
+    if not (kind is None or isinstance(kind, str)) or kind not in (None, "nvls", "collnet", "nvls+collnet"):
+        raise ValueError(
+            f"in_network must be None, 'nvls', 'collnet', 'nvls+collnet' or a dict of them by size, got {kind!r}"[:200]
+        )
+    return kind
+
+
 _FLAG_LABELS = {"endpoint": "超端点上限", "network": "超网络上限", "latency": "快于延迟界"}
 _REGIME_LABELS = {"latency": "延迟", "bandwidth": "带宽", "network": "网络"}
 
@@ -228,11 +279,19 @@ class RunReport:
     table : Table
         :func:`nccl_tests_report` of the log.
     fit : AlphaBeta or None
-        α and β fitted to the measured times (``None`` with fewer than two sizes).
+        α and β fitted to the measured times (``None`` when they cannot be: ``fit_error`` says why).
     n_nodes : int
         Nodes of the network cut (1: none).
     node_beta : float or None
         Network bandwidth per node per direction (bytes/s) of the cut.
+    fit_error : str or None
+        Why the times could not be fitted (``None`` when ``fit`` is set).
+    endpoint_ceiling : float or None
+        The endpoint term of the bound (bytes/s): ``ports * beta``, plus each GPU's share of its
+        node's network on several nodes (:func:`two_level_ceiling_terms`).
+    notes : tuple of str
+        Where the bound's parameters came from (a preset chosen from the devices, a topology file,
+        NCCL's INFO lines …), as the caller gives them.
     """
 
     log: object
@@ -247,6 +306,9 @@ class RunReport:
     fit: object
     n_nodes: int = 1
     node_beta: float | None = None
+    fit_error: str | None = None
+    endpoint_ceiling: float | None = None
+    notes: tuple = ()
 
     @property
     def node_ceiling(self) -> float | None:
@@ -268,6 +330,9 @@ def run_report(
     node_beta=None,
     rail_beta=None,
     label="",
+    nic_shares_link=False,
+    in_network=None,
+    notes=(),
 ) -> RunReport:
     """:func:`nccl_tests_report` and :func:`fit_alpha_beta` of one run, with the parameters used.
 
@@ -276,7 +341,7 @@ def run_report(
     >>> run.n_ranks, run.collective, len(run.table.values), run.node_ceiling
     (2, 'all_reduce', 2, None)
     """
-    from .fit import _fit_or_none
+    from .fit import _fit_or_error
 
     table = nccl_tests_report(
         log,
@@ -289,10 +354,16 @@ def run_report(
         n_nodes=n_nodes,
         node_beta=node_beta,
         rail_beta=rail_beta,
+        nic_shares_link=nic_shares_link,
+        in_network=in_network,
     )
     _, n, primitive = _log_context(log, n_ranks, collective)
     k, per_node = _node_context(log, n, n_nodes, node_beta, rail_beta)
     latency_ports = ports if latency_ports is None else latency_ports
+    fit, fit_error = _fit_or_error(log, n, primitive)
+    endpoint = float(ports * beta)
+    if per_node is not None and k > 1 and not nic_shares_link:
+        endpoint += nic_share(n, k, per_node)
     return RunReport(
         log,
         n,
@@ -303,9 +374,12 @@ def run_report(
         int(latency_ports),
         label,
         table,
-        _fit_or_none(log, n, primitive),
+        fit,
         k,
         per_node,
+        fit_error,
+        endpoint,
+        tuple(str(note) for note in notes),
     )
 
 
@@ -313,7 +387,10 @@ def compare_runs(before: RunReport, after: RunReport) -> list[dict]:
     """Per size (and type, operator, root) in both runs: busbw before and after, the change, each efficiency.
 
     ``change`` is ``after / before - 1`` of the out-of-place busbw; each efficiency is against its
-    own run's bound (a run on more ranks or other hardware has another ceiling).
+    own run's bound (a run on more ranks or other hardware has another ceiling). Rows are matched
+    on size, type, operator and root; a row left without a match is matched on size and type alone
+    when that names one row on each side (two collectives, e.g. AllReduce against Reduce, whose
+    roots and operators differ: each busbw is then its own collective's).
 
     >>> from ccb_helpers.nccl_tests import read_nccl_tests
     >>> slow = read_nccl_tests(_EXAMPLE.replace("104.9   10.00   10.00", "209.7    5.00    5.00"))
@@ -329,11 +406,21 @@ def compare_runs(before: RunReport, after: RunReport) -> list[dict]:
         return value["size"], value["type"], value["redop"], value["root"]
 
     later = {key(v): v for v in after.table.values}
+    by_size: dict = {}
+    for v in after.table.values:
+        by_size.setdefault((v["size"], v["type"]), []).append(v)
+    before_by_size: dict = {}
+    for v in before.table.values:
+        before_by_size.setdefault((v["size"], v["type"]), []).append(v)
     rows = []
     for value in before.table.values:
         other = later.get(key(value))
         if other is None:
-            continue
+            pair = (value["size"], value["type"])
+            if len(by_size.get(pair, ())) == 1 and len(before_by_size[pair]) == 1:
+                other = by_size[pair][0]
+            else:
+                continue
         rows.append(
             {
                 "size": value["size"],
@@ -342,7 +429,7 @@ def compare_runs(before: RunReport, after: RunReport) -> list[dict]:
                 "root": value["root"],
                 "busbw_before": value["busbw"],
                 "busbw_after": other["busbw"],
-                "change": other["busbw"] / value["busbw"] - 1.0,
+                "change": ratio(other["busbw"], value["busbw"], f"the busbw before at {value['size']} bytes") - 1.0,
                 "efficiency_before": value["efficiency"],
                 "flag_before": value["flag"],
                 "efficiency_after": other["efficiency"],

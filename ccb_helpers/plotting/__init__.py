@@ -21,7 +21,7 @@ figure's phone rendering: panels stacked, 350 CSS px, text at full size, served 
 ``<picture>``), :mod:`.schedule`,
 :mod:`.propagation` (chapter 1), :mod:`.topology` (drawings of graphs and cuts), :mod:`.diameter`
 (chapter 2), :mod:`.bandwidth` (chapter 3), :mod:`.algorithms` (chapter 4), :mod:`.bisection`
-(chapter 5); :mod:`._checks` holds the argument checks they share.
+(chapter 5), :mod:`.synthesis` (chapter 7); :mod:`._checks` holds the argument checks they share.
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ from .style import (
     cjk_font_name,
     use_book_style,
 )
+from .synthesis import draw_synthesized_step, plot_schedule_steps, plot_synthesis_plane
 from .topology import (
     MAX_DRAWN_ELEMENTS,
     MAX_GRID_PANELS,

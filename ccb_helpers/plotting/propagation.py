@@ -8,7 +8,7 @@ import matplotlib
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from .._validation import check_int
+from .._validation import INT64_MAX, _short, check_int
 from ._checks import _check_ax, _check_bool, _new_axes
 from .style import BOOK_WIDTH, SMALL, use_book_style
 
@@ -36,12 +36,12 @@ def plot_info_steps(ks=(1, 2, 6), n_max: int = 10**6, all_port: bool = True, ax=
     """
     from ..propagation import info_steps
 
-    if isinstance(ks, (str, bytes)) or not hasattr(ks, "__iter__"):
-        raise TypeError(f"ks must be a sequence of port counts, got {ks!r}")
+    if isinstance(ks, (str, bytes)) or not hasattr(ks, "__iter__") or getattr(ks, "ndim", 1) != 1:
+        raise TypeError(f"ks must be a one-dimensional sequence of port counts, got {_short(ks)}")
     ks = tuple(ks)
     if not 1 <= len(ks) <= 5:
         raise ValueError(f"ks must hold 1 to 5 port counts, got {len(ks)}")
-    ks = tuple(check_int(f"ks[{i}]", k, minimum=1) for i, k in enumerate(ks))
+    ks = tuple(check_int(f"ks[{i}]", k, minimum=1, maximum=INT64_MAX, scalar=True) for i, k in enumerate(ks))
     n_max = check_int("n_max", n_max, minimum=2, maximum=2**62)
     all_port = _check_bool("all_port", all_port)
     _check_ax(ax)
@@ -155,8 +155,8 @@ def draw_knomial_tree(n: int, k: int = 1, ax=None):
     >>> len(ax.collections[1].get_offsets())   # one marker per node
     9
     """
-    n = check_int("n", n, minimum=1, maximum=256)
-    k = check_int("k", k, minimum=1)
+    n = check_int("n", n, minimum=1, maximum=256, scalar=True)
+    k = check_int("k", k, minimum=1, maximum=INT64_MAX, scalar=True)
     _check_ax(ax)
     use_book_style()
     if ax is None:

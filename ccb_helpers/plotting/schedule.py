@@ -46,7 +46,7 @@ def draw_schedule(schedule, ax=None, max_messages: int = 4000, title: str | None
     schedule = getattr(schedule, "schedule", schedule)
     if not isinstance(schedule, Schedule):
         raise TypeError(f"schedule must be a Schedule or SimulationResult, got {type(schedule).__name__}")
-    max_messages = check_int("max_messages", max_messages, minimum=1, maximum=20_000)
+    max_messages = check_int("max_messages", max_messages, minimum=1, maximum=20_000, scalar=True)
     if title is not None and not isinstance(title, str):
         raise TypeError(f"title must be a string or None, got {type(title).__name__}")
     _check_ax(ax)

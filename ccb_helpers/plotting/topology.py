@@ -317,9 +317,9 @@ def draw_topology(topology, root: int = 0, ax=None, max_nodes: int = 600, side=N
     >>> ax.get_title()
     'torus 4x4：从节点 0 出发的 BFS 层（直径 D = 4）'
     """
-    max_nodes = check_int("max_nodes", max_nodes, minimum=1, maximum=5000)
+    max_nodes = check_int("max_nodes", max_nodes, minimum=1, maximum=5000, scalar=True)
     topology = _check_topology(topology, max_nodes)
-    root = check_int("root", root, minimum=0, maximum=topology.n - 1)
+    root = check_int("root", root, minimum=0, maximum=topology.n - 1, scalar=True)
     side = _check_side(side, topology.n)
     _check_ax(ax)
     _check_drawn_elements([topology])
@@ -373,7 +373,7 @@ def draw_topology_grid(topologies, cuts: bool = False, max_nodes: int = 600):
             f"topologies must hold 1 to {MAX_GRID_PANELS} topologies, got {more}{len(topologies) - bool(more)}"
         )
     cuts = _check_bool("cuts", cuts)
-    max_nodes = check_int("max_nodes", max_nodes, minimum=1, maximum=5000)
+    max_nodes = check_int("max_nodes", max_nodes, minimum=1, maximum=5000, scalar=True)
     for i, t in enumerate(topologies):
         _check_topology(t, max_nodes, name=f"topologies[{i}]")
     _check_drawn_elements(topologies)

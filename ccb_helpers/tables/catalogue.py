@@ -33,7 +33,7 @@ def non_power_of_two_table(
 
     >>> t = non_power_of_two_table(ns=(12,), sizes=(2**20,))
     >>> t.values[0][2], t.values[0][4], round(t.values[0][3] / t.values[0][6], 2)   # the audit's case
-    ('ring', 'bruck', 1.42)
+    ('ring', 'bruck', 1.24)
     """
     from ..algorithms import _applicable, _best_algorithm, _cost
     from ..units import format_bytes, format_time
@@ -92,8 +92,8 @@ def pipelined_rooted_table(
     coefficient, time, closed form or None, round bound)``.
 
     >>> v = pipelined_rooted_table(n=10, m=2**20).values
-    >>> [(a, k, s) for a, k, s, *_ in v if a == "pipelined_chain"]   # s* = sqrt(8 M / (alpha beta)) = 10.6
-    [('pipelined_chain', 1, 11)]
+    >>> [(a, k, s) for a, k, s, *_ in v if a == "pipelined_chain"]   # s* = sqrt(8 M / (alpha beta)) = 14.96
+    [('pipelined_chain', 1, 15)]
     """
     from ..algorithms import _cost, _terms
     from ..algorithms.pipelined import _optimal, _pipeline

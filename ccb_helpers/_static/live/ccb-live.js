@@ -18,16 +18,16 @@
   // value, as CPython does); pinned against Python by tests/test_live_core.py.
 
   function decompose(x) {
-    // x > 0 finite -> {sig: "digits", e: exponent of the first digit}; exact.
-    var s = x < 1e21 ? x.toFixed(100) : BigInt(x).toString();
-    var dot = s.indexOf(".");
-    var intPart = dot < 0 ? s : s.slice(0, dot);
-    var all = intPart + (dot < 0 ? "" : s.slice(dot + 1));
-    var i = 0;
-    while (i < all.length - 1 && all[i] === "0") i++;
-    var sig = all.slice(i).replace(/0+$/, "");
-    if (!sig) sig = "0";
-    return { sig: sig, e: intPart.length - 1 - i };
+    // x > 0 finite -> {sig: "digits", e: exponent of the first digit}; exact. A double is m * 2**k,
+    // which is m * 5**-k * 10**k for k < 0 (toFixed(100) lost every digit below 1e-100: 5e-324).
+    var view = new DataView(new ArrayBuffer(8));
+    view.setFloat64(0, x);
+    var hi = view.getUint32(0), lo = view.getUint32(4), bits = (hi >>> 20) & 0x7ff;
+    var m = (BigInt(hi & 0xfffff) << BigInt(32)) | BigInt(lo), k = -1074;
+    if (bits !== 0) { m |= BigInt(1) << BigInt(52); k = bits - 1075; }
+    var digits = k >= 0 ? (m << BigInt(k)).toString() : (m * BigInt(5) ** BigInt(-k)).toString();
+    var sig = digits.replace(/0+$/, "") || "0";
+    return { sig: sig, e: digits.length - 1 + Math.min(k, 0) };
   }
 
   function increment(digits) {
@@ -129,30 +129,80 @@
     return pyRepr(x);
   }
 
-  var KiB = 1024, MiB = 1024 * 1024, GiB = 1024 * 1024 * 1024;
+  // ccb_helpers/units.py, step for step: round first, then pick the unit (a rounding that reaches
+  // the next unit carries into it), never an exponent, whole numbers of any length in the largest unit.
+  var BINARY_UNITS = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"];
+  var TIME_UNITS = [["ns", 1e-9, -9], ["µs", 1e-6, -6], ["ms", 1e-3, -3], ["s", 1.0, 0]];
+  var MAX_DIGITS = 15, MIN_NORMAL = 2.2250738585072014e-308;
+
+  function inUnit(value, scale, powerOfTen) {
+    // value / scale: the double q and its exact decimal digits {sig, e}; where q underflows, the
+    // exact quotient (value's digits shifted by the power of ten scale is).
+    var q = value / scale;
+    if (q >= MIN_NORMAL || value === 0) return { q: q, d: q === 0 ? { sig: "0", e: 0 } : decompose(q) };
+    var d = decompose(value);
+    return { q: q, d: { sig: d.sig, e: d.e - powerOfTen } };
+  }
+
+  function positional(d, p) {
+    // d rounded to p significant digits (half to even), without an exponent, trailing zeros dropped.
+    if (d.sig === "0") return "0";
+    var r = roundSig(d, p), s = r.sig, e = r.e, out;
+    if (e >= s.length - 1) out = s + "0".repeat(e - s.length + 1);
+    else if (e >= 0) out = s.slice(0, e + 1) + "." + s.slice(e + 1);
+    else out = "0." + "0".repeat(-e - 1) + s;
+    return stripZeros(out);
+  }
+
+  function whole(d) {
+    return positional(d, Math.max(1, Math.min(MAX_DIGITS, d.e + 1)));
+  }
+
+  var ONE = { q: 1, d: { sig: "1", e: 0 } };
 
   function formatBytes(value) {
-    var units = [["GiB", GiB], ["MiB", MiB], ["KiB", KiB]];
-    for (var i = 0; i < units.length; i++) {
-      var scale = units[i][1], unit = units[i][0];
-      if (value >= scale) {
-        var r = value / scale;
-        return r >= 1000 ? pyG(r, 4) + " " + unit : (pyFixed(r, 1) + " " + unit).replace(".0 ", " ");
+    var index = 0;
+    while (index + 1 < BINARY_UNITS.length && value >= Math.pow(1024, index + 1)) index++;
+    var carried = false;
+    for (;;) {
+      var u = inUnit(value, Math.pow(1024, index), 0), text;
+      if (carried && u.q < 1) u = ONE;
+      if (index === 0) {
+        if (u.q === Math.trunc(u.q)) text = pyFixed(u.q, 0);
+        else text = u.q >= 0.05 ? pyFixed(u.q, 1) : positional(u.d, 3);
+      } else if (u.q < 999.95) {
+        text = pyFixed(u.q, 1);
+        if (text.slice(-2) === ".0") text = text.slice(0, -2);
+      } else {
+        text = whole(u.d);
       }
+      if (index === BINARY_UNITS.length - 1 || parseFloat(text) < 1024) return text + " " + BINARY_UNITS[index];
+      index++;
+      carried = true;
     }
-    return value === Math.trunc(value) ? pyFixed(value, 0) + " B" : pyFixed(value, 1) + " B";
   }
 
   function formatTime(seconds) {
     if (seconds === 0) return "0 s";
-    var units = [["s", 1.0], ["ms", 1e-3], ["µs", 1e-6], ["ns", 1e-9]];
-    for (var i = 0; i < units.length; i++) {
-      if (seconds >= units[i][1] || units[i][0] === "ns") return pyG(seconds / units[i][1], 3) + " " + units[i][0];
+    var index = 0;
+    for (var i = 0; i < TIME_UNITS.length; i++) if (seconds >= TIME_UNITS[i][1]) index = i;
+    var carried = false;
+    for (;;) {
+      var unit = TIME_UNITS[index];
+      var u = inUnit(seconds, unit[1], unit[2]);
+      if (carried && u.q < 1) u = ONE;
+      if (index === TIME_UNITS.length - 1) return (u.q < 999.5 ? positional(u.d, 3) : whole(u.d)) + " " + unit[0];
+      var text = positional(u.d, 3);
+      if (parseFloat(text) < 1000) return text + " " + unit[0];
+      index++;
+      carried = true;
     }
   }
 
   function formatBandwidth(value) {
-    return value === 0 ? "0 GB/s" : pyG(value / 1e9, 3) + " GB/s";
+    if (value === 0) return "0 GB/s";
+    var u = inUnit(value, 1e9, 9);
+    return (u.q < 999.5 ? positional(u.d, 3) : whole(u.d)) + " GB/s";
   }
 
   var fmt = { g: pyG, fixed: pyFixed, repr: pyRepr, floatRepr: pyFloatRepr, formatBytes: formatBytes,

@@ -30,7 +30,7 @@
     return bw > 0 ? lat + m / (1000.0 * bw) : Infinity;
   }
 
-  function bound(m, c) { // _two_level_bound("all_reduce", n, nodes, m, alpha, beta, node_beta)
+  function bound(m, c) { // _two_level_bound("all_reduce", n, nodes, m, alpha, beta, node_beta); c.beta = _egress(...)
     var tNode = c.nodes > 1 ? c.c_k * m / c.node_beta : 0.0;
     return Math.max(c.t_alpha, c.c_n * m / c.beta, tNode);
   }
