@@ -17,13 +17,12 @@
 * :class:`HideTestCode` (``generate_feedback``): every cell goes back to its released source
   (hidden tests and mark schemes removed) and a test cell's traceback is cut to its last line,
   so the feedback shows results, not test code (jupyter/nbgrader#917).
-* :class:`CoursePackage` (``generate_assignment``): the setup cell installs ``ccb_helpers`` from
-  the source the course configures (``c.CoursePackage.source``), never from the repository that
-  holds the solutions; with no source configured, the released cell says to ask the teacher.
-* :class:`CourseVariant` (``generate_assignment``): with ``CCB_GRADING_SALT`` set, the marked
-  model constants of some questions (at least one part per set; the table in
-  ``assignments/README.md``) take a course value other than the default (question, visible and
-  hidden tests alike), so the public answer key does not answer the course's variant of those parts.
+* :class:`RepairCellMetadata` (sanitizing, first): a copied cell or broken nbgrader metadata does
+  not stop ``autograde`` for the class (jupyter/nbgrader#1083); :class:`InertStudentText` (after
+  ``SaveAutoGrades``): what the student wrote reaches the Formgrader as inert text.
+* ``generate_assignment``'s plug-ins — :class:`CoursePackage`, :class:`CourseVariant`,
+  :class:`MarkAnswerCells` — live in ``ccb_release.py`` and are re-exported here; ``zip_collect``'s
+  in ``ccb_collect.py``.
 * :class:`FlaggedCsvExport` (``export``): nbgrader's CSV plus a ``needs_attention`` column naming
   every student whose notebook could not be graded (or was graded with a problem), including
   students with a submission and no gradebook entry — nbgrader writes 0.0 for them silently —
@@ -34,15 +33,28 @@ from __future__ import annotations
 
 import json
 import os
-import re
+import sys
 
 import nbformat
-from nbformat.notebooknode import NotebookNode
-from nbgrader import utils
-from nbgrader.api import Gradebook, MissingEntry
-from nbgrader.plugins.export import CsvExportPlugin
-from nbgrader.preprocessors import NbGraderPreprocessor, OverwriteCells
-from traitlets import List, Unicode
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # ccb_release.py beside this file
+from ccb_release import (  # noqa: E402, F401 - the generate_assignment plug-ins, re-exported for the config
+    INSTALL_LINE,
+    SETUP_LINE,
+    VARIANT_CODE,
+    VARIANT_TEXT,
+    CoursePackage,
+    CoursePreprocessor,
+    CourseVariant,
+    MarkAnswerCells,
+    apply_variant,
+    variant_values,
+)
+from nbformat.notebooknode import NotebookNode  # noqa: E402
+from nbgrader import utils  # noqa: E402
+from nbgrader.api import Gradebook, MissingEntry  # noqa: E402
+from nbgrader.plugins.export import CsvExportPlugin  # noqa: E402
+from nbgrader.preprocessors import OverwriteCells  # noqa: E402
 
 BEGIN_HIDDEN, END_HIDDEN = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
 BEGIN_SCHEME, END_SCHEME = "BEGIN MARK SCHEME", "END MARK SCHEME"
@@ -72,16 +84,61 @@ def released_source(source: str) -> str:
     return "\n".join(lines)
 
 
-class CoursePreprocessor(NbGraderPreprocessor):
-    """Base of the course's preprocessors: configurable ``display_data_priority``, as nbgrader's ``GetGrades``.
+class RepairCellMetadata(CoursePreprocessor):
+    """``autograde`` (sanitizing, first): nbgrader metadata a copied or edited cell broke, put right.
 
-    nbgrader's base class redeclares the trait without ``config=True``; the HTML exporter of
-    ``generate_feedback`` configures ``NbConvertBase.display_data_priority``, so every feedback
-    run warned "Config option `display_data_priority` not recognized by `HideTestCode`", a warning
-    that is no edit of anyone's.
+    A cell copied in JupyterLab keeps its nbgrader metadata; nbgrader then stopped ``autograde``
+    for the rest of the class ("old version of the metadata format", jupyter/nbgrader#1083), and
+    so did a removed or edited ``schema_version``. :func:`ccb_helpers.grading.cellmeta.repair_cells`
+    keeps the handed-out copy of each cell (by its cell id in ``release/``), grades the other
+    copies as cells the student added, and makes the metadata valid; each change is a warning
+    naming the student's cell.
     """
 
-    display_data_priority = List(NbGraderPreprocessor.display_data_priority.default_value).tag(config=True)
+    def preprocess(self, nb, resources):
+        from ccb_helpers.grading.cellmeta import CellRecord, repair_cells
+
+        notebook_id = resources["nbgrader"]["notebook"]
+        assignment_id = resources["nbgrader"]["assignment"]
+        try:
+            with Gradebook(resources["nbgrader"]["db_url"]) as gradebook:
+                record = gradebook.find_notebook(notebook_id, assignment_id)
+                grade = {c.name: c.max_score for c in record.grade_cells}
+                task = {c.name: c.max_score for c in record.task_cells}
+                solution = {c.name for c in record.solution_cells}
+                known = {
+                    c.name: CellRecord(
+                        grade=c.name in grade,
+                        solution=c.name in solution,
+                        locked=bool(c.locked),
+                        task=c.name in task,
+                        points=grade.get(c.name, task.get(c.name)),
+                    )
+                    for c in record.source_cells
+                }
+        except MissingEntry:
+            return nb, resources
+        for line in repair_cells(nb.cells, known, self._released_ids(notebook_id, assignment_id)):
+            self.log.warning(line)
+        return nb, resources
+
+    def _released_ids(self, notebook_id: str, assignment_id: str) -> dict:
+        """``{grade_id: cell id}`` of the handed-out notebook in ``release/`` (empty if it is not there)."""
+        from nbgrader.coursedir import CourseDirectory
+
+        coursedir = CourseDirectory(config=self.config)
+        path = os.path.join(
+            coursedir.format_path(coursedir.release_directory, ".", assignment_id), f"{notebook_id}.ipynb"
+        )
+        try:
+            released = nbformat.read(path, as_version=4)
+        except (OSError, ValueError):
+            return {}
+        return {
+            c.metadata["nbgrader"]["grade_id"]: c.get("id")
+            for c in released.cells
+            if isinstance(c.metadata.get("nbgrader"), dict) and "grade_id" in c.metadata["nbgrader"]
+        }
 
 
 class RestoreReleasedCells(OverwriteCells):
@@ -147,6 +204,58 @@ class RestoreReleasedCells(OverwriteCells):
                     # The cell as it was handed out: put the hidden tests / mark scheme back.
                     cell.source = source_cell.source
         return super().preprocess_cell(cell, resources, cell_index)
+
+
+class InertStudentText(CoursePreprocessor):
+    """``autograde`` (after ``SaveAutoGrades``): whatever the student wrote reaches the teacher's browser as inert text.
+
+    The Formgrader renders the autograded notebook's Markdown with raw HTML in the teacher's
+    logged-in session (and ``c.HTMLExporter.sanitize_html`` does not reach its template): a
+    student's ``<img src=x onerror=…>`` wrote files through ``/api/contents`` and changed grades
+    through ``/formgrader/api/grade`` (#40). Every Markdown cell that is not one of the teacher's
+    locked cells (restored from the gradebook by :class:`RestoreReleasedCells` when sanitizing)
+    becomes :func:`ccb_helpers.grading.markup.inert_markdown` — the same text, formulas and
+    formatting, no element, attribute or URL of the student's choosing; a raw cell (rendered as raw
+    HTML by nbconvert) becomes a Markdown cell showing its text. Cell and notebook metadata keep
+    only what nbgrader and the kernel need. The submitted notebook is not changed.
+    """
+
+    #: Notebook and cell metadata that stay (everything else a student could have put there goes).
+    NOTEBOOK_KEYS = ("kernelspec", "language_info", "ccb_grading")
+    CELL_KEYS = ("nbgrader", "deletable", "editable")
+
+    def preprocess(self, nb, resources):
+        from ccb_helpers.grading import markup
+
+        teacher = self._locked_sources(resources)
+        for key in [k for k in nb.metadata if k not in self.NOTEBOOK_KEYS]:
+            del nb.metadata[key]
+        for index, cell in enumerate(nb.cells):
+            for key in [k for k in cell.metadata if k not in self.CELL_KEYS]:
+                del cell.metadata[key]
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if cell.cell_type == "markdown":
+                if grade_id in teacher and cell.source == teacher[grade_id]:
+                    continue  # the teacher's cell, as the gradebook holds it
+                cell.source = markup.inert_markdown(cell.source, cell.get("attachments") or {})
+                cell.pop("attachments", None)
+            elif cell.cell_type == "raw":
+                shown = nbformat.v4.new_markdown_cell(markup.inert_text(cell.source), metadata=cell.metadata)
+                shown.pop("id", None)
+                if "id" in cell:
+                    shown["id"] = cell["id"]
+                nb.cells[index] = shown
+        return nb, resources
+
+    @staticmethod
+    def _locked_sources(resources) -> dict:
+        """``{grade_id: source}`` of the notebook's locked cells in the gradebook."""
+        try:
+            with Gradebook(resources["nbgrader"]["db_url"]) as gradebook:
+                record = gradebook.find_notebook(resources["nbgrader"]["notebook"], resources["nbgrader"]["assignment"])
+                return {c.name: c.source for c in record.source_cells if c.locked}
+        except MissingEntry:
+            return {}
 
 
 def _stream(text: str) -> NotebookNode:
@@ -218,23 +327,27 @@ class IsolatedGrading(CoursePreprocessor):
             target.outputs = outputs
         nb.metadata["ccb_grading"] = {
             "landlock": report.landlock,
+            "seccomp": report.seccomp,
+            "network_namespace": report.netns,
             "restarts": report.restarts,
             "ignored_cells": report.ignored_cells,
             "problems": report.problems,
         }
+        layers = [f"Landlock ABI {report.landlock}" if report.landlock else "no Landlock"]
+        layers += ["seccomp" if report.seccomp else "no seccomp"]
+        layers += ["network namespace" if report.netns else "no network namespace"]
         self.log.info(
-            "Isolated grading of %s: sandbox Landlock ABI %s, %s restarts, %s added cells not run%s",
+            "Isolated grading of %s: sandbox %s, %s restarts, %s added cells not run%s",
             resources["nbgrader"]["student"],
-            report.landlock or "none",
+            ", ".join(layers),
             report.restarts,
             report.ignored_cells,
             f"; problems: {report.problems}" if report.problems else "",
         )
         return nb, resources
 
-    @staticmethod
-    def _restore_missing(nb, sources, tests, points) -> None:
-        """Put back a setup or test cell the student deleted (from the gradebook)."""
+    def _restore_missing(self, nb, sources, tests, points) -> None:
+        """Put back a setup or test cell the student deleted (from the gradebook), with a warning."""
         present = {c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells}
         for grade_id, (cell_type, locked, source) in sources.items():
             if grade_id in present or cell_type != "code" or not locked:
@@ -255,6 +368,7 @@ class IsolatedGrading(CoursePreprocessor):
             positions = [i for i, c in enumerate(nb.cells) if c.metadata.get("nbgrader", {}).get("grade_id") == answer]
             position = positions[0] + 1 if positions else (len(nb.cells) if is_test else 0)
             nb.cells.insert(position, cell)
+            self.log.warning("Cell '%s' was deleted by the student: put back from the gradebook", grade_id)
 
 
 class RequireNumericScore(CoursePreprocessor):
@@ -286,99 +400,6 @@ class HideTestCode(CoursePreprocessor):
                 if output.get("output_type") == "error":
                     output["traceback"] = [f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"]
         return cell, resources
-
-
-#: The line of a setup cell that installs the helpers (its requirement is the course's source).
-INSTALL_LINE = re.compile(r'^(?P<indent>\s*)%pip install -q "(?P<spec>[^"]*)"\s*#\s*ccb-package-source\s*$', re.M)
-
-
-class CoursePackage(CoursePreprocessor):
-    """``generate_assignment``: the setup cell installs ``ccb_helpers`` from the course's source.
-
-    ``c.CoursePackage.source`` is a pip requirement (e.g. ``"ccb_helpers @ https://…/ccb_helpers-0.1.0-py3-none-any.whl"``
-    on the course's own server, or a name on a private index). Without it the released line
-    raises an ``ImportError`` telling the student to install the course's package; either way
-    the released notebook never names the repository that holds the solutions.
-    """
-
-    source = Unicode("", help="pip requirement of the course's ccb_helpers (default: $CCB_PACKAGE_SOURCE)").tag(
-        config=True
-    )
-
-    def preprocess_cell(self, cell, resources, cell_index):
-        if cell.cell_type == "code" and INSTALL_LINE.search(cell.source):
-            requirement = self.source or os.environ.get("CCB_PACKAGE_SOURCE", "")
-
-            def replace(match):
-                indent = match.group("indent")
-                if requirement:
-                    return f"{indent}%pip install -q {json.dumps(requirement, ensure_ascii=False)}"
-                return f'{indent}raise ImportError("ccb_helpers 没有安装：请按课程的说明安装（老师提供安装源）")'
-
-            cell.source = INSTALL_LINE.sub(replace, cell.source)
-        return cell, resources
-
-
-VARIANT_CODE = re.compile(
-    r"^(?P<head>[ \t]*[A-Z][A-Z0-9_]* = )(?P<value>[^#\n]+?)(?P<tail>[ \t]*# course variant (?P<name>[\w-]+): one of (?P<choices>\([^)\n]*\)))",
-    re.M,
-)
-VARIANT_TEXT = re.compile(r"(?P<value>\d+(?:\.\d+)?)(?P<tail>\$?<!-- course variant (?P<name>[\w-]+) -->)")
-
-
-def variant_values(sources, salt: str) -> dict:
-    """``{name: value}`` of the course variant constants in ``sources`` for ``salt`` (defaults if empty).
-
-    A constant is a code line ``NAME = default  # course variant <name>: one of (a, b, c)``; with a
-    salt its value is drawn by the salt from the choices other than the default (every salted course
-    gets a variant: the public answer key answers the default only), the same in every cell.
-
-    >>> variant_values(["PORTS = 1  # course variant p: one of (1, 2, 4)"], "")
-    {'p': '1'}
-    >>> variant_values(["PORTS = 1  # course variant p: one of (1, 2, 4)"], "2027")["p"] in ("2", "4")
-    True
-    """
-    import ast
-    import zlib
-
-    chosen = {}
-    for source in sources:
-        for match in VARIANT_CODE.finditer(source):
-            name = match.group("name")
-            if name in chosen:
-                continue
-            default = match.group("value").strip()
-            choices = [repr(v) for v in ast.literal_eval(match.group("choices")) if repr(v) != default]
-            if not choices:
-                raise ValueError(f"course variant {name}: its choices need a value other than the default {default}")
-            chosen[name] = choices[zlib.crc32(f"{name}|{salt}".encode()) % len(choices)] if salt else default
-    return chosen
-
-
-def apply_variant(source: str, chosen: dict) -> str:
-    """``source`` with every marked constant (code and text) set to its course value."""
-    source = VARIANT_CODE.sub(
-        lambda m: m.group("head") + chosen.get(m.group("name"), m.group("value")) + m.group("tail"), source
-    )
-    return VARIANT_TEXT.sub(lambda m: chosen.get(m.group("name"), m.group("value")) + m.group("tail"), source)
-
-
-class CourseVariant(CoursePreprocessor):
-    """``generate_assignment``: the course's variant of the questions (``CCB_GRADING_SALT``).
-
-    Marked constants of the model (e.g. the ports per node of ps3's AllGatherv and MoE parts) are
-    set from the salt in the question, the visible tests and the hidden tests alike, before the
-    gradebook stores the cells: a public answer key written for the default constants gives wrong
-    answers on the course's variant. Without a salt the notebooks are released as written.
-    """
-
-    def preprocess(self, nb, resources):
-        chosen = variant_values([cell.source for cell in nb.cells], os.environ.get("CCB_GRADING_SALT", ""))
-        for cell in nb.cells:
-            cell.source = apply_variant(cell.source, chosen)
-        if chosen:
-            self.log.info("Course variant of %s: %s", resources.get("nbgrader", {}).get("notebook"), chosen)
-        return nb, resources
 
 
 class FlaggedCsvExport(CsvExportPlugin):
@@ -445,9 +466,12 @@ __all__ = [
     "IsolatedGrading",
     "RequireNumericScore",
     "RestoreReleasedCells",
+    "RepairCellMetadata",
+    "InertStudentText",
     "HideTestCode",
     "CoursePackage",
     "CourseVariant",
+    "MarkAnswerCells",
     "FlaggedCsvExport",
     "released_source",
 ]

@@ -26,12 +26,16 @@ from nbgrader.preprocessors import (
 )
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ccb_collect import CourseExtractor, CourseFileNameCollector  # noqa: E402 - needs the path above
 from ccb_nbgrader import (  # noqa: E402 - needs the path above
     CoursePackage,
     CourseVariant,
     FlaggedCsvExport,
     HideTestCode,
+    InertStudentText,
     IsolatedGrading,
+    MarkAnswerCells,
+    RepairCellMetadata,
     RequireNumericScore,
     RestoreReleasedCells,
 )
@@ -64,6 +68,7 @@ c.CoursePackage.source = os.environ.get("CCB_PACKAGE_SOURCE", "")
 c.GenerateAssignment.preprocessors = [
     CoursePackage,
     CourseVariant,
+    MarkAnswerCells,
     IncludeHeaderFooter,
     InstantiateTests,
     LockCells,
@@ -76,10 +81,12 @@ c.GenerateAssignment.preprocessors = [
     ClearMarkScheme,
     ComputeChecksums,
     CheckCellMetadata,
-]  # nbgrader 0.9.6's list with CoursePackage and CourseVariant first (before the checksums and the gradebook copy)
+]  # nbgrader 0.9.6's list with CoursePackage, CourseVariant and MarkAnswerCells first (before the checksums and the gradebook copy)
 
-# Autograde: warn only when a student edited a locked cell (see ccb_nbgrader.RestoreReleasedCells).
+# Autograde: a copied cell or broken nbgrader metadata does not stop the class (RepairCellMetadata);
+# warn only when a student edited a locked cell (see ccb_nbgrader.RestoreReleasedCells).
 c.Autograde.sanitize_preprocessors = [
+    RepairCellMetadata,
     ClearOutput,
     DeduplicateIds,
     OverwriteKernelspec,
@@ -87,13 +94,16 @@ c.Autograde.sanitize_preprocessors = [
     CheckCellMetadata,
 ]
 # The notebook is not run in a kernel: answer cells run in a sandboxed process, tests in the
-# grader (ccb_nbgrader.IsolatedGrading); a cell without a numeric result scores 0.
+# grader (ccb_nbgrader.IsolatedGrading); a cell without a numeric result scores 0. Once the grades
+# are saved (nbgrader compares a written answer with the handed-out one to know whether it needs a
+# manual grade), what the student wrote becomes inert text for the Formgrader (InertStudentText).
 c.Autograde.autograde_preprocessors = [
     IsolatedGrading,
     IgnorePattern,
     LimitOutput,
     RequireNumericScore,
     SaveAutoGrades,
+    InertStudentText,
     AssignLatePenalties,
     CheckCellMetadata,
 ]
@@ -105,5 +115,14 @@ c.GenerateFeedback.preprocessors = [GetGrades, HideTestCode, CSSHTMLHeaderPrepro
 c.ExportApp.plugin_class = FlaggedCsvExport
 
 # zip_collect: uploads named <student_id>_<assignment>.ipynb (or zips of them) in
-# downloaded/<assignment>/archive/. The student id must not contain "_".
-c.FileNameCollectorPlugin.named_regexp = r".*/(?P<student_id>[^/_]+)_(?P<file_id>[^/_]+)\.ipynb$"
+# downloaded/<assignment>/archive/. The student id is letters, digits, ".", "@" and "-" (no "_"):
+# the Formgrader shows it in the teacher's browser, so a file name cannot put markup there.
+c.FileNameCollectorPlugin.named_regexp = r".*/(?P<student_id>(?:[^\W_]|[.@-])+)_(?P<file_id>[^/_]+)\.ipynb$"
+# Two files of one student for one notebook: the newest is collected, the others skipped with a
+# warning (nbgrader stopped for the class); files keep their upload times (ccb_collect).
+c.ZipCollectApp.extractor_plugin = CourseExtractor
+c.ZipCollectApp.collector_plugin = CourseFileNameCollector
+# Late penalties need a submission time: a "(?P<timestamp>...)" group in named_regexp, or (when the
+# LMS's archive carries upload times) c.CourseFileNameCollector.timestamp_from_file_time = True;
+# then a due date (nbgrader db assignment add ps1 --duedate="2027-03-15 23:59:00 Asia/Shanghai")
+# and a penalty (c.LateSubmissionPlugin.penalty_method = "zero"). See assignments/README.md.

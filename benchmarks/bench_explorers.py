@@ -74,6 +74,7 @@ def main(names: list[str]) -> None:
         functools.partial(ccb.MPIResultExplorer, mpi_sweep),
         ccb.SynthesisExplorer,
         ccb.NcclExplorer,
+        ccb.TwoLevelExplorer,
     ]
     classes = [c for c in classes if not names or getattr(c, "func", c).__name__ in names]
     print(f"load average {os.getloadavg()[0]:.2f} (2 cores); {clock_name} in ms, medians over each control's sweep")

@@ -44,6 +44,10 @@ _lazy_from(
     pipeline_constants,
     pipelined_algorithms,
     tree_height,
+    hierarchical_terms,
+    pat_aggregation,
+    swing_terms,
+    two_level_algorithm_time,
 """,
 )
 _lazy_from(
@@ -178,6 +182,37 @@ _lazy_from(
     "AlgorithmExplorer, BandwidthExplorer, BisectionExplorer, Explorer, PropagationExplorer, TopologyExplorer",
 )
 _lazy_from(".generators", "generate, knomial_tree, nccl_double_binary_tree")
+# Chapter 9: trade-off bounds, two-level hardware, Swing, PAT, hierarchical algorithms, routed tori.
+_lazy_from(
+    ".generators",
+    "hierarchical_schedule, pat_messages, pat_operations, pat_schedule, pat_terms, swing_peer, swing_rho, swing_schedule",
+)
+_lazy_from(
+    ".tradeoff",
+    """
+    all_gather_tradeoff_bound,
+    all_to_all_min_hops,
+    all_to_all_tradeoff_bound,
+    all_to_all_tradeoff_curve,
+    all_to_all_tradeoff_rounds,
+    all_to_all_tradeoff_time,
+    bruck_index_cost,
+    bruck_index_schedule,
+""",
+)
+_lazy_from(
+    ".two_level_network",
+    "TwoLevelBound, TwoLevelHardware, TwoLevelTopology, two_level, two_level_hardware, two_level_lower_bound",
+)
+_lazy_from(".two_level_model", "two_level_round_costs, two_level_time")
+_lazy_from(".routed_bound", "routed_lower_bound")
+_lazy_from(".explorers", "TwoLevelExplorer")
+_lazy_from(".plotting", "plot_tradeoff, plot_two_level_map")
+_lazy_from(".in_network_model", "InNetworkBound, in_network_bound")
+_lazy_from(
+    ".two_level_selection",
+    "RoundProfile, TwoLevelMap, TWO_LEVEL_CANDIDATES, round_profile, two_level_map, two_level_times",
+)
 _lazy_from(".schedule", "Round, Schedule, Transfer, block_bounds")
 _lazy_from(".tree_allreduce", "patarasuk_yuan, place, tree_ring_order")
 _lazy_from(".routed", "RoutedLoads, routed_loads, routed_time")

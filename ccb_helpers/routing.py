@@ -257,6 +257,8 @@ def link_model(topology: Topology | None, n: int, every_pair: bool = False):
             return None
         return _Pairs(n, np.arange(n * n), np.ones(n * n, dtype=np.int64))
     kind = routing_kind(topology)
+    if kind == "own":
+        return topology._link_model()
     if kind == "pairs":
         matrix = _link_matrix(topology)
         keys = np.flatnonzero(matrix)
@@ -269,7 +271,10 @@ def link_model(topology: Topology | None, n: int, every_pair: bool = False):
 
 
 def routing_kind(topology: Topology) -> str:
-    """``"pairs"`` (direct network), ``"switch"`` (one switch), ``"fat_tree"`` or ``"paths"`` (any other switched graph)."""
+    """``"pairs"`` (direct network), ``"switch"`` (one switch), ``"fat_tree"``, ``"paths"`` (any other
+    switched graph) or ``"own"`` (a topology that routes its own messages, :func:`ccb_helpers.two_level`)."""
+    if hasattr(topology, "_link_model"):
+        return "own"
     if not topology.switched:
         return "pairs"
     if topology.family == "single_switch":

@@ -102,8 +102,8 @@ class SimulationResult:
     correct: bool
     errors: list
     link_load: np.ndarray | None = None
-    charged_bytes: np.ndarray | None = None
     reduced_per_round: np.ndarray | None = None
+    charged_bytes: np.ndarray | None = None
 
     @property
     def reduce_bytes(self) -> float:
@@ -626,8 +626,8 @@ def _run_schedule(schedule: Schedule, ports: int, topology: Topology | None, see
         correct=not errors,
         errors=errors[:10],
         link_load=load,
-        charged_bytes=charged,
         reduced_per_round=reduced,
+        charged_bytes=charged,
     )
 
 
@@ -667,12 +667,24 @@ def simulate(
     (6, [6144, 6144, 6144, 6144], True)
     """
     from .generators import _check_generate, _generate
+    from .generators.placement import placed_schedule
 
     unknown = set(options) - {"root", "chunks", "pipelined"}
     if unknown:
         raise TypeError(
             f"simulate() got unexpected keyword arguments {sorted(unknown)}; options are root, chunks, pipelined"
         )
+    if topology is not None:
+        check_topology(topology)
+    # Chapter 9: hierarchical algorithms take the node shape of a two-level topology; some
+    # algorithms refuse topologies they cannot run on (generators/placement.py).
+    placed = placed_schedule(algorithm, primitive, m, topology, options.get("chunks"))
+    if placed is not None:
+        if topology.n != n:
+            raise ValueError(f"topology has n={topology.n} nodes but n={n}")
+        seed = check_int("seed", seed, minimum=0, maximum=2**64 - 1, scalar=True)
+        ports = check_int("ports", ports, minimum=1, scalar=True)
+        return run_schedule(placed, ports=ports, topology=topology, seed=seed, max_bytes=max_bytes)
     n, m, ports, root, chunks, rounds, transfers = _check_generate(
         algorithm, primitive, n, m, ports, options.get("root", 0), options.get("chunks"), options.get("pipelined", True)
     )

@@ -5,7 +5,7 @@ One test per problem set (pytest-xdist runs them in parallel; each works in its 
 course): ``generate_assignment``, the submissions put in ``submitted/`` (on ps1 through
 ``zip_collect`` of loose files and a zip), **one** ``autograde`` call over all of them,
 ``generate_feedback`` and (ps1) ``export``. ps1 runs the teacher's command lines verbatim
-(``python -m nbgrader …`` in subprocesses, as assignments/README.md writes them); ps2–ps8 run the
+(``python -m nbgrader …`` in subprocesses, as assignments/README.md writes them); ps2–ps9 run the
 same nbgrader apps with the same configuration in the test's process (``_InProcess``, nbgrader's
 Python API), which saves a Python start and an nbgrader import per command (a third of a set's CPU). The class:
 
@@ -18,13 +18,18 @@ Python API), which saves a Python start and an nbgrader import per command (a th
 * every cheat of ``tests/assignment_submissions/cheats.py``: IPython hooks and transformers,
   replacing the grader's code and ``math.isclose``/``abs``, the library through a dict and a
   compiled string, reading the teacher's notebook, the gradebook and another student's notebook,
-  look-alike return values, probes that echo their inputs, edited/deleted/forged locked cells —
-  zero on every part; a process that dies (``os._exit``) is graded as far as it goes.
+  look-alike return values, probes that echo their inputs or spell them in what they return,
+  edited/deleted/forged locked cells, script in Markdown and raw cells — zero on every part;
+  copied cells and broken nbgrader metadata, and an escape (the audit hook switched off, forks,
+  UDP to a listener) — full marks, nothing gets out; a process that dies (``os._exit``) is graded
+  as far as it goes.
 
 Checked: per-part scores from the gradebook; feedback pages carry no line of hidden test code or
 rubric and nothing a probe echoed; submissions are never modified; the released notebook names
-no repository. On ps1 also: a notebook that cannot be graded is flagged by ``export``, a cell
-that runs away at top level is dropped, and the Formgrader records a manual score.
+no repository; no datagram reached the UDP listener and no process outlived autograde. On ps1
+also: a notebook that cannot be graded is flagged by ``export``, a cell that runs away at top level
+is dropped, a second upload of a student is skipped, the script student's submission opened in the
+Formgrader in Chromium runs nothing, and the Formgrader records a manual score.
 
 Needs nbgrader (``pip install -r requirements-teacher.txt``): skipped without it, failed under CI.
 """
@@ -96,9 +101,17 @@ def _env():
 CPU_SECONDS: dict = {}
 
 
+PIDS: dict = {}
+
+
 def _run(args, cwd, ok=True):
     before = os.times()
-    done = subprocess.run(args, cwd=cwd, env=_env(), capture_output=True, text=True)
+    with subprocess.Popen(
+        args, cwd=cwd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as command:
+        PIDS[args[3] if len(args) > 3 else args[-1]] = command.pid  # the grader of its student processes
+        stdout, stderr = command.communicate()
+    done = subprocess.CompletedProcess(args, command.returncode, stdout, stderr)
     after = os.times()
     step = args[3] if len(args) > 3 else args[-1]
     CPU_SECONDS[step] = (
@@ -221,7 +234,7 @@ def _digest(path: pathlib.Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _class(ps: str, source, release, course: pathlib.Path) -> dict:
+def _class(ps: str, source, release, course: pathlib.Path, udp_port: int) -> dict:
     """Every submission of the set: ``{student: notebook}``."""
     data = _submissions(ps)
     reference_answers = {
@@ -253,6 +266,7 @@ def _class(ps: str, source, release, course: pathlib.Path) -> dict:
             str(course / "autograded" / "reference" / ps / f"{ps}.ipynb"),
         ],
         "gradebook": str(course / "gradebook.db"),
+        "udp_port": udp_port,
     }
     students.update(cheats.submissions(ps, release, source, data.LIBRARY, paths))
     if ps == "ps1":
@@ -273,7 +287,7 @@ def _grade(ps: str, workdir: pathlib.Path, finalizer=None) -> dict:
     nbgrader = _nbgrader()
     course = workdir / "course"
     shutil.copytree(ASSIGNMENTS / "source" / ps, course / "source" / ps)
-    for name in ("nbgrader_config.py", "ccb_nbgrader.py"):
+    for name in ("nbgrader_config.py", "ccb_nbgrader.py", "ccb_release.py", "ccb_collect.py"):
         shutil.copy(ASSIGNMENTS / name, course)
     # The first set runs the teacher's commands verbatim (subprocesses, as assignments/README.md
     # writes them); the others run the same nbgrader apps in this process (_InProcess).
@@ -285,7 +299,11 @@ def _grade(ps: str, workdir: pathlib.Path, finalizer=None) -> dict:
         log = {"generate": api("generate_assignment", ps, force=True)}
     release = nbformat.read(course / "release" / ps / f"{ps}.ipynb", as_version=4)
     source = nbformat.read(course / "source" / ps / f"{ps}.ipynb", as_version=4)
-    students = _class(ps, source, release, course)
+    # A real UDP listener on 127.0.0.1: the escape submission sends the hidden inputs to it.
+    listener = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.setblocking(False)
+    students = _class(ps, source, release, course, listener.getsockname()[1])
 
     if ps == SETS[0]:
         # The README's collect step: uploads as an LMS hands them over, <student>_<assignment>.ipynb,
@@ -300,6 +318,13 @@ def _grade(ps: str, workdir: pathlib.Path, finalizer=None) -> dict:
                 else:
                     (archive / f"{student}_{ps}.ipynb").write_text(text, encoding="utf-8")
             bundle.writestr(f"corrupt_{ps}.ipynb", "{ this is not a notebook")
+        # The weak student uploaded twice (an LMS export with two attempts): an older blank attempt
+        # in a folder of its own. nbgrader stopped for the class ("Duplicate submission file");
+        # the newest is collected now.
+        (archive / "attempt-1").mkdir()
+        older = archive / "attempt-1" / f"weak_{ps}.ipynb"
+        older.write_text(nbformat.writes(release), encoding="utf-8")
+        os.utime(older, (time.time() - 86400, time.time() - 86400))
         log["collect"] = _run(nbgrader + ["zip_collect", ps], course)
     else:
         for student, nb in students.items():
@@ -313,6 +338,7 @@ def _grade(ps: str, workdir: pathlib.Path, finalizer=None) -> dict:
     if cli:
         log["autograde"] = _run(nbgrader + ["autograde", ps, "--create", "--force"], course, ok=False)
         log["autograde_seconds"] = time.perf_counter() - start
+        escaped = _left_behind(PIDS["autograde"], listener)
         formgrader = _start_formgrader(course)
         if finalizer is not None:
             finalizer(lambda: _stop(formgrader[0]))
@@ -321,6 +347,7 @@ def _grade(ps: str, workdir: pathlib.Path, finalizer=None) -> dict:
         formgrader = None
         log["autograde"] = api("autograde", ps, student_id="*", create=True, force=True)
         log["autograde_seconds"] = time.perf_counter() - start
+        escaped = _left_behind(os.getpid(), listener)
         log["feedback"] = api("generate_feedback", ps, force=True)
 
     from nbgrader.api import Gradebook, MissingEntry
@@ -362,7 +389,36 @@ def _grade(ps: str, workdir: pathlib.Path, finalizer=None) -> dict:
         data=_submissions(ps),
         exported=exported,
         formgrader=formgrader,
+        escaped=escaped,
     )
+
+
+def _left_behind(grader_pid: int, listener) -> dict:
+    """What the students got out while autograde ran (read as soon as it returned): the datagrams
+    that reached the listener, and the processes still alive that the grader started for its
+    students (marked ``CCB_GRADER=<grader pid>``) or that reported their pid in a datagram."""
+    datagrams = []
+    while True:
+        try:
+            datagrams.append(listener.recv(65536))
+        except BlockingIOError:
+            break
+    listener.close()
+    mark = f"CCB_GRADER={grader_pid}".encode()
+    alive = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as handle:
+                    if mark in handle.read().split(b"\0"):
+                        alive.add(int(entry))
+            except OSError:
+                continue
+    for datagram in datagrams:
+        for pid in re.findall(rb"'alive', (\d+)", datagram):
+            if os.path.exists(f"/proc/{int(pid)}"):
+                alive.add(int(pid))
+    return {"datagrams": datagrams, "processes": sorted(alive)}
 
 
 def _tests_id(part: str) -> str:
@@ -422,6 +478,8 @@ def scratch(tmp_path):
 def test_problem_set_grades_a_class_with_cheaters(ps, scratch, request):
     run = _grade(ps, scratch, request.addfinalizer)
     data, parts, course = run["data"], run["parts"], run["course"]
+    seconds, graded = run["log"]["autograde_seconds"], len(run["collected"])
+    print(f"\n{ps}: autograde {seconds:.1f} s for {graded} notebooks, {seconds / graded:.1f} s each")
     autograded_parts = list(data.PARTS)
     problems = []
 
@@ -436,6 +494,10 @@ def test_problem_set_grades_a_class_with_cheaters(ps, scratch, request):
     expect(
         run["collected"] == sorted(students + (["corrupt"] if ps == SETS[0] else [])), f"collected {run['collected']}"
     )
+    if ps == SETS[0]:
+        expect(
+            "Student weak has 2 files for ps1: collected the newest" in run["log"]["collect"], "the duplicate upload"
+        )
     for student in students:
         expect(student in parts, f"{student} was not graded")
     # The reference scores full marks; the written answer waits for the grader.
@@ -465,6 +527,17 @@ def test_problem_set_grades_a_class_with_cheaters(ps, scratch, request):
     for student in ("library", "hardcoded", *cheats.ZERO_EVERYWHERE):
         for part in autograded_parts:
             expect(score(student, part) == 0, f"{student} {part}: {score(student, part)}")
+    for student in cheats.FULL_MARKS:
+        for part, points in data.PARTS.items():
+            expect(score(student, part) == points, f"{student} {part}: {score(student, part)} / {points}")
+    # Nothing got out while autograde ran: no datagram reached the listener, no process outlived it.
+    escaped = run["escaped"]
+    expect(
+        not escaped["datagrams"],
+        f"{len(escaped['datagrams'])} datagrams reached the listener: {escaped['datagrams'][:2]}",
+    )
+    expect(not escaped["processes"], f"processes outlived autograde: {escaped['processes']}")
+    expect("seccomp" in run["log"]["autograde"] and "no seccomp" not in run["log"]["autograde"], "seccomp in place")
     crash = cheats.crash_points(run["release"], run["source"], data.PARTS)
     for part, points in crash.items():
         expect(score("crash", part) == points, f"crash {part}: {score('crash', part)}, expected {points}")
@@ -475,7 +548,17 @@ def test_problem_set_grades_a_class_with_cheaters(ps, scratch, request):
     # Only the weak student's edit is reported (the edited cheat's edits too: those are real edits).
     changed = [line for line in run["log"]["autograde"].splitlines() if "has changed" in line]
     expect(any(_tests_id(autograded_parts[0]) in line for line in changed), "the weak student's edit is reported")
-    expect(all("ps" in line and ("-tests" in line) for line in changed), f"unexpected warnings {changed[:3]}")
+    written_id = data.WRITTEN[0]
+    expect(
+        all("-tests" in line or f"'cell_type' for cell {written_id} " in line for line in changed),
+        f"unexpected warnings {changed[:3]}",
+    )  # the broken-metadata student turned the written answer into a raw cell: a real edit
+    # Copied cells and broken metadata are named, and the class is graded (#40, jupyter/nbgrader#1083).
+    autograde_log = run["log"]["autograde"]
+    expect("appears 2 times (copied)" in autograde_log, "a copied cell is reported")
+    expect("schema_version 1 " in autograde_log and "schema_version missing" in autograde_log, "schema fixes logged")
+    expect("old version of the metadata format" not in autograde_log, "nbgrader's metadata error")
+    expect("was deleted by the student: put back" in autograde_log, "a deleted test cell is restored with a log line")
     expect(run["after"] == run["digests"], "grading modified a submitted notebook")
 
     # Feedback: results, no test code, no rubric, nothing a probe echoed.
@@ -494,6 +577,14 @@ def test_problem_set_grades_a_class_with_cheaters(ps, scratch, request):
             "BEGIN HIDDEN TESTS" not in page and "MARK SCHEME" not in page and "评分细则" not in page,
             f"{student}'s feedback shows a marker",
         )
+        if student == "positions":  # nothing the function chose: no position, type or exception name
+            chosen = [
+                line
+                for line in text.splitlines()
+                if "✗" in line
+                and (re.search(r"\[\d+\]", line) or "，得到 " in line or re.search(r"抛出了 \w+Error", line))
+            ]
+            expect(not chosen, f"positions' feedback shows what the function chose: {chosen[:3]}")
         expect(
             "LEAK" not in text,
             f"{student}'s feedback carries a probe's output: {text[text.find('LEAK') - 80 : text.find('LEAK') + 80]!r}",
@@ -639,7 +730,7 @@ def test_course_variant_is_not_answered_by_the_public_key(ps, monkeypatch, scrat
         if number == 0:
             course = scratch / "course"
             shutil.copytree(ASSIGNMENTS / "source" / ps, course / "source" / ps)
-            for name in ("nbgrader_config.py", "ccb_nbgrader.py"):
+            for name in ("nbgrader_config.py", "ccb_nbgrader.py", "ccb_release.py", "ccb_collect.py"):
                 shutil.copy(ASSIGNMENTS / name, course)
             _InProcess(course)("generate_assignment", ps, force=True)
             released = nbformat.read(course / "release" / ps / f"{ps}.ipynb", as_version=4)
@@ -845,22 +936,45 @@ def test_export_flags_a_student_who_handed_in_nothing(tmp_path):
 MUTANTS = [(ps, *mutant) for ps in SETS for mutant in getattr(_submissions(ps), "MUTANTS", [])]
 
 
+SALTS = ("", "course-2027", "a", "x1")
+
+
 @pytest.mark.parametrize("ps, part, group, answer", MUTANTS, ids=[f"{m[1]}-{i}" for i, m in enumerate(MUTANTS)])
-def test_a_group_fails_the_mistake_it_names(ps, part, group, answer):
-    """A hidden group named after a mistake contains cases on which that mistake is wrong (#29)."""
+def test_a_group_fails_the_mistake_it_names(ps, part, group, answer, monkeypatch):
+    """A hidden group named after a mistake contains cases on which that mistake is wrong (#29) —
+    for every salt (#40: a group drawn at random held such cases under one salt and not another)."""
     import ccb_helpers
     from ccb_helpers.grading.isolation import Cell, grade_cells
 
     source = nbformat.read(ASSIGNMENTS / "source" / ps / f"{ps}.ipynb", as_version=4)
-    cells = [
-        Cell("setup", source.cells[1].source),
-        Cell("answer", answer),
-        Cell("test", _cell(source, _tests_id(part)).source),
-    ]
-    outcomes, _ = grade_cells(cells, library=ccb_helpers, require_sandbox=False)
-    report = outcomes[2].stdout
-    assert f"✗ {group}（" in report, report
-    assert outcomes[2].score > 0, report  # other groups still earn their points
+    for salt in SALTS:
+        monkeypatch.setenv("CCB_GRADING_SALT", salt)
+        cells = [
+            Cell("setup", source.cells[1].source),
+            Cell("answer", answer),
+            Cell("test", _cell(source, _tests_id(part)).source),
+        ]
+        outcomes, _ = grade_cells(cells, library=ccb_helpers, require_sandbox=False)
+        report = outcomes[2].stdout
+        line = next((row for row in report.splitlines() if f"✗ {group}（" in row), None)
+        assert line is not None, (salt, report)
+        assert "有" in line and "抛出了" not in line, (salt, line)  # a wrong value, not a crash of the mutant
+
+
+@pytest.mark.parametrize("ps", SETS)
+def test_partial_credit_does_not_depend_on_the_salt(ps, monkeypatch):
+    """#40: the same weak answer earned 3/2/2 (ps7-cut), 4/3/4 (ps7-ruled), 2/0/2 (ps6-eager) points
+    under three salts. Every group now contains the cases its name and hint promise whatever the
+    salt: the weak student earns the same points, and the reference full marks, under each salt.
+    The salt is set without ``generate_assignment``, so the model constants stay the default ones
+    (the course variant is tested in test_course_variant…)."""
+    data = _submissions(ps)
+    for salt in SALTS:
+        monkeypatch.setenv("CCB_GRADING_SALT", salt)
+        weak = _scores_of(ps, data.WEAK)
+        reference = _scores_of(ps, {})
+        assert weak == {part: float(points) for part, points in data.WEAK_POINTS.items()}, (salt, weak)
+        assert reference == {part: float(points) for part, points in data.PARTS.items()}, (salt, reference)
 
 
 def _letters(text: str) -> str:
@@ -910,6 +1024,43 @@ def _stop(server) -> None:
             server.wait()
 
 
+def _open_in_chromium(base: str, token: str, path: str) -> dict:
+    """Open ``base + path`` in Debian's Chromium (the book's launch flags, tools/browser.py) as a teacher
+    does — logged in to the Jupyter server through its login page, so that the page's own requests
+    carry the session and XSRF cookies — and wait for whatever the page would run. What ran and
+    what the page shows."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import browser
+        from playwright.sync_api import sync_playwright
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    with sync_playwright() as playwright:
+        chromium = browser.launch(playwright)
+        try:
+            page = chromium.new_page()
+            page.goto(f"{base}/login?next=%2Fformgrader", wait_until="load", timeout=60000)
+            page.fill("input[name=password]", token)
+            page.click("button[type=submit], input[type=submit]")
+            page.wait_for_load_state("load")
+            page.goto(base + path, wait_until="load", timeout=60000)
+            page.wait_for_timeout(3000)  # onerror, onload, async fetches: time to run and finish
+            return page.evaluate(
+                """() => ({
+                    xss: window.__ccb_xss || 0,
+                    text: document.body.innerText,
+                    marker: (document.body.innerText.match(/XSS-MARKER-TEXT/g) || []).length,
+                    unsafe: [...document.querySelectorAll('#notebook-container *')].flatMap(e =>
+                        [...e.attributes].filter(a => /^on/i.test(a.name) ||
+                            /^\\s*javascript:/i.test(a.value)).map(a => e.tagName + ' ' + a.name + '=' + a.value)
+                    ).concat([...document.querySelectorAll('#notebook-container script, #notebook-container svg')]
+                        .map(e => e.tagName)),
+                })"""
+            )
+        finally:
+            chromium.close()
+
+
 def _check_formgrader(run, problems) -> None:
     """Manual grading as the README describes it: the Formgrader inside the Jupyter server
     (started by ``_grade`` once the grades were in the gradebook)."""
@@ -950,6 +1101,19 @@ def _check_formgrader(run, problems) -> None:
         grades = json.loads(call(f"/formgrader/api/grades?submission_id={weak['id']}"))
         written = next(g for g in grades if g["name"] == data.WRITTEN[0])
         call(f"/formgrader/api/grade/{written['id']}", "PUT", {"manual_score": 2})
+        xss = next(s for s in submissions if s["student"] == "xss")
+        before = json.loads(call(f"/formgrader/api/grades?submission_id={xss['id']}"))
+        shown = _open_in_chromium(base, token, f"/formgrader/submissions/{xss['id']}/")
+        after = json.loads(call(f"/formgrader/api/grades?submission_id={xss['id']}"))
+        if shown["xss"] or (course / "pwned.txt").exists() or after != before:
+            problems.append(
+                f"the student's Markdown ran in the teacher's Formgrader: script ran {shown['xss']} times, "
+                f"pwned.txt {(course / 'pwned.txt').exists()}, grades changed {after != before}"
+            )
+        if shown["marker"] < 4 or "onerror" not in shown["text"]:
+            problems.append(f"the Formgrader does not show the student's text as text: {shown['text'][:300]!r}")
+        if shown["unsafe"]:
+            problems.append(f"the Formgrader page has script the student wrote: {shown['unsafe'][:3]}")
     finally:
         _stop(server)
     _run(_nbgrader() + ["export", "--to", str(course / "grades_after_manual.csv")], course)
@@ -957,3 +1121,318 @@ def _check_formgrader(run, problems) -> None:
         after = {row["student_id"]: float(row["raw_score"]) for row in csv.DictReader(handle)}
     if after["weak"] != run["totals"]["weak"][0] + 2:
         problems.append(f"the manual score did not reach the export: {after['weak']} vs {run['totals']['weak'][0]} + 2")
+
+
+def test_a_students_markdown_reaches_the_teacher_as_inert_html():
+    """Every way Markdown carries script (#40) comes out as text; formulas, formatting and the cell's
+    own images stay; the block passes through the Formgrader's renderer unchanged. The browser test
+    is ``test_problem_set_grades_a_class_with_cheaters[ps1]`` (the Formgrader in Chromium)."""
+    _nbgrader()
+    import base64
+    from html.parser import HTMLParser
+
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+    from ccb_helpers.grading.markup import inert_markdown, inert_text
+
+    class Elements(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.found, self.text = [], []
+
+        def handle_starttag(self, tag, attrs):
+            self.found.append((tag, dict(attrs)))
+
+        def handle_data(self, data):
+            self.text.append(data)
+
+    png = base64.b64encode(b"\x89PNG\r\n").decode()
+    vectors = [
+        "<img src=x onerror=alert(1)>",
+        "<script>alert(1)</script>",
+        '<svg onload="alert(1)"></svg>',
+        "<iframe src=javascript:alert(1)></iframe>",
+        '<a href="javascript:alert(1)">x</a>',
+        "[x](javascript:alert(1)) [y](&#106;avascript:alert(1)) [z](data:text/html,<script>1</script>)",
+        "```mermaid\n<img src=x onerror=alert(1)>\n```",
+        '<div style="background:url(javascript:alert(1))" onclick=alert(1)>x</div>',
+        "![t](http://tracker.example/p.png)",
+        "<style>body{display:none}</style>",
+        "<!-- <script>alert(1)</script> -->",
+        "<details open ontoggle=alert(1)>",
+        "# <img src=x onerror=alert(1)>",
+        "| <img src=x onerror=alert(1)> |\n|---|\n| x |",
+    ]
+    source = "\n\n".join(
+        [
+            "证明：$a < b$，且 $$\\frac{1}{2} \\href{javascript:alert(1)}{x}$$ **粗体**",
+            *vectors,
+            "![mine](attachment:m.png)",
+        ]
+    )
+    for block in (inert_markdown(source, {"m.png": {"image/png": png}}), inert_text(source)):
+        assert "\n" not in block and block.startswith('<div class="ccb-student-text">')
+        assert markdown2html_mistune(block).strip() == block  # the Formgrader's renderer leaves it as it is
+        parsed = Elements()
+        parsed.feed(block)
+        for tag, attrs in parsed.found:
+            assert tag not in ("script", "svg", "iframe", "style", "details", "object", "embed"), (tag, attrs)
+            for name, value in attrs.items():
+                assert not name.startswith("on") and name not in ("style", "id"), (tag, name, value)
+                if name in ("href", "src"):
+                    assert value.startswith(("https://", "http://", "mailto:", "#", "data:image/png;base64,")), value
+                    assert not (tag == "img" and value.startswith("http")), value  # no request leaves the browser
+        text = "".join(parsed.text)
+        assert "onerror=alert(1)" in text and "<script>alert(1)</script>" in text  # shown, not dropped
+        assert "\\href" not in text and "\\\u200bhref" in text  # MathJax's link command broken
+    inert = inert_markdown(source, {"m.png": {"image/png": png}})
+    assert "<strong>粗体</strong>" in inert and "$a &lt; b$" in inert and "\\frac{1}{2}" in inert
+    assert f'src="data:image/png;base64,{png}"' in inert
+
+
+_PERTURB = r"""
+import numpy as _np
+def _perturbed(value, how):
+    if type(value) is float or isinstance(value, _np.floating):
+        return how(float(value))
+    if isinstance(value, _np.ndarray) and value.dtype.kind == "f":
+        return _np.array([how(float(x)) for x in value.ravel()]).reshape(value.shape)
+    if type(value) in (list, tuple, set, frozenset):
+        return type(value)(_perturbed(item, how) for item in value)
+    if type(value) is dict:
+        return {key: _perturbed(item, how) for key, item in value.items()}
+    return value
+"""
+
+
+def _scores_of(ps: str, answers: dict) -> dict:
+    """Each part's score with ``answers`` (``{grade_id: source}``; the reference for the others)."""
+    import ccb_helpers
+    from ccb_helpers.grading.isolation import Cell, grade_cells
+
+    source = nbformat.read(ASSIGNMENTS / "source" / ps / f"{ps}.ipynb", as_version=4)
+    cells = []
+    for cell in source.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type != "code":
+            continue
+        if meta.get("grade"):
+            cells.append(Cell("test", cell.source, meta["grade_id"]))
+        elif meta.get("solution"):
+            cells.append(Cell("answer", answers.get(meta["grade_id"], cell.source), meta["grade_id"]))
+        else:
+            cells.append(Cell("setup", cell.source, meta.get("grade_id")))
+    outcomes, _ = grade_cells(cells, library=ccb_helpers, require_sandbox=False)
+    return {c.grade_id.removesuffix("-tests"): o.score for c, o in zip(cells, outcomes) if c.kind == "test"}
+
+
+def _scores_with_floats(ps: str, how: str) -> dict:
+    """Each part's score when every float the reference solution returns is replaced by ``how``."""
+    source = nbformat.read(ASSIGNMENTS / "source" / ps / f"{ps}.ipynb", as_version=4)
+    answers = {}
+    for cell in source.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("solution"):
+            name = re.search(r"^def (\w+)\(", cell.source, re.M).group(1)
+            answers[meta["grade_id"]] = (
+                f"{_PERTURB}\n{cell.source}\n_real_{name} = {name}\n"
+                f"def {name}(*args, **kwargs):\n    return _perturbed(_real_{name}(*args, **kwargs), lambda x: {how})\n"
+            )
+    return _scores_of(ps, answers)
+
+
+@pytest.mark.parametrize("ps", SETS)
+def test_nan_fails_every_float_comparison_of_every_part(ps, monkeypatch):
+    """#40: ``abs(x - y) > tol`` is False for NaN, so NaN passed hidden checks (ps6-shared 3/3,
+    ps8-intervals 4/4). Every float each reference answer returns is replaced by NaN, and — the
+    oracle — by a wrong finite number: NaN must never score more than the wrong number, and a part
+    whose answers carry floats must lose points. Runs over every set present (a new set or part
+    is covered without a change here)."""
+    monkeypatch.delenv("CCB_GRADING_SALT", raising=False)
+    data = _submissions(ps)
+    nan = _scores_with_floats(ps, 'float("nan")')
+    wrong = _scores_with_floats(ps, "x * 1.001 + 1e-3")
+    infinite = _scores_with_floats(ps, 'float("inf")')
+    assert set(nan) == set(data.PARTS), (ps, nan)
+    for part, points in data.PARTS.items():
+        assert nan[part] <= wrong[part] and infinite[part] <= wrong[part], (
+            part,
+            nan[part],
+            infinite[part],
+            wrong[part],
+        )
+        if wrong[part] < points:  # the part's answers carry floats that matter
+            assert nan[part] < points and infinite[part] < points, (part, nan[part], points)
+
+
+def test_test_cells_compare_floats_through_the_shared_helper():
+    """One float comparison for every set (``grading.close``, NaN-safe): no test cell compares an
+    ``abs(…)`` or calls ``math.isclose`` itself (``abs(x - y) > tol`` passed NaN, #40)."""
+    import ast
+
+    found = []
+    for ps in SETS:
+        for cell in nbformat.read(ASSIGNMENTS / "source" / ps / f"{ps}.ipynb", as_version=4).cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if cell.cell_type != "code" or not meta.get("grade"):
+                continue
+            for node in ast.walk(ast.parse(cell.source)):
+                calls = [n for n in ast.walk(node) if isinstance(n, ast.Call)] if isinstance(node, ast.Compare) else []
+                if any(isinstance(c.func, ast.Name) and c.func.id == "abs" for c in calls):
+                    found.append((meta["grade_id"], node.lineno, ast.unparse(node)))
+                if isinstance(node, ast.Attribute) and node.attr == "isclose":
+                    found.append((meta["grade_id"], node.lineno, ast.unparse(node)))
+    assert not found, found
+
+
+@pytest.mark.parametrize("ps, part", [("ps6", "ps6-shared"), ("ps6", "ps6-relfit"), ("ps8", "ps8-fit")])
+def test_pair_answers_are_graded_item_by_item(ps, part, monkeypatch):
+    """#40: a pair answer was all-or-nothing. The reference with one item of its pair wrong keeps
+    the other item's points (and loses its own)."""
+    monkeypatch.delenv("CCB_GRADING_SALT", raising=False)
+    source = nbformat.read(ASSIGNMENTS / "source" / ps / f"{ps}.ipynb", as_version=4)
+    answer = _cell(source, part).source
+    name = re.search(r"^def (\w+)\(", answer, re.M).group(1)
+    points = _submissions(ps).PARTS[part]
+    for wrong in (0, 1):
+        broken = (
+            f"{answer}\n_real_{name} = {name}\ndef {name}(*args, **kwargs):\n"
+            f"    pair = list(_real_{name}(*args, **kwargs))\n    pair[{wrong}] = pair[{wrong}] * 1.5 + 1.0\n"
+            "    return tuple(pair)\n"
+        )
+        score = _scores_of(ps, {part: broken})[part]
+        assert 0 < score < points, (part, wrong, score)
+
+
+def test_a_released_test_cell_warns_when_the_answer_relies_on_a_cell_grading_does_not_run(monkeypatch):
+    """#40: a helper defined in a cell the student added showed ✓ in the student's kernel and scored 0
+    when graded. The released setup cell names the answer cells (MarkAnswerCells); the test cell
+    warns — with cell ids from the front end, and without them."""
+    _nbgrader()
+    import contextlib
+    import io
+
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from ccb_helpers.grading import tracking
+
+    monkeypatch.delenv("CCB_GRADING_SALT", raising=False)
+    source = nbformat.read(ASSIGNMENTS / "source" / "ps1" / "ps1.ipynb", as_version=4)
+    released, _ = plugins.MarkAnswerCells().preprocess(copy.deepcopy(source), {})
+    setup = next(c for c in released.cells if "answer_cells" in c.source)
+    answer, test = _cell(released, "ps1-replicas"), _cell(released, "ps1-replicas-tests")
+    reference = answer.source
+    helper = "def _rounds(n, s, k):\n" + "\n".join(reference.split("\n")[1:]).replace("### BEGIN SOLUTION", "")
+    calling = "def replica_rounds(n, s, k):\n    return _rounds(n, s, k)\n"
+
+    def run(cells, ids=True) -> str:
+        shell = InteractiveShell.instance()
+        shell.reset(new_session=False)
+        monkeypatch.setattr(tracking, "_TRACKER", None)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            for cell_id, text in cells:
+                result = shell.run_cell(
+                    plugins.released_source(text), store_history=False, cell_id=cell_id if ids else None
+                )
+                assert result.error_in_exec is None, (cell_id, result.error_in_exec)
+        for event in ("pre_run_cell", "post_run_cell"):
+            with contextlib.suppress(ValueError):
+                shell.events.unregister(event, getattr(tracking._TRACKER, event))
+        return out.getvalue()
+
+    for ids in (True, False):
+        added = run(
+            [("ps1-setup", setup.source), ("added-1", helper), ("ps1-replicas", calling), ("t", test.source)], ids
+        )
+        assert "⚠ replica_rounds 用到的 _rounds 不是在答题单元格里定义的" in added, (ids, added)
+        copied = run(
+            [
+                ("ps1-setup", setup.source),
+                ("ps1-replicas", calling + helper),
+                ("pasted-7", reference),
+                ("t", test.source),
+            ],
+            ids,
+        )
+        assert ("⚠ replica_rounds 本身不是在答题单元格里定义的" in copied) is ids, (
+            ids,
+            copied,
+        )  # no ids: a copy looks like the answer
+        own = run([("ps1-setup", setup.source), ("ps1-replicas", helper + "\n" + calling), ("t", test.source)], ids)
+        assert "⚠" not in own and "可见测试 1 / 1 分" in own, (ids, own)
+
+
+def test_zip_collect_records_upload_times_and_late_penalties_apply(scratch):
+    """#40: ``grades.csv`` had no timestamps, so late penalties never applied. With the times the
+    LMS's files carry (``timestamp_from_file_time``), a due date and a penalty, the README's
+    commands give the late student the penalty in the export; a second, older file of the same
+    student is skipped, not a stop for the class."""
+    nbgrader = _nbgrader()
+    ps = SETS[0]
+    course = scratch / "course"
+    shutil.copytree(ASSIGNMENTS / "source" / ps, course / "source" / ps)
+    for name in ("nbgrader_config.py", "ccb_nbgrader.py", "ccb_release.py", "ccb_collect.py"):
+        shutil.copy(ASSIGNMENTS / name, course)
+    with open(course / "nbgrader_config.py", "a", encoding="utf-8") as config:
+        config.write(
+            '\nc.CourseFileNameCollector.timestamp_from_file_time = True\nc.LateSubmissionPlugin.penalty_method = "zero"\n'
+        )
+    _run(nbgrader + ["generate_assignment", ps, "--force"], course)
+    _run(nbgrader + ["db", "assignment", "add", ps, "--duedate=2027-03-15 23:59:00 UTC"], course)
+    release = nbformat.read(course / "release" / ps / f"{ps}.ipynb", as_version=4)
+    source = nbformat.read(course / "source" / ps / f"{ps}.ipynb", as_version=4)
+    answered = copy.deepcopy(release)
+    for cell in source.cells:
+        if cell.metadata.get("nbgrader", {}).get("solution") and cell.cell_type == "code":
+            _cell(answered, cell.metadata.nbgrader["grade_id"]).source = cell.source
+    archive = course / "downloaded" / ps / "archive"
+    (archive / "attempt-1").mkdir(parents=True)
+
+    def upload(path, nb, when):
+        path.write_text(nbformat.writes(nb), encoding="utf-8")
+        stamp = time.mktime(time.strptime(when, "%Y-%m-%d %H:%M")) - time.timezone
+        os.utime(path, (stamp, stamp))
+
+    upload(archive / f"ontime_{ps}.ipynb", answered, "2027-03-14 10:00")
+    upload(archive / f"late_{ps}.ipynb", answered, "2027-03-16 09:00")
+    upload(archive / "attempt-1" / f"late_{ps}.ipynb", release, "2027-03-13 08:00")  # an older attempt
+    collected = _run(nbgrader + ["zip_collect", ps], course)
+    assert "Student late has 2 files for ps1: collected the newest" in collected, collected[-3000:]
+    _run(nbgrader + ["autograde", ps, "--create", "--force"], course)
+    _run(nbgrader + ["export", "--to", str(course / "grades.csv")], course)
+    with open(course / "grades.csv", newline="", encoding="utf-8") as handle:
+        rows = {row["student_id"]: row for row in csv.DictReader(handle)}
+    full = _submissions(ps).AUTOGRADED_POINTS
+    assert rows["ontime"]["timestamp"].startswith("2027-03-14 10:00"), rows["ontime"]
+    assert float(rows["ontime"]["raw_score"]) == full and float(rows["ontime"]["late_submission_penalty"]) == 0
+    assert rows["late"]["timestamp"].startswith("2027-03-16 09:00"), rows["late"]
+    assert float(rows["late"]["raw_score"]) == full and float(rows["late"]["score"]) == 0  # penalty "zero"
+
+
+@pytest.mark.parametrize("requirement", ["", "ccb_helpers @ https://example.edu/ccb_helpers-0.1.0-py3-none-any.whl"])
+def test_the_released_setup_cell_has_no_unreachable_line(requirement, monkeypatch):
+    """#40: with no package source configured, the released setup cell raised ImportError and kept an
+    ``import ccb_helpers as ccb`` after it that could never run. Every set's released setup cell:
+    no statement after a ``raise`` in the same block; with a source, the install line and the import."""
+    _nbgrader()
+    import ast
+
+    monkeypatch.delenv("CCB_PACKAGE_SOURCE", raising=False)
+    for ps in SETS:
+        source = nbformat.read(ASSIGNMENTS / "source" / ps / f"{ps}.ipynb", as_version=4)
+        setup = next(c for c in source.cells if plugins.INSTALL_LINE.search(c.source))
+        cell, _ = plugins.CoursePackage(source=requirement).preprocess_cell(copy.deepcopy(setup), {}, 0)
+        assert "ccb-package-source" not in cell.source and REPOSITORY not in cell.source
+        if requirement:
+            assert (
+                f"%pip install -q {json.dumps(requirement)}" in cell.source
+                and cell.source.count("import ccb_helpers as ccb") == 2
+            )
+            continue
+        for node in ast.walk(ast.parse(cell.source)):
+            for body in (getattr(node, "body", None), getattr(node, "orelse", None), getattr(node, "finalbody", None)):
+                if isinstance(body, list):
+                    raises = [i for i, statement in enumerate(body) if isinstance(statement, ast.Raise)]
+                    assert not raises or raises[0] == len(body) - 1, (ps, ast.unparse(node))
+        assert "raise ImportError(" in cell.source, ps

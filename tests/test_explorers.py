@@ -35,6 +35,7 @@ EXPLORERS = [
     ccb.BandwidthExplorer,
     ccb.AlgorithmExplorer,
     ccb.BisectionExplorer,
+    ccb.TwoLevelExplorer,
 ]
 #: Chapters 6-8's explorers; the MPI one browses the chapter's stored sweep.
 MPI_SWEEP = str(pathlib.Path(__file__).resolve().parents[1] / "ccb_helpers" / "data" / "mpi" / "mpi_sweep_example.json")
@@ -409,6 +410,16 @@ SWEEPS = {
         {"family": "fully_connected", "size": 16},
         {"size": 2},
         {"family": "mesh2d"},
+    ],
+    ccb.TwoLevelExplorer: [
+        {"nodes": 1},
+        {"nodes": 16},
+        {"m": 2.0**10},
+        {"m": 2.0**32},
+        {"nic": "node"},
+        {"ports": 2},
+        {"nodes": 3, "m": 2.0**20},
+        {"nic": "gpu", "ports": 1},
     ],
 }
 

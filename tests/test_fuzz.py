@@ -899,6 +899,91 @@ def check_drawing(result, kw):
     return f"returned {bad} instead of matplotlib Axes" if bad or not axes else None
 
 
+# --------------------------------------------------------------------------- chapter 9
+
+
+TWO_LEVEL_TOPOLOGY = st.one_of(
+    st.builds(ccb.two_level, st.integers(1, 4), st.integers(1, 4), st.sampled_from(["gpu", "node"])),
+    st.builds(ccb.two_level, st.integers(1, 4), st.integers(1, 4)),
+    SMALL_TOPOLOGY,
+    JUNK,
+)
+TWO_LEVEL_HARDWARE = st.one_of(
+    fresh(lambda: ccb.two_level_hardware(), lambda: ccb.TwoLevelHardware(1e-6, 450e9, 3e-6, 50e9)), JUNK
+)
+TWO_LEVEL_RUN = st.one_of(
+    fresh(
+        lambda: ccb.simulate("hierarchical_ring", "all_reduce", 8, 64, topology=ccb.two_level(2, 4)),
+        lambda: ccb.simulate("ring", "all_reduce", 4, 64),
+        lambda: ccb.generate("ring", "all_gather", 6, 60),
+    ),
+    JUNK,
+)
+ROUTED_TOPOLOGY = st.one_of(
+    st.integers(1, 24).map(ccb.ring),
+    st.lists(st.integers(1, 5), min_size=1, max_size=3).map(lambda d: ccb.torus(*d)),
+    st.lists(st.integers(1, 5), min_size=1, max_size=3).map(lambda d: ccb.mesh(*d)),
+    TOPOLOGY,
+)
+ROUTED_SCHEDULE = st.one_of(
+    fresh(
+        lambda: ccb.swing_schedule(16, 160),
+        lambda: ccb.generate("recursive_doubling", "all_gather", 8, 64),
+        lambda: ccb.generate("ring", "all_reduce", 12, 120),
+    ),
+    SCHEDULE,
+)
+
+
+def check_tradeoff_bound(v, kw):
+    floor = (kw["n"] - 1) * kw["m"] / (kw["n"] * kw.get("ports", 1))
+    if v < floor * (1 - 1e-9):
+        return f"trade-off bound {v} below the volume floor {floor}"
+    return None
+
+
+def check_index_schedule(s, kw):
+    r = ccb.run_schedule(s, ports=kw.get("ports", 1))
+    if not r.correct:
+        return f"bruck_index_schedule is not a correct AllToAll: {r.errors[:1]}"
+    return None
+
+
+def check_all_reduce_schedule(s, kw):
+    if not ccb.run_schedule(s).correct:
+        return "swing_schedule is not a correct AllReduce"
+    return None
+
+
+def check_pat_schedule(s, kw):
+    if not ccb.run_schedule(s).correct:
+        return "pat_schedule is not correct"
+    return None
+
+
+def check_in_network_bound(b, kw):
+    if (
+        b.total > b.classic_total * (1 + 1e-9)
+        and kw["primitive"] != "all_to_all"
+        and kw.get("switch_throughput") is None
+    ):
+        return f"in-network bound {b.total} above the endpoint-reduction bound {b.classic_total}"
+    return None
+
+
+def check_two_level_bound(b, kw):
+    if not (math.isfinite(b.total) and b.total >= 0):
+        return f"two-level bound not a finite non-negative time: {b}"
+    return None
+
+
+def check_two_level_algorithm_time(t, kw):
+    bound = ccb.two_level_lower_bound("all_reduce", kw["topology"], kw["m"], kw["hardware"]).total
+    if t < bound * (1 - 1e-9):
+        return f"{kw['name']} at {t} s beats its two-level lower bound {bound} s"
+    return None
+
+
 FUZZ = {
     # propagation
     "info_steps": entry(
@@ -1399,7 +1484,6 @@ FUZZ = {
     "tree_ring_order": entry(ccb.tree_ring_order, topology=TOPOLOGY),
     "place": entry(ccb.place, schedule=SCHEDULE, hosts=st.one_of(INTS(0, 8, max_size=9), JUNK)),
     "routed_loads": entry(ccb.routed_loads, schedule=SCHEDULE, topology=TOPOLOGY),
-    "routed_time": entry(ccb.routed_time, schedule=SCHEDULE, topology=TOPOLOGY, alpha=SCALAR_ALPHA, beta=SCALAR_BETA),
     "run_schedule": entry(
         ccb.run_schedule,
         optional=("ports", "topology", "seed", "max_bytes"),
@@ -2110,6 +2194,294 @@ FUZZ = {
         check=check_drawing,
         examples=0.3,
     ),
+    # chapter 9: trade-off bounds, two-level hardware, Swing, PAT, hierarchical algorithms, routed tori
+    "all_to_all_min_hops": entry(
+        ccb.all_to_all_min_hops, optional=("ports",), n=INT(1, 64, big=HUGE_INT), rounds=INT(0, 64), ports=PORTS
+    ),
+    "all_to_all_tradeoff_bound": entry(
+        ccb.all_to_all_tradeoff_bound,
+        optional=("ports",),
+        n=INT(1, 64, big=HUGE_INT),
+        m=SCALAR_SIZE,
+        rounds=INT(0, 64),
+        ports=PORTS,
+        check=check_tradeoff_bound,
+    ),
+    "all_to_all_tradeoff_rounds": entry(
+        ccb.all_to_all_tradeoff_rounds,
+        optional=("ports",),
+        n=INT(1, 64, big=HUGE_INT),
+        m=SCALAR_SIZE,
+        volume=SCALAR_SIZE,
+        ports=PORTS,
+    ),
+    "all_to_all_tradeoff_curve": entry(
+        ccb.all_to_all_tradeoff_curve, optional=("ports",), n=INT(1, 64, big=HUGE_INT), m=SCALAR_SIZE, ports=PORTS
+    ),
+    "all_to_all_tradeoff_time": entry(
+        ccb.all_to_all_tradeoff_time,
+        optional=("ports",),
+        n=INT(1, 64, big=HUGE_INT),
+        m=SCALAR_SIZE,
+        alpha=SCALAR_ALPHA,
+        beta=SCALAR_BETA,
+        ports=PORTS,
+    ),
+    "all_gather_tradeoff_bound": entry(
+        ccb.all_gather_tradeoff_bound,
+        optional=("ports",),
+        n=INT(1, 64, big=HUGE_INT),
+        m=SCALAR_SIZE,
+        rounds=INT(0, 64),
+        ports=PORTS,
+    ),
+    "bruck_index_cost": entry(
+        ccb.bruck_index_cost,
+        optional=("radix", "ports"),
+        n=INT(1, 64, big=HUGE_INT),
+        m=SCALAR_SIZE,
+        radix=INT(2, 64),
+        ports=PORTS,
+    ),
+    "bruck_index_schedule": entry(
+        ccb.bruck_index_schedule,
+        optional=("radix", "ports"),
+        n=INT(1, 24, big=st.sampled_from([1025, 10**6])),
+        m=INT(0, 2048),
+        radix=INT(2, 24),
+        ports=PORTS,
+        check=check_index_schedule,
+    ),
+    "two_level": entry(
+        ccb.two_level,
+        optional=("nic", "nvlink_links", "nic_links"),
+        nodes=INT(1, 8, big=HUGE_INT),
+        gpus_per_node=INT(1, 8, big=HUGE_INT),
+        nic=choice(("gpu", "node")),
+        nvlink_links=INT(1, 18),
+        nic_links=INT(1, 4),
+    ),
+    "TwoLevelTopology": entry(
+        ccb.TwoLevelTopology,
+        optional=("nodes", "gpus_per_node", "nic"),
+        family=st.just("two_level"),
+        name=st.text(max_size=3),
+        n=INT(1, 8),
+        degree=INT(0, 4),
+        diameter=INT(0, 4),
+        bisection_links=INT(0, 4),
+        nodes=INT(1, 8),
+        gpus_per_node=INT(1, 8),
+        nic=choice(("gpu", "node")),
+        record=True,
+    ),
+    "TwoLevelHardware": entry(
+        ccb.TwoLevelHardware,
+        fabric_alpha=SCALAR_ALPHA,
+        fabric_beta=SCALAR_BETA,
+        nic_alpha=SCALAR_ALPHA,
+        nic_beta=SCALAR_BETA,
+        record=True,
+    ),
+    "TwoLevelBound": entry(
+        ccb.TwoLevelBound,
+        latency=SCALAR_ALPHA,
+        endpoint=SCALAR_ALPHA,
+        node=SCALAR_ALPHA,
+        network_rounds=INT(0, 8),
+        rounds=INT(0, 8),
+        record=True,
+    ),
+    "two_level_hardware": entry(
+        ccb.two_level_hardware,
+        optional=("gpu", "network", "network_alpha"),
+        gpu=PRESET_KEY,
+        network=choice(ccb.NETWORK_PRESETS),
+        network_alpha=SCALAR_ALPHA,
+    ),
+    "two_level_lower_bound": entry(
+        ccb.two_level_lower_bound,
+        primitive=PRIMITIVE,
+        topology=TWO_LEVEL_TOPOLOGY,
+        m=SCALAR_SIZE,
+        hardware=TWO_LEVEL_HARDWARE,
+        check=check_two_level_bound,
+    ),
+    "two_level_time": entry(
+        ccb.two_level_time, result=TWO_LEVEL_RUN, topology=TWO_LEVEL_TOPOLOGY, hardware=TWO_LEVEL_HARDWARE
+    ),
+    "two_level_round_costs": entry(
+        ccb.two_level_round_costs, result=TWO_LEVEL_RUN, topology=TWO_LEVEL_TOPOLOGY, hardware=TWO_LEVEL_HARDWARE
+    ),
+    "hierarchical_schedule": entry(
+        ccb.hierarchical_schedule,
+        optional=("chunks",),
+        name=choice(("hierarchical_ring", "two_level_tree")),
+        topology=TWO_LEVEL_TOPOLOGY,
+        m=INT(0, 4096, big=st.sampled_from([2**62, 2**63])),
+        chunks=INT(1, 8),
+    ),
+    "hierarchical_terms": entry(
+        ccb.hierarchical_terms,
+        optional=("chunks",),
+        name=choice(("hierarchical_ring", "two_level_tree")),
+        nodes=INT(1, 64, big=HUGE_INT),
+        gpus_per_node=INT(1, 16, big=HUGE_INT),
+        m=SCALAR_SIZE,
+        chunks=INT(1, 8),
+    ),
+    "two_level_algorithm_time": entry(
+        ccb.two_level_algorithm_time,
+        optional=("chunks",),
+        name=choice(("hierarchical_ring", "two_level_tree")),
+        topology=TWO_LEVEL_TOPOLOGY,
+        m=SCALAR_SIZE,
+        hardware=TWO_LEVEL_HARDWARE,
+        chunks=INT(1, 8),
+        check=check_two_level_algorithm_time,
+    ),
+    "swing_rho": entry(ccb.swing_rho, s=INT(0, 62, big=HUGE_INT), negative_ok=True),
+    "swing_peer": entry(ccb.swing_peer, r=INT(0, 64), s=INT(0, 12), p=INT(1, 64, big=HUGE_INT)),
+    "swing_schedule": entry(
+        ccb.swing_schedule,
+        optional=("dims", "variant"),
+        n=INT(1, 40, big=st.sampled_from([4097, 10**6])),
+        m=INT(0, 4096),
+        dims=st.one_of(st.none(), st.sampled_from([(4, 4), (2, 8), (3, 5), (16,), (4, 4, 1)]), JUNK),
+        variant=choice(("bandwidth", "latency")),
+        check=check_all_reduce_schedule,
+    ),
+    "swing_terms": entry(
+        ccb.swing_terms,
+        optional=("variant",),
+        n=INT(1, 64, big=HUGE_INT),
+        m=SCALAR_SIZE,
+        variant=choice(("bandwidth", "latency")),
+    ),
+    "pat_aggregation": entry(ccb.pat_aggregation, n=INT(1, 64, big=HUGE_INT)),
+    "pat_operations": entry(
+        ccb.pat_operations,
+        optional=("aggregation",),
+        primitive=PRIMITIVE,
+        n=INT(1, 40, big=st.sampled_from([4097, 10**6])),
+        aggregation=INT(1, 32),
+    ),
+    "pat_messages": entry(
+        ccb.pat_messages,
+        optional=("aggregation",),
+        primitive=PRIMITIVE,
+        n=INT(1, 40, big=st.sampled_from([4097, 10**6])),
+        aggregation=INT(1, 32),
+    ),
+    "pat_terms": entry(
+        ccb.pat_terms,
+        optional=("aggregation",),
+        primitive=PRIMITIVE,
+        n=INT(1, 40, big=st.sampled_from([4097, 10**6])),
+        m=SCALAR_SIZE,
+        aggregation=INT(1, 32),
+    ),
+    "pat_schedule": entry(
+        ccb.pat_schedule,
+        optional=("aggregation",),
+        primitive=PRIMITIVE,
+        n=INT(1, 40, big=st.sampled_from([4097, 10**6])),
+        m=INT(0, 4096),
+        aggregation=INT(1, 32),
+        check=check_pat_schedule,
+    ),
+    "routed_time": entry(
+        ccb.routed_time, schedule=ROUTED_SCHEDULE, topology=ROUTED_TOPOLOGY, alpha=SCALAR_ALPHA, beta=SCALAR_BETA
+    ),
+    "in_network_bound": entry(
+        ccb.in_network_bound,
+        optional=("ports", "degree", "cut_links", "switch_throughput"),
+        primitive=PRIMITIVE,
+        n=INT(1, 64, big=HUGE_INT),
+        m=SCALAR_SIZE,
+        alpha=SCALAR_ALPHA,
+        beta=SCALAR_BETA,
+        ports=PORTS,
+        degree=st.one_of(st.none(), INT(1, 8)),
+        cut_links=INT(1, 64),
+        switch_throughput=SCALAR_BETA,
+        check=check_in_network_bound,
+    ),
+    "InNetworkBound": entry(
+        ccb.InNetworkBound,
+        latency=SCALAR_ALPHA,
+        endpoint=SCALAR_ALPHA,
+        cut=SCALAR_ALPHA,
+        switch=SCALAR_ALPHA,
+        classic_latency=SCALAR_ALPHA,
+        classic_endpoint=SCALAR_ALPHA,
+        record=True,
+    ),
+    "round_profile": entry(
+        ccb.round_profile,
+        optional=("chunks",),
+        algorithm=choice(ccb.TWO_LEVEL_CANDIDATES),
+        topology=TWO_LEVEL_TOPOLOGY,
+        chunks=INT(1, 8),
+    ),
+    "RoundProfile": entry(
+        ccb.RoundProfile,
+        network=st.one_of(fresh(lambda: np.zeros(2, bool)), JUNK),
+        fabric=st.one_of(fresh(lambda: np.zeros(2)), JUNK),
+        nic=st.one_of(fresh(lambda: np.zeros(2)), JUNK),
+        record=True,
+    ),
+    "two_level_times": entry(
+        ccb.two_level_times,
+        optional=("algorithms", "ports"),
+        topology=TWO_LEVEL_TOPOLOGY,
+        m=SIZE,
+        hardware=TWO_LEVEL_HARDWARE,
+        algorithms=st.one_of(st.just(["ring", "hierarchical_ring"]), JUNK),
+        ports=INT(1, 2),
+    ),
+    "two_level_map": entry(
+        ccb.two_level_map,
+        optional=("nic", "algorithms", "ports"),
+        nodes=INTS(1, 4, max_size=3),
+        gpus_per_node=INT(1, 4),
+        sizes=st.one_of(st.just([1024.0, 2.0**20]), JUNK),
+        hardware=TWO_LEVEL_HARDWARE,
+        nic=choice(("gpu", "node")),
+        algorithms=st.one_of(st.just(["ring", "hierarchical_ring"]), JUNK),
+        ports=INT(1, 2),
+        examples=0.5,
+    ),
+    "TwoLevelMap": entry(
+        ccb.TwoLevelMap,
+        nodes=st.one_of(st.just((1,)), JUNK),
+        sizes=fresh(lambda: np.ones(1)),
+        winner=fresh(lambda: np.array([["ring"]])),
+        best=fresh(lambda: np.ones((1, 1))),
+        bound=fresh(lambda: np.ones((1, 1))),
+        times=st.one_of(st.just({}), JUNK),
+        record=True,
+    ),
+    "plot_tradeoff": entry(
+        ccb.plot_tradeoff, optional=("ports",), n=INT(2, 40, big=HUGE_INT), ports=PORTS, examples=0.3
+    ),
+    "plot_two_level_map": entry(
+        ccb.plot_two_level_map,
+        optional=("annotate",),
+        two_level_map=st.one_of(
+            fresh(lambda: ccb.two_level_map([1, 2], 4, [1024.0, 2.0**20], ccb.two_level_hardware())), JUNK
+        ),
+        annotate=st.one_of(st.booleans(), JUNK),
+        examples=0.3,
+    ),
+    "routed_lower_bound": entry(
+        ccb.routed_lower_bound,
+        primitive=PRIMITIVE,
+        topology=ROUTED_TOPOLOGY,
+        m=SCALAR_SIZE,
+        alpha=SCALAR_ALPHA,
+        beta=SCALAR_BETA,
+    ),
 }
 
 # Public callables that are not fuzzed here, and why.
@@ -2140,6 +2512,7 @@ NOT_FUZZED = {
     "RoutedLoads": "result record of routed_loads (fuzzed): holds what it is given",
     "SynthesisExplorer": "explorer: owned by the synth / figures helpers (explorer part of #15)",
     "MPIResultExplorer": "explorer: owned by the mpi / figures helpers (explorer part of #15)",
+    "TwoLevelExplorer": "explorer of chapter 9: tests/test_explorers.py and tests/test_live_two_level.py drive it",
 }
 
 

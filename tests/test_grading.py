@@ -14,6 +14,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -275,8 +276,33 @@ def test_part_catches_exceptions_type_errors_and_runaways(capsys):
     part.compare("loop", loops, [(1,)], lambda n: 1, points=1, expect="1")
     assert part.score() == 0
     out = capsys.readouterr().out
-    assert "抛出了 ZeroDivisionError" in out and "应为 int，得到 float" in out and "超过时间预算 0.5 s" in out
-    assert "424242" not in out  # an exception's message may carry the hidden input
+    assert "crashes(…) 抛出了 异常" in out and "f(…) 的返回值 应为 int\n" in out and "超过时间预算 0.5 s" in out
+    # The function chooses the exception, its message and the type it returns: a hidden group
+    # shows none of them (each could spell a hidden input, #40).
+    assert "424242" not in out and "ZeroDivisionError" not in out and "float" not in out
+    # The visible cases are public: there the student sees what happened.
+    part = grading.Part("demo-visible", points=2)
+    part.visible([((1,), 1)], crashes, points=1)
+    part.visible([((1,), 1)], lambda n: 1.0, points=1, name="f", label="types")
+    part.score()
+    out = capsys.readouterr().out
+    assert "抛出了 ZeroDivisionError: boom 1" in out and "应为 int，得到 float" in out
+
+
+def test_a_hidden_groups_report_names_no_position_the_function_chose(capsys):
+    """#40: "hetero_plan(…)[4417] 应为 list" decoded to the first hidden case. A hidden group says what
+    kind of value was expected, never where in the returned value the wrong item was."""
+
+    def positions(n):
+        return [[(0, 1)]] * n + ["bad"]
+
+    part = grading.Part("demo-positions", points=2)
+    part.check("hidden", lambda: grading.as_rounds(positions(4417), what="plan(…)"), points=1)
+    part.check("visible", lambda: grading.as_rounds(positions(3), what="plan(3)"), points=1, visible=True)
+    part.score()
+    out = capsys.readouterr().out
+    assert "4417" not in out and "plan(…) 的某一项 应为" in out, out
+    assert "plan(3)[3] 应为 list / tuple / set / frozenset，得到 str" in out, out  # the public case keeps its detail
 
 
 def test_part_rejected_scores_zero(capsys):
@@ -333,7 +359,7 @@ _ORIGINAL_INFO_STEPS = ccb.info_steps
 # Isolated grading (ccb_helpers.grading.isolation): the student process and its sandbox
 # --------------------------------------------------------------------------------------------
 
-from ccb_helpers.grading import isolation  # noqa: E402
+from ccb_helpers.grading import isolation, process  # noqa: E402
 from ccb_helpers.grading.parts import StudentRaised  # noqa: E402
 
 needs_landlock = pytest.mark.skipif(isolation.sandbox_abi() < 1, reason="the kernel has no Landlock")
@@ -376,7 +402,7 @@ def test_a_forked_student_process_is_a_fresh_one_and_is_reaped(monkeypatch):
         forked = [probe(session, mark) for session, mark in zip(sessions, "abc")]
         assert [f[0] for f in forked] == [None, None, None]  # no student sees another's state
         with monkeypatch.context() as patch:
-            patch.setattr(isolation, "_fork_student", lambda *fds: None)  # started afresh
+            patch.setattr(process, "_fork_student", lambda *fds: None)  # started afresh
             fresh_session = isolation.Session(require_sandbox=False)
             try:
                 fresh = probe(fresh_session, "d")
@@ -387,14 +413,14 @@ def test_a_forked_student_process_is_a_fresh_one_and_is_reaped(monkeypatch):
             assert row[1] == fresh[1] and row[3] is True, (row, fresh)  # open files, own process group
             assert row[4] == fresh[4] and "numpy" in row[4], set(row[4]) ^ set(fresh[4])  # the same modules
         pids = [row[2] for row in forked]
-        assert isolation._SERVER is not None and isolation._SERVER.process.pid not in pids
+        assert process._SERVER is not None and process._SERVER.process.pid not in pids
     finally:
         for session in sessions:
             session.close()
     for pid in pids:
         with pytest.raises(ProcessLookupError):  # a zombie would still answer signal 0
             os.kill(pid, 0)
-    isolation._SERVER.process.kill()  # a fork server that dies is replaced
+    process._SERVER.process.kill()  # a fork server that dies is replaced
     again = isolation.Session(require_sandbox=False)
     try:
         assert probe(again, "e")[0] is None
@@ -495,6 +521,131 @@ def signal_grader():
         server.close()
 
 
+_ESCAPE = """
+import os, sys, time
+RESULTS = {{}}
+def attempt(what, fn):
+    try:
+        RESULTS[what] = ("ok", repr(fn()))
+    except BaseException as error:
+        RESULTS[what] = ("refused", type(error).__name__)
+def switch_off():
+    # #40: this one line turned the second layer off; the hook's state is no module's any more.
+    main = sys.modules["__main__"]
+    main._REFUSED_EVENTS = ("none",)
+    for value in list(vars(main).values()):
+        if hasattr(value, "REFUSED_EVENTS"):
+            value.REFUSED_EVENTS = ("none",)
+    return "switched"
+def find_hook():
+    import gc
+    return len(gc.get_objects())
+def udp(port):
+    import socket
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.sendto(b"LEAK hidden input", ("127.0.0.1", port))
+    return "sent"
+def spawn():
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setsid()
+            os.fork()
+            time.sleep(120)
+        finally:
+            os._exit(0)
+    return pid
+def escape(port):
+    attempt("switch", switch_off)
+    attempt("gc", find_hook)
+    attempt("udp", lambda: udp(port))
+    attempt("fork", spawn)
+    attempt("socketpair", lambda: __import__("socket").socketpair())
+    return RESULTS
+"""
+
+
+def _udp_listener():
+    import socket
+
+    listener = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.setblocking(False)
+    return listener
+
+
+def _datagrams(listener) -> list[bytes]:
+    time.sleep(0.2)
+    got = []
+    while True:
+        try:
+            got.append(listener.recv(4096))
+        except BlockingIOError:
+            return got
+
+
+def _marked_processes(grader_pid: int) -> list[int]:
+    """Processes started for the students of ``grader_pid`` (their environment's ``CCB_GRADER``)."""
+    mark = f"CCB_GRADER={grader_pid}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as handle:
+                    if mark in handle.read().split(b"\0"):
+                        found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+def _escape(layers: dict) -> tuple[dict, list, list]:
+    """Run the escape with the given sandbox layers: ``(results, datagrams, processes left)``."""
+    listener = _udp_listener()
+    saved = dict(process.LAYERS)
+    process.LAYERS.update(layers)
+    session = isolation.Session(require_sandbox=False)
+    try:
+        session.run_cell(_ESCAPE.format(), "<cell>")
+        results = session.call("escape", (listener.getsockname()[1],), {})
+    finally:
+        session.close()
+        process.LAYERS.clear()
+        process.LAYERS.update(saved)
+    got = _datagrams(listener)
+    listener.close()
+    server = process._SERVER.process.pid if process._SERVER is not None else None
+    left = [pid for pid in _marked_processes(os.getpid()) if pid != server]
+    return results, got, left
+
+
+@needs_landlock
+def test_the_audit_hook_cannot_be_switched_off_and_the_kernel_closes_datagrams_and_processes():
+    """#40: ``sys.modules["__main__"]._REFUSED_EVENTS = ("none",)`` turned the hook off, and then
+    ``os.fork``, ``setsid`` and UDP worked (forks outlived autograde; datagrams with hidden inputs
+    reached a listener). Now the switch changes nothing, gc cannot find the hook, and each kernel
+    layer alone — seccomp, the network namespace — refuses what the hook refuses; a real UDP
+    listener counts the datagrams and ``/proc`` the processes left after the notebook."""
+    results, got, left = _escape({})
+    assert results["switch"] == ("ok", "'switched'")  # the names are the student's to rebind…
+    for what in ("gc", "udp", "fork", "socketpair"):
+        assert results[what][0] == "refused", (what, results)  # …and nothing changed
+    assert got == [] and left == [], (got, left)
+    # seccomp alone (no audit hook, no namespace): no socket of any family, no process.
+    results, got, left = _escape({"audit_hook": False, "network_namespace": False})
+    assert results["udp"] == results["fork"] == results["socketpair"] == ("refused", "PermissionError"), results
+    assert got == [] and left == [], (got, left)
+    # the network namespace alone: a datagram to 127.0.0.1 reaches nobody.
+    results, got, left = _escape({"audit_hook": False, "seccomp": False})
+    assert results["udp"] == ("refused", "OSError") and got == [], (results, got)
+    # and where neither the hook nor seccomp stops a fork, the processes it starts — one that left
+    # the process group with setsid, and its child — are gone when the notebook is.
+    assert results["fork"][0] == "ok" and left == [], (results, left)
+    # The check is real: with every layer off the datagram arrives.
+    results, got, _ = _escape({"audit_hook": False, "seccomp": False, "network_namespace": False})
+    assert results["udp"] == ("ok", "'sent'") and got == [b"LEAK hidden input"], (results, got)
+
+
 @needs_landlock
 def test_landlock_alone_confines_the_process(tmp_path):
     """The kernel's layer on its own (without the audit hook): files outside the allowed folders are unreadable."""
@@ -503,11 +654,11 @@ def test_landlock_alone_confines_the_process(tmp_path):
     script = f"""
 import os, sys
 sys.path.insert(0, {str(isolation.CHILD.parent)!r})
-import child, numpy
+import child_sandbox as sandbox, numpy
 stdlib = os.path.dirname(os.__file__)
-entries = child.standard_library(stdlib)
-folders, files = child.loaded_libraries()
-abi = child.landlock([os.path.dirname(numpy.__file__)] + folders + [p for p in entries if os.path.isdir(p)],
+entries = sandbox.standard_library(stdlib)
+folders, files = sandbox.loaded_libraries()
+abi = sandbox.landlock([os.path.dirname(numpy.__file__)] + folders + [p for p in entries if os.path.isdir(p)],
                      files + [p for p in entries if not os.path.isdir(p)], [stdlib])
 assert abi >= 1
 for path, readable in [({str(secret)!r}, False), (os.path.join(stdlib, "os.py"), True), ("/etc/passwd", False)]:
@@ -654,3 +805,120 @@ def test_the_student_process_knows_the_same_numpy_scalar_types_as_the_grader():
     # Derived independently from numpy's type codes: every integer and float scalar type is known.
     assert {np.dtype(code).type for code in "bBhHiIlLqQpP"} <= codec.ints
     assert {np.dtype(code).type for code in "efdg"} == codec.floats
+
+
+def test_copied_cells_and_broken_nbgrader_metadata_are_put_right():
+    """#40 / jupyter/nbgrader#1083: a copied cell (same nbgrader metadata, new cell id), a removed or
+    edited schema_version, emptied or lost metadata, a made-up grade id. The handed-out copy keeps
+    the metadata wherever the copy was pasted; every result validates as nbgrader's schema 3."""
+    from ccb_helpers.grading.cellmeta import CellRecord, repair_cells
+
+    known = {
+        "a": CellRecord(grade=False, solution=True, locked=False, task=False, points=None),
+        "a-tests": CellRecord(grade=True, solution=False, locked=True, task=False, points=3),
+        "b": CellRecord(grade=False, solution=True, locked=False, task=False, points=None),
+        "w": CellRecord(grade=True, solution=True, locked=False, task=False, points=8),
+    }
+
+    def cell(cell_id, **meta):
+        return {"id": cell_id, "metadata": {"nbgrader": meta} if meta else {}}
+
+    cells = [
+        cell("pasted-1", grade_id="a", solution=True, grade=False, locked=False, schema_version=3),  # pasted above
+        cell("a", grade_id="a", solution=True, grade=False, locked=False, schema_version=3),
+        cell("a-tests", grade_id="a-tests", grade=True, locked=True, solution=False, schema_version=1),  # points gone
+        cell("pasted-2", grade_id="a-tests", grade=True, locked=True, solution=False, points=3, schema_version=3),
+        cell("b"),  # metadata lost: its cell id says which cell it is
+        cell("w", grade_id="w", grade="yes", solution=True, locked=False, points=8, extra=1),  # no schema_version
+        cell("x", grade_id="forged-tests", grade=True, locked=True, solution=False, points=5, schema_version=3),
+        cell("y", grade=True),  # metadata without a grade id
+    ]
+    log = repair_cells(cells, known)
+    kept = {c["metadata"]["nbgrader"]["grade_id"]: c["id"] for c in cells if "nbgrader" in c["metadata"]}
+    assert kept == {"a": "a", "a-tests": "a-tests", "b": "b", "w": "w"}, kept
+    assert sum("appears 2 times (copied)" in line for line in log) == 2, log
+    assert any("'forged-tests' does not exist" in line for line in log) and any("lost its" in line for line in log)
+    assert cells[2]["metadata"]["nbgrader"]["points"] == 3.0 and cells[5]["metadata"]["nbgrader"]["grade"] is True
+    try:
+        from nbgrader.nbgraderformat import MetadataValidator
+    except ImportError:
+        return
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    for c in cells:
+        notebook.cells.append(nbformat.v4.new_code_cell("x = 1", metadata=c["metadata"]))
+    notebook.cells[5].cell_type = "markdown"  # the written answer
+    del notebook.cells[5]["outputs"], notebook.cells[5]["execution_count"]
+    MetadataValidator().validate_nb(notebook)  # nbgrader's own check: no error
+
+
+def test_a_huge_returned_number_is_refused_before_any_arithmetic():
+    """#40: a returned Fraction with 2**22-bit parts held autograde for minutes — ``Fraction(n, d)``
+    reduces by ``math.gcd`` in C, where the group's SIGALRM budget cannot interrupt it. The parts
+    are refused as text, before anything computes with them; a part of the cap still grades."""
+    session = isolation.Session(require_sandbox=False)
+    try:
+        session.run_cell(
+            "from fractions import Fraction\n"
+            "def huge_fraction():\n"
+            "    return Fraction(2**(2**22) + 1, 3**(2**21), _normalize=False)\n"
+            "def huge_int():\n"
+            "    return -(2**(2**22)) - 1\n"
+            "def at_cap():\n"
+            "    return Fraction(2**(2**16 - 1), 3**40000, _normalize=False), 2**(2**16) - 1\n",
+            "<cell>",
+        )
+        for name in ("huge_fraction", "huge_int"):
+            start = time.monotonic()
+            with pytest.raises(grading.Wrong, match="超过 65536 位"):
+                session.call(name, (), {})
+            assert time.monotonic() - start < 5, name  # the gcd alone took 28 s
+        fraction, integer = session.call("at_cap", (), {})
+        assert fraction == fractions.Fraction(2**65535, 3**40000) and integer == 2**65536 - 1
+    finally:
+        session.close()
+    with pytest.raises(grading.GradingError, match="超过 65536 位"):
+        grading.as_int(2**65536)
+    with pytest.raises(grading.GradingError, match="超过 65536 位"):
+        grading.as_fraction(fractions.Fraction(2**70000, 3, _normalize=False))
+
+
+def test_close_rejects_nan_and_mismatched_infinities():
+    """The shared float comparison of the hidden tests (#40): NaN is never close, not even to NaN."""
+    nan, inf = float("nan"), float("inf")
+    assert grading.close(1.0, 1.0 + 1e-12) and not grading.close(1.0, 1.0 + 1e-6)
+    assert not grading.close(nan, 1.0) and not grading.close(1.0, nan) and not grading.close(nan, nan)
+    assert grading.close(inf, inf) and not grading.close(inf, -inf) and not grading.close(inf, 1e308)
+    assert not grading.close(np.float64(nan), 0.0) and grading.close(np.float32(0.5), 0.5)
+    assert grading.close(fractions.Fraction(1, 3), 1 / 3) and not grading.close("1.0", 1.0)
+    assert grading.close(2**2000, 2**2000) and not grading.close(2**2000, 2**2000 + 1)
+    assert grading.close(1e-16, 0.0, abs_tol=1e-15) and not grading.close(1e-16, 0.0)
+    with pytest.raises(ValueError, match="rel and abs_tol"):
+        grading.close(1.0, 1.0, rel=-1)
+
+
+def test_a_notebooks_grading_has_a_total_time_limit(monkeypatch):
+    """#40: within the cell and group budgets a runaway student held autograde for 339 s. A notebook's
+    grading stops at its own limit: later cells are not run, later groups score 0 with a note,
+    and the report says so (``export`` flags the notebook)."""
+    monkeypatch.setattr(isolation, "NOTEBOOK_BUDGET", 3.0)
+    test = (
+        'part = grading.Part("demo-{0}", points=1, budget=5)\n'
+        'part.compare("all", {0}, [(1,)], lambda n: n, points=1, expect="n")\npart.score()'
+    )
+    cells = [isolation.Cell("answer", "def fine(n):\n    return n\n"), isolation.Cell("test", test.format("fine"))]
+    for name in ("one", "two", "three", "four"):
+        cells += [
+            isolation.Cell("answer", f"def {name}(n):\n    while True:\n        pass\n"),
+            isolation.Cell("test", test.format(name)),
+        ]
+    cells += [isolation.Cell("answer", "def last(n):\n    return n\n"), isolation.Cell("test", test.format("last"))]
+    start = time.monotonic()
+    outcomes, report = isolation.grade_cells(cells, library=ccb, require_sandbox=False)
+    elapsed = time.monotonic() - start
+    scores = [o.score for c, o in zip(cells, outcomes) if c.kind == "test"]
+    assert scores[0] == 1 and scores[1:] == [0, 0, 0, 0, 0], scores  # the runaways' 4 x 5 s stop at 3 s
+    assert elapsed < 3 + 3, elapsed  # the limit, and the processes' start and end
+    assert "时间上限" in outcomes[-1].stdout or "时间上限" in str(outcomes[-2].error), outcomes[-1]
+    assert any("time limit" in problem for problem in report.problems), report.problems

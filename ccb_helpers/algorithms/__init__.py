@@ -39,8 +39,11 @@ from .evaluate import (
     applicable_algorithms,
     pipelined_algorithms,
 )
+from .hierarchical import hierarchical_terms, two_level_algorithm_time
+from .pat import pat_aggregation
 from .pipelined import one_port_tree_depth, optimal_segments, pipeline_constants
 from .registry import ALGORITHM_LABELS, ALGORITHMS, _model
+from .swing import swing_terms
 
 __all__ = [
     "ALGORITHMS",
@@ -58,4 +61,8 @@ __all__ = [
     "optimal_segments",
     "pipeline_constants",
     "one_port_tree_depth",
+    "hierarchical_terms",
+    "two_level_algorithm_time",
+    "pat_aggregation",
+    "swing_terms",
 ]

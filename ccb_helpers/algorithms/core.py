@@ -89,6 +89,12 @@ class _Model:
     reference: str = ""
     reduced: Callable | None = None
     optimal_chunks: Callable | None = None
+    #: The network the algorithm is made for (chapter 9): ``"two_level"`` (its node shape comes
+    #: from ``ccb.two_level``; ``terms`` is the one-GPU-per-node case), ``"torus"`` (Swing),
+    #: ``"one_gpu_per_node"`` (PAT). The flat selector (:func:`ccb_helpers.best_algorithm`,
+    #: :func:`ccb_helpers.applicable_algorithms`) leaves such models out: chapter 9 compares them
+    #: on their own networks.
+    topology: str = ""
 
 
 def tree_height(n):

@@ -235,7 +235,7 @@ def _applicable(primitive, n, ports):
     names = []
     for name, models in ALGORITHMS.items():
         model = models.get(primitive)
-        if model is None or ports < model.min_ports:
+        if model is None or ports < model.min_ports or model.topology:
             continue
         if n is not None and model.power_of_two and not np.all(is_power_of_two(n)):
             continue

@@ -13,10 +13,13 @@ from ..primitives import check_primitive
 from .bruck import BRUCK
 from .core import _Model
 from .double_tree import DOUBLE_BINARY_TREE
+from .hierarchical import HIERARCHICAL_RING, TWO_LEVEL_TREE
 from .pairwise import PAIRWISE
+from .pat import PAT
 from .pipelined import PIPELINED_BINARY_TREE, PIPELINED_CHAIN
 from .recursive import RECURSIVE_DOUBLING, RECURSIVE_HALVING_DOUBLING, RECURSIVE_HALVING_DOUBLING_2PORT
 from .ring import BIDIRECTIONAL_RING, RING
+from .swing import SWING
 from .trees import BINOMIAL_TREE, SCATTER_ALLGATHER
 
 ALGORITHMS: dict[str, dict[str, _Model]] = {
@@ -32,6 +35,10 @@ ALGORITHMS: dict[str, dict[str, _Model]] = {
     "scatter_allgather": SCATTER_ALLGATHER,
     "pipelined_chain": PIPELINED_CHAIN,
     "pipelined_binary_tree": PIPELINED_BINARY_TREE,
+    "swing": SWING,
+    "pat": PAT,
+    "hierarchical_ring": HIERARCHICAL_RING,
+    "two_level_tree": TWO_LEVEL_TREE,
 }
 
 ALGORITHM_LABELS = {
@@ -47,6 +54,10 @@ ALGORITHM_LABELS = {
     "scatter_allgather": "Scatter + AllGather",
     "pipelined_chain": "Pipelined chain",
     "pipelined_binary_tree": "Pipelined binary tree",
+    "swing": "Swing",
+    "pat": "PAT (NCCL)",
+    "hierarchical_ring": "Hierarchical ring",
+    "two_level_tree": "Two-level tree",
 }
 
 

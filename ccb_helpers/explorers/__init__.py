@@ -12,6 +12,7 @@ from .base import Explorer
 from .bisection import BisectionExplorer
 from .propagation import PropagationExplorer
 from .topology import TopologyExplorer
+from .two_level import TwoLevelExplorer
 
 __all__ = [
     "Explorer",
@@ -20,4 +21,5 @@ __all__ = [
     "BandwidthExplorer",
     "AlgorithmExplorer",
     "BisectionExplorer",
+    "TwoLevelExplorer",
 ]

@@ -27,7 +27,22 @@ from .core import (
 )
 from .dispatch import _check_generate, _generate, generate, schedule_size
 from .double_tree import nccl_double_binary_tree
+from .hierarchical import hierarchical_schedule
+from .pat import pat_messages, pat_operations, pat_schedule, pat_terms
 from .registry import GENERATORS
+from .swing import swing_peer, swing_rho, swing_schedule
 from .trees import knomial_tree
 
-__all__ = ["generate", "knomial_tree", "nccl_double_binary_tree"]
+__all__ = [
+    "generate",
+    "knomial_tree",
+    "nccl_double_binary_tree",
+    "hierarchical_schedule",
+    "pat_messages",
+    "pat_operations",
+    "pat_schedule",
+    "pat_terms",
+    "swing_peer",
+    "swing_rho",
+    "swing_schedule",
+]

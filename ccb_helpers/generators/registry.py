@@ -11,10 +11,13 @@ from __future__ import annotations
 from .bruck import BRUCK
 from .core import ScheduleGenerator
 from .double_tree import DOUBLE_BINARY_TREE
+from .hierarchical import HIERARCHICAL_RING, TWO_LEVEL_TREE
 from .pairwise import PAIRWISE
+from .pat import PAT
 from .pipelined import PIPELINED_BINARY_TREE, PIPELINED_CHAIN
 from .recursive import RECURSIVE_DOUBLING, RECURSIVE_HALVING_DOUBLING, RECURSIVE_HALVING_DOUBLING_2PORT
 from .rings import BIDIRECTIONAL_RING, RING
+from .swing import SWING
 from .trees import BINOMIAL_TREE, SCATTER_ALLGATHER
 
 GENERATORS: dict[str, ScheduleGenerator] = {
@@ -30,4 +33,8 @@ GENERATORS: dict[str, ScheduleGenerator] = {
     "scatter_allgather": SCATTER_ALLGATHER,
     "pipelined_chain": PIPELINED_CHAIN,
     "pipelined_binary_tree": PIPELINED_BINARY_TREE,
+    "swing": SWING,
+    "pat": PAT,
+    "hierarchical_ring": HIERARCHICAL_RING,
+    "two_level_tree": TWO_LEVEL_TREE,
 }

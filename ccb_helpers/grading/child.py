@@ -5,17 +5,22 @@ not a module of the package: it imports the standard library and numpy only, so 
 ``ccb_helpers`` is never loaded here. Before any student code runs it
 
 1. sends its own stdout and stderr to ``/dev/null`` (replies go to ``REPLY_FD`` only);
-2. imports numpy, caps memory, CPU time, file size and open files (``setrlimit``);
-3. when running as root, drops every capability (``capset``);
-4. confines itself with Landlock (Linux ≥ 5.13): read access to the standard library, numpy
+2. imports numpy, caps memory, CPU time, file size, open files and processes (``setrlimit``);
+3. moves into a network namespace of its own (no network, not even 127.0.0.1);
+4. when running as root, drops every capability (``capset``);
+5. confines itself with Landlock (Linux ≥ 5.13): read access to the standard library, numpy
    and the system libraries only, nothing writable, no TCP, no signals or abstract UNIX sockets
    outside its own domain (as far as the kernel's Landlock ABI goes) — so the course folder,
    the gradebook, other students' files and the real ``ccb_helpers`` are unreadable;
-5. installs an audit hook refusing process creation, ``ctypes``, sockets and signals (a second
-   layer, and the only one where Landlock is missing);
-6. replaces ``ccb_helpers`` by a stub: every library function is unavailable (calling it
+6. installs a seccomp filter: no process, no socket (UDP included), no signal to another process;
+7. replaces ``ccb_helpers`` by a stub: every library function is unavailable (calling it
    records the call and raises), except the data records ``Transfer`` and ``Schedule`` that a
-   construction part returns.
+   construction part returns;
+8. installs an audit hook refusing process creation, ``ctypes``, sockets and signals (a second
+   layer whose state is in its closure, and the only one for files where Landlock is missing).
+
+The sandbox is ``child_sandbox.py``, the stub ``child_stub.py`` (loaded by path: this script
+imports nothing of the package). The grader is told which layers are in place.
 
 Requests and replies are length-prefixed JSON. Returned values cross as plain data
 (:func:`encode`): builtin values, genuine numpy scalars and arrays, ``Fraction`` as two ints;
@@ -32,14 +37,28 @@ import json
 import os
 import struct
 import sys
-import types
 
 MAX_MESSAGE = 32 * 2**20  # as isolation.MAX_MESSAGE: what the grader reads
 MAX_ITEMS = 1_000_000  # as values.MAX_ITEMS: a longer list is not graded anyway
 MAX_DEPTH = 64
 MAX_OUTPUT = 20_000
 
-_library_calls = []
+
+def _sibling(name):
+    """A module of this folder loaded by path (``python -I`` puts no folder of ours on ``sys.path``,
+    and the package must not be imported here): ``child_sandbox``, ``child_stub``."""
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"ccb_grading_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+sandbox = _sibling("child_sandbox")
+stub = _sibling("child_stub")
+Transfer, Schedule = stub.Transfer, stub.Schedule
 
 
 # ------------------------------------------------------------------------------------------
@@ -78,334 +97,6 @@ def write_message(fd, message):
 
 # ------------------------------------------------------------------------------------------
 # Sandbox
-# ------------------------------------------------------------------------------------------
-
-
-def _syscall_numbers():
-    # Landlock's syscalls have the same numbers on every architecture that has them.
-    return 444, 445, 446
-
-
-def landlock(read_paths, read_files, list_paths=()):
-    """Confine this process (and its children) with Landlock; return the ABI used (0: none).
-
-    ``read_paths``: folders whose files may be read and listed; ``read_files``: single files;
-    ``list_paths``: folders that may only be listed (the standard library's root, so that its
-    ``site-packages`` stays unreadable). Nothing is writable or executable.
-    """
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.syscall.restype = ctypes.c_long
-    create, add_rule, restrict = _syscall_numbers()
-    abi = libc.syscall(create, None, ctypes.c_size_t(0), ctypes.c_uint32(1))  # LANDLOCK_CREATE_RULESET_VERSION
-    if abi < 1:
-        return 0
-    fs = (1 << 13) - 1  # ABI 1: execute, write, read, read_dir, remove, make_*
-    if abi >= 2:
-        fs |= 1 << 13  # refer
-    if abi >= 3:
-        fs |= 1 << 14  # truncate
-    if abi >= 5:
-        fs |= 1 << 15  # ioctl_dev
-    net = 0b11 if abi >= 4 else 0  # bind_tcp, connect_tcp
-    scoped = 0b11 if abi >= 6 else 0  # abstract unix sockets, signals
-
-    class RulesetAttr(ctypes.Structure):
-        _fields_ = [
-            ("handled_access_fs", ctypes.c_uint64),
-            ("handled_access_net", ctypes.c_uint64),
-            ("scoped", ctypes.c_uint64),
-        ]
-
-    class PathBeneath(ctypes.Structure):
-        _pack_ = 1
-        _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
-
-    attr = RulesetAttr(fs, net, scoped)
-    size = 8 if abi < 4 else (16 if abi < 6 else 24)
-    ruleset = libc.syscall(create, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
-    if ruleset < 0:
-        raise OSError(ctypes.get_errno(), "landlock_create_ruleset")
-    read_file, read_dir = 1 << 2, 1 << 3
-    rules = (
-        [(path, read_file | read_dir) for path in read_paths]
-        + [(path, read_file) for path in read_files]
-        + [(path, read_dir) for path in list_paths]
-    )
-    for path, access in rules:
-        try:
-            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-        except OSError:
-            continue
-        try:
-            rule = PathBeneath(access, fd)
-            if (
-                libc.syscall(add_rule, ctypes.c_int(ruleset), ctypes.c_int(1), ctypes.byref(rule), ctypes.c_uint32(0))
-                != 0
-            ):
-                raise OSError(ctypes.get_errno(), f"landlock_add_rule {path}")
-        finally:
-            os.close(fd)
-    if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
-    if libc.syscall(restrict, ctypes.c_int(ruleset), ctypes.c_uint32(0)) != 0:
-        raise OSError(ctypes.get_errno(), "landlock_restrict_self")
-    os.close(ruleset)
-    return abi
-
-
-def drop_capabilities():
-    """As root: give up every capability (the files stay root's, but root's powers are gone)."""
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-
-    class Header(ctypes.Structure):
-        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
-
-    class Data(ctypes.Structure):
-        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
-
-    for cap in range(64):  # the bounding set first (needs CAP_SETPCAP, which we still have)
-        libc.prctl(24, cap, 0, 0, 0)  # PR_CAPBSET_DROP
-    header, data = Header(0x20080522, 0), (Data * 2)()  # _LINUX_CAPABILITY_VERSION_3
-    if libc.capset(ctypes.byref(header), data) != 0:
-        raise OSError(ctypes.get_errno(), "capset")
-
-
-def limit_resources(memory, cpu_seconds):
-    import resource
-
-    for limit, value in (
-        (resource.RLIMIT_AS, memory),
-        (resource.RLIMIT_CPU, cpu_seconds),
-        (resource.RLIMIT_FSIZE, 0),
-        (resource.RLIMIT_CORE, 0),
-        (resource.RLIMIT_NOFILE, 64),
-    ):
-        soft, hard = resource.getrlimit(limit)
-        value = value if hard == resource.RLIM_INFINITY else min(value, hard)
-        resource.setrlimit(limit, (value, value))
-
-
-_REFUSED_EVENTS = (
-    "os.system",
-    "os.exec",
-    "os.posix_spawn",
-    "os.spawn",
-    "os.fork",
-    "os.forkpty",
-    "subprocess.Popen",
-    "ctypes.",
-    "socket.",
-    "os.kill",
-    "os.killpg",
-    "signal.pthread_kill",
-    "pty.",
-    "mmap.",
-    "sys._current_frames",
-    "os.putenv",
-    "os.unsetenv",
-    "os.chdir",
-    "os.chmod",
-    "os.chown",
-    "os.link",
-    "os.symlink",
-    "os.rename",
-    "os.remove",
-    "os.rmdir",
-    "os.mkdir",
-    "shutil.",
-    "sqlite3.",
-    "webbrowser.",
-)
-
-
-_readable = ()
-_listable = ()
-
-
-def _audit(event, args):
-    if event.startswith(_REFUSED_EVENTS):
-        raise PermissionError(f"{event}: not available while grading")
-    if event in ("open", "os.listdir", "os.scandir") and args and args[0] is not None and not isinstance(args[0], int):
-        # The same rule as Landlock's, for kernels without it: read the allowed folders only.
-        path = os.path.realpath(os.fsdecode(args[0]))
-        if event == "open" and isinstance(args[1], str) and any(c in args[1] for c in "wax+"):
-            raise PermissionError(f"{event}: nothing is writable while grading")
-        if event == "open" and isinstance(args[2], int) and args[2] & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
-            raise PermissionError(f"{event}: nothing is writable while grading")
-        if event != "open" and path in _listable:
-            return
-        if not any(path == root or path.startswith(root.rstrip("/") + "/") for root in _readable):
-            raise PermissionError(f"{event}: {path} is not readable while grading")
-
-
-_PACKAGE_FOLDERS = ("site-packages", "dist-packages")
-
-
-def loaded_libraries():
-    """Shared libraries this process has loaded: ``(system folders, other files)``.
-
-    A library in a system folder (``/lib``, ``/usr/lib``…) may load its neighbours later (a
-    standard-library extension imported by a student's cell); any other library file is allowed
-    on its own, so that no folder holding installed packages becomes readable.
-    """
-    folders, files = set(), set()
-    try:
-        with open("/proc/self/maps", encoding="utf-8") as maps:
-            for line in maps:
-                fields = line.split(None, 5)
-                path = os.path.realpath(fields[5].strip()) if len(fields) == 6 else ""
-                if not path.startswith("/") or ".so" not in os.path.basename(path):
-                    continue
-                folder = os.path.dirname(path)
-                if folder.startswith(("/lib", "/usr/lib")) and not any(word in path for word in _PACKAGE_FOLDERS):
-                    folders.add(folder)
-                else:
-                    files.add(path)
-    except OSError:
-        pass
-    return sorted(folders), sorted(files)
-
-
-def standard_library(stdlib):
-    """The standard library's entries (files and folders) except the installed packages."""
-    try:
-        return sorted(os.path.join(stdlib, entry) for entry in os.listdir(stdlib) if entry not in _PACKAGE_FOLDERS)
-    except OSError:
-        return []
-
-
-# ------------------------------------------------------------------------------------------
-# The library stub
-# ------------------------------------------------------------------------------------------
-
-
-class LibraryUnavailable(Exception):
-    """A library function was called: it is not available while grading."""
-
-
-class _LibraryFunction:
-    __slots__ = ("_path",)
-
-    def __init__(self, path):
-        object.__setattr__(self, "_path", path)
-
-    def __call__(self, *args, **kwargs):
-        _library_calls.append(self._path)
-        raise LibraryUnavailable(f"ccb.{self._path} 在评分时不可用：本题要自己实现")
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return _LibraryFunction(f"{self._path}.{name}")
-
-    def __repr__(self):
-        return f"<ccb.{self._path} (not available while grading)>"
-
-
-class Transfer:
-    """The data of ``ccb.Transfer`` (the grader rebuilds and validates the real one)."""
-
-    __slots__ = ("src", "dst", "offset", "length", "op", "buffer", "dst_offset", "dst_buffer")
-
-    def __init__(self, src, dst, offset, length, op="copy", buffer="data", dst_offset=None, dst_buffer=None):
-        self.src, self.dst, self.offset, self.length = src, dst, offset, length
-        self.op, self.buffer, self.dst_offset, self.dst_buffer = op, buffer, dst_offset, dst_buffer
-
-    def __repr__(self):
-        return f"Transfer({self.src}, {self.dst}, {self.offset}, {self.length})"
-
-
-class Schedule:
-    """The data of ``ccb.Schedule.from_transfers`` (the grader rebuilds and validates the real one)."""
-
-    __slots__ = ("primitive", "n", "m", "rounds", "root", "prologue", "epilogue")
-
-    def __init__(self, *args, **kwargs):
-        raise TypeError("评分时请用 ccb.Schedule.from_transfers(primitive, n, m, rounds) 组装调度")
-
-    @classmethod
-    def from_transfers(cls, primitive, n, m, rounds, root=0, prologue=(), epilogue=()):
-        self = object.__new__(cls)
-        self.primitive, self.n, self.m, self.rounds = primitive, n, m, rounds
-        self.root, self.prologue, self.epilogue = root, prologue, epilogue
-        return self
-
-
-_RECORDS = {"Transfer": Transfer, "Schedule": Schedule}
-
-
-def _stub_module(name):
-    module = types.ModuleType(name, "ccb_helpers is not available while grading (a stub).")
-    module.__path__ = []
-    prefix = name.split(".", 1)[1] + "." if "." in name else ""
-
-    def __getattr__(attr):
-        if attr.startswith("__"):
-            raise AttributeError(attr)
-        if attr in _RECORDS:
-            return _RECORDS[attr]
-        return _LibraryFunction(prefix + attr)
-
-    module.__getattr__ = __getattr__
-    module.__all__ = []
-    return module
-
-
-class _StubFinder:
-    """Serves a stub for ``ccb_helpers`` and every ``ccb_helpers.*`` module."""
-
-    @classmethod
-    def find_spec(cls, fullname, path=None, target=None):
-        if fullname == "ccb_helpers" or fullname.startswith("ccb_helpers."):
-            import importlib.machinery
-
-            return importlib.machinery.ModuleSpec(fullname, cls, is_package=True)
-        return None
-
-    @staticmethod
-    def create_module(spec):
-        return _stub_module(spec.name)
-
-    @staticmethod
-    def exec_module(module):
-        pass
-
-
-def install_stub():
-    for name in [n for n in sys.modules if n == "ccb_helpers" or n.startswith("ccb_helpers.")]:
-        del sys.modules[name]
-    sys.meta_path.insert(0, _StubFinder)
-    sys.modules["ccb_helpers"] = _stub_module("ccb_helpers")
-    sys.modules["ccb_helpers.grading"] = _stub_module("ccb_helpers.grading")
-
-
-class _Shell:
-    """``get_ipython()`` of the grading process: ``%time``/``%%time`` run their code, other magics nothing."""
-
-    def __init__(self):
-        self.namespace = {}
-
-    def run_line_magic(self, name, line, *args, **kwargs):
-        if name in ("time", "timeit") and line.strip():
-            exec(compile(line, "<magic>", "exec"), self.namespace)
-
-    def run_cell_magic(self, name, line, cell, *args, **kwargs):
-        if name in ("time", "timeit", "capture"):
-            exec(compile(cell, "<magic>", "exec"), self.namespace)
-
-    def system(self, *args, **kwargs):
-        return None
-
-    def getoutput(self, *args, **kwargs):
-        return []
-
-
-# ------------------------------------------------------------------------------------------
-# Values as plain data
 # ------------------------------------------------------------------------------------------
 
 
@@ -612,13 +303,12 @@ def serve(reply_fd, codec, shell):
                 reply["raised"] = _error_of(error)
         elif op == "reset":
             namespaces.pop(request["namespace"], None)
-        reply["library"] = list(_library_calls)
-        del _library_calls[:]
+        reply["library"] = list(stub.library_calls)
+        del stub.library_calls[:]
         write_message(reply_fd, reply)
 
 
 def main(reply_fd=None):
-    global _readable, _listable
     reply_fd = int(sys.argv[1]) if reply_fd is None else reply_fd
     config = read_message(0)
     devnull = os.open(os.devnull, os.O_RDWR)
@@ -628,34 +318,50 @@ def main(reply_fd=None):
 
     codec = _Codec(numpy)
     abi = 0
-    problem = ""
     stdlib = os.path.realpath(config["stdlib"])
-    entries = standard_library(stdlib)
-    system_folders, library_files = loaded_libraries()
+    entries = sandbox.standard_library(stdlib)
+    system_folders, library_files = sandbox.loaded_libraries()
     read_paths = [os.path.realpath(p) for p in config["read_paths"]] + system_folders
     read_paths += [p for p in entries if os.path.isdir(p)]
     read_files = list(config["read_files"]) + library_files + [p for p in entries if not os.path.isdir(p)]
-    _readable = tuple(read_paths) + tuple(os.path.realpath(p) for p in read_files)
-    _listable = (stdlib,)
+    readable = tuple(read_paths) + tuple(os.path.realpath(p) for p in read_files)
+    listable = (stdlib,)
+    layers = dict(config.get("layers", {}))
     problems = []
-    for step in (
-        lambda: limit_resources(config["memory"], config["cpu_seconds"]),
-        lambda: drop_capabilities() if os.geteuid() == 0 else None,
-    ):
+    try:
+        sandbox.limit_resources(config["memory"], config["cpu_seconds"])
+    except (OSError, ValueError) as error:
+        problems.append(str(error))
+    netns = seccomp = False
+    if layers.get("network_namespace", True):
+        try:  # as root before the capabilities go: it needs CAP_SYS_ADMIN
+            netns = sandbox.isolate_network()
+        except OSError as error:
+            problems.append(str(error))
+    if os.geteuid() == 0:
         try:
-            step()
-        except (OSError, ValueError) as error:
+            sandbox.drop_capabilities()
+        except OSError as error:
             problems.append(str(error))
     try:
-        abi = landlock(read_paths, read_files, _listable)
+        abi = sandbox.landlock(read_paths, read_files, listable)
     except OSError as error:
         problems.append(str(error))
+    if layers.get("seccomp", True):
+        try:
+            seccomp = sandbox.install_seccomp()
+        except OSError as error:
+            problems.append(str(error))
     problem = "; ".join(problems)
-    install_stub()
-    shell = _Shell()
-    sys.addaudithook(_audit)
+    stub.install_stub()
+    shell = stub.Shell()
+    if layers.get("audit_hook", True):
+        sandbox.install_audit_hook(readable, listable)
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 3000))
-    write_message(reply_fd, {"ready": True, "landlock": abi, "problem": problem, "pid": os.getpid()})
+    write_message(
+        reply_fd,
+        {"ready": True, "landlock": abi, "seccomp": seccomp, "netns": netns, "problem": problem, "pid": os.getpid()},
+    )
     serve(reply_fd, codec, shell)
 
 
@@ -692,17 +398,51 @@ def fork_server(control_fd):
     * ``k`` and a pid (4 bytes) of one of its students: kill its process group and reap it (the
       grader's ``kill`` + ``wait`` of a child it started itself); the reply is 4 bytes.
 
-    At the end of the socket every student left is killed and reaped, so their CPU time is
-    counted in the server's, and the server's in the grader's when it reaps the server.
+    The server is a *subreaper* (``PR_SET_CHILD_SUBREAPER``): a process a student started that
+    outlives its parent becomes the server's child, not init's — even one that left the student's
+    process group with ``setsid`` — and is killed and reaped after each ``k`` (where the seccomp
+    filter is missing; with it, a student process can start none). At the end of the socket every
+    student left is killed and reaped, so their CPU time is counted in the server's, and the
+    server's in the grader's when it reaps the server.
     """
     import numpy  # noqa: F401 - the shared start-up (main imports it again: already loaded)
 
     before = set(sys.modules)
+    import ctypes
     import socket
 
     own = tuple(set(sys.modules) - before)  # the server's modules: a student process has none of them
+    ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
     control = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET, fileno=control_fd)
     students = set()
+
+    def orphans():
+        """Children of the server that are not students: processes students left behind."""
+        me, found = os.getpid(), []
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit() or int(entry) in students:
+                continue
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as stat:
+                    data = stat.read()
+            except OSError:
+                continue
+            fields = data[data.rfind(b")") + 2 :].split()
+            if len(fields) > 1 and fields[1] == str(me).encode():
+                found.append(int(entry))
+        return found
+
+    def sweep():
+        for _ in range(1000):  # until none is left (each pass kills what the last one let fork)
+            left = orphans()
+            if not left:
+                return
+            for pid in left:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, 9)
+            for pid in left:
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, 0)
 
     def reap(pid):
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -710,6 +450,7 @@ def fork_server(control_fd):
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, 0)
         students.discard(pid)
+        sweep()
 
     try:
         while True:

@@ -151,6 +151,10 @@ def library_names() -> frozenset:
     True
     """
     names = set()
+    # The facade loads a module on first use (``_lazy_from``): the names of modules not loaded
+    # yet count too, or an answer calling one would pass until something else loaded it.
+    facade = sys.modules.get("ccb_helpers")
+    names.update(name for name in getattr(facade, "_LAZY", {}) if not name.isupper())
     for module_name, module in list(sys.modules.items()):
         if module is None or not (module_name == "ccb_helpers" or module_name.startswith("ccb_helpers.")):
             continue

@@ -39,7 +39,7 @@ import zlib
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from . import values
+from . import tracking, values
 from .inspection import require_own_code as _static_check
 from .values import GradingError, Wrong, as_int, type_name
 
@@ -51,7 +51,10 @@ DEFAULT_BUDGET = 10.0
 #: Wall-clock deadline (``time.monotonic()``) of the group being run; proxies wait no longer.
 DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("DEADLINE", default=None)
 #: Whether the running group may show call arguments and values (visible cases only).
-DETAIL: contextvars.ContextVar[bool] = contextvars.ContextVar("DETAIL", default=True)
+DETAIL = values.DETAIL
+#: Deadline (``time.monotonic()``) of the whole notebook's grading (isolated grading sets it):
+#: no group runs past it.
+NOTEBOOK_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("NOTEBOOK_DEADLINE", default=None)
 
 # Exception names a report may show: the builtin ones (a class the student defines could carry
 # anything in its name).
@@ -89,6 +92,9 @@ def seed_for(name: str) -> int:
 @contextlib.contextmanager
 def _time_limit(seconds: float):
     """Set the group's deadline; in the main thread also raise :class:`Timeout` by ``SIGALRM``."""
+    notebook = NOTEBOOK_DEADLINE.get()
+    if notebook is not None:  # no group runs past the notebook's deadline
+        seconds = max(min(seconds, notebook - time.monotonic()), 1e-3)
     token = DEADLINE.set(time.monotonic() + seconds)
     usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
     if not usable:
@@ -124,6 +130,10 @@ def _call_text(name: str, args: tuple, kwargs: dict | None = None) -> str:
 
 
 def _error_name(ename: str) -> str:
+    """The exception's name in a report: a builtin one in the student's kernel and the visible cases;
+    under grading only "异常" (the student's code picks the exception, and so what its name says)."""
+    if not (DETAIL.get() and values.SHOW_VALUES.get()):
+        return "异常"
     return ename if ename in _BUILTIN_ERRORS else "自定义异常"
 
 
@@ -131,11 +141,21 @@ def _is_proxy(func) -> bool:
     return getattr(type(func), "_ccb_student_proxy", False) is True
 
 
+def _raised(message: str, ename: str) -> Wrong:
+    """The :class:`Wrong` for an exception of the student's code: the report's text, and in
+    ``raised`` the exception's name (a builtin one, else "自定义异常") for the test code to check —
+    a hidden group's report does not show it (:func:`_error_name`)."""
+    error = Wrong(message)
+    error.raised = ename if ename in _BUILTIN_ERRORS else "自定义异常"
+    return error
+
+
 def call_student(func, *args, name: str | None = None, **kwargs):
     """Call the student's ``func``: its output is discarded, its exceptions become :class:`Wrong`.
 
     ``func`` is a function of the kernel, or a proxy for one in the isolated student process.
-    In a hidden group the message names neither the arguments nor the exception's text.
+    In a hidden group the message names neither the arguments nor the exception (its name is in
+    the :class:`Wrong`'s ``raised``, for a test that expects one: ``error.raised == "ValueError"``).
     """
     label = _call_text(name or getattr(func, "__name__", "答案"), args, kwargs)
     if not callable(func):
@@ -146,10 +166,11 @@ def call_student(func, *args, name: str | None = None, **kwargs):
         except StudentRaised as error:
             shown = f": {error.message[:120]}" if DETAIL.get() and values.SHOW_VALUES.get() else ""
             if error.ename == "NameError":
-                raise Wrong(
-                    f"{label} 抛出了 NameError{shown}（评分只运行答题单元格：写在你自己新加的单元格里的定义，评分时不存在）"
+                raise _raised(
+                    f"{label} 抛出了 NameError{shown}（评分只运行答题单元格：写在你自己新加的单元格里的定义，评分时不存在）",
+                    error.ename,
                 ) from None
-            raise Wrong(f"{label} 抛出了 {_error_name(error.ename)}{shown}") from None
+            raise _raised(f"{label} 抛出了 {_error_name(error.ename)}{shown}", error.ename) from None
     sink = io.StringIO()
     try:
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), warnings.catch_warnings():
@@ -159,7 +180,8 @@ def call_student(func, *args, name: str | None = None, **kwargs):
         raise
     except BaseException as error:  # noqa: BLE001 - the student's code may raise anything
         shown = f": {str(error)[:120]}" if DETAIL.get() else ""
-        raise Wrong(f"{label} 抛出了 {_error_name(type(error).__name__)}{shown}") from None
+        ename = type(error).__name__
+        raise _raised(f"{label} 抛出了 {_error_name(ename)}{shown}", ename) from None
 
 
 @dataclass
@@ -213,6 +235,57 @@ class Part:
         if answer is not None:
             for func in answer if isinstance(answer, tuple) else (answer,):
                 self.require_own_code(func, allow=allow)
+                self._warn_outside_answer_cells(func)
+
+    @staticmethod
+    def _warn_outside_answer_cells(func) -> None:
+        """In the student's kernel: say so when the answer reads a name that a cell other than an
+        answer cell defined — grading runs the answer cells only, so the part would score 0 (#40)."""
+        if _is_proxy(func):
+            return
+        outside = tracking.outside_answer_cells(func)
+        if not outside:
+            return
+        name = getattr(func, "__name__", "答案")
+        itself = outside[0] == name
+        others = outside[1:] if itself else outside
+        what = [f"{name} 本身"] if itself else []
+        if others:
+            what.append(f"{name} 用到的 " + "、".join(others[:4]) + ("……" if len(others) > 4 else ""))
+        print(
+            f"⚠ {'，'.join(what)}{' ' if others else ''}不是在答题单元格里定义的（而是在新加的单元格，或复制出来的单元格里）。"
+            "评分时只运行答题单元格：那里没有这些定义，这一题会得 0 分。请把它们移到答题单元格里。"
+        )
+
+    def draw(
+        self, make: Callable[[], tuple], count: int, keep: Callable | None = None, *, limit: int | None = None
+    ) -> list:
+        """``count`` cases from ``make()`` (which draws from :attr:`rng`) that ``keep`` accepts.
+
+        Every salt draws other cases, and a group must contain the cases its name and hint
+        promise for every one of them (#40): a filter that keeps what ``range(40)`` happened to
+        give — "the first 8 of 40 that are on the boundary" — gave a group 3 such cases under
+        one salt and none under another. This draws until ``count`` are kept; ``limit`` draws
+        (default ``200 * count``) without enough is a mistake of the test (RuntimeError).
+
+        >>> part = Part("demo-draw", points=1)
+        >>> cases = part.draw(lambda: (part.rng.randint(1, 100),), 5, keep=lambda case: case[0] % 10 == 0)
+        >>> len(cases), all(n % 10 == 0 for (n,) in cases)
+        (5, True)
+        """
+        if not isinstance(count, int) or count < 0:
+            raise ValueError(f"count must be an int >= 0, got {count!r}")
+        limit = 200 * max(count, 1) if limit is None else limit
+        cases: list = []
+        for _ in range(limit):
+            if len(cases) >= count:
+                return cases
+            case = make()
+            if keep is None or keep(case):
+                cases.append(case)
+        if len(cases) >= count:
+            return cases
+        raise RuntimeError(f"{self.name}: {limit} draws gave {len(cases)} of the {count} cases a group needs")
 
     def require_own_code(self, func, **options) -> bool:
         """Check that ``func`` is the student's own code; a rejected part scores zero.
@@ -247,9 +320,13 @@ class Part:
                 warnings.simplefilter("ignore")
                 test()
         except Timeout:
-            self.results.append(
-                _Group(label, points, False, f"超过时间预算 {self.budget:g} s（死循环，或算法太慢）", visible)
+            notebook = NOTEBOOK_DEADLINE.get()
+            note = (
+                "整本 notebook 的评分时间上限已用完：这一组没有评分"
+                if notebook is not None and time.monotonic() >= notebook
+                else f"超过时间预算 {self.budget:g} s（死循环，或算法太慢）"
             )
+            self.results.append(_Group(label, points, False, note, visible))
         except GradingError as error:
             note = str(error)
             if visible and not values.SHOW_VALUES.get():
@@ -314,6 +391,44 @@ class Part:
                 got = coerce(call_student(func, *case, name=name), f"{_call_text(name, case)} 的返回值")
                 want = reference(*case)
                 same = values._close(got, want, rel) if rel is not None else got == want
+                if not same:
+                    raise Wrong(f"有用例的返回值不对；期望：{expect}")
+
+        self.check(label, test, points=points)
+
+    def compare_field(
+        self,
+        label: str,
+        func,
+        cases: Sequence[tuple],
+        reference: Callable,
+        *,
+        field: int,
+        size: int = 2,
+        points: float,
+        expect: str,
+        coerce: Callable = values.as_float,
+        rel: float | None = 1e-9,
+        abs_tol: float = 0.0,
+        name: str | None = None,
+    ) -> None:
+        """A hidden group on one item of a tuple answer: item ``field`` of ``func(*case)`` (a
+        ``size``-tuple of ``coerce``-d items) against item ``field`` of ``reference(*case)``.
+
+        A pair answer — ``(independent, shared)``, ``(alpha, beta)`` — is graded item by item, one
+        group per item (and kind of case), so that one wrong item does not cost the other's points
+        (#40). Items are compared by :func:`~ccb_helpers.grading.values.close` (``rel``, ``abs_tol``;
+        NaN is never close) or, with ``rel=None``, for equality.
+        """
+        name = name or getattr(func, "__name__", "答案")
+
+        def test():
+            for case in cases:
+                got = values.as_tuple(
+                    call_student(func, *case, name=name), size, item=coerce, what=f"{_call_text(name, case)} 的返回值"
+                )[field]
+                want = reference(*case)[field]
+                same = values.close(got, want, rel, abs_tol) if rel is not None else got == want
                 if not same:
                     raise Wrong(f"有用例的返回值不对；期望：{expect}")
 

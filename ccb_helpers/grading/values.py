@@ -54,6 +54,7 @@ __all__ = [
     "as_node",
     "check_equal",
     "check_close",
+    "close",
     "describe",
     "items_of",
     "type_name",
@@ -61,6 +62,9 @@ __all__ = [
 
 #: Items a returned list may have before it is rejected unread.
 MAX_ITEMS = 1_000_000
+#: Bits of an int, a numerator or a denominator (as ``wire.MAX_INT_BITS``: the grader's arithmetic
+#: on a value, ``math.gcd`` above all, runs in C and must stay short).
+MAX_INT_BITS = 2**16
 
 # numpy's own scalar types, by identity (a class that sets ``__module__ = "numpy"`` is not one).
 _NUMPY_INTS = frozenset(
@@ -137,6 +141,33 @@ _SHOWN_TYPES = frozenset(
 #: Whether messages may show returned values (the student's own kernel) or only their types
 #: (isolated grading). Set by :mod:`ccb_helpers.grading.isolation`.
 SHOW_VALUES: contextvars.ContextVar[bool] = contextvars.ContextVar("SHOW_VALUES", default=True)
+#: Whether the running group may show call arguments and values (visible cases only; set by
+#: :meth:`~ccb_helpers.grading.parts.Part.check`).
+DETAIL: contextvars.ContextVar[bool] = contextvars.ContextVar("DETAIL", default=True)
+
+
+def _detailed() -> bool:
+    """Whether a message may say *where* in a returned value, and *what* it was: in the student's own
+    kernel, for the visible cases. Under isolated grading a message names neither the position of a
+    wrong item nor the type received: the student's function picks both, so either could spell out
+    a hidden input ("``hetero_plan(…)[4417]`` 应为 list" carried the first hidden case, #40)."""
+    return SHOW_VALUES.get() and DETAIL.get()
+
+
+def _item(what: str, *index: int) -> str:
+    return f"{what}{''.join(f'[{i}]' for i in index)}" if _detailed() else f"{what} 的某一项"
+
+
+def _items(what: str):
+    """``_item(what, i)`` for a whole list, deciding once (a schedule has a million items)."""
+    if _detailed():
+        return lambda i: f"{what}[{i}]"
+    hidden = f"{what} 的某一项"
+    return lambda i: hidden
+
+
+def _got(value) -> str:
+    return f"，得到 {type_name(value)}" if _detailed() else ""
 
 
 class GradingError(AssertionError):
@@ -144,7 +175,13 @@ class GradingError(AssertionError):
 
 
 class Wrong(GradingError):
-    """A case of a group failed (raised by the checks a :class:`~ccb_helpers.grading.Part` runs)."""
+    """A case of a group failed (raised by the checks a :class:`~ccb_helpers.grading.Part` runs).
+
+    ``raised`` is the name of the exception the student's function raised (None if it did not):
+    what a test that expects an exception checks, since a hidden group's message does not name it.
+    """
+
+    raised: str | None = None
 
 
 def type_name(value) -> str:
@@ -199,10 +236,12 @@ def as_int(value, what: str = "返回值") -> int:
     (7, 7)
     """
     if type(value) is int:
+        if value.bit_length() > MAX_INT_BITS:
+            raise GradingError(f"{what} 超过 {MAX_INT_BITS} 位")
         return value
     if type(value) in _NUMPY_INTS:
         return int(value)
-    raise GradingError(f"{what} 应为 int，得到 {type_name(value)}")
+    raise GradingError(f"{what} 应为 int{_got(value)}")
 
 
 def as_float(value, what: str = "返回值") -> float:
@@ -219,7 +258,7 @@ def as_float(value, what: str = "返回值") -> float:
         return float(value)
     if type(value) is np.ndarray and value.shape == () and value.dtype.kind in "iuf":
         return float(value)
-    raise GradingError(f"{what} 应为 float（秒、字节等实数），得到 {type_name(value)}")
+    raise GradingError(f"{what} 应为 float（秒、字节等实数）{_got(value)}")
 
 
 def as_fraction(value, what: str = "返回值") -> fractions.Fraction:
@@ -232,12 +271,15 @@ def as_fraction(value, what: str = "返回值") -> fractions.Fraction:
         numerator, denominator = value.numerator, value.denominator
         if isinstance(numerator, int) and isinstance(denominator, int) and type(numerator) is not bool:
             numerator, denominator = _fresh_int(numerator), _fresh_int(denominator)
+            if max(numerator.bit_length(), denominator.bit_length()) > MAX_INT_BITS:
+                # Before Fraction() reduces them: math.gcd runs in C, beyond any time budget.
+                raise GradingError(f"{what} 的分子或分母超过 {MAX_INT_BITS} 位")
             if denominator != 0:
                 return fractions.Fraction(numerator, denominator)
         raise GradingError(f"{what} 应为 fractions.Fraction，它的分子、分母不是 int")
     if type(value) is int or type(value) in _NUMPY_INTS:
         return fractions.Fraction(as_int(value, what))
-    raise GradingError(f"{what} 应为 fractions.Fraction，得到 {type_name(value)}")
+    raise GradingError(f"{what} 应为 fractions.Fraction{_got(value)}")
 
 
 def as_str(value, what: str = "返回值") -> str:
@@ -248,7 +290,7 @@ def as_str(value, what: str = "返回值") -> str:
     """
     if type(value) is str or type(value) is _NUMPY_STR:
         return str.__str__(value)
-    raise GradingError(f"{what} 应为 str，得到 {type_name(value)}")
+    raise GradingError(f"{what} 应为 str{_got(value)}")
 
 
 def as_bool(value, what: str = "返回值") -> bool:
@@ -261,7 +303,7 @@ def as_bool(value, what: str = "返回值") -> bool:
         return value
     if type(value) is _NUMPY_BOOL:
         return bool(value)
-    raise GradingError(f"{what} 应为 bool，得到 {type_name(value)}")
+    raise GradingError(f"{what} 应为 bool{_got(value)}")
 
 
 def items_of(value, what: str, kinds: tuple) -> list:
@@ -272,7 +314,7 @@ def items_of(value, what: str, kinds: tuple) -> list:
     """
     if type(value) not in kinds and not (type(value) is np.ndarray and value.ndim == 1):
         names = " / ".join(k.__name__ for k in kinds)
-        raise GradingError(f"{what} 应为 {names}，得到 {type_name(value)}")
+        raise GradingError(f"{what} 应为 {names}{_got(value)}")
     if len(value) > MAX_ITEMS:
         raise GradingError(f"{what} 的项数超过上限 {MAX_ITEMS}")
     check_memory(f"value: {what} of {len(value):,} items", _items_memory(len(value)))
@@ -291,7 +333,8 @@ def as_list(value, item: Callable = as_int, what: str = "返回值") -> list:
     >>> as_list((3, __import__("numpy").int64(5)))
     [3, 5]
     """
-    return [item(v, f"{what}[{i}]") for i, v in enumerate(items_of(value, what, (list, tuple)))]
+    label = _items(what)
+    return [item(v, label(i)) for i, v in enumerate(items_of(value, what, (list, tuple)))]
 
 
 def as_set(value, item: Callable = as_int, what: str = "返回值") -> frozenset:
@@ -312,7 +355,7 @@ def as_pair(value, item: Callable = as_int, what: str = "返回值") -> tuple:
     items = items_of(value, what, (list, tuple))
     if len(items) != 2:
         raise GradingError(f"{what} 应是两个元素的元组")
-    return (item(items[0], f"{what}[0]"), item(items[1], f"{what}[1]"))
+    return (item(items[0], _item(what, 0)), item(items[1], _item(what, 1)))
 
 
 def as_tuple(value, length: int, item: Callable = as_int, what: str = "返回值") -> tuple:
@@ -324,7 +367,8 @@ def as_tuple(value, length: int, item: Callable = as_int, what: str = "返回值
     items = items_of(value, what, (list, tuple))
     if len(items) != length:
         raise GradingError(f"{what} 应是 {length} 个元素的元组")
-    return tuple(item(v, f"{what}[{i}]") for i, v in enumerate(items))
+    label = _items(what)
+    return tuple(item(v, label(i)) for i, v in enumerate(items))
 
 
 def as_rounds(value, item: Callable = as_int, what: str = "返回值") -> list[list[tuple]]:
@@ -333,10 +377,13 @@ def as_rounds(value, item: Callable = as_int, what: str = "返回值") -> list[l
     >>> as_rounds([[(0, 1)], [(0, 2), (1, 3)]])
     [[(0, 1)], [(0, 2), (1, 3)]]
     """
+    detailed, hidden = _detailed(), f"{what} 的某一项"
     return [
         [
-            as_pair(pair, item, f"{what}[{r}][{j}]")
-            for j, pair in enumerate(items_of(rnd, f"{what}[{r}]", (list, tuple, set, frozenset)))
+            as_pair(pair, item, f"{what}[{r}][{j}]" if detailed else hidden)
+            for j, pair in enumerate(
+                items_of(rnd, f"{what}[{r}]" if detailed else hidden, (list, tuple, set, frozenset))
+            )
         ]
         for r, rnd in enumerate(items_of(value, what, (list, tuple)))
     ]
@@ -388,7 +435,30 @@ def check_close(got, want: float, what: str, rel: float = 1e-9, abs_tol: float =
         raise GradingError(f"{what} 应约为 {want!r}（相对误差 ≤ {rel:g}）{shown}")
 
 
-def _close(value: float, want: float, rel: float, abs_tol: float = 0.0) -> bool:
+def close(value, want, rel: float = 1e-9, abs_tol: float = 0.0) -> bool:
+    """Whether ``value`` is within ``rel`` (relative) or ``abs_tol`` of ``want``; False for NaN, and
+    for an infinity unless both are the same infinity. The one float comparison of every hidden test.
+
+    ``abs(x - y) > tol * abs(y)`` is False when ``x`` is NaN, so a check written that way passed a
+    NaN answer (#40); a check written with this function fails it. ``value`` and ``want`` are
+    numbers (``int``, ``float``, ``Fraction``, genuine numpy numbers); anything else is not close.
+
+    >>> close(0.1 + 0.2, 0.3), close(float("nan"), 1.0), close(float("nan"), float("nan"))
+    (True, False, False)
+    >>> close(0.0, 1e-18, rel=1e-6, abs_tol=1e-15), close(float("inf"), float("inf"))
+    (True, True)
+    """
+    numbers = (int, float, fractions.Fraction)
+    if not (type(value) in numbers or type(value) in _NUMPY_INTS | _NUMPY_FLOATS):
+        return False
+    if not (type(want) in numbers or type(want) in _NUMPY_INTS | _NUMPY_FLOATS):
+        raise TypeError(f"want must be a number, got {type(want).__name__}")
+    if not (isinstance(rel, (int, float)) and rel >= 0 and isinstance(abs_tol, (int, float)) and abs_tol >= 0):
+        raise ValueError(f"rel and abs_tol must be numbers >= 0, got {rel!r}, {abs_tol!r}")
+    try:
+        value, want = float(value), float(want)
+    except OverflowError:  # an int or Fraction beyond float: only an exact match is close
+        return value == want
     # Written out rather than math.isclose: a notebook may replace math.isclose in its own kernel.
     if value == want:
         return True
@@ -397,3 +467,6 @@ def _close(value: float, want: float, rel: float, abs_tol: float = 0.0) -> bool:
     difference = value - want if value >= want else want - value
     scale = max(value if value >= 0 else -value, want if want >= 0 else -want)
     return difference <= max(rel * scale, abs_tol)
+
+
+_close = close  # the name Part.compare and check_close used

@@ -74,6 +74,8 @@ from .topology import (
     draw_topology,
     draw_topology_grid,
 )
+from .tradeoff import plot_tradeoff
+from .two_level import plot_two_level_map
 
 __all__ = [
     "cjk_font_name",
@@ -92,4 +94,6 @@ __all__ = [
     "plot_algorithm_times",
     "plot_bisection_ratio",
     "plot_volume_coefficients",
+    "plot_tradeoff",
+    "plot_two_level_map",
 ]

@@ -6,8 +6,7 @@ headers works) and as aligned text elsewhere.
 One module per chapter's concept (the package re-exports every name, so
 ``ccb_helpers.tables.X`` works as before): :mod:`.table` (the :class:`Table` itself, no other
 import, so any module may use it), :mod:`.propagation` (chapter 1), :mod:`.diameter` (chapter 2),
-:mod:`.bandwidth` (chapter 3), :mod:`.algorithms` and :mod:`.catalogue` (chapter 4), :mod:`.bisection` (chapter 5),
-:mod:`.synthesis` (chapter 7);
+:mod:`.bandwidth` (chapter 3), :mod:`.algorithms` and :mod:`.catalogue` (chapter 4), :mod:`.bisection` (chapter 5), :mod:`.synthesis` (chapter 7);
 :mod:`._common` holds the argument checks they share.
 """
 

@@ -100,6 +100,135 @@ def _solutions():
     return found
 """
 
+# Turning the audit hook off (#40: one line did) and getting out: processes that leave the
+# process group and outlive autograde, datagrams carrying the hidden inputs to a listener on
+# 127.0.0.1 (port filled in by the test). Every answer is the reference, wrapped to leak its
+# arguments: the submission scores full marks, and nothing may reach the listener or outlive it.
+ESCAPE = r"""
+import os as _os, sys as _sys, time as _time
+_PORT = {port}
+_main = _sys.modules["__main__"]
+_main._REFUSED_EVENTS = ("none",)
+for _value in list(vars(_main).values()):
+    if hasattr(_value, "REFUSED_EVENTS"):
+        _value.REFUSED_EVENTS = ("none",)
+def _leak(*args):
+    try:
+        import socket as _socket
+        _sock = _socket.socket(_socket.AF_INET, _socket.SOCK_DGRAM)
+        _sock.sendto(("LE" + "AK " + repr(args))[:1200].encode(), ("127.0.0.1", _PORT))
+        _sock.close()
+    except BaseException:
+        pass
+for _ in range(3):
+    try:
+        if _os.fork() == 0:
+            try:
+                _os.setsid()
+                _os.fork()
+                for _ in range(600):
+                    _leak("alive", _os.getpid())
+                    _time.sleep(0.1)
+            finally:
+                _os._exit(0)
+    except BaseException:
+        pass
+_leak("started")
+"""
+
+
+# Script in the written answer (#40): in the teacher's Formgrader session it wrote a file through
+# /api/contents and gave the submission full marks plus extra credit through /formgrader/api/grade.
+# Every way Markdown can carry script: raw HTML (img onerror, script, svg onload), a mermaid block
+# (nbconvert writes it out unescaped), a javascript: link, MathJax's \href; the same in a cell the
+# student adds, in a raw cell (nbconvert writes raw cells out as HTML) and in cell and notebook
+# metadata. tests/test_assignments.py opens the submission in the Formgrader in Chromium.
+XSS_JS = (
+    "window.__ccb_xss=(window.__ccb_xss||0)+1;(async()=>{const x=decodeURIComponent("
+    "(document.cookie.match(/_xsrf=([^;]+)/)||[0,''])[1]);const h={'Content-Type':'application/json',"
+    "'X-XSRFToken':x};await fetch('/api/contents/pwned.txt',{method:'PUT',headers:h,body:JSON.stringify("
+    "{type:'file',format:'text',content:'pwned'})});const s=location.pathname.split('/').filter(Boolean).pop();"
+    "const g=await(await fetch('/formgrader/api/grades?submission_id='+s)).json();for(const r of g){await "
+    "fetch('/formgrader/api/grade/'+r.id,{method:'PUT',headers:h,body:JSON.stringify({manual_score:r.max_score,"
+    "extra_credit:50})});}})();"
+)
+XSS_MARKER = "XSS-MARKER-TEXT"
+
+
+def _xss_markdown() -> str:
+    import base64
+
+    run = f"eval(atob('{base64.b64encode(XSS_JS.encode()).decode()}'))"
+    return (
+        f'{XSS_MARKER}：证明见下。 <img src=x onerror="{run}"> <svg onload="{run}"></svg>\n\n'
+        f"<script>{run}</script>\n\n"
+        f'```mermaid\n<img src=x onerror="{run}">\n```\n\n'
+        f"[点这里](javascript:{run}) 与 $\\href{{javascript:{run}}}{{x}} + a < b$\n"
+    )
+
+
+def _copied(release, source) -> nbformat.NotebookNode:
+    """Cells copied and pasted in JupyterLab (jupyter/nbgrader#1083): the copy keeps the nbgrader
+    metadata and gets a new cell id. An answer cell copied below (a wrong answer in the copy), one
+    copied above (the copy keeps the stub), a test cell copied, the written answer copied."""
+    nb = _with(release, _reference_answers(source))
+    answers = [c for c in nb.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")]
+    tests = [c for c in nb.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")]
+    written = next(c for c in nb.cells if c.cell_type == "markdown" and c.metadata.get("nbgrader", {}).get("solution"))
+    name = answer_functions(release)[0][1]
+
+    def paste(original, text, below=True):
+        pasted = copy.deepcopy(original)
+        pasted["id"] = f"pasted-{len(nb.cells)}"
+        pasted.source = text
+        position = nb.cells.index(original) + (1 if below else 0)
+        nb.cells.insert(position, pasted)
+
+    paste(answers[0], f"def {name}(*args, **kwargs):\n    return 0\n")
+    paste(answers[2], _cell(release, answers[2].metadata.nbgrader["grade_id"]).source, below=False)
+    paste(tests[1], tests[1].source)
+    paste(written, "复制出来的简答单元格。")
+    return nb
+
+
+def _broken_metadata(release, source) -> nbformat.NotebookNode:
+    """nbgrader metadata a student's editing broke: ``schema_version`` removed, old, too new; the
+    metadata emptied or gone; a test cell's points removed; the written answer turned into a raw
+    cell with a flag that is not a boolean and a key nbgrader does not know."""
+    nb = _with(release, _reference_answers(source))
+    answers = [c for c in nb.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")]
+    tests = [c for c in nb.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")]
+    del answers[0].metadata.nbgrader["schema_version"]
+    answers[1].metadata.nbgrader["schema_version"] = 1
+    tests[2].metadata.nbgrader["schema_version"] = 99
+    answers[3].metadata["nbgrader"] = {}
+    del answers[4].metadata["nbgrader"]
+    del tests[0].metadata.nbgrader["points"]
+    index, written = next(
+        (i, c)
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "markdown" and c.metadata.get("nbgrader", {}).get("solution")
+    )
+    raw = nbformat.v4.new_raw_cell("我的证明。", metadata=copy.deepcopy(written.metadata))
+    raw["id"] = written.get("id")
+    raw.metadata.nbgrader["task"] = "yes"
+    raw.metadata.nbgrader["reviewed"] = True
+    nb.cells[index] = raw
+    return nb
+
+
+def _leaking(answers: dict, functions) -> dict:
+    """Each answer cell followed by a wrapper of its function that sends the call's arguments out."""
+    out = dict(answers)
+    for grade_id, name, _ in functions:
+        out[grade_id] = (
+            answers[grade_id]
+            + f"\n_real_{name} = {name}\ndef {name}(*args, **kwargs):\n    _leak({name!r}, args, kwargs)\n"
+            + f"    return _real_{name}(*args, **kwargs)\n"
+        )
+    return out
+
+
 # -------------------------------------------------------------------------------------------
 # Answer functions
 # -------------------------------------------------------------------------------------------
@@ -241,6 +370,25 @@ def submissions(ps: str, release, source, library: dict, course_paths: dict) -> 
         ),
         prelude="SEEN = []\nprint('PROBE-EXEC')",
     )
+    # Hidden inputs spelled by what the student's function chooses (#40): the position of a wrong
+    # item ("hetero_plan(…)[4417] 应为 list" decoded to the first hidden case), the type returned,
+    # the exception raised.
+    out["positions"] = _with(
+        release,
+        _answers(
+            release,
+            lambda i, name: (
+                "    k = abs(hash(repr(args))) % 9973\n"
+                "    SEEN.append(k)\n"
+                "    if len(SEEN) % 3 == 1:\n"
+                "        return [[0, 1]] * k + ['bad']\n"
+                "    if len(SEEN) % 3 == 2:\n"
+                "        return (int, float, str, list, dict, set, bytes)[k % 7]()\n"
+                "    raise (ValueError, KeyError, IndexError, ZeroDivisionError, OverflowError)[k % 5]('x')"
+            ),
+        ),
+        prelude="SEEN = []",
+    )
     # Edited and deleted locked cells, a forged grade cell, blank answers.
     edited = _with(release, blank)
     tests = [c for c in edited.cells if c.metadata.get("nbgrader", {}).get("grade") and c.cell_type == "code"]
@@ -266,6 +414,24 @@ def submissions(ps: str, release, source, library: dict, course_paths: dict) -> 
     crash[functions[1][0]] = "import os\nos._exit(3)\n"
     crash[functions[2][0]] = f"def {functions[2][1]}(*args, **kwargs):\n    import os\n    os._exit(4)\n"
     out["crash"] = _with(release, crash)
+    xss = _with(release, blank)
+    written = next(c for c in xss.cells if c.cell_type == "markdown" and c.metadata.get("nbgrader", {}).get("solution"))
+    written.source = _xss_markdown()
+    position = next(i for i, c in enumerate(xss.cells) if c.cell_type == "code") + 1
+    xss.cells[position:position] = [
+        nbformat.v4.new_markdown_cell(_xss_markdown(), metadata={"tags": ['x" onmouseover="alert(1)']}),
+        nbformat.v4.new_raw_cell(_xss_markdown(), metadata={"raw_mimetype": "text/html"}),
+        nbformat.v4.new_raw_cell(_xss_markdown()),
+    ]
+    xss.metadata["title"] = "</title><script>alert(1)</script>"
+    out["xss"] = xss
+    out["copied"] = _copied(release, source)
+    out["schema"] = _broken_metadata(release, source)
+    out["escape"] = _with(
+        release,
+        _leaking(_reference_answers(source), functions),
+        prelude=ESCAPE.format(port=course_paths["udp_port"]),
+    )
     return out
 
 
@@ -282,5 +448,7 @@ def crash_points(release, source, parts: dict) -> dict:
     return points
 
 
-#: What each cheat scores: 0 on every autograded part ("crash" is checked part by part).
-ZERO_EVERYWHERE = ("hooks", "tamper", "stash", "course", "lookalikes", "probe", "edited")
+#: What each cheat scores: 0 on every autograded part ("crash" is checked part by part)…
+ZERO_EVERYWHERE = ("hooks", "tamper", "stash", "course", "lookalikes", "probe", "positions", "edited", "xss")
+#: …or full marks on every autograded part: the cheat does not change a grade, it tries to get out.
+FULL_MARKS = ("escape", "copied", "schema")

@@ -95,3 +95,20 @@ VARIANT_ANSWERS = {
     "        reach.append(reach[t - 1] + ports * (reach[t - lam] if t >= lam else 0))\n"
     "    return len(reach) - 1\n"
 }
+
+# Each hidden group named after a mistake contains, for every salt, cases where that mistake gives
+# a wrong answer: (part, group label, an answer with exactly that mistake) (tests/test_assignments.py).
+MUTANTS = [
+    (
+        "ps1-replicas",
+        "n 恰在边界上（到 2^62）",
+        "import math\n\ndef replica_rounds(n, s, k):\n"
+        "    return 0 if n <= s else math.ceil(math.log(n / s, k + 1))   # a float logarithm\n",
+    ),
+    (
+        "ps1-replicas",
+        "n 恰在边界上（到 2^62）",
+        "import math\n\ndef replica_rounds(n, s, k):\n"
+        "    return 0 if n <= s else math.ceil(math.log2(n / s) / math.log2(k + 1))\n",
+    ),
+]

@@ -102,3 +102,6 @@ VARIANT_ANSWERS = {
         "    return sum(min(a - 1, (a - 1 + hops) // 2) if w else a - 1 for a, w in zip(dims, wrap))\n"
     ),
 }
+
+# (part, group label, an answer with exactly that mistake): the group fails it for every salt.
+MUTANTS = [("ps2-bfs", "随机连通图（到 350 个节点，字符串标签）", WEAK["ps2-bfs"])]

@@ -136,6 +136,17 @@ VARIANT_ANSWERS = {
 # The public solution still earns the group of C = 1 or C = M cases, which no number of chains changes.
 VARIANT_PUBLIC_POINTS = {"ps4-chunks": 1}
 
-# A hidden group named after a mistake fails it (tests/test_assignments.py): the weak student's
-# reduce-scatter runs every round as if N were a power of two, and adds blocks twice otherwise.
-MUTANTS = [("ps4-bruckrs", "N 不是 2 的幂（最后一轮只补缺的块）", WEAK["ps4-bruckrs"])]
+# (part, group label, an answer with exactly that mistake): the group fails it for every salt.
+MUTANTS = [
+    (
+        "ps4-agcross",
+        "N 恰好是 (p+1) 的幂",
+        "import math\n\ndef allgather_crossover(n, alpha, beta, k):\n"
+        "    p = min(k, n - 1)\n"
+        "    steps = math.ceil(math.log(n) / math.log(p + 1))   # a float logarithm\n"
+        "    return n * p * beta * steps * alpha / (n - 1)\n",
+    ),
+    # The weak student's reduce-scatter runs every round as if N were a power of two, and adds
+    # blocks twice otherwise.
+    ("ps4-bruckrs", "N 不是 2 的幂（最后一轮只补缺的块）", WEAK["ps4-bruckrs"]),
+]

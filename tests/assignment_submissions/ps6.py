@@ -99,3 +99,20 @@ VARIANT_ANSWERS = {
 
 # The public solution still earns the group of one-message rounds, which no channel count changes.
 VARIANT_PUBLIC_POINTS = {"ps6-shared": 1}
+
+# (part, group label, an answer with exactly that mistake): the group fails it for every salt.
+MUTANTS = [
+    ("ps6-eager", "±3% 噪声", WEAK["ps6-eager"]),  # the biggest jump between neighbours
+    (
+        "ps6-eager",
+        "±3% 噪声",
+        "def eager_threshold(sizes, times):\n"
+        "    def error(ms, ts):   # squared errors in seconds, not relative ones\n"
+        "        n = len(ms)\n"
+        "        mean_m, mean_t = sum(ms) / n, sum(ts) / n\n"
+        "        slope = sum((m - mean_m) * (t - mean_t) for m, t in zip(ms, ts)) / sum((m - mean_m) ** 2 for m in ms)\n"
+        "        return sum((mean_t + slope * (m - mean_m) - t) ** 2 for m, t in zip(ms, ts))\n"
+        "    k = min(range(2, len(sizes) - 1), key=lambda k: error(sizes[:k], times[:k]) + error(sizes[k:], times[k:]))\n"
+        "    return sizes[k - 1]\n",
+    ),
+]
