@@ -215,8 +215,8 @@ def fat_tree_allreduce_table(
     p = _preset(preset_key)
     rows, values = [], []
     labels = {
-        "patarasuk_yuan": "Patarasuk–Yuan（深度优先序）",
-        "ring_round_robin": "Ring（rank 轮流放置）",
+        "patarasuk_yuan": "Patarasuk–Yuan",
+        "ring_round_robin": "Ring（轮流放置）",
         "bruck": ALGORITHM_LABELS["bruck"],
         "recursive_halving_doubling": "RHD",
     }
@@ -255,10 +255,10 @@ def fat_tree_allreduce_table(
     headers = [
         "超额订阅",
         "算法",
-        "一条链路上最多的消息",
+        "链路上最多消息",
         "带宽项（含争用）",
         "/ 节点下界",
-        "Bisection 下界 / 节点下界",
+        "Bisection / 节点",
         "结果",
     ]
     return Table(
