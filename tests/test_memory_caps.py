@@ -231,7 +231,19 @@ def test_best_algorithm_peak_within_its_estimate_at_the_cap(primitive, ports, ar
 # The modules whose public functions take arrays; every one of their functions that checks shapes
 # (directly or through the bounds' argument checks) is measured below, for every primitive and
 # every algorithm it accepts.
-_ARRAY_MODULES = ("propagation", "bisection", "in_network", "algorithms", "bandwidth", "bounds")
+# algorithms is a package: its vectorised functions live in these submodules (#44).
+_ARRAY_MODULES = (
+    "propagation",
+    "bisection",
+    "in_network",
+    "algorithms.core",
+    "algorithms.evaluate",
+    "algorithms.best",
+    "algorithms.double_tree",
+    "algorithms.pipelined",
+    "bandwidth",
+    "bounds",
+)
 
 
 @pytest.mark.slow  # about 8 CPU-seconds: 200 functions x primitives x algorithms under tracemalloc
@@ -255,7 +267,8 @@ def test_every_vectorised_function_peaks_within_its_estimate_at_the_array_cap():
         # Arguments in other dtypes than the formulas use (int32, float32), so that the conversions
         # of check_int / check_real count; n a power of two where an algorithm needs one.
         INTS = dict(n=(2, 40), k=(1, 5), ports=(1, 5), degree=(1, 9), diameter=(10, 21), t=(0, 30), chunks=(1, 9))
-        REALS = dict(m=(0, 2**30), alpha=(1e-6, 1e-5), beta=(1e9, 1e11), hop_latency=(1e-8, 1e-7), seconds=(1e-3, 1.0))
+        REALS = dict(m=(0, 2**30), alpha=(1e-6, 1e-5), beta=(1e9, 1e11), hop_latency=(1e-8, 1e-7), seconds=(1e-3, 1.0),
+                     gamma=(1e-12, 1e-9))
 
         def array(name, size, power_of_two):
             if name == "n" and power_of_two:
@@ -284,14 +297,19 @@ def test_every_vectorised_function_peaks_within_its_estimate_at_the_array_cap():
         for name, f in functions:
             params = inspect.signature(f).parameters
             variants = [{{}}]
-            if "algorithm" in params:
+            if name in ("optimal_segments", "pipeline_constants"):  # the pipelined chain and tree only
+                variants = [
+                    {{k: v for k, v in dict(algorithm=a, primitive=p, ports=1).items() if k in params}}
+                    for a in ("pipelined_chain", "pipelined_binary_tree") for p in ("broadcast", "reduce")
+                ]
+            elif "algorithm" in params:
                 variants = [
                     dict(algorithm=a, primitive=p, ports=model.min_ports)
                     for a, models in ccb.ALGORITHMS.items() for p, model in models.items()
                 ]
-                if "chunks" in params and name != "algorithm_terms":  # the tree's chunks given, and found
+                if "chunks" in params and name != "algorithm_terms":  # a pipelined model's chunks given, and found
                     variants += [
-                        dict(v, chunks=None) for v in variants if v["algorithm"] == "double_binary_tree"
+                        dict(v, chunks=None) for v in variants if v["algorithm"] in ccb.pipelined_algorithms()
                     ]
             elif "primitive" in params:
                 variants = [dict(primitive=p) for p in ccb.PRIMITIVES]
@@ -301,8 +319,8 @@ def test_every_vectorised_function_peaks_within_its_estimate_at_the_array_cap():
                 if name == "coverage":  # n caps the values of an array t: a scalar
                     fixed = dict(fixed, n=10**6)
                 names = [p for p in params if p in ARRAYABLE and p not in fixed]
-                if "chunks" in names and fixed.get("algorithm") != "double_binary_tree":
-                    names.remove("chunks")  # only the pipelined tree takes chunks
+                if "chunks" in names and fixed.get("algorithm") not in ccb.pipelined_algorithms():
+                    names.remove("chunks")  # only the pipelined models take chunks
                 while True:  # leave scalar the arguments that must be scalars
                     try:
                         f(**dict(fixed, **{{p: array(p, 4, True) for p in names}}))
@@ -377,7 +395,8 @@ def test_every_vectorised_function_peaks_within_its_estimate_at_the_array_cap():
     assert {"combined_lower_bound", "algorithm_cost", "bandwidth_lower_bound", "coverage", "regime"} <= set(
         result["functions"]
     )
-    assert len(result["functions"]) == 28, result["functions"]
+    # 28, and #38's computation_lower_bound, optimal_segments, pipeline_constants, one_port_tree_depth.
+    assert len(result["functions"]) == 32, result["functions"]
 
 
 # --------------------------------------------------------------------------- the synthesis variable cap

@@ -173,4 +173,4 @@ def test_array_records_keep_finite_arrays_and_refuse_nan_inside():
         cost._replace(bandwidth_bytes=np.array([1.0, np.nan]))
     with pytest.raises(TypeError, match=r"Volume\.send must be a real number or an array"):
         type(ccb.forced_volume("all_reduce", 4, 8))(np.array(["a"]), 1.0)
-    assert type(cost)(np.array(3), np.array(2.5)) == (3, 2.5)  # 0-d arrays are numbers
+    assert type(cost)(np.array(3), np.array(2.5)) == (3, 2.5, 0.0)  # 0-d arrays are numbers (no reduced bytes)
