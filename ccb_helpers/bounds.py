@@ -329,7 +329,8 @@ def computation_lower_bound(primitive, n, m, gamma):
     primitive = check_primitive(primitive)
     n = check_int("n", n, minimum=1, maximum=INT64_MAX)
     m = check_size("m", m)
-    gamma = _check_gamma(gamma, n, m)
+    gamma = check_seconds("gamma", gamma)
+    check_shapes(n=n, m=m, gamma=gamma, bytes_per_element=96)
     return _computation_lower_bound(primitive, n, m, gamma)
 
 

@@ -48,8 +48,8 @@ def tree_ring_order(topology: Topology) -> list[int]:
     start = switches[0] if switches else 0
     tree = nx.bfs_tree(graph, start)
     order = [v for v in nx.dfs_preorder_nodes(tree, start) if not (isinstance(v, tuple) or v in switches)]
-    if sorted(order) != list(range(topology.n)):  # pragma: no cover - every endpoint is a vertex 0..n-1
-        raise AssertionError("the walk missed an endpoint")
+    if sorted(order) != list(range(topology.n)):
+        raise ValueError(f"topology: its endpoints 0..{topology.n - 1} are not all reachable from {start!r}")
     return order
 
 
@@ -97,13 +97,17 @@ def place(schedule: Schedule, hosts) -> Schedule:
     """
     if not isinstance(schedule, Schedule):
         raise TypeError(f"schedule must be a Schedule, got {type(schedule).__name__}")
-    hosts = np.asarray(hosts)
+    given = repr(hosts)[:80]
+    try:
+        hosts = np.asarray(hosts)
+    except (ValueError, TypeError):  # ragged or unconvertible
+        hosts = np.zeros(0)
     if (
         hosts.shape != (schedule.n,)
         or hosts.dtype.kind not in "iu"
         or sorted(hosts.tolist()) != list(range(schedule.n))
     ):
-        raise ValueError(f"hosts must be a permutation of 0..{schedule.n - 1}, got {hosts.tolist()[:20]}")
+        raise ValueError(f"hosts must be a permutation of 0..{schedule.n - 1} (one host per rank), got {given}")
     hosts = hosts.astype(np.int64)
     rounds = [
         Round(hosts[r.src], hosts[r.dst], r.offset, r.length, r.reduce, r.buffer, r.dst_offset, r.dst_buffer)

@@ -310,3 +310,34 @@ def test_gamma_moves_the_map():
     assert b == pytest.approx(a + 6 * 2**16 * 1e-9)
     assert ccb.best_algorithm("all_reduce", 64, 2**16, 5e-6, 25e9)[0] == "recursive_doubling"
     assert ccb.best_algorithm("all_reduce", 64, 2**16, 5e-6, 25e9, gamma=1e-9)[0] != "recursive_doubling"
+
+
+@pytest.mark.parametrize("algorithm, primitive", [(a, p) for a, ms in ccb.ALGORITHMS.items() for p in ms])
+def test_gamma_zero_keeps_the_alpha_beta_numbers_bit_for_bit(algorithm, primitive):
+    model = ccb.ALGORITHMS[algorithm][primitive]
+    ns = np.array([2, 3, 8, 12, 64])
+    if model.power_of_two:
+        ns = np.array([2, 8, 64])
+    ms = np.array([1.0, 5e3, 3e6, 2.0**33])[:, None]
+    plain = ccb.algorithm_cost(algorithm, primitive, ns, ms, 2e-6, 5e10, ports=model.min_ports)
+    zero = ccb.algorithm_cost(algorithm, primitive, ns, ms, 2e-6, 5e10, ports=model.min_ports, gamma=0.0)
+    assert np.array_equal(plain, zero)
+    # A positive gamma adds exactly reduce_bytes * gamma (the pipelined ones at a fixed chunk count).
+    options = {"chunks": 5} if model.optimal_chunks is not None else {}
+    cost = ccb.algorithm_terms(
+        algorithm, primitive, 12 if not model.power_of_two else 16, 3e6, ports=model.min_ports, **options
+    )
+    n = 12 if not model.power_of_two else 16
+    with_gamma = ccb.algorithm_cost(
+        algorithm, primitive, n, 3e6, 2e-6, 5e10, ports=model.min_ports, gamma=1e-10, **options
+    )
+    assert with_gamma == pytest.approx(cost.time(2e-6, 5e10) + cost.reduce_bytes * 1e-10, rel=1e-12)
+
+
+def test_best_algorithm_with_gamma_zero_is_unchanged():
+    n = np.arange(2, 70)[:, None]
+    m = np.geomspace(1, 2.0**36, 50)[None, :]
+    for primitive in ("all_reduce", "reduce", "broadcast", "reduce_scatter"):
+        a = ccb.best_algorithm(primitive, n, m, 3e-6, 4e10)
+        b = ccb.best_algorithm(primitive, n, m, 3e-6, 4e10, gamma=0.0)
+        assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])

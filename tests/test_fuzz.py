@@ -445,7 +445,16 @@ def check_best(result, kw):
     names, times = result
     if isinstance(names, str):
         want = min(
-            ccb.algorithm_cost(a, kw["primitive"], kw["n"], kw["m"], kw["alpha"], kw["beta"], ports=kw.get("ports", 1))
+            ccb.algorithm_cost(
+                a,
+                kw["primitive"],
+                kw["n"],
+                kw["m"],
+                kw["alpha"],
+                kw["beta"],
+                ports=kw.get("ports", 1),
+                gamma=kw.get("gamma", 0.0),
+            )
             for a in ccb.applicable_algorithms(kw["primitive"], n=kw["n"], ports=kw.get("ports", 1))
         )
         if not _close(times, want, 1e-12):
@@ -485,6 +494,23 @@ def check_coverage(c, kw):
     t, k, n = int(kw["t"]), int(kw.get("k", 1)), kw.get("n")
     want = (k + 1) ** t if n is None else min((k + 1) ** min(t, 70), int(n))
     return None if c == want else f"coverage = {c}, want {want}"
+
+
+def check_segments(s, kw):
+    # A whole count of segments of at least a byte (the cap, 2**40, as for the tree's chunks).
+    cap = np.maximum(1, np.minimum(np.floor(np.asarray(kw["m"], dtype=float)), 2**40))
+    if np.any(np.asarray(s) < 1) or np.any(np.asarray(s) > cap):
+        return f"optimal_segments gave {s} outside [1, max(1, min(M, 2**40))]"
+    return None
+
+
+def check_depth2(d, kw):
+    # Between the depth floor(log2 n) and twice it.
+    n = np.asarray(kw["n"], dtype=np.int64)
+    depth = np.floor(np.log2(n.astype(float))).astype(np.int64)
+    if np.any(np.asarray(d) < depth) or np.any(np.asarray(d) > 2 * depth):
+        return f"one_port_tree_depth({kw['n']}) = {d} outside [floor(log2 n), 2 floor(log2 n)]"
+    return None
 
 
 def check_chunks(c, kw):
@@ -909,6 +935,13 @@ ROUTED_SCHEDULE = st.one_of(
 )
 
 
+def check_routed_loads(r, kw):
+    rounds = {len(r.link_bytes), len(r.link_messages), len(r.busiest)}
+    if len(rounds) != 1 or not np.isfinite(r.link_bytes).all() or (r.link_bytes < 0).any():
+        return f"RoutedLoads holds fields of different lengths or non-finite / negative bytes: {r}"
+    return None
+
+
 def check_tradeoff_bound(v, kw):
     floor = (kw["n"] - 1) * kw["m"] / (kw["n"] * kw.get("ports", 1))
     if v < floor * (1 - 1e-9):
@@ -1147,7 +1180,7 @@ FUZZ = {
     ),
     "algorithm_cost": entry(
         ccb.algorithm_cost,
-        optional=("ports",),
+        optional=("ports", "gamma"),
         algorithm=ALGORITHM,
         primitive=PRIMITIVE,
         n=N,
@@ -1155,6 +1188,7 @@ FUZZ = {
         alpha=ALPHA,
         beta=BETA,
         ports=PORTS,
+        gamma=st.one_of(ALPHA, st.just(0.0)),
         check=check_cost_not_below_bound,
     ),
     "applicable_algorithms": entry(
@@ -1162,13 +1196,14 @@ FUZZ = {
     ),
     "best_algorithm": entry(
         ccb.best_algorithm,
-        optional=("ports",),
+        optional=("ports", "gamma"),
         primitive=PRIMITIVE,
         n=N,
         m=SIZE,
         alpha=ALPHA,
         beta=BETA,
         ports=PORTS,
+        gamma=st.one_of(SCALAR_ALPHA, st.just(0.0)),
         check=check_best,
     ),
     "efficiency": entry(
@@ -1187,6 +1222,31 @@ FUZZ = {
         pipelined=st.one_of(st.booleans(), JUNK),
         check=check_efficiency,
     ),
+    "optimal_segments": entry(
+        ccb.optimal_segments,
+        optional=("ports", "gamma"),
+        algorithm=choice(("pipelined_chain", "pipelined_binary_tree")),
+        primitive=choice(("broadcast", "reduce", "all_reduce")),
+        n=INT(2, 64, array=True, big=st.sampled_from([2**20, 2**40, 2**62])),
+        m=SIZE,
+        alpha=st.one_of(ALPHA, st.just(0.0)),
+        beta=BETA,
+        ports=PORTS,
+        gamma=st.one_of(ALPHA, st.just(0.0)),
+        check=check_segments,
+    ),
+    "one_port_tree_depth": entry(
+        ccb.one_port_tree_depth, n=INT(2, 4096, array=True, big=st.sampled_from([2**40, 2**62])), check=check_depth2
+    ),
+    "pipeline_constants": entry(
+        ccb.pipeline_constants,
+        optional=("ports",),
+        algorithm=choice(("pipelined_chain", "pipelined_binary_tree")),
+        n=INT(2, 64, array=True, big=st.just(2**62)),
+        ports=PORTS,
+    ),
+    "pipelined_algorithms": entry(ccb.pipelined_algorithms, optional=("primitive",), primitive=PRIMITIVE),
+    "computation_lower_bound": entry(ccb.computation_lower_bound, primitive=PRIMITIVE, n=N, m=SIZE, gamma=ALPHA),
     "Cost": entry(ccb.Cost, steps=INT(0, 100), bandwidth_bytes=SCALAR_SIZE, record=True),
     "Cost.time": entry(  # the record checks its fields when built (#42): junk is refused there, by name
         lambda steps, bandwidth_bytes, alpha, beta: ccb.Cost(steps, bandwidth_bytes).time(alpha, beta),
@@ -1427,6 +1487,10 @@ FUZZ = {
     "nccl_double_binary_tree": entry(
         ccb.nccl_double_binary_tree, n=INT(1, 64, big=st.sampled_from([2**30, 10**12])), negative_ok=True
     ),
+    "patarasuk_yuan": entry(ccb.patarasuk_yuan, topology=TOPOLOGY, m=INT(0, 4096, big=st.just(2**62))),
+    "tree_ring_order": entry(ccb.tree_ring_order, topology=TOPOLOGY),
+    "place": entry(ccb.place, schedule=SCHEDULE, hosts=st.one_of(INTS(0, 8, max_size=9), JUNK)),
+    "routed_loads": entry(ccb.routed_loads, schedule=SCHEDULE, topology=TOPOLOGY),
     "run_schedule": entry(
         ccb.run_schedule,
         optional=("ports", "topology", "seed", "max_bytes"),
@@ -1700,6 +1764,38 @@ FUZZ = {
         beta=SCALAR_BETA,
         ports=INT(1, 4),
         span=REAL(1.0, 2.0**20),
+    ),
+    "non_power_of_two_table": entry(
+        ccb.non_power_of_two_table,
+        optional=("ns", "sizes", "preset_key"),
+        ns=INTS(2, 200, max_size=3),
+        sizes=st.one_of(st.lists(SCALAR_SIZE, max_size=3), JUNK),
+        preset_key=st.one_of(choice(list(ccb.PRESETS)), JUNK),
+    ),
+    "pipelined_rooted_table": entry(
+        ccb.pipelined_rooted_table,
+        optional=("n", "m", "preset_key", "primitive", "gamma"),
+        n=INT(2, 256, big=st.just(2**40)),
+        m=SCALAR_SIZE,
+        preset_key=st.one_of(choice(list(ccb.PRESETS)), JUNK),
+        primitive=choice(("broadcast", "reduce", "all_gather")),
+        gamma=SCALAR_ALPHA,
+    ),
+    "computation_table": entry(
+        ccb.computation_table,
+        optional=("preset_keys", "n", "m"),
+        preset_keys=st.one_of(st.lists(choice(list(ccb.PRESETS)), max_size=3), JUNK),
+        n=INT(2, 256, big=st.just(2**40)),
+        m=SCALAR_SIZE,
+    ),
+    "fat_tree_allreduce_table": entry(
+        ccb.fat_tree_allreduce_table,
+        optional=("n", "oversubscriptions", "m", "preset_key"),
+        n=INT(4, 16, big=st.just(2**40)),
+        oversubscriptions=st.one_of(st.lists(st.sampled_from([1, 2, 4]), max_size=2), JUNK),
+        m=INT(0, 4096, big=st.just(2**40)),
+        preset_key=st.one_of(choice(list(ccb.PRESETS)), JUNK),
+        examples=0.5,
     ),
     "oversubscription_table": entry(
         ccb.oversubscription_table,
@@ -2418,6 +2514,13 @@ FUZZ = {
         node_cut=st.one_of(st.none(), SCALAR_BETA),
         ceiling=SCALAR_BETA,
         binding=st.one_of(choice(("endpoint", "node_cut")), JUNK),
+    ),
+    "RoutedLoads": entry(  # a dataclass: its check looks at what it holds
+        ccb.RoutedLoads,
+        link_bytes=st.one_of(fresh(lambda: np.array([16.0, 0.0]), lambda: np.zeros(0)), JUNK),
+        link_messages=st.one_of(fresh(lambda: np.array([1, 0]), lambda: np.zeros(0, dtype=np.int64)), JUNK),
+        busiest=st.one_of(st.just([(0, 1), None]), st.just([]), JUNK),
+        check=check_routed_loads,
     ),
 }
 

@@ -74,7 +74,7 @@ def one_port_tree_depth(n):
     (4, 4, 5)
     """
     n = check_int("n", n, minimum=2, maximum=MAX_NODES)
-    check_shapes(n=n, bytes_per_element=1200)  # 64 popcount arrays
+    check_shapes(n=n, bytes_per_element=128)
     value = _one_port_tree_depth(n)
     return int(value) if np.ndim(value) == 0 and not isinstance(n, np.ndarray) else value
 
@@ -105,7 +105,7 @@ def pipeline_constants(algorithm, n, ports=1):
     algorithm = check_choice("algorithm", algorithm, ("pipelined_chain", "pipelined_binary_tree"))
     n = check_int("n", n, minimum=2, maximum=MAX_NODES)
     ports = check_int("ports", ports, minimum=1, scalar=True)
-    check_shapes(n=n, bytes_per_element=1200)
+    check_shapes(n=n, bytes_per_element=128)
     fill, per = _pipeline(algorithm, n, ports)
     if not isinstance(n, np.ndarray):
         return int(fill), int(per)
@@ -239,12 +239,12 @@ def optimal_segments(algorithm, primitive, n, m, alpha, beta, ports=1, gamma=0.0
     beta = check_bandwidth("beta", beta)
     ports = check_int("ports", ports, minimum=1, scalar=True)
     gamma = check_seconds("gamma", gamma)
-    check_shapes(n=n, m=m, alpha=alpha, beta=beta, gamma=gamma, bytes_per_element=1400)
+    check_shapes(n=n, m=m, alpha=alpha, beta=beta, gamma=gamma, bytes_per_element=320)
     return _optimal(algorithm, primitive == "reduce")(n, m, alpha, beta, gamma, ports)
 
 
-_CHAIN = "pipelined chain (Thakur, Rabenseifner & Gropp 2005; Pješivac-Grbović et al. 2007)"
-_TREE = "pipelined binary tree (Pješivac-Grbović et al. 2007; Open MPI tuned)"
+_CHAIN = "pipelined chain, segmented as MPI libraries do; rounds and optimum derived here"
+_TREE = "pipelined binary tree (heap order), segmented; rounds and optimum derived here"
 
 PIPELINED_CHAIN = {
     "broadcast": _Model(_chain_terms, reference=_CHAIN, optimal_chunks=_optimal("pipelined_chain", False)),

@@ -5,18 +5,16 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from .._validation import check_int, check_real
+from .._validation import check_choice, check_int, check_real, check_sequence
 from ..algorithms import ALGORITHM_LABELS
-from ._common import _ints, _preset
+from ..hardware import PRESETS
+from ._common import MAX_ROWS, _ints, _preset
 from .table import Table
 
 __all__ = ["non_power_of_two_table", "pipelined_rooted_table", "computation_table", "fat_tree_allreduce_table"]
 
 
 def _reals(name: str, values, minimum: float, maximum: float) -> list[float]:
-    from .._validation import check_sequence
-    from ._common import MAX_ROWS
-
     items = check_sequence(name, values, max_length=MAX_ROWS)
     return [check_real(f"{name}[{i}]", v, minimum=minimum, maximum=maximum, scalar=True) for i, v in enumerate(items)]
 
@@ -35,7 +33,7 @@ def non_power_of_two_table(
 
     >>> t = non_power_of_two_table(ns=(12,), sizes=(2**20,))
     >>> t.values[0][2], t.values[0][4], round(t.values[0][3] / t.values[0][6], 2)   # the audit's case
-    ('ring', 'bruck', 1.42)
+    ('ring', 'bruck', 1.24)
     """
     from ..algorithms import _applicable, _best_algorithm, _cost
     from ..units import format_bytes, format_time
@@ -57,14 +55,12 @@ def non_power_of_two_table(
                     str(n),
                     format_bytes(m),
                     ALGORITHM_LABELS[old_name],
-                    format_time(old_times[old_name]),
-                    f"{old_times[old_name] / target:.2f}",
+                    f"{format_time(old_times[old_name])}（{old_times[old_name] / target:.2f}×）",
                     ALGORITHM_LABELS[new_name],
-                    format_time(new_time),
-                    f"{new_time / target:.2f}",
+                    f"{format_time(new_time)}（{new_time / target:.2f}×）",
                 ]
             )
-    headers = ["$N$", "$M$", "原目录最快", "时间", "/ 目标", "完整目录最快", "时间", "/ 目标"]
+    headers = ["$N$", "$M$", "原目录最快", "时间（目标的倍数）", "完整目录最快", "时间（目标的倍数）"]
     return Table(
         headers,
         rows,
@@ -94,8 +90,8 @@ def pipelined_rooted_table(
     coefficient, time, closed form or None, round bound)``.
 
     >>> v = pipelined_rooted_table(n=10, m=2**20).values
-    >>> [(a, k, s) for a, k, s, *_ in v if a == "pipelined_chain"]   # s* = sqrt(8 M / (alpha beta)) = 10.6
-    [('pipelined_chain', 1, 11)]
+    >>> [(a, k, s) for a, k, s, *_ in v if a == "pipelined_chain"]   # s* = sqrt(8 M / (alpha beta)) = 14.96
+    [('pipelined_chain', 1, 15)]
     """
     from ..algorithms import _cost, _terms
     from ..algorithms.pipelined import _optimal, _pipeline
@@ -105,8 +101,6 @@ def pipelined_rooted_table(
     n = check_int("n", n, minimum=2, maximum=2**20, scalar=True)
     m = check_real("m", m, minimum=1.0, maximum=2.0**60, scalar=True)
     p = _preset(preset_key)
-    from .._validation import check_choice
-
     primitive = check_choice("primitive", primitive, ("broadcast", "reduce"))
     gamma = check_real("gamma", gamma, minimum=0.0, maximum=1e9, scalar=True)
     rows, values = [], []
@@ -154,21 +148,19 @@ def computation_table(
     >>> round(v[1] * 1e12, 3), round(v[2] * 1e12)   # 0.896 ps a byte added, 40 ps a byte sent
     (0.896, 40)
     """
-    from .._validation import check_sequence
     from ..algorithms import _best_algorithm
     from ..bandwidth import _bandwidth_lower_bound
     from ..bounds import _computation_lower_bound
     from ..units import format_time
-    from ._common import MAX_ROWS
 
     keys = check_sequence("preset_keys", preset_keys, max_length=MAX_ROWS)
     n = check_int("n", n, minimum=2, maximum=2**20, scalar=True)
     m = check_real("m", m, minimum=0.0, maximum=2.0**60, scalar=True)
     rows, values = [], []
-    for key in keys:
-        p = _preset(key)
+    for i, key in enumerate(keys):
+        p = PRESETS[check_choice(f"preset_keys[{i}]", key, PRESETS)]
         if p.gamma is None:
-            raise ValueError(f"preset_keys: preset {key!r} gives no gamma (no processor named)")
+            raise ValueError(f"preset_keys[{i}]: preset {key!r} gives no gamma (no processor named)")
         bandwidth = float(_bandwidth_lower_bound("all_reduce", n, m, p.beta, 1, None))
         compute = float(_computation_lower_bound("all_reduce", n, m, p.gamma))
         plain = _best_algorithm("all_reduce", n, m, p.alpha, p.beta, 1)
@@ -179,7 +171,7 @@ def computation_table(
                 p.label,
                 f"{p.gamma * 1e12:.3g}",
                 f"{1e12 / p.beta:.3g}",
-                f"{compute / bandwidth:.1%}",
+                f"{compute / bandwidth:.1%}" if bandwidth > 0 else "—",  # M = 0: neither term
                 f"{ALGORITHM_LABELS[plain[0]]} {format_time(plain[1])}",
                 f"{ALGORITHM_LABELS[with_gamma[0]]} {format_time(with_gamma[1])}",
             ]
@@ -199,8 +191,8 @@ def fat_tree_allreduce_table(
     on the topology (:func:`ccb_helpers.run_schedule`) and timed with its messages routed
     (:func:`ccb_helpers.routed_loads`). ``values``: ``(o, algorithm, messages per link, time,
     node bound, bisection bound, correct, bandwidth term)``; the bounds are bandwidth terms
-    (chapter 3's node bound with one link per endpoint, chapter 5's bisection bound) and the
-    ratio is the routed bandwidth term over the larger of them.
+    (chapter 3's node bound with one link per endpoint, chapter 5's bisection bound, below it on
+    every fat tree here) and the table gives the routed bandwidth term over the node bound.
 
     >>> v = fat_tree_allreduce_table(n=16, oversubscriptions=(2,), m=2**14).values
     >>> [(a, k) for _, a, k, *_ in v]
@@ -212,9 +204,9 @@ def fat_tree_allreduce_table(
     from ..simulator import run_schedule
     from ..topology import fat_tree
     from ..tree_allreduce import patarasuk_yuan, place
-    from ..units import format_time
+    from ..units import format_bytes, format_time
 
-    n = check_int("n", n, minimum=4, maximum=256, scalar=True)
+    n = check_int("n", n, minimum=4, maximum=64, scalar=True)  # every schedule is run and routed: seconds
     m = check_int("m", m, minimum=0, maximum=2**30, scalar=True)
     if n * m > 2**26:  # every run holds n buffers of m bytes, the expected result and its masks
         raise ValueError(f"n * m must stay within 2**26 bytes (the byte-checked runs), got n={n}, m={m}")
@@ -222,10 +214,10 @@ def fat_tree_allreduce_table(
     p = _preset(preset_key)
     rows, values = [], []
     labels = {
-        "patarasuk_yuan": "Patarasuk–Yuan（深度优先序的 ring）",
-        "ring_round_robin": "Ring（rank 轮流放到各 leaf）",
+        "patarasuk_yuan": "Patarasuk–Yuan",
+        "ring_round_robin": "Ring（轮流放置）",
         "bruck": ALGORITHM_LABELS["bruck"],
-        "recursive_halving_doubling": ALGORITHM_LABELS["recursive_halving_doubling"],
+        "recursive_halving_doubling": "RHD",
     }
     for o in os:
         topology = fat_tree(n, oversubscription=o)
@@ -253,26 +245,24 @@ def fat_tree_allreduce_table(
                     f"{o:g}:1",
                     labels[name],
                     str(int(loads.link_messages.max())),
-                    str(len(schedule.rounds)),
                     format_time(term),
-                    f"{term / max(node, bisection):.2f}",
-                    format_time(node),
-                    format_time(bisection),
+                    f"{term / node:.2f}",
+                    f"{bisection / node:.3f}",
                     "正确" if correct else "错误",
                 ]
             )
     headers = [
         "超额订阅",
         "算法",
-        "一条链路上最多的消息",
-        "轮数",
+        "链路上最多消息",
         "带宽项（含争用）",
-        "/ 带宽下界",
-        "节点下界",
-        "Bisection 下界",
+        "/ 节点下界",
+        "Bisection / 节点",
         "结果",
     ]
-    return Table(headers, rows, f"{n} 个端点的 fat-tree 上的 AllReduce，M = {m} B，{p.label} 的 α、β", values)
+    return Table(
+        headers, rows, f"{n} 个端点的 fat-tree 上的 AllReduce，M = {format_bytes(m)}，{p.label} 的 α、β", values
+    )
 
 
 def _hosts_per_leaf(topology) -> int:

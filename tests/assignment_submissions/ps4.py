@@ -2,9 +2,9 @@
 realistic weak student (and the points its groups earn: the visible group plus each hidden group its mistake does not fail), of a student who calls the library, and of one who
 hard-codes the visible cases."""
 
-AUTOGRADED_POINTS = 19
+AUTOGRADED_POINTS = 24
 
-PARTS = {"ps4-agbound": 3, "ps4-agcross": 3, "ps4-chunks": 4, "ps4-worst": 4, "ps4-dissemination": 5}
+PARTS = {"ps4-agbound": 3, "ps4-agcross": 3, "ps4-chunks": 4, "ps4-worst": 4, "ps4-dissemination": 5, "ps4-bruckrs": 5}
 
 WRITTEN = ("ps4-proof", 8)
 
@@ -40,9 +40,34 @@ WEAK = {
     "in range(n) if i ^ held < n])\n"
     "        held *= 2\n"
     '    return ccb.Schedule.from_transfers("all_gather", n, n * block, rounds)',
+    "ps4-bruckrs": "def bruck_reduce_scatter(n, block):\n"
+    "    T = ccb.Transfer\n"
+    "    gather, held = [], 1\n"
+    "    while held < n:\n"
+    "        gather.append(held)             # every round as if n were a power of two\n"
+    "        held *= 2\n"
+    "    rounds = []\n"
+    "    for held in reversed(gather):\n"
+    "        messages = []\n"
+    "        for u in range(n):\n"
+    "            dst = (u + held) % n\n"
+    "            for j in range(held):\n"
+    "                b = (dst + j) % n\n"
+    "                messages.append(T(u, dst, b * block, block, 'reduce'))\n"
+    "        rounds.append(messages)\n"
+    '    return ccb.Schedule.from_transfers("reduce_scatter", n, n * block, rounds)',
 }
 
-WEAK_POINTS = {"ps4-agbound": 2, "ps4-agcross": 2, "ps4-chunks": 2, "ps4-worst": 3, "ps4-dissemination": 2}
+# ps4-bruckrs: the visible group, N = 1, 2 and the powers of two; not the other N (the last round adds a
+# block twice) nor the random ones.
+WEAK_POINTS = {
+    "ps4-agbound": 2,
+    "ps4-agcross": 2,
+    "ps4-chunks": 2,
+    "ps4-worst": 3,
+    "ps4-dissemination": 2,
+    "ps4-bruckrs": 3,
+}
 
 WEAK_ANSWER = "效率最低在交叉点，因为那里两项一样大。Ring 的效率很低。AllGather 不需要归约，所以更简单。"
 
@@ -60,6 +85,8 @@ LIBRARY = {
     "m_star)",
     "ps4-dissemination": "def dissemination_allgather(n, block):\n"
     '    return ccb.generate("bruck", "all_gather", n, n * block)',
+    "ps4-bruckrs": "def bruck_reduce_scatter(n, block):\n"
+    '    return ccb.generate("bruck", "reduce_scatter", n, n * block)',
 }
 
 HARDCODED = {
@@ -80,6 +107,13 @@ HARDCODED = {
     "- 2) % n, ((i + 1) % n) * block, block) for i in range(n)],\n"
     "                  [T(i, (i - 4) % n, i * block, block) for i in range(n)]]\n"
     '    return ccb.Schedule.from_transfers("all_gather", n, n * block, rounds)',
+    "ps4-bruckrs": "def bruck_reduce_scatter(n, block):\n"
+    "    T = ccb.Transfer\n"
+    "    rounds = []\n"
+    "    for held in ((2, 1) if n == 4 else (4, 2, 1)):   # the visible cases only\n"
+    "        rounds.append([T(u, (u + held) % n, ((u + held + j) % n) * block, block, 'reduce')\n"
+    "                       for u in range(n) for j in range(held)])\n"
+    '    return ccb.Schedule.from_transfers("reduce_scatter", n, n * block, rounds)',
 }
 
 # The course variant (CCB_GRADING_SALT at generate_assignment): answers written for the course's
@@ -111,5 +145,8 @@ MUTANTS = [
         "    p = min(k, n - 1)\n"
         "    steps = math.ceil(math.log(n) / math.log(p + 1))   # a float logarithm\n"
         "    return n * p * beta * steps * alpha / (n - 1)\n",
-    )
+    ),
+    # The weak student's reduce-scatter runs every round as if N were a power of two, and adds
+    # blocks twice otherwise.
+    ("ps4-bruckrs", "N 不是 2 的幂（最后一轮只补缺的块）", WEAK["ps4-bruckrs"]),
 ]
