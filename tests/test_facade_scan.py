@@ -12,7 +12,9 @@ parameter. Anything else — another exception type, a message that names someth
 that runs longer than :data:`CALL_SECONDS` — is a finding.
 
 The baseline calls are small on purpose (a value that is accepted runs the whole function), so
-the scan costs a few CPU-seconds. A record (a dataclass or NamedTuple of the facade) is built
+the scan costs a few CPU-seconds (202 functions and 26 records, 15,105 calls: 4.9 CPU-s, the
+whole file 10.5 CPU-s, measured with ``python tests/test_facade_scan.py`` and ``/usr/bin/time``
+after chapter 9 and the catalogue joined). A record (a dataclass or NamedTuple of the facade) is built
 with one field replaced at a time and must refuse the value, naming the field, or hold it as a
 value of the kind its real instance holds, never NaN or ±inf (:func:`_record_problem`). A finding
 left open needs a reason a user would accept, in :data:`KNOWN`; the test fails on any other.
