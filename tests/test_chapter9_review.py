@@ -199,7 +199,9 @@ def _two_level_bound(nodes, g, nic, m, ports):
     return latency + max(endpoint, v_node / node_beta)
 
 
-@pytest.mark.parametrize("nodes, g, nic", [(3, 1, "gpu"), (5, 1, "node"), (3, 3, "node"), (5, 2, "gpu"), (7, 2, "node")])
+@pytest.mark.parametrize(
+    "nodes, g, nic", [(3, 1, "gpu"), (5, 1, "node"), (3, 3, "node"), (5, 2, "gpu"), (7, 2, "node")]
+)
 def test_two_level_schedules_stay_above_the_rederived_bound(nodes, g, nic):
     t = ccb.two_level(nodes, g, nic)
     n = t.n
