@@ -219,3 +219,32 @@ def test_two_level_schedules_stay_above_the_rederived_bound(nodes, g, nic):
             bound = _two_level_bound(nodes, g, nic, m, ports)
             assert ccb.two_level_lower_bound("all_reduce", t, m, HW, ports=ports).total == pytest.approx(bound)
             assert ccb.two_level_time(s, t, HW) >= bound * (1 - 1e-12), (s.algorithm, m, ports)
+
+
+# --------------------------------------------------------------------------- PAT against NCCL's own operations
+
+
+def test_pat_port_replays_nccls_operations():
+    # tests/data/nccl_pat_ops.json: NCCL 2.30.7's getNextOp run on the host (rank 0, parallelFactor 1)
+    # for every aggregation NCCL reaches on 3..33 ranks, small messages (postFreq = aggFactor) and
+    # large ones (postFreq = 1, aggFactor from the 8 buffer slots).
+    import json
+    from pathlib import Path
+
+    data = json.loads((Path(__file__).parent / "data" / "nccl_pat_ops.json").read_text())
+    assert len(data["cases"]) >= 50
+    for case in data["cases"]:
+        n, agg = case["n"], case["agg_factor"]
+        ours = [
+            [op.send_dim, op.recv_dim, op.data % n, int(op.post_send)]
+            for op in ccb.pat_operations(case["primitive"], n, agg)
+            if not op.skip
+        ]
+        theirs = case["ops"]
+        assert [o[:3] for o in ours] == [t[:3] for t in theirs], (case["primitive"], n, case["regime"])
+        if case["post_freq"] == agg:  # NCCL's postSend is the book's message boundary
+            assert ours == theirs
+        if case["regime"] == "large":
+            assert ccb.pat_aggregation(n) == agg
+            # large messages: a slot per block, N - 1 posted sends, whatever A
+            assert sum(1 for t in theirs if t[0] >= 0 and t[3]) == n - 1

@@ -22,8 +22,8 @@ peers in ``src/device/prims_simple.h``; enablement in ``src/graph/tuning.cc``):
   ``A = min(8, ...)`` slots in flight (:func:`ccb_helpers.pat_aggregation`).
 
 This module replays NCCL's operation sequence (:func:`pat_operations`, a line-by-line port of
-``getNextOp`` with ``parallelFactor`` 1, checked operation by operation against NCCL's C++ for
-``N < 130`` and every reachable ``A``) and makes one message of the blocks a rank posts on one
+``getNextOp`` with ``parallelFactor`` 1, checked operation by operation against the sequences
+NCCL's own ``getNextOp`` produces, ``tests/data/nccl_pat_ops.json``) and makes one message of the blocks a rank posts on one
 dimension up to each ``postSend`` with ``postFreq = A``: NCCL's own messages when ``A`` chunks
 share a slot (small messages); for large messages, where NCCL posts each block in its own slot
 and keeps up to ``A`` in flight, the same grouping is the book's synchronous abstraction (a round
