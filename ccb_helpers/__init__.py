@@ -187,6 +187,7 @@ _lazy_from(
     ".generators",
     "hierarchical_schedule, pat_messages, pat_operations, pat_schedule, pat_terms, swing_peer, swing_rho, swing_schedule",
 )
+_lazy_from(".generators", "halving_doubling_schedule")
 _lazy_from(
     ".tradeoff",
     """
@@ -198,6 +199,7 @@ _lazy_from(
     all_to_all_tradeoff_time,
     bruck_index_cost,
     bruck_index_schedule,
+    circulant_index_schedule,
 """,
 )
 _lazy_from(

@@ -15,8 +15,10 @@ network that reduces (``eq:cc-in-network-bound``), in the round model:
   still go to the switch and come back;
 * **not lowered — a cut**: whatever crosses a balanced cut of the endpoints still crosses it (an
   AllReduce moves ``M`` each way across the bisection, a partial sum of each half);
-* **not lowered — the switch itself**: it must read all ``N M`` input bytes, so its reduction
-  throughput ``R_switch`` bounds the time; its ports are the endpoints' links;
+* **not lowered — the switch itself**: when it does all the reduction (SHARP, NVLS) it must read
+  all ``N M`` input bytes, so its reduction throughput ``R_switch`` bounds the time of those
+  algorithms (one that leaves the additions to the endpoints escapes this term and is back to the
+  endpoint volumes of chapter 3); its ports are the endpoints' links;
 * **not lowered at all — AllToAll**: nothing can be combined or copied.
 
 NCCL's NVLS AllReduce moves ``(N+1)M/N`` per GPU each way (a reduce-scatter through the switch,
@@ -95,7 +97,8 @@ def in_network_bound(
         Links across the best balanced cut (``Topology.bisection_links``); ``None``: no cut term
         (a single non-blocking switch, whose cut is the endpoints' own links).
     switch_throughput : float, optional
-        Bytes/s of input the reducing switch can combine (``None``: unlimited).
+        Bytes/s of input the reducing switch can combine (``None``: unlimited). The ``switch``
+        term ``N M / R_switch`` bounds algorithms that reduce everything in the switch.
 
     Examples
     --------

@@ -2,11 +2,22 @@
 
 The simulator checks that a message has a way (a link, or endpoints of one switched network) and
 caps an endpoint's messages per round by its links; it does not follow a message through the
-switches. Here each message takes one shortest path of the topology's graph — among equal ones
-the ``(src + dst) mod count``-th, a deterministic ECMP spread — and every directed link adds the
-message's bytes (divided by the link's multiplicity). A round then costs ``alpha`` plus its
-busiest link's bytes over ``beta``: the α-β time with link contention (eq:cc-routed-time), which
-is what an oversubscribed fat tree charges an algorithm whose messages share the uplinks.
+switches. Here each message takes one shortest path of the topology's graph and every directed
+link adds the message's bytes (divided by the link's multiplicity):
+
+* on rings, tori and meshes, **dimension-order routing** — the deterministic minimal routing of
+  such networks: the first coordinate is corrected first, each along the shorter way round (on a
+  tie, half-way round an even side, the positive way). A schedule whose ranks are numbered
+  row-major (a ring over all nodes of a torus, say) then crosses the wrap-around at the end of a
+  row without meeting the row's own messages;
+* elsewhere (fat trees, switched graphs) one of the equal shortest paths, the
+  ``(src + dst) mod count``-th: a deterministic ECMP spread.
+
+A round then costs ``alpha`` plus its busiest link's bytes over ``beta``: the α-β time with link
+contention (``eq:cc-routed-round``), which is what an oversubscribed fat tree charges an algorithm
+whose messages share the uplinks. As in the book's k-port model, a node sends to and receives from
+at most as many nodes in a round as it has links (:func:`routed_time` refuses more: one round
+would otherwise reach every node, below ``ccb_helpers.routed_lower_bound``'s latency term).
 """
 
 from __future__ import annotations
@@ -72,21 +83,71 @@ class RoutedLoads:
         return float(self.link_bytes.sum())
 
 
+#: Families routed dimension by dimension (their endpoints are numbered row-major, last axis fastest).
+DIMENSION_ORDER_FAMILIES = ("ring", "torus", "mesh")
+
+
+def _grid_shape(topology: Topology) -> tuple[tuple[int, ...], bool]:
+    if topology.family == "ring":
+        return (topology.n,), True
+    return tuple(topology.dims), topology.family == "torus"
+
+
+def _dimension_order_path(src: int, dst: int, dims: tuple[int, ...], periodic: bool) -> list:
+    """Vertices from ``src`` to ``dst``: correct axis 0 first, each the shorter way (ties: positive)."""
+    here = list(np.unravel_index(src, dims))
+    there = list(np.unravel_index(dst, dims))
+    path = [src]
+    for axis, side in enumerate(dims):
+        if periodic:
+            ahead = (there[axis] - here[axis]) % side
+            step, hops = (1, ahead) if ahead <= side - ahead else (-1, side - ahead)
+        else:
+            step, hops = (1 if there[axis] >= here[axis] else -1), abs(there[axis] - here[axis])
+        for _ in range(hops):
+            here[axis] = (here[axis] + step) % side
+            path.append(int(np.ravel_multi_index(here, dims)))
+    return path
+
+
 def _paths(topology: Topology):
     """``path(src, dst)``: the vertices of the chosen shortest path (cached per pair)."""
     import networkx as nx
 
     graph = topology.graph
     cache: dict = {}
+    grid = _grid_shape(topology) if topology.family in DIMENSION_ORDER_FAMILIES else None
 
     def path(src: int, dst: int) -> list:
         key = (src, dst)
         if key not in cache:
-            options = sorted(nx.all_shortest_paths(graph, src, dst), key=lambda p: [str(v) for v in p])
-            cache[key] = options[(src + dst) % len(options)]
+            if grid is not None:
+                cache[key] = _dimension_order_path(src, dst, *grid)
+            else:
+                options = sorted(nx.all_shortest_paths(graph, src, dst), key=lambda p: [str(v) for v in p])
+                cache[key] = options[(src + dst) % len(options)]
         return cache[key]
 
     return graph, path
+
+
+def _check_peers(schedule: Schedule, links: int) -> None:
+    """Every node sends to, and receives from, at most ``links`` nodes in a round (the k-port rule, k = d)."""
+    n = schedule.n
+    for i, r in enumerate(schedule.rounds):
+        remote = r.src != r.dst
+        if not np.any(remote):
+            continue
+        pairs = np.unique(r.src[remote] * n + r.dst[remote])
+        for side, nodes in (("sends to", pairs // n), ("receives from", pairs % n)):
+            count = np.bincount(nodes, minlength=n)
+            if count.max() > links:
+                v = int(np.argmax(count))
+                raise ValueError(
+                    f"schedule: round {i + 1}: node {v} {side} {int(count[v])} nodes but has {links} link(s); "
+                    "in the routed model a node drives at most one message per link in a round "
+                    "(generate the schedule with ports <= the topology's degree)"
+                )
 
 
 def routed_loads(schedule: Schedule, topology: Topology) -> RoutedLoads:
@@ -142,12 +203,26 @@ def routed_loads(schedule: Schedule, topology: Topology) -> RoutedLoads:
 def routed_time(schedule: Schedule, topology: Topology, alpha, beta) -> float:
     """α-β time with link contention: ``rounds * alpha + sum of the busiest link's bytes / beta``.
 
+    Raises
+    ------
+    ValueError
+        A node sends to (or receives from) more nodes in a round than it has links
+        (``topology.degree``): the routed model's rounds are the k-port rounds with ``k = d``, the
+        rule :func:`ccb_helpers.routed_lower_bound`'s ``ceil(log_{d+1} N)`` rounds rest on.
+
+    Examples
+    --------
     >>> from ccb_helpers.generators import generate
-    >>> from ccb_helpers.topology import fat_tree
+    >>> from ccb_helpers.topology import fat_tree, ring
     >>> routed_time(generate("ring", "all_reduce", 16, 1600), fat_tree(16), 1e-6, 1e9)   # 30 (alpha + 100 B / beta)
     3.3e-05
+    >>> routed_time(generate("bruck", "all_gather", 8, 800, ports=7), ring(8), 1e-6, 1e9)
+    Traceback (most recent call last):
+    ...
+    ValueError: schedule: round 1: node 0 sends to 7 nodes but has 2 link(s); in the routed model a node drives at most one message per link in a round (generate the schedule with ports <= the topology's degree)
     """
     alpha = check_seconds("alpha", alpha, scalar=True)
     beta = check_bandwidth("beta", beta, scalar=True)
     loads = routed_loads(schedule, topology)
+    _check_peers(schedule, max(1, topology.degree))
     return len(schedule.rounds) * alpha + loads.bandwidth_bytes / beta

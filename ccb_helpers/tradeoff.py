@@ -54,6 +54,7 @@ __all__ = [
     "all_gather_tradeoff_bound",
     "bruck_index_cost",
     "bruck_index_schedule",
+    "circulant_index_schedule",
 ]
 
 #: Largest N of the trade-off functions (the curve has about N/k points; the bound alone is O(log N)).
@@ -373,3 +374,69 @@ def bruck_index_schedule(n, m, radix=2, ports=1) -> Schedule:
             parts.append(Round(src, (src + z * place) % n, sl * size, size, False, work))
         rounds.append(Round.concat(parts))
     return Schedule("all_to_all", n, m, rounds, ("send", "recv", "work"), 0, f"bruck_radix{radix}", prologue, epilogue)
+
+
+# --------------------------------------------------------------------------- circulant index schedules
+
+#: Most steps of :func:`circulant_index_schedule` (the search over subsets of steps is 2**steps).
+MAX_CIRCULANT_STEPS = 16
+
+
+def circulant_index_schedule(n, m, steps) -> Schedule:
+    """A circulant AllToAll (index) with one step per round: round ``t`` moves blocks ``steps[t]`` ahead.
+
+    Every offset ``j`` in ``[1, N)`` is written as a sum (mod ``N``) of a subset of ``steps`` with as
+    few terms as possible (the first such subset in bit order); its blocks take those steps in
+    round order. Each round every node sends one message — the blocks whose subset holds that
+    round's step — so ``C2 = (M/N) x`` the sum of the subsets' sizes. Bruck's index is
+    ``steps = (1, 2, 4, ...)``; for ``N`` not a power of two other steps can do better, down to the
+    trade-off bound (``eq:cc-tradeoff-index``): ``N = 12`` in 4 rounds reaches 19 blocks with steps
+    ``(1, 2, 4, 7)``, where Bruck sends 20.
+
+    Parameters
+    ----------
+    n : int
+        Nodes, ``2 <= n <= 1024``.
+    m : int
+        Bytes per node, a multiple of ``n``, ``<= 2**62``.
+    steps : sequence of int
+        One step per round, each in ``[1, n)``, at most 16; every offset must be reachable.
+
+    Examples
+    --------
+    >>> from ccb_helpers.simulator import run_schedule
+    >>> r = run_schedule(circulant_index_schedule(12, 12 * 8, (1, 2, 4, 7)))
+    >>> r.correct, r.rounds, int(r.max_message.sum()) // 8
+    (True, 4, 19)
+    """
+    n = check_int("n", n, minimum=2, maximum=MAX_SCHEDULE_NODES, scalar=True)
+    m = check_int("m", m, minimum=0, maximum=MAX_BUFFER_BYTES, scalar=True)
+    if m % n:
+        raise ValueError(f"m must be a multiple of n (equal blocks of the AllToAll), got m={m}, n={n}")
+    if isinstance(steps, (str, bytes)) or not hasattr(steps, "__len__"):
+        raise TypeError(f"steps must be a sequence of ints, got {type(steps).__name__}")
+    check_cap("circulant_index_schedule: steps", len(steps), MAX_CIRCULANT_STEPS)
+    steps = [check_int(f"steps[{i}]", s, minimum=1, maximum=n - 1, scalar=True) for i, s in enumerate(steps)]
+    best: dict[int, int] = {}  # offset -> bit mask of the fewest steps that reach it
+    for mask in range(1, 1 << len(steps)):
+        offset = sum(s for i, s in enumerate(steps) if mask >> i & 1) % n
+        if offset and (offset not in best or bin(mask).count("1") < bin(best[offset]).count("1")):
+            best[offset] = mask
+    missing = sorted(set(range(1, n)) - set(best))
+    if missing:
+        raise ValueError(
+            f"steps {tuple(steps)} reach no subset sum = {missing[0]} (mod {n}); every offset must be reachable"
+        )
+    size = m // n
+    send, recv, work = 0, 1, 2
+    nodes = np.repeat(np.arange(n, dtype=np.int64), n)
+    slot = np.tile(np.arange(n, dtype=np.int64), n)
+    prologue = Round(nodes, nodes, ((nodes + slot) % n) * size, size, False, send, slot * size, work)
+    epilogue = Round(nodes, nodes, slot * size, size, False, work, ((nodes - slot) % n) * size, recv)
+    rounds = []
+    for t, step in enumerate(steps):
+        moved = np.array(sorted(j for j, mask in best.items() if mask >> t & 1), dtype=np.int64)
+        src = np.repeat(np.arange(n, dtype=np.int64), moved.size)
+        sl = np.tile(moved, n)
+        rounds.append(Round(src, (src + step) % n, sl * size, size, False, work))
+    return Schedule("all_to_all", n, m, rounds, ("send", "recv", "work"), 0, "circulant", prologue, epilogue)

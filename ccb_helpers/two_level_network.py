@@ -19,11 +19,12 @@ a cut:
 
 * **latency** — ``ceil(log2 N)`` rounds (1 port), of which at least ``ceil(log_{G+1} K)`` cross
   the network: nodes that know a GPU's data grow at most ``(G+1)``-fold in a network round;
-* **endpoint** — each GPU moves the forced volume ``max(S, R)`` over NVLink and the network: in
-  turn with one port (``(V - V_node/G)/β_f + (V_node/G)/β_n``), at once with two
-  (``V/(β_f + β_node/G)``, chapter 8's corrected ceiling, ``eq:cc-nccl-two-level``);
-* **node cut** — a node, as one super-node of a K-node collective, moves ``V_node`` through its
-  network bandwidth (``G β_n`` or ``β_n``).
+* **endpoint** — the GPUs move the forced volume, ``N V`` in all (``V = max(S, R)`` per GPU on
+  average; for AllReduce only the total is forced), over NVLink and the network: in turn with one
+  port (``(V - V_node/G)/β_f + (V_node/G)/β_n``), at once with two (``V/(β_f + β_node/G)``,
+  chapter 8's corrected ceiling, ``eq:cc-nccl-two-level``);
+* **node cut** — the nodes, as super-nodes of a K-node collective, move ``K V_node`` in all
+  through their networks (``G β_n`` or ``β_n`` each).
 
 Time in rounds is the sum of the round costs, so ``T >= latency + max(endpoint, node cut)``.
 """
@@ -370,11 +371,13 @@ def two_level_lower_bound(primitive, topology, m, hardware, ports=1) -> TwoLevel
     that know a GPU's data grow at most ``(pG+1)``-fold in a network round). Bandwidth, for the
     busiest GPU (forced volume ``V``) and the cut around a node (``V_node`` through ``β_node``):
 
-    * ``p = 1``: a round carries one message, over NVLink or over the network, so a GPU's time is
-      at least ``F/β_f + X/β_n`` with ``F + X >= V``; the node's GPUs send ``X >= V_node`` in all,
-      so on average ``(V - V_node/G)/β_f + (V_node/G)/β_n`` — NVLink and NIC **in turn**;
-    * ``p >= 2``: NVLink and the NIC work at once: ``V / (β_f + β_node/G)`` (chapter 8's
-      corrected endpoint ceiling, ``eq:cc-nccl-two-level``).
+    * ``p = 1``: a round carries one message, over NVLink or over the network, so GPU ``g``'s time
+      is at least ``F_g/β_f + X_g/β_n``; all GPUs together send ``sum(F_g + X_g) >= N V`` (for
+      AllReduce only this total is forced, not each GPU's share), ``sum X_g >= K V_node`` of it
+      through the networks, so the average GPU needs ``(V - V_node/G)/β_f + (V_node/G)/β_n`` —
+      NVLink and NIC **in turn**;
+    * ``p >= 2``: NVLink and the NIC work at once, ``N β_f + K β_node`` for ``N V`` bytes:
+      ``V / (β_f + β_node/G)`` (chapter 8's corrected endpoint ceiling, ``eq:cc-nccl-two-level``).
 
     Parameters
     ----------

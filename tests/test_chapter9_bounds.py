@@ -27,7 +27,9 @@ def _expected(algorithm, primitive, n, m):
         return 2 * f + 2 * (n != p), 2 * (p - 1) * m // p + 2 * m * (n != p)
     if algorithm == "pat":
         big = 1 << (n - 1).bit_length()
-        agg = max(1, min(8, big // 2))
+        agg = 1  # PatAGAlgorithm's constructor, large messages: `while (d > 1 && aggFactor < nranks / 2)`, d = 8
+        for _ in range(3):
+            agg = agg * 2 if agg < n // 2 else agg
         return int(math.log2(agg)) + min(big // agg, n) - 1, (n - 1) * m // n
     if algorithm == "hierarchical_ring":  # one GPU per node: a ring
         return 2 * (n - 1), 2 * (n - 1) * m // n

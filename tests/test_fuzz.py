@@ -952,13 +952,13 @@ def check_tradeoff_bound(v, kw):
 def check_index_schedule(s, kw):
     r = ccb.run_schedule(s, ports=kw.get("ports", 1))
     if not r.correct:
-        return f"bruck_index_schedule is not a correct AllToAll: {r.errors[:1]}"
+        return f"the index schedule is not a correct AllToAll: {r.errors[:1]}"
     return None
 
 
 def check_all_reduce_schedule(s, kw):
     if not ccb.run_schedule(s).correct:
-        return "swing_schedule is not a correct AllReduce"
+        return "the schedule is not a correct AllReduce"
     return None
 
 
@@ -2259,6 +2259,17 @@ FUZZ = {
         ports=PORTS,
         check=check_index_schedule,
     ),
+    "circulant_index_schedule": entry(
+        ccb.circulant_index_schedule,
+        n=INT(2, 24, big=st.sampled_from([1025, 10**6])),
+        m=INT(0, 2048),
+        steps=st.one_of(
+            st.lists(st.integers(1, 23), min_size=1, max_size=6).map(tuple),
+            st.sampled_from([(1, 2, 4, 7), (1, 2, 3, 6), tuple(range(1, 20))]),
+            JUNK,
+        ),
+        check=check_index_schedule,
+    ),
     "two_level": entry(
         ccb.two_level,
         optional=("nic", "nvlink_links", "nic_links"),
@@ -2358,6 +2369,14 @@ FUZZ = {
         variant=choice(("bandwidth", "latency")),
         check=check_all_reduce_schedule,
     ),
+    "halving_doubling_schedule": entry(
+        ccb.halving_doubling_schedule,
+        optional=("order",),
+        n=INT(1, 40, big=st.sampled_from([4097, 10**6])),
+        m=INT(0, 4096),
+        order=choice(("near", "far")),
+        check=check_all_reduce_schedule,
+    ),
     "swing_terms": entry(
         ccb.swing_terms,
         optional=("variant",),
@@ -2400,6 +2419,7 @@ FUZZ = {
     "routed_time": entry(
         ccb.routed_time, schedule=ROUTED_SCHEDULE, topology=ROUTED_TOPOLOGY, alpha=SCALAR_ALPHA, beta=SCALAR_BETA
     ),
+    "routed_loads": entry(ccb.routed_loads, schedule=ROUTED_SCHEDULE, topology=ROUTED_TOPOLOGY),
     "in_network_bound": entry(
         ccb.in_network_bound,
         optional=("ports", "degree", "cut_links", "switch_throughput"),
@@ -2526,6 +2546,7 @@ FUZZ = {
 
 # Public callables that are not fuzzed here, and why.
 NOT_FUZZED = {
+    "RoutedLoads": "record returned by routed_loads (fuzzed there)",
     "Explorer": "abstract base class of the explorers (figures helper, issue #16 / explorer part of #15)",
     "AlgorithmExplorer": "explorer: owned by the figures helper (explorer part of #15, tests/test_explorers.py)",
     "BandwidthExplorer": "explorer: owned by the figures helper (explorer part of #15, tests/test_explorers.py)",

@@ -44,8 +44,14 @@ def test_closed_form_rounds_match_the_replay():
 
 
 def test_nccl_aggregation_rule():
-    # aggFactor doubles three times (NCCL_STEPS = 8) while below N / 2
-    assert [ccb.pat_aggregation(n) for n in (2, 3, 4, 8, 9, 16, 17, 64, 4096)] == [1, 2, 2, 4, 8, 8, 8, 8, 8]
+    # PatAGAlgorithm's constructor (large messages: the chunk fills its slot, so the first loop
+    # stops at 1): `while (d > 1 && aggFactor < nranks / 2) { d /= 2; aggFactor *= 2; }` with
+    # d = NCCL_STEPS = 8 and C's integer division. By hand: N = 3 -> 3/2 = 1, 1 < 1 fails: 1;
+    # N = 5 -> 2: one doubling; N = 9 -> 4: two; N = 17 -> 8: three; N = 8 -> 4 (P/2).
+    assert [ccb.pat_aggregation(n) for n in (2, 3, 4, 5, 8, 9, 16, 17, 64, 4096)] == [1, 1, 2, 2, 4, 4, 8, 8, 8, 8]
+    # the rounds follow: N = 9 with A = 4 is 2 + min(16 / 4, 9) - 1 = 5 rounds (not 4 with A = 8)
+    assert ccb.simulate("pat", "all_gather", 9, 90).rounds == 5
+    assert ccb.algorithm_terms("pat", "reduce_scatter", 5, 50).steps == 1 + min(8 // 2, 5) - 1
 
 
 def test_one_gpu_per_node_only():

@@ -30,7 +30,7 @@ from .double_tree import nccl_double_binary_tree
 from .hierarchical import hierarchical_schedule
 from .pat import pat_messages, pat_operations, pat_schedule, pat_terms
 from .registry import GENERATORS
-from .swing import swing_peer, swing_rho, swing_schedule
+from .swing import halving_doubling_schedule, swing_peer, swing_rho, swing_schedule
 from .trees import knomial_tree
 
 __all__ = [
@@ -42,6 +42,7 @@ __all__ = [
     "pat_operations",
     "pat_schedule",
     "pat_terms",
+    "halving_doubling_schedule",
     "swing_peer",
     "swing_rho",
     "swing_schedule",

@@ -1,16 +1,17 @@
 """Hierarchical (two-level) AllReduce as runnable rounds: rings inside nodes, rings or trees between them.
 
-Both algorithms split the work the way NCCL and Horovod's hierarchical mode do on GPUs in nodes
-(:func:`ccb_helpers.two_level`): a **reduce-scatter inside every node** (a ring over its ``G``
-GPUs: GPU ``g`` of each node ends with shard ``g`` of the node's sum), an **AllReduce of each
+Both algorithms split the work the way Horovod's hierarchical mode does on GPUs in nodes
+(:func:`ccb_helpers.two_level`; horovod/horovod#411, and NCCL's maintainers describe its Tree with
+a head GPU per NIC the same way, NVIDIA/nccl#530): a **reduce-scatter inside every node** (a ring
+over its ``G`` GPUs: GPU ``g`` of each node ends with shard ``g`` of the node's sum), an **AllReduce of each
 shard between nodes** over the GPUs with the same local index ``g`` — one "rail" per ``g``, so
 every GPU's NIC works — and an **all-gather inside every node**.
 
-* ``"hierarchical_ring"`` (the 2-D ring, "tree of rings" of NCCL's early multi-node rings): the
-  inter-node AllReduce is a ring over the ``K`` nodes.
+* ``"hierarchical_ring"`` (the 2-D ring): the inter-node AllReduce is a ring over the ``K`` nodes
+  (NCCL's own rings are flat, one ring through every GPU of every node, NVIDIA/nccl#530).
   ``2(G-1) + 2(K-1)`` rounds; per GPU ``2(G-1)/G M`` over NVLink and ``2(K-1)/(K G) M`` over its NIC.
-* ``"two_level_tree"`` (NCCL's intra/inter split with trees between nodes): the inter-node
-  AllReduce is NCCL's double binary tree over the ``K`` nodes, pipelined in ``chunks`` chunks
+* ``"two_level_tree"`` (inside nodes rings, not NCCL's chains): the inter-node AllReduce is
+  NCCL's double binary tree over the ``K`` nodes, pipelined in ``chunks`` chunks
   (1 port: the trees' edges 2-coloured, chapter 4).
 
 With one NIC per node the ``G`` rails share it: the node sends ``2(K-1)/K M`` — the node-cut

@@ -13,16 +13,25 @@ peers in ``src/device/prims_simple.h``; enablement in ``src/graph/tuning.cc``):
   ``s`` from the highest down, so every block reaches every rank in at most ``ceil(log2 N)``
   hops and every rank sends ``N - 1`` blocks in all (the bandwidth minimum);
 * the order of the operations (``as``, ``mirrorInvert``, ``nextAs``) keeps at most
-  ``NCCL_STEPS = 8`` buffer slots per peer busy; the **aggregation factor** ``A`` (a power of
-  two, ``A < N``) lets one message carry up to ``A`` blocks. NCCL picks ``A`` from the chunk
-  size: for large messages ``A = min(8, 2^ceil(log2 N) / 2)``; tiny ones aggregate more.
+  ``NCCL_STEPS = 8`` buffer slots per peer busy and groups the operations into *aggregated
+  steps* of ``A``, the **aggregation factor** (a power of two below ``N``). The constructor sets
+  it in two loops, both only while ``aggFactor < nranks / 2`` (integer division): the first
+  doubles it while several chunks fit one buffer slot and makes that ``postFreq`` (chunks per
+  posted slot: 1 for large messages), the second doubles it while the 8 slots allow (three
+  times). Large messages therefore post every block in a slot of its own, with up to
+  ``A = min(8, ...)`` slots in flight (:func:`ccb_helpers.pat_aggregation`).
 
 This module replays NCCL's operation sequence (:func:`pat_operations`, a line-by-line port of
-``getNextOp``), collects each posted network message (``postSend``), and makes every message one
-round of the book's synchronous model: round ``t`` is every rank's ``t``-th message. The
-simulator then checks the bytes. With ``A = 1`` PAT sends ``N - 1`` one-block messages
-(``N - 1`` rounds, as the ring; the gain in NCCL is the ``log2 N`` depth of every block's path in
-a pipelined run); with ``A = 2^ceil(log2 N)/2`` it is Bruck's schedule, ``ceil(log2 N)`` rounds.
+``getNextOp`` with ``parallelFactor`` 1, checked operation by operation against the sequences
+NCCL's own ``getNextOp`` produces, ``tests/data/nccl_pat_ops.json``) and makes one message of the blocks a rank posts on one
+dimension up to each ``postSend`` with ``postFreq = A``: NCCL's own messages when ``A`` chunks
+share a slot (small messages); for large messages, where NCCL posts each block in its own slot
+and keeps up to ``A`` in flight, the same grouping is the book's synchronous abstraction (a round
+carries the slots a rank has in flight to one peer). Round ``t`` of the synchronous model is
+every rank's ``t``-th message; the simulator then checks the bytes. With ``A = 1`` PAT sends ``N - 1`` one-block messages (``N - 1`` rounds, as the
+ring; the gain in NCCL is the ``log2 N`` depth of every block's path in a pipelined run); with
+``A = 2^ceil(log2 N)/2`` it is a Bruck-like schedule in ``ceil(log2 N)`` rounds (distances halving,
+blocks doubling).
 """
 
 from __future__ import annotations
@@ -243,6 +252,7 @@ def _check(primitive, n, aggregation):
     aggregation = check_int("aggregation", aggregation, minimum=1, maximum=max(1, pow2 // 2), scalar=True)
     if aggregation & (aggregation - 1):
         raise ValueError(f"aggregation must be a power of two (NCCL doubles it), got {aggregation}")
+    # (up to P/2 here; NCCL's constructor stops at the first power of two >= floor(N/2), P/4 for N = 2^j + 1)
     return primitive, n, aggregation
 
 
@@ -261,8 +271,9 @@ def pat_operations(primitive, n, aggregation=None) -> list[PatOp]:
 def pat_messages(primitive, n, aggregation=None) -> list[tuple[int, tuple[int, ...]]]:
     """The network messages of one rank, in order: ``(dimension, block offsets)``.
 
-    Consecutive operations that send on one dimension fill one buffer slot until one posts it;
-    in ReduceScatter several operations add into the same block (counted once).
+    The blocks an operation sends on one dimension gather until the operation NCCL flags
+    ``postSend`` with ``postFreq = A`` posts them (in ReduceScatter several operations add into
+    the same block, counted once).
 
     >>> pat_messages("all_gather", 8, 4)
     [(2, (0,)), (1, (0, 4)), (0, (0, 2, 4, 6))]

@@ -29,7 +29,7 @@ def check_placement(algorithm: str, topology) -> None:
 
     if algorithm == "pat" and isinstance(topology, TwoLevelTopology) and topology.gpus_per_node > 1:
         raise ValueError(
-            f"pat runs one GPU per node (NCCL enables PAT only when nNodes == nRanks); {topology.name} has "
+            f"pat runs one GPU per node (by default NCCL enables PAT only when nNodes == nRanks); {topology.name} has "
             f"{topology.gpus_per_node} GPUs per node: use ccb.two_level(nodes, 1) or a switch"
         )
     if algorithm in _FAR_PARTNERS and not topology.switched and topology.family != "fully_connected":

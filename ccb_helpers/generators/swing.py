@@ -29,7 +29,7 @@ from ..algorithms.swing import SWING_VARIANTS
 from ..schedule import MAX_BUFFER_BYTES, Round, Schedule, _block_bounds
 from .core import ScheduleGenerator
 
-__all__ = ["swing_rho", "swing_peer", "swing_schedule"]
+__all__ = ["swing_rho", "swing_peer", "swing_schedule", "halving_doubling_schedule"]
 
 #: Most ranks of a Swing schedule (reach sets are p x p bits; p log p transfers per phase).
 MAX_SWING_RANKS = 4096
@@ -195,6 +195,59 @@ def swing_schedule(n, m, dims=None, variant="bandwidth") -> Schedule:
             Round(evens + 1, evens, 0, m, False),
         ]
     return Schedule("all_reduce", n, m, rounds, ("data",), 0, "swing")
+
+
+#: Orders of :func:`halving_doubling_schedule`'s partners.
+HALVING_DOUBLING_ORDERS = ("far", "near")
+
+
+def halving_doubling_schedule(n, m, order="near") -> Schedule:
+    """Recursive halving-doubling AllReduce with the order of its partners chosen: Swing's baselines.
+
+    Both orders are reduce-scatter by vector halving then all-gather by doubling, ``2 log2 p``
+    rounds and ``2(p-1)/p M`` bytes per rank, identical on a switch; on a ring or torus they differ
+    in how far the big messages go:
+
+    * ``"far"``: the first partner is ``p/2`` away with half the vector (recursive *halving* of
+      the distance; Thakur, Rabenseifner & Gropp 2005) — the book's ``"recursive_halving_doubling"``;
+    * ``"near"``: the first partner is the neighbour (distance 1, 2, 4, ... as the data halves):
+      MPICH's ``allreduce_intra_reduce_scatter_allgather`` code (``mask = 1`` first), which the
+      Swing paper's library (``libswing``, ``RECDOUB_B``) copies as its recursive-doubling baseline.
+
+    Non-powers of two fold the extra ranks in and out as MPICH does (one round of ``M`` each way).
+
+    Parameters
+    ----------
+    n : int
+        Ranks, ``1 <= n <= 4096``.
+    m : int
+        Bytes per rank, ``0 <= m <= 2**62``.
+    order : {"near", "far"}
+
+    Examples
+    --------
+    On a ring of 16 (routed, α = 0) the near-first order moves half the vector one hop first;
+    the far-first order sends it 8 hops.
+
+    >>> from ccb_helpers.routed import routed_time
+    >>> from ccb_helpers.topology import ring
+    >>> [routed_time(halving_doubling_schedule(16, 1600, o), ring(16), 0.0, 1.0) for o in ("near", "far")]
+    [6400.0, 17000.0]
+    """
+    from .recursive import _fold, _ordered_halving_doubling
+
+    n = check_int("n", n, minimum=1, maximum=MAX_SWING_RANKS, scalar=True)
+    m = check_int("m", m, minimum=0, maximum=MAX_BUFFER_BYTES, scalar=True)
+    order = check_choice("order", order, HALVING_DOUBLING_ORDERS)
+    check_cap(f"the halving-doubling schedule on n={n}: transfers", 2 * n * n + 2 * n, 2**21)
+    if n == 1:
+        return Schedule("all_reduce", 1, m, [], ("data",), 0, f"halving_doubling_{order}")
+
+    def core(p, mm, ranks):
+        dims = list(range(floor_log2(p)))
+        return _ordered_halving_doubling(p, mm, ranks, dims if order == "near" else dims[::-1], 0)
+
+    return Schedule("all_reduce", n, m, _fold(n, m, core), ("data",), 0, f"halving_doubling_{order}")
 
 
 def _build_swing(primitive, n, m, ports, root, chunks):
