@@ -413,7 +413,7 @@ def circulant_index_schedule(n, m, steps) -> Schedule:
     m = check_int("m", m, minimum=0, maximum=MAX_BUFFER_BYTES, scalar=True)
     if m % n:
         raise ValueError(f"m must be a multiple of n (equal blocks of the AllToAll), got m={m}, n={n}")
-    if isinstance(steps, (str, bytes)) or not hasattr(steps, "__len__"):
+    if isinstance(steps, (str, bytes)) or not hasattr(steps, "__len__") or getattr(steps, "ndim", 1) != 1:
         raise TypeError(f"steps must be a sequence of ints, got {type(steps).__name__}")
     check_cap("circulant_index_schedule: steps", len(steps), MAX_CIRCULANT_STEPS)
     steps = [check_int(f"steps[{i}]", s, minimum=1, maximum=n - 1, scalar=True) for i, s in enumerate(steps)]

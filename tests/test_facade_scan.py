@@ -288,6 +288,8 @@ def _baselines() -> dict:
         "all_to_all_tradeoff_time": ((8, 1024, 1e-6, 1e9), dict(ports=1)),
         "bruck_index_cost": ((8, 1024), dict(radix=2, ports=1)),
         "bruck_index_schedule": ((8, 64), dict(radix=2, ports=1)),
+        "circulant_index_schedule": ((12, 144, (1, 2, 4, 7)), {}),
+        "halving_doubling_schedule": ((8, 64), dict(order="near")),
         "hierarchical_schedule": (("hierarchical_ring", two, 64), dict(chunks=None)),
         "hierarchical_terms": (("hierarchical_ring", 2, 4, 1024.0), dict(chunks=None)),
         "in_network_bound": (
