@@ -341,3 +341,31 @@ def test_best_algorithm_with_gamma_zero_is_unchanged():
         a = ccb.best_algorithm(primitive, n, m, 3e-6, 4e10)
         b = ccb.best_algorithm(primitive, n, m, 3e-6, 4e10, gamma=0.0)
         assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+
+
+def test_adds_in_the_free_prologue_or_epilogue_are_refused():
+    # The #38 review's schedule: a 2-node AllReduce of M bytes that copies the peer's buffer into
+    # "work" in its one round and adds it in the (uncharged) epilogue ran in alpha + M / beta with
+    # 0 bytes added, below the sum bound alpha + M / beta + (1/2) M gamma (by hand: one round, the
+    # bandwidth term 2 (N - 1) / N M = M, the computation term (N - 1) / N M gamma = M gamma / 2).
+    from ccb_helpers.schedule import Schedule, Transfer
+
+    m, alpha, beta, gamma = 1 << 12, 1e-6, 25e9, 1e-9
+    copy_round = [
+        Transfer(0, 1, 0, m, "copy", "data", dst_buffer="work"),
+        Transfer(1, 0, 0, m, "copy", "data", dst_buffer="work"),
+    ]
+    adds = [Transfer(v, v, 0, m, "reduce", "work", dst_buffer="data") for v in (0, 1)]
+    for where in ("prologue", "epilogue"):
+        rounds = [copy_round] if where == "epilogue" else [copy_round, adds]
+        schedule = Schedule.from_transfers("all_reduce", 2, m, rounds, **{where: adds})
+        with pytest.raises(ccb.ScheduleError, match=f"{where}: transfer 0 .*adds"):
+            ccb.run_schedule(schedule)
+    # The same adds in a round of their own are charged: 2 rounds, M bytes, M added (each node adds
+    # its peer's M), above the bound.
+    run = ccb.run_schedule(Schedule.from_transfers("all_reduce", 2, m, [copy_round, adds]))
+    assert run.correct and (run.rounds, run.bandwidth_bytes, run.reduce_bytes) == (2, m, m)
+    bound = alpha + m / beta + m * gamma / 2
+    assert ccb.round_lower_bound("all_reduce", 2, m, alpha, beta, gamma=gamma) == pytest.approx(bound)
+    assert run.time(alpha, beta, gamma) == pytest.approx(2 * alpha + m / beta + m * gamma)
+    assert run.time(alpha, beta, gamma) > bound
