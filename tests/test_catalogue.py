@@ -369,3 +369,24 @@ def test_adds_in_the_free_prologue_or_epilogue_are_refused():
     assert ccb.round_lower_bound("all_reduce", 2, m, alpha, beta, gamma=gamma) == pytest.approx(bound)
     assert run.time(alpha, beta, gamma) == pytest.approx(2 * alpha + m / beta + m * gamma)
     assert run.time(alpha, beta, gamma) > bound
+
+
+def test_the_computation_term_does_not_shrink_with_the_ports():
+    # #38 review: chapter 4 called gamma negligible on GPUs from the 1-port ratio gamma beta / 2 alone.
+    # By hand for the A100 preset (2.039 TB/s of HBM, 3 bytes of traffic per byte added; 12 links of
+    # 25 GB/s): 1 port, (7/8 M gamma) / (2 * 7/8 M / beta) = gamma beta / 2 = 1.8 %; with its 12 links
+    # the bandwidth bound is 12 times smaller and the ratio is 12 gamma beta / 2 = 22 %.
+    gamma, beta, m = 3 / 2.039e12, 25e9, 2.0**20
+    p = ccb.preset("a100_nvlink")
+    assert (p.gamma, p.beta, p.ports) == (pytest.approx(gamma), beta, 12)
+    compute = ccb.computation_lower_bound("all_reduce", 8, m, p.gamma)
+    assert compute == pytest.approx(7 / 8 * m * gamma)
+    one = compute / ccb.bandwidth_lower_bound("all_reduce", 8, m, beta, ports=1)
+    twelve = compute / ccb.bandwidth_lower_bound("all_reduce", 8, m, beta, ports=12)
+    assert one == pytest.approx(gamma * beta / 2) and round(one, 3) == 0.018
+    assert twelve == pytest.approx(12 * gamma * beta / 2) and round(twelve, 2) == 0.22
+    # and the sum bound with all 12 links grows by that share of its bandwidth term
+    lat = 1 * p.alpha  # ceil(log13 8) = 1 round
+    assert ccb.round_lower_bound("all_reduce", 8, m, p.alpha, beta, ports=12, gamma=gamma) == pytest.approx(
+        lat + 2 * 7 / 8 * m / (12 * beta) + 7 / 8 * m * gamma
+    )
