@@ -105,3 +105,31 @@ def test_fat_tree_table_tells_unavoidable_contention_from_the_hash():
     assert spread[(4.0, "patarasuk_yuan")] == pytest.approx(node)
     # The routed (hashed) term is never below the spread one.
     assert all(v[7] >= v[8] * (1 - 1e-12) for v in t.values)
+
+
+def test_routed_rounds_keep_one_message_per_link_at_each_endpoint():
+    # #38 review: a root sending M to all 7 others of a ring of 8 in one round (a correct Broadcast
+    # with 7 ports) was timed at one round, below routed_lower_bound's ceil(log3 8) = 2 rounds.
+    from ccb_helpers.schedule import Schedule, Transfer
+
+    n, m, alpha, beta = 8, 800, 1.0, 1e15
+    star = Schedule.from_transfers("broadcast", n, m, [[Transfer(0, d, 0, m) for d in range(1, n)]])
+    assert ccb.run_schedule(star, ports=7).correct
+    with pytest.raises(ccb.ScheduleError, match="node 0 sends to 7 nodes but has 2 link"):
+        routed_time(star, ccb.ring(n), alpha, beta)
+    # Two peers a round (the ring's two links), by hand: round 1 sends 0 -> 3 and 0 -> 5, three hops
+    # each on links of their own; round 2 sends 0 -> 1, 0 -> 7, 3 -> 2, 3 -> 4, 5 -> 6, one hop each:
+    # 2 rounds, M on the busiest link in each: 2 alpha + 2 M / beta, above the bound's 2 alpha.
+    T = Transfer
+    two = Schedule.from_transfers(
+        "broadcast",
+        n,
+        m,
+        [[T(0, 3, 0, m), T(0, 5, 0, m)], [T(0, 1, 0, m), T(0, 7, 0, m), T(3, 2, 0, m), T(3, 4, 0, m), T(5, 6, 0, m)]],
+    )
+    assert ccb.run_schedule(two, ports=2).correct
+    loads = routed_loads(two, ccb.ring(n))
+    assert loads.link_bytes.tolist() == [m, m] and loads.link_messages.tolist() == [1, 1]
+    t = routed_time(two, ccb.ring(n), alpha, beta)
+    assert t == pytest.approx(2 * alpha + 2 * m / beta)
+    assert t >= ccb.routed_lower_bound("broadcast", ccb.ring(n), m, alpha, beta)
