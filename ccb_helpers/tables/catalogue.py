@@ -72,10 +72,15 @@ def non_power_of_two_table(
 _ROOTED = (
     ("binomial_tree", 1),
     ("scatter_allgather", 1),
+    ("bruck", 1),
     ("pipelined_chain", 1),
     ("pipelined_binary_tree", 1),
     ("pipelined_binary_tree", 2),
 )
+
+
+#: What Bruck's rooted models are (binomial scatter + Bruck all-gather, and its reverse).
+_ROOTED_LABELS = {("bruck", "broadcast"): "Scatter + Bruck", ("bruck", "reduce"): "Bruck RS + Gather"}
 
 
 def pipelined_rooted_table(
@@ -120,7 +125,7 @@ def pipelined_rooted_table(
         values.append((algorithm, ports, s, int(cost.steps), cost.bandwidth_bytes / m, time, closed, bound))
         rows.append(
             [
-                ALGORITHM_LABELS[algorithm],
+                _ROOTED_LABELS.get((algorithm, primitive), ALGORITHM_LABELS[algorithm]),
                 str(ports),
                 "—" if s is None else str(s),
                 str(int(cost.steps)),
