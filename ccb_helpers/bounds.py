@@ -25,6 +25,8 @@ copied). Spread over ``N`` nodes, some node adds at least ``(N - 1) M / N`` byte
 drives). In the round model a node adds what it received before its round ends, so the term adds
 to the other two (the sum form); overlapping adds with transfers only leaves the max. Copy
 primitives combine nothing: their term is 0, and ``gamma = 0`` (the default) gives the α-β bounds.
+The nodes do the adds here: a switch that adds (NVLS, SHARP, :mod:`ccb_helpers.in_network`) takes
+them off the nodes, and its bounds carry no γ term.
 
 **Which distance a primitive must cross.** AllGather, ReduceScatter, AllReduce and AllToAll need
 information between every pair of nodes, so they cross the graph's diameter ``D``. A rooted

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import check_array, check_bandwidth, check_cap, check_seconds
+from .routing import endpoint_links
 from .schedule import Schedule
 from .topology import Topology, check_topology
 
@@ -155,6 +156,10 @@ def routed_loads(schedule: Schedule, topology: Topology) -> RoutedLoads:
 
     Pieces between the same two endpoints in one round travel as one message. Direct networks
     (no switches) route a message over its own link when there is one, else over a shortest path.
+    An endpoint starts or ends at most as many messages a round as it has links (parallel links
+    counted), the port rule of the routed model whose bound is :func:`ccb_helpers.routed_lower_bound`
+    (``ceil(log_{d+1} N)`` rounds): a round that breaks it raises :class:`ccb_helpers.ScheduleError`.
+    The schedule is not run: check its result with :func:`ccb_helpers.run_schedule`.
 
     Examples
     --------
@@ -174,6 +179,7 @@ def routed_loads(schedule: Schedule, topology: Topology) -> RoutedLoads:
     messages = sum(int(np.count_nonzero(r.src != r.dst)) for r in schedule.rounds)
     check_cap("routed_loads: messages (pieces between two nodes in a round)", messages, MAX_ROUTED_MESSAGES)
     graph, path = _paths(topology)
+    links = endpoint_links(topology)
     link_bytes = np.zeros(len(schedule.rounds))
     link_messages = np.zeros(len(schedule.rounds), dtype=np.int64)
     busiest: list = []
@@ -184,6 +190,7 @@ def routed_loads(schedule: Schedule, topology: Topology) -> RoutedLoads:
             busiest.append(None)
             continue
         keys, inverse = np.unique(r.src[remote] * n + r.dst[remote], return_inverse=True)
+        _check_links_per_round(keys, n, links, i, topology)
         pair_bytes = np.bincount(inverse, weights=r.length[remote])
         load: dict = {}
         count: dict = {}
@@ -198,6 +205,26 @@ def routed_loads(schedule: Schedule, topology: Topology) -> RoutedLoads:
         link_messages[i] = max(count.values())
         busiest.append(link)
     return RoutedLoads(link_bytes, link_messages, busiest)
+
+
+def _check_links_per_round(keys: np.ndarray, n: int, links: np.ndarray, index: int, topology: Topology) -> None:
+    """Raise ScheduleError when an endpoint sends to (or receives from) more peers than it has links.
+
+    Without it a root that sent to all 7 others of a ring of 8 in one round (its two links shared
+    by the messages) was timed at one round, below ``routed_lower_bound``'s ``ceil(log3 8) = 2``
+    (#38 review).
+    """
+    from .simulator import ScheduleError
+
+    for side, peers in (("sends to", keys // n), ("receives from", keys % n)):
+        counts = np.bincount(peers, minlength=n)
+        over = np.nonzero(counts > links)[0]
+        if over.size:
+            v = int(over[0])
+            raise ScheduleError(
+                f"round {index + 1}: node {v} {side} {int(counts[v])} nodes but has {int(links[v])} link(s) in "
+                f"{topology.name}: a routed round starts and ends at most one message per link"
+            )
 
 
 def routed_time(schedule: Schedule, topology: Topology, alpha, beta) -> float:

@@ -255,7 +255,8 @@ class Schedule:
     algorithm : str
         Name of the generator (``"custom"`` for hand-written schedules).
     prologue, epilogue : Round
-        Local copies (``src == dst``) before the first / after the last round; they cost nothing.
+        Local copies (``src == dst``, op ``"copy"``) before the first / after the last round; they cost
+        nothing, so the simulator refuses an add (``"reduce"``) there: adds go in a round, which charges γ.
     step_rounds : tuple of int, optional
         Link capacity of each round in the steps/rounds/chunks model of schedule synthesis
         (:mod:`ccb_helpers.synthesis`): in round ``i`` a link of multiplicity ``b`` may carry at

@@ -217,6 +217,15 @@ def _check_round(
             raise ScheduleError(
                 f"{label}: transfer {t} ({r.src[t]}->{r.dst[t]}) is not local; only src == dst copies may run here"
             )
+        if np.any(r.reduce):
+            # The prologue and epilogue cost nothing: an add there escaped the γ term, and a
+            # 2-node AllReduce that copied in its round and added in its epilogue ran below
+            # round_lower_bound(..., gamma) (#38 review). Adds belong in a round, which charges them.
+            t = np.nonzero(r.reduce)[0][0]
+            raise ScheduleError(
+                f"{label}: transfer {t} ({r.src[t]}->{r.dst[t]}) adds (op 'reduce'); only copies may run here, "
+                "adds go in a round (they cost gamma there)"
+            )
         return 0
     if not np.any(remote):
         return 0

@@ -341,3 +341,95 @@ def test_best_algorithm_with_gamma_zero_is_unchanged():
         a = ccb.best_algorithm(primitive, n, m, 3e-6, 4e10)
         b = ccb.best_algorithm(primitive, n, m, 3e-6, 4e10, gamma=0.0)
         assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+
+
+def test_adds_in_the_free_prologue_or_epilogue_are_refused():
+    # The #38 review's schedule: a 2-node AllReduce of M bytes that copies the peer's buffer into
+    # "work" in its one round and adds it in the (uncharged) epilogue ran in alpha + M / beta with
+    # 0 bytes added, below the sum bound alpha + M / beta + (1/2) M gamma (by hand: one round, the
+    # bandwidth term 2 (N - 1) / N M = M, the computation term (N - 1) / N M gamma = M gamma / 2).
+    from ccb_helpers.schedule import Schedule, Transfer
+
+    m, alpha, beta, gamma = 1 << 12, 1e-6, 25e9, 1e-9
+    copy_round = [
+        Transfer(0, 1, 0, m, "copy", "data", dst_buffer="work"),
+        Transfer(1, 0, 0, m, "copy", "data", dst_buffer="work"),
+    ]
+    adds = [Transfer(v, v, 0, m, "reduce", "work", dst_buffer="data") for v in (0, 1)]
+    for where in ("prologue", "epilogue"):
+        rounds = [copy_round] if where == "epilogue" else [copy_round, adds]
+        schedule = Schedule.from_transfers("all_reduce", 2, m, rounds, **{where: adds})
+        with pytest.raises(ccb.ScheduleError, match=f"{where}: transfer 0 .*adds"):
+            ccb.run_schedule(schedule)
+    # The same adds in a round of their own are charged: 2 rounds, M bytes, M added (each node adds
+    # its peer's M), above the bound.
+    run = ccb.run_schedule(Schedule.from_transfers("all_reduce", 2, m, [copy_round, adds]))
+    assert run.correct and (run.rounds, run.bandwidth_bytes, run.reduce_bytes) == (2, m, m)
+    bound = alpha + m / beta + m * gamma / 2
+    assert ccb.round_lower_bound("all_reduce", 2, m, alpha, beta, gamma=gamma) == pytest.approx(bound)
+    assert run.time(alpha, beta, gamma) == pytest.approx(2 * alpha + m / beta + m * gamma)
+    assert run.time(alpha, beta, gamma) > bound
+
+
+def test_the_computation_term_does_not_shrink_with_the_ports():
+    # #38 review: chapter 4 called gamma negligible on GPUs from the 1-port ratio gamma beta / 2 alone.
+    # By hand for the A100 preset (2.039 TB/s of HBM, 3 bytes of traffic per byte added; 12 links of
+    # 25 GB/s): 1 port, (7/8 M gamma) / (2 * 7/8 M / beta) = gamma beta / 2 = 1.8 %; with its 12 links
+    # the bandwidth bound is 12 times smaller and the ratio is 12 gamma beta / 2 = 22 %.
+    gamma, beta, m = 3 / 2.039e12, 25e9, 2.0**20
+    p = ccb.preset("a100_nvlink")
+    assert (p.gamma, p.beta, p.ports) == (pytest.approx(gamma), beta, 12)
+    compute = ccb.computation_lower_bound("all_reduce", 8, m, p.gamma)
+    assert compute == pytest.approx(7 / 8 * m * gamma)
+    one = compute / ccb.bandwidth_lower_bound("all_reduce", 8, m, beta, ports=1)
+    twelve = compute / ccb.bandwidth_lower_bound("all_reduce", 8, m, beta, ports=12)
+    assert one == pytest.approx(gamma * beta / 2) and round(one, 3) == 0.018
+    assert twelve == pytest.approx(12 * gamma * beta / 2) and round(twelve, 2) == 0.22
+    # and the sum bound with all 12 links grows by that share of its bandwidth term
+    lat = 1 * p.alpha  # ceil(log13 8) = 1 round
+    assert ccb.round_lower_bound("all_reduce", 8, m, p.alpha, beta, ports=12, gamma=gamma) == pytest.approx(
+        lat + 2 * 7 / 8 * m / (12 * beta) + 7 / 8 * m * gamma
+    )
+
+
+@pytest.mark.parametrize("n", NS)
+@pytest.mark.parametrize("ports", [1, 2, 3])
+def test_bruck_broadcast_and_reduce_scatter_then_all_gather_by_hand(n, ports):
+    # #38 review: van de Geijn's broadcast with Bruck's all-gather. By hand, M = N blocks of b:
+    # MPICH's binomial scatter (one port) sends N - 2^(L-1), then 2^(L-2), ..., 1 blocks from the
+    # busiest sender, N - 1 blocks in L = ceil(log2 N) rounds; the all-gather's rounds carry the
+    # blocks of _k_port_hand. Reduce: the same rounds backwards, adding N - 1 blocks (the
+    # reduce-scatter's) and copying in the gather. Root anywhere.
+    b = 8
+    scatter = ceil_log(n, 2)
+    gather = _k_port_hand(n, ports)
+    for primitive in ("broadcast", "reduce"):
+        run = ccb.simulate("bruck", primitive, n, n * b, ports=ports, root=(2 * n) // 3)
+        assert run.correct, run.errors
+        assert run.rounds == scatter + len(gather) == scatter + ceil_log(n, ports + 1)
+        assert run.bandwidth_bytes == (n - 1) * b + sum(gather) * b
+        assert run.reduce_bytes == (0 if primitive == "broadcast" else (n - 1) * b)
+        cost = ccb.algorithm_terms("bruck", primitive, n, n * b, ports=ports)
+        assert (cost.steps, cost.bandwidth_bytes, cost.reduce_bytes) == (
+            run.rounds,
+            run.bandwidth_bytes,
+            run.reduce_bytes,
+        )
+    assert ccb.simulate("bruck", "reduce", n, n * b + 5, ports=ports, root=n - 1).correct
+
+
+def test_bruck_broadcast_closes_the_rooted_gap_of_the_review():
+    # #38 review: at N = 64, 1 MiB on the A100 preset the catalogue's best 1-port Broadcast and Reduce
+    # (the pipelined binary tree, 159 us) took 1.58x what 2 log2 64 alpha + 2 (63/64) M / beta gives
+    # (12 x 1.5 us + 82.6 us = 100.6 us); now that is the best, and it stays above the round bound.
+    p = ccb.preset("a100_nvlink")
+    m = 2.0**20
+    target = 12 * p.alpha + 2 * 63 / 64 * m / p.beta
+    assert target == pytest.approx(100.6e-6, abs=0.05e-6)
+    for primitive in ("broadcast", "reduce"):
+        name, t = ccb.best_algorithm(primitive, 64, m, p.alpha, p.beta)
+        assert name == "bruck" and t == pytest.approx(target, rel=1e-12)
+        assert ccb.algorithm_cost("pipelined_binary_tree", primitive, 64, m, p.alpha, p.beta) / t == pytest.approx(
+            1.58, abs=0.01
+        )
+        assert t >= ccb.round_lower_bound(primitive, 64, m, p.alpha, p.beta)

@@ -233,3 +233,22 @@ def test_inline_png_is_twice_the_css_width():
         phone = Image.open(io.BytesIO(base64.b64decode(metadata["ccb_phone"]["image/png"]))).size[0]
         assert phone == 2 * metadata["ccb_phone"]["width"] and set(metadata["ccb_phone"]) == {"image/png", "width"}
     plt.close(fig)
+
+
+def test_the_best_algorithm_map_evaluates_every_power_of_two():
+    # #38 review: chapter 4 points at the map's stripes where RHD ties Bruck at N = 2^m; the log grid
+    # of 140 points skipped 64, 128, 256 and 512 below 1024, so those stripes were missing.
+    import matplotlib.pyplot as plt
+
+    from ccb_helpers.plotting.algorithms import _map_node_counts
+
+    ns = _map_node_counts(1024).tolist()
+    assert all(2**e in ns for e in range(1, 11)) and ns[0] == 2 and ns[-1] == 1024 and ns == sorted(set(ns))
+    ns = _map_node_counts(100).tolist()
+    assert [n for n in ns if n & (n - 1) == 0] == [2, 4, 8, 16, 32, 64] and ns[-1] == 100
+    # At N = 64 the map's column holds RHD above the small sizes (same rounds and bytes as Bruck,
+    # listed first): 2 log2 64 = 12 rounds and 2 * 63/64 M against Bruck's identical pair.
+    ax = ccb.plot_best_algorithm_map(n_max=1024, alpha=1.5e-6, beta=25e9)
+    labels = [h.get_label() for h in ax.get_legend().legend_handles]
+    assert "Recursive halving-doubling" in labels
+    plt.close(ax.figure)

@@ -84,3 +84,52 @@ def test_fat_tree_table_rows():
     assert all(v[6] for v in t.values)  # every schedule byte-correct on the topology
     py = [v for v in t.values if v[1] == "patarasuk_yuan"]
     assert [v[2] for v in py] == [1, 1] and all(v[7] == pytest.approx(v[4]) for v in py)  # meets the node bound
+
+
+def test_fat_tree_table_tells_unavoidable_contention_from_the_hash():
+    # By hand (#38 review), Bruck's AllReduce on 16 hosts, 4 leaves of 4, M = 16 blocks of b bytes.
+    # Its reduce-scatter round at distance S sends r = S blocks from each host i to i + S (and the
+    # all-gather the same rounds backwards). 1:1 (4 spines): each leaf sends at most 4 messages
+    # a round over 4 uplinks, so spread evenly every uplink carries one message: the simulator's
+    # term is the node bound 2 (N - 1) b / beta. 4:1 (one spine): the hosts of a leaf whose target
+    # lies in another leaf are min(4, S) of 4, all on the one uplink: S = 1, 2, 4, 8 put 1, 4, 16,
+    # 32 blocks on it, 53 blocks a phase against the node bound's 15: 53 / 15 of the bound.
+    b = 256
+    t = ccb.fat_tree_allreduce_table(n=16, oversubscriptions=(1, 4), m=16 * b, preset_key="ib_ndr")
+    beta = ccb.preset("ib_ndr").beta
+    spread = {(v[0], v[1]): v[8] for v in t.values}
+    node = 2 * 15 * b / beta
+    for name in ("patarasuk_yuan", "ring_round_robin", "bruck", "recursive_halving_doubling"):
+        assert spread[(1.0, name)] == pytest.approx(node)  # 1:1: no schedule here must share a link
+    assert spread[(4.0, "bruck")] == pytest.approx(53 / 15 * node)
+    assert spread[(4.0, "patarasuk_yuan")] == pytest.approx(node)
+    # The routed (hashed) term is never below the spread one.
+    assert all(v[7] >= v[8] * (1 - 1e-12) for v in t.values)
+
+
+def test_routed_rounds_keep_one_message_per_link_at_each_endpoint():
+    # #38 review: a root sending M to all 7 others of a ring of 8 in one round (a correct Broadcast
+    # with 7 ports) was timed at one round, below routed_lower_bound's ceil(log3 8) = 2 rounds.
+    from ccb_helpers.schedule import Schedule, Transfer
+
+    n, m, alpha, beta = 8, 800, 1.0, 1e15
+    star = Schedule.from_transfers("broadcast", n, m, [[Transfer(0, d, 0, m) for d in range(1, n)]])
+    assert ccb.run_schedule(star, ports=7).correct
+    with pytest.raises(ccb.ScheduleError, match="node 0 sends to 7 nodes but has 2 link"):
+        routed_time(star, ccb.ring(n), alpha, beta)
+    # Two peers a round (the ring's two links), by hand: round 1 sends 0 -> 3 and 0 -> 5, three hops
+    # each on links of their own; round 2 sends 0 -> 1, 0 -> 7, 3 -> 2, 3 -> 4, 5 -> 6, one hop each:
+    # 2 rounds, M on the busiest link in each: 2 alpha + 2 M / beta, above the bound's 2 alpha.
+    T = Transfer
+    two = Schedule.from_transfers(
+        "broadcast",
+        n,
+        m,
+        [[T(0, 3, 0, m), T(0, 5, 0, m)], [T(0, 1, 0, m), T(0, 7, 0, m), T(3, 2, 0, m), T(3, 4, 0, m), T(5, 6, 0, m)]],
+    )
+    assert ccb.run_schedule(two, ports=2).correct
+    loads = routed_loads(two, ccb.ring(n))
+    assert loads.link_bytes.tolist() == [m, m] and loads.link_messages.tolist() == [1, 1]
+    t = routed_time(two, ccb.ring(n), alpha, beta)
+    assert t == pytest.approx(2 * alpha + 2 * m / beta)
+    assert t >= ccb.routed_lower_bound("broadcast", ccb.ring(n), m, alpha, beta)

@@ -82,8 +82,8 @@ class AlgorithmExplorer(Explorer):
     ['recursive_doubling', 'recursive_halving_doubling']
     >>> e.update(n=48); [name for *_, name in e.bands]   # no power of two: Bruck, not a folded RHD
     ['recursive_doubling', 'bruck']
-    >>> e.update(primitive="broadcast"); [name for *_, name in e.bands]
-    ['binomial_tree', 'pipelined_binary_tree', 'scatter_allgather', 'pipelined_chain']
+    >>> e.update(primitive="broadcast"); [name for *_, name in e.bands]   # scatter + Bruck all-gather in the middle
+    ['binomial_tree', 'bruck', 'pipelined_chain']
     >>> round(AlgorithmExplorer(preset="ib_ndr").values["alpha_us"], 2)   # the preset sets alpha
     3.0
     >>> e.close()

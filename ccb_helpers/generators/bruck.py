@@ -8,6 +8,7 @@ import numpy as np
 from .._intmath import ceil_log2
 from ..schedule import Round
 from .core import Built, ScheduleGenerator, _Blocks, _reverse
+from .trees import _binomial_scatter
 
 
 def _bruck_all_gather(n: int, m: int, ports: int = 1) -> list[Round]:
@@ -68,6 +69,11 @@ def _build_bruck(primitive, n, m, ports, root, chunks):
     gather = _bruck_all_gather(n, m, ports)
     # Reversed, each piece added into its sender: a reduce-scatter (every block's tree, leaves first).
     scatter = _reverse(gather, True)
+    if primitive in ("broadcast", "reduce"):
+        # The binomial scatter leaves block i on node i, where Bruck's all-gather starts; its
+        # reverse gathers block i of node i (reduced by the reduce-scatter) at the root.
+        tree = _binomial_scatter(n, m, root)
+        return tree + gather if primitive == "broadcast" else scatter + _reverse(tree, False)
     return {"all_gather": gather, "reduce_scatter": scatter, "all_reduce": scatter + gather}[primitive]
 
 
@@ -76,6 +82,8 @@ def _bruck_transfers(primitive, n, ports, chunks) -> int:
         return n * (n - 1)  # every node receives each other block once
     if primitive == "all_reduce":
         return 2 * n * (n - 1)
+    if primitive in ("broadcast", "reduce"):
+        return n * ceil_log2(n) + n * (n - 1)  # the binomial tree's pieces, then the all-gather's
     return 2 * n * n + n * (n // 2 + 1) * ceil_log2(n)
 
 

@@ -102,6 +102,20 @@ def plot_regime_map(
     return axes
 
 
+def _map_node_counts(n_max: int) -> np.ndarray:
+    """The node counts :func:`plot_best_algorithm_map` evaluates: 140 log-spaced, and every power of two.
+
+    The powers of two are where the algorithms that need one compete (the map's stripes); the
+    log grid alone skipped 64 ... 512 below ``n_max = 1024`` (#38 review).
+
+    >>> [int(n) for n in _map_node_counts(1024) if n & (n - 1) == 0]
+    [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
+    """
+    n_max = check_int("n_max", n_max, minimum=4, maximum=2**20, scalar=True)
+    powers = 2 ** np.arange(1, n_max.bit_length(), dtype=np.int64)
+    return np.union1d(np.unique(np.geomspace(2, n_max, 140).astype(np.int64)), powers[powers <= n_max])
+
+
 def plot_best_algorithm_map(
     primitive="all_reduce", alpha=1.5e-6, beta=50e9, ports=1, n_max=1024, m_range=(2.0**6, 2.0**32), ax=None
 ):
@@ -145,7 +159,7 @@ def plot_best_algorithm_map(
     use_book_style()
     if ax is None:
         ax = _new_axes(BOOK_WIDTH, 4.4)
-    ns = np.unique(np.geomspace(2, n_max, 140).astype(np.int64))
+    ns = _map_node_counts(n_max)
     ms = np.geomspace(*m_range, 160)
     names, times = best_algorithm(primitive, ns[:, None], ms[None, :], alpha, beta, ports)
     candidates = applicable_algorithms(primitive, ports=ports)

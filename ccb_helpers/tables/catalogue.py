@@ -72,10 +72,15 @@ def non_power_of_two_table(
 _ROOTED = (
     ("binomial_tree", 1),
     ("scatter_allgather", 1),
+    ("bruck", 1),
     ("pipelined_chain", 1),
     ("pipelined_binary_tree", 1),
     ("pipelined_binary_tree", 2),
 )
+
+
+#: What Bruck's rooted models are (binomial scatter + Bruck all-gather, and its reverse).
+_ROOTED_LABELS = {("bruck", "broadcast"): "Scatter + Bruck", ("bruck", "reduce"): "Bruck RS + Gather"}
 
 
 def pipelined_rooted_table(
@@ -119,7 +124,7 @@ def pipelined_rooted_table(
         values.append((algorithm, ports, s, int(cost.steps), cost.bandwidth_bytes / m, time, closed, bound))
         rows.append(
             [
-                ALGORITHM_LABELS[algorithm],
+                _ROOTED_LABELS.get((algorithm, primitive), ALGORITHM_LABELS[algorithm]),
                 str(ports),
                 "—" if s is None else str(s),
                 str(int(cost.steps)),
@@ -190,9 +195,13 @@ def fat_tree_allreduce_table(
     leaves, Bruck's AllReduce and (``n`` a power of two) recursive halving-doubling, each byte-checked
     on the topology (:func:`ccb_helpers.run_schedule`) and timed with its messages routed
     (:func:`ccb_helpers.routed_loads`). ``values``: ``(o, algorithm, messages per link, time,
-    node bound, bisection bound, correct, bandwidth term)``; the bounds are bandwidth terms
-    (chapter 3's node bound with one link per endpoint, chapter 5's bisection bound, below it on
-    every fat tree here) and the table gives the routed bandwidth term over the node bound.
+    node bound, bisection bound, correct, bandwidth term, spread bandwidth term)``; the bounds are
+    bandwidth terms (chapter 3's node bound with one link per endpoint, chapter 5's bisection
+    bound, below it on every fat tree here) and the table gives the routed bandwidth term over the
+    node bound. The last value is the simulator's bandwidth term, each leaf's uplink bytes spread
+    evenly over its spines (:func:`ccb_helpers.run_schedule`): no routing of the same rounds does
+    better, so it tells the contention the schedule cannot avoid from the contention of the hash
+    (on a 1:1 fat tree every round of these schedules routes without a shared link).
 
     >>> v = fat_tree_allreduce_table(n=16, oversubscriptions=(2,), m=2**14).values
     >>> [(a, k) for _, a, k, *_ in v]
@@ -235,11 +244,12 @@ def fat_tree_allreduce_table(
         node = float(_node_lower_bound("all_reduce", topology, m, p.beta, 1))
         bisection = float(_bisection_lower_bound("all_reduce", topology, m, p.beta))
         for name, schedule in schedules.items():
-            correct = run_schedule(schedule, topology=topology).correct
+            run = run_schedule(schedule, topology=topology)
             loads = routed_loads(schedule, topology)
             term = loads.bandwidth_bytes / p.beta
             time = len(schedule.rounds) * p.alpha + term
-            values.append((o, name, int(loads.link_messages.max()), time, node, bisection, correct, term))
+            spread = run.bandwidth_bytes / p.beta
+            values.append((o, name, int(loads.link_messages.max()), time, node, bisection, run.correct, term, spread))
             rows.append(
                 [
                     f"{o:g}:1",
@@ -248,7 +258,7 @@ def fat_tree_allreduce_table(
                     format_time(term),
                     f"{term / node:.2f}",
                     f"{bisection / node:.3f}",
-                    "正确" if correct else "错误",
+                    "正确" if run.correct else "错误",
                 ]
             )
     headers = [
