@@ -246,7 +246,7 @@ def routed_time(schedule: Schedule, topology: Topology, alpha, beta) -> float:
     >>> routed_time(generate("bruck", "all_gather", 8, 800, ports=7), ring(8), 1e-6, 1e9)
     Traceback (most recent call last):
     ...
-    ValueError: schedule: round 1: node 0 sends to 7 nodes but has 2 link(s); in the routed model a node drives at most one message per link in a round (generate the schedule with ports <= the topology's degree)
+    ccb_helpers.simulator.ScheduleError: round 1: node 0 sends to 7 nodes but has 2 link(s) in ring 8: a routed round starts and ends at most one message per link
     """
     alpha = check_seconds("alpha", alpha, scalar=True)
     beta = check_bandwidth("beta", beta, scalar=True)
