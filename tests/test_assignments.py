@@ -345,9 +345,18 @@ def _grade(ps: str, workdir: pathlib.Path, finalizer=None) -> dict:
         log["feedback"] = _run(nbgrader + ["generate_feedback", ps, "--force"], course, ok=False)
     else:
         formgrader = None
+        import resource
+
+        limits = {
+            name: resource.getrlimit(getattr(resource, name)) for name in dir(resource) if name.startswith("RLIMIT_")
+        }
         log["autograde"] = api("autograde", ps, student_id="*", create=True, force=True)
         log["autograde_seconds"] = time.perf_counter() - start
         escaped = _left_behind(os.getpid(), listener)
+        # The escape sets the grader's limits through prlimit (it needs only the same uid).
+        escaped["limits"] = {
+            name: value for name, value in limits.items() if resource.getrlimit(getattr(resource, name)) != value
+        }
         log["feedback"] = api("generate_feedback", ps, force=True)
 
     from nbgrader.api import Gradebook, MissingEntry
@@ -537,6 +546,7 @@ def test_problem_set_grades_a_class_with_cheaters(ps, scratch, request):
         f"{len(escaped['datagrams'])} datagrams reached the listener: {escaped['datagrams'][:2]}",
     )
     expect(not escaped["processes"], f"processes outlived autograde: {escaped['processes']}")
+    expect(not escaped.get("limits"), f"a student changed the grader's limits: {escaped.get('limits')}")
     expect("seccomp" in run["log"]["autograde"] and "no seccomp" not in run["log"]["autograde"], "seccomp in place")
     crash = cheats.crash_points(run["release"], run["source"], data.PARTS)
     for part, points in crash.items():

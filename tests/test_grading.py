@@ -646,6 +646,70 @@ def test_the_audit_hook_cannot_be_switched_off_and_the_kernel_closes_datagrams_a
     assert results["udp"] == ("ok", "'sent'") and got == [b"LEAK hidden input"], (results, got)
 
 
+_LIMITS = """
+import os, resource
+def probe(victim, grader):
+    out = {}
+    for what, call in [
+        ("victim", lambda: resource.prlimit(victim, resource.RLIMIT_CPU, (1, 1))),
+        ("grader", lambda: resource.prlimit(grader, resource.RLIMIT_NOFILE, (8, 8))),
+        ("parent", lambda: resource.prlimit(os.getppid(), resource.RLIMIT_AS, (2**26, 2**26))),
+        ("nice", lambda: os.setpriority(os.PRIO_PROCESS, victim, 19)),
+        ("user", lambda: os.setpriority(os.PRIO_USER, 0, 19)),
+        ("scheduler", lambda: os.sched_setscheduler(victim, os.SCHED_IDLE, os.sched_param(0))),
+        ("own", lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (60, 60))),
+        ("own nice", lambda: os.setpriority(os.PRIO_PROCESS, 0, 1)),
+    ]:
+        try:
+            call()
+            out[what] = "ok"
+        except BaseException as error:
+            out[what] = type(error).__name__
+    return out
+"""
+
+
+def _limits_of(pid: int) -> str:
+    with open(f"/proc/{pid}/limits", encoding="ascii") as handle:
+        return handle.read()
+
+
+@needs_landlock
+def test_the_student_process_cannot_change_another_processs_limits_or_priority():
+    """Teacher review of #40: ``resource.prlimit(int(os.environ["CCB_GRADER"]), RLIMIT_CPU, (1, 1))``
+    in an answer cell killed the grader with SIGXCPU and autograde graded no one after that
+    student; the fork server's limits, inherited by every later student process, were a channel
+    from one student's hidden calls to another's output. ``prlimit`` needs only the same uid (Landlock
+    has no rule for it): the seccomp filter allows it, and the scheduling calls, on the process
+    itself only — checked with the audit hook off, on a real process, the grader and the fork server."""
+    victim = subprocess.Popen(["sleep", "60"])
+    saved = dict(process.LAYERS)
+    try:
+        before = {pid: _limits_of(pid) for pid in (victim.pid, os.getpid())}
+        for layers in ({}, {"audit_hook": False}):
+            process.LAYERS.update(layers)
+            session = isolation.Session(require_sandbox=True)
+            try:
+                session.run_cell(_LIMITS, "<cell>")
+                results = session.call("probe", (victim.pid, os.getpid()), {})
+                server = process._SERVER.process.pid if process._SERVER is not None else None
+            finally:
+                session.close()
+            for what in ("victim", "grader", "parent", "nice", "user", "scheduler"):
+                assert results[what] == "PermissionError", (layers, what, results)
+            assert results["own"] == results["own nice"] == "ok", (layers, results)
+            assert {pid: _limits_of(pid) for pid in before} == before
+            if server is not None:
+                assert "Max address space         unlimited" in _limits_of(server), _limits_of(server)
+        assert os.getpriority(os.PRIO_PROCESS, victim.pid) == 0
+        assert os.sched_getscheduler(victim.pid) == os.SCHED_OTHER
+    finally:
+        process.LAYERS.clear()
+        process.LAYERS.update(saved)
+        victim.kill()
+        victim.wait()
+
+
 @needs_landlock
 def test_landlock_alone_confines_the_process(tmp_path):
     """The kernel's layer on its own (without the audit hook): files outside the allowed folders are unreadable."""
