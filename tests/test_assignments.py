@@ -526,6 +526,11 @@ def test_problem_set_grades_a_class_with_cheaters(ps, scratch, request):
         run["totals"].get("reference") == (data.AUTOGRADED_POINTS, data.AUTOGRADED_POINTS + written_points),
         f"reference total {run['totals'].get('reference')}",
     )
+    # The reference's autograded notebook shows no error (the released setup cell's
+    # grading.answer_cells raised LibraryUnavailable for every student: teacher review of #40).
+    graded = nbformat.read(course / "autograded" / "reference" / ps / f"{ps}.ipynb", as_version=4)
+    errors = [o.get("ename") for c in graded.cells for o in c.get("outputs", []) if o.output_type == "error"]
+    expect(not errors, f"the reference's autograded notebook shows errors: {errors}")
     # The weak student earns its groups' points.
     for part, points in data.WEAK_POINTS.items():
         expect(score("weak", part) == points, f"weak {part}: {score('weak', part)}, expected {points}")

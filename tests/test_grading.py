@@ -762,6 +762,28 @@ def test_the_library_is_a_stub_whose_calls_reject_the_part(capsys):
         session.close()
 
 
+def test_the_released_setup_cell_runs_without_an_error_under_grading():
+    """Teacher review of #40: ``from ccb_helpers import grading`` took the stub package's attribute
+    ``grading`` for a library function, so the released setup cell's ``grading.answer_cells(...)``
+    raised ``LibraryUnavailable: … 本题要自己实现`` in every student's autograded notebook and feedback.
+    The released setup cell's lines run without an error and call no library function."""
+    setup = (
+        "try:\n    import ccb_helpers as ccb\nexcept ImportError:\n    raise\nfrom ccb_helpers import grading\n"
+        "grading.answer_cells({'ps1-replicas': 'replica_rounds'})  # 答题单元格：评分时只运行它们\n"
+        "ccb.grading.answer_cells({})\nimport ccb_helpers.grading as again\nagain.answer_cells({})\n"
+    )
+    outcomes, _ = isolation.grade_cells(
+        [isolation.Cell("setup", setup, "ps1-setup")], library=ccb, require_sandbox=False
+    )
+    assert outcomes[0].error is None and outcomes[0].ran, outcomes[0]
+    session = isolation.Session(require_sandbox=False)
+    try:
+        session.run_cell("from ccb_helpers import grading\ngrading.answer_cells({'x': 'f'})\n", "<cell>")
+        assert session.library_calls_since(0) == []
+    finally:
+        session.close()
+
+
 def test_returned_values_cross_as_plain_data_and_lookalikes_do_not():
     session = isolation.Session(require_sandbox=False)
     try:
