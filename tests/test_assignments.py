@@ -951,7 +951,9 @@ def test_export_flags_a_student_who_handed_in_nothing(tmp_path):
 MUTANTS = [(ps, *mutant) for ps in SETS for mutant in getattr(_submissions(ps), "MUTANTS", [])]
 
 
-SALTS = ("", "course-2027", "a", "x1")
+# "s28": a salt under which ps9-steps' old "Bruck 的步长不够的 N" group drew only N = 13, 14, 15, where
+# Bruck's steps meet the bound (1 salt in 22: teacher review of #40).
+SALTS = ("", "course-2027", "a", "x1", "s28")
 
 
 @pytest.mark.parametrize("ps, part, group, answer", MUTANTS, ids=[f"{m[1]}-{i}" for i, m in enumerate(MUTANTS)])
