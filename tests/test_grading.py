@@ -784,6 +784,27 @@ def test_the_released_setup_cell_runs_without_an_error_under_grading():
         session.close()
 
 
+def test_a_huge_answer_cell_costs_the_grader_no_ipython_transformation(monkeypatch):
+    """Teacher review of #40: IPython's cell transformations ran in the grader, outside every time
+    budget, at ~0.1 ms a line (a 2 MiB lookup table: 16 s; a 25 MiB one held autograde for minutes
+    past the notebook's 120 s cap). A cell above ``MAX_TRANSFORMED`` runs as plain Python, compiled
+    by the student process within its cell budget; a small cell keeps its %magics."""
+    calls = []
+    real = isolation._transformed
+    monkeypatch.setattr(isolation, "_transformed", lambda source: calls.append(len(source)) or real(source))
+    table = "T = {\n" + "".join(f"    {i}: {7 * i},\n" for i in range(40000)) + "}\ndef f(i):\n    return T[i]\n"
+    assert len(table) > isolation.MAX_TRANSFORMED
+    session = isolation.Session(require_sandbox=False)
+    try:
+        session.run_cell(isolation._python(table), "<cell>")
+        assert session.call("f", (39999,), {}) == 7 * 39999
+    finally:
+        session.close()
+    assert calls == []
+    assert isolation._python("%time y = 2\n").startswith("get_ipython().run_line_magic('time'")
+    assert calls == [len("%time y = 2\n")]
+
+
 def test_returned_values_cross_as_plain_data_and_lookalikes_do_not():
     session = isolation.Session(require_sandbox=False)
     try:
