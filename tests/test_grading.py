@@ -805,6 +805,28 @@ def test_a_huge_answer_cell_costs_the_grader_no_ipython_transformation(monkeypat
     assert calls == [len("%time y = 2\n")]
 
 
+def test_a_student_process_that_cannot_start_fails_the_notebook_not_the_student(monkeypatch, tmp_path):
+    """Teacher review of #40: once student processes could not start (the fork server's address
+    space set to 64 MiB through prlimit, before seccomp refused it), every later notebook of the
+    class was graded as a student whose cells all crashed — 0 points, ``needs_attention`` empty —
+    and each failed start left its two pipes open until select() failed for the last students.
+    A start that fails before any of the student's code ran is the grader's failure: the notebook
+    is not graded (``export`` flags it) and nothing is left open."""
+    dead = tmp_path / "child.py"  # a student process (and fork server) that ends before its hello
+    dead.write_text("raise SystemExit(0)\n", encoding="utf-8")
+    monkeypatch.setattr(process, "CHILD", dead)
+    process.shutdown()
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(5):
+        with pytest.raises(process.StartFailed, match="could not be started"):
+            isolation.grade_cells(
+                [isolation.Cell("answer", "def f():\n    return 1\n", "x")], library=ccb, require_sandbox=False
+            )
+    process.shutdown()
+    assert len(os.listdir("/proc/self/fd")) <= before
+    assert issubclass(process.StartFailed, isolation.SandboxUnavailable)  # IsolatedGrading lets it fail the notebook
+
+
 def test_returned_values_cross_as_plain_data_and_lookalikes_do_not():
     session = isolation.Session(require_sandbox=False)
     try:
