@@ -562,7 +562,10 @@ def test_problem_set_grades_a_class_with_cheaters(ps, scratch, request):
             expect(score("runaway", part) == want, f"runaway {part}: {score('runaway', part)}, expected {want}")
     # Only the weak student's edit is reported (the edited cheat's edits too: those are real edits).
     changed = [line for line in run["log"]["autograde"].splitlines() if "has changed" in line]
-    expect(any(_tests_id(autograded_parts[0]) in line for line in changed), "the weak student's edit is reported")
+    expect(
+        any(_tests_id(autograded_parts[0]) in line and "Student weak: " in line for line in changed),
+        "the weak student's edit is reported with the student's id",
+    )
     written_id = data.WRITTEN[0]
     expect(
         all("-tests" in line or f"'cell_type' for cell {written_id} " in line for line in changed),
@@ -573,7 +576,11 @@ def test_problem_set_grades_a_class_with_cheaters(ps, scratch, request):
     expect("appears 2 times (copied)" in autograde_log, "a copied cell is reported")
     expect("schema_version 1 " in autograde_log and "schema_version missing" in autograde_log, "schema fixes logged")
     expect("old version of the metadata format" not in autograde_log, "nbgrader's metadata error")
-    expect("was deleted by the student: put back" in autograde_log, "a deleted test cell is restored with a log line")
+    expect(
+        "Student edited: Cell" in autograde_log and "was deleted by the student: put back" in autograde_log,
+        "a deleted test cell is restored with a log line naming the student",
+    )
+    expect("Student copied: Cell" in autograde_log, "a copied cell's line names the student")
     expect(run["after"] == run["digests"], "grading modified a submitted notebook")
 
     # Feedback: results, no test code, no rubric, nothing a probe echoed.
