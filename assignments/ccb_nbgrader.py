@@ -245,17 +245,30 @@ class InertStudentText(CoursePreprocessor):
         teacher = self._locked_sources(resources)
         for key in [k for k in nb.metadata if k not in self.NOTEBOOK_KEYS]:
             del nb.metadata[key]
-        for index, cell in enumerate(nb.cells):
+        # The written answers first, then any cell the student added, within the notebook's total
+        # (markup.MAX_NOTEBOOK_CHARS: a notebook of many huge Markdown cells held autograde).
+        order = sorted(range(len(nb.cells)), key=lambda i: not nb.cells[i].metadata.get("nbgrader", {}).get("solution"))
+        left = markup.MAX_NOTEBOOK_CHARS
+        for index in order:
+            cell = nb.cells[index]
             for key in [k for k in cell.metadata if k not in self.CELL_KEYS]:
                 del cell.metadata[key]
             grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if cell.cell_type == "markdown" and grade_id in teacher and cell.source == teacher[grade_id]:
+                continue  # the teacher's cell, as the gradebook holds it
+            if cell.cell_type not in ("markdown", "raw"):
+                continue
+            size = min(len(cell.source), markup.MAX_MARKDOWN_CHARS)
+            if size > left:
+                shown = markup.not_shown(len(cell.source))
+            else:
+                left -= size
+                shown = None
             if cell.cell_type == "markdown":
-                if grade_id in teacher and cell.source == teacher[grade_id]:
-                    continue  # the teacher's cell, as the gradebook holds it
-                cell.source = markup.inert_markdown(cell.source, cell.get("attachments") or {})
+                cell.source = shown or markup.inert_markdown(cell.source, cell.get("attachments") or {})
                 cell.pop("attachments", None)
-            elif cell.cell_type == "raw":
-                shown = nbformat.v4.new_markdown_cell(markup.inert_text(cell.source), metadata=cell.metadata)
+            else:
+                shown = nbformat.v4.new_markdown_cell(shown or markup.inert_text(cell.source), metadata=cell.metadata)
                 shown.pop("id", None)
                 if "id" in cell:
                     shown["id"] = cell["id"]

@@ -1214,6 +1214,32 @@ def test_a_students_markdown_reaches_the_teacher_as_inert_html():
     assert f'src="data:image/png;base64,{png}"' in inert
 
 
+def test_a_notebook_of_huge_markdown_cells_is_made_inert_within_a_total(monkeypatch):
+    """Teacher review of #40: making a Markdown cell inert costs the grader ~20 µs a character
+    (200 000 ``<`` took 7 s), outside every time budget, and a notebook may hold any number of
+    cells: 50 added cells of 200 000 ``<`` held autograde for minutes. The cells are made inert
+    within ``MAX_NOTEBOOK_CHARS`` in all, the written answer first; the rest say where to read them."""
+    _nbgrader()
+    from ccb_helpers.grading import markup
+
+    rendered = []
+    real_markdown, real_text = markup.inert_markdown, markup.inert_text
+    monkeypatch.setattr(markup, "inert_markdown", lambda text, *a: rendered.append(len(text)) or real_markdown("x"))
+    monkeypatch.setattr(markup, "inert_text", lambda text: rendered.append(len(text)) or real_text("x"))
+    monkeypatch.setattr(plugins.InertStudentText, "_locked_sources", staticmethod(lambda resources: {}))
+    huge = "<" * markup.MAX_MARKDOWN_CHARS
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell(huge) for _ in range(30)] + [nbformat.v4.new_raw_cell(huge)]
+    written = nbformat.v4.new_markdown_cell("我的证明", metadata={"nbgrader": {"solution": True, "grade_id": "x"}})
+    nb.cells.append(written)
+    nb, _ = plugins.InertStudentText().preprocess(nb, {})
+    assert sum(rendered) <= markup.MAX_NOTEBOOK_CHARS and rendered[0] == len("我的证明"), rendered
+    assert nb.cells[-1].source == real_markdown("x")  # the written answer, rendered although it comes last
+    skipped = [c.source for c in nb.cells if "没有显示" in c.source]
+    assert len(skipped) == len(nb.cells) - len(rendered) and all(c.cell_type == "markdown" for c in nb.cells)
+    assert skipped[0] == markup.not_shown(len(huge))
+
+
 _PERTURB = r"""
 import numpy as _np
 def _perturbed(value, how):
