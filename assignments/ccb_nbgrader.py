@@ -259,19 +259,14 @@ class InertStudentText(CoursePreprocessor):
             if cell.cell_type not in ("markdown", "raw"):
                 continue
             size = min(len(cell.source), markup.MAX_MARKDOWN_CHARS)
-            if size > left:
-                shown = markup.not_shown(len(cell.source))
-            else:
-                left -= size
-                shown = None
+            shown, left = (markup.not_shown(len(cell.source)), left) if size > left else (None, left - size)
             if cell.cell_type == "markdown":
                 cell.source = shown or markup.inert_markdown(cell.source, cell.get("attachments") or {})
                 cell.pop("attachments", None)
             else:
                 shown = nbformat.v4.new_markdown_cell(shown or markup.inert_text(cell.source), metadata=cell.metadata)
                 shown.pop("id", None)
-                if "id" in cell:
-                    shown["id"] = cell["id"]
+                shown.update({"id": cell["id"]} if "id" in cell else {})
                 nb.cells[index] = shown
         return nb, resources
 
