@@ -21,7 +21,7 @@ Python API), which saves a Python start and an nbgrader import per command (a th
   look-alike return values, probes that echo their inputs or spell them in what they return,
   edited/deleted/forged locked cells, script in Markdown and raw cells — zero on every part;
   copied cells and broken nbgrader metadata, and an escape (the audit hook switched off, forks,
-  UDP to a listener) — full marks, nothing gets out; a process that dies (``os._exit``) is graded
+  prlimit on the grader and the fork server, UDP to a listener) — full marks, nothing gets out; a process that dies (``os._exit``) is graded
   as far as it goes.
 
 Checked: per-part scores from the gradebook; feedback pages carry no line of hidden test code or
