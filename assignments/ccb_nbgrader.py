@@ -118,8 +118,9 @@ class RepairCellMetadata(CoursePreprocessor):
                 }
         except MissingEntry:
             return nb, resources
+        student = resources["nbgrader"].get("student")
         for line in repair_cells(nb.cells, known, self._released_ids(notebook_id, assignment_id)):
-            self.log.warning(line)
+            self.log.warning("Student %s: %s", student, line)
         return nb, resources
 
     def _released_ids(self, notebook_id: str, assignment_id: str) -> dict:
@@ -153,10 +154,22 @@ class RestoreReleasedCells(OverwriteCells):
 
     def preprocess(self, nb, resources):
         self._known = None
+        self._student = resources.get("nbgrader", {}).get("student")
         try:
             return super().preprocess(nb, resources)
         finally:
             self._known = None
+
+    def report_change(self, name, attr, old, new) -> None:
+        # nbgrader's warning, with the student it is about (a class's log interleaves them all).
+        self.log.warning(
+            "Student %s: Attribute '%s' for cell %s has changed! (should be: %s, got: %s)",
+            self._student,
+            attr,
+            name,
+            old,
+            new,
+        )
 
     def _notebook_cells(self) -> tuple[dict, dict]:
         """The gradebook's cells of this notebook: ``{grade_id: source cell}`` and the ids of its grade,
@@ -193,7 +206,9 @@ class RestoreReleasedCells(OverwriteCells):
                 # A grade id the gradebook does not know: a cell the student made up (nbgrader
                 # would drop only its id, and the notebook would then fail validation).
                 self.log.warning(
-                    "Cell '%s' does not exist in the database: graded as a cell the student added", grade_id
+                    "Student %s: Cell '%s' does not exist in the database: graded as a cell the student added",
+                    self._student,
+                    grade_id,
                 )
                 del cell.metadata["nbgrader"]
                 return cell, resources
@@ -230,20 +245,28 @@ class InertStudentText(CoursePreprocessor):
         teacher = self._locked_sources(resources)
         for key in [k for k in nb.metadata if k not in self.NOTEBOOK_KEYS]:
             del nb.metadata[key]
-        for index, cell in enumerate(nb.cells):
+        # The written answers first, then any cell the student added, within the notebook's total
+        # (markup.MAX_NOTEBOOK_CHARS: a notebook of many huge Markdown cells held autograde).
+        order = sorted(range(len(nb.cells)), key=lambda i: not nb.cells[i].metadata.get("nbgrader", {}).get("solution"))
+        left = markup.MAX_NOTEBOOK_CHARS
+        for index in order:
+            cell = nb.cells[index]
             for key in [k for k in cell.metadata if k not in self.CELL_KEYS]:
                 del cell.metadata[key]
             grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if cell.cell_type == "markdown" and grade_id in teacher and cell.source == teacher[grade_id]:
+                continue  # the teacher's cell, as the gradebook holds it
+            if cell.cell_type not in ("markdown", "raw"):
+                continue
+            size = min(len(cell.source), markup.MAX_MARKDOWN_CHARS)
+            shown, left = (markup.not_shown(len(cell.source)), left) if size > left else (None, left - size)
             if cell.cell_type == "markdown":
-                if grade_id in teacher and cell.source == teacher[grade_id]:
-                    continue  # the teacher's cell, as the gradebook holds it
-                cell.source = markup.inert_markdown(cell.source, cell.get("attachments") or {})
+                cell.source = shown or markup.inert_markdown(cell.source, cell.get("attachments") or {})
                 cell.pop("attachments", None)
-            elif cell.cell_type == "raw":
-                shown = nbformat.v4.new_markdown_cell(markup.inert_text(cell.source), metadata=cell.metadata)
+            else:
+                shown = nbformat.v4.new_markdown_cell(shown or markup.inert_text(cell.source), metadata=cell.metadata)
                 shown.pop("id", None)
-                if "id" in cell:
-                    shown["id"] = cell["id"]
+                shown.update({"id": cell["id"]} if "id" in cell else {})
                 nb.cells[index] = shown
         return nb, resources
 
@@ -281,6 +304,7 @@ class IsolatedGrading(CoursePreprocessor):
             answers = {c.name for c in record.solution_cells}
             tests = [c.name for c in record.grade_cells if c.cell_type == "code" and c.name not in answers]
             points = {c.name: c.max_score for c in record.grade_cells}
+        self._student = resources["nbgrader"].get("student")
         self._restore_missing(nb, sources, tests, points)
         for cell in nb.cells:
             # A cell claiming a grade id the gradebook does not know (a forged grade cell) is a
@@ -368,7 +392,9 @@ class IsolatedGrading(CoursePreprocessor):
             positions = [i for i, c in enumerate(nb.cells) if c.metadata.get("nbgrader", {}).get("grade_id") == answer]
             position = positions[0] + 1 if positions else (len(nb.cells) if is_test else 0)
             nb.cells.insert(position, cell)
-            self.log.warning("Cell '%s' was deleted by the student: put back from the gradebook", grade_id)
+            self.log.warning(
+                "Student %s: Cell '%s' was deleted by the student: put back from the gradebook", self._student, grade_id
+            )
 
 
 class RequireNumericScore(CoursePreprocessor):

@@ -21,7 +21,7 @@ Python API), which saves a Python start and an nbgrader import per command (a th
   look-alike return values, probes that echo their inputs or spell them in what they return,
   edited/deleted/forged locked cells, script in Markdown and raw cells — zero on every part;
   copied cells and broken nbgrader metadata, and an escape (the audit hook switched off, forks,
-  UDP to a listener) — full marks, nothing gets out; a process that dies (``os._exit``) is graded
+  prlimit on the grader and the fork server, UDP to a listener) — full marks, nothing gets out; a process that dies (``os._exit``) is graded
   as far as it goes.
 
 Checked: per-part scores from the gradebook; feedback pages carry no line of hidden test code or
@@ -345,9 +345,18 @@ def _grade(ps: str, workdir: pathlib.Path, finalizer=None) -> dict:
         log["feedback"] = _run(nbgrader + ["generate_feedback", ps, "--force"], course, ok=False)
     else:
         formgrader = None
+        import resource
+
+        limits = {
+            name: resource.getrlimit(getattr(resource, name)) for name in dir(resource) if name.startswith("RLIMIT_")
+        }
         log["autograde"] = api("autograde", ps, student_id="*", create=True, force=True)
         log["autograde_seconds"] = time.perf_counter() - start
         escaped = _left_behind(os.getpid(), listener)
+        # The escape sets the grader's limits through prlimit (it needs only the same uid).
+        escaped["limits"] = {
+            name: value for name, value in limits.items() if resource.getrlimit(getattr(resource, name)) != value
+        }
         log["feedback"] = api("generate_feedback", ps, force=True)
 
     from nbgrader.api import Gradebook, MissingEntry
@@ -517,6 +526,11 @@ def test_problem_set_grades_a_class_with_cheaters(ps, scratch, request):
         run["totals"].get("reference") == (data.AUTOGRADED_POINTS, data.AUTOGRADED_POINTS + written_points),
         f"reference total {run['totals'].get('reference')}",
     )
+    # The reference's autograded notebook shows no error (the released setup cell's
+    # grading.answer_cells raised LibraryUnavailable for every student: teacher review of #40).
+    graded = nbformat.read(course / "autograded" / "reference" / ps / f"{ps}.ipynb", as_version=4)
+    errors = [o.get("ename") for c in graded.cells for o in c.get("outputs", []) if o.output_type == "error"]
+    expect(not errors, f"the reference's autograded notebook shows errors: {errors}")
     # The weak student earns its groups' points.
     for part, points in data.WEAK_POINTS.items():
         expect(score("weak", part) == points, f"weak {part}: {score('weak', part)}, expected {points}")
@@ -537,6 +551,7 @@ def test_problem_set_grades_a_class_with_cheaters(ps, scratch, request):
         f"{len(escaped['datagrams'])} datagrams reached the listener: {escaped['datagrams'][:2]}",
     )
     expect(not escaped["processes"], f"processes outlived autograde: {escaped['processes']}")
+    expect(not escaped.get("limits"), f"a student changed the grader's limits: {escaped.get('limits')}")
     expect("seccomp" in run["log"]["autograde"] and "no seccomp" not in run["log"]["autograde"], "seccomp in place")
     crash = cheats.crash_points(run["release"], run["source"], data.PARTS)
     for part, points in crash.items():
@@ -547,7 +562,10 @@ def test_problem_set_grades_a_class_with_cheaters(ps, scratch, request):
             expect(score("runaway", part) == want, f"runaway {part}: {score('runaway', part)}, expected {want}")
     # Only the weak student's edit is reported (the edited cheat's edits too: those are real edits).
     changed = [line for line in run["log"]["autograde"].splitlines() if "has changed" in line]
-    expect(any(_tests_id(autograded_parts[0]) in line for line in changed), "the weak student's edit is reported")
+    expect(
+        any(_tests_id(autograded_parts[0]) in line and "Student weak: " in line for line in changed),
+        "the weak student's edit is reported with the student's id",
+    )
     written_id = data.WRITTEN[0]
     expect(
         all("-tests" in line or f"'cell_type' for cell {written_id} " in line for line in changed),
@@ -558,7 +576,11 @@ def test_problem_set_grades_a_class_with_cheaters(ps, scratch, request):
     expect("appears 2 times (copied)" in autograde_log, "a copied cell is reported")
     expect("schema_version 1 " in autograde_log and "schema_version missing" in autograde_log, "schema fixes logged")
     expect("old version of the metadata format" not in autograde_log, "nbgrader's metadata error")
-    expect("was deleted by the student: put back" in autograde_log, "a deleted test cell is restored with a log line")
+    expect(
+        "Student edited: Cell" in autograde_log and "was deleted by the student: put back" in autograde_log,
+        "a deleted test cell is restored with a log line naming the student",
+    )
+    expect("Student copied: Cell" in autograde_log, "a copied cell's line names the student")
     expect(run["after"] == run["digests"], "grading modified a submitted notebook")
 
     # Feedback: results, no test code, no rubric, nothing a probe echoed.
@@ -936,7 +958,9 @@ def test_export_flags_a_student_who_handed_in_nothing(tmp_path):
 MUTANTS = [(ps, *mutant) for ps in SETS for mutant in getattr(_submissions(ps), "MUTANTS", [])]
 
 
-SALTS = ("", "course-2027", "a", "x1")
+# "s28": a salt under which ps9-steps' old "Bruck 的步长不够的 N" group drew only N = 13, 14, 15, where
+# Bruck's steps meet the bound (1 salt in 22: teacher review of #40).
+SALTS = ("", "course-2027", "a", "x1", "s28")
 
 
 @pytest.mark.parametrize("ps, part, group, answer", MUTANTS, ids=[f"{m[1]}-{i}" for i, m in enumerate(MUTANTS)])
@@ -1188,6 +1212,32 @@ def test_a_students_markdown_reaches_the_teacher_as_inert_html():
     inert = inert_markdown(source, {"m.png": {"image/png": png}})
     assert "<strong>粗体</strong>" in inert and "$a &lt; b$" in inert and "\\frac{1}{2}" in inert
     assert f'src="data:image/png;base64,{png}"' in inert
+
+
+def test_a_notebook_of_huge_markdown_cells_is_made_inert_within_a_total(monkeypatch):
+    """Teacher review of #40: making a Markdown cell inert costs the grader ~20 µs a character
+    (200 000 ``<`` took 7 s), outside every time budget, and a notebook may hold any number of
+    cells: 50 added cells of 200 000 ``<`` held autograde for minutes. The cells are made inert
+    within ``MAX_NOTEBOOK_CHARS`` in all, the written answer first; the rest say where to read them."""
+    _nbgrader()
+    from ccb_helpers.grading import markup
+
+    rendered = []
+    real_markdown, real_text = markup.inert_markdown, markup.inert_text
+    monkeypatch.setattr(markup, "inert_markdown", lambda text, *a: rendered.append(len(text)) or real_markdown("x"))
+    monkeypatch.setattr(markup, "inert_text", lambda text: rendered.append(len(text)) or real_text("x"))
+    monkeypatch.setattr(plugins.InertStudentText, "_locked_sources", staticmethod(lambda resources: {}))
+    huge = "<" * markup.MAX_MARKDOWN_CHARS
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell(huge) for _ in range(30)] + [nbformat.v4.new_raw_cell(huge)]
+    written = nbformat.v4.new_markdown_cell("我的证明", metadata={"nbgrader": {"solution": True, "grade_id": "x"}})
+    nb.cells.append(written)
+    nb, _ = plugins.InertStudentText().preprocess(nb, {})
+    assert sum(rendered) <= markup.MAX_NOTEBOOK_CHARS and rendered[0] == len("我的证明"), rendered
+    assert nb.cells[-1].source == real_markdown("x")  # the written answer, rendered although it comes last
+    skipped = [c.source for c in nb.cells if "没有显示" in c.source]
+    assert len(skipped) == len(nb.cells) - len(rendered) and all(c.cell_type == "markdown" for c in nb.cells)
+    assert skipped[0] == markup.not_shown(len(huge))
 
 
 _PERTURB = r"""

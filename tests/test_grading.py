@@ -646,6 +646,70 @@ def test_the_audit_hook_cannot_be_switched_off_and_the_kernel_closes_datagrams_a
     assert results["udp"] == ("ok", "'sent'") and got == [b"LEAK hidden input"], (results, got)
 
 
+_LIMITS = """
+import os, resource
+def probe(victim, grader):
+    out = {}
+    for what, call in [
+        ("victim", lambda: resource.prlimit(victim, resource.RLIMIT_CPU, (1, 1))),
+        ("grader", lambda: resource.prlimit(grader, resource.RLIMIT_NOFILE, (8, 8))),
+        ("parent", lambda: resource.prlimit(os.getppid(), resource.RLIMIT_AS, (2**26, 2**26))),
+        ("nice", lambda: os.setpriority(os.PRIO_PROCESS, victim, 19)),
+        ("user", lambda: os.setpriority(os.PRIO_USER, 0, 19)),
+        ("scheduler", lambda: os.sched_setscheduler(victim, os.SCHED_IDLE, os.sched_param(0))),
+        ("own", lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (60, 60))),
+        ("own nice", lambda: os.setpriority(os.PRIO_PROCESS, 0, 1)),
+    ]:
+        try:
+            call()
+            out[what] = "ok"
+        except BaseException as error:
+            out[what] = type(error).__name__
+    return out
+"""
+
+
+def _limits_of(pid: int) -> str:
+    with open(f"/proc/{pid}/limits", encoding="ascii") as handle:
+        return handle.read()
+
+
+@needs_landlock
+def test_the_student_process_cannot_change_another_processs_limits_or_priority():
+    """Teacher review of #40: ``resource.prlimit(int(os.environ["CCB_GRADER"]), RLIMIT_CPU, (1, 1))``
+    in an answer cell killed the grader with SIGXCPU and autograde graded no one after that
+    student; the fork server's limits, inherited by every later student process, were a channel
+    from one student's hidden calls to another's output. ``prlimit`` needs only the same uid (Landlock
+    has no rule for it): the seccomp filter allows it, and the scheduling calls, on the process
+    itself only — checked with the audit hook off, on a real process, the grader and the fork server."""
+    victim = subprocess.Popen(["sleep", "60"])
+    saved = dict(process.LAYERS)
+    try:
+        before = {pid: _limits_of(pid) for pid in (victim.pid, os.getpid())}
+        for layers in ({}, {"audit_hook": False}):
+            process.LAYERS.update(layers)
+            session = isolation.Session(require_sandbox=True)
+            try:
+                session.run_cell(_LIMITS, "<cell>")
+                results = session.call("probe", (victim.pid, os.getpid()), {})
+                server = process._SERVER.process.pid if process._SERVER is not None else None
+            finally:
+                session.close()
+            for what in ("victim", "grader", "parent", "nice", "user", "scheduler"):
+                assert results[what] == "PermissionError", (layers, what, results)
+            assert results["own"] == results["own nice"] == "ok", (layers, results)
+            assert {pid: _limits_of(pid) for pid in before} == before
+            if server is not None:
+                assert "Max address space         unlimited" in _limits_of(server), _limits_of(server)
+        assert os.getpriority(os.PRIO_PROCESS, victim.pid) == 0
+        assert os.sched_getscheduler(victim.pid) == os.SCHED_OTHER
+    finally:
+        process.LAYERS.clear()
+        process.LAYERS.update(saved)
+        victim.kill()
+        victim.wait()
+
+
 @needs_landlock
 def test_landlock_alone_confines_the_process(tmp_path):
     """The kernel's layer on its own (without the audit hook): files outside the allowed folders are unreadable."""
@@ -696,6 +760,71 @@ def test_the_library_is_a_stub_whose_calls_reject_the_part(capsys):
         assert "ccb.info_steps" in capsys.readouterr().out
     finally:
         session.close()
+
+
+def test_the_released_setup_cell_runs_without_an_error_under_grading():
+    """Teacher review of #40: ``from ccb_helpers import grading`` took the stub package's attribute
+    ``grading`` for a library function, so the released setup cell's ``grading.answer_cells(...)``
+    raised ``LibraryUnavailable: … 本题要自己实现`` in every student's autograded notebook and feedback.
+    The released setup cell's lines run without an error and call no library function."""
+    setup = (
+        "try:\n    import ccb_helpers as ccb\nexcept ImportError:\n    raise\nfrom ccb_helpers import grading\n"
+        "grading.answer_cells({'ps1-replicas': 'replica_rounds'})  # 答题单元格：评分时只运行它们\n"
+        "ccb.grading.answer_cells({})\nimport ccb_helpers.grading as again\nagain.answer_cells({})\n"
+    )
+    outcomes, _ = isolation.grade_cells(
+        [isolation.Cell("setup", setup, "ps1-setup")], library=ccb, require_sandbox=False
+    )
+    assert outcomes[0].error is None and outcomes[0].ran, outcomes[0]
+    session = isolation.Session(require_sandbox=False)
+    try:
+        session.run_cell("from ccb_helpers import grading\ngrading.answer_cells({'x': 'f'})\n", "<cell>")
+        assert session.library_calls_since(0) == []
+    finally:
+        session.close()
+
+
+def test_a_huge_answer_cell_costs_the_grader_no_ipython_transformation(monkeypatch):
+    """Teacher review of #40: IPython's cell transformations ran in the grader, outside every time
+    budget, at ~0.1 ms a line (a 2 MiB lookup table: 16 s; a 25 MiB one held autograde for minutes
+    past the notebook's 120 s cap). A cell above ``MAX_TRANSFORMED`` runs as plain Python, compiled
+    by the student process within its cell budget; a small cell keeps its %magics."""
+    calls = []
+    real = isolation._transformed
+    monkeypatch.setattr(isolation, "_transformed", lambda source: calls.append(len(source)) or real(source))
+    table = "T = {\n" + "".join(f"    {i}: {7 * i},\n" for i in range(40000)) + "}\ndef f(i):\n    return T[i]\n"
+    assert len(table) > isolation.MAX_TRANSFORMED
+    session = isolation.Session(require_sandbox=False)
+    try:
+        session.run_cell(isolation._python(table), "<cell>")
+        assert session.call("f", (39999,), {}) == 7 * 39999
+    finally:
+        session.close()
+    assert calls == []
+    assert isolation._python("%time y = 2\n").startswith("get_ipython().run_line_magic('time'")
+    assert calls == [len("%time y = 2\n")]
+
+
+def test_a_student_process_that_cannot_start_fails_the_notebook_not_the_student(monkeypatch, tmp_path):
+    """Teacher review of #40: once student processes could not start (the fork server's address
+    space set to 64 MiB through prlimit, before seccomp refused it), every later notebook of the
+    class was graded as a student whose cells all crashed — 0 points, ``needs_attention`` empty —
+    and each failed start left its two pipes open until select() failed for the last students.
+    A start that fails before any of the student's code ran is the grader's failure: the notebook
+    is not graded (``export`` flags it) and nothing is left open."""
+    dead = tmp_path / "child.py"  # a student process (and fork server) that ends before its hello
+    dead.write_text("raise SystemExit(0)\n", encoding="utf-8")
+    monkeypatch.setattr(process, "CHILD", dead)
+    process.shutdown()
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(5):
+        with pytest.raises(process.StartFailed, match="could not be started"):
+            isolation.grade_cells(
+                [isolation.Cell("answer", "def f():\n    return 1\n", "x")], library=ccb, require_sandbox=False
+            )
+    process.shutdown()
+    assert len(os.listdir("/proc/self/fd")) <= before
+    assert issubclass(process.StartFailed, isolation.SandboxUnavailable)  # IsolatedGrading lets it fail the notebook
 
 
 def test_returned_values_cross_as_plain_data_and_lookalikes_do_not():

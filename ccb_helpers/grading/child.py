@@ -12,7 +12,8 @@ not a module of the package: it imports the standard library and numpy only, so 
    and the system libraries only, nothing writable, no TCP, no signals or abstract UNIX sockets
    outside its own domain (as far as the kernel's Landlock ABI goes) — so the course folder,
    the gradebook, other students' files and the real ``ccb_helpers`` are unreadable;
-6. installs a seccomp filter: no process, no socket (UDP included), no signal to another process;
+6. installs a seccomp filter: no process, no socket (UDP included), no signal to another process,
+   no change to another process's limits, priority or scheduling;
 7. replaces ``ccb_helpers`` by a stub: every library function is unavailable (calling it
    records the call and raises), except the data records ``Transfer`` and ``Schedule`` that a
    construction part returns;

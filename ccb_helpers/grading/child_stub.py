@@ -89,6 +89,12 @@ def _stub_module(name):
             return _RECORDS[attr]
         if prefix + attr in _HARMLESS:
             return _HARMLESS[prefix + attr]
+        # ``from ccb_helpers import grading`` asks the package for the attribute first: the stub
+        # submodule, not a library function (the released setup cell's ``grading.answer_cells``
+        # raised LibraryUnavailable in every student's feedback).
+        submodule = sys.modules.get(f"{name}.{attr}")
+        if submodule is not None:
+            return submodule
         return _LibraryFunction(prefix + attr)
 
     module.__getattr__ = __getattr__

@@ -318,8 +318,24 @@ class Report:
 # most of their texts (every test cell, the setup cell, the answers of everyone who got it
 # right): each text is transformed, parsed and compiled once per grading process, not once per
 # student (IPython's tokenizer was a tenth of the grader's CPU time in a class's autograde).
+#: Characters of a cell above which IPython's transformations (``%magic``, ``!shell``) are not
+#: applied: they run in the grader, outside every time budget, at ~0.1 ms a line — a 2 MiB lookup
+#: table took 16 s, a 25 MiB one would hold autograde for minutes past the notebook's cap. Such a
+#: cell is run as plain Python (the student process compiles it within the cell's budget).
+MAX_TRANSFORMED = 256 * 1024
+
+
 def _python(source: str) -> str:
-    """A cell's source as Python (IPython's transformations: ``%magic``, ``!shell``)."""
+    """A cell's source as Python (IPython's transformations: ``%magic``, ``!shell``).
+
+    >>> _python("%time x = 1")[:19]
+    'get_ipython().run_l'
+    >>> big = "x = 1  # %time; " * 20000   # over MAX_TRANSFORMED: as is
+    >>> _python(big) is big
+    True
+    """
+    if len(source) > MAX_TRANSFORMED:
+        return source
     # A huge answer (a lookup table) is not kept: the cache stays under 1024 x 64 KiB.
     return _python_cached(source) if len(source) <= 65536 else _transformed(source)
 

@@ -31,10 +31,14 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["MAX_MARKDOWN_CHARS", "inert_markdown", "inert_text"]
+__all__ = ["MAX_MARKDOWN_CHARS", "MAX_NOTEBOOK_CHARS", "inert_markdown", "inert_text", "not_shown"]
 
 #: Characters of a cell rendered as Markdown; a longer cell is shown as escaped text.
 MAX_MARKDOWN_CHARS = 200_000
+#: Characters of a notebook's student-written cells made inert in all. Rendering and cleaning
+#: take ~20 µs a character in the grader (200 000 ``<``: 7 s), outside every time budget, and a
+#: notebook can hold any number of cells: past this total a cell is replaced by :func:`not_shown`.
+MAX_NOTEBOOK_CHARS = 400_000
 
 _WRAPPER = '<div class="ccb-student-text">{}</div>'
 _TAGS = frozenset(
@@ -162,4 +166,18 @@ def inert_text(text: str) -> str:
         block
         if _passes_through(block)
         else _WRAPPER.format("（这个单元格的内容无法安全显示：请在 submitted/ 里的原文件中查看）")
+    )
+
+
+def not_shown(length: int) -> str:
+    """The inert block that stands for a student's cell past :data:`MAX_NOTEBOOK_CHARS`.
+
+    >>> not_shown(12)
+    '<div class="ccb-student-text">（这个单元格没有显示：学生写的文字超过了一本 notebook 能显示的 400000 个字符；它有 12 个字符，请在 submitted/ 里的原文件中查看）</div>'
+    """
+    if type(length) is not int or length < 0:
+        raise ValueError(f"length must be an int >= 0, got {length!r}")
+    return _WRAPPER.format(
+        f"（这个单元格没有显示：学生写的文字超过了一本 notebook 能显示的 {MAX_NOTEBOOK_CHARS} 个字符；"
+        f"它有 {length} 个字符，请在 submitted/ 里的原文件中查看）"
     )

@@ -27,7 +27,7 @@ import numpy as np
 from .. import _validation
 from .parts import Timeout
 
-__all__ = ["MAX_MESSAGE", "SandboxUnavailable", "StudentProcess", "sandbox_abi", "shutdown"]
+__all__ = ["MAX_MESSAGE", "SandboxUnavailable", "StartFailed", "StudentProcess", "sandbox_abi", "shutdown"]
 
 CHILD = pathlib.Path(__file__).with_name("child.py")
 #: Largest reply read from the student process (bytes). Parsed JSON can take 45 bytes a character
@@ -42,6 +42,12 @@ CPU_SECONDS = 900
 
 class SandboxUnavailable(RuntimeError):
     """The kernel offers no Landlock sandbox and unsandboxed grading was not allowed."""
+
+
+class StartFailed(SandboxUnavailable):
+    """The student process ended, or said nothing, before any of the student's code ran: the
+    grader's own failure (its limits, memory, the fork server), never the student's. The notebook
+    is not graded (``export`` flags it) rather than scored 0 cell by cell (#40 teacher review)."""
 
 
 class _Died(Exception):
@@ -235,8 +241,18 @@ class StudentProcess:
         finally:
             os.close(to_child)
             os.close(from_child)
-        self._send(dict(_readable_paths(), memory=MEMORY, cpu_seconds=CPU_SECONDS, layers=dict(LAYERS)))
-        hello = self._receive(time.monotonic() + 60)
+        try:
+            self._send(dict(_readable_paths(), memory=MEMORY, cpu_seconds=CPU_SECONDS, layers=dict(LAYERS)))
+            hello = self._receive(time.monotonic() + 60)
+        except (_Died, Timeout) as error:
+            # Nothing of the student's has run yet. Before, this was a cell the student crashed
+            # (the class after one broken start scored 0 with nothing flagged) and the pipes and
+            # the process were left behind (the grader ran out of file descriptors).
+            self.kill()
+            raise StartFailed(
+                f"the student process could not be started ({error or type(error).__name__}); grade this"
+                " notebook again (nbgrader autograde ASSIGNMENT --student ID --force)"
+            ) from None
         self.landlock = int(hello.get("landlock", 0))
         self.seccomp = hello.get("seccomp") is True
         self.netns = hello.get("netns") is True

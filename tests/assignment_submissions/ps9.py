@@ -101,4 +101,19 @@ MUTANTS = [
     ("ps9-hops", "k ≥ 2 个端口（每跳有 k 种选择）", WEAK["ps9-hops"]),
     ("ps9-hier", "每个节点一块网卡（rail 共用）", WEAK["ps9-hier"]),
     ("ps9-twolevel", "网卡快：端点（NVLink 加网卡）起作用", WEAK["ps9-twolevel"]),
+    # The node term with V_node = 2M (the factor (K - 1) / K forgotten): wrong where the node cut binds.
+    (
+        "ps9-twolevel",
+        "网卡慢：节点割起作用",
+        "def two_level_bandwidth(nodes, gpus, size, fabric_beta, nic_beta):\n"
+        "    n = nodes * gpus\n"
+        "    v = 2 * (n - 1) / n * size\n"
+        "    if nodes == 1:\n"
+        "        return v / fabric_beta\n"
+        "    node_beta = gpus * nic_beta\n"
+        "    return max(v / (fabric_beta + node_beta / gpus), 2 * size / node_beta)",
+    ),
+    # Bruck's steps 1, 2, 4, ...: the group's N are those where they miss the bound (at 13, 14, 15 they
+    # meet it, and the group drew them under some salts: teacher review of #40).
+    ("ps9-steps", "Bruck 的步长不够的 N", WEAK["ps9-steps"]),
 ]
