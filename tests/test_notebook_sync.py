@@ -306,3 +306,22 @@ def test_no_line_break_inside_chinese_text(path):
         if cell.cell_type == "markdown" and sync_notebooks.cjk_blanks(cell.source)
     ]
     assert blanks == [], f"blanks between Chinese characters (cell, start): {blanks}"
+
+
+def test_every_explorer_has_the_one_hint_and_no_stale_one():
+    """The hint above each explorer comes from one place (sync_notebooks.EXPLORER_HINT): a chapter
+    cannot keep telling the site's reader that its live explorer is a static picture (#43)."""
+    explorers = 0
+    for path in NOTEBOOKS:
+        nb = nbformat.read(path, as_version=4)
+        for before, cell in zip(nb.cells, nb.cells[1:]):
+            if sync_notebooks._is_explorer_cell(cell):
+                explorers += 1
+                assert before.source.endswith("\n\n" + sync_notebooks.EXPLORER_HINT), path.name
+        text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+        assert "静态页面显示默认参数" not in text and "即可操作控件" not in text, path.name
+    assert explorers >= 8
+    stale = "拖动 $N$。在 Jupyter / Colab 中运行本页即可操作控件；静态页面显示默认参数下的图。"
+    assert sync_notebooks.with_explorer_hint(stale) == "拖动 $N$。\n\n" + sync_notebooks.EXPLORER_HINT
+    once = sync_notebooks.with_explorer_hint(stale)
+    assert sync_notebooks.with_explorer_hint(once) == once
