@@ -195,3 +195,55 @@ SET_CONTROL_JS = """([root, name, target]) => {
   }
   c.dispatchEvent(new Event('change', {bubbles: true}));
 }"""
+
+
+# -- drawings of graphs: every node at its own place (issue #43: the hypercube hid nodes) ----------
+
+#: The discs of every graph panel of explorer ``name`` in ``states``, drawn by ccb-live.js at each
+#: of ``widths`` px: ``[[[cx, cy, r], ...] per graph panel] per (state, width)`` (node discs only,
+#: not the ring around the root). ``body``: the live element's JSON (:func:`live_body`).
+GRAPH_DISCS_JS = """async ([name, body, states, widths]) => {
+  const exported = await CCBLive.inflate(body);
+  const box = document.createElement('div'); document.body.appendChild(box);
+  const out = [];
+  for (const state of states) for (const width of widths) {
+    const figure = CCBLive.evaluate(name, exported.data, state).figure;
+    const svg = CCBLive.render(box, figure, width);
+    out.push(Array.from(svg.querySelectorAll('g.ccb-live-panel')).map(g =>
+      Array.from(g.querySelectorAll('circle')).filter(c => c.getAttribute('fill') !== 'none')
+        .map(c => [+c.getAttribute('cx'), +c.getAttribute('cy'), +c.getAttribute('r')]))
+      .filter(discs => discs.length));
+  }
+  box.remove();
+  return out; }"""
+
+
+def live_body(name: str, exported: dict) -> dict:
+    """The JSON the live element of ``name`` carries (what the page's runtime inflates)."""
+    from ccb_helpers.live.build import live_html
+
+    return json.loads(live_html(name, [], {}, exported).split('class="ccb-live-data">')[1].split("</script>")[0])
+
+
+def disc_overlaps(discs) -> list[tuple]:
+    """Pairs of discs ``(x, y, r)`` whose centres are closer than their radii's sum: one covers the other."""
+    return [
+        (a, b)
+        for i, a in enumerate(discs)
+        for b in discs[i + 1 :]
+        if ((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2) ** 0.5 < a[2] + b[2] - 0.5
+    ]
+
+
+def png_discs(figure, count: int) -> list[tuple]:
+    """The node discs ``(x, y, r)`` in device pixels of the matplotlib ``figure`` (drawn): the
+    offsets of the scatter with ``count`` points, their radius from the marker area (points²)."""
+    figure.canvas.draw()
+    for ax in figure.axes:
+        for collection in ax.collections:
+            offsets = collection.get_offsets()
+            if len(offsets) == count and len(collection.get_sizes()):
+                xy = collection.get_offset_transform().transform(offsets)
+                r = (collection.get_sizes()[0] ** 0.5) / 2 * figure.dpi / 72
+                return [(float(x), float(y), float(r)) for x, y in xy]
+    raise AssertionError(f"no scatter of {count} nodes in the figure")

@@ -12,7 +12,17 @@ import random
 from fractions import Fraction
 
 import pytest
-from live_support import READ_CONTROLS_JS, SET_CONTROL_JS, TEXT_OF_JS, python_value, text_of
+from live_support import (
+    GRAPH_DISCS_JS,
+    READ_CONTROLS_JS,
+    SET_CONTROL_JS,
+    TEXT_OF_JS,
+    disc_overlaps,
+    live_body,
+    png_discs,
+    python_value,
+    text_of,
+)
 
 import ccb_helpers as ccb
 from ccb_helpers.live.build import live_html
@@ -245,3 +255,17 @@ def test_step_counts_never_overlap_at_phone_and_desktop_width(live_harness, expo
                 nearest_x, nearest_y = min(max(x, a[0]), a[2]), min(max(y, a[1]), a[3])
                 assert (nearest_x - x) ** 2 + (nearest_y - y) ** 2 >= (r - 1) ** 2, (where, a, (x, y, r))
     assert labelled > 300  # the spare links of every step were drawn (and checked)
+
+
+@pytest.mark.browser
+def test_the_3_cube_shows_8_nodes_live_and_in_the_png(live_harness, exported):
+    """Issue #43: the synthesized 3-cube drew nodes 2 and 5 at the centre, their labels "2/5" on
+    one another. Every step: 8 discs, none covering another, on the page and in the PNG."""
+    states = [{"topology": "hypercube 3-d", "steps": 3, "chunks": 1, "step": s} for s in (1, 2, 3)]
+    drawn = live_harness.evaluate(
+        GRAPH_DISCS_JS, ["SynthesisExplorer", live_body("SynthesisExplorer", exported), states, [688, 390]]
+    )
+    for panels in drawn:
+        assert len(panels[0]) == 8 and not disc_overlaps(panels[0]), disc_overlaps(panels[0])[:3]
+    with ccb.SynthesisExplorer(**states[0]) as e:
+        assert not disc_overlaps(png_discs(e.figure, 8))
