@@ -80,9 +80,12 @@ def live_harness(live_browser):
     page.set_content(
         "<!doctype html><html><head><meta charset='utf-8'></head><body><div id='box' style='width:688px'></div></body></html>"
     )
-    page.add_script_tag(path=str(STATIC / "ccb-live.js"))
+    from ccb_helpers.live.build import RUNTIME
+
+    for name in RUNTIME:  # as the page loads them
+        page.add_script_tag(path=str(STATIC / name))
     for path in sorted(STATIC.glob("*.js")):
-        if path.name != "ccb-live.js":
+        if path.name not in RUNTIME:
             page.add_script_tag(path=str(path))
     page.errors = errors
     yield page

@@ -547,6 +547,27 @@ def test_chapter_6_to_8_in_place_updates_equal_a_fresh_explorer(name, changes):
     e.close()
 
 
+# Changes that redraw only what moved over the kept pixels of the rest (Explorer._keep_background,
+# #43/#44), between changes that do not: after every one the PNG equals a fresh explorer's.
+BACKGROUND_CHANGES = {
+    "NcclExplorer": [{"log2_m": 10}, {"log2_m": 30}, {"efficiency": True}, {"log2_m": 5}, {"n": 4}, {"log2_m": 33}],
+    "MPIResultExplorer": [{"m": 2**26}, {"m": 2**10}, {"alpha_us": 50.0}, {"m": 2**20}, {"ratio": True}, {"m": 2**26}],
+    "SynthesisExplorer": [{"step": 2}, {"step": 3}, {"chunks": 2}, {"step": 1}, {"topology": "ring 6"}, {"step": 2}],
+}
+
+
+@pytest.mark.parametrize("name", list(BACKGROUND_CHANGES))
+def test_redrawing_only_what_moved_gives_a_fresh_explorers_pixels(name):
+    e = NEW_EXPLORERS[name]()
+    try:
+        for change in BACKGROUND_CHANGES[name]:
+            e.update(**change)
+            same_as_fresh(e)
+        assert e._background is not None  # the last change did redraw only what moved
+    finally:
+        e.close()
+
+
 def test_mpi_explorer_readout_says_which_term_binds():
     e = NEW_EXPLORERS["MPIResultExplorer"](pair="ring:all_reduce", m=2**26)
     assert "带宽项（β）决定：α 只改变" in e.readout.value  # 64 MiB: 1.5 M / beta >> 2 alpha
