@@ -29,10 +29,10 @@ from ccb_helpers.explorers.bisection import bisection_state
 from ccb_helpers.live.bisection_explorer import export
 from ccb_helpers.live.build import live_html
 
-# One xdist worker for this file: its tests share the export (module fixture) and the site pages.
-pytestmark = pytest.mark.xdist_group("live-05")
-
 PAGE = "notebooks/05_bisection"
+# Every check of the chapter page on one worker, with the site's and the phone's checks of it:
+# they read one load of the page per width (tests/conftest.py: site_page, #44).
+pytestmark = pytest.mark.xdist_group(f"site-{PAGE}")
 NAME = "BisectionExplorer"
 M, BETA = 2**30, 50e9
 

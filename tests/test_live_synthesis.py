@@ -29,10 +29,10 @@ from ccb_helpers.live.build import live_html
 from ccb_helpers.live.synthesis_explorer import export
 from ccb_helpers.synthesis_figures import SynthesisExplorer, _explorer_topology, synthesis_state
 
-# One xdist worker for this file: its tests share the export (module fixture) and the site pages.
-pytestmark = pytest.mark.xdist_group("live-07")
-
 PAGE = "notebooks/07_synthesis"
+# Every check of the chapter page on one worker, with the site's and the phone's checks of it:
+# they read one load of the page per width (tests/conftest.py: site_page, #44).
+pytestmark = pytest.mark.xdist_group(f"site-{PAGE}")
 NAME = "SynthesisExplorer"
 
 
@@ -63,7 +63,7 @@ def _expected(state) -> dict:
 
 KEY_NUMBERS_JS = """f => { const [g, p] = f.panels; const arrows = g.graph.edges.filter(e => e.arrow);
   return {chunks: arrows.reduce((a, e) => a + e.chunks, 0), arrows: arrows.length,
-          capacity: arrows.map(e => e.capacity).sort((a, b) => a - b), current: [p.graph.nodes[0].x, p.graph.nodes[0].y]}; }"""
+          capacity: arrows.map(e => e.capacity).sort((a, b) => a - b), current: (s => [s.x[0], s.y[0]])(p.series.find(s => s.hollow))}; }"""
 
 
 def _random_states(rng, count):
@@ -210,7 +210,9 @@ def test_live_on_a_phone_fits_is_readable_and_follows_touch(live_site_page):
         for b in boxes[i + 1 :]:
             assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1], (a, b)
     before = page.evaluate("r => r.querySelector('svg').outerHTML", handle)
-    box = page.locator(f'[data-explorer="{NAME}"] [data-control="step"]').bounding_box()
+    slider = page.locator(f'[data-explorer="{NAME}"] [data-control="step"]')
+    slider.scroll_into_view_if_needed()
+    box = slider.bounding_box()
     page.touchscreen.tap(box["x"] + box["width"] * 0.95, box["y"] + box["height"] / 2)
     values = {k: int(v) if k != "topology" else v for k, v in page.evaluate(READ_CONTROLS_JS, handle).items()}
     assert values["step"] == values["steps"], values

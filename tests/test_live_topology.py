@@ -30,10 +30,10 @@ from ccb_helpers.explorers.topology import SIZES, readout_html
 from ccb_helpers.live.build import live_html
 from ccb_helpers.live.topology_explorer import export
 
-# One worker runs this module: its export (module fixture) and its site pages are shared by its tests.
-pytestmark = pytest.mark.xdist_group("live-02")
-
 PAGE = "notebooks/02_topology_diameter"
+# Every check of the chapter page on one worker, with the site's and the phone's checks of it:
+# they read one load of the page per width (tests/conftest.py: site_page, #44).
+pytestmark = pytest.mark.xdist_group(f"site-{PAGE}")
 
 
 def _rounds(n: int, p: int) -> int:

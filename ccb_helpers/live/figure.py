@@ -10,6 +10,7 @@ Compatible extensions of the contract that ``ccb-live.js`` draws (all optional):
 - Panel ``"weight"`` (share of the row's width), ``"axis": false`` (no frame or ticks),
   ``"aspect": "equal"`` (one data unit is as long on both axes), ``"stackedHeight"`` (live-c:
   height as a share of the width when stacked on a phone).
+- Series ``"tip"``: its name in the crosshair when it has no ``label`` (no legend entry).
 - Series ``"alpha"``, ``"r"`` (marker radius, px), ``"shape": "square"``, ``"hollow"`` (an open
   marker), ``"dash"`` as a style: ``True`` / ``"dashed"``, ``"dotted"``, ``"dashdot"``, ``"longdash"``
   (matplotlib's ``--``, ``:``, ``-.``; issue #43: all were drawn dashed).

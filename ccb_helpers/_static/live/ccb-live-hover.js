@@ -61,16 +61,29 @@
     });
     if (!geo) return null;
     var p = geo.panel, sx = geo.sx, sy = geo.sy, xu = unitOf(p, "x"), yu = unitOf(p, "y");
-    if (p.graph) {
+    var plotted = (p.series || []).length ? readSeries(geo, px, py, xu, yu) : null;
+    if (plotted || !p.graph) return plotted;
+    return readNodes(geo, px, py);
+  }
+
+  // The node of a drawing under the point: its tip ("节点 5：离节点 0 2 跳") or its label.
+  function readNodes(geo, px, py) {
+    var p = geo.panel, sx = geo.sx, sy = geo.sy;
+    {
       var best = null;
       p.graph.nodes.forEach(function (n, i) {
         var d = Math.hypot(sx(n.x) - px, sy(n.y) - py), reach = Math.max(14, (n.r || 4.5) + 8);
         if (d <= reach && (!best || d < best.d)) best = { d: d, n: n, i: i };
       });
       if (!best) return null;
-      var n = best.n, text = n.tip || ("节点 " + best.i + (n.label ? "：" + n.label : ""));
+      var n = best.n, text = n.tip || ("节点 " + (n.label || best.i));
       return { geo: geo, header: text, rows: [], ring: { px: sx(n.x), py: sy(n.y), r: (n.r || 4.5) + 3 } };
     }
+  }
+
+  // The plotted values under the point: the bar there, or every curve at the plotted x nearest it.
+  function readSeries(geo, px, py, xu, yu) {
+    var p = geo.panel, sx = geo.sx, sy = geo.sy;
     var rows = [], series = p.series || [];
     // Bars (vertical) and horizontal bars (bands with a constant y range): the one under the point.
     series.forEach(function (s) {
@@ -113,12 +126,13 @@
       var xs = s.x || [], ys = s.y || [], hit = -1, gap = Infinity;
       xs.forEach(function (x, i) {
         if (!finite(x) || !finite(ys[i])) return;
-        var d = Math.abs(sx(x) - at);
+        // the plotted x nearest the crosshair; of points on it (a scatter's column), the one nearest the pointer
+        var d = Math.abs(sx(x) - at) + (s.kind === "scatter" ? Math.abs(sy(ys[i]) - py) * 1e-3 : 0);
         if (d < gap) { gap = d; hit = i; }
       });
       if (hit < 0 || gap > 1.5) return;
-      var label = s.label || (s.kind === "scatter" || s.marker ? "标记" : null);
-      if (!label) return;
+      // "tip": a series' name in the crosshair only (no legend entry); else the axis's name
+      var label = s.label || s.tip || axisName(p.ylabel) || "值";
       var py2 = sy(ys[hit]);
       if (py2 < geo.y0 - 1 || py2 > geo.y1 + 1) return; // clipped out of the plot
       rows.push({ label: label, value: format(ys[hit], yu), color: s.color, px: at, py: py2, dash: s.dash });

@@ -277,10 +277,14 @@
     var bg = el("rect", { x: lx, y: ly, width: 10, height: 10, "class": "ccb-live-paper", "fill-opacity": 0.85, stroke: "#dddddd" }, lg);
     grid.entries.forEach(function (s, i) {
       var ex = lx + (i % grid.cols) * grid.column, cy3 = ly + 10 + Math.floor(i / grid.cols) * 15;
-      if (s.kind === "bar" || s.kind === "band") el("rect", { x: ex + 5, y: cy3 - 5, width: 14, height: 9, fill: s.color, "fill-opacity": s.alpha === undefined ? 1 : s.alpha }, lg);
-      else if (s.kind !== "scatter") el("line", { x1: ex + 4, x2: ex + 20, y1: cy3, y2: cy3, stroke: s.color, "stroke-width": s.width || 1.5, "stroke-dasharray": dashArray(s.dash) }, lg);
-      if (s.marker || s.kind === "scatter") marker(lg, s, ex + 12, cy3, Math.min(s.r || 3.5, 4.5));
-      addText(lg, ex + 25, cy3 + 4, s.label, { "font-size": SMALL });
+      // One group per entry, its look in data-* (what tells it from the others: colour, dash, marker).
+      var entry = el("g", { "class": "ccb-live-legend-entry", "data-color": s.color, "data-dash": dashArray(s.dash) || "",
+                            "data-marker": s.marker || s.kind === "scatter" ? (s.shape || "circle") + (s.hollow ? "-open" : "") : "",
+                            "data-kind": s.kind }, lg);
+      if (s.kind === "bar" || s.kind === "band") el("rect", { x: ex + 5, y: cy3 - 5, width: 14, height: 9, fill: s.color, "fill-opacity": s.alpha === undefined ? 1 : s.alpha }, entry);
+      else if (s.kind !== "scatter") el("line", { x1: ex + 4, x2: ex + 20, y1: cy3, y2: cy3, stroke: s.color, "stroke-width": s.width || 1.5, "stroke-dasharray": dashArray(s.dash) }, entry);
+      if (s.marker || s.kind === "scatter") marker(entry, s, ex + 12, cy3, Math.min(s.r || 3.5, 4.5));
+      addText(entry, ex + 25, cy3 + 4, s.label, { "font-size": SMALL });
     });
     bg.setAttribute("width", grid.cols * grid.column);
     bg.setAttribute("height", grid.rows * 15 + 6);

@@ -335,10 +335,8 @@
     this.figure = document.createElement("div");
     this.figure.className = "ccb-live-figure";
     root.appendChild(controls); root.appendChild(this.readout); root.appendChild(this.figure);
-    // The notebook's call (ccb.X(n=64, k=1)): set in order with adjustments, then set again (Explorer.update).
-    var names = Object.keys(initial || {});
-    names.forEach(function (name) { self.setProps(name, { value: initial[name] }); self.adjust(name); });
-    names.forEach(function (name) { self.setProps(name, { value: initial[name] }); });
+    this.initial = initial || {};
+    this.applyInitial();
     // The figure's width is read once here and then followed with a ResizeObserver: reading
     // clientWidth on every update would force a layout of the whole page after each change.
     this.width = this.figure.clientWidth;
@@ -351,6 +349,27 @@
       }).observe(this.figure);
     }
   }
+
+  // The notebook's call (ccb.X(n=64, k=1)): set in order with adjustments, then set again (Explorer.update).
+  Live.prototype.applyInitial = function () {
+    var self = this, initial = this.initial, names = Object.keys(initial);
+    names.forEach(function (name) { self.setProps(name, { value: initial[name] }); self.adjust(name); });
+    names.forEach(function (name) { self.setProps(name, { value: initial[name] }); });
+  };
+
+  // Back to the state the page opened with (every control's exported range, options and default,
+  // then the notebook's call), redrawn: what a reader sees after reloading the page.
+  Live.prototype.reset = function () {
+    var self = this;
+    this.exported.controls.forEach(function (c) {
+      var props = { value: c.default };
+      ["min", "max", "step", "disabled", "options", "values"].forEach(function (k) { if (k in c) props[k] = c[k]; });
+      self.setProps(c.name, props);
+    });
+    this.applyInitial();
+    if (this.hover) this.hover.hide();
+    this.update();
+  };
 
   Live.prototype.buildControl = function (spec) {
     var self = this;
@@ -506,6 +525,9 @@
   // A number typed in a slider's field: the slider moves to the nearest position, as if dragged there.
   Live.prototype.onField = function (name) {
     var spec = this.specs[name], field = this.fields[name];
+    // The shown value left as it was: nothing to do (re-reading "1.64" would move a log slider to the
+    // grid position nearest 1.64, not necessarily the one shown as 1.64).
+    if (field.value.trim() === valueText(spec, spec.value)) { field.removeAttribute("aria-invalid"); return; }
     var number = parseNumber(field.value);
     if (!isFinite(number) || (spec.log_base && !(number > 0))) {
       field.setAttribute("aria-invalid", "true");

@@ -120,7 +120,8 @@
       y = time * 1e6;
     }
     // NCCL's pick: an open circle, as in the PNG (the chapter's text says 圆圈).
-    series.push({ kind: "scatter", x: [m], y: [y], color: colors.bound, r: 6.5, marker: true, hollow: true, label: null });
+    series.push({ kind: "scatter", x: [m], y: [y], color: colors.bound, r: 6.5, marker: true, hollow: true, label: null,
+                  tip: "NCCL 的选择 " + best[0] });
     var left = log2m > 24; // the label goes on the side of the mark that has room
     var note = { x: left ? m / 2.3 : m * 2.3, y: eff ? y - 0.06 : y / 1.7, text: best[0] + "，" + data.size_labels[String(log2m)],
                  coords: "data", anchor: left ? "end" : "start", color: "#222222", size: 12 };
