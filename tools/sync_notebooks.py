@@ -21,7 +21,7 @@ And what jupyterlab-myst cannot resolve is rewritten into what it can (the site 
 
 3. **Citations** ``{cite:p}`key``` become links to a generated 参考文献 cell at the end of the
    notebook (tagged ``remove-cell``: the site has its bibliography page), with the site's
-   author-year text, ``[\\[Chan et al., 2007\\]](#ref-chan2007 "{cite:p}`chan2007`")``: the
+   author-year text, ``[\\[Chan et al., 2007\\]](03_bandwidth.ipynb#ref-chan2007 "{cite:p}`chan2007`")``: the
    link's title keeps the role. jupyterlab-myst has no bibliography, so a role showed the key as an
    orange "Citation Not Found".
 4. **References to another chapter** (``{eq}`` and ``{prf:ref}`` whose label is defined in another
@@ -223,8 +223,14 @@ def _escape(text: str) -> str:
     return re.sub(r"([\[\]\\*_`<])", r"\\\1", text)
 
 
-def cite_link(role: str, keys: str, bib: dict) -> str:
-    """A citation as a link to the chapter's 参考文献 cell, with the site's author-year text."""
+def cite_link(role: str, keys: str, bib: dict, here: str = "") -> str:
+    """A citation as a link to the chapter's 参考文献 cell, with the site's author-year text.
+
+    ``here``: the notebook's file name; the link is ``here#ref-key`` (a link to a fragment of the
+    notebook itself, ``#ref-key``, was checked by jupyterlab-myst against the targets of the cell it
+    is in, and logged "No target for internal reference" for each, #43; JupyterLab's extension
+    ccb-reader scrolls a link to the notebook itself to its anchor).
+    """
     names = [k.strip() for k in re.split(r"[,;]", keys) if k.strip()]
     missing = [k for k in names if k not in bib]
     if missing:
@@ -235,13 +241,13 @@ def cite_link(role: str, keys: str, bib: dict) -> str:
         text = ", ".join(f"{bib[k][0]} [{bib[k][1]}]" for k in ordered)
     else:
         text = "[" + ", ".join(f"{bib[k][0]}, {bib[k][1]}" for k in ordered) + "]"
-    return f'[{_escape(text)}](#ref-{names[0]} "{{{role}}}`{keys}`")'
+    return f'[{_escape(text)}]({here}#ref-{names[0]} "{{{role}}}`{keys}`")'
 
 
 def portable_markdown(source: str, here: pathlib.Path, index: dict, bib: dict) -> str:
     """``source`` with citations and references to other files as links JupyterLab can follow."""
     source = restore_roles(source)
-    source = CITE.sub(lambda m: cite_link(m["role"], m["keys"], bib), source)
+    source = CITE.sub(lambda m: cite_link(m["role"], m["keys"], bib, here.name), source)
 
     def xref(match):
         label = match["label"].strip()
