@@ -2,9 +2,9 @@
 
 For each chapter given (default: 06, 07, 08): JupyterLab (headless Chromium) opens the notebook,
 runs all cells, waits for the kernel to go idle; then a slider handle of the explorer gets the
-keyboard focus and receives ``--presses`` arrow keys (right, then left, so it stays in range),
+keyboard focus and receives ``--presses`` arrow keys (right and left in turn, so it stays in range),
 one at a time: each time the page records the ``keydown`` event's time and the time the
-explorer's ``<img>`` has loaded the new PNG (``src`` changed, ``load`` fired), and the script
+explorer's ``<img>`` has the new PNG decoded (``src`` changed, ``decode()`` resolved), and the script
 waits for the kernel to go idle before the next key. It prints, per explorer, the median, p90
 and max of keydown -> new figure, and the load average.
 
@@ -15,7 +15,7 @@ and max of keydown -> new figure, and the load average.
 Usage::
 
     python benchmarks/bench_jupyterlab_explorers.py [notebooks/06_mpi_runs.ipynb ...]
-        [--presses 12] [--package DIR] [--slider N]
+        [--presses 12] [--package DIR] [--sliders 0,1]
 
 Needs requirements.txt (JupyterLab, playwright) and Debian's chromium.
 """
@@ -38,8 +38,11 @@ import jupyterlab_explorers as lab  # noqa: E402  (its server and kernel helpers
 
 WATCH = """(img) => {
   window.__keys = []; window.__figures = [];
-  document.addEventListener('keydown', e => window.__keys.push(performance.now()), true);
-  img.addEventListener('load', () => window.__figures.push(performance.now()));
+  if (!window.__watching) document.addEventListener('keydown', e => window.__keys.push(performance.now()), true);
+  window.__watching = true;
+  // a new PNG in the image's src, decoded (ready to be painted)
+  new MutationObserver(() => img.decode().then(() => window.__figures.push(performance.now()), () => {}))
+    .observe(img, {attributes: true, attributeFilter: ['src']});
 }"""
 
 
@@ -51,7 +54,12 @@ def measure(page, base: str, kernel_id: str, output, presses: int, slider: int) 
     times = []
     for i in range(presses):
         before = page.evaluate("window.__figures.length")
-        page.keyboard.press("ArrowRight" if i < presses // 2 else "ArrowLeft")
+        # back and forth, away from an end of the range (a key at the end changes nothing)
+        now, low, high = handle.evaluate(
+            "h => ['aria-valuenow', 'aria-valuemin', 'aria-valuemax'].map(a => parseFloat(h.getAttribute(a)))"
+        )
+        right = now <= low or (now < high and i % 2 == 0)
+        page.keyboard.press("ArrowRight" if right else "ArrowLeft")
         deadline = time.time() + 30
         while page.evaluate("window.__figures.length") == before:
             if time.time() > deadline:
@@ -69,7 +77,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("notebooks", nargs="*", type=pathlib.Path)
     parser.add_argument("--presses", type=int, default=12)
-    parser.add_argument("--slider", type=int, default=0, help="which slider of the explorer (0: the first)")
+    parser.add_argument("--sliders", default="0,1", help="which sliders of the explorer, in order (0: the first)")
     parser.add_argument(
         "--package", type=pathlib.Path, default=None, help="a checkout whose ccb_helpers the kernels use"
     )
@@ -101,14 +109,18 @@ def main() -> int:
                 lab.wait_idle(base, kernel_id)
                 output = page.locator(".jp-OutputArea-output", has=page.locator(".widget-vbox img.widget-image")).last
                 output.scroll_into_view_if_needed()
-                times = measure(page, base, kernel_id, output, args.presses, args.slider)
-                ordered = sorted(times)
-                p90 = ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
-                print(
-                    f"{notebook.stem}: key -> new figure median {statistics.median(times):.0f} ms, "
-                    f"p90 {p90:.0f} ms, max {max(times):.0f} ms ({len(times)} presses; "
-                    f"load {os.getloadavg()[0]:.2f} now)"
-                )
+                for slider in [int(k) for k in args.sliders.split(",")]:
+                    if output.locator(".noUi-handle").count() <= slider:
+                        continue
+                    name = output.locator(".widget-slider").nth(slider).inner_text().strip().split("\n")[0]
+                    times = measure(page, base, kernel_id, output, args.presses, slider)
+                    ordered = sorted(times)
+                    p90 = ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
+                    print(
+                        f"{notebook.stem} slider {slider} ({name}): key -> new figure median "
+                        f"{statistics.median(times):.0f} ms, p90 {p90:.0f} ms, max {max(times):.0f} ms "
+                        f"({len(times)} presses; load {os.getloadavg()[0]:.2f} now)"
+                    )
                 page.close()
             browser.close()
     return 0
