@@ -81,16 +81,27 @@ def subscript(value) -> str:
     return str(value).translate(_SUBSCRIPT)
 
 
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
 def log_ticks(lo: float, hi: float) -> list[list]:
-    """Decade ticks ``[[value, label], ...]`` inside ``[lo, hi]``, labelled like ``f"{v:g}"``.
+    """Decade ticks ``[[value, label], ...]`` inside ``[lo, hi]``, all labelled alike: like
+    ``f"{v:g}"`` while every decade is written plainly (1e-4 ... 1e5), else as powers of ten
+    (``f"{v:g}"`` alone wrote "100000" next to "1e+06", #43).
 
     >>> log_ticks(0.7, 7680)
     [[1, '1'], [10, '10'], [100, '100'], [1000, '1000']]
+    >>> [label for _, label in log_ticks(5e4, 2e6)]
+    ['10⁵', '10⁶']
     """
     if not 0 < lo < hi:
         raise ValueError(f"log ticks need 0 < lo < hi, got {lo}, {hi}")
     first, last = math.ceil(math.log10(lo) - 1e-12), math.floor(math.log10(hi) + 1e-12)
-    return [[10**e if e >= 0 else 10.0**e, f"{10.0**e:g}"] for e in range(first, last + 1)]
+    plain = -4 <= first and last <= 5
+    return [
+        [10**e if e >= 0 else 10.0**e, f"{10.0**e:g}" if plain else "10" + str(e).translate(_SUPERSCRIPT)]
+        for e in range(first, last + 1)
+    ]
 
 
 def series(

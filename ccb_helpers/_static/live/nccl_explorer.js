@@ -46,11 +46,14 @@
 
   function isNvls(pair) { return pair[1] === "nvls" || pair[1] === "nvls_tree"; }
 
+  // Decade ticks, all written alike (figure.log_ticks): plainly within 1e-4 .. 1e5, else as 10ⁿ.
+  var SUPERSCRIPT = { "0": "⁰", "1": "¹", "2": "²", "3": "³", "4": "⁴", "5": "⁵", "6": "⁶", "7": "⁷", "8": "⁸", "9": "⁹", "-": "⁻" };
   function decades(lo, hi) {
-    var out = [];
-    for (var e = Math.ceil(Math.log10(lo) - 1e-12); e <= Math.floor(Math.log10(hi) + 1e-12); e++) {
+    var out = [], first = Math.ceil(Math.log10(lo) - 1e-12), last = Math.floor(Math.log10(hi) + 1e-12);
+    var plain = first >= -4 && last <= 5;
+    for (var e = first; e <= last; e++) {
       var v = Math.pow(10, e);
-      out.push([v, CCBLive.fmt.g(v)]);
+      out.push([v, plain ? CCBLive.fmt.g(v) : "10" + String(e).replace(/./g, function (c) { return SUPERSCRIPT[c]; })]);
     }
     return out;
   }
