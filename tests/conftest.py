@@ -141,6 +141,9 @@ def site_page(page_pool, site_server):
         key = (name, width)
         if key in cache:
             cache.move_to_end(key)
+            # The page the check reads is the one in front: Chromium stops animation frames in a
+            # page another one was opened over (waits polled per frame would never end there).
+            cache[key].page.bring_to_front()
             return cache[key]
         while len(cache) >= _KEEP_PAGES:  # first, so that the page given back is the one lent next
             cache.popitem(last=False)[1].close()

@@ -345,7 +345,9 @@ def test_mimebundle_has_widget_view_and_2x_png():
     png = base64.b64decode(data["image/png"])
     assert Image.open(io.BytesIO(png)).size[0] == 2 * round(BOOK_WIDTH * 100)  # 2x the column's 688 CSS px
     # shown at its CSS width without a kernel too (JupyterLab showed the stored PNG 968 px wide)
-    assert metadata == {"image/png": {"width": 688}}
+    assert metadata["image/png"]["width"] == 688 and set(metadata) == {"image/png"}
+    # and described in words for the site's <img alt> (#43): the explorer and its figure's titles
+    assert metadata["image/png"]["ccb_alt"].startswith("PropagationExplorer（默认参数下的静态图）：")
     e.close()
 
 

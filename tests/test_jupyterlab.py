@@ -204,6 +204,7 @@ RENDER_ALL_JS = r"""async () => {
 
 def _open(lab_page, rel: str):
     page, errors, external = lab_page
+    page.bring_to_front()  # animation frames run in the page in front only (the checks wait for them)
     page.evaluate("() => history.replaceState(null, '', location.pathname + location.search)")
     page.evaluate("async path => { await jupyterapp.commands.execute('docmanager:open', {path}); }", rel)
     page.wait_for_function(

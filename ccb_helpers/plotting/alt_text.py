@@ -49,8 +49,8 @@ def plain_text(text: str) -> str:
 
     >>> plain_text(r"$\lceil \log_{2} N \rceil$ 轮")
     '⌈log₂ N⌉ 轮'
-    >>> plain_text(r"$\frac{M}{\beta}$ and $2^{10}$")
-    'M/β and 2¹⁰'
+    >>> plain_text(r"$\frac{M}{\beta}$ and $2^{10}$, $(k+1)^t$")
+    'M/β and 2¹⁰, (k+1)^t'
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
@@ -63,7 +63,7 @@ def plain_text(text: str) -> str:
         body = re.sub(r"_\{([0-9+\-]+)\}|_([0-9+\-])", lambda m: (m.group(1) or m.group(2)).translate(_SUB), body)
         body = re.sub(r"\^\{([0-9+\-]+)\}|\^([0-9+\-])", lambda m: (m.group(1) or m.group(2)).translate(_SUP), body)
         body = re.sub(r"\\(?:mathrm|text|mathit|mathbf|operatorname)\{([^{}]*)\}", r"\1", body)
-        body = re.sub(r"\\[A-Za-z]+", "", body).replace("{", "").replace("}", "").replace("_", "").replace("^", "")
+        body = re.sub(r"\\[A-Za-z]+", "", body).replace("{", "").replace("}", "").replace("_", "")  # "^t" stays
         body = re.sub(r"([⌈⌊(])\s+", r"\1", re.sub(r"\s+([⌉⌋)])", r"\1", body))  # mathtext sets no space there
         return re.sub(r"\s+", " ", body).strip()
 
