@@ -386,7 +386,7 @@ def test_without_decompression_stream_the_explorers_go_live_or_say_why(page_pool
         with getattr(ccb, explorer)(*args, **kwargs) as e:
             assert text_of(page.locator("[data-readout]").first.inner_html()) == text_of(e.readout.value)
     finally:
-        page_pool.give_back(page)
+        page.context.close()  # not given back: its init script would stay with the page
     page = page_pool.borrow({"width": 390, "height": 844}, is_mobile=True, has_touch=True, device_scale_factor=2)
     try:
         page.add_init_script(NO_INFLATER_JS)
@@ -397,7 +397,7 @@ def test_without_decompression_stream_the_explorers_go_live_or_say_why(page_pool
         png = page.locator("[data-explorer]").first.locator("xpath=..").locator("img").first
         assert png.is_visible() and png.bounding_box()["width"] <= 390
     finally:
-        page_pool.give_back(page)
+        page.context.close()  # not given back: its init script would stay with the page
 
 
 @pytest.mark.xdist_group("site-once")

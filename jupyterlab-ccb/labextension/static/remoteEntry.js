@@ -356,7 +356,16 @@ var _JUPYTERLAB;
     // After the renderer's burst of changes, before the next paint where possible.
     var observer = new MutationObserver(function () { if (!scheduled) { scheduled = true; frame().then(tidy); } });
     observer.observe(notebook.node, { childList: true, subtree: true, characterData: true });
-    panel.disposed.connect(function () { observer.disconnect(); });
+    // A safety net: a label or heading the renderer wrote back unseen is caught within a second.
+    var stale = ".myst-proof-title, .myst-exercise-title, a.hover-link, .jp-MarkdownCell h1[id='id'], .jp-MarkdownCell h2[id='id'], .jp-MarkdownCell h3[id='id']";
+    var timer = setInterval(function () {
+      if (!panel.isVisible || scheduled) return;
+      var found = Array.prototype.some.call(notebook.node.querySelectorAll(stale), function (e) {
+        return /^H\d$/.test(e.tagName) || LABEL.test((e.textContent || "").trim());
+      });
+      if (found) tidy();
+    }, 1000);
+    panel.disposed.connect(function () { observer.disconnect(); clearInterval(timer); });
     keepKernelMetadata(panel.context.model);
     panel.context.ready.then(function () {
       tidy();
