@@ -442,7 +442,7 @@ class NcclExplorer(Explorer):
             bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "none", "alpha": 0.85},
         )
         self._title = ax.set_title("", fontsize=10)
-        self._legend = None
+        self._legend, self._legend_handles = None, None
         _size_axis(ax)
         ax.set_xlim(2.0**3 / 1.4, 2.0**34 * 1.4)
         ax.set_xlabel("消息大小 M")
@@ -479,9 +479,14 @@ class NcclExplorer(Explorer):
         self._note.set_horizontalalignment("right" if right_half else "left")
         self._note.set_text(state["note"])
         self._title.set_text(state["title"])
-        if self._legend is not None:
-            self._legend.remove()
-        self._legend = ax.legend(handles=shown, fontsize=9, ncol=2, loc="upper left")  # empty in both modes
+        if self._legend is None or self._legend_handles != shown:  # rebuilt only when its entries change
+            if self._legend is not None:
+                self._legend.remove()
+            self._legend = ax.legend(handles=shown, fontsize=9, ncol=2, loc="upper left")  # empty in both modes
+            self._legend_handles = shown
+        # Everything but the mark and its label depends on the system, N and the mode only: a
+        # change of M redraws those two over the figure's kept pixels (Explorer._keep_background).
+        self._keep_background((preset, n, bool(efficiency)), [self._mark, self._note])
         return state["readout"]
 
 

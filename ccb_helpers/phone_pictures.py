@@ -28,7 +28,7 @@ import posixpath
 
 from docutils import nodes
 
-__all__ = ["picture", "phone_renderings", "media_query", "setup"]
+__all__ = ["picture", "phone_renderings", "figure_alts", "media_query", "setup"]
 
 #: The page's horizontal margins below 960 px (2 x 16 CSS px): a figure W px wide fits a screen
 #: at least W + 32 px wide.
@@ -81,6 +81,38 @@ def phone_renderings(notebook: dict) -> dict[str, tuple[bytes, int]]:
     return found
 
 
+def _png_outputs(notebook: dict):
+    """``(desktop PNG bytes, its metadata)`` of every PNG output of a notebook's code cells."""
+    for cell in notebook.get("cells", []):
+        for output in cell.get("outputs", []) if cell.get("cell_type") == "code" else []:
+            png = output.get("data", {}).get("image/png")
+            meta = output.get("metadata", {}).get("image/png", {})
+            if png:
+                yield (
+                    base64.b64decode("".join(png) if isinstance(png, list) else png),
+                    meta if isinstance(meta, dict) else {},
+                )
+
+
+def figure_alts(notebook: dict) -> dict[str, str]:
+    """``{sha256 of a PNG: its alt text}`` for every figure whose output carries one (``ccb_alt``,
+    :func:`ccb_helpers.plotting.alt_text.figure_alt_text`): what the site writes in ``<img alt>``.
+
+    >>> png = b"\\x89PNG" + bytes(40)
+    >>> out = {"output_type": "display_data", "data": {"image/png": base64.b64encode(png).decode()},
+    ...        "metadata": {"image/png": {"width": 600, "ccb_alt": "图：AllReduce"}}}
+    >>> list(figure_alts({"cells": [{"cell_type": "code", "outputs": [out]}]}).values())
+    ['图：AllReduce']
+    """
+    if not isinstance(notebook, dict):
+        raise TypeError(f"notebook must be a notebook's JSON (a dict), got {type(notebook).__name__}")
+    return {
+        hashlib.sha256(png).hexdigest(): str(meta["ccb_alt"])
+        for png, meta in _png_outputs(notebook)
+        if isinstance(meta.get("ccb_alt"), str) and meta["ccb_alt"].strip()
+    }
+
+
 def _add_pictures(app, doctree) -> None:
     docname = app.env.docname
     if not str(app.env.doc2path(docname)).endswith(".ipynb"):
@@ -88,11 +120,14 @@ def _add_pictures(app, doctree) -> None:
     executed = pathlib.Path(app.outdir).parent / "jupyter_execute" / f"{docname}.ipynb"
     if not executed.exists():
         return
-    renderings = phone_renderings(json.loads(executed.read_text(encoding="utf-8")))
+    notebook = json.loads(executed.read_text(encoding="utf-8"))
+    renderings, alts = phone_renderings(notebook), figure_alts(notebook)
     srcdir = pathlib.Path(app.srcdir)
     for image in list(doctree.findall(nodes.image)):
         uri = image["uri"]
         stem = posixpath.basename(uri).removesuffix(".png")
+        if stem in alts and not image.get("alt"):
+            image["alt"] = alts[stem]  # the figure in words (#43), not "图（由代码生成）"
         if stem not in renderings or not uri.startswith("/"):
             continue
         data, desktop_width = renderings[stem]

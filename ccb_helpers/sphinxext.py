@@ -27,6 +27,7 @@ What it does to every HTML page:
   code, inline after the cell, and ``_static/live/ccb-live.js`` + the explorer's script on that page.
 - Has the notebooks executed at build time talk to their kernels over encrypted transport (no
   "TCP without encryption" warning from every kernel).
+- Gives the site its icon (``_static/favicon.svg``).
 - Serves ``_static/ccb.css`` / ``ccb.js``: tables that scroll sideways get a visible hint, and the
   search page's snippets drop TeX source, buttons and the page TOC, and list each page once.
 """
@@ -147,6 +148,13 @@ def _install_translations(app) -> None:
             templates = getattr(app.builder, "templates", None)
             if templates is not None and hasattr(templates, "environment"):
                 templates.environment.install_gettext_translations(mine)
+
+
+def _add_favicon(app, config) -> None:
+    """The book's icon (``_static/favicon.svg``) unless the configuration names one: without it every
+    browser asked for ``/favicon.ico``, the site's only 404 (#43)."""
+    if not config.html_favicon:
+        config.html_favicon = str(STATIC / "favicon.svg")
 
 
 def _add_static(app) -> None:
@@ -305,6 +313,16 @@ def encrypt_kernel_transport(app=None, config=None) -> bool:
     return True
 
 
+def _fallback_alt(image) -> str:
+    """The alt text of a figure whose output carries none (``ccb_alt``, an output stored before it
+    existed): the section it illustrates, "图：交互：改变 N 与 k（由代码生成）"."""
+    section = image.parent
+    while section is not None and not isinstance(section, nodes.section):
+        section = section.parent
+    title = section.next_node(nodes.title) if section is not None else None
+    return f"图：{title.astext()}（由代码生成）" if title is not None else "图（由代码生成）"
+
+
 def _is_inline_math_or_code(node) -> bool:
     return isinstance(node, (nodes.math, nodes.literal)) and not isinstance(node, nodes.math_block)
 
@@ -324,7 +342,7 @@ class ChineseTypography(SphinxPostTransform):
                     text.parent.replace(text, nodes.Text(new))
         for image in self.document.findall(nodes.image):
             if not image.get("alt"):  # else the page says the file name (e.g. for figures from code cells)
-                image["alt"] = "图（由代码生成）"
+                image["alt"] = _fallback_alt(image)
         for admonition in list(self.document.findall(nodes.admonition)):
             if "proof" in admonition["classes"] and admonition.children and isinstance(admonition[0], nodes.paragraph):
                 first = admonition[0]
@@ -527,6 +545,7 @@ def setup(app):
     live_build.setup(app)
     phone_pictures.setup(app)
     app.connect("config-inited", encrypt_kernel_transport)
+    app.connect("config-inited", _add_favicon)
     app.connect("builder-inited", _add_static)
     app.connect("builder-inited", _disambiguate_years, priority=600)  # after sphinxcontrib-bibtex reads the .bib
     app.connect("source-read", _restore_roles_in_notebook)

@@ -138,6 +138,9 @@ class SynthesisExplorer(Explorer):
                 ax=right,
             )
             self._plane = plane
+        # The plane depends on the topology, S and C only: a change of the drawn step redraws
+        # the left panel over the kept pixels of the right one (Explorer._keep_background).
+        self._keep_background((topology, steps, chunks), [left])
         return state["readout"]
 
     @staticmethod

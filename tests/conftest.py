@@ -36,7 +36,7 @@ import shutil
 
 import matplotlib
 import pytest
-from _site import LoadedPage, PagePool, chromium, require, serve
+from _site import LIVE_READY_JS, PHONE, PHONE_VIEWPORT, LoadedPage, PagePool, chromium, require, serve
 from hypothesis import HealthCheck, settings
 
 matplotlib.use("Agg")
@@ -56,7 +56,7 @@ settings.load_profile("book")
 
 # The live explorers' session-wide browser, harness page and site pages (tests/live_support.py).
 # (``live_browser`` is this file's: the one Chromium of the worker.)
-from live_support import live_harness, live_site_page, live_site_server  # noqa: E402, F401
+from live_support import live_harness  # noqa: E402, F401
 
 # Markers (slow) and xdist groups are set by the repository's root conftest.py, for every path.
 
@@ -121,30 +121,66 @@ def open_site_page(page_pool, site_server):
 # Pages kept open per worker: a page's checks run one after another (one xdist group per page),
 # so a few suffice; more would only hold memory.
 _KEEP_PAGES = 4
+#: The theme's drawers slide (CSS transitions); on the shared phone page they play this many times
+#: faster (Chromium's Animation domain: the same transitions to the same end; tests/test_site_phone.py).
+PHONE_ANIMATION_RATE = 10
 
 
 @pytest.fixture(scope="session")
 def site_page(page_pool, site_server):
     """``site_page(name, width=1280)``: the page ``name`` of the reader's edition, loaded once per
-    width and shared by the read-only checks (do not click or navigate it: use ``open_site_page``).
-    Returns a :class:`LoadedPage`; MathJax has finished typesetting when it returns."""
+    width and shared by every check of it -- the site's, the live explorers' and the phone's (#44;
+    one xdist group per page, ``site-<name>``). At 390 px it is a phone (touch, 2x; its theme's
+    transitions played :data:`PHONE_ANIMATION_RATE` x faster). Returns a :class:`LoadedPage`;
+    MathJax has finished typesetting when it returns. A check that changes the page puts back what
+    a later reader of it would see (a control it moved, the viewport it resized); one that
+    navigates away uses ``open_site_page``."""
     cache: collections.OrderedDict = collections.OrderedDict()
 
     def get(name: str, width: int = 1280) -> LoadedPage:
         key = (name, width)
         if key in cache:
             cache.move_to_end(key)
+            # The page the check reads is the one in front: Chromium stops animation frames in a
+            # page another one was opened over (waits polled per frame would never end there).
+            cache[key].page.bring_to_front()
             return cache[key]
         while len(cache) >= _KEEP_PAGES:  # first, so that the page given back is the one lent next
             cache.popitem(last=False)[1].close()
         # Settled: typeset, fonts in, ccb.js's re-measure of the tables after MathJax laid out.
-        loaded = LoadedPage(page_pool, f"{site_server}/{name}.html", width)
+        if width <= PHONE_VIEWPORT["width"]:
+            loaded = LoadedPage(
+                page_pool,
+                f"{site_server}/{name}.html",
+                width,
+                PHONE_VIEWPORT["height"],
+                animation_rate=PHONE_ANIMATION_RATE,
+                **PHONE,
+            )
+        else:
+            loaded = LoadedPage(page_pool, f"{site_server}/{name}.html", width)
         cache[key] = loaded
         return loaded
 
     yield get
     for loaded in cache.values():
         loaded.close()
+
+
+@pytest.fixture(scope="session")
+def live_site_page(site_page):
+    """``open(name, mobile=False)``: the shared ``site_page`` of ``name`` (1280 px, or the 390 px
+    phone) once its live explorers are mounted, each back in the state the page opened with (an
+    earlier check may have moved its controls: ``Live.reset``, what reloading the page would do)."""
+
+    def open_page(name: str, mobile: bool = False) -> LoadedPage:
+        loaded = site_page(name, PHONE_VIEWPORT["width"] if mobile else 1280)
+        loaded.page.wait_for_function("window.CCBLive && CCBLive.instances.length >= 1", timeout=30_000)
+        loaded.page.evaluate(LIVE_READY_JS)  # mounted; not CCBLive.ready itself (its value is huge)
+        loaded.page.evaluate("() => { for (const live of CCBLive.instances) live.reset(); }")
+        return loaded
+
+    return open_page
 
 
 # ---------------------------------------------------------------------------------------------

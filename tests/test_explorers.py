@@ -346,7 +346,9 @@ def test_mimebundle_has_widget_view_and_2x_png():
     png = base64.b64decode(data["image/png"])
     assert Image.open(io.BytesIO(png)).size[0] == 2 * round(BOOK_WIDTH * 100)  # 2x the column's 688 CSS px
     # shown at its CSS width without a kernel too (JupyterLab showed the stored PNG 968 px wide)
-    assert metadata == {"image/png": {"width": 688}}
+    assert metadata["image/png"]["width"] == 688 and set(metadata) == {"image/png"}
+    # and described in words for the site's <img alt> (#43): the explorer and its figure's titles
+    assert metadata["image/png"]["ccb_alt"].startswith("PropagationExplorer（默认参数下的静态图）：")
     e.close()
 
 
@@ -561,6 +563,27 @@ def test_chapter_6_to_8_in_place_updates_equal_a_fresh_explorer(name, changes):
     same_as_fresh(e)
     assert all(getattr(c, "continuous_update", True) for c in e.controls.values())  # sliders follow the drag
     e.close()
+
+
+# Changes that redraw only what moved over the kept pixels of the rest (Explorer._keep_background,
+# #43/#44), between changes that do not: after every one the PNG equals a fresh explorer's.
+BACKGROUND_CHANGES = {
+    "NcclExplorer": [{"log2_m": 10}, {"log2_m": 30}, {"efficiency": True}, {"log2_m": 5}, {"n": 4}, {"log2_m": 33}],
+    "MPIResultExplorer": [{"m": 2**26}, {"m": 2**10}, {"alpha_us": 50.0}, {"m": 2**20}, {"ratio": True}, {"m": 2**26}],
+    "SynthesisExplorer": [{"step": 2}, {"step": 3}, {"chunks": 2}, {"step": 1}, {"topology": "ring 6"}, {"step": 2}],
+}
+
+
+@pytest.mark.parametrize("name", list(BACKGROUND_CHANGES))
+def test_redrawing_only_what_moved_gives_a_fresh_explorers_pixels(name):
+    e = NEW_EXPLORERS[name]()
+    try:
+        for change in BACKGROUND_CHANGES[name]:
+            e.update(**change)
+            same_as_fresh(e)
+        assert e._background is not None  # the last change did redraw only what moved
+    finally:
+        e.close()
 
 
 def test_mpi_explorer_readout_says_which_term_binds():

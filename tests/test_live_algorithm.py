@@ -12,10 +12,11 @@ import ccb_helpers as ccb
 from ccb_helpers.explorers.algorithm import algorithm_frame
 from ccb_helpers.live.algorithm_explorer import export
 
-pytestmark = pytest.mark.browser
-
 STATES = 1000
 PAGE = "notebooks/04_combined_bounds"
+# Every check of the chapter page on one worker, with the site's and the phone's checks of it:
+# they read one load of the page per width (tests/conftest.py: site_page, #44).
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group(f"site-{PAGE}")]
 KINDS = {
     "preset": "",
     "alpha_us": 1.0,

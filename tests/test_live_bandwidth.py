@@ -12,10 +12,11 @@ import ccb_helpers as ccb
 from ccb_helpers.explorers.bandwidth import bandwidth_frame
 from ccb_helpers.live.bandwidth_explorer import export
 
-pytestmark = pytest.mark.browser
-
 STATES = 1000
 PAGE = "notebooks/03_bandwidth"
+# Every check of the chapter page on one worker, with the site's and the phone's checks of it:
+# they read one load of the page per width (tests/conftest.py: site_page, #44).
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group(f"site-{PAGE}")]
 DEFAULTS = {"primitive": "all_reduce", "n": 8, "k": 1, "m": 2.0**30, "beta_gbps": 100.0}  # the chapter's call
 
 

@@ -11,7 +11,17 @@ import json
 import random
 
 import pytest
-from live_support import READ_CONTROLS_JS, SET_CONTROL_JS, TEXT_OF_JS, python_value, text_of
+from live_support import (
+    GRAPH_DISCS_JS,
+    READ_CONTROLS_JS,
+    SET_CONTROL_JS,
+    TEXT_OF_JS,
+    disc_overlaps,
+    live_body,
+    png_discs,
+    python_value,
+    text_of,
+)
 
 import ccb_helpers as ccb
 from ccb_helpers.explorers import BisectionExplorer
@@ -19,10 +29,10 @@ from ccb_helpers.explorers.bisection import bisection_state
 from ccb_helpers.live.bisection_explorer import export
 from ccb_helpers.live.build import live_html
 
-# One xdist worker for this file: its tests share the export (module fixture) and the site pages.
-pytestmark = pytest.mark.xdist_group("live-05")
-
 PAGE = "notebooks/05_bisection"
+# Every check of the chapter page on one worker, with the site's and the phone's checks of it:
+# they read one load of the page per width (tests/conftest.py: site_page, #44).
+pytestmark = pytest.mark.xdist_group(f"site-{PAGE}")
 NAME = "BisectionExplorer"
 M, BETA = 2**30, 50e9
 
@@ -206,3 +216,22 @@ def test_live_on_a_phone_fits_and_follows_touch(live_site_page):
     assert page.evaluate("r => r.querySelector('svg').outerHTML", handle) != before
     assert _shown(page, handle) == text_of(bisection_state("torus2d", size, "all_to_all", 1.0)["readout"])
     assert site.errors == [] and site.external == []
+
+
+@pytest.mark.browser
+def test_every_hypercube_node_has_its_own_place_live_and_in_the_png(live_harness, exported):
+    """Issue #43: at d = 3, 5, 6, 7 two hypercube nodes were drawn at one point (live and PNG)."""
+    states = [
+        {"family": "hypercube", "size": d, "primitive": "all_reduce", "oversubscription": 1.0}
+        for d in range(BisectionExplorer.SIZES["hypercube"][0], BisectionExplorer.SIZES["hypercube"][1] + 1)
+    ]
+    assert {3, 5, 6, 7} <= {s["size"] for s in states}
+    drawn = live_harness.evaluate(GRAPH_DISCS_JS, [NAME, live_body(NAME, exported), states, [688, 390]])
+    for i, panels in enumerate(drawn):
+        d = states[i // 2]["size"]
+        assert len(panels[0]) == 2**d and not disc_overlaps(panels[0]), (d, disc_overlaps(panels[0])[:3])
+    with BisectionExplorer(**states[0]) as e:
+        for state in states:
+            e.update(**state)
+            discs = png_discs(e.figure, 2 ** state["size"])
+            assert not disc_overlaps(discs), state["size"]

@@ -13,11 +13,12 @@ from ccb_helpers.live.mpi_result_explorer import export
 from ccb_helpers.mpi.explorer import mpi_frame
 from ccb_helpers.mpi.plots import runs_by_pair
 
-pytestmark = pytest.mark.browser
-
 RESULT = ROOT / "ccb_helpers" / "data" / "mpi" / "mpi_sweep_example.json"
 STATES = 1000
 PAGE = "notebooks/06_mpi_runs"
+# Every check of the chapter page on one worker, with the site's and the phone's checks of it:
+# they read one load of the page per width (tests/conftest.py: site_page, #44).
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group(f"site-{PAGE}")]
 KINDS = {"pair": "", "m": 1, "alpha_us": 1.0, "beta_gbps": 1.0, "ratio": False}
 
 

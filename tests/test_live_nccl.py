@@ -20,10 +20,10 @@ from ccb_helpers.live.build import live_html
 from ccb_helpers.live.nccl_explorer import export, rank_counts
 from ccb_helpers.nccl_figures import NCCL_PICK_COLORS, NcclExplorer, _nccl_point, nccl_state
 
-# One xdist worker for this file: its tests share the export (module fixture) and the site pages.
-pytestmark = pytest.mark.xdist_group("live-08")
-
 PAGE = "notebooks/08_nccl"
+# Every check of the chapter page on one worker, with the site's and the phone's checks of it:
+# they read one load of the page per width (tests/conftest.py: site_page, #44).
+pytestmark = pytest.mark.xdist_group(f"site-{PAGE}")
 NAME = "NcclExplorer"
 
 

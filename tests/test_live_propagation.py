@@ -17,10 +17,10 @@ from ccb_helpers.explorers.propagation import readout_html
 from ccb_helpers.live.build import live_html
 from ccb_helpers.live.propagation_explorer import export
 
-# One worker runs this module: its export (module fixture) and its site pages are shared by its tests.
-pytestmark = pytest.mark.xdist_group("live-01")
-
 PAGE = "notebooks/01_information_propagation"
+# Every check of the chapter page on one worker, with the site's and the phone's checks of it:
+# they read one load of the page per width (tests/conftest.py: site_page, #44).
+pytestmark = pytest.mark.xdist_group(f"site-{PAGE}")
 
 
 def _rounds(n: int, k: int) -> int:

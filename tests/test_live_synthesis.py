@@ -12,17 +12,27 @@ import random
 from fractions import Fraction
 
 import pytest
-from live_support import READ_CONTROLS_JS, SET_CONTROL_JS, TEXT_OF_JS, python_value, text_of
+from live_support import (
+    GRAPH_DISCS_JS,
+    READ_CONTROLS_JS,
+    SET_CONTROL_JS,
+    TEXT_OF_JS,
+    disc_overlaps,
+    live_body,
+    png_discs,
+    python_value,
+    text_of,
+)
 
 import ccb_helpers as ccb
 from ccb_helpers.live.build import live_html
 from ccb_helpers.live.synthesis_explorer import export
 from ccb_helpers.synthesis_figures import SynthesisExplorer, _explorer_topology, synthesis_state
 
-# One xdist worker for this file: its tests share the export (module fixture) and the site pages.
-pytestmark = pytest.mark.xdist_group("live-07")
-
 PAGE = "notebooks/07_synthesis"
+# Every check of the chapter page on one worker, with the site's and the phone's checks of it:
+# they read one load of the page per width (tests/conftest.py: site_page, #44).
+pytestmark = pytest.mark.xdist_group(f"site-{PAGE}")
 NAME = "SynthesisExplorer"
 
 
@@ -53,7 +63,7 @@ def _expected(state) -> dict:
 
 KEY_NUMBERS_JS = """f => { const [g, p] = f.panels; const arrows = g.graph.edges.filter(e => e.arrow);
   return {chunks: arrows.reduce((a, e) => a + e.chunks, 0), arrows: arrows.length,
-          capacity: arrows.map(e => e.capacity).sort((a, b) => a - b), current: [p.graph.nodes[0].x, p.graph.nodes[0].y]}; }"""
+          capacity: arrows.map(e => e.capacity).sort((a, b) => a - b), current: (s => [s.x[0], s.y[0]])(p.series.find(s => s.hollow))}; }"""
 
 
 def _random_states(rng, count):
@@ -145,9 +155,12 @@ def test_live_on_the_site_follows_a_drag_through_20_states(live_site_page):
             "chunks": rng.randint(1, 6),
             "step": rng.randint(1, values["steps"]),
         }[name]
+        before = values
         page.evaluate(SET_CONTROL_JS, [handle, name, target])
         values = read()
-        if name == "topology":  # steps jump to the topology's bound; the drawn step follows
+        if name == "topology" and target == before["topology"]:  # no change, no adjustment (as ipywidgets)
+            assert values == before
+        elif name == "topology":  # steps jump to the topology's bound; the drawn step follows
             assert values["steps"] == _low(target) and values["step"] <= values["steps"]
         else:
             assert values[name] == target
@@ -197,7 +210,9 @@ def test_live_on_a_phone_fits_is_readable_and_follows_touch(live_site_page):
         for b in boxes[i + 1 :]:
             assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1], (a, b)
     before = page.evaluate("r => r.querySelector('svg').outerHTML", handle)
-    box = page.locator(f'[data-explorer="{NAME}"] [data-control="step"]').bounding_box()
+    slider = page.locator(f'[data-explorer="{NAME}"] [data-control="step"]')
+    slider.scroll_into_view_if_needed()
+    box = slider.bounding_box()
     page.touchscreen.tap(box["x"] + box["width"] * 0.95, box["y"] + box["height"] / 2)
     values = {k: int(v) if k != "topology" else v for k, v in page.evaluate(READ_CONTROLS_JS, handle).items()}
     assert values["step"] == values["steps"], values
@@ -245,3 +260,17 @@ def test_step_counts_never_overlap_at_phone_and_desktop_width(live_harness, expo
                 nearest_x, nearest_y = min(max(x, a[0]), a[2]), min(max(y, a[1]), a[3])
                 assert (nearest_x - x) ** 2 + (nearest_y - y) ** 2 >= (r - 1) ** 2, (where, a, (x, y, r))
     assert labelled > 300  # the spare links of every step were drawn (and checked)
+
+
+@pytest.mark.browser
+def test_the_3_cube_shows_8_nodes_live_and_in_the_png(live_harness, exported):
+    """Issue #43: the synthesized 3-cube drew nodes 2 and 5 at the centre, their labels "2/5" on
+    one another. Every step: 8 discs, none covering another, on the page and in the PNG."""
+    states = [{"topology": "hypercube 3-d", "steps": 3, "chunks": 1, "step": s} for s in (1, 2, 3)]
+    drawn = live_harness.evaluate(
+        GRAPH_DISCS_JS, ["SynthesisExplorer", live_body("SynthesisExplorer", exported), states, [688, 390]]
+    )
+    for panels in drawn:
+        assert len(panels[0]) == 8 and not disc_overlaps(panels[0]), disc_overlaps(panels[0])[:3]
+    with ccb.SynthesisExplorer(**states[0]) as e:
+        assert not disc_overlaps(png_discs(e.figure, 8))

@@ -11,7 +11,17 @@ import json
 import random
 
 import pytest
-from live_support import READ_CONTROLS_JS, SET_CONTROL_JS, TEXT_OF_JS, python_value, text_of
+from live_support import (
+    GRAPH_DISCS_JS,
+    READ_CONTROLS_JS,
+    SET_CONTROL_JS,
+    TEXT_OF_JS,
+    disc_overlaps,
+    live_body,
+    png_discs,
+    python_value,
+    text_of,
+)
 
 from ccb_helpers.broadcast import broadcast_steps
 from ccb_helpers.diameter import family_instance
@@ -20,10 +30,10 @@ from ccb_helpers.explorers.topology import SIZES, readout_html
 from ccb_helpers.live.build import live_html
 from ccb_helpers.live.topology_explorer import export
 
-# One worker runs this module: its export (module fixture) and its site pages are shared by its tests.
-pytestmark = pytest.mark.xdist_group("live-02")
-
 PAGE = "notebooks/02_topology_diameter"
+# Every check of the chapter page on one worker, with the site's and the phone's checks of it:
+# they read one load of the page per width (tests/conftest.py: site_page, #44).
+pytestmark = pytest.mark.xdist_group(f"site-{PAGE}")
 
 
 def _rounds(n: int, p: int) -> int:
@@ -126,8 +136,8 @@ def test_live_on_the_site_follows_20_states(live_site_page):
     rng = random.Random(2)
     for i in range(20):
         name = ["family", "size", "k"][i % 3]
-        family = read()["family"]
-        lo, hi, _ = SIZES[family]
+        before = read()
+        lo, hi, _ = SIZES[before["family"]]
         target = {"family": rng.choice(list(SIZES)), "size": rng.randint(lo, hi), "k": rng.randint(1, 6)}[name]
         page.evaluate(SET_CONTROL_JS, [handle, name, target])
         values = read()
@@ -136,7 +146,9 @@ def test_live_on_the_site_follows_20_states(live_site_page):
         assert page.evaluate(
             "r => [+r.querySelector('[data-control=size]').min, +r.querySelector('[data-control=size]').max]", handle
         ) == [lo, hi]
-        if name == "family":
+        if name == "family" and target == before["family"]:  # no change, no adjustment (as ipywidgets)
+            assert values == before
+        elif name == "family":
             assert values["size"] == default  # _adjust: the family's default size
         shown = page.evaluate(f"r => ({TEXT_OF_JS})(r.querySelector('[data-readout]').innerHTML)", handle)
         assert shown == text_of(readout_html(**values)), values
@@ -171,3 +183,22 @@ def test_live_on_a_phone_fits_and_follows_touch(live_site_page):
     shown = page.evaluate(f"r => ({TEXT_OF_JS})(r.querySelector('[data-readout]').innerHTML)", handle)
     assert shown == text_of(readout_html("ring", size, 1))
     assert (site.errors, site.external) == ([], [])
+
+
+@pytest.mark.browser
+def test_every_hypercube_node_has_its_own_place_live_and_in_the_png(live_harness, exported):
+    """Issue #43: the 3-cube drew nodes 2 and 5 both at the centre (7 discs for N = 8), and the 5-,
+    6- and 7-cubes hid nodes too. Now N discs, none covering another, on the page at desktop and
+    phone width and in the explorer's PNG."""
+    states = [{"family": "hypercube", "size": d, "k": 1} for d in range(1, 8)]
+    drawn = live_harness.evaluate(
+        GRAPH_DISCS_JS, ["TopologyExplorer", live_body("TopologyExplorer", exported), states, [688, 390]]
+    )
+    for i, panels in enumerate(drawn):
+        d = states[i // 2]["size"]
+        assert len(panels[0]) == 2**d and not disc_overlaps(panels[0]), (d, disc_overlaps(panels[0])[:3])
+    with TopologyExplorer(family="hypercube", size=3) as e:
+        for d in range(1, 8):
+            e.update(size=d)
+            discs = png_discs(e.figure, 2**d)
+            assert len({(round(x), round(y)) for x, y, _ in discs}) == 2**d and not disc_overlaps(discs), d

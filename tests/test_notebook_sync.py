@@ -142,6 +142,9 @@ def test_citation_link_has_the_sites_text_and_gives_the_role_back():
     assert link.startswith(r"[Sanders et al. \[2009\]](#ref-sanders2009twotree ")  # "Sanders et al. [2009]"
     with pytest.raises(ValueError, match="nosuchkey"):
         sync_notebooks.cite_link("cite:p", "nosuchkey", bib)
+    # In a notebook: a link to its own file's anchor (jupyterlab-myst logged every "#ref-" as unresolved).
+    link = sync_notebooks.cite_link("cite:p", "sanders2009twotree", bib, "04_combined_bounds.ipynb")
+    assert "](04_combined_bounds.ipynb#ref-sanders2009twotree " in link and restore_roles(link).startswith("{cite:p}")
 
 
 def test_restoring_the_roles_gives_the_chapter_as_written():
@@ -306,3 +309,22 @@ def test_no_line_break_inside_chinese_text(path):
         if cell.cell_type == "markdown" and sync_notebooks.cjk_blanks(cell.source)
     ]
     assert blanks == [], f"blanks between Chinese characters (cell, start): {blanks}"
+
+
+def test_every_explorer_has_the_one_hint_and_no_stale_one():
+    """The hint above each explorer comes from one place (sync_notebooks.EXPLORER_HINT): a chapter
+    cannot keep telling the site's reader that its live explorer is a static picture (#43)."""
+    explorers = 0
+    for path in NOTEBOOKS:
+        nb = nbformat.read(path, as_version=4)
+        for before, cell in zip(nb.cells, nb.cells[1:]):
+            if sync_notebooks._is_explorer_cell(cell):
+                explorers += 1
+                assert before.source.endswith("\n\n" + sync_notebooks.EXPLORER_HINT), path.name
+        text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+        assert "静态页面显示默认参数" not in text and "即可操作控件" not in text, path.name
+    assert explorers >= 8
+    stale = "拖动 $N$。在 Jupyter / Colab 中运行本页即可操作控件；静态页面显示默认参数下的图。"
+    assert sync_notebooks.with_explorer_hint(stale) == "拖动 $N$。\n\n" + sync_notebooks.EXPLORER_HINT
+    once = sync_notebooks.with_explorer_hint(stale)
+    assert sync_notebooks.with_explorer_hint(once) == once

@@ -228,7 +228,8 @@ def test_inline_png_is_twice_the_css_width():
     width = Image.open(io.BytesIO(base64.b64decode(data))).size[0]
     assert width == 2 * metadata["width"]
     # No height (phones keep the aspect); the phone rendering, where there is one, is a 2x PNG too.
-    assert set(metadata) <= {"width", "ccb_phone"}
+    assert set(metadata) <= {"width", "ccb_phone", "ccb_alt"}
+    assert metadata["ccb_alt"].startswith("图")  # the site's <img alt> (#43)
     if "ccb_phone" in metadata:
         phone = Image.open(io.BytesIO(base64.b64decode(metadata["ccb_phone"]["image/png"]))).size[0]
         assert phone == 2 * metadata["ccb_phone"]["width"] and set(metadata["ccb_phone"]) == {"image/png", "width"}

@@ -14,16 +14,19 @@ stayed open over the section a tapped entry led to. On every page, at both width
 And on a chapter: a tapped page-TOC entry closes the drawer and shows its section. At 390 px,
 every figure of every chapter (static PNG and live explorer SVG) lies inside the screen with no
 box scrolling sideways, and its smallest text, measured, is at least 9 CSS px.
-One browser per worker; per edition one pass over every page (:func:`phone_pass`): each page loaded
-once as a phone, its figures, width and drawers checked on that load, then at 768 px by resizing it.
+One browser per worker. The reader's edition is checked page by page on the one 390 px phone load
+each page has for all its checks (tests/conftest.py ``site_page``, shared with the site's and the
+live explorers' checks, #44), then at 768 px by resizing it; the student edition in one pass over
+every page (:func:`phone_pass`): each page loaded once as a phone, the same checks on that load.
 """
 
 from __future__ import annotations
 
 import contextlib
+import pathlib
 
 import pytest
-from _site import LIVE_READY_JS, listen, serve, settle, site_pages, watch_requests
+from _site import LIVE_READY_JS, PHONE, listen, serve, settle, site_pages, watch_requests
 
 VIEWPORTS = {390: {"width": 390, "height": 844}, 768: {"width": 768, "height": 1024}}
 CHAPTER = "notebooks/05_bisection.html"
@@ -117,6 +120,15 @@ EDITIONS = [
     pytest.param(name, marks=pytest.mark.xdist_group(f"phone-{name}"), id=name) for name in ("reader", "student")
 ]
 per_edition = pytest.mark.parametrize("edition", EDITIONS, indirect=True)
+# The student edition's pass loads its pages itself; the reader's edition is checked page by page
+# on the loads the site's and the live explorers' checks share (#44: tests/conftest.py site_page,
+# one xdist group per page): the same checks, on the one 390 px phone load of each page.
+STUDENT = pytest.mark.parametrize(
+    "edition", [pytest.param("student", marks=pytest.mark.xdist_group("phone-student"), id="student")], indirect=True
+)
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+CHAPTERS = sorted(f"notebooks/{p.stem}" for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+READER_PAGES = ["intro", "bibliography", *CHAPTERS, "search"]
 
 
 @pytest.fixture(scope="module")
@@ -124,10 +136,6 @@ def edition(request, page_pool):  # conftest.py: the worker's Chromium pages, an
     site = request.getfixturevalue(f"{request.param}_site")
     with serve(site) as url:
         yield request.param, site, url, page_pool
-
-
-# A phone: what the tests open their pages with (the live explorers' phone pages too, so one page serves both).
-PHONE = {"is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 
 
 # The theme's drawers slide in and out (CSS transitions); the checks wait for every transition to
@@ -231,7 +239,7 @@ def phone_pass(edition):
     }
 
 
-@per_edition
+@STUDENT
 def test_every_page_fits_and_its_drawers_open_inside_the_screen(phone_pass):
     name, pages = phone_pass["edition"], phone_pass["pages"]
     assert len(pages) >= 10 and "intro.html" in pages and CHAPTER in pages, pages
@@ -374,10 +382,55 @@ def _figure_problems(page, site, path: str, counts: dict) -> list[str]:
     return problems
 
 
-@per_edition
+@STUDENT
 def test_every_figure_reads_at_9px_on_a_phone_without_scrolling_and_opens_on_a_tap(phone_pass):
     name, counts, problems = phone_pass["edition"], phone_pass["counts"], phone_pass["figures"]
     wide = {path: width for path, width in phone_pass["widths"].items() if width > 390}
     assert wide == {}, f"figures widened the page: {wide}"
     assert counts["png"] >= 20 and counts["svg"] >= 8, f"only {counts} figures measured"
     assert problems == [], f"{name} edition at 390 px:\n" + "\n".join(problems)
+
+
+# -- the reader's edition, page by page on the shared phone load ---------------------------------------
+
+
+def test_every_page_of_the_reader_edition_is_checked(reader_site):
+    """The pages checked one by one below are the site's pages (a page added to the book is one of them)."""
+    assert sorted(f"{name}.html" for name in READER_PAGES) == site_pages(reader_site)
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.xdist_group(f"site-{n}"), id=n) for n in READER_PAGES]
+)
+def test_reader_page_on_a_phone_and_a_tablet(site_page, reader_site, name):
+    """On the shared 390 px phone load (tests/conftest.py ``site_page``): the figures of a chapter
+    (inside the screen, text >= 9 CSS px, a tap opens a PNG whole), the page no wider than the
+    screen, the three drawers opening inside it; then as a 768 px tablet (the viewport resized),
+    the width and drawers again; the viewport is put back for the page's next reader."""
+    loaded = site_page(name, 390)
+    page, path = loaded.page, f"{name}.html"
+    counts, problems = {"png": 0, "svg": 0}, []
+    try:
+        if name.startswith("notebooks/"):
+            problems += _figure_problems(page, reader_site, path, counts)
+            assert counts["png"] >= 1 and counts["svg"] >= 1, f"{path}: only {counts} figures measured"
+            assert page.evaluate("document.scrollingElement.scrollWidth") <= 390, f"{path}: figures widened the page"
+        for width in sorted(VIEWPORTS):
+            if width != 390:
+                page.set_viewport_size(VIEWPORTS[width])
+                page.wait_for_function("w => document.documentElement.clientWidth === w", arg=width, timeout=3000)
+            size = page.evaluate(_WIDTH_JS)
+            if size["sw"] > size["vw"]:
+                problems.append(f"{path} at {width} px: {size['sw']} px wide ({size['widest']})")
+                continue
+            if name == "search":
+                continue  # the search page is its own search field
+            for drawer in DRAWERS:
+                problem = _check_drawer(page, *drawer)
+                if problem:
+                    problems.append(f"{path} at {width} px: {problem}")
+    finally:
+        page.set_viewport_size(VIEWPORTS[390])
+        page.wait_for_function("() => document.documentElement.clientWidth === 390", timeout=3000)
+    assert problems == [], "\n".join(problems)
+    assert loaded.external == [] and loaded.errors == [], (loaded.external[:3], loaded.errors[:3])

@@ -1,13 +1,17 @@
-"""Screenshots of every live explorer of the built site, at 1280 and 390 px, before and after a control change.
+"""Screenshots of every live explorer of the built site, at 1280 and 390 px, in the theme's light and
+dark modes: before and after a control change, and with the crosshair reading the figure.
 
 Usage: python tools/live_screenshots.py [--site _build/html] [--out screenshots/live] [--only NAME ...]
+       [--modes light dark]
 
 Serves the built site on 127.0.0.1, opens each chapter page that holds a live explorer
 (``[data-explorer]``) in headless Chromium (tools/browser.py, the book's CJK font; at 390 px as a
 phone: touch, device scale 2), waits for ``CCBLive.ready``, and saves the explorer element as
-``<Explorer>-<width>-before.png``; then moves one control as a reader would (a slider to 3/4 of its
-range with ``input`` events, the next option of a select, a checkbox toggled), and saves
-``<Explorer>-<width>-after.png``. Prints, per shot, the readout and whether the figure changed,
+``<Explorer>-<width>-<mode>-before.png``; then moves one control as a reader would (a slider to 3/4
+of its range with ``input`` events, the next option of a select, a checkbox toggled), and saves
+``<Explorer>-<width>-<mode>-after.png``; then points at the middle of the figure's first plot (a tap
+on a phone) and saves ``<Explorer>-<width>-<mode>-crosshair.png``. The mode is what the theme's
+colour-mode button sets (``html[data-theme]``). Prints, per shot, the readout and whether the figure changed,
 and exits 1 if a page logged an error, a request left the site, or a control change left the
 figure as it was.
 """
@@ -43,6 +47,23 @@ CHANGE_JS = """root => {
 }"""
 
 
+#: What the theme's colour-mode button sets (pydata-sphinx-theme: html[data-theme] and [data-mode]).
+MODE_JS = "m => { document.documentElement.dataset.theme = m; document.documentElement.dataset.mode = m; }"
+
+#: Where a reader would point to read the figure: the middle of its first plot with data, in page px.
+POINT_JS = """root => {
+  const live = root.ccbLive, layout = live && CCBLive.layoutOf(live.figure);
+  if (!layout) return null;
+  const geo = layout.panels.find(g => (g.panel.series || []).some(s => s.x && s.x.length)) || layout.panels[0];
+  const s = (geo.panel.series || []).find(s => ['line', 'step', 'scatter', 'bar'].includes(s.kind) && s.x.length);
+  const node = geo.panel.graph && geo.panel.graph.nodes[0];
+  const px = s ? geo.sx(s.x[Math.floor(s.x.length / 2)]) : node ? geo.sx(node.x) : (geo.x0 + geo.x1) / 2;
+  const py = s || !node ? (geo.y0 + geo.y1) / 2 : geo.sy(node.y);
+  const r = layout.svg.getBoundingClientRect(), k = r.width / layout.width;
+  return {x: r.left + px * k, y: r.top + py * k};
+}"""
+
+
 def live_pages(site: pathlib.Path) -> dict[str, list[str]]:
     """``{page path without .html: [explorer names]}`` for every page of the site with a live explorer."""
     found = {}
@@ -58,6 +79,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--site", type=pathlib.Path, default=ROOT / "_build" / "html")
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "screenshots" / "live")
     parser.add_argument("--only", nargs="*", default=None, help="explorer class names to shoot (default: all)")
+    parser.add_argument("--modes", nargs="*", default=["light", "dark"], choices=["light", "dark"])
     args = parser.parse_args(argv)
     if not (args.site / "intro.html").is_file():
         print(f"no built site in {args.site}: run `jupyter-book build . -W -n --keep-going` first", file=sys.stderr)
@@ -77,7 +99,7 @@ def main(argv: list[str]) -> int:
     with sync_playwright() as p:
         browser = launch(p)
         for page_name, names in live_pages(args.site).items():
-            for width in (1280, 390):
+            for width, mode in [(w, m) for w in (1280, 390) for m in args.modes]:
                 phone = width < 600
                 context = browser.new_context(
                     viewport={"width": width, "height": 900 if not phone else 844},
@@ -88,14 +110,7 @@ def main(argv: list[str]) -> int:
                 page = context.new_page()
                 errors, external = [], []
                 page.on("pageerror", lambda exc, errors=errors: errors.append(str(exc)))
-                page.on(
-                    "console",
-                    lambda m, errors=errors: (
-                        errors.append(m.text)
-                        if m.type == "error" and not (m.location or {}).get("url", "").endswith("favicon.ico")
-                        else None
-                    ),
-                )
+                page.on("console", lambda m, errors=errors: errors.append(m.text) if m.type == "error" else None)
                 page.on(
                     "request",
                     lambda r, external=external: (
@@ -105,8 +120,9 @@ def main(argv: list[str]) -> int:
                     ),
                 )
                 page.goto(f"{base}/{page_name}.html", wait_until="load")
+                page.evaluate(MODE_JS, mode)
                 page.wait_for_function("window.CCBLive && CCBLive.ready", timeout=60_000)
-                page.evaluate("CCBLive.ready")
+                page.evaluate("async () => { await CCBLive.ready; }")
                 for name in names:
                     if args.only and name not in args.only:
                         continue
@@ -114,16 +130,26 @@ def main(argv: list[str]) -> int:
                     root.scroll_into_view_if_needed()
                     page.wait_for_timeout(200)
                     before_svg = root.evaluate("r => (r.querySelector('svg') || {}).outerHTML")
-                    root.screenshot(path=str(args.out / f"{name}-{width}-before.png"))
+                    shot = f"{name}-{width}-{mode}"
+                    root.screenshot(path=str(args.out / f"{shot}-before.png"))
                     control = root.evaluate(CHANGE_JS)
                     page.wait_for_timeout(150)
                     after_svg = root.evaluate("r => (r.querySelector('svg') || {}).outerHTML")
-                    root.screenshot(path=str(args.out / f"{name}-{width}-after.png"))
+                    root.screenshot(path=str(args.out / f"{shot}-after.png"))
+                    spot = root.evaluate(POINT_JS)
+                    if spot:
+                        (page.touchscreen.tap if phone else page.mouse.move)(spot["x"], spot["y"])
+                        page.wait_for_timeout(150)
+                        root.screenshot(path=str(args.out / f"{shot}-crosshair.png"))
+                        page.mouse.move(0, 0)
                     readout = root.evaluate("r => r.querySelector('[data-readout]').innerText.replace(/\\s+/g, ' ')")
                     fits = root.evaluate("r => r.scrollWidth <= r.getBoundingClientRect().width + 1")
                     changed = before_svg != after_svg
+                    tip = root.evaluate(
+                        "r => { const t = r.querySelector('.ccb-live-tip'); return t && !t.hidden ? t.innerText : ''; }"
+                    )
                     print(
-                        f"{name} {width}px: moved {control}; figure {'changed' if changed else 'UNCHANGED'}; "
+                        f"{name} {width}px {mode}: crosshair {'reads ' + repr(tip[:40]) if tip else 'shows nothing'}; moved {control}; figure {'changed' if changed else 'UNCHANGED'}; "
                         f"{'fits' if fits else 'OVERFLOWS'}; readout: {readout[:110]}"
                     )
                     if not changed or not fits:

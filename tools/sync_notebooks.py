@@ -21,7 +21,7 @@ And what jupyterlab-myst cannot resolve is rewritten into what it can (the site 
 
 3. **Citations** ``{cite:p}`key``` become links to a generated 参考文献 cell at the end of the
    notebook (tagged ``remove-cell``: the site has its bibliography page), with the site's
-   author-year text, ``[\\[Chan et al., 2007\\]](#ref-chan2007 "{cite:p}`chan2007`")``: the
+   author-year text, ``[\\[Chan et al., 2007\\]](03_bandwidth.ipynb#ref-chan2007 "{cite:p}`chan2007`")``: the
    link's title keeps the role. jupyterlab-myst has no bibliography, so a role showed the key as an
    orange "Citation Not Found".
 4. **References to another chapter** (``{eq}`` and ``{prf:ref}`` whose label is defined in another
@@ -34,7 +34,12 @@ And what jupyterlab-myst cannot resolve is rewritten into what it can (the site 
    ``outputs_hidden``): the dropdown box shows the solution's first text, the rest of it (code,
    outputs, text) stays folded until the reader opens it.
 
-6. **Line breaks inside Chinese text** are joined: a Markdown line break is a space in HTML,
+6. **The hint above every explorer** (the Markdown cell before a cell that is one explorer call)
+   ends with :data:`EXPLORER_HINT`, the one text that says where the explorer is live: any other
+   sentence there about Jupyter / Colab (chapters 3-8 told the site's reader "静态页面显示默认参数下
+   的图" long after the site's explorers went live) is replaced by it.
+
+7. **Line breaks inside Chinese text** are joined: a Markdown line break is a space in HTML,
    right between English words and wrong between Chinese ones ("对比表， 并回答"). The site drops
    them (``ccb_helpers.sphinxext.join_cjk_soft_breaks``); JupyterLab cannot, so the notebooks
    have none (:func:`join_cjk_soft_breaks`).
@@ -86,6 +91,17 @@ PRF_NAMES = {
     "observation": "观察",
     "property": "性质",
 }
+#: The last paragraph of the Markdown cell above every explorer: true on the site (the explorer
+#: is live there, computed in advance), in JupyterLab and on Colab (the Python explorer). Written by
+#: :func:`sync_explorer_hints`; change it here and run this tool.
+EXPLORER_HINT = (
+    "在本书的网站上，下面的探索器可以直接操作：拖动滑块、在数字框里输入数值（手机上更准），"
+    "把指针移到图上（或在图上按住拖动）读出曲线上的数值；数字全部由 `ccb_helpers` 预先算好，"
+    "不需要内核。在 JupyterLab / Colab 中运行本章（网站页面顶部的火箭按钮），"
+    "得到的是同一个探索器的 Python 版。"
+)
+#: A sentence of an older hint (any sentence naming Jupyter / Colab in that cell): replaced.
+_OLD_HINT = re.compile(r"[^。\n]*Jupyter */ *Colab[^。\n]*。")
 MACRO_TAG = "remove-cell"
 MACRO_MARK = "# TeX macros for JupyterLab (jupyterlab-myst)"
 INSTALL_MARK = "import ccb_helpers as ccb"
@@ -207,8 +223,14 @@ def _escape(text: str) -> str:
     return re.sub(r"([\[\]\\*_`<])", r"\\\1", text)
 
 
-def cite_link(role: str, keys: str, bib: dict) -> str:
-    """A citation as a link to the chapter's 参考文献 cell, with the site's author-year text."""
+def cite_link(role: str, keys: str, bib: dict, here: str = "") -> str:
+    """A citation as a link to the chapter's 参考文献 cell, with the site's author-year text.
+
+    ``here``: the notebook's file name; the link is ``here#ref-key`` (a link to a fragment of the
+    notebook itself, ``#ref-key``, was checked by jupyterlab-myst against the targets of the cell it
+    is in, and logged "No target for internal reference" for each, #43; JupyterLab's extension
+    ccb-reader scrolls a link to the notebook itself to its anchor).
+    """
     names = [k.strip() for k in re.split(r"[,;]", keys) if k.strip()]
     missing = [k for k in names if k not in bib]
     if missing:
@@ -219,13 +241,13 @@ def cite_link(role: str, keys: str, bib: dict) -> str:
         text = ", ".join(f"{bib[k][0]} [{bib[k][1]}]" for k in ordered)
     else:
         text = "[" + ", ".join(f"{bib[k][0]}, {bib[k][1]}" for k in ordered) + "]"
-    return f'[{_escape(text)}](#ref-{names[0]} "{{{role}}}`{keys}`")'
+    return f'[{_escape(text)}]({here}#ref-{names[0]} "{{{role}}}`{keys}`")'
 
 
 def portable_markdown(source: str, here: pathlib.Path, index: dict, bib: dict) -> str:
     """``source`` with citations and references to other files as links JupyterLab can follow."""
     source = restore_roles(source)
-    source = CITE.sub(lambda m: cite_link(m["role"], m["keys"], bib), source)
+    source = CITE.sub(lambda m: cite_link(m["role"], m["keys"], bib, here.name), source)
 
     def xref(match):
         label = match["label"].strip()
@@ -491,6 +513,37 @@ def fold_solutions(nb) -> bool:
     return changed
 
 
+def _is_explorer_cell(cell) -> bool:
+    from ccb_helpers.live.build import explorer_call
+
+    return cell.cell_type == "code" and explorer_call(cell.source) is not None
+
+
+def with_explorer_hint(markdown: str) -> str:
+    """``markdown`` with every older hint sentence dropped and :data:`EXPLORER_HINT` as its last paragraph.
+
+    >>> with_explorer_hint("拖动 N。在 Jupyter / Colab 中运行本页即可操作控件。") == "拖动 N。\\n\\n" + EXPLORER_HINT
+    True
+    """
+    paragraphs = (_OLD_HINT.sub("", p).strip() for p in markdown.split("\n\n") if p.strip() != EXPLORER_HINT)
+    kept = [p for p in paragraphs if p]
+    return "\n\n".join(kept + [EXPLORER_HINT])
+
+
+def sync_explorer_hints(nb) -> bool:
+    """The Markdown cell before each explorer cell ends with :data:`EXPLORER_HINT`; return whether any changed."""
+    changed = False
+    for before, cell in zip(nb.cells, nb.cells[1:]):
+        if _is_explorer_cell(cell):
+            if before.cell_type != "markdown":
+                raise ValueError(f"the cell before the explorer {cell.source.strip()!r} must be Markdown (its hint)")
+            new = with_explorer_hint(before.source)
+            if new != before.source:
+                before.source = new
+                changed = True
+    return changed
+
+
 def navigation_line(path: pathlib.Path, cfg: dict) -> str:
     """ "《书名》第 3 章 · 上一章：… · 下一章：…" (links to the neighbouring notebooks), shown in JupyterLab."""
     chapters = sorted(path.parent.glob("[0-9][0-9]_*.ipynb"))
@@ -583,6 +636,7 @@ def _sync_links_and_solutions(nb, path: pathlib.Path) -> bool:
         nb.cells.append(cell)
     changed |= split_solutions(nb)
     changed |= fold_solutions(nb)
+    changed |= sync_explorer_hints(nb)
     return changed
 
 

@@ -24,6 +24,10 @@ import re
 __all__ = ["module_name", "explorer_call", "live_html", "setup", "live_explorers"]
 
 STATIC = pathlib.Path(__file__).resolve().parents[1] / "_static" / "live"
+#: The runtime's scripts, in the order the page loads them (before the explorers' own scripts):
+#: the core (controls, state, readout), the SVG renderer, the crosshair, the inflater used where
+#: the browser has no DecompressionStream.
+RUNTIME = ("ccb-live.js", "ccb-live-svg.js", "ccb-live-hover.js", "ccb-live-inflate.js")
 #: Exports larger than this (bytes of JSON) are embedded gzip-compressed and base64-encoded; the
 #: page inflates them with the browser's DecompressionStream.
 INLINE_LIMIT = 16_384
@@ -150,9 +154,8 @@ def live_html(name: str, args: list, initial: dict, data: dict) -> str:
         }
     else:
         body = {"encoding": "json", "initial": initial, "payload": data}
-    attrs = f'data-explorer="{html.escape(name)}"'
-    if args:
-        attrs += f' data-args="{html.escape(json.dumps(args, ensure_ascii=False))}"'
+    # data-args always (README's DOM contract), "[]" for a call without positional arguments.
+    attrs = f'data-explorer="{html.escape(name)}" data-args="{html.escape(json.dumps(list(args), ensure_ascii=False))}"'
     return (
         f'<div class="ccb-live" {attrs}><script type="application/json" class="ccb-live-data">'
         f"{_script_json(body)}</script></div>"
@@ -199,6 +202,10 @@ def _make_live(app, doctree) -> None:
         for image in container.findall(nodes.image):
             for size in ("width", "height", "scale"):
                 image.attributes.pop(size, None)
+            # Shown at its CSS width (the PNG is 2x), at most the column's: without JavaScript it
+            # is the figure, and on a phone it was 1376 CSS px wide (ccb.css).
+            if "ccb-live-png" not in image["classes"]:
+                image["classes"].append("ccb-live-png")
         if module_name(call[0]) not in live:
             continue
         name, args, kwargs = call
@@ -253,7 +260,8 @@ def _add_assets(app, pagename, templatename, context, doctree) -> None:
     if not names:
         return
     app.add_css_file("live/ccb-live.css")
-    app.add_js_file("live/ccb-live.js")
+    for script in RUNTIME:
+        app.add_js_file(f"live/{script}")
     for name in names:
         app.add_js_file(f"live/{module_name(name)}.js")
 

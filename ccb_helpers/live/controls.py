@@ -57,7 +57,8 @@ def controls_spec(explorer) -> list[dict]:
     ``default`` (the current Python value) and ``disabled``; a range adds ``min``, ``max``,
     ``step`` (of the exponent for a log slider, which adds ``log_base`` and ``values``, the
     Python value at each position); a select (``Dropdown``, ``SelectionSlider`` ...) adds
-    ``options``, a list of ``[label, value]``.
+    ``options``, a list of ``[label, value]``, and ``floats: True`` when every value is a float
+    (JSON cannot tell ``1.0`` from ``1``; the page writes ``data-value="1.0"`` as Python would).
 
     Parameters
     ----------
@@ -113,6 +114,8 @@ def controls_spec(explorer) -> list[dict]:
             entry.update(
                 kind="select", options=[[str(label), _json_value(name, value)] for label, value in zip(labels, values)]
             )
+            if all(isinstance(value, float) for value in values):
+                entry["floats"] = True  # JSON writes 1.0 as 1: the page writes data-value "1.0", as Python
         else:
             raise TypeError(
                 f"control {name!r}: {type(control).__name__} has no live counterpart "

@@ -10,7 +10,14 @@ Compatible extensions of the contract that ``ccb-live.js`` draws (all optional):
 - Panel ``"weight"`` (share of the row's width), ``"axis": false`` (no frame or ticks),
   ``"aspect": "equal"`` (one data unit is as long on both axes), ``"stackedHeight"`` (live-c:
   height as a share of the width when stacked on a phone).
-- Series ``"alpha"``, ``"r"`` (marker radius, px).
+- Series ``"tip"``: its name in the crosshair when it has no ``label`` (no legend entry).
+- Series ``"alpha"``, ``"r"`` (marker radius, px), ``"shape": "square"``, ``"hollow"`` (an open
+  marker), ``"dash"`` as a style: ``True`` / ``"dashed"``, ``"dotted"``, ``"dashdot"``, ``"longdash"``
+  (matplotlib's ``--``, ``:``, ``-.``; issue #43: all were drawn dashed).
+- Panel ``"xunit"`` / ``"yunit"``: how the crosshair (``ccb-live-hover.js``) writes a value of that
+  axis: ``"s"``, ``"ms"``, ``"µs"`` (as ``format_time``), ``"bytes"`` (``format_bytes``), ``"GB/s"``,
+  ``"B/s"`` or ``""`` (a plain number); by default read off the axis label and tick labels.
+- FigureSpec ``"label"``: the figure's accessible name (default: "图：" and the panels' titles).
 - Text ``"size"`` (px), ``"valign"`` (``"center"``, ``"bottom"``: the text sits above y, ``"top"``);
   ``"\\n"`` breaks lines in texts, titles and tick labels.
 - Graph node ``"r"`` (px), ``"shape": "square"``, ``"ring"`` (colour of a circle around it),
@@ -38,6 +45,10 @@ __all__ = [
 ]
 
 _SERIES_KINDS = {"line", "scatter", "bar", "step", "hline", "vline", "band"}
+#: Dash styles of a Series (``True`` is ``"dashed"``), as ``ccb-live-svg.js`` draws them.
+DASH_STYLES = {"dashed", "dotted", "dashdot", "longdash"}
+#: Units the crosshair writes values in (``xunit`` / ``yunit`` of a Panel).
+UNITS = {"", "s", "ms", "µs", "bytes", "GB/s", "B/s"}
 _SUBSCRIPT = str.maketrans("0123456789+-", "₀₁₂₃₄₅₆₇₈₉₊₋")
 
 
@@ -70,16 +81,27 @@ def subscript(value) -> str:
     return str(value).translate(_SUBSCRIPT)
 
 
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
 def log_ticks(lo: float, hi: float) -> list[list]:
-    """Decade ticks ``[[value, label], ...]`` inside ``[lo, hi]``, labelled like ``f"{v:g}"``.
+    """Decade ticks ``[[value, label], ...]`` inside ``[lo, hi]``, all labelled alike: like
+    ``f"{v:g}"`` while every decade is written plainly (1e-4 ... 1e5), else as powers of ten
+    (``f"{v:g}"`` alone wrote "100000" next to "1e+06", #43).
 
     >>> log_ticks(0.7, 7680)
     [[1, '1'], [10, '10'], [100, '100'], [1000, '1000']]
+    >>> [label for _, label in log_ticks(5e4, 2e6)]
+    ['10⁵', '10⁶']
     """
     if not 0 < lo < hi:
         raise ValueError(f"log ticks need 0 < lo < hi, got {lo}, {hi}")
     first, last = math.ceil(math.log10(lo) - 1e-12), math.floor(math.log10(hi) + 1e-12)
-    return [[10**e if e >= 0 else 10.0**e, f"{10.0**e:g}"] for e in range(first, last + 1)]
+    plain = -4 <= first and last <= 5
+    return [
+        [10**e if e >= 0 else 10.0**e, f"{10.0**e:g}" if plain else "10" + str(e).translate(_SUPERSCRIPT)]
+        for e in range(first, last + 1)
+    ]
 
 
 def series(
@@ -89,15 +111,24 @@ def series(
     *,
     color: str = "#222222",
     label: str | None = None,
-    dash: bool = False,
+    dash: bool | str = False,
     marker: bool = False,
     width: float = 1.5,
     y2=None,
     alpha: float = 1.0,
+    hollow: bool = False,
 ) -> dict:
-    """One Series of a panel (``kind`` one of line, scatter, bar, step, hline, vline, band)."""
+    """One Series of a panel (``kind`` one of line, scatter, bar, step, hline, vline, band).
+
+    ``dash``: ``False`` (solid), ``True`` or a style of :data:`DASH_STYLES`; ``hollow``: open markers.
+
+    >>> series("line", [1, 2], [3, 4], dash="dotted")["dash"]
+    'dotted'
+    """
     if kind not in _SERIES_KINDS:
         raise ValueError(f"kind must be one of {sorted(_SERIES_KINDS)}, got {kind!r}")
+    if not isinstance(dash, bool) and dash not in DASH_STYLES:
+        raise ValueError(f"dash must be True, False or one of {sorted(DASH_STYLES)}, got {dash!r}")
     if len(x) != len(y) and kind not in ("hline", "vline"):
         raise ValueError(f"x and y must have the same length, got {len(x)} and {len(y)}")
     out = {
@@ -112,6 +143,8 @@ def series(
     }
     if alpha != 1.0:
         out["alpha"] = alpha
+    if hollow:
+        out["hollow"] = True
     if kind == "band":
         out["y2"] = list(y2 or [])
     return out
@@ -167,11 +200,17 @@ def panel(
     weight: float = 1.0,
     axis: bool = True,
     aspect_equal: bool = False,
+    xunit: str | None = None,
+    yunit: str | None = None,
 ) -> dict:
-    """One Panel; ``weight`` is its share of a row's width, ``axis=False`` hides the frame and ticks."""
+    """One Panel; ``weight`` is its share of a row's width, ``axis=False`` hides the frame and ticks;
+    ``xunit`` / ``yunit`` (one of :data:`UNITS`): how the crosshair writes that axis's values."""
     for name, scale in (("xscale", xscale), ("yscale", yscale)):
         if scale not in ("linear", "log"):
             raise ValueError(f"{name} must be 'linear' or 'log', got {scale!r}")
+    for name, unit in (("xunit", xunit), ("yunit", yunit)):
+        if unit is not None and unit not in UNITS:
+            raise ValueError(f"{name} must be one of {sorted(UNITS)} or None, got {unit!r}")
     out = {
         "title": title,
         "xlabel": xlabel,
@@ -191,6 +230,10 @@ def panel(
     }
     if aspect_equal:
         out["aspect"] = "equal"
+    if xunit is not None:
+        out["xunit"] = xunit
+    if yunit is not None:
+        out["yunit"] = yunit
     return out
 
 
@@ -260,6 +303,11 @@ def topology_graph(topology, root: int = 0, side=None) -> tuple[dict, str, int]:
             node.update(labelInside=True, labelColor="#000000" if hops[i] < far / 2 else "#ffffff")
         if side is None and v == root:
             node["ring"] = COLORS["bandwidth"]
+        # What the crosshair says over the node (ccb-live-hover.js).
+        if side is None:
+            node["tip"] = f"节点 {v}：起点" if v == root else f"节点 {v}：离节点 {root} {hops[i]} 跳"
+        else:
+            node["tip"] = f"节点 {v}：在割的{'这一' if geo['in_side'][i] else '另一'}侧"
         nodes.append(node)
     for v in switches:
         nodes.append(
@@ -270,6 +318,7 @@ def topology_graph(topology, root: int = 0, side=None) -> tuple[dict, str, int]:
                 "color": "#888888",
                 "r": _marker_radius(area * 0.8),
                 "shape": "square",
+                "tip": "交换机",
             }
         )
     # Edges in the geometry's order: straight links, then wrap-around arcs, each with its cut flag.

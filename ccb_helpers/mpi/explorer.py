@@ -112,7 +112,7 @@ class MPIResultExplorer(Explorer):
                 readout_format=".3g",
                 **slider_args("β (GB/s)"),
             ),
-            "ratio": widgets.Checkbox(value=False, description="画 时间 / 下界", style=STYLE),
+            "ratio": widgets.Checkbox(value=False, description="画时间 / 下界", style=STYLE),
         }
 
     def _adjust(self, name: str) -> None:
@@ -125,7 +125,7 @@ class MPIResultExplorer(Explorer):
 
     def setup(self, figure: Figure) -> None:
         # Two panels side by side in the page column; a fixed layout (no tight_layout per update).
-        figure.subplots_adjust(left=0.09, right=0.985, bottom=0.13, top=0.91, wspace=0.42)
+        figure.subplots_adjust(left=0.125, right=0.985, bottom=0.13, top=0.91, wspace=0.42)  # "100 µs" ticks
         left, right = self._left, self._right = figure.subplots(1, 2, gridspec_kw={"width_ratios": [1.25, 1]})
         self._fill = None
         self._measured = left.plot([], [], "o-", markersize=4, label="实测")[0]
@@ -137,8 +137,8 @@ class MPIResultExplorer(Explorer):
         left.set_yscale("log")
         left.set_xlabel("消息大小 M（字节）")
         self._left_title = left.set_title("", fontsize=10)
-        self._legend = None
-        self._bars = None
+        self._legend, self._legend_handles = None, None
+        self._bars, self._bar_names = None, None
         self._library_marks = right.plot([], [], "s", color=LIBRARY_COLOR, markersize=5)[0]
         right.axvline(1, color=BOUND_COLOR, linewidth=1)
         right.set_xscale("log")
@@ -162,9 +162,15 @@ class MPIResultExplorer(Explorer):
         sizes = numbers["sizes"]
         scale = numbers["scale"]
         color = COLORS.get(key[0], COLORS["latency"])
-        if self._fill is not None:
-            self._fill.remove()
-        self._fill = left.fill_between(sizes, numbers["low"], numbers["high"], color=color, alpha=0.15, linewidth=0)
+        # The band of the runs' spread, one polygon updated in place (low forward, high back).
+        band = np.concatenate(
+            [np.column_stack([sizes, numbers["low"]]), np.column_stack([sizes, numbers["high"]])[::-1]]
+        )
+        if self._fill is None:
+            self._fill = left.fill(band[:, 0], band[:, 1], color=color, alpha=0.15, linewidth=0)[0]
+        else:
+            self._fill.set_xy(band)
+            self._fill.set_color(color)
         self._measured.set_data(sizes, numbers["measured"] / scale)
         self._measured.set_color(color)
         self._model.set_data(sizes, numbers["model"] / scale)
@@ -178,24 +184,39 @@ class MPIResultExplorer(Explorer):
         left.set_xlim(*left_spec["xlim"])
         left.set_ylim(*left_spec["ylim"])
         left.set_ylabel(left_spec["ylabel"])
+        # The page's decade ticks, labelled with their unit (1 ms, 100 µs) under "时间" (#43).
+        left.set_yticks([v for v, _ in left_spec["yticks"]], [label for _, label in left_spec["yticks"]])
         self._left_title.set_text(left_spec["title"])
-        if self._legend is not None:
-            self._legend.remove()
-        self._legend = left.legend(
-            handles=shown, loc="best", fontsize=8.5
-        )  # where the data leave room (same data, same spot)
+        # The legend copies its entries' styles when made: rebuilt when they or the pair's colour change.
+        if self._legend is None or self._legend_handles != (shown, color):
+            if self._legend is not None:
+                self._legend.remove()
+            self._legend = left.legend(handles=shown, loc="best", fontsize=8.5)  # where the data leave room
+            self._legend_handles = (shown, color)
         # Right: every pair measured at this size, as a multiple of its own bound.
         names = [label for _, label in right_spec["yticks"]]
         y = np.arange(len(names))
-        if self._bars is not None:
-            self._bars.remove()
-        self._bars = right.barh(y, numbers["measured_ratio"], color=numbers["colors"], alpha=0.8)
+        if self._bars is None or len(self._bars) != len(names):
+            if self._bars is not None:
+                self._bars.remove()
+            self._bars = right.barh(y, numbers["measured_ratio"], color=numbers["colors"], alpha=0.8)
+        else:  # the same number of bars: new lengths and colours in place
+            for bar, width, bar_color in zip(self._bars, numbers["measured_ratio"], numbers["colors"]):
+                bar.set_width(width)
+                bar.set_facecolor(bar_color)
+                bar.set_alpha(0.8)
         self._library_marks.set_data(numbers["library_ratio"], y)
         right.set_xlim(*right_spec["xlim"])
         right.set_ylim(*right_spec["ylim"])  # first pair on top
-        right.set_yticks(y, names, fontsize=8.5)
+        if self._bar_names != names:
+            right.set_yticks(y, names, fontsize=8.5)
+            self._bar_names = names
         self._right_title.set_text(right_spec["title"])
         self.ratio_at_size = numbers["ratio_at_size"]
+        # The left panel depends on the pair, α, β and the mode, not on M but for its marker line
+        # (and the legend, whose "best" spot avoids that line): a change of M redraws those and the
+        # right panel over the kept pixels of the rest.
+        self._keep_background((pair, alpha_us, beta_gbps, bool(ratio)), [self._size_line, self._legend, right])
         return frame.readout
 
 
@@ -241,8 +262,8 @@ def mpi_frame(by_pair: dict, n: int, pair: str, m, alpha_us, beta_gbps, ratio) -
     left_series = [
         series("band", xs, low.tolist(), y2=high.tolist(), color=color, alpha=0.15),
         series("line", xs, (measured / scale).tolist(), color=color, marker=True, label="实测"),
-        series("line", xs, (model / scale).tolist(), color=color, dash=True, label="模型"),
-        series("line", xs, (bound / scale).tolist(), color=BOUND_COLOR, dash=True, label="下界"),
+        series("line", xs, (model / scale).tolist(), color=color, dash="dashed", label="模型"),
+        series("line", xs, (bound / scale).tolist(), color=BOUND_COLOR, dash="dashdot", label="下界"),
     ]
     if has_library:
         shown = [
@@ -250,7 +271,7 @@ def mpi_frame(by_pair: dict, n: int, pair: str, m, alpha_us, beta_gbps, ratio) -
         ]  # a run without the library's time
         left_series.append(
             {
-                **series("line", xs, shown, color=LIBRARY_COLOR, dash=True, marker=True, label="MPI 库"),
+                **series("line", xs, shown, color=LIBRARY_COLOR, dash="dotted", marker=True, label="MPI 库"),
                 "shape": "square",
             }
         )
@@ -258,7 +279,7 @@ def mpi_frame(by_pair: dict, n: int, pair: str, m, alpha_us, beta_gbps, ratio) -
     left = panel(
         title=f"{pair_label(*key)}，N = {n}",
         xlabel="消息大小 M（字节）",
-        ylabel="时间 / 下界" if ratio else "时间（s）",
+        ylabel="时间 / 下界" if ratio else "时间",  # the ticks carry their unit (ms, µs)
         xscale="log",
         yscale="log",
         xlim=(sizes.min() / 1.5, sizes.max() * 1.5),

@@ -143,6 +143,7 @@ def _figure_png_2x(figure):
     """
     from IPython.core.pylabtools import print_figure
 
+    from .alt_text import figure_alt_text
     from .phone import phone_png, with_text_size
 
     data = print_figure(figure, fmt="png", bbox_inches="tight", dpi=2 * figure.dpi)
@@ -150,7 +151,7 @@ def _figure_png_2x(figure):
         return None
     data = with_text_size(data, figure)  # the figure was just drawn: its tick labels have their text
     width = int.from_bytes(data[16:20], "big")  # the PNG header's IHDR width
-    metadata = {"width": width // 2}
+    metadata = {"width": width // 2, "ccb_alt": figure_alt_text(figure)}  # the site's <img alt> (#43)
     phone = phone_png(figure)
     if phone is not None:
         metadata["ccb_phone"] = {"image/png": base64.b64encode(phone[0]).decode("ascii"), "width": phone[1]}

@@ -25,6 +25,42 @@ _DRAW_FIXED_BYTES = 16 * 2**20
 MAX_GRID_PANELS = 8
 
 
+#: Extra dimensions of a hypercube beyond the fourth shift whole 4-cubes: by this multiple of a
+#: 4-cube's width (doubling every second dimension), sheared by these shares of the shift (a
+#: shift along x moves up a little, one along y left), so that no shift is parallel to another
+#: and a long link does not run through the nodes between its ends.
+_HYPERCUBE_GAP = 1.2
+_HYPERCUBE_SHEARS = (0.25, 0.25, 0.1, 0.1)
+
+
+def hypercube_basis(dim: int) -> list[tuple[float, float]]:
+    """The drawing's vector of each dimension of a ``dim``-cube: node ``v`` is drawn at the sum of
+    the vectors of its 1-bits, so every link of dimension ``b`` is a copy of vector ``b``.
+
+    Up to 4 dimensions the classic pictures: a segment, a square, a cube in oblique view
+    (the back square up and to the right), the tesseract's octagon (vectors at ``b·45°``).
+    Beyond, the 4-cube is repeated on a grid, one dimension along x, the next along y
+    (:data:`_HYPERCUBE_GAP`, :data:`_HYPERCUBE_SHEARS`). All ``2**dim`` positions are distinct
+    (the evenly spread projection used before put nodes 2 and 5 of the 3-cube both at the centre,
+    and collided at 5, 6 and 7 dimensions too; ``tests/test_plotting.py`` measures the gaps).
+
+    >>> [(round(x, 2), round(y, 2)) for x, y in hypercube_basis(3)]
+    [(1.0, 0.0), (0.0, 1.0), (0.45, 0.3)]
+    """
+    dim = check_int("dim", dim, minimum=0, maximum=20)
+    if dim <= 2:
+        return [(1.0, 0.0), (0.0, 1.0)][:dim]
+    if dim == 3:
+        return [(1.0, 0.0), (0.0, 1.0), (0.45, 0.3)]
+    basis = [(math.cos(math.pi * b / 4), math.sin(math.pi * b / 4)) for b in range(4)]
+    width = 1 + 2 * math.cos(math.pi / 4)  # the octagon's width: 1 + cos 45° + cos 45° (cos 90° = 0)
+    for j in range(dim - 4):
+        w = _HYPERCUBE_GAP * width * 2 ** (j // 2)
+        a = _HYPERCUBE_SHEARS[j % len(_HYPERCUBE_SHEARS)]
+        basis.append((w, w * a) if j % 2 == 0 else (-w * a, w))
+    return basis
+
+
 def _layout(topology):
     """Positions for drawing: circles, grids (3-D projected), hypercube projection, fat-tree layers."""
     g = topology.graph
@@ -39,13 +75,9 @@ def _layout(topology):
                 (c[0] + 0.45 * c[2], c[1] + 0.3 * c[2]) if len(coord) == 3 else (c[0], c[1] if len(coord) > 1 else 0)
             )
     elif family == "hypercube":
-        dim = topology.degree
-        angles = [math.pi * b / max(dim, 1) for b in range(dim)]
+        basis = hypercube_basis(topology.degree)
         for v in g.nodes:
-            pos[v] = (
-                sum(math.cos(a) for b, a in enumerate(angles) if v >> b & 1),
-                sum(math.sin(a) for b, a in enumerate(angles) if v >> b & 1),
-            )
+            pos[v] = tuple(sum(basis[b][i] for b in range(len(basis)) if v >> b & 1) for i in (0, 1))
     elif family == "fat_tree":
         hosts = [v for v in g.nodes if not isinstance(v, tuple)]
         leaves = sorted(v for v in g.nodes if isinstance(v, tuple) and v[0] == "leaf")

@@ -9,7 +9,7 @@
 
   function series(kind, x, y, o) {
     var s = { kind: kind, x: x, y: y, color: o.color || "#222222", label: o.label === undefined ? null : o.label,
-              dash: !!o.dash, marker: !!o.marker, width: o.width === undefined ? 1.5 : o.width };
+              dash: o.dash || false, marker: !!o.marker, width: o.width === undefined ? 1.5 : o.width };
     if (o.alpha !== undefined && o.alpha !== 1.0) s.alpha = o.alpha;
     if (kind === "band") s.y2 = o.y2 || [];
     if (o.shape) s.shape = o.shape;
@@ -61,15 +61,15 @@
     var ylim = [Math.min.apply(null, ys) / 1.5, Math.max.apply(null, ys) * 1.5];
     var left = [series("band", sizes, low, { y2: high, color: color, alpha: 0.15 }),
                 series("line", sizes, lines[0], { color: color, marker: true, label: "实测" }),
-                series("line", sizes, lines[1], { color: color, dash: true, label: "模型" }),
-                series("line", sizes, lines[2], { color: data.bound_color, dash: true, label: "下界" })];
+                series("line", sizes, lines[1], { color: color, dash: "dashed", label: "模型" }),
+                series("line", sizes, lines[2], { color: data.bound_color, dash: "dashdot", label: "下界" })];
     if (hasLibrary) {
       left.push(series("line", sizes, lines[3].map(function (v) { return isFinite(v) ? v : null; }),
-                       { color: data.library_color, dash: true, marker: true, label: "MPI 库", shape: "square" }));
+                       { color: data.library_color, dash: "dotted", marker: true, label: "MPI 库", shape: "square" }));
     }
     left.push(series("vline", [m], [], { color: data.bound_color, width: 0.8 }));
     var leftPanel = panel({
-      title: pair.label + "，N = " + data.n, xlabel: "消息大小 M（字节）", ylabel: ratio ? "时间 / 下界" : "时间（s）",
+      title: pair.label + "，N = " + data.n, xlabel: "消息大小 M（字节）", ylabel: ratio ? "时间 / 下界" : "时间",
       xscale: "log", yscale: "log", xlim: [Math.min.apply(null, sizes) / 1.5, Math.max.apply(null, sizes) * 1.5], ylim: ylim,
       xticks: runs.filter(function (_, i) { return i % 2 === 0; }).map(function (r) { return [r.m, r.m_label]; }),
       yticks: decades(ylim[0], ylim[1], ratio ? g : fmt.formatTime), legend: true, series: left

@@ -40,13 +40,20 @@
     return Math.max(c.alpha, m / c.beta, tNode);
   }
 
+  // The protocols' line styles of the PNG (nccl_figures._LINESTYLE: LL ":", LL128 "--", Simple "-"):
+  // pairs of one algorithm differ by more than their shade.
+  var PROTOCOL_DASH = { LL: "dotted", LL128: "dashed" };
+
   function isNvls(pair) { return pair[1] === "nvls" || pair[1] === "nvls_tree"; }
 
+  // Decade ticks, all written alike (figure.log_ticks): plainly within 1e-4 .. 1e5, else as 10ⁿ.
+  var SUPERSCRIPT = { "0": "⁰", "1": "¹", "2": "²", "3": "³", "4": "⁴", "5": "⁵", "6": "⁶", "7": "⁷", "8": "⁸", "9": "⁹", "-": "⁻" };
   function decades(lo, hi) {
-    var out = [];
-    for (var e = Math.ceil(Math.log10(lo) - 1e-12); e <= Math.floor(Math.log10(hi) + 1e-12); e++) {
+    var out = [], first = Math.ceil(Math.log10(lo) - 1e-12), last = Math.floor(Math.log10(hi) + 1e-12);
+    var plain = first >= -4 && last <= 5;
+    for (var e = first; e <= last; e++) {
       var v = Math.pow(10, e);
-      out.push([v, CCBLive.fmt.g(v)]);
+      out.push([v, plain ? CCBLive.fmt.g(v) : "10" + String(e).replace(/./g, function (c) { return SUPERSCRIPT[c]; })]);
     }
     return out;
   }
@@ -75,7 +82,7 @@
       });
       ys = ys.concat(y);
       series.push({ kind: "line", x: sizes, y: y, color: colors[label], label: label, width: 1.6,
-                    dash: pair[2] !== "Simple", marker: false });
+                    dash: PROTOCOL_DASH[pair[2]] || false, marker: false });
     });
     // NCCL's order of the legend: NCCL_PICK_COLORS (Ring/LL ... NVLSTree/Simple)
     var order = Object.keys(colors);
@@ -83,7 +90,7 @@
     var ylim;
     if (!eff) {
       series.push({ kind: "line", x: sizes, y: boundUs, color: colors.bound, label: data.labels.bound, width: 2.2, dash: false, marker: false });
-      series.push({ kind: "line", x: sizes, y: inNetUs, color: colors.bound, label: data.labels.in_network, width: 1.2, dash: true, marker: false });
+      series.push({ kind: "line", x: sizes, y: inNetUs, color: colors.bound, label: data.labels.in_network, width: 1.2, dash: "dashdot", marker: false });
       var all = ys.concat(boundUs, inNetUs).filter(function (v) { return isFinite(v) && v > 0; });
       ylim = [Math.min.apply(null, all) / 1.6, Math.max.apply(null, all) * 1.6];
     } else {
@@ -115,7 +122,9 @@
     } else {
       y = time * 1e6;
     }
-    series.push({ kind: "scatter", x: [m], y: [y], color: colors.bound, r: 6, marker: true, label: null });
+    // NCCL's pick: an open circle, as in the PNG (the chapter's text says 圆圈).
+    series.push({ kind: "scatter", x: [m], y: [y], color: colors.bound, r: 6.5, marker: true, hollow: true, label: null,
+                  tip: "NCCL 的选择 " + best[0] });
     var left = log2m > 24; // the label goes on the side of the mark that has room
     var note = { x: left ? m / 2.3 : m * 2.3, y: eff ? y - 0.06 : y / 1.7, text: best[0] + "，" + data.size_labels[String(log2m)],
                  coords: "data", anchor: left ? "end" : "start", color: "#222222", size: 12 };

@@ -68,12 +68,12 @@
         texts.push({ x: q[0] + 0.08, y: q[1] + (yl[1] - yl[0]) * 0.03, text: q[2], coords: "data", anchor: "start", color: "#222222", size: 11 });
       });
     }
+    // the current instance: an open ring around its point (matplotlib: hollow marker, s = 190)
+    series.push({ kind: "scatter", x: [p.current[0]], y: [p.current[1]], color: st.current, r: 9, marker: true, hollow: true,
+                  label: null, tip: p.current_text });
     return { title: p.current_text, xlabel: labels.x, ylabel: labels.y, xscale: "linear", yscale: "linear", xlim: xl, ylim: yl,
              xticks: p.xticks.map(function (s) { return [s, String(s)]; }), yticks: null, legend: true, series: series, texts: texts,
-             // the current instance: a ring around its point (matplotlib: hollow marker, s = 190)
-             graph: { nodes: [{ x: p.current[0], y: p.current[1], label: "", color: "none", stroke: st.current, strokeWidth: 2.2, r: 9 }],
-                      edges: [] },
-             weight: 1.1, axis: true };
+             graph: null, weight: 1.1, axis: true };
   }
 
   function compute(state, data) {
