@@ -58,4 +58,6 @@ def launch(playwright):
     """A headless chromium browser (raises if Debian's chromium is not installed)."""
     if CHROMIUM is None:
         raise RuntimeError("chromium not found: `apt-get install chromium`")
-    return playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, env=chromium_env())
+    # 2 minutes, not playwright's 30 s: under a full test run (two workers, notebooks and a class
+    # being graded beside it) a cold Chromium start has been slower than 30 s.
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, env=chromium_env(), timeout=120_000)
