@@ -36,6 +36,7 @@ Needs nbgrader (``pip install -r requirements-teacher.txt``): skipped without it
 
 from __future__ import annotations
 
+import concurrent.futures
 import copy
 import csv
 import hashlib
@@ -1059,6 +1060,14 @@ def _open_in_chromium(base: str, token: str, path: str) -> dict:
         from playwright.sync_api import sync_playwright
     finally:
         sys.path.remove(str(ROOT / "tools"))
+    # In a thread of its own: a worker that ran the site's checks keeps their Chromium (tests/
+    # conftest.py: page_pool) and with it playwright's event loop running in this thread, and a
+    # second sync_playwright() here refused to start ("Sync API inside the asyncio loop").
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(_formgrader_page, browser, sync_playwright, base, token, path).result()
+
+
+def _formgrader_page(browser, sync_playwright, base: str, token: str, path: str) -> dict:
     with sync_playwright() as playwright:
         chromium = browser.launch(playwright)
         try:

@@ -12,6 +12,7 @@ import itertools
 import linecache
 import os
 import pathlib
+import signal
 import subprocess
 import sys
 import time
@@ -1025,6 +1026,39 @@ def test_close_rejects_nan_and_mismatched_infinities():
     assert grading.close(1e-16, 0.0, abs_tol=1e-15) and not grading.close(1e-16, 0.0)
     with pytest.raises(ValueError, match="rel and abs_tol"):
         grading.close(1.0, 1.0, rel=-1)
+
+
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="SIGALRM time limits are POSIX")
+def test_a_time_limit_never_interrupts_a_request_to_the_fork_server(monkeypatch):
+    """A group's time limit (SIGALRM) inside a request to the fork server left the reply unread:
+    every later request read the one before it, until one waited the socket's 60 s for a reply
+    already taken, and the group was reported as a failed start (StartFailed) — a notebook past its
+    time limit took 60 s per later group under load. The limit now lands after the exchange: the
+    start is given up as a Timeout (not StartFailed), its process killed, and the server answers in
+    step afterwards."""
+    exchanges = []
+    real_ask = process._ForkServer._ask
+
+    def slow_ask(self, message, fds=()):
+        time.sleep(0.05)  # the alarm falls inside the exchange
+        reply = real_ask(self, message, fds)
+        exchanges.append(message[:1])
+        return reply
+
+    monkeypatch.setattr(process._ForkServer, "_ask", slow_ask)
+    with pytest.raises(grading.parts.Timeout), grading.parts._time_limit(0.01):  # a group's limit
+        process.StudentProcess(require_sandbox=False)
+    # The fork's reply was read, and its student killed through the server (not left behind).
+    assert exchanges[-2:] == [b"f", b"k"], exchanges
+    start = time.monotonic()
+    student = process.StudentProcess(require_sandbox=False)
+    try:
+        assert student.request(
+            {"op": "exec", "namespace": "grade", "source": "x = 1", "filename": "<t>"}, time.monotonic() + 30
+        )
+    finally:
+        student.kill()
+    assert time.monotonic() - start < 20, "the server answered out of step"
 
 
 def test_a_notebooks_grading_has_a_total_time_limit(monkeypatch):

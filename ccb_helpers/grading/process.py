@@ -25,7 +25,7 @@ import time
 import numpy as np
 
 from .. import _validation
-from .parts import Timeout
+from .parts import Timeout, time_limit_held
 
 __all__ = ["MAX_MESSAGE", "SandboxUnavailable", "StartFailed", "StudentProcess", "sandbox_abi", "shutdown"]
 
@@ -179,7 +179,7 @@ def shutdown() -> None:
 def _fork_student(to_child: int, from_child: int) -> int | None:
     """A student process forked by this process's fork server: its pid, or None (start it afresh)."""
     global _SERVER
-    with _SERVER_LOCK:
+    with time_limit_held(), _SERVER_LOCK:
         for _ in range(2):  # a server that ended (killed, or inherited by a fork) is replaced once
             if _SERVER is None or _SERVER.owner != os.getpid() or _SERVER.process.poll() is not None:
                 if _SERVER is not None and _SERVER.owner == os.getpid():
@@ -201,7 +201,7 @@ def _fork_student(to_child: int, from_child: int) -> int | None:
 
 def _kill_forked(pid: int) -> bool:
     """Kill and reap a forked student process; False if its server is gone."""
-    with _SERVER_LOCK:
+    with time_limit_held(), _SERVER_LOCK:
         if _SERVER is None or _SERVER.owner != os.getpid():
             return False
         try:
@@ -224,31 +224,38 @@ class StudentProcess:
         self._from_child, from_child = os.pipe()
         self.process: subprocess.Popen | None = None
         try:
-            self.pid = _fork_student(to_child, from_child)
-            if self.pid is None:
-                self.process = subprocess.Popen(
-                    [sys.executable, "-I", str(CHILD), str(from_child)],
-                    stdin=to_child,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                    pass_fds=(from_child,),
-                    env=_child_env(),
-                    cwd="/",
-                    start_new_session=True,
-                    close_fds=True,
-                )
-                self.pid = self.process.pid
+            with time_limit_held():  # the pid assigned before a time limit can interrupt
+                self.pid = _fork_student(to_child, from_child)
+                if self.pid is None:
+                    self.process = subprocess.Popen(
+                        [sys.executable, "-I", str(CHILD), str(from_child)],
+                        stdin=to_child,
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL,
+                        pass_fds=(from_child,),
+                        env=_child_env(),
+                        cwd="/",
+                        start_new_session=True,
+                        close_fds=True,
+                    )
+                    self.pid = self.process.pid
+        except Timeout:  # raised as the hold ends, the process started: it is not left behind
+            self.kill()
+            raise
         finally:
             os.close(to_child)
             os.close(from_child)
+        start_deadline = time.monotonic() + 60
         try:
             self._send(dict(_readable_paths(), memory=MEMORY, cpu_seconds=CPU_SECONDS, layers=dict(LAYERS)))
-            hello = self._receive(time.monotonic() + 60)
+            hello = self._receive(start_deadline)
         except (_Died, Timeout) as error:
             # Nothing of the student's has run yet. Before, this was a cell the student crashed
             # (the class after one broken start scored 0 with nothing flagged) and the pipes and
             # the process were left behind (the grader ran out of file descriptors).
             self.kill()
+            if isinstance(error, Timeout) and time.monotonic() < start_deadline:
+                raise  # the group's time limit (SIGALRM), not the start: the group is out of time
             raise StartFailed(
                 f"the student process could not be started ({error or type(error).__name__}); grade this"
                 " notebook again (nbgrader autograde ASSIGNMENT --student ID --force)"
