@@ -4,7 +4,7 @@ Issue #37 found, one by one, places where the package's own runs beat its own bo
 oversubscribed fat tree, a step through a switch, a degree bound on a path, parallel links).
 This file checks the invariant itself, on every topology family the package accepts (ring,
 torus, mesh, hypercube, fat tree with and without oversubscription, single switch, fully
-connected, DGX-1, user link matrices with parallel links and uneven degrees, user graphs with
+connected, DGX-1, two-level NVLink + NIC hardware, user link matrices with parallel links and uneven degrees, user graphs with
 switches, and no topology at all) and every primitive:
 
 * **simulated**: every ``(algorithm, primitive)`` of :data:`ccb_helpers.ALGORITHMS` (the registry
@@ -98,6 +98,8 @@ def topologies() -> dict:
             _links([[0, 1, 1, 1], [1, 0, 0, 0], [1, 0, 0, 3], [1, 0, 3, 0]], "matrix 4 with a leaf"),
         ],
         "switched_graph": [_pcie_tree(), _uneven_star()],
+        # chapter 9's two-level hardware: NVLink inside a node, NICs between (one per GPU, one per node)
+        "two_level": [ccb.two_level(2, 4), ccb.two_level(3, 2, nic="node"), ccb.two_level(2, 3, nvlink_links=2)],
     }
 
 
@@ -146,6 +148,14 @@ def book_bounds(topology, primitive, n, m, alpha, beta, ports, root=0) -> dict:
     }
     if primitive == "all_to_all":
         out["routing_lower_bound"] = ccb.routing_lower_bound(ccb.uniform_routing(n, m), beta, ports=p)
+        if n >= 2 and m % n == 0:
+            # Chapter 9's trade-off (eq:cc-tradeoff-index): r rounds carry at least C2(r) bytes of
+            # largest messages, so any schedule takes at least min over r of r alpha + C2(r) / beta.
+            least = next(r for r in range(n) if (p + 1) ** r >= n)
+            most = max(least, -(-(n - 1) // p))
+            out["all_to_all_tradeoff_bound"] = min(
+                r * alpha + ccb.all_to_all_tradeoff_bound(n, m, r, ports=p) / beta for r in range(least, most + 1)
+            )
     for name, rounds in _rounds_bounds(topology, primitive, ports, root).items():
         out[name] = rounds * alpha
     if not _every_block_holds_data(primitive, n, m):
@@ -164,6 +174,7 @@ _WITH_M = (
     "bisection_lower_bound",
     "node_lower_bound",
     "routing_lower_bound",
+    "all_to_all_tradeoff_bound",
 )
 
 
