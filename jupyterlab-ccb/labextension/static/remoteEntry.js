@@ -14,8 +14,10 @@
  *   are not in the page, so a citation missed its entry and a link to another chapter's equation
  *   opened that chapter at the top). A click on a link to an anchor of a notebook (this one or
  *   another: a citation, an equation, a theorem, a heading) finds the cell that defines the anchor
- *   in the notebook's sources, scrolls it into the page and the anchor into view; a link to a
- *   Markdown file (intro.md#def-port-models) opens its rendered preview at the anchor.
+ *   in the notebook's sources, scrolls it into the page and the anchor into view, waiting (for a
+ *   time, until the reader scrolls or follows another link) while a just-opened notebook renders
+ *   its cells down to that one; a link to a Markdown file (intro.md#def-port-models) opens its
+ *   rendered preview at the anchor.
  * - Chinese headings get their own anchors (jupyterlab-myst gave every one the id "id"), and the
  *   block labels read as on the site: 定理 3.1, 练习 3.1, 解答 (jupyterlab-myst writes Theorem,
  *   Exercise, Start of Solution to ...).
@@ -191,27 +193,80 @@ var _JUPYTERLAB;
     return null;
   }
 
+  // How long a link waits for its target's cell to be rendered. JupyterLab's default windowing
+  // ("contentVisibility") puts the cells into the page one after another in idle time, from the
+  // top; until a cell's turn comes it is a placeholder that scrollToItem cannot reach (it returns
+  // at once), so a theorem in cell 28 of chapter 3 appeared seconds after the chapter opened --
+  // after 180 frames on a busy machine, when the link had stopped waiting and left the reader at
+  // the top. The wait is a time, not a count of frames (frames and idle time slow down together
+  // but not alike), and it ends as soon as the reader scrolls or follows another link.
+  var TARGET_WAIT_MS = 60000;
+  // A cell rendered without the anchor (a label the renderer spells otherwise): its top is shown.
+  var RENDERED_WAIT_MS = 10000;
+  // After landing, cells above are still measured as they render (estimated heights change): the
+  // target is placed again while it drifts, for this long.
+  var KEEP_MS = 1500;
+
+  // One landing at a time: a later link's landing ends an earlier one still waiting or keeping
+  // its target in place (they scrolled the same notebook against each other).
+  var landing = 0;
+
+  // The element in the middle of the notebook's view, or its top at the view's top when it is
+  // taller than most of the view (centred, a long proof began above the screen).
+  function place(el, box) {
+    el.scrollIntoView({ block: el.getBoundingClientRect().height > 0.6 * box.height ? "start" : "center" });
+  }
+
+  function isPlaceholder(cell) {
+    if (!cell) return false;
+    if (typeof cell.isPlaceholder === "function") return cell.isPlaceholder();
+    return !!cell.placeholder;
+  }
+
   // Bring the element with anchor `id` of a notebook into view (rendering its cell first).
   function showInNotebook(panel, id) {
     var notebook = panel.content, index = anchors(notebook.model).ids[id];
+    var cell = index !== undefined ? notebook.widgets[index] : null;
+    var mine = ++landing, readerMoved = false;
+    function moved() { readerMoved = true; }
+    var READER = ["wheel", "touchmove", "keydown", "pointerdown"];
+    READER.forEach(function (name) { notebook.node.addEventListener(name, moved, { capture: true, passive: true }); });
+    function done(result) {
+      READER.forEach(function (name) { notebook.node.removeEventListener(name, moved, { capture: true }); });
+      return result;
+    }
+    function cancelled() { return mine !== landing || readerMoved || notebook.isDisposed; }
     var el = findTarget(notebook.node, id);
     var start = Promise.resolve();
     if (index !== undefined && !el && notebook.scrollToItem) start = notebook.scrollToItem(index, "start");
     return Promise.resolve(start).catch(function () {}).then(function () {
-      var tries = 0;
+      var deadline = performance.now() + TARGET_WAIT_MS, renderedSince = null;
       function settle() {
+        if (cancelled()) return null;
         el = findTarget(notebook.node, id);
-        if (!el && tries++ < 180) return frame().then(settle);
-        if (!el) return false;
-        el.scrollIntoView({ block: "center" });
-        // Cells above it are measured as they render (their estimated heights change): place it
-        // again until it stays on screen, for at most about a second.
-        var checks = 0;
+        if (!el) {
+          var now = performance.now();
+          if (cell && !isPlaceholder(cell)) {
+            if (renderedSince === null) {
+              renderedSince = now;
+              if (notebook.scrollToItem) notebook.scrollToItem(index, "start").catch(function () {});
+            }
+            if (now - renderedSince > RENDERED_WAIT_MS) { cell.node.scrollIntoView({ block: "start" }); return false; }
+          }
+          if (now > deadline) return false;
+          return frame().then(settle);
+        }
+        place(el, notebook.node.getBoundingClientRect());
+        var until = performance.now() + KEEP_MS;
         function keep() {
-          var now = findTarget(notebook.node, id) || el, r = now.getBoundingClientRect(), box = notebook.node.getBoundingClientRect();
-          var onScreen = r.height > 0 && r.top >= box.top && r.bottom <= box.bottom;
-          if (!onScreen) now.scrollIntoView({ block: "center" });
-          if (checks++ < 20) return frame().then(frame).then(keep);
+          if (cancelled()) return null;
+          var target = findTarget(notebook.node, id) || el;
+          if (panel.isVisible) {
+            var r = target.getBoundingClientRect(), box = notebook.node.getBoundingClientRect();
+            var onScreen = r.height > 0 && r.top >= box.top && (r.bottom <= box.bottom || r.top < box.top + box.height / 2);
+            if (!onScreen) place(target, box);
+          }
+          if (performance.now() < until) return frame().then(keep);
           return true;
         }
         return frame().then(keep);
@@ -220,15 +275,16 @@ var _JUPYTERLAB;
     }).then(function (found) {
       var el = found && findTarget(notebook.node, id);
       if (el) history.replaceState(null, "", location.pathname + location.search + "#" + el.id);
-      return !!el;
-    });
+      return done(!!el);
+    }, function (err) { done(false); throw err; });
   }
 
   function showInDocument(widget, id) {
-    var tries = 0;
+    var mine = ++landing, deadline = performance.now() + TARGET_WAIT_MS;
     function settle() {
+      if (mine !== landing || widget.isDisposed) return false;
       var el = findTarget(widget.node, id);
-      if (!el && tries++ < 300) return frame().then(settle);
+      if (!el && performance.now() < deadline) return frame().then(settle);
       if (el) { el.scrollIntoView({ block: "center" }); history.replaceState(null, "", location.pathname + location.search + "#" + el.id); }
       return !!el;
     }
@@ -353,11 +409,33 @@ var _JUPYTERLAB;
         catch (err) { console.warn(NAME + ": " + (err && err.stack || err)); }
       });
     }
-    // After the renderer's burst of changes, before the next paint where possible.
-    var observer = new MutationObserver(function () { if (!scheduled) { scheduled = true; frame().then(tidy); } });
-    observer.observe(notebook.node, { childList: true, subtree: true, characterData: true });
+    // After the renderer's burst of changes, before the next paint where possible. Ids are watched
+    // too: while a chapter's cells render, jupyterlab-myst renders the others again and React writes
+    // a heading's id back ("id", "id-1") as an attribute change alone, which left it there until the
+    // safety net came by, and under load jupyterlab-myst wrote it back each time before a reader saw
+    // the fix (a test polling for 10 s saw "id" throughout).
+    // The cells just written are relabelled at once, before anything else runs or is painted:
+    // while a chapter renders, jupyterlab-myst mounts its cells again and again (a fresh subtree in
+    // English, headings with the id "id", each time), and on a busy machine a fix a frame later
+    // left them showing for seconds on end (labels in English for 15 s, seen once).
+    function touched(records) {
+      var cells = [];
+      records.forEach(function (r) {
+        var node = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+        var cell = node && node.closest && node.closest(".jp-MarkdownCell");
+        if (cell && cells.indexOf(cell) < 0) cells.push(cell);
+      });
+      if (!cells.length) return;
+      try { cells.forEach(translate); fixHeadings(notebook); }
+      catch (err) { console.warn(NAME + ": " + (err && err.stack || err)); }
+    }
+    var observer = new MutationObserver(function (records) {
+      touched(records);
+      if (!scheduled) { scheduled = true; frame().then(tidy); }
+    });
+    observer.observe(notebook.node, { childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: ["id"] });
     // A safety net: a label or heading the renderer wrote back unseen is caught within a second.
-    var stale = ".myst-proof-title, .myst-exercise-title, a.hover-link, .jp-MarkdownCell h1[id='id'], .jp-MarkdownCell h2[id='id'], .jp-MarkdownCell h3[id='id']";
+    var stale = ".myst-proof-title, .myst-exercise-title, a.hover-link, .jp-MarkdownCell :is(h1, h2, h3, h4, h5, h6):is([id='id'], [id^='id-'])";
     var timer = setInterval(function () {
       if (!panel.isVisible || scheduled) return;
       var found = Array.prototype.some.call(notebook.node.querySelectorAll(stale), function (e) {
