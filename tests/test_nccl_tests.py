@@ -2019,6 +2019,16 @@ def test_ci_gate_exit_codes(capsys):
     assert main(log + ["--fail-below", "0.85"]) == 0 and "gate: PASS" in capsys.readouterr().out
     assert main(log + ["--fail-below", "0.85", "--gate-from", str(2**30)]) == 3
     assert "worst at 1073741824 bytes" in capsys.readouterr().out
+    # As nccl-tests' -b / -e take a size (binary suffixes, either case): 1G is 2**30, 8g is 2**33.
+    assert main(log + ["--fail-below", "0.85", "--gate-from", "1G"]) == 3
+    assert "worst at 1073741824 bytes" in capsys.readouterr().out
+    assert main(log + ["--fail-below", "0.85", "--gate-from", "8g"]) == 0 and "gate: PASS" in capsys.readouterr().out
+    # Binary, not decimal: 1025M = 1,074,790,400 bytes is past the 1 GiB row (2**30 = 1,073,741,824),
+    # 1025 MB would not be; the 2 GiB row (busbw 318.40 / 375 = 0.849) is then the worst.
+    assert main(log + ["--fail-below", "0.85", "--gate-from", "1025M"]) == 3
+    assert "1 of 3 gated rows fail; worst at 2147483648 bytes" in capsys.readouterr().out
+    assert main(log + ["--fail-below", "0.85", "--gate-from", "1X"]) == 2
+    assert "argument --gate-from: '1X' is not a size" in capsys.readouterr().err
     assert main(log + ["--fail-below-busbw", "350", "--format", "json"]) == 3
     captured = capsys.readouterr()
     assert json.loads(captured.out)["runs"] and "busbw 338.83 GB/s < 350 GB/s" in captured.err

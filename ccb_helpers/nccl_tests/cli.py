@@ -11,7 +11,9 @@ threshold — for a cluster's acceptance test in a CI pipeline.
 
 from __future__ import annotations
 
+import argparse
 import os
+import re
 import sys
 
 from .._validation import check_real, check_size
@@ -128,10 +130,25 @@ def _gate_options(parser) -> None:
     gate.add_argument("--fail-below-busbw", type=float, metavar="GBPS", help="fail if a row's busbw is below it (GB/s)")
     gate.add_argument(
         "--gate-from",
-        type=float,
-        metavar="BYTES",
-        help="rows of at least this size are gated (default: the rows of the largest size)",
+        type=_gate_size,
+        metavar="SIZE",
+        help="rows of at least this size are gated, in bytes or as nccl-tests' -b/-e take it (1M = 2**20, "
+        "also K, G, T) (default: the rows of the largest size)",
     )
+
+
+#: nccl-tests' size suffixes (its ``parsesize``: binary, either case), as ``-b 8 -e 8G`` takes them.
+_SIZE_SUFFIXES = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def _gate_size(text: str) -> float:
+    """``--gate-from``: bytes, plain (``1048576``, ``1e6``) or with nccl-tests' binary suffix (``1M``, ``8G``)."""
+    match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?)\s*([kKmMgGtT]?)\s*", text[:64], flags=re.ASCII)
+    if len(text) > 64 or not match:
+        raise argparse.ArgumentTypeError(
+            f"{text[:40]!r} is not a size (bytes, or with K, M, G, T as nccl-tests' -b/-e: 1M)"
+        )
+    return float(match.group(1)) * _SIZE_SUFFIXES[match.group(2).upper()]
 
 
 def _check_gate(args):
