@@ -253,6 +253,12 @@ def combined_lower_bound(primitive, n, m, alpha, beta, ports=1, diameter=0, degr
     ``T_gamma`` is :func:`computation_lower_bound` (0 unless ``gamma > 0`` and the primitive
     combines: Reduce, ReduceScatter, AllReduce).
 
+    Valid in every model the book uses, because each term holds alone: at least ``L`` rounds
+    of at least ``alpha`` each, and the busiest node's ``max(S, R)`` bytes through its ``p`` links
+    of ``beta`` — whether or not start-up and transfer overlap (LogP / LogGP, pipelining, the
+    synchronous rounds of :func:`ccb_helpers.simulate`). In the synchronous round model the sum
+    :func:`round_lower_bound` holds too and is up to twice this.
+
     For AllReduce this is ``eq:cc-bound-allreduce-1port`` / ``eq:cc-bound-allreduce-kport`` with
     the correct forced volume ``2(N-1)M/N`` (the source uses ``(N-1)M/N`` there).
 
